@@ -1,0 +1,55 @@
+/* analyze.c - see analyze.h. */
+#include "analyze.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int same_ints(const int *a, int na, const int *b, int nb)
+{
+    return na == nb && (na == 0 || memcmp(a, b, (size_t)na * sizeof *a) == 0);
+}
+
+static int find_or_add_kernel(ir_model *m, int regime, int last, int *targets, int nt, int *inactive, int ni)
+{
+    for (int k = 0; k < m->nkernels; ++k) {
+        ir_kernel *kn = &m->kernels[k];
+        if (kn->regime == regime && kn->last == last && same_ints(kn->targets, kn->ntargets, targets, nt) &&
+            same_ints(kn->inactive, kn->ninactive, inactive, ni)) {
+            free(targets), free(inactive);
+            return k;
+        }
+    }
+    m->kernels = xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
+    ir_kernel *kn = &m->kernels[m->nkernels];
+    kn->symbol = xasprintf("lcm_k%d_%s", m->nkernels, m->regimes[regime].name);
+    kn->regime = regime;
+    kn->last = last;
+    kn->targets = targets, kn->ntargets = nt;
+    kn->inactive = inactive, kn->ninactive = ni;
+    return m->nkernels++;
+}
+
+void lcm_plan_kernels(ir_model *m)
+{
+    int T = m->nperiods;
+    m->period_kernel = xmalloc((size_t)(m->nregimes * T) * sizeof *m->period_kernel);
+    for (int i = 0; i < m->nregimes * T; ++i) m->period_kernel[i] = -1;
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        for (int t = 0; t < T; ++t) {
+            if (!R->active[t]) continue;
+            int *targets = xcalloc((size_t)m->nregimes, sizeof *targets);
+            int *inactive = xcalloc((size_t)m->nregimes, sizeof *inactive);
+            int nt = 0, ni = 0;
+            if (!R->terminal && t + 1 < T) {
+                for (int k = 0; k < R->ntargets; ++k) {
+                    int g = R->targets[k].regime;
+                    if (m->regimes[g].active[t + 1]) targets[nt++] = g;
+                }
+                for (int g = 0; g < m->nregimes; ++g)
+                    if (R->rprob[g] >= 0 && !m->regimes[g].active[t + 1]) inactive[ni++] = g;
+            }
+            m->period_kernel[r * T + t] = find_or_add_kernel(m, r, R->terminal, targets, nt, inactive, ni);
+        }
+    }
+}

@@ -1,0 +1,791 @@
+-- lcm/build.lua - from the model a file returned to the manifest text.
+--
+-- Steps: validate the model's structure (ages, regimes, grids, names),
+-- evaluate each regime's `active(age)`, trace every regime into one
+-- expression graph (functions wired by parameter name, constraints, the
+-- regime transition, the next states of every reachable target regime, the
+-- aggregator H), collect the parameter slots, and print the manifest
+-- (grammar in docs/internals.md).
+
+local T = require("lcm.trace")
+local lcm = require("lcm")
+
+local B = {}
+
+local RESERVED = { age = true, period = true, E_next_V = true }
+
+local function fail_at(where, msg) error(where .. ": " .. msg, 0) end
+
+local function sorted_keys(t, what, where)
+  local keys = {}
+  for k in pairs(t) do
+    if type(k) ~= "string" then fail_at(where, what .. ": keys must be names, found " .. tostring(k)) end
+    keys[#keys + 1] = k
+  end
+  table.sort(keys)
+  return keys
+end
+
+local function fn_where(fn)
+  local info = debug.getinfo(fn, "S")
+  if info.source:sub(1, 5) == "=lcm/" then return "(built in)" end
+  local src = info.source:sub(1, 1) == "@" and info.source:sub(2) or info.short_src
+  return src .. ":" .. info.linedefined
+end
+
+---------------------------------------------------------------------------
+-- regimes: variables, functions, activity
+---------------------------------------------------------------------------
+
+-- states/actions are a map name -> grid (ordered by name) or a list of
+-- {name, grid} pairs (ordered as written); discrete axes come first.
+local function normalize_vars(tbl, what, R)
+  if tbl == nil then return {} end
+  local ctx = "regime '" .. R.name .. "': " .. what
+  if type(tbl) ~= "table" then fail_at(R.where, ctx .. " must be a table of grids") end
+  local list = {}
+  if #tbl > 0 then
+    for k in pairs(tbl) do
+      if math.type(k) ~= "integer" then fail_at(R.where, ctx .. ": mix of a list and named entries") end
+    end
+    for i, e in ipairs(tbl) do
+      if type(e) ~= "table" or getmetatable(e) ~= nil or type(e[1]) ~= "string" or e[2] == nil then
+        fail_at(R.where, ctx .. ": entry " .. i .. " must be {name, grid}")
+      end
+      list[#list + 1] = { name = e[1], grid = e[2] }
+    end
+  else
+    for _, k in ipairs(sorted_keys(tbl, ctx, R.where)) do list[#list + 1] = { name = k, grid = tbl[k] } end
+  end
+  local seen, out = {}, {}
+  for _, v in ipairs(list) do
+    if not lcm._is_identifier(v.name) then fail_at(R.where, ctx .. ": '" .. v.name .. "' is not a name") end
+    if RESERVED[v.name] then fail_at(R.where, ctx .. ": '" .. v.name .. "' is a reserved name") end
+    if seen[v.name] then fail_at(R.where, ctx .. ": '" .. v.name .. "' appears twice") end
+    seen[v.name] = true
+    if not lcm._is_grid(v.grid) then
+      fail_at(R.where, ctx .. ": '" .. v.name .. "' must be a grid (lcm.linspace{...}, lcm.discrete(...), ...)")
+    end
+  end
+  for _, v in ipairs(list) do if v.grid.kind == "discrete" then out[#out + 1] = v end end
+  for _, v in ipairs(list) do if v.grid.kind ~= "discrete" then out[#out + 1] = v end end
+  return out
+end
+
+local function function_table(tbl, what, R)
+  local ctx = "regime '" .. R.name .. "': " .. what
+  if tbl == nil then return {} end
+  if type(tbl) ~= "table" then fail_at(R.where, ctx .. " must be a table of functions") end
+  for _, k in ipairs(sorted_keys(tbl, ctx, R.where)) do
+    if not lcm._is_identifier(k) then fail_at(R.where, ctx .. ": '" .. k .. "' is not a name") end
+    if type(tbl[k]) ~= "function" then fail_at(R.where, ctx .. ": '" .. k .. "' must be a function") end
+    if RESERVED[k] then fail_at(R.where, ctx .. ": '" .. k .. "' is a reserved name") end
+    if k:sub(1, 5) == "next_" then
+      fail_at(fn_where(tbl[k]), ctx .. ": '" .. k .. "': names starting with next_ are reserved for transitions")
+    end
+  end
+  return tbl
+end
+
+local function prepare_regime(name, spec, M)
+  local R = { name = name, spec = spec, where = spec.where }
+  if spec.terminal ~= nil and type(spec.terminal) ~= "boolean" then
+    fail_at(R.where, "regime '" .. name .. "': terminal must be true or false")
+  end
+  R.terminal = spec.terminal == true
+  if R.terminal then
+    if spec.transition ~= nil then fail_at(R.where, "regime '" .. name .. "' is terminal and cannot have a transition") end
+    if spec.state_transitions ~= nil then
+      fail_at(R.where, "regime '" .. name .. "' is terminal and cannot have state_transitions")
+    end
+  else
+    local tr = spec.transition
+    if tr == nil then
+      fail_at(R.where, "regime '" .. name .. "' needs a transition (a function returning the next regime, " ..
+        "or lcm.markov(...) returning probabilities), or terminal = true")
+    end
+    if type(tr) ~= "function" and not lcm._is_markov(tr) then
+      fail_at(R.where, "regime '" .. name .. "': transition must be a function or lcm.markov(function)")
+    end
+    if spec.state_transitions ~= nil and type(spec.state_transitions) ~= "table" then
+      fail_at(R.where, "regime '" .. name .. "': state_transitions must be a table")
+    end
+  end
+  R.states = normalize_vars(spec.states, "states", R)
+  R.actions = normalize_vars(spec.actions, "actions", R)
+  R.functions = function_table(spec.functions, "functions", R)
+  R.constraints = function_table(spec.constraints, "constraints", R)
+  R.state_index, R.action_index = {}, {}
+  for i, v in ipairs(R.states) do R.state_index[v.name] = i end
+  for i, v in ipairs(R.actions) do
+    if R.state_index[v.name] then fail_at(R.where, "regime '" .. name .. "': '" .. v.name .. "' is both a state and an action") end
+    R.action_index[v.name] = i
+  end
+  for fname in pairs(R.functions) do
+    if R.state_index[fname] or R.action_index[fname] then
+      fail_at(R.where, "regime '" .. name .. "': function '" .. fname .. "' has the name of a state or action")
+    end
+    if R.constraints[fname] then
+      fail_at(R.where, "regime '" .. name .. "': '" .. fname .. "' is both a function and a constraint")
+    end
+  end
+  for cname in pairs(R.constraints) do
+    if R.state_index[cname] or R.action_index[cname] then
+      fail_at(R.where, "regime '" .. name .. "': constraint '" .. cname .. "' has the name of a state or action")
+    end
+  end
+  if not R.functions.utility then fail_at(R.where, "regime '" .. name .. "' has no 'utility' function") end
+  if R.terminal and R.functions.H then
+    fail_at(R.where, "regime '" .. name .. "' is terminal: it has no continuation, so no aggregator H")
+  end
+  -- activity per period
+  R.active = {}
+  local act = spec.active
+  if act ~= nil and type(act) ~= "function" then
+    fail_at(R.where, "regime '" .. name .. "': active must be a function of age")
+  end
+  for t, age in ipairs(M.ages) do
+    local a = true
+    if act then
+      local ok, res = pcall(act, age)
+      if not ok then error((type(res) == "string" and res or tostring(res)) ..
+        " (in regime '" .. name .. "', active(" .. age .. "))", 0) end
+      if type(res) ~= "boolean" then
+        fail_at(fn_where(act), "regime '" .. name .. "': active(" .. age .. ") returned " .. tostring(res) ..
+          ", expected true or false")
+      end
+      a = res
+    end
+    R.active[t] = a
+  end
+  return R
+end
+
+---------------------------------------------------------------------------
+-- parameters: slots and fixed values
+---------------------------------------------------------------------------
+
+-- Looks a name up in fixed_params at function, regime and model level; the
+-- same name at two levels is ambiguous.  Returns value (or nil).
+local function fixed_lookup(M, R, fname, pname, where)
+  local fp = M.fixed_params
+  if not fp then return nil end
+  local found = {}
+  local rt = fp[R.name]
+  if type(rt) == "table" and getmetatable(rt) == nil and M.regime_by_name[R.name] then
+    local ft = rt[fname]
+    if type(ft) == "table" and (R.functions[fname] or R.constraints[fname] or fname:sub(1, 5) == "next_" or fname == "H")
+      and ft[pname] ~= nil then
+      found[#found + 1] = { R.name .. "." .. fname .. "." .. pname, ft[pname] }
+    end
+    if rt[pname] ~= nil and not R.functions[pname] then found[#found + 1] = { R.name .. "." .. pname, rt[pname] } end
+  end
+  if fp[pname] ~= nil and not M.regime_by_name[pname] then found[#found + 1] = { pname, fp[pname] } end
+  if #found > 1 then
+    fail_at(where, "fixed_params: '" .. pname .. "' of regime '" .. R.name .. "', function '" .. fname ..
+      "' is given at two levels (" .. found[1][1] .. " and " .. found[2][1] .. ")")
+  end
+  if #found == 0 then return nil end
+  M.fixed_used[found[1][1]] = true
+  return found[1][2]
+end
+
+local function check_fixed_used(M)
+  local fp = M.fixed_params
+  if not fp then return end
+  if type(fp) ~= "table" then fail_at(M.where, "fixed_params must be a table") end
+  local function check(path)
+    if not M.fixed_used[path] then
+      fail_at(M.where, "fixed_params: '" .. path .. "' is not a parameter of any model function")
+    end
+  end
+  for _, k in ipairs(sorted_keys(fp, "fixed_params", M.where)) do
+    local R = M.regime_by_name[k]
+    if R and type(fp[k]) ~= "table" then fail_at(M.where, "fixed_params." .. k .. " must be a table (it names a regime)") end
+    if R then
+      for _, k2 in ipairs(sorted_keys(fp[k], "fixed_params." .. k, M.where)) do
+        local v = fp[k][k2]
+        if type(v) == "table" and (R.functions[k2] or R.constraints[k2] or k2:sub(1, 5) == "next_" or k2 == "H") then
+          for _, k3 in ipairs(sorted_keys(v, "fixed_params." .. k .. "." .. k2, M.where)) do
+            check(k .. "." .. k2 .. "." .. k3)
+          end
+        else
+          check(k .. "." .. k2)
+        end
+      end
+    else
+      check(k)
+    end
+  end
+end
+
+-- Flattens a fixed array value row-major over the slot's dimensions.  Each
+-- level is a list (first element = code 0) or, for categorical dimensions,
+-- a table keyed by label.
+local function flatten(value, slot, where)
+  local out = {}
+  local function walk(v, d, path)
+    if d > slot.ndims then
+      if type(v) ~= "number" then fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " is not a number") end
+      out[#out + 1] = v + 0.0
+      return
+    end
+    if type(v) ~= "table" then
+      fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " must be an array of " .. slot.dims[d] ..
+        " values (indexed by " .. slot.dimnames[d] .. ")")
+    end
+    local cat = slot.cats[d]
+    if #v == 0 and cat then
+      for j, label in ipairs(cat.labels) do
+        if v[label] == nil then fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " has no entry '" .. label .. "'") end
+        walk(v[label], d + 1, path .. "." .. label)
+      end
+    else
+      if #v ~= slot.dims[d] then
+        fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " has " .. #v .. " entries, " ..
+          slot.dimnames[d] .. " has " .. slot.dims[d])
+      end
+      for j = 1, #v do walk(v[j], d + 1, path .. "[" .. j .. "]") end
+    end
+  end
+  walk(value, 1, "")
+  return out
+end
+
+local function slot_function(M, R, fname, pname, fixed, where)
+  return function(indices)
+    local key = R.name .. "\0" .. fname .. "\0" .. pname
+    local slot = M.slot_index[key]
+    if not slot then
+      slot = { id = #M.slots, regime = R.name, func = fname, name = pname, ndims = #indices,
+        dims = {}, dimnames = {}, cats = {}, fixed = fixed, where = where }
+      M.slots[#M.slots + 1] = slot
+      M.slot_index[key] = slot
+    end
+    if #indices ~= slot.ndims then
+      T.fail("parameter '" .. pname .. "' is used with " .. #indices .. " indices here and " .. slot.ndims ..
+        " elsewhere in the same function", T.user_where(3))
+    end
+    for i, ix in ipairs(indices) do
+      if slot.dims[i] == nil then
+        slot.dims[i], slot.dimnames[i], slot.cats[i] = ix.card, ix.name, ix.cat
+      elseif slot.dims[i] ~= ix.card then
+        T.fail("dimension " .. i .. " of parameter '" .. pname .. "' has " .. ix.card .. " entries here (" ..
+          ix.name .. ") and " .. slot.dims[i] .. " elsewhere (" .. slot.dimnames[i] .. ")", T.user_where(3))
+      end
+    end
+    return slot.id
+  end
+end
+
+---------------------------------------------------------------------------
+-- tracing one regime
+---------------------------------------------------------------------------
+
+local function default_H(utility, E_next_V, discount_factor)
+  return utility + discount_factor * E_next_V
+end
+
+local trace_fn
+
+local function cat_of(grid) return grid.kind == "discrete" and grid.cat or nil end
+
+local function resolve(ctx, name, fname, where)
+  local R, M = ctx.R, ctx.M
+  if name == "age" then return T.var("age") end
+  if name == "period" then return T.var("period", nil, { card = #M.ages, name = "period" }) end
+  if name == "E_next_V" then
+    if R.terminal then fail_at(where, "regime '" .. R.name .. "' is terminal: E_next_V does not exist there") end
+    if fname ~= "H" then
+      fail_at(where, "regime '" .. R.name .. "', function '" .. fname .. "': E_next_V is only available to the aggregator H")
+    end
+    return T.var("enext")
+  end
+  local si = R.state_index[name]
+  if si then
+    local g = R.states[si].grid
+    return T.var("state", si - 1, { card = g.kind == "discrete" and g.n or nil, cat = cat_of(g), name = name })
+  end
+  local ai = R.action_index[name]
+  if ai then
+    local g = R.actions[ai].grid
+    return T.var("action", ai - 1, { card = g.kind == "discrete" and g.n or nil, cat = cat_of(g), name = name })
+  end
+  if R.functions[name] then return ctx.value(name, R.functions[name]) end
+  if name == "H" and not R.terminal then return ctx.value("H", default_H) end
+  if R.constraints[name] then
+    fail_at(where, "regime '" .. R.name .. "', function '" .. fname .. "': '" .. name ..
+      "' is a constraint, not a value; compute it in a function and use that")
+  end
+  if M.regime_by_name[name] then
+    fail_at(where, "regime '" .. R.name .. "', function '" .. fname .. "': argument '" .. name ..
+      "' has the name of a regime; parameters and regimes need different names")
+  end
+  local fixed = fixed_lookup(M, R, fname, name, where)
+  if type(fixed) == "number" then
+    -- baked into the code as a constant; the slot only documents it
+    slot_function(M, R, fname, name, fixed, where)({})
+    return fixed + 0.0
+  end
+  if fixed ~= nil and type(fixed) ~= "table" then
+    fail_at(M.where, "fixed_params: '" .. name .. "' must be a number or an array of numbers")
+  end
+  return T.new_param(name, slot_function(M, R, fname, name, fixed, where))
+end
+
+-- Normalizes a function result to a scalar value (number, boolean or Sym).
+local function as_value(res, R, fname, where)
+  if T.is_param(res) then return T.sym(T.param_node(res)) end
+  local t = type(res)
+  if T.is_sym(res) or t == "number" or t == "boolean" then return res end
+  if res == nil then fail_at(where, "regime '" .. R.name .. "', function '" .. fname .. "' returns nothing") end
+  fail_at(where, "regime '" .. R.name .. "', function '" .. fname .. "' returns a " .. t ..
+    (t == "table" and "; only lcm.markov transitions return tables of probabilities" or ""))
+end
+
+function trace_fn(ctx, fname, fn)
+  local memo = ctx.memo[fname]
+  if memo then return memo.res end
+  local where = fn_where(fn)
+  if ctx.busy[fname] then
+    local cycle = {}
+    for i = ctx.busy[fname], #ctx.stack do cycle[#cycle + 1] = ctx.stack[i] end
+    cycle[#cycle + 1] = fname
+    fail_at(where, "regime '" .. ctx.R.name .. "': functions depend on each other in a cycle: " ..
+      table.concat(cycle, " -> "))
+  end
+  ctx.stack[#ctx.stack + 1] = fname
+  ctx.busy[fname] = #ctx.stack
+  local info = debug.getinfo(fn, "u")
+  if info.isvararg then
+    fail_at(where, "regime '" .. ctx.R.name .. "', function '" .. fname .. "' takes '...'; " ..
+      "model functions must name their arguments")
+  end
+  local args, names = {}, {}
+  for i = 1, info.nparams do
+    names[i] = debug.getlocal(fn, i)
+    args[i] = resolve(ctx, names[i], fname, where)
+  end
+  local res, frame = T.call(fname, fn, args, info.nparams, where)
+  T.check_call(frame, res, args, names, info.nparams, where)
+  ctx.busy[fname] = nil
+  ctx.stack[#ctx.stack] = nil
+  ctx.memo[fname] = { res = res }
+  return res
+end
+
+-- Probabilities returned by a Markov function, one per label (a table keyed
+-- by label, a list in code order, or a row of an array parameter).
+local function markov_probs(res, labels, what, R, where, dimname)
+  local n = #labels
+  local probs = {}
+  if T.is_param(res) then
+    for j = 0, n - 1 do probs[j + 1] = T.sym(T.param_node(T.param_index_const(res, j, n, dimname))) end
+    return probs
+  end
+  if type(res) ~= "table" or getmetatable(res) ~= nil then
+    fail_at(where, "regime '" .. R.name .. "': " .. what .. " is a Markov transition and must return a " ..
+      "table of probabilities (keyed by " .. table.concat(labels, ", ") .. "), got a " .. type(res))
+  end
+  local code = {}
+  for j, l in ipairs(labels) do code[l] = j end
+  if #res > 0 then
+    if #res ~= n then
+      fail_at(where, "regime '" .. R.name .. "': " .. what .. " returns " .. #res ..
+        " probabilities; there are " .. n .. " (" .. table.concat(labels, ", ") .. ")")
+    end
+    for k in pairs(res) do
+      if math.type(k) ~= "integer" then
+        fail_at(where, "regime '" .. R.name .. "': " .. what .. " mixes a list and labelled probabilities")
+      end
+    end
+    for j = 1, n do probs[j] = res[j] end
+  else
+    for k, v in pairs(res) do
+      if not code[k] then
+        fail_at(where, "regime '" .. R.name .. "': " .. what .. " returns a probability for '" .. tostring(k) ..
+          "', which is not one of " .. table.concat(labels, ", "))
+      end
+      probs[code[k]] = v
+    end
+    for j = 1, n do probs[j] = probs[j] or 0.0 end
+  end
+  for j = 1, n do
+    local p = probs[j]
+    if T.is_param(p) then p = T.sym(T.param_node(p)) end
+    if not (type(p) == "number" or T.is_sym(p)) then
+      fail_at(where, "regime '" .. R.name .. "': " .. what .. ": the probability of '" .. labels[j] ..
+        "' is not a number")
+    end
+    probs[j] = p
+  end
+  return probs
+end
+
+-- The constant values a deterministic expression can take (a constant or a
+-- tree of lcm.where over constants), or nil when it is not known.
+local function possible_values(x)
+  if type(x) == "number" then return { [x] = true } end
+  if not T.is_sym(x) then return nil end
+  local out = {}
+  local function walk(id)
+    local n = T.node(id)
+    if n.op == "const" then out[n.k] = true return true end
+    if n.op == "where" then return walk(n.args[2]) and walk(n.args[3]) end
+    return false
+  end
+  return walk(x.id) and out or nil
+end
+
+local function is_zero(x)
+  if type(x) == "number" then return x == 0 end
+  if type(x) == "boolean" then return not x end
+  local n = T.node(x.id)
+  return n.op == "const" and n.k == 0
+end
+
+-- Regime probabilities: id (0-based) -> value, never-reached regimes absent.
+local function regime_probs(ctx)
+  local R, M = ctx.R, ctx.M
+  local tr = R.spec.transition
+  local out = {}
+  if lcm._is_markov(tr) then
+    local res = trace_fn(ctx, "next_regime", tr.fn)
+    local probs = markov_probs(res, M.regime_names, "the regime transition", R, fn_where(tr.fn), "next_regime")
+    for id = 0, #M.regimes - 1 do
+      if not is_zero(probs[id + 1]) then out[id] = probs[id + 1] end
+    end
+    return out
+  end
+  local where = fn_where(tr)
+  local res = as_value(trace_fn(ctx, "next_regime", tr), R, "next_regime", where)
+  local pv = possible_values(res)
+  if pv then
+    for v in pairs(pv) do
+      if v ~= math.floor(v) or v < 0 or v >= #M.regimes then
+        fail_at(where, "regime '" .. R.name .. "': the transition can return " .. v ..
+          ", which is not a regime id (0.." .. (#M.regimes - 1) .. "); use the regime_ids categorical")
+      end
+    end
+  end
+  for id = 0, #M.regimes - 1 do
+    if pv == nil or pv[id] then
+      local p = T.op("eq", res, id)
+      if not is_zero(p) then out[id] = p end
+    end
+  end
+  return out
+end
+
+local function reachable_after(M, R, target)
+  for t = 1, #M.ages - 1 do
+    if R.active[t] and target.active[t + 1] then return true end
+  end
+  return false
+end
+
+-- How the source regime R computes state `sv` of target regime `TR`.
+local function next_state(ctx, TR, sv)
+  local R, M = ctx.R, ctx.M
+  local st = R.spec.state_transitions or {}
+  local spec, fname = st[sv.name], "next_" .. sv.name
+  local where = R.where
+  if type(spec) == "table" and getmetatable(spec) == nil then
+    spec, fname = spec[TR.name], fname .. "__" .. TR.name
+    if spec == nil then
+      fail_at(where, "regime '" .. R.name .. "': state_transitions." .. sv.name ..
+        " gives no transition for target regime '" .. TR.name .. "'")
+    end
+  end
+  if spec == nil then
+    fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. TR.name .. "', which has the state '" ..
+      sv.name .. "', but gives no transition for it (add state_transitions." .. sv.name ..
+      " = a function, lcm.markov(...) or lcm.fixed)")
+  end
+  local discrete = sv.grid.kind == "discrete"
+  if spec == lcm.fixed then
+    local si = R.state_index[sv.name]
+    if not si then
+      fail_at(where, "regime '" .. R.name .. "': state_transitions." .. sv.name .. " = lcm.fixed, but '" ..
+        R.name .. "' has no state '" .. sv.name .. "' to keep")
+    end
+    local own = R.states[si].grid
+    if discrete ~= (own.kind == "discrete") or (discrete and own.n ~= sv.grid.n) then
+      fail_at(where, "regime '" .. R.name .. "': state '" .. sv.name .. "' is fixed but its grid differs " ..
+        "from the one in regime '" .. TR.name .. "'")
+    end
+    return { kind = "det", value = ctx.resolve_state(sv.name) }
+  end
+  if lcm._is_markov(spec) then
+    if not discrete then
+      fail_at(spec.where, "regime '" .. R.name .. "': state '" .. sv.name .. "' of regime '" .. TR.name ..
+        "' is continuous; Markov transitions need a discrete state")
+    end
+    local res = trace_fn(ctx, fname, spec.fn)
+    return { kind = "markov", probs = markov_probs(res, sv.grid.cat.labels, "transition " .. fname, R,
+      fn_where(spec.fn), "next_" .. sv.name) }
+  end
+  if type(spec) ~= "function" then
+    fail_at(where, "regime '" .. R.name .. "': state_transitions." .. sv.name ..
+      " must be a function, lcm.markov(function), lcm.fixed or a table by target regime")
+  end
+  return { kind = "det", value = as_value(trace_fn(ctx, fname, spec), R, fname, fn_where(spec)) }
+end
+
+local function check_transition_keys(ctx)
+  local R, M = ctx.R, ctx.M
+  local st = R.spec.state_transitions
+  if not st then return end
+  for _, k in ipairs(sorted_keys(st, "regime '" .. R.name .. "': state_transitions", R.where)) do
+    if not M.any_state[k] then
+      fail_at(R.where, "regime '" .. R.name .. "': state_transitions." .. k ..
+        ": no regime of the model has a state '" .. k .. "'")
+    end
+    local v = st[k]
+    if type(v) == "table" and getmetatable(v) == nil then
+      for _, tname in ipairs(sorted_keys(v, "state_transitions." .. k, R.where)) do
+        if not M.regime_by_name[tname] then
+          fail_at(R.where, "regime '" .. R.name .. "': state_transitions." .. k .. "." .. tname ..
+            ": '" .. tname .. "' is not a regime")
+        end
+      end
+    end
+  end
+end
+
+local function trace_regime(R, M)
+  local g = T.new_graph(R.name, M.srcs)
+  T.set_graph(g)
+  local ctx = { R = R, M = M, memo = {}, busy = {}, stack = {} }
+  function ctx.value(name, fn) return as_value(trace_fn(ctx, name, fn), R, name, fn_where(fn)) end
+  function ctx.resolve_state(name) return resolve(ctx, name, "?", R.where) end
+  local D = { funcs = {}, constraints = {}, rprob = {}, targets = {} }
+  for _, fname in ipairs(sorted_keys(R.functions, "functions", R.where)) do
+    D.funcs[#D.funcs + 1] = { fname, ctx.value(fname, R.functions[fname]) }
+  end
+  D.utility = ctx.memo.utility and as_value(ctx.memo.utility.res, R, "utility", R.where)
+  for _, cname in ipairs(sorted_keys(R.constraints, "constraints", R.where)) do
+    local fn = R.constraints[cname]
+    local v = ctx.value(cname, fn)
+    if T.type_of(v) ~= "bool" then
+      fail_at(fn_where(fn), "regime '" .. R.name .. "', constraint '" .. cname ..
+        "' must return a condition (x:le(y), lcm.all(...), ...), not a number")
+    end
+    D.constraints[#D.constraints + 1] = { cname, v }
+  end
+  if R.terminal then
+    D.q = D.utility
+  else
+    check_transition_keys(ctx)
+    local probs = regime_probs(ctx)
+    for id = 0, #M.regimes - 1 do
+      if probs[id] ~= nil then
+        D.rprob[#D.rprob + 1] = { M.regimes[id + 1].name, probs[id] }
+        local TR = M.regimes[id + 1]
+        if reachable_after(M, R, TR) then
+          local tg = { regime = TR.name, next = {} }
+          for _, sv in ipairs(TR.states) do tg.next[#tg.next + 1] = { sv.name, next_state(ctx, TR, sv) } end
+          D.targets[#D.targets + 1] = tg
+        end
+      end
+    end
+    for t = 1, #M.ages - 1 do
+      if R.active[t] then
+        local any = false
+        for id = 0, #M.regimes - 1 do
+          if probs[id] ~= nil and M.regimes[id + 1].active[t + 1] then any = true end
+        end
+        if not any then
+          fail_at(R.where, "regime '" .. R.name .. "' is active at age " .. M.ages[t] ..
+            " but none of the regimes it can move to is active at age " .. M.ages[t + 1])
+        end
+      end
+    end
+    D.q = ctx.value("H", R.functions.H or default_H)
+  end
+  D.graph = g
+  T.set_graph(nil)
+  return D
+end
+
+---------------------------------------------------------------------------
+-- printing the manifest
+---------------------------------------------------------------------------
+
+local function num(x)
+  if x ~= x then return "nan" end
+  if x == math.huge then return "inf" end
+  if x == -math.huge then return "-inf" end
+  return string.format("%.17g", x)
+end
+
+local function q(s)
+  return '"' .. tostring(s):gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
+end
+
+local function grid_line(kind, v)
+  local g = v.grid
+  local parts = { kind, v.name, g.kind, "n", g.n }
+  if g.kind == "discrete" then
+    if g.cat.name then parts[#parts + 1] = "category " .. q(g.cat.name) end
+    parts[#parts + 1] = "labels"
+    for _, l in ipairs(g.cat.labels) do parts[#parts + 1] = q(l) end
+  elseif g.kind == "lin" or g.kind == "log" then
+    parts[#parts + 1] = "start " .. num(g.start) .. " stop " .. num(g.stop)
+  elseif g.kind == "irregular" then
+    parts[#parts + 1] = "points"
+    for _, x in ipairs(g.points) do parts[#parts + 1] = num(x) end
+  end
+  if g.batch_size > 0 then parts[#parts + 1] = "batch " .. g.batch_size end
+  if g.distributed then parts[#parts + 1] = "dist 1" end
+  return table.concat(parts, " ")
+end
+
+local function dag_lines(out, R, D)
+  local g = D.graph
+  T.set_graph(g)
+  local function id(x)
+    if T.is_sym(x) then return x.id - 1 end
+    return T.const_id(x) - 1
+  end
+  -- roots first (constants may add nodes), then the node list
+  local roots = {}
+  local function root(line) roots[#roots + 1] = line end
+  root("utility " .. id(D.utility))
+  root("q " .. id(D.q))
+  for _, c in ipairs(D.constraints) do root("constraint " .. c[1] .. " " .. id(c[2])) end
+  for _, f in ipairs(D.funcs) do root("func " .. f[1] .. " " .. id(f[2])) end
+  for _, p in ipairs(D.rprob) do root("rprob " .. p[1] .. " " .. id(p[2])) end
+  for _, tg in ipairs(D.targets) do
+    root("target " .. tg.regime)
+    for _, nx in ipairs(tg.next) do
+      local spec = nx[2]
+      if spec.kind == "det" then
+        root("next " .. nx[1] .. " det " .. id(spec.value))
+      else
+        local ids = {}
+        for j, p in ipairs(spec.probs) do ids[j] = id(p) end
+        root("next " .. nx[1] .. " markov p " .. #ids .. " " .. table.concat(ids, " "))
+      end
+    end
+  end
+  out[#out + 1] = "dag " .. R.name
+  for _, n in ipairs(g.nodes) do
+    local parts = { "node", n.op }
+    if n.op == "const" then parts[#parts + 1] = num(n.k)
+    elseif n.ref ~= nil then parts[#parts + 1] = tostring(n.ref) end
+    for _, a in ipairs(n.args) do parts[#parts + 1] = tostring(a - 1) end
+    if n.src then parts[#parts + 1] = "@" .. n.src end
+    out[#out + 1] = table.concat(parts, " ")
+  end
+  for _, l in ipairs(roots) do out[#out + 1] = l end
+  out[#out + 1] = "enddag"
+  T.set_graph(nil)
+end
+
+---------------------------------------------------------------------------
+-- entry point
+---------------------------------------------------------------------------
+
+-- model: what the model file returned; file: its path; stem: default name.
+function B.manifest(model, file, stem)
+  if not lcm._is_model(model) then
+    error(file .. ": the model file must return lcm.model{...} (it returned " ..
+      (model == nil and "nothing" or "a " .. type(model)) .. ")", 0)
+  end
+  local M = { where = model.where, srcs = { list = {}, index = {} }, slots = {}, slot_index = {},
+    fixed_params = model.fixed_params, fixed_used = {} }
+  M.name = model.name or stem
+  if type(M.name) ~= "string" or not M.name:match("^[%w_%-%.]+$") then
+    fail_at(M.where, "lcm.model: name must be letters, digits, '_', '-' or '.'")
+  end
+  if not lcm._is_ages(model.ages) then fail_at(M.where, "lcm.model: ages must be lcm.ages{...}") end
+  M.ages = model.ages.values
+  if type(model.regimes) ~= "table" or next(model.regimes) == nil then
+    fail_at(M.where, "lcm.model: regimes must be a table of lcm.regime{...} by name")
+  end
+  local names = sorted_keys(model.regimes, "lcm.model: regimes", M.where)
+  if model.regime_ids ~= nil then
+    if not lcm.is_categorical(model.regime_ids) then
+      fail_at(M.where, "lcm.model: regime_ids must be a categorical of the regime names")
+    end
+    local labels = lcm._cat_info(model.regime_ids).labels
+    local given = {}
+    for _, n in ipairs(names) do given[n] = true end
+    for _, l in ipairs(labels) do
+      if not given[l] then fail_at(M.where, "lcm.model: regime_ids has '" .. l .. "' but regimes has no such regime") end
+      given[l] = nil
+    end
+    local extra = next(given)
+    if extra then fail_at(M.where, "lcm.model: regime '" .. extra .. "' is missing from regime_ids") end
+    names = labels
+  end
+  if #names > 64 then fail_at(M.where, "lcm.model: at most 64 regimes are supported") end
+  M.regimes, M.regime_by_name, M.regime_names, M.any_state = {}, {}, names, {}
+  for i, name in ipairs(names) do
+    if not lcm._is_identifier(name) then fail_at(M.where, "lcm.model: regime name '" .. name .. "' is not a name") end
+    local spec = model.regimes[name]
+    if not lcm._is_regime(spec) then fail_at(M.where, "lcm.model: regimes." .. name .. " must be lcm.regime{...}") end
+    local R = prepare_regime(name, spec, M)
+    R.id = i - 1
+    M.regimes[i], M.regime_by_name[name] = R, R
+    for _, s in ipairs(R.states) do M.any_state[s.name] = true end
+  end
+  for _, R in ipairs(M.regimes) do
+    for fname in pairs(R.functions) do
+      if M.regime_by_name[fname] then
+        fail_at(R.where, "regime '" .. R.name .. "': function '" .. fname .. "' has the name of a regime")
+      end
+    end
+    if not R.terminal and R.active[#M.ages] then
+      fail_at(R.where, "regime '" .. R.name .. "' is not terminal but is active at the last age (" ..
+        M.ages[#M.ages] .. "): there is no next period. Make it inactive there " ..
+        "(active = function(age) return age < " .. M.ages[#M.ages] .. " end) or terminal")
+    end
+  end
+  local dags = {}
+  for i, R in ipairs(M.regimes) do dags[i] = trace_regime(R, M) end
+  check_fixed_used(M)
+  local opts = lcm._options()
+  for name, raw in pairs(opts.given) do
+    if opts.read[name] == nil then
+      local known = {}
+      for _, n in ipairs(opts.order) do known[#known + 1] = n end
+      error(file .. ": option '" .. name .. "' (-D " .. name .. "=" .. raw .. ") is not read by the model" ..
+        (#known > 0 and " (it reads: " .. table.concat(known, ", ") .. ")" or " (it reads no options)"), 0)
+    end
+  end
+
+  local out = { "lcm-manifest 1", "model " .. q(M.name), "file " .. q(file) }
+  for _, name in ipairs(opts.order) do out[#out + 1] = "option " .. name .. " " .. q(tostring(opts.read[name])) end
+  local ages = {}
+  for i, a in ipairs(M.ages) do ages[i] = num(a) end
+  out[#out + 1] = "ages " .. #M.ages .. " " .. table.concat(ages, " ")
+  -- dag lines first into a buffer: printing constants may add source entries
+  local body = {}
+  for i, R in ipairs(M.regimes) do dag_lines(body, R, dags[i]) end
+  for _, s in ipairs(M.srcs.list) do out[#out + 1] = "src " .. q(s) end
+  for _, s in ipairs(M.slots) do
+    local parts = { "param", s.regime, s.func, s.name, s.ndims }
+    for d = 1, s.ndims do parts[#parts + 1] = s.dims[d] .. " " .. s.dimnames[d] end
+    if s.fixed then
+      parts[#parts + 1] = "fixed"
+      for _, v in ipairs(flatten(s.fixed, s, M.where)) do parts[#parts + 1] = num(v) end
+    end
+    out[#out + 1] = table.concat(parts, " ")
+  end
+  for _, R in ipairs(M.regimes) do
+    out[#out + 1] = "regime " .. R.name .. " terminal " .. (R.terminal and 1 or 0)
+    local act = {}
+    for t, a in ipairs(R.active) do act[t] = a and "1" or "0" end
+    out[#out + 1] = "active " .. #M.ages .. " " .. table.concat(act, " ")
+    for _, v in ipairs(R.states) do out[#out + 1] = grid_line("state", v) end
+    for _, v in ipairs(R.actions) do out[#out + 1] = grid_line("action", v) end
+    out[#out + 1] = "endregime"
+  end
+  for _, l in ipairs(body) do out[#out + 1] = l end
+  out[#out + 1] = "end"
+  return table.concat(out, "\n") .. "\n"
+end
+
+return B

@@ -1,0 +1,417 @@
+-- lcm.lua - the model language: what `require("lcm")` gives a model file.
+--
+-- Constructors here only validate and record; tracing and the manifest are
+-- built afterwards by lcm/build.lua.  Every constructor remembers where the
+-- user called it, so later errors can point at the right line.
+
+local T = require("lcm.trace")
+
+local lcm = {}
+
+local function fail(msg, level)
+  error(T.user_where((level or 1) + 1) .. ": " .. msg, 0)
+end
+
+-- Rejects unknown fields: a typo like `n_point` must not pass silently.
+local function check_fields(spec, allowed, ctor)
+  if type(spec) ~= "table" then fail(ctor .. " expects a table of fields", 3) end
+  for k in pairs(spec) do
+    if type(k) ~= "string" or not allowed[k] then
+      local names = {}
+      for n in pairs(allowed) do names[#names + 1] = n end
+      table.sort(names)
+      fail(ctor .. ": unknown field '" .. tostring(k) .. "' (fields: " .. table.concat(names, ", ") .. ")", 3)
+    end
+  end
+end
+
+local function set(...)
+  local s = {}
+  for _, v in ipairs({ ... }) do s[v] = true end
+  return s
+end
+
+local function is_identifier(s)
+  return type(s) == "string" and s:match("^[%a_][%w_]*$") ~= nil
+end
+lcm._is_identifier = is_identifier
+
+local function finite(x) return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge end
+
+---------------------------------------------------------------------------
+-- categorical types
+---------------------------------------------------------------------------
+
+local CATS = setmetatable({}, { __mode = "k" })
+local Cat = {
+  __index = function(c, k)
+    local info = CATS[c]
+    fail("'" .. tostring(k) .. "' is not a category of " .. (info.name or "this categorical") ..
+      " (categories: " .. table.concat(info.labels, ", ") .. ")", 2)
+  end,
+  __newindex = function() fail("categorical types are read-only", 2) end,
+}
+
+-- lcm.categorical{"bad", "good"}, lcm.categorical{"bad", "good", name = "Health"}
+-- or lcm.categorical(n) for codes 0..n-1 labelled "0".."n-1".
+function lcm.categorical(spec)
+  local labels, name = {}, nil
+  if math.type(spec) == "integer" then
+    if spec < 1 then fail("lcm.categorical(n) needs n >= 1", 2) end
+    for i = 0, spec - 1 do labels[#labels + 1] = tostring(i) end
+  elseif type(spec) == "table" then
+    for k, v in pairs(spec) do
+      if k == "name" then name = v
+      elseif math.type(k) ~= "integer" then fail("lcm.categorical: unexpected field '" .. tostring(k) .. "'", 2) end
+    end
+    for i, l in ipairs(spec) do labels[i] = l end
+    if #labels == 0 then fail("lcm.categorical needs at least one label", 2) end
+  else
+    fail("lcm.categorical expects a list of labels or a number of categories", 2)
+  end
+  local c, codes = setmetatable({}, Cat), {}
+  for i, l in ipairs(labels) do
+    if not is_identifier(l) and not tostring(l):match("^%d+$") then
+      fail("lcm.categorical: label '" .. tostring(l) .. "' is not a name (letters, digits, _)", 2)
+    end
+    if codes[l] then fail("lcm.categorical: label '" .. l .. "' appears twice", 2) end
+    codes[l] = i - 1
+    rawset(c, l, i - 1)
+  end
+  CATS[c] = { labels = labels, codes = codes, name = name, where = T.user_where(2) }
+  return c
+end
+
+function lcm.is_categorical(c) return type(c) == "table" and CATS[c] ~= nil end
+function lcm._cat_info(c) return CATS[c] end
+function lcm.labels(c)
+  local info = CATS[c] or fail("lcm.labels expects a categorical type", 2)
+  return { table.unpack(info.labels) }
+end
+
+---------------------------------------------------------------------------
+-- ages
+---------------------------------------------------------------------------
+
+local Ages = {}
+
+-- lcm.ages{start = 40, stop = 90, step = 10} (stop included),
+-- lcm.ages{start = 40, step = 10, n_periods = 6} or lcm.ages{values = {...}}.
+function lcm.ages(spec)
+  check_fields(spec, set("start", "stop", "step", "n_periods", "values"), "lcm.ages")
+  local values = {}
+  if spec.values then
+    if spec.start or spec.stop or spec.step or spec.n_periods then
+      fail("lcm.ages: give either values or start/step/stop", 2)
+    end
+    for i, a in ipairs(spec.values) do
+      if not finite(a) then fail("lcm.ages: age " .. i .. " is not a finite number", 2) end
+      if i > 1 and a <= spec.values[i - 1] then fail("lcm.ages: ages must increase (age " .. i .. ")", 2) end
+      values[i] = a + 0.0
+    end
+  else
+    local start, step = spec.start, spec.step or 1
+    if not finite(start) then fail("lcm.ages: start must be a number", 2) end
+    if not finite(step) or step <= 0 then fail("lcm.ages: step must be a positive number", 2) end
+    local n = spec.n_periods
+    if spec.stop ~= nil then
+      if n then fail("lcm.ages: give either stop or n_periods", 2) end
+      if not finite(spec.stop) or spec.stop < start then fail("lcm.ages: stop must be a number >= start", 2) end
+      local k = (spec.stop - start) / step
+      n = math.floor(k + 0.5)
+      if math.abs(k - n) > 1e-9 * math.max(1, math.abs(k)) then
+        fail("lcm.ages: stop - start is not a multiple of step", 2)
+      end
+      n = n + 1
+    end
+    if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) then
+      fail("lcm.ages: n_periods must be a whole number", 2)
+    end
+    if not n or n < 1 then fail("lcm.ages needs stop or n_periods >= 1", 2) end
+    for i = 1, n do values[i] = start + (i - 1) * step + 0.0 end
+  end
+  if #values == 0 then fail("lcm.ages: no ages", 2) end
+  return setmetatable({ values = values, where = T.user_where(2) }, Ages)
+end
+
+function lcm._is_ages(a) return getmetatable(a) == Ages end
+
+---------------------------------------------------------------------------
+-- grids
+---------------------------------------------------------------------------
+
+local Grid = {}
+function lcm._is_grid(g) return getmetatable(g) == Grid end
+
+local function batch_of(spec, ctor)
+  local b = spec.batch_size or 0
+  if math.type(b) ~= "integer" and not (type(b) == "number" and b == math.floor(b)) or b < 0 then
+    fail(ctor .. ": batch_size must be a whole number >= 0", 3)
+  end
+  return math.tointeger(b)
+end
+
+local function no_distributed(spec, ctor)
+  if spec.distributed then
+    fail(ctor .. ": distributed = true is only allowed on discrete grids (a continuous axis cannot be sharded)", 3)
+  end
+end
+
+local function n_points_of(spec, ctor)
+  local n = spec.n_points
+  if type(n) ~= "number" or n ~= math.floor(n) then fail(ctor .. ": n_points must be a whole number", 3) end
+  if n < 2 then fail(ctor .. ": n_points must be at least 2 (got " .. n .. ")", 3) end
+  return math.tointeger(n)
+end
+
+local function bounds_of(spec, ctor)
+  if not finite(spec.start) then fail(ctor .. ": start must be a finite number", 3) end
+  if not finite(spec.stop) then fail(ctor .. ": stop must be a finite number", 3) end
+  if spec.start >= spec.stop then
+    fail(ctor .. ": start (" .. spec.start .. ") must be below stop (" .. spec.stop .. ")", 3)
+  end
+  return spec.start + 0.0, spec.stop + 0.0
+end
+
+local CONT_FIELDS = set("start", "stop", "n_points", "batch_size", "distributed")
+
+-- lcm.linspace{start = 1, stop = 400, n_points = 100, batch_size = 0}
+function lcm.linspace(spec)
+  check_fields(spec, CONT_FIELDS, "lcm.linspace")
+  no_distributed(spec, "lcm.linspace")
+  local start, stop = bounds_of(spec, "lcm.linspace")
+  return setmetatable({ kind = "lin", n = n_points_of(spec, "lcm.linspace"), start = start, stop = stop,
+    batch_size = batch_of(spec, "lcm.linspace"), where = T.user_where(2) }, Grid)
+end
+
+-- lcm.logspace{start = 1, stop = 400, n_points = 100}: points evenly spaced in logs.
+function lcm.logspace(spec)
+  check_fields(spec, CONT_FIELDS, "lcm.logspace")
+  no_distributed(spec, "lcm.logspace")
+  local start, stop = bounds_of(spec, "lcm.logspace")
+  if start <= 0 then fail("lcm.logspace: start must be positive (got " .. start .. ")", 2) end
+  return setmetatable({ kind = "log", n = n_points_of(spec, "lcm.logspace"), start = start, stop = stop,
+    batch_size = batch_of(spec, "lcm.logspace"), where = T.user_where(2) }, Grid)
+end
+
+-- lcm.irregular{points = {0, 1, 5, 20}}: strictly increasing points.
+function lcm.irregular(spec)
+  check_fields(spec, set("points", "batch_size", "distributed"), "lcm.irregular")
+  no_distributed(spec, "lcm.irregular")
+  local pts = spec.points
+  if type(pts) ~= "table" then fail("lcm.irregular: points must be a list of numbers", 2) end
+  if #pts < 2 then fail("lcm.irregular: needs at least 2 points (got " .. #pts .. ")", 2) end
+  local copy = {}
+  for i, x in ipairs(pts) do
+    if not finite(x) then fail("lcm.irregular: point " .. i .. " is not a finite number", 2) end
+    if i > 1 and x <= pts[i - 1] then
+      fail("lcm.irregular: points must be strictly increasing (point " .. i .. " = " .. x ..
+        " after " .. pts[i - 1] .. ")", 2)
+    end
+    copy[i] = x + 0.0
+  end
+  return setmetatable({ kind = "irregular", n = #copy, points = copy,
+    batch_size = batch_of(spec, "lcm.irregular"), where = T.user_where(2) }, Grid)
+end
+
+-- lcm.discrete(Category, {batch_size = 0, distributed = false})
+function lcm.discrete(cat, opts)
+  if not lcm.is_categorical(cat) then fail("lcm.discrete expects a categorical type (lcm.categorical{...})", 2) end
+  opts = opts or {}
+  check_fields(opts, set("batch_size", "distributed"), "lcm.discrete")
+  local info = CATS[cat]
+  local dist = opts.distributed or false
+  if type(dist) ~= "boolean" then fail("lcm.discrete: distributed must be true or false", 2) end
+  local batch = batch_of(opts, "lcm.discrete")
+  if dist and batch > 0 then
+    fail("lcm.discrete: an axis cannot be both splayed (batch_size > 0) and sharded (distributed = true); " ..
+      "keep batch_size = 0 on the sharded axis and splay another one", 2)
+  end
+  return setmetatable({ kind = "discrete", n = #info.labels, cat = info, batch_size = batch,
+    distributed = dist, where = T.user_where(2) }, Grid)
+end
+
+---------------------------------------------------------------------------
+-- transitions
+---------------------------------------------------------------------------
+
+local Markov = {}
+function lcm._is_markov(x) return getmetatable(x) == Markov end
+
+-- Marks a transition function as returning probabilities (of next
+-- categories for a state, of next regimes for a regime transition).
+function lcm.markov(fn)
+  if type(fn) ~= "function" then fail("lcm.markov expects a function", 2) end
+  return setmetatable({ fn = fn, where = T.user_where(2) }, Markov)
+end
+
+-- A fixed state: its next value is its current value.
+lcm.fixed = setmetatable({}, { __tostring = function() return "lcm.fixed" end })
+
+---------------------------------------------------------------------------
+-- regimes and models
+---------------------------------------------------------------------------
+
+local Regime, Model = {}, {}
+function lcm._is_regime(r) return getmetatable(r) == Regime end
+function lcm._is_model(m) return getmetatable(m) == Model end
+
+local REGIME_FIELDS = set("terminal", "active", "states", "actions", "functions", "constraints",
+  "state_transitions", "transition", "description")
+
+function lcm.regime(spec)
+  check_fields(spec, REGIME_FIELDS, "lcm.regime")
+  local r = {}
+  for k, v in pairs(spec) do r[k] = v end
+  r.where = T.user_where(2)
+  return setmetatable(r, Regime)
+end
+
+function lcm.model(spec)
+  check_fields(spec, set("name", "description", "ages", "regimes", "regime_ids", "fixed_params"), "lcm.model")
+  local m = {}
+  for k, v in pairs(spec) do m[k] = v end
+  m.where = T.user_where(2)
+  return setmetatable(m, Model)
+end
+
+---------------------------------------------------------------------------
+-- structural options: lcmgen -D name=value
+---------------------------------------------------------------------------
+
+local options = { given = {}, read = {}, order = {} }
+function lcm._set_options(given) options.given = given end
+function lcm._options() return options end
+
+-- Returns the value given with -D name=value (converted to the type of
+-- `default`), or `default`.
+function lcm.option(name, default)
+  if not is_identifier(name) then fail("lcm.option: the name must be an identifier", 2) end
+  local raw = options.given[name]
+  local value = default
+  if raw ~= nil then
+    local t = type(default)
+    if t == "number" then
+      value = tonumber(raw)
+      if value == nil then fail("option " .. name .. "=" .. raw .. " is not a number", 2) end
+      if math.type(default) == "integer" then
+        value = math.tointeger(value) or fail("option " .. name .. "=" .. raw .. " is not a whole number", 2)
+      end
+    elseif t == "boolean" then
+      if raw == "true" or raw == "1" then value = true
+      elseif raw == "false" or raw == "0" then value = false
+      else fail("option " .. name .. "=" .. raw .. " is not true or false", 2) end
+    elseif t == "string" then
+      value = raw
+    else
+      fail("lcm.option: the default of '" .. name .. "' must be a number, a string or a boolean", 2)
+    end
+  end
+  if options.read[name] == nil then options.order[#options.order + 1] = name end
+  options.read[name] = value
+  return value
+end
+
+---------------------------------------------------------------------------
+-- expressions: comparisons, logic and math on traced values
+---------------------------------------------------------------------------
+
+local function traced(...)
+  for i = 1, select("#", ...) do
+    local x = select(i, ...)
+    if T.is_sym(x) or T.is_param(x) then return true end
+  end
+  return false
+end
+
+local function no_trace(fname)
+  fail("lcm." .. fname .. " of plain numbers is only available inside model functions", 3)
+end
+
+function lcm.where(cond, a, b)
+  if type(cond) == "boolean" then
+    fail("lcm.where: the condition is a plain Lua boolean. A comparison of traced values must be written " ..
+      "x:lt(y), x:eq(y), ... (Lua's ==, <, ... cannot be traced); a condition known when the model is " ..
+      "built can use a Lua 'if'", 2)
+  end
+  if T.type_of(cond) ~= "bool" then
+    fail("lcm.where: the condition must be a comparison (x:lt(y), lcm.all(...), ...), not a number", 2)
+  end
+  return T.op("where", cond, a, b)
+end
+
+local function compare(op)
+  return function(x, y)
+    if not traced(x, y) then
+      if type(x) ~= "number" or type(y) ~= "number" then fail("lcm." .. op .. " expects numbers", 2) end
+      return T.get_graph() and T.op(op, x, y) or no_trace(op)
+    end
+    return T.op(op, x, y)
+  end
+end
+for _, op in ipairs({ "lt", "le", "gt", "ge", "eq", "ne" }) do lcm[op] = compare(op) end
+
+local function fold_logic(op, ...)
+  local n = select("#", ...)
+  if n < 1 then fail("lcm." .. (op == "and" and "all" or "any") .. " needs at least one condition", 3) end
+  local acc = select(1, ...)
+  for i = 2, n do acc = T.op(op, acc, select(i, ...)) end
+  if n == 1 then acc = T.op(op, acc, op == "and") end
+  return acc
+end
+function lcm.all(...) return fold_logic("and", ...) end
+function lcm.any(...) return fold_logic("or", ...) end
+function lcm.not_(x) return T.op("not", x) end
+
+-- Math that works on plain numbers and on traced values alike.  The
+-- standard math library is patched the same way, so math.log(consumption)
+-- works inside model functions.
+local plain = { log = math.log, exp = math.exp, sqrt = math.sqrt, abs = math.abs,
+  floor = math.floor, ceil = math.ceil, min = math.min, max = math.max }
+
+local function unary(op, fallback)
+  return function(x, base)
+    if base ~= nil then
+      if op ~= "log" then fail("lcm." .. op .. " takes one argument", 2) end
+      if traced(x, base) then return T.op("div", T.op("log", x), T.op("log", base)) end
+      return fallback(x, base)
+    end
+    if traced(x) then return T.op(op, x) end
+    if fallback then return fallback(x) end
+    if T.get_graph() then return T.op(op, x) end
+    no_trace(op)
+  end
+end
+
+lcm.log, lcm.exp, lcm.sqrt, lcm.abs = unary("log", plain.log), unary("exp", plain.exp),
+  unary("sqrt", plain.sqrt), unary("abs", plain.abs)
+lcm.floor, lcm.ceil = unary("floor", plain.floor), unary("ceil", plain.ceil)
+lcm.log1p, lcm.expm1 = unary("log1p"), unary("expm1")
+lcm.normal_cdf, lcm.tanh = unary("normal_cdf"), unary("tanh")
+
+local function nary(op, fallback)
+  return function(...)
+    if select("#", ...) < 1 then fail("lcm." .. op .. " needs at least one argument", 2) end
+    if not traced(...) then return fallback(...) end
+    local acc = select(1, ...)
+    for i = 2, select("#", ...) do acc = T.op(op, acc, select(i, ...)) end
+    return acc
+  end
+end
+lcm.min, lcm.max = nary("min", plain.min), nary("max", plain.max)
+
+function lcm.pow(x, y)
+  if traced(x, y) then return T.op("pow", x, y) end
+  return x ^ y
+end
+
+function lcm.clip(x, lo, hi) return lcm.min(lcm.max(x, lo), hi) end
+
+lcm.inf = math.huge
+
+for name, f in pairs({ log = lcm.log, exp = lcm.exp, sqrt = lcm.sqrt, abs = lcm.abs,
+  floor = lcm.floor, ceil = lcm.ceil, min = lcm.min, max = lcm.max }) do
+  math[name] = f
+end
+
+return lcm

@@ -1,0 +1,522 @@
+/* emit.c - see emit.h. */
+#include "emit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "grid.h"
+#include "template.h"
+
+/* Loop levels: 0 = once per call, 1 = per state, 2 + j = inside the loop of
+ * action j (actions in the regime's order). */
+enum { LVL_KERNEL = 0, LVL_STATE = 1, LVL_ACTION0 = 2 };
+
+typedef enum leaf_mode { LEAVES_KERNEL, LEAVES_VECTOR } leaf_mode;
+
+typedef struct emitter {
+    const ir_model *m;
+    const ir_regime *r;
+    const ir_kernel *k;
+    const ir_grid_layout *L;
+    leaf_mode leaves;
+    int *lvl;
+    char *needed;
+    char *has_enext;
+    int innermost, e_level;
+    lcm_sb *b;
+} emitter;
+
+static void indent(emitter *e, int level) { sb_printf(e->b, "%*s", 8 + 4 * level, ""); }
+
+static void literal(lcm_sb *b, double x)
+{
+    if (isnan(x)) sb_puts(b, "LCM_NAN");
+    else if (isinf(x)) sb_puts(b, x > 0 ? "LCM_INF" : "(-LCM_INF)");
+    else sb_printf(b, "((real)%.17g)", x);
+}
+
+/* A node used as a number / as a condition. */
+static void num(emitter *e, int id)
+{
+    if (e->r->nodes[id].type == IR_BOOL) sb_printf(e->b, "((real)v%d)", id);
+    else sb_printf(e->b, "v%d", id);
+}
+
+static void cond(emitter *e, int id)
+{
+    if (e->r->nodes[id].type == IR_BOOL) sb_printf(e->b, "v%d", id);
+    else sb_printf(e->b, "(v%d != 0)", id);
+}
+
+static void leaf(emitter *e, const ir_node *n)
+{
+    int ns = e->r->nstates, na = e->r->nactions;
+    if (e->leaves == LEAVES_VECTOR) {
+        switch (n->op) {
+        case OP_STATE: sb_printf(e->b, "x[%d]", n->ref); return;
+        case OP_ACTION: sb_printf(e->b, "x[%d]", ns + n->ref); return;
+        case OP_AGE: sb_printf(e->b, "x[%d]", ns + na); return;
+        case OP_PERIOD: sb_printf(e->b, "x[%d]", ns + na + 1); return;
+        case OP_ENEXT: sb_printf(e->b, "x[%d]", ns + na + 2); return;
+        default: return;
+        }
+    }
+    switch (n->op) {
+    case OP_STATE: sb_printf(e->b, "x[%d]", n->ref); return;
+    case OP_ACTION: sb_printf(e->b, "act%d", n->ref); return;
+    case OP_AGE: sb_puts(e->b, "((real)a->age)"); return;
+    case OP_PERIOD: sb_puts(e->b, "((real)a->period)"); return;
+    case OP_ENEXT: sb_puts(e->b, "E"); return;
+    default: return;
+    }
+}
+
+static void expr(emitter *e, int id)
+{
+    const ir_node *n = &e->r->nodes[id];
+    const int *a = n->args;
+    lcm_sb *b = e->b;
+    static const char *infix[OP_COUNT] = {
+        [OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/",
+        [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=", [OP_EQ] = "==", [OP_NE] = "!=",
+    };
+    static const char *call1[OP_COUNT] = {
+        [OP_LOG] = "LCM_LOG", [OP_EXP] = "LCM_EXP", [OP_SQRT] = "LCM_SQRT", [OP_ABS] = "LCM_ABS",
+        [OP_FLOOR] = "LCM_FLOOR", [OP_CEIL] = "LCM_CEIL", [OP_LOG1P] = "LCM_LOG1P",
+        [OP_EXPM1] = "LCM_EXPM1", [OP_NCDF] = "lcm_normal_cdf", [OP_TANH] = "LCM_TANH",
+    };
+    static const char *call2[OP_COUNT] = {
+        [OP_POW] = "LCM_POW", [OP_MOD] = "lcm_mod", [OP_MIN] = "lcm_min", [OP_MAX] = "lcm_max",
+    };
+    switch (n->op) {
+    case OP_CONST: literal(b, n->k); return;
+    case OP_STATE: case OP_ACTION: case OP_AGE: case OP_PERIOD: case OP_ENEXT: leaf(e, n); return;
+    case OP_PARAM: sb_printf(b, "P[%zu]", e->m->params[n->ref].offset); return;
+    case OP_PIDX: {
+        const ir_param *p = &e->m->params[n->ref];
+        sb_printf(b, "P[%zu", p->offset);
+        size_t stride = p->size;
+        for (int d = 0; d < p->ndims; ++d) {
+            stride /= (size_t)p->dims[d];
+            sb_puts(b, " + (lcm_index)");
+            num(e, a[d]);
+            if (stride != 1) sb_printf(b, " * %zu", stride);
+        }
+        sb_putc(b, ']');
+        return;
+    }
+    case OP_NEG: sb_puts(b, "(-"), num(e, a[0]), sb_putc(b, ')'); return;
+    case OP_NOT: sb_puts(b, "(!"), cond(e, a[0]), sb_putc(b, ')'); return;
+    case OP_AND: case OP_OR:
+        sb_putc(b, '('), cond(e, a[0]), sb_puts(b, n->op == OP_AND ? " && " : " || "), cond(e, a[1]);
+        sb_putc(b, ')');
+        return;
+    case OP_IDIV: sb_puts(b, "LCM_FLOOR("), num(e, a[0]), sb_puts(b, " / "), num(e, a[1]), sb_putc(b, ')'); return;
+    case OP_WHERE:
+        sb_putc(b, '('), cond(e, a[0]), sb_puts(b, " ? ");
+        if (n->type == IR_BOOL) sb_printf(b, "v%d : v%d)", a[1], a[2]);
+        else num(e, a[1]), sb_puts(b, " : "), num(e, a[2]), sb_putc(b, ')');
+        return;
+    default: break;
+    }
+    if (infix[n->op]) {
+        sb_putc(b, '('), num(e, a[0]), sb_printf(b, " %s ", infix[n->op]), num(e, a[1]), sb_putc(b, ')');
+    } else if (call1[n->op]) {
+        sb_printf(b, "%s(", call1[n->op]), num(e, a[0]), sb_putc(b, ')');
+    } else if (call2[n->op]) {
+        sb_printf(b, "%s(", call2[n->op]), num(e, a[0]), sb_puts(b, ", "), num(e, a[1]), sb_putc(b, ')');
+    }
+}
+
+/* Source comment: where in the model file this node came from. */
+static void src_comment(emitter *e, const ir_node *n)
+{
+    if (n->src < 0) return;
+    sb_puts(e->b, " /* ");
+    for (const char *s = ir_src(e->m, n->src); *s; ++s) {
+        if (s[0] == '*' && s[1] == '/') sb_puts(e->b, "* /");
+        else sb_putc(e->b, *s);
+    }
+    sb_puts(e->b, " */");
+}
+
+static void node_decl(emitter *e, int id, int level)
+{
+    const ir_node *n = &e->r->nodes[id];
+    indent(e, level);
+    sb_printf(e->b, "const %s v%d = ", n->type == IR_BOOL ? "int" : "real", id);
+    expr(e, id);
+    sb_putc(e->b, ';');
+    src_comment(e, n);
+    sb_putc(e->b, '\n');
+}
+
+/* ---- analysis of one kernel --------------------------------------------- */
+static void mark(emitter *e, int id)
+{
+    if (id < 0 || e->needed[id]) return;
+    e->needed[id] = 1;
+    const ir_node *n = &e->r->nodes[id];
+    for (int i = 0; i < n->nargs; ++i) mark(e, n->args[i]);
+}
+
+static const ir_target *target_of(const ir_regime *r, int g)
+{
+    for (int i = 0; i < r->ntargets; ++i)
+        if (r->targets[i].regime == g) return &r->targets[i];
+    return NULL;
+}
+
+static void compute_levels(emitter *e, int enext_level)
+{
+    const ir_regime *r = e->r;
+    for (size_t i = 0; i < r->nnodes; ++i) {
+        const ir_node *n = &r->nodes[i];
+        int l = LVL_KERNEL, h = 0;
+        switch (n->op) {
+        case OP_STATE: l = LVL_STATE; break;
+        case OP_ACTION: l = LVL_ACTION0 + n->ref; break;
+        case OP_ENEXT: l = enext_level, h = 1; break;
+        default:
+            for (int a = 0; a < n->nargs; ++a) {
+                if (e->lvl[n->args[a]] > l) l = e->lvl[n->args[a]];
+                h |= e->has_enext[n->args[a]];
+            }
+        }
+        e->lvl[i] = l;
+        e->has_enext[i] = (char)h;
+    }
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* Level at which the continuation of target g can be computed. */
+static int target_level(const emitter *e, const ir_target *tg)
+{
+    const ir_regime *tr = &e->m->regimes[tg->regime];
+    int l = LVL_KERNEL;
+    for (int s = 0; s < tr->nstates; ++s) {
+        const ir_next *nx = &tg->next[s];
+        if (nx->kind == NEXT_DET) l = max_int(l, e->lvl[nx->node]);
+        else
+            for (int j = 0; j < nx->nprobs; ++j) l = max_int(l, e->lvl[nx->probs[j]]);
+    }
+    return l;
+}
+
+static int analyze(emitter *e, lcm_err *err)
+{
+    const ir_regime *r = e->r;
+    const ir_kernel *k = e->k;
+    e->innermost = LVL_STATE + r->nactions;
+    compute_levels(e, 0);
+    e->e_level = LVL_KERNEL;
+    for (int t = 0; t < k->ntargets; ++t) {
+        const ir_target *tg = target_of(r, k->targets[t]);
+        const ir_regime *tr = &e->m->regimes[tg->regime];
+        for (int s = 0; s < tr->nstates; ++s) {
+            const ir_next *nx = &tg->next[s];
+            int bad = nx->kind == NEXT_DET ? e->has_enext[nx->node] : 0;
+            for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j) bad |= e->has_enext[nx->probs[j]];
+            if (bad)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': the next value of '%s' depends on E_next_V",
+                                r->name, tr->states[s].name);
+        }
+        e->e_level = max_int(e->e_level, max_int(target_level(e, tg), e->lvl[r->rprob[tg->regime]]));
+    }
+    compute_levels(e, e->e_level);
+    mark(e, r->q);
+    mark(e, r->utility);
+    for (int c = 0; c < r->nconstraints; ++c) mark(e, r->constraints[c].node);
+    for (int t = 0; t < k->ntargets; ++t) {
+        const ir_target *tg = target_of(r, k->targets[t]);
+        mark(e, r->rprob[tg->regime]);
+        const ir_regime *tr = &e->m->regimes[tg->regime];
+        for (int s = 0; s < tr->nstates; ++s) {
+            if (tg->next[s].kind == NEXT_DET) mark(e, tg->next[s].node);
+            else
+                for (int j = 0; j < tg->next[s].nprobs; ++j) mark(e, tg->next[s].probs[j]);
+        }
+    }
+    for (int i = 0; i < k->ninactive; ++i) mark(e, r->rprob[k->inactive[i]]);
+    return 0;
+}
+
+/* ---- continuation ------------------------------------------------------- */
+static void target_block(emitter *e, const ir_target *tg, int level)
+{
+    const ir_model *m = e->m;
+    const ir_regime *tr = &m->regimes[tg->regime];
+    int g = tg->regime, P = e->r->rprob[g];
+    lcm_sb *b = e->b;
+    indent(e, level), sb_printf(b, "/* continuation in regime '%s' */\n", tr->name);
+    indent(e, level), sb_printf(b, "real E%d = 0;\n", g);
+    indent(e, level), sb_printf(b, "int code_ok%d = 1;\n", g);
+    indent(e, level), sb_printf(b, "(void)code_ok%d;\n", g);
+    for (int s = 0; s < tr->nstates; ++s) {
+        const ir_next *nx = &tg->next[s];
+        if (nx->kind != NEXT_MARKOV) continue;
+        indent(e, level), sb_printf(b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
+        for (int j = 0; j < nx->nprobs; ++j) {
+            if (j) sb_puts(b, ", ");
+            num(e, nx->probs[j]);
+        }
+        sb_puts(b, "};\n");
+    }
+    int guarded = e->lvl[P] <= level;
+    int in = level;
+    if (guarded) indent(e, level), sb_printf(b, "if (v%d != 0) {\n", P), ++in;
+    else indent(e, level), sb_puts(b, "{\n"), ++in;
+
+    /* strides of the target's V */
+    long long *stride = xcalloc((size_t)tr->nstates + 1, sizeof *stride);
+    long long acc = 1;
+    for (int s = tr->nstates - 1; s >= 0; --s) stride[s] = acc, acc *= tr->states[s].grid.n;
+    int ncont = 0;
+    for (int s = 0; s < tr->nstates; ++s) ncont += !grid_is_discrete(&tr->states[s].grid);
+    int m1 = ncont ? ncont : 1;
+    indent(e, in), sb_printf(b, "const real *LCM_RESTRICT Vn = (const real *)a->v_next[%d];\n", g);
+    indent(e, in), sb_puts(b, "lcm_index base = 0;\n");
+    indent(e, in), sb_printf(b, "int cell[%d]; real t[%d]; lcm_index st[%d];\n", m1, m1, m1);
+    indent(e, in), sb_puts(b, "(void)cell, (void)t, (void)st;\n");
+    int kc = 0;
+    for (int s = 0; s < tr->nstates; ++s) {
+        const ir_next *nx = &tg->next[s];
+        const ir_grid *gr = &tr->states[s].grid;
+        if (nx->kind == NEXT_MARKOV) continue;
+        if (grid_is_discrete(gr)) {
+            indent(e, in), sb_printf(b, "{ const int c = lcm_code(");
+            num(e, nx->node);
+            sb_printf(b, ", %d); if (c < 0) code_ok%d = 0; else base += (lcm_index)c * %lld; }\n", gr->n, g,
+                      (long long)stride[s]);
+            continue;
+        }
+        size_t off = e->L->state_off[g][s];
+        indent(e, in), sb_printf(b, "cell[%d] = ", kc);
+        switch (gr->kind) {
+        case GRID_LIN:
+            sb_puts(b, "lcm_cell_lin("), num(e, nx->node), sb_puts(b, ", "), literal(b, gr->start);
+            sb_puts(b, ", "), literal(b, (gr->n - 1) / (gr->stop - gr->start)), sb_printf(b, ", %d);", gr->n);
+            break;
+        case GRID_LOG:
+            sb_puts(b, "lcm_cell_log("), num(e, nx->node), sb_puts(b, ", "), literal(b, log(gr->start));
+            sb_puts(b, ", "), literal(b, (gr->n - 1) / (log(gr->stop) - log(gr->start)));
+            sb_printf(b, ", %d);", gr->n);
+            break;
+        default:
+            sb_puts(b, "lcm_cell_search("), num(e, nx->node), sb_printf(b, ", G + %zu, %d);", off, gr->n);
+            break;
+        }
+        sb_printf(b, " t[%d] = lcm_frac(", kc), num(e, nx->node);
+        sb_printf(b, ", G + %zu, cell[%d]); st[%d] = %lld; /* %s */\n", off, kc, kc, (long long)stride[s],
+                  tr->states[s].name);
+        ++kc;
+    }
+    /* Markov states: loops over next categories, weighted */
+    int depth = in, nm = 0;
+    for (int s = 0; s < tr->nstates; ++s) {
+        const ir_next *nx = &tg->next[s];
+        if (nx->kind != NEXT_MARKOV) continue;
+        indent(e, depth);
+        sb_printf(b, "for (int k%d = 0; k%d < %d; ++k%d) {\n", s, s, nx->nprobs, s);
+        indent(e, depth + 1);
+        if (nm == 0) sb_printf(b, "const real w%d = pm%d_%d[k%d];\n", s, g, s, s);
+        else sb_printf(b, "const real w%d = w%d * pm%d_%d[k%d];\n", s, nm, g, s, s);
+        indent(e, depth + 1), sb_printf(b, "if (w%d == 0) continue;\n", s);
+        nm = s;
+        ++depth;
+    }
+    indent(e, depth);
+    int any_markov = depth > in;
+    if (any_markov) {
+        sb_printf(b, "E%d += w%d * lcm_interp(Vn, base", g, nm);
+        for (int s = 0; s < tr->nstates; ++s)
+            if (tg->next[s].kind == NEXT_MARKOV) sb_printf(b, " + (lcm_index)k%d * %lld", s, (long long)stride[s]);
+    } else {
+        sb_printf(b, "E%d = lcm_interp(Vn, base", g);
+    }
+    sb_printf(b, ", %d, st, cell, t);\n", ncont);
+    for (; depth > in; --depth) indent(e, depth - 1), sb_puts(b, "}\n");
+    indent(e, level), sb_puts(b, "}\n");
+    free(stride);
+}
+
+static void e_accumulate(emitter *e, int level)
+{
+    indent(e, level), sb_puts(e->b, "real E = 0;\n");
+    for (int t = 0; t < e->k->ntargets; ++t) {
+        int g = e->k->targets[t], P = e->r->rprob[g];
+        indent(e, level), sb_printf(e->b, "if (v%d != 0) E += ", P);
+        num(e, P);
+        sb_printf(e->b, " * E%d;\n", g);
+    }
+}
+
+/* Probability and code checks, for feasible state-action pairs only. */
+static void checks(emitter *e, int level)
+{
+    const ir_regime *r = e->r;
+    const ir_kernel *k = e->k;
+    lcm_sb *b = e->b;
+    int nprob = 0;
+    for (int g = 0; g < e->m->nregimes; ++g) nprob += r->rprob[g] >= 0;
+    if (nprob == 0) return;
+    indent(e, level), sb_puts(b, "if (a->checks) {\n");
+    indent(e, level + 1), sb_printf(b, "const real rp[%d] = {", nprob);
+    int first = 1;
+    for (int g = 0; g < e->m->nregimes; ++g) {
+        if (r->rprob[g] < 0) continue;
+        if (!first) sb_puts(b, ", ");
+        first = 0;
+        num(e, r->rprob[g]);
+    }
+    sb_puts(b, "};\n");
+    indent(e, level + 1), sb_printf(b, "if (!lcm_probs_ok(rp, %d)) lcm_flag(a->flags, LCM_FLAG_REGIME_PROB, point);\n", nprob);
+    for (int i = 0; i < k->ninactive; ++i)
+        indent(e, level + 1), sb_printf(b, "if (v%d != 0) lcm_flag(a->flags, LCM_FLAG_INACTIVE, point);\n",
+                                        r->rprob[k->inactive[i]]);
+    for (int t = 0; t < k->ntargets; ++t) {
+        int g = k->targets[t];
+        const ir_target *tg = target_of(r, g);
+        const ir_regime *tr = &e->m->regimes[g];
+        indent(e, level + 1), sb_printf(b, "if (v%d != 0) {\n", r->rprob[g]);
+        indent(e, level + 2), sb_printf(b, "if (!code_ok%d) lcm_flag(a->flags, LCM_FLAG_CODE, point);\n", g);
+        for (int s = 0; s < tr->nstates; ++s)
+            if (tg->next[s].kind == NEXT_MARKOV)
+                indent(e, level + 2), sb_printf(b, "if (!lcm_probs_ok(pm%d_%d, %d)) lcm_flag(a->flags, LCM_FLAG_STATE_PROB, point);\n",
+                                                g, s, tg->next[s].nprobs);
+        indent(e, level + 1), sb_puts(b, "}\n");
+    }
+    indent(e, level), sb_puts(b, "}\n");
+}
+
+/* ---- the loop nest -------------------------------------------------------- */
+static void emit_level(emitter *e, int level)
+{
+    const ir_regime *r = e->r;
+    lcm_sb *b = e->b;
+    if (level >= LVL_ACTION0) {
+        int j = level - LVL_ACTION0;
+        const ir_grid *g = &r->actions[j].grid;
+        indent(e, level - 1);
+        sb_printf(b, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */\n", j, j, g->n, j, r->actions[j].name);
+        indent(e, level);
+        if (grid_is_discrete(g)) sb_printf(b, "const real act%d = (real)i%d;\n", j, j);
+        else sb_printf(b, "const real act%d = G[%zu + i%d];\n", j, e->L->action_off[r->id][j], j);
+        indent(e, level);
+        if (j == 0) sb_printf(b, "const lcm_index ai%d = i0;\n", j);
+        else sb_printf(b, "const lcm_index ai%d = ai%d * %d + i%d;\n", j, j - 1, g->n, j);
+    }
+    for (size_t i = 0; i < r->nnodes; ++i)
+        if (e->needed[i] && e->lvl[i] == level && !e->has_enext[i]) node_decl(e, (int)i, level);
+    for (int c = 0; c < r->nconstraints; ++c) {
+        int id = r->constraints[c].node;
+        if (e->lvl[id] != level) continue;
+        indent(e, level), sb_puts(b, "if (!");
+        cond(e, id);
+        sb_printf(b, ") %s; /* constraint %s */\n", level < LVL_ACTION0 ? "break" : "continue", r->constraints[c].name);
+    }
+    for (int t = 0; t < e->k->ntargets; ++t) {
+        const ir_target *tg = target_of(r, e->k->targets[t]);
+        if (target_level(e, tg) == level) target_block(e, tg, level);
+    }
+    if (!e->k->last && level == e->e_level) e_accumulate(e, level);
+    for (size_t i = 0; i < r->nnodes; ++i)
+        if (e->needed[i] && e->lvl[i] == level && e->has_enext[i]) node_decl(e, (int)i, level);
+    if (level == e->innermost) {
+        if (!e->k->last) checks(e, level);
+        indent(e, level), sb_puts(b, "{\n");
+        indent(e, level + 1), sb_puts(b, "const real q = "), num(e, r->q), sb_puts(b, ";\n");
+        indent(e, level + 1), sb_puts(b, "if (q != q) nan_q = 1;\n");
+        indent(e, level + 1);
+        if (r->nactions)
+            sb_printf(b, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; }\n", r->nactions - 1);
+        else
+            sb_puts(b, "else if (q > best || best_a < 0) { best = q; best_a = 0; }\n");
+        indent(e, level), sb_puts(b, "}\n");
+    } else {
+        emit_level(e, level + 1);
+    }
+    if (level >= LVL_ACTION0) indent(e, level - 1), sb_puts(b, "}\n");
+}
+
+static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_kernel *k, lcm_sb *out,
+                       lcm_err *err)
+{
+    const ir_regime *r = &m->regimes[k->regime];
+    emitter e = {.m = m, .r = r, .k = k, .L = L, .leaves = LEAVES_KERNEL};
+    e.lvl = xcalloc(r->nnodes + 1, sizeof *e.lvl);
+    e.needed = xcalloc(r->nnodes + 1, 1);
+    e.has_enext = xcalloc(r->nnodes + 1, 1);
+    lcm_sb body, decode, what, names;
+    sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&names);
+    int rc = analyze(&e, err);
+    if (!rc) {
+        e.b = &body;
+        emit_level(&e, LVL_KERNEL);
+        /* state decode: flat index -> codes -> values */
+        if (r->nstates) sb_printf(&decode, "        lcm_index rem = s;\n");
+        for (int s = r->nstates - 1; s >= 0; --s) {
+            const ir_grid *g = &r->states[s].grid;
+            sb_printf(&decode, "        { const int c = (int)(rem %% %d); rem /= %d; x[%d] = ", g->n, g->n, s);
+            if (grid_is_discrete(g)) sb_puts(&decode, "(real)c; }");
+            else sb_printf(&decode, "G[%zu + c]; }", L->state_off[r->id][s]);
+            sb_printf(&decode, " /* %s */\n", r->states[s].name);
+        }
+        sb_puts(&what, "periods");
+        for (int t = 0; t < m->nperiods; ++t)
+            if (m->period_kernel[r->id * m->nperiods + t] == (int)(k - m->kernels)) sb_printf(&what, " %d", t);
+        for (int s = 0; s < r->nstates; ++s) sb_printf(&names, "%s%s", s ? ", " : "", r->states[s].name);
+        if (!r->nstates) sb_puts(&names, "no states");
+        char nx[32];
+        snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
+        const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", names.s,
+                            "body", body.s ? body.s : "", "nx", nx, "decode", decode.s ? decode.s : "", NULL};
+        rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
+    }
+    sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&names);
+    free(e.lvl), free(e.needed), free(e.has_enext);
+    return rc;
+}
+
+void lcm_emit_prelude(lcm_sb *out)
+{
+    sb_puts(out, lcm_embed_kernel_abi_h);
+    sb_puts(out, "\n");
+    sb_puts(out, lcm_embed_prelude_h);
+}
+
+int lcm_emit_source(const ir_model *m, lcm_sb *out, lcm_err *err)
+{
+    sb_printf(out, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n", m->file ? m->file : "?", m->name);
+    lcm_emit_prelude(out);
+    ir_grid_layout L = {0};
+    ir_grid_layout_build(m, &L);
+    int rc = 0;
+    for (int k = 0; k < m->nkernels && !rc; ++k) rc = emit_kernel(m, &L, &m->kernels[k], out, err);
+    ir_grid_layout_free(&L);
+    return rc;
+}
+
+int lcm_emit_node_function(const ir_model *m, const ir_regime *r, int node, const char *name,
+                           lcm_sb *out, lcm_err *err)
+{
+    emitter e = {.m = m, .r = r, .leaves = LEAVES_VECTOR, .b = out};
+    e.needed = xcalloc(r->nnodes + 1, 1);
+    if (node < 0 || node >= (int)r->nnodes) {
+        free(e.needed);
+        return lcm_fail(err, LCM_E_INTERNAL, "no node %d", node);
+    }
+    mark(&e, node);
+    sb_printf(out, "LCM_EXTERN real %s(const real *x, const real *P)\n{\n    (void)x, (void)P;\n", name);
+    for (int i = 0; i <= node; ++i)
+        if (e.needed[i]) node_decl(&e, i, -1);
+    sb_printf(out, "    return ");
+    num(&e, node);
+    sb_puts(out, ";\n}\n");
+    free(e.needed);
+    return 0;
+}

@@ -1,0 +1,28 @@
+/* lcmgen.h - the generator as a library: model file -> planned IR, kernel
+ * source and manifest.  Used by the lcmgen command and by `lcm` when it is
+ * given a .lua model. */
+#ifndef LCM_LCMGEN_H
+#define LCM_LCMGEN_H
+
+#include "ir.h"
+
+typedef struct lcmgen_output {
+    ir_model model;  /* planned: kernels and period classes filled */
+    char *source;    /* the kernel source (kernels.c) */
+    char *manifest;  /* the manifest, with the kernel table and source hash */
+    char **deps;     /* Lua files the model loaded */
+    int ndeps;
+} lcmgen_output;
+
+int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefines,
+                    lcmgen_output *out, lcm_err *err);
+void lcmgen_output_free(lcmgen_output *out);
+
+/* Writes DIR/kernels.c and DIR/manifest.lcm (only when their content
+ * changed) and, if depfile is given, a Makefile depfile. */
+int lcmgen_write(const lcmgen_output *out, const char *dir, const char *depfile, lcm_err *err);
+
+/* Parses "name=value" (as given to -D). */
+int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err);
+
+#endif

@@ -1,0 +1,243 @@
+/* ir.c - op table, lookups, type inference and sanity checks of the IR. */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const ir_op_info ir_ops[OP_COUNT] = {
+#define X(id, name, arity) {name, arity},
+    IR_OPS(X)
+#undef X
+};
+
+int ir_op_by_name(const char *name)
+{
+    for (int i = 0; i < OP_COUNT; ++i)
+        if (strcmp(ir_ops[i].name, name) == 0) return i;
+    return -1;
+}
+
+static const char *grid_kind_names[] = {"discrete", "lin", "log", "irregular"};
+
+const char *grid_kind_name(grid_kind k) { return grid_kind_names[k]; }
+
+int grid_kind_by_name(const char *name)
+{
+    for (int i = 0; i < (int)(sizeof grid_kind_names / sizeof *grid_kind_names); ++i)
+        if (strcmp(grid_kind_names[i], name) == 0) return i;
+    return -1;
+}
+
+static void free_grid(ir_grid *g)
+{
+    free(g->points);
+    if (g->labels)
+        for (int i = 0; i < g->n; ++i) free(g->labels[i]);
+    free(g->labels);
+    free(g->category);
+}
+
+static void free_vars(ir_var *v, int n)
+{
+    for (int i = 0; i < n; ++i) free(v[i].name), free_grid(&v[i].grid);
+    free(v);
+}
+
+static void free_named(ir_named *v, int n)
+{
+    for (int i = 0; i < n; ++i) free(v[i].name);
+    free(v);
+}
+
+static void free_regime(ir_regime *r, const ir_model *m)
+{
+    free(r->name);
+    free(r->active);
+    free_vars(r->states, r->nstates);
+    free_vars(r->actions, r->nactions);
+    free(r->nodes);
+    free_named(r->constraints, r->nconstraints);
+    free_named(r->funcs, r->nfuncs);
+    for (int t = 0; t < r->ntargets; ++t) {
+        ir_target *tg = &r->targets[t];
+        int ns = tg->regime >= 0 && tg->regime < m->nregimes ? m->regimes[tg->regime].nstates : 0;
+        for (int s = 0; s < ns && tg->next; ++s) free(tg->next[s].probs);
+        free(tg->next);
+    }
+    free(r->targets);
+}
+
+void ir_model_free(ir_model *m)
+{
+    if (!m) return;
+    free(m->name);
+    free(m->file);
+    for (int i = 0; i < m->noptions; ++i) free(m->options[i].name), free(m->options[i].value);
+    free(m->options);
+    free(m->ages);
+    for (int i = 0; i < m->nregimes; ++i) free_regime(&m->regimes[i], m);
+    free(m->regimes);
+    for (int i = 0; i < m->nparams; ++i) {
+        ir_param *p = &m->params[i];
+        free(p->regime), free(p->func), free(p->name), free(p->values);
+        for (int d = 0; d < p->ndims; ++d) free(p->dimnames[d]);
+    }
+    free(m->params);
+    for (int i = 0; i < m->nsrc; ++i) free(m->src[i]);
+    free(m->src);
+    for (int i = 0; i < m->nkernels; ++i) {
+        free(m->kernels[i].symbol), free(m->kernels[i].targets), free(m->kernels[i].inactive);
+    }
+    free(m->kernels);
+    free(m->period_kernel);
+    free(m->source_hash);
+    memset(m, 0, sizeof *m);
+}
+
+int ir_find_regime(const ir_model *m, const char *name)
+{
+    for (int i = 0; i < m->nregimes; ++i)
+        if (strcmp(m->regimes[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int find_var(const ir_var *v, int n, const char *name)
+{
+    for (int i = 0; i < n; ++i)
+        if (strcmp(v[i].name, name) == 0) return i;
+    return -1;
+}
+
+int ir_find_state(const ir_regime *r, const char *name) { return find_var(r->states, r->nstates, name); }
+int ir_find_action(const ir_regime *r, const char *name) { return find_var(r->actions, r->nactions, name); }
+
+static long long space_size(const ir_var *v, int n)
+{
+    long long s = 1;
+    for (int i = 0; i < n; ++i) s *= v[i].grid.n;
+    return s;
+}
+
+long long ir_state_space_size(const ir_regime *r) { return space_size(r->states, r->nstates); }
+long long ir_action_space_size(const ir_regime *r) { return space_size(r->actions, r->nactions); }
+
+const char *ir_src(const ir_model *m, int src)
+{
+    return src >= 0 && src < m->nsrc ? m->src[src] : "?";
+}
+
+/* ---- checks ------------------------------------------------------------- */
+static int is_bool_result(ir_op op)
+{
+    switch (op) {
+    case OP_NOT: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int check_node_ref(const ir_regime *r, int id, int limit, const char *what, lcm_err *err)
+{
+    if (id < 0 || id >= limit)
+        return lcm_fail(err, LCM_E_MODEL, "regime '%s': %s refers to node %d of %d",
+                        r->name, what, id, limit);
+    return 0;
+}
+
+static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
+{
+    int nn = (int)r->nnodes;
+    for (int i = 0; i < nn; ++i) {
+        ir_node *n = &r->nodes[i];
+        int ar = ir_ops[n->op].arity;
+        if (ar >= 0 && n->nargs != ar)
+            return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d (%s) has %d arguments, wants %d",
+                            r->name, i, ir_ops[n->op].name, n->nargs, ar);
+        for (int a = 0; a < n->nargs; ++a)
+            if (n->args[a] < 0 || n->args[a] >= i)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d argument %d out of order",
+                                r->name, i, a);
+        switch (n->op) {
+        case OP_STATE:
+            if (n->ref < 0 || n->ref >= r->nstates)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: no state %d", r->name, i, n->ref);
+            break;
+        case OP_ACTION:
+            if (n->ref < 0 || n->ref >= r->nactions)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: no action %d", r->name, i, n->ref);
+            break;
+        case OP_PARAM:
+        case OP_PIDX:
+            if (n->ref < 0 || n->ref >= m->nparams)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: no parameter slot %d",
+                                r->name, i, n->ref);
+            if ((n->op == OP_PIDX) != (m->params[n->ref].ndims > 0) ||
+                (n->op == OP_PIDX && n->nargs != m->params[n->ref].ndims))
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: parameter '%s' indexed with %d indices, has %d dimensions",
+                                r->name, i, m->params[n->ref].name, n->nargs, m->params[n->ref].ndims);
+            break;
+        default:
+            break;
+        }
+        if (is_bool_result(n->op))
+            n->type = IR_BOOL;
+        else if (n->op == OP_WHERE)
+            n->type = r->nodes[n->args[1]].type == IR_BOOL && r->nodes[n->args[2]].type == IR_BOOL
+                          ? IR_BOOL : IR_NUM;
+        else
+            n->type = IR_NUM;
+    }
+    int rc;
+    if ((rc = check_node_ref(r, r->utility, nn, "utility", err))) return rc;
+    if ((rc = check_node_ref(r, r->q, nn, "Q", err))) return rc;
+    for (int c = 0; c < r->nconstraints; ++c)
+        if ((rc = check_node_ref(r, r->constraints[c].node, nn, "a constraint", err))) return rc;
+    for (int f = 0; f < r->nfuncs; ++f)
+        if ((rc = check_node_ref(r, r->funcs[f].node, nn, "a function", err))) return rc;
+    for (int g = 0; g < m->nregimes; ++g)
+        if (r->rprob[g] >= 0 && (rc = check_node_ref(r, r->rprob[g], nn, "a regime probability", err)))
+            return rc;
+    for (int t = 0; t < r->ntargets; ++t) {
+        ir_target *tg = &r->targets[t];
+        if (tg->regime < 0 || tg->regime >= m->nregimes)
+            return lcm_fail(err, LCM_E_MODEL, "regime '%s': target %d is not a regime", r->name, tg->regime);
+        const ir_regime *tr = &m->regimes[tg->regime];
+        for (int s = 0; s < tr->nstates; ++s) {
+            ir_next *nx = &tg->next[s];
+            if (nx->kind == NEXT_DET) {
+                if ((rc = check_node_ref(r, nx->node, nn, "a next state", err))) return rc;
+            } else {
+                if (nx->nprobs != tr->states[s].grid.n)
+                    return lcm_fail(err, LCM_E_MODEL,
+                                    "regime '%s': Markov transition of '%s' has %d probabilities, the state has %d categories",
+                                    r->name, tr->states[s].name, nx->nprobs, tr->states[s].grid.n);
+                for (int j = 0; j < nx->nprobs; ++j)
+                    if ((rc = check_node_ref(r, nx->probs[j], nn, "a transition probability", err))) return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+int ir_model_check(ir_model *m, lcm_err *err)
+{
+    if (m->nperiods <= 0) return lcm_fail(err, LCM_E_MODEL, "model has no ages");
+    if (m->nregimes <= 0 || m->nregimes > IR_MAX_REGIMES)
+        return lcm_fail(err, LCM_E_MODEL, "model has %d regimes (1..%d supported)", m->nregimes, IR_MAX_REGIMES);
+    size_t off = 0;
+    for (int i = 0; i < m->nparams; ++i) {
+        ir_param *p = &m->params[i];
+        p->size = 1;
+        for (int d = 0; d < p->ndims; ++d) p->size *= (size_t)p->dims[d];
+        p->offset = off;
+        off += p->size;
+    }
+    m->params_size = off;
+    for (int i = 0; i < m->nregimes; ++i) {
+        int rc = check_regime(m, &m->regimes[i], err);
+        if (rc) return rc;
+    }
+    return 0;
+}

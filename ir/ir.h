@@ -1,0 +1,206 @@
+/* ir.h - the model intermediate representation.
+ *
+ * A model is a set of regimes over a grid of ages.  Each regime carries its
+ * state and action variables (each on a grid) and one expression DAG: a flat
+ * array of nodes in topological order (a node's arguments have smaller ids).
+ * Named roots of that DAG give utility, the constraints, the aggregator Q,
+ * the probability of each next regime, and for every target regime the next
+ * value of each of its states.  The DAG is produced by tracing the Lua model
+ * (gen/dsl), stored in the manifest (manifest.c), compiled by the emitter
+ * (gen/emit.c) and evaluated directly by the interpreter (eval.c).
+ */
+#ifndef LCM_IR_H
+#define LCM_IR_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+#define IR_MAX_ARGS 8        /* node arguments; array parameters have <= 7 indices */
+#define IR_MAX_REGIMES 64    /* must match LCM_MAX_REGIMES in templates/kernel_abi.h */
+
+typedef enum ir_type { IR_NUM = 0, IR_BOOL = 1 } ir_type;
+
+#define IR_OPS(X)                                              \
+    /* leaves */                                               \
+    X(CONST, "const", 0) X(STATE, "state", 0)                   \
+    X(ACTION, "action", 0) X(AGE, "age", 0)                     \
+    X(PERIOD, "period", 0) X(ENEXT, "enext", 0)                 \
+    X(PARAM, "param", 0) X(PIDX, "pidx", -1)                    \
+    /* unary */                                                \
+    X(NEG, "neg", 1) X(NOT, "not", 1) X(LOG, "log", 1)          \
+    X(EXP, "exp", 1) X(SQRT, "sqrt", 1) X(ABS, "abs", 1)        \
+    X(FLOOR, "floor", 1) X(CEIL, "ceil", 1)                     \
+    X(LOG1P, "log1p", 1) X(EXPM1, "expm1", 1)                   \
+    X(NCDF, "normal_cdf", 1) X(TANH, "tanh", 1)                 \
+    /* binary */                                               \
+    X(ADD, "add", 2) X(SUB, "sub", 2) X(MUL, "mul", 2)          \
+    X(DIV, "div", 2) X(POW, "pow", 2) X(MOD, "mod", 2)          \
+    X(IDIV, "idiv", 2) X(MIN, "min", 2) X(MAX, "max", 2)        \
+    X(LT, "lt", 2) X(LE, "le", 2) X(GT, "gt", 2) X(GE, "ge", 2) \
+    X(EQ, "eq", 2) X(NE, "ne", 2) X(AND, "and", 2)              \
+    X(OR, "or", 2)                                             \
+    /* ternary */                                              \
+    X(WHERE, "where", 3)
+
+typedef enum ir_op {
+#define X(id, name, arity) OP_##id,
+    IR_OPS(X)
+#undef X
+    OP_COUNT
+} ir_op;
+
+typedef struct ir_op_info {
+    const char *name;
+    int arity; /* -1: variable (pidx) */
+} ir_op_info;
+
+extern const ir_op_info ir_ops[OP_COUNT];
+/* Returns the op with that name, or -1. */
+int ir_op_by_name(const char *name);
+
+typedef struct ir_node {
+    ir_op op;
+    ir_type type;
+    int nargs;
+    int args[IR_MAX_ARGS]; /* node ids; pidx: index nodes */
+    int ref;               /* STATE/ACTION: variable index; PARAM/PIDX: slot */
+    double k;              /* CONST: the value */
+    int src;               /* index into ir_model.src, or -1 */
+} ir_node;
+
+/* ---- grids -------------------------------------------------------------- */
+typedef enum grid_kind {
+    GRID_DISCRETE = 0, /* categorical codes 0..n-1 */
+    GRID_LIN,          /* start + i * (stop - start) / (n - 1) */
+    GRID_LOG,          /* exp of a linspace in logs; ends exactly start, stop */
+    GRID_IRREG         /* increasing points fixed in the model */
+} grid_kind;
+
+typedef struct ir_grid {
+    grid_kind kind;
+    int n;
+    double start, stop; /* LIN, LOG */
+    double *points;     /* IRREG: n points */
+    char **labels;      /* DISCRETE: n labels */
+    char *category;     /* DISCRETE: name of the categorical type, may be NULL */
+    int batch_size;     /* splay: 0 = none */
+    int distributed;    /* shard: discrete only */
+} ir_grid;
+
+const char *grid_kind_name(grid_kind k);
+int grid_kind_by_name(const char *name);
+static inline int grid_is_discrete(const ir_grid *g) { return g->kind == GRID_DISCRETE; }
+
+typedef struct ir_var {
+    char *name;
+    ir_grid grid;
+} ir_var;
+
+/* ---- regimes ------------------------------------------------------------ */
+typedef enum next_kind { NEXT_DET = 0, NEXT_MARKOV = 1 } next_kind;
+
+/* How the source regime computes one state of a target regime. */
+typedef struct ir_next {
+    next_kind kind;
+    int node;   /* DET: value node (a code for discrete states) */
+    int nprobs; /* MARKOV: one probability node per category of the state */
+    int *probs;
+} ir_next;
+
+typedef struct ir_target {
+    int regime;    /* target regime id */
+    ir_next *next; /* one per state of the target regime, in its order */
+} ir_target;
+
+typedef struct ir_named {
+    char *name;
+    int node;
+} ir_named;
+
+typedef struct ir_regime {
+    char *name;
+    int id;
+    int terminal;
+    unsigned char *active; /* per period */
+    int nstates, nactions;
+    ir_var *states;  /* V layout: discrete first, continuous last */
+    ir_var *actions; /* action order: discrete first, continuous last */
+    size_t nnodes;
+    ir_node *nodes;
+    int utility; /* node */
+    int q;       /* node of the aggregator H (non-terminal) or utility */
+    int nconstraints;
+    ir_named *constraints;
+    int nfuncs; /* every traced DAG function: simulation targets, reports */
+    ir_named *funcs;
+    int rprob[IR_MAX_REGIMES]; /* node of P(next regime = id), -1 = never */
+    int ntargets;
+    ir_target *targets;
+} ir_regime;
+
+/* ---- parameters --------------------------------------------------------- */
+#define IR_MAX_DIMS 7
+
+/* One parameter slot: a name as seen by one function of one regime. */
+typedef struct ir_param {
+    char *regime, *func, *name;
+    int ndims;
+    int dims[IR_MAX_DIMS];
+    char *dimnames[IR_MAX_DIMS]; /* the variable indexing each dimension */
+    size_t size;                 /* product of dims (1 for scalars) */
+    size_t offset;               /* into the flat parameter buffer */
+    int fixed;                   /* baked into the model: values below */
+    double *values;
+} ir_param;
+
+/* ---- kernels: one per (regime, period class) ---------------------------- */
+typedef struct ir_kernel {
+    char *symbol;
+    int regime;
+    int ntargets;  /* regimes whose V_{t+1} the kernel reads */
+    int *targets;
+    int ninactive; /* reachable regimes inactive next period: checked to be 0 */
+    int *inactive;
+    int last; /* the kernel of a terminal regime (no continuation) */
+} ir_kernel;
+
+typedef struct ir_option {
+    char *name, *value;
+} ir_option;
+
+typedef struct ir_model {
+    char *name;
+    char *file; /* the model file, for messages */
+    int noptions;
+    ir_option *options;
+    int nperiods;
+    double *ages;
+    int nregimes;
+    ir_regime *regimes;
+    int nparams;
+    ir_param *params;
+    size_t params_size; /* doubles in the flat parameter buffer */
+    int nsrc;
+    char **src; /* "file:line (regime.function)" */
+    /* filled by analysis (gen) and stored in the manifest */
+    int nkernels;
+    ir_kernel *kernels;
+    int *period_kernel; /* [regime * nperiods + period] -> kernel or -1 */
+    char *source_hash;  /* sha256 of the generated kernel source */
+} ir_model;
+
+void ir_model_free(ir_model *m);
+/* Infers node types and checks structural sanity (argument ids, arities,
+ * references).  Called after reading a manifest. */
+int ir_model_check(ir_model *m, lcm_err *err);
+
+int ir_find_regime(const ir_model *m, const char *name);
+int ir_find_state(const ir_regime *r, const char *name);
+int ir_find_action(const ir_regime *r, const char *name);
+/* Number of grid points of the regime's state space (1 without states). */
+long long ir_state_space_size(const ir_regime *r);
+long long ir_action_space_size(const ir_regime *r);
+const char *ir_src(const ir_model *m, int src);
+
+#endif

@@ -1,0 +1,21 @@
+/* manifest.h - the text form of the IR.
+ *
+ * One format travels the whole pipeline: the Lua tracer writes it, lcmgen
+ * reads it, adds the kernel table and writes it next to the generated source,
+ * and the runtime reads it back.  Line oriented, whitespace separated, with
+ * double-quoted strings; doubles are printed to round-trip exactly.  The
+ * grammar is documented in docs/internals.md.
+ */
+#ifndef LCM_MANIFEST_H
+#define LCM_MANIFEST_H
+
+#include "ir.h"
+
+#define LCM_MANIFEST_VERSION 1
+
+/* Parses text into m (zeroed by the caller) and runs ir_model_check. */
+int ir_manifest_read(const char *text, ir_model *m, lcm_err *err);
+int ir_manifest_read_file(const char *path, ir_model *m, lcm_err *err);
+void ir_manifest_write(const ir_model *m, lcm_sb *out);
+
+#endif

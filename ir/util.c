@@ -1,0 +1,306 @@
+/* util.c - see util.h. */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int lcm_fail(lcm_err *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return code;
+}
+
+int lcm_fail_prefix(lcm_err *err, const char *fmt, ...)
+{
+    if (!err) return LCM_E_INTERNAL;
+    char prefix[1024], old[LCM_ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof old);
+    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    return err->code;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+static void out_of_memory(size_t n)
+{
+    fprintf(stderr, "lcm: out of host memory (allocating %zu bytes)\n", n);
+    exit(LCM_E_INTERNAL);
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) out_of_memory(n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) out_of_memory(n * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) out_of_memory(n);
+    return q;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *d = xmalloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+void grow_array(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 8;
+    while (c < need) c *= 2;
+    *arr = xrealloc(*arr, c * elem);
+    memset((char *)*arr + *cap * elem, 0, (c - *cap) * elem);
+    *cap = c;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    lcm_sb b;
+    sb_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return sb_take(&b);
+}
+
+/* ---- string builder ----------------------------------------------------- */
+void sb_init(lcm_sb *b) { b->s = NULL, b->len = b->cap = 0; }
+void sb_free(lcm_sb *b) { free(b->s), sb_init(b); }
+
+static void sb_reserve(lcm_sb *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap) return;
+    size_t c = b->cap ? b->cap : 64;
+    while (c < b->len + extra + 1) c *= 2;
+    b->s = xrealloc(b->s, c);
+    b->cap = c;
+}
+
+void sb_putn(lcm_sb *b, const char *s, size_t n)
+{
+    sb_reserve(b, n);
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void sb_putc(lcm_sb *b, char c) { sb_putn(b, &c, 1); }
+void sb_puts(lcm_sb *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+void sb_vprintf(lcm_sb *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) return;
+    sb_reserve(b, (size_t)n);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void sb_printf(lcm_sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void sb_double(lcm_sb *b, double x)
+{
+    if (isnan(x)) sb_puts(b, "nan");
+    else if (isinf(x)) sb_puts(b, x > 0 ? "inf" : "-inf");
+    else sb_printf(b, "%.17g", x);
+}
+
+char *sb_take(lcm_sb *b)
+{
+    char *s = b->s ? b->s : xstrdup("");
+    sb_init(b);
+    return s;
+}
+
+/* ---- files -------------------------------------------------------------- */
+char *read_file(const char *path, size_t *len, lcm_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    lcm_sb b;
+    sb_init(&b);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&b, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        sb_free(&b);
+        lcm_fail(err, LCM_E_IO, "cannot read '%s'", path);
+        return NULL;
+    }
+    if (len) *len = b.len;
+    return sb_take(&b);
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err)
+{
+    char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(e));
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(e));
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 && errno != EINVAL) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(e));
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(e));
+    }
+    free(tmp);
+    return 0;
+}
+
+int write_file_if_changed(const char *path, const void *data, size_t len,
+                          int *changed, lcm_err *err)
+{
+    size_t old_len;
+    char *old = file_exists(path) ? read_file(path, &old_len, NULL) : NULL;
+    int same = old && old_len == len && memcmp(old, data, len) == 0;
+    free(old);
+    if (changed) *changed = !same;
+    return same ? 0 : write_file_atomic(path, data, len, err);
+}
+
+int make_dirs(const char *path, lcm_err *err)
+{
+    char *p = xstrdup(path);
+    for (char *s = p + 1; *s; ++s) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            int e = errno;
+            int rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': %s", p, strerror(e));
+            free(p);
+            return rc;
+        }
+        *s = '/';
+    }
+    int rc = 0;
+    if (mkdir(p, 0755) != 0 && errno != EEXIST)
+        rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
+    else if (!is_directory(p))
+        rc = lcm_fail(err, LCM_E_IO, "'%s' exists and is not a directory", p);
+    free(p);
+    return rc;
+}
+
+int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int is_directory(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *path_dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return xstrdup(".");
+    if (slash == path) return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
+}
+
+char *path_stem(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
+}
+
+char *path_join(const char *a, const char *b)
+{
+    if (b[0] == '/' || !a[0]) return xstrdup(b);
+    size_t n = strlen(a);
+    return xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
+}
+
+/* ---- misc --------------------------------------------------------------- */
+int is_identifier(const char *s)
+{
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+    for (++s; *s; ++s)
+        if (!(isalnum((unsigned char)*s) || *s == '_')) return 0;
+    return 1;
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,96 @@
+/* util.h - errors, growable strings and small helpers shared by every layer.
+ *
+ * Error convention: a function that can fail returns 0 on success and a
+ * non-zero lcm_status on failure, after filling the caller's lcm_err with one
+ * human-readable message.  The status doubles as the process exit code of the
+ * command-line tools, so each class of failure exits differently.
+ */
+#ifndef LCM_UTIL_H
+#define LCM_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum lcm_status {
+    LCM_OK = 0,
+    LCM_E_USAGE = 2,    /* command line */
+    LCM_E_MODEL = 3,    /* the model file: Lua errors, DSL misuse, bad grids */
+    LCM_E_PARAMS = 4,   /* parameter files and --set overrides */
+    LCM_E_IO = 5,       /* reading or writing files */
+    LCM_E_COMPILE = 6,  /* compiling generated code */
+    LCM_E_NUMERIC = 7,  /* the solve found NaN, bad probabilities, ... */
+    LCM_E_INPUT = 8,    /* initial conditions and other data inputs */
+    LCM_E_DEVICE = 9,   /* GPU / device failures */
+    LCM_E_INTERNAL = 70 /* a bug in lcmgen */
+} lcm_status;
+
+#define LCM_ERR_MSG_MAX 4096
+
+typedef struct lcm_err {
+    int code;
+    char msg[LCM_ERR_MSG_MAX];
+} lcm_err;
+
+/* Sets err (if non-NULL) and returns code, so callers can `return lcm_fail(...)`. */
+int lcm_fail(lcm_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Prefixes an existing message: "<prefix>: <old message>". */
+int lcm_fail_prefix(lcm_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- growable string ---------------------------------------------------- */
+typedef struct lcm_sb {
+    char *s;
+    size_t len, cap;
+} lcm_sb;
+
+void sb_init(lcm_sb *b);
+void sb_free(lcm_sb *b);
+void sb_putc(lcm_sb *b, char c);
+void sb_puts(lcm_sb *b, const char *s);
+void sb_putn(lcm_sb *b, const char *s, size_t n);
+void sb_printf(lcm_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(lcm_sb *b, const char *fmt, va_list ap);
+/* Appends a double so that strtod() gives back exactly the same bits. */
+void sb_double(lcm_sb *b, double x);
+/* Detaches the buffer (NUL-terminated, caller frees). */
+char *sb_take(lcm_sb *b);
+
+/* ---- memory ------------------------------------------------------------- */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Grows *arr (of element size elem) so that index `need - 1` is valid. */
+void grow_array(void **arr, size_t *cap, size_t need, size_t elem);
+#define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* ---- files -------------------------------------------------------------- */
+/* Reads a whole file; returns NULL and fills err on failure. */
+char *read_file(const char *path, size_t *len, lcm_err *err);
+/* Writes atomically: temp file in the same directory, fsync, rename. */
+int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err);
+/* Like write_file_atomic, but leaves an identical existing file untouched
+ * (its mtime too), so build systems do not rebuild.  *changed reports it. */
+int write_file_if_changed(const char *path, const void *data, size_t len,
+                          int *changed, lcm_err *err);
+/* mkdir -p. */
+int make_dirs(const char *path, lcm_err *err);
+int file_exists(const char *path);
+int is_directory(const char *path);
+/* Directory part of a path ("." if none); caller frees. */
+char *path_dirname(const char *path);
+/* "a/b/model.lua" -> "model" ; caller frees. */
+char *path_stem(const char *path);
+char *path_join(const char *a, const char *b);
+
+/* ---- misc --------------------------------------------------------------- */
+int is_identifier(const char *s);
+double now_seconds(void);
+/* printf-style into a fresh heap string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,258 @@
+/* backend_cpu.c - generated C compiled by the host compiler into a shared
+ * object, cached on disk, loaded with dlopen, run with OpenMP threads. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "log.h"
+#include "proc.h"
+#include "sha256.h"
+
+typedef void (*kernel_fn)(const lcm_kernel_args *, lcm_index, lcm_index);
+
+typedef struct cpu_backend {
+    lcm_backend base;
+    void *dl;
+    int memfd;
+    int nkernels;
+    kernel_fn *kernels;
+    int threads;
+} cpu_backend;
+
+static const char *compiler(void)
+{
+    const char *cc = getenv("LCM_CC");
+    if (!cc || !*cc) cc = getenv("CC");
+    return cc && *cc ? cc : "cc";
+}
+
+static const char *const CFLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp", NULL};
+
+/* What makes compiled code differ besides its source: the compiler's
+ * version and target, the flags, and (because of -march=native) the CPU. */
+static int compiler_identity(const char *cc, lcm_sb *id, lcm_err *err)
+{
+    char *argv[] = {(char *)cc, "--version", NULL};
+    char *out;
+    int st = lcm_run_capture(argv, &out);
+    if (st != 0) {
+        int rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s' does not run (%s); install gcc or set LCM_CC",
+                          cc, out);
+        free(out);
+        return rc;
+    }
+    char *nl = strchr(out, '\n');
+    if (nl) *nl = 0;
+    sb_printf(id, "cc=%s\nversion=%s\n", cc, out);
+    free(out);
+    char *argv2[] = {(char *)cc, "-dumpmachine", NULL};
+    if (lcm_run_capture(argv2, &out) == 0) sb_printf(id, "target=%s", out);
+    free(out);
+    for (const char *const *f = CFLAGS; *f; ++f) sb_printf(id, "flag=%s\n", *f);
+    char *cpuinfo = read_file("/proc/cpuinfo", NULL, NULL);
+    if (cpuinfo) {
+        /* the first processor's model and feature flags */
+        const char *keys[] = {"model name", "flags"};
+        for (int k = 0; k < 2; ++k) {
+            char *p = strstr(cpuinfo, keys[k]);
+            if (!p) continue;
+            char *e = strchr(p, '\n');
+            if (e) sb_putn(id, p, (size_t)(e - p)), sb_putc(id, '\n');
+        }
+        free(cpuinfo);
+    }
+    return 0;
+}
+
+static void cleanup_dir(const char *dir)
+{
+    char *a = path_join(dir, "kernels.c"), *b = path_join(dir, "kernels.so");
+    unlink(a), unlink(b), rmdir(dir);
+    free(a), free(b);
+}
+
+/* Compiles source into a shared object; returns its bytes. */
+static int compile(const char *cc, const char *source, int precision, void **so, size_t *len, lcm_err *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/lcm-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        int rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary directory in %s: %s",
+                          tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        free(dir);
+        return rc;
+    }
+    char *src = path_join(dir, "kernels.c"), *obj = path_join(dir, "kernels.so");
+    char define[32];
+    snprintf(define, sizeof define, "-DLCM_PRECISION=%d", precision);
+    int rc = write_file_atomic(src, source, strlen(source), err);
+    if (!rc) {
+        char *argv[16];
+        int n = 0;
+        argv[n++] = (char *)cc;
+        for (const char *const *f = CFLAGS; *f; ++f) argv[n++] = (char *)*f;
+        argv[n++] = define, argv[n++] = "-o", argv[n++] = obj, argv[n++] = src, argv[n++] = "-lm";
+        argv[n] = NULL;
+        char *out;
+        int st = lcm_run_capture(argv, &out);
+        if (st != 0) {
+            /* keep the source for inspection; show the start of the diagnostics */
+            if (strlen(out) > 3000) strcpy(out + 3000, "\n...");
+            rc = lcm_fail(err, LCM_E_COMPILE, "compiling the generated solver with '%s' failed (status %d); "
+                          "the source is kept at %s:\n%s", cc, st, src, out);
+            free(out), free(src), free(obj), free(dir);
+            return rc;
+        }
+        free(out);
+        *so = read_file(obj, len, err);
+        if (!*so) rc = err->code;
+    }
+    cleanup_dir(dir);
+    free(src), free(obj), free(dir);
+    return rc;
+}
+
+/* dlopen from memory: the shared object never needs a path of its own. */
+static int load(cpu_backend *b, const void *so, size_t len, lcm_err *err)
+{
+    b->memfd = memfd_create("lcm-solver", MFD_CLOEXEC);
+    if (b->memfd < 0) return lcm_fail(err, LCM_E_IO, "memfd_create: %s", strerror(errno));
+    const char *p = so;
+    size_t left = len;
+    while (left) {
+        ssize_t w = write(b->memfd, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return lcm_fail(err, LCM_E_IO, "writing the solver to memory: %s", strerror(errno));
+        }
+        p += w, left -= (size_t)w;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", b->memfd);
+    b->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!b->dl) return lcm_fail(err, LCM_E_COMPILE, "cannot load the compiled solver: %s", dlerror());
+    return 0;
+}
+
+static int cpu_run(lcm_backend *base, int kernel, lcm_kernel_args *args, lcm_index n, lcm_err *err)
+{
+    cpu_backend *b = (cpu_backend *)base;
+    if (kernel < 0 || kernel >= b->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", kernel);
+    kernel_fn fn = b->kernels[kernel];
+    int threads = b->threads > 0 ? b->threads : omp_get_max_threads();
+    lcm_index chunk = n / ((lcm_index)threads * 16);
+    if (chunk < 1) chunk = 1;
+    lcm_index nchunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (lcm_index c = 0; c < nchunks; ++c) {
+        lcm_index lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
+        fn(args, lo, hi);
+    }
+    return 0;
+}
+
+static void cpu_destroy(lcm_backend *base)
+{
+    cpu_backend *b = (cpu_backend *)base;
+    if (b->dl) dlclose(b->dl);
+    if (b->memfd >= 0) close(b->memfd);
+    free(b->kernels);
+    free(base->cache_entry);
+    free(b);
+}
+
+int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lcm_cache *cache,
+                        int threads, lcm_backend **out, lcm_err *err)
+{
+    cpu_backend *b = xcalloc(1, sizeof *b);
+    b->memfd = -1;
+    b->threads = threads;
+    b->base.name = "cpu";
+    b->base.precision = precision;
+    b->base.run = cpu_run;
+    b->base.destroy = cpu_destroy;
+    lcm_host_memory_ops(&b->base);
+
+    const char *cc = compiler();
+    lcm_sb id;
+    sb_init(&id);
+    int rc = compiler_identity(cc, &id, err);
+    if (rc) {
+        sb_free(&id);
+        cpu_destroy(&b->base);
+        return rc;
+    }
+    lcm_sha256 h;
+    sha256_init(&h);
+    char head[64];
+    snprintf(head, sizeof head, "lcm-cpu abi=%d precision=%d\n", LCM_ABI_VERSION, precision);
+    sha256_update(&h, head, strlen(head));
+    sha256_update(&h, id.s, id.len);
+    sha256_update(&h, source, strlen(source));
+    char key[65];
+    sha256_hex_final(&h, key);
+    sb_free(&id);
+
+    void *so = NULL;
+    size_t len = 0;
+    b->base.cache_entry = lcm_cache_entry_path(cache, "cpu", key);
+    if (!lcm_cache_get(cache, "cpu", key, &so, &len)) {
+        double t0 = now_seconds();
+        rc = compile(cc, source, precision, &so, &len, err);
+        if (rc) {
+            cpu_destroy(&b->base);
+            return rc;
+        }
+        b->base.compiled = 1;
+        b->base.compile_seconds = now_seconds() - t0;
+        lcm_cache_put(cache, "cpu", key, so, len);
+    }
+    rc = load(b, so, len, err);
+    free(so);
+    if (!rc) {
+        b->nkernels = m->nkernels;
+        b->kernels = xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);
+        for (int k = 0; k < m->nkernels && !rc; ++k) {
+            *(void **)&b->kernels[k] = dlsym(b->dl, m->kernels[k].symbol);
+            if (!b->kernels[k])
+                rc = lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no kernel '%s'; regenerate the model",
+                              m->kernels[k].symbol);
+        }
+    }
+    if (rc) {
+        cpu_destroy(&b->base);
+        return rc;
+    }
+    *out = &b->base;
+    return 0;
+}
+
+/* ---- host memory ---------------------------------------------------------- */
+static void *host_alloc(lcm_backend *b, size_t bytes, lcm_err *err)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) lcm_fail(err, LCM_E_NUMERIC, "out of host memory allocating %zu bytes", bytes);
+    return p;
+}
+static void host_release(lcm_backend *b, void *p) { free(p); }
+static int host_copy(lcm_backend *b, void *dst, const void *src, size_t bytes, lcm_err *err)
+{
+    if (dst != src) memcpy(dst, src, bytes);
+    return 0;
+}
+
+void lcm_host_memory_ops(lcm_backend *b)
+{
+    b->host_memory = 1;
+    b->alloc = host_alloc;
+    b->release = host_release;
+    b->upload = host_copy;
+    b->download = host_copy;
+}

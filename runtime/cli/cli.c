@@ -1,0 +1,114 @@
+/* cli.c - argument helpers and model input shared by the subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lcmgen.h"
+
+int cli_die(const char *cmd, const lcm_err *err)
+{
+    fprintf(stderr, "lcm %s: error: %s\n", cmd, err->msg);
+    return err->code ? err->code : 1;
+}
+
+int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err)
+{
+    const char *arg = a->argv[a->i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n)) return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n]) return 0;
+    if (a->i + 1 >= a->argc) {
+        lcm_fail(err, LCM_E_USAGE, "%s needs a value", name);
+        return -1;
+    }
+    *value = a->argv[++a->i];
+    return 1;
+}
+
+int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
+{
+    const char *arg = a->argv[a->i], *def = NULL;
+    *matched = 0;
+    if (!strcmp(arg, "-D")) {
+        if (a->i + 1 >= a->argc) return lcm_fail(err, LCM_E_USAGE, "-D needs name=value");
+        def = a->argv[++a->i];
+    } else if (!strncmp(arg, "-D", 2)) {
+        def = arg + 2;
+    } else {
+        return 0;
+    }
+    *matched = 1;
+    o->defines = xrealloc(o->defines, (size_t)(o->ndefines + 1) * sizeof *o->defines);
+    int rc = lcmgen_parse_define(def, &o->defines[o->ndefines], err);
+    if (rc) return rc;
+    for (int i = 0; i < o->ndefines; ++i)
+        if (!strcmp(o->defines[i].name, o->defines[o->ndefines].name))
+            return lcm_fail(err, LCM_E_USAGE, "option '%s' is given twice with -D", o->defines[i].name);
+    o->ndefines++;
+    return 0;
+}
+
+int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number from %d to %d, got '%s'", opt, lo, hi, s);
+    *out = (int)v;
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err)
+{
+    if (!o->model) return lcm_fail(err, LCM_E_USAGE, "no model given (MODEL.lua or a directory made by lcmgen)");
+    if (is_directory(o->model)) {
+        if (o->ndefines)
+            return lcm_fail(err, LCM_E_USAGE, "-D %s: options apply when the model is a .lua file; '%s' was "
+                            "generated already (run lcmgen with -D instead)", o->defines[0].name, o->model);
+        return lcm_model_open_dir(o->model, out, err);
+    }
+    if (!ends_with(o->model, ".lua")) {
+        if (!file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model '%s' does not exist", o->model);
+        return lcm_fail(err, LCM_E_USAGE, "model '%s' is neither a .lua file nor a directory made by lcmgen", o->model);
+    }
+    if (!file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", o->model);
+    lcmgen_output gen;
+    int rc = lcmgen_generate(o->model, o->defines, o->ndefines, &gen, err);
+    if (rc) return rc;
+    rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
+    lcmgen_output_free(&gen);
+    return rc;
+}
+
+void cli_model_opts_free(cli_model_opts *o)
+{
+    for (int i = 0; i < o->ndefines; ++i) free(o->defines[i].name), free(o->defines[i].value);
+    free(o->defines);
+    o->defines = NULL, o->ndefines = 0;
+}
+
+int cli_check_writable(const char *path, lcm_err *err)
+{
+    if (is_directory(path)) return lcm_fail(err, LCM_E_IO, "output '%s' is a directory", path);
+    char *dir = path_dirname(path);
+    int rc = 0;
+    if (!is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
+    else if (access(dir, W_OK) != 0) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' is not writable", path, dir);
+    free(dir);
+    return rc;
+}

@@ -1,0 +1,103 @@
+/* cmd_solve.c - `lcm solve`: backward induction to HDF5 and/or CSV. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "params_lua.h"
+
+static const char usage[] =
+    "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--set name=value]...\n"
+    "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--threads N]\n"
+    "                 [--log-level off|warning|progress|debug] [--out SOLUTION.h5] [--csv V.csv]\n"
+    "\n"
+    "Solves the model by backward induction and writes V of every regime and period:\n"
+    "  --out     HDF5, one dataset /V/period_<t>/<regime> with grid points as attributes\n"
+    "  --csv     long form: period,age,regime,<states...>,V\n"
+    "  --params  a Lua file returning the parameters (see lcm params-template)\n"
+    "  --set     overrides one parameter: --set discount_factor=0.95 --set alive.wage={1,2}\n";
+
+int cmd_solve(int argc, char **argv)
+{
+    cli_args a = {.argc = argc, .argv = argv, .i = 0, .cmd = "solve"};
+    cli_model_opts mo = {0};
+    const char *params_path = NULL, *out = NULL, *csv = NULL, *v;
+    const char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
+    int nsets = 0;
+    lcm_solver_options so = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    lcm_err err = {0};
+    int rc = 0, r;
+    for (a.i = 1; a.i < argc && !rc; ++a.i) {
+        const char *arg = argv[a.i];
+        int matched;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            fputs(usage, stdout);
+            free(sets);
+            return 0;
+        }
+        if ((rc = cli_define(&a, &mo, &matched, &err)) || matched) continue;
+        if ((r = cli_value(&a, "--params", &params_path, &err))) rc = r < 0 ? err.code : 0;
+        else if ((r = cli_value(&a, "--out", &out, &err))) rc = r < 0 ? err.code : 0;
+        else if ((r = cli_value(&a, "--csv", &csv, &err))) rc = r < 0 ? err.code : 0;
+        else if ((r = cli_value(&a, "--set", &v, &err))) rc = r < 0 ? err.code : (sets[nsets++] = v, 0);
+        else if ((r = cli_value(&a, "--precision", &v, &err))) {
+            rc = r < 0 ? err.code : cli_int("--precision", v, 32, 64, &so.precision, &err);
+            if (!rc && so.precision != 32 && so.precision != 64)
+                rc = lcm_fail(&err, LCM_E_USAGE, "--precision must be 64 or 32, got '%s'", v);
+        } else if ((r = cli_value(&a, "--backend", &v, &err))) {
+            int b = r < 0 ? -1 : lcm_backend_by_name(v);
+            if (r < 0) rc = err.code;
+            else if (b < 0) rc = lcm_fail(&err, LCM_E_USAGE, "--backend must be auto, cpu, cuda or interp, got '%s'", v);
+            else so.backend = b == LCM_BACKEND_AUTO ? LCM_BACKEND_CPU : (lcm_backend_kind)b;
+        } else if ((r = cli_value(&a, "--threads", &v, &err))) {
+            rc = r < 0 ? err.code : cli_int("--threads", v, 0, 4096, &so.threads, &err);
+        } else if ((r = cli_value(&a, "--log-level", &v, &err))) {
+            int l = r < 0 ? -1 : lcm_log_level_by_name(v);
+            if (r < 0) rc = err.code;
+            else if (l < 0) rc = lcm_fail(&err, LCM_E_USAGE, "--log-level must be off, warning, progress or debug, got '%s'", v);
+            else lcm_set_log_level((lcm_log_level)l);
+        } else if (arg[0] == '-') {
+            rc = lcm_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm solve --help)", arg);
+        } else if (mo.model) {
+            rc = lcm_fail(&err, LCM_E_USAGE, "more than one model given ('%s' and '%s')", mo.model, arg);
+        } else {
+            mo.model = arg;
+        }
+    }
+    if (!rc && !mo.model) rc = lcm_fail(&err, LCM_E_USAGE, "no model given\n%s", usage);
+    if (!rc && !out && !csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out SOLUTION.h5 and/or --csv V.csv");
+    if (!rc && out && csv && !strcmp(out, csv)) rc = lcm_fail(&err, LCM_E_USAGE, "--out and --csv name the same file");
+    if (!rc && out) rc = cli_check_writable(out, &err);
+    if (!rc && csv) rc = cli_check_writable(csv, &err);
+
+    lcm_pvalue *params = NULL;
+    if (!rc && params_path) rc = lcm_params_read_lua(params_path, &params, &err);
+    if (!rc && !params) params = lcm_pv_table();
+    for (int i = 0; i < nsets && !rc; ++i) rc = lcm_params_apply_set(params, sets[i], &err);
+
+    lcm_model *model = NULL;
+    lcm_solver *solver = NULL;
+    lcm_solution *sol = NULL;
+    if (!rc) rc = cli_open_model(&mo, &model, &err);
+    if (!rc) {
+        /* check the parameters before compiling anything */
+        double *buf = xcalloc(lcm_model_ir(model)->params_size + 1, sizeof *buf);
+        rc = lcm_params_resolve(lcm_model_ir(model), params, buf, &err);
+        if (!rc) rc = lcm_solver_new(model, &so, &solver, &err);
+        if (!rc) rc = lcm_solve_resolved(solver, buf, &sol, &err);
+        free(buf);
+    }
+    if (!rc && out) rc = lcm_solution_write_h5(sol, out, &err);
+    if (!rc && csv) {
+        rc = lcm_solution_write_csv(sol, csv, &err);
+        if (rc && out) unlink(out); /* all outputs or none */
+    }
+    lcm_solution_free(sol);
+    lcm_solver_free(solver);
+    lcm_model_free(model);
+    lcm_pv_free(params);
+    cli_model_opts_free(&mo);
+    free(sets);
+    return rc ? cli_die("solve", &err) : 0;
+}

@@ -1,0 +1,31 @@
+/* lcm_main.c - the `lcm` command: solve, simulate and inspect models. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: lcm <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  solve             backward induction: V of every regime and period\n"
+    "  params-template   print a params file to fill in\n"
+    "\n"
+    "MODEL is a .lua model file (generated on the fly) or a directory written by\n"
+    "lcmgen.  'lcm <command> --help' describes a command.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? LCM_E_USAGE : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        puts("lcm " LCM_VERSION);
+        return 0;
+    }
+    if (!strcmp(argv[1], "solve")) return cmd_solve(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "params-template")) return cmd_params_template(argc - 1, argv + 1);
+    fprintf(stderr, "lcm: error: unknown command '%s'\n%s", argv[1], usage);
+    return LCM_E_USAGE;
+}

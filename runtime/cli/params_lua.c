@@ -1,0 +1,134 @@
+/* params_lua.c - Lua values to parameter trees (see params_lua.h). */
+#include "params_lua.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdlib.h>
+#include <string.h>
+
+static lua_State *new_state(void)
+{
+    lua_State *L = luaL_newstate();
+    if (!L) return NULL;
+    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base}, {LUA_MATHLIBNAME, luaopen_math},
+                                    {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
+                                    {NULL, NULL}};
+    for (const luaL_Reg *l = libs; l->func; ++l) {
+        luaL_requiref(L, l->name, l->func, 1);
+        lua_pop(L, 1);
+    }
+    return L;
+}
+
+static int cmp_keys(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Converts the value at the top of the stack; `where` names it in errors. */
+static int convert(lua_State *L, const char *where, lcm_pvalue **out, lcm_err *err)
+{
+    int t = lua_type(L, -1);
+    if (t == LUA_TNUMBER) {
+        *out = lcm_pv_num(lua_tonumber(L, -1));
+        return 0;
+    }
+    if (t != LUA_TTABLE)
+        return lcm_fail(err, LCM_E_PARAMS, "%s must be a number or a table, not a %s", where, lua_typename(L, t));
+    lua_Integer len = luaL_len(L, -1);
+    int nstr = 0, nother = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        if (lua_type(L, -2) == LUA_TSTRING) nstr++;
+        else if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > len) nother++;
+        lua_pop(L, 1);
+    }
+    if (nother || (nstr && len))
+        return lcm_fail(err, LCM_E_PARAMS, "%s mixes a list with named entries", where);
+    int rc = 0;
+    if (!nstr) {
+        lcm_pvalue *list = lcm_pv_list();
+        for (lua_Integer i = 1; i <= len && !rc; ++i) {
+            lua_geti(L, -1, i);
+            char *w = xasprintf("%s[%lld]", where, (long long)i);
+            lcm_pvalue *item = NULL;
+            rc = convert(L, w, &item, err);
+            free(w);
+            lua_pop(L, 1);
+            if (!rc) lcm_pv_append(list, item);
+        }
+        if (rc) lcm_pv_free(list);
+        else *out = list;
+        return rc;
+    }
+    char **keys = xcalloc((size_t)nstr, sizeof *keys);
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        keys[n++] = xstrdup(lua_tostring(L, -2));
+        lua_pop(L, 1);
+    }
+    qsort(keys, (size_t)n, sizeof *keys, cmp_keys);
+    lcm_pvalue *table = lcm_pv_table();
+    for (int i = 0; i < n && !rc; ++i) {
+        lua_getfield(L, -1, keys[i]);
+        char *w = *where ? xasprintf("%s.%s", where, keys[i]) : xasprintf("'%s'", keys[i]);
+        lcm_pvalue *item = NULL;
+        rc = convert(L, w, &item, err);
+        free(w);
+        lua_pop(L, 1);
+        if (!rc) lcm_pv_put(table, keys[i], item);
+    }
+    for (int i = 0; i < n; ++i) free(keys[i]);
+    free(keys);
+    if (rc) lcm_pv_free(table);
+    else *out = table;
+    return rc;
+}
+
+int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
+{
+    lua_State *L = new_state();
+    if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
+    int rc = 0;
+    if (luaL_loadfilex(L, path, "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        rc = lcm_fail(err, LCM_E_PARAMS, "%s", lua_tostring(L, -1));
+    } else if (lua_type(L, -1) != LUA_TTABLE) {
+        rc = lcm_fail(err, LCM_E_PARAMS, "%s: a params file must return a table, it returned %s", path,
+                      luaL_typename(L, -1));
+    } else {
+        rc = convert(L, "", out, err);
+        if (rc) lcm_fail_prefix(err, "%s", path);
+        else if ((*out)->kind != LCM_PV_TABLE && (*out)->n > 0) {
+            lcm_pv_free(*out);
+            rc = lcm_fail(err, LCM_E_PARAMS, "%s: a params file must return a table of names, not a list", path);
+        } else if ((*out)->kind == LCM_PV_LIST) {
+            lcm_pv_free(*out);
+            *out = lcm_pv_table();
+        }
+    }
+    lua_close(L);
+    return rc;
+}
+
+int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment)
+        return lcm_fail(err, LCM_E_USAGE, "--set expects name=value (e.g. --set working.wage=20), got '%s'", assignment);
+    char *path = xstrndup(assignment, (size_t)(eq - assignment));
+    lua_State *L = new_state();
+    char *chunk = xasprintf("return %s", eq + 1);
+    int rc = 0;
+    if (luaL_loadbufferx(L, chunk, strlen(chunk), "=--set", "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        rc = lcm_fail(err, LCM_E_PARAMS, "--set %s: '%s' is not a value (%s)", path, eq + 1, lua_tostring(L, -1));
+    } else {
+        lcm_pvalue *v = NULL;
+        char *where = xasprintf("--set %s", path);
+        rc = convert(L, where, &v, err);
+        free(where);
+        if (!rc) rc = lcm_pv_set_path(root, path, v, err);
+        if (rc) lcm_fail_prefix(err, "--set");
+    }
+    lua_close(L);
+    free(chunk), free(path);
+    return rc;
+}

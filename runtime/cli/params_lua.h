@@ -1,0 +1,12 @@
+/* params_lua.h - parameter files are Lua: a file returning a table. */
+#ifndef LCM_PARAMS_LUA_H
+#define LCM_PARAMS_LUA_H
+
+#include "params.h"
+
+/* Reads a params file into a value tree. */
+int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err);
+/* Applies "--set a.b.c=value"; value is a Lua expression (20, 0.98, {1, 2}). */
+int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err);
+
+#endif

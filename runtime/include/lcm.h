@@ -1,0 +1,87 @@
+/* lcm.h - liblcm, the C API of the lcm runtime.
+ *
+ * The `lcm` command is a thin client of this API; an estimation loop in C
+ * uses it the same way: open a generated model once, create a solver once
+ * (that compiles or loads the kernels), then solve again and again with new
+ * parameters, which recompiles nothing.
+ *
+ *   lcm_model *model;   lcm_model_open_dir("build/model", &model, &err);
+ *   lcm_solver *solver; lcm_solver_new(model, NULL, &solver, &err);
+ *   lcm_pvalue *params = lcm_pv_table();
+ *   lcm_pv_set_path(params, "discount_factor", lcm_pv_num(0.98), &err); ...
+ *   lcm_solution *sol;  lcm_solve(solver, params, &sol, &err);
+ *   double v = lcm_solution_value(sol, period, regime, state_index);
+ *
+ * Every function that can fail returns 0 or an lcm_status and fills err.
+ */
+#ifndef LCM_H
+#define LCM_H
+
+#include "ir.h"
+#include "kernel_abi.h"
+#include "log.h"
+#include "params.h"
+
+typedef struct lcm_model lcm_model;
+typedef struct lcm_solver lcm_solver;
+typedef struct lcm_solution lcm_solution;
+
+/* ---- models ------------------------------------------------------------- */
+/* A directory written by lcmgen (manifest.lcm + kernels.c). */
+int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err);
+/* A model generated in memory (what `lcm` does with a .lua file). */
+int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err);
+const ir_model *lcm_model_ir(const lcm_model *m);
+const char *lcm_model_source(const lcm_model *m);
+void lcm_model_free(lcm_model *m);
+
+/* ---- solvers ------------------------------------------------------------ */
+typedef enum lcm_backend_kind {
+    LCM_BACKEND_AUTO = 0, /* cuda when a device is present, else cpu */
+    LCM_BACKEND_CPU,
+    LCM_BACKEND_CUDA,
+    LCM_BACKEND_INTERP    /* the IR interpreter: slow reference */
+} lcm_backend_kind;
+
+typedef struct lcm_solver_options {
+    lcm_backend_kind backend;
+    int precision;          /* 64 (default) or 32 */
+    int threads;            /* cpu backend; 0 = all cores */
+    const char *cache_dir;  /* NULL = $LCM_CACHE_DIR or ~/.cache/lcm */
+} lcm_solver_options;
+
+/* Parses "auto|cpu|cuda|interp"; -1 if unknown. */
+int lcm_backend_by_name(const char *name);
+
+/* Compiles the model's kernels for a backend (or loads them from the cache). */
+int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err);
+const char *lcm_solver_backend(const lcm_solver *s);
+int lcm_solver_precision(const lcm_solver *s);
+/* 1 when creating the solver compiled the kernels, 0 when they came from the cache. */
+int lcm_solver_compiled(const lcm_solver *s);
+double lcm_solver_compile_seconds(const lcm_solver *s);
+void lcm_solver_free(lcm_solver *s);
+
+/* Backward induction over all periods. */
+int lcm_solve(lcm_solver *s, const lcm_pvalue *params, lcm_solution **out, lcm_err *err);
+/* The same with an already resolved parameter buffer (lcm_params_resolve). */
+int lcm_solve_resolved(lcm_solver *s, const double *params, lcm_solution **out, lcm_err *err);
+
+/* ---- solutions ------------------------------------------------------------ */
+/* V of a regime at a period, or NULL when the regime is inactive then.
+ * Elements are float64 or float32 (lcm_solution_precision); *n = states. */
+const void *lcm_solution_V(const lcm_solution *s, int period, int regime, lcm_index *n);
+double lcm_solution_value(const lcm_solution *s, int period, int regime, lcm_index state);
+int lcm_solution_precision(const lcm_solution *s);
+double lcm_solution_seconds(const lcm_solution *s);
+const ir_model *lcm_solution_model(const lcm_solution *s);
+/* HDF5: /V/period_<t>/<regime>, with grid points, labels and names as attributes. */
+int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err);
+/* Long-form CSV: period,age,regime,<states...>,V */
+int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err);
+void lcm_solution_free(lcm_solution *s);
+
+/* "wealth=12.5, health=bad" for a flat state index of a regime. */
+void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, lcm_sb *out);
+
+#endif

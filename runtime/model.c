@@ -1,0 +1,85 @@
+/* model.c - a generated model: its IR (from the manifest) and kernel source. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "lcm.h"
+#include "manifest.h"
+#include "sha256.h"
+#include "solver_internal.h"
+
+int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err)
+{
+    lcm_model *m = xcalloc(1, sizeof *m);
+    int rc = ir_manifest_read(manifest, &m->ir, err);
+    if (!rc && (!m->ir.nkernels || !m->ir.period_kernel || !m->ir.source_hash))
+        rc = lcm_fail(err, LCM_E_MODEL, "the manifest has no kernel table: it was not written by lcmgen");
+    if (!rc) {
+        char hash[65];
+        sha256_hex(source, strlen(source), hash);
+        if (strcmp(hash, m->ir.source_hash))
+            rc = lcm_fail(err, LCM_E_MODEL, "kernels.c does not match manifest.lcm (edited or from another "
+                          "lcmgen run); regenerate the model");
+    }
+    if (rc) {
+        lcm_model_free(m);
+        return rc;
+    }
+    m->source = xstrdup(source);
+    *out = m;
+    return 0;
+}
+
+int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err)
+{
+    char *mp = path_join(dir, "manifest.lcm"), *sp = path_join(dir, "kernels.c");
+    int rc = 0;
+    if (!is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "'%s' is not a directory made by lcmgen", dir);
+    else if (!file_exists(mp)) rc = lcm_fail(err, LCM_E_IO, "'%s' has no manifest.lcm: run lcmgen MODEL.lua -o %s", dir, dir);
+    char *manifest = rc ? NULL : read_file(mp, NULL, err);
+    char *source = manifest ? read_file(sp, NULL, err) : NULL;
+    if (!rc && (!manifest || !source)) rc = err->code;
+    if (!rc) {
+        rc = lcm_model_from_text(manifest, source, out, err);
+        if (rc) lcm_fail_prefix(err, "%s", dir);
+    }
+    free(manifest), free(source), free(mp), free(sp);
+    return rc;
+}
+
+const ir_model *lcm_model_ir(const lcm_model *m) { return &m->ir; }
+const char *lcm_model_source(const lcm_model *m) { return m->source; }
+
+void lcm_model_free(lcm_model *m)
+{
+    if (!m) return;
+    ir_model_free(&m->ir);
+    free(m->source);
+    free(m);
+}
+
+void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, lcm_sb *out)
+{
+    (void)m;
+    if (r->nstates == 0) {
+        sb_puts(out, "(no states)");
+        return;
+    }
+    int *code = xcalloc((size_t)r->nstates, sizeof *code);
+    for (int i = r->nstates - 1; i >= 0; --i) {
+        code[i] = (int)(s % r->states[i].grid.n);
+        s /= r->states[i].grid.n;
+    }
+    for (int i = 0; i < r->nstates; ++i) {
+        const ir_grid *g = &r->states[i].grid;
+        sb_printf(out, "%s%s=", i ? ", " : "", r->states[i].name);
+        if (grid_is_discrete(g)) sb_puts(out, g->labels[code[i]]);
+        else {
+            double *pts = xcalloc((size_t)g->n, sizeof *pts);
+            ir_grid_points(g, pts);
+            sb_printf(out, "%.10g", pts[code[i]]);
+            free(pts);
+        }
+    }
+    free(code);
+}

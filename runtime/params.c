@@ -1,0 +1,453 @@
+/* params.c - see params.h. */
+#include "params.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the value tree ----------------------------------------------------- */
+static lcm_pvalue *pv_new(lcm_pv_kind k)
+{
+    lcm_pvalue *v = xcalloc(1, sizeof *v);
+    v->kind = k;
+    return v;
+}
+
+lcm_pvalue *lcm_pv_num(double x)
+{
+    lcm_pvalue *v = pv_new(LCM_PV_NUM);
+    v->num = x;
+    return v;
+}
+lcm_pvalue *lcm_pv_list(void) { return pv_new(LCM_PV_LIST); }
+lcm_pvalue *lcm_pv_table(void) { return pv_new(LCM_PV_TABLE); }
+
+static void pv_push(lcm_pvalue *v, char *key, lcm_pvalue *item)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 8;
+        v->items = xrealloc(v->items, (size_t)v->cap * sizeof *v->items);
+        v->keys = xrealloc(v->keys, (size_t)v->cap * sizeof *v->keys);
+    }
+    v->keys[v->n] = key;
+    v->items[v->n++] = item;
+}
+
+void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item) { pv_push(list, NULL, item); }
+
+void lcm_pv_put(lcm_pvalue *t, const char *key, lcm_pvalue *item)
+{
+    for (int i = 0; i < t->n; ++i)
+        if (!strcmp(t->keys[i], key)) {
+            lcm_pv_free(t->items[i]);
+            t->items[i] = item;
+            return;
+        }
+    pv_push(t, xstrdup(key), item);
+}
+
+lcm_pvalue *lcm_pv_get(const lcm_pvalue *t, const char *key)
+{
+    if (!t || t->kind != LCM_PV_TABLE) return NULL;
+    for (int i = 0; i < t->n; ++i)
+        if (!strcmp(t->keys[i], key)) return t->items[i];
+    return NULL;
+}
+
+lcm_pvalue *lcm_pv_copy(const lcm_pvalue *v)
+{
+    lcm_pvalue *c = pv_new(v->kind);
+    c->num = v->num;
+    for (int i = 0; i < v->n; ++i) pv_push(c, v->keys[i] ? xstrdup(v->keys[i]) : NULL, lcm_pv_copy(v->items[i]));
+    return c;
+}
+
+void lcm_pv_free(lcm_pvalue *v)
+{
+    if (!v) return;
+    for (int i = 0; i < v->n; ++i) {
+        if (v->keys[i]) free(v->keys[i]);
+        lcm_pv_free(v->items[i]);
+    }
+    free(v->keys);
+    free(v->items);
+    free(v);
+}
+
+int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err)
+{
+    lcm_pvalue *t = root;
+    const char *p = path;
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        char *key = xstrndup(p, len);
+        if (!is_identifier(key)) {
+            int rc = lcm_fail(err, LCM_E_PARAMS, "'%s': '%s' is not a parameter, regime or function name", path, key);
+            free(key);
+            lcm_pv_free(item);
+            return rc;
+        }
+        if (!dot) {
+            lcm_pv_put(t, key, item);
+            free(key);
+            return 0;
+        }
+        lcm_pvalue *next = lcm_pv_get(t, key);
+        if (!next) {
+            next = lcm_pv_table();
+            lcm_pv_put(t, key, next);
+        } else if (next->kind != LCM_PV_TABLE) {
+            int rc = lcm_fail(err, LCM_E_PARAMS, "'%s': '%s' is a value, not a table", path, key);
+            free(key);
+            lcm_pv_free(item);
+            return rc;
+        }
+        free(key);
+        t = next;
+        p = dot + 1;
+    }
+}
+
+/* ---- resolution --------------------------------------------------------- */
+
+/* Does function f of regime r take parameters (i.e. is `r.f` a level)? */
+static int is_param_function(const ir_model *m, const char *regime, const char *f)
+{
+    for (int i = 0; i < m->nparams; ++i)
+        if (!strcmp(m->params[i].regime, regime) && !strcmp(m->params[i].func, f)) return 1;
+    return 0;
+}
+
+/* Labels of the variable indexing a dimension, or NULL (period, non-categorical). */
+static char **dim_labels(const ir_model *m, const char *regime, const char *dimname)
+{
+    const char *state = !strncmp(dimname, "next_", 5) ? dimname + 5 : dimname;
+    int r = ir_find_regime(m, regime);
+    const ir_regime *R = r >= 0 ? &m->regimes[r] : NULL;
+    if (R) {
+        int i = ir_find_state(R, dimname);
+        if (i >= 0 && grid_is_discrete(&R->states[i].grid)) return R->states[i].grid.labels;
+        i = ir_find_action(R, dimname);
+        if (i >= 0 && grid_is_discrete(&R->actions[i].grid)) return R->actions[i].grid.labels;
+    }
+    for (int g = 0; g < m->nregimes; ++g) {
+        int i = ir_find_state(&m->regimes[g], state);
+        if (i >= 0 && grid_is_discrete(&m->regimes[g].states[i].grid)) return m->regimes[g].states[i].grid.labels;
+    }
+    return NULL;
+}
+
+typedef struct path_set {
+    char **v;
+    int n, cap;
+} path_set;
+
+static void path_add(path_set *s, const char *p)
+{
+    for (int i = 0; i < s->n; ++i)
+        if (!strcmp(s->v[i], p)) return;
+    if (s->n == s->cap) s->cap = s->cap ? 2 * s->cap : 16, s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+    s->v[s->n++] = xstrdup(p);
+}
+
+static int path_has(const path_set *s, const char *p)
+{
+    for (int i = 0; i < s->n; ++i)
+        if (!strcmp(s->v[i], p)) return 1;
+    return 0;
+}
+
+static void path_free(path_set *s)
+{
+    for (int i = 0; i < s->n; ++i) free(s->v[i]);
+    free(s->v);
+}
+
+static void describe_shape(const ir_param *p, lcm_sb *b)
+{
+    if (p->ndims == 0) {
+        sb_puts(b, "a number");
+        return;
+    }
+    for (int d = 0; d < p->ndims; ++d) sb_printf(b, "%s%d", d ? " x " : "", p->dims[d]);
+    sb_puts(b, " values by ");
+    for (int d = 0; d < p->ndims; ++d) sb_printf(b, "%s%s", d ? ", " : "", p->dimnames[d]);
+}
+
+/* Flattens v into out[] following p's dimensions from dimension d. */
+static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, int d, double *out,
+                   size_t *pos, const char *where, lcm_err *err)
+{
+    if (d == p->ndims) {
+        if (v->kind != LCM_PV_NUM)
+            return lcm_fail(err, LCM_E_PARAMS, "parameter %s: expected a number, found a %s", where,
+                            v->kind == LCM_PV_LIST ? "list" : "table");
+        out[(*pos)++] = v->num;
+        return 0;
+    }
+    int n = p->dims[d];
+    if (v->kind == LCM_PV_NUM) {
+        lcm_sb b;
+        sb_init(&b);
+        describe_shape(p, &b);
+        int rc = lcm_fail(err, LCM_E_PARAMS, "parameter %s: expected an array (%s), found a number", where, b.s);
+        sb_free(&b);
+        return rc;
+    }
+    if (v->kind == LCM_PV_TABLE) {
+        char **labels = dim_labels(m, p->regime, p->dimnames[d]);
+        if (!labels)
+            return lcm_fail(err, LCM_E_PARAMS, "parameter %s: dimension %d (%s) is not categorical; give a list",
+                            where, d + 1, p->dimnames[d]);
+        for (int i = 0; i < v->n; ++i) {
+            int found = 0;
+            for (int j = 0; j < n; ++j) found |= !strcmp(v->keys[i], labels[j]);
+            if (!found)
+                return lcm_fail(err, LCM_E_PARAMS, "parameter %s: '%s' is not a category of %s", where, v->keys[i],
+                                p->dimnames[d]);
+        }
+        for (int j = 0; j < n; ++j) {
+            const lcm_pvalue *item = lcm_pv_get(v, labels[j]);
+            if (!item)
+                return lcm_fail(err, LCM_E_PARAMS, "parameter %s: no entry for '%s' (%s)", where, labels[j],
+                                p->dimnames[d]);
+            int rc = flatten(m, p, item, d + 1, out, pos, where, err);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    /* a flat list of every element, in row-major order, is accepted too */
+    if (d == 0 && p->ndims > 1 && (size_t)v->n == p->size) {
+        int flat = 1;
+        for (int i = 0; i < v->n; ++i) flat &= v->items[i]->kind == LCM_PV_NUM;
+        if (flat) {
+            for (int i = 0; i < v->n; ++i) out[(*pos)++] = v->items[i]->num;
+            return 0;
+        }
+    }
+    if (v->n != n)
+        return lcm_fail(err, LCM_E_PARAMS, "parameter %s: dimension %d (%s) has %d entries, the model needs %d",
+                        where, d + 1, p->dimnames[d], v->n, n);
+    for (int i = 0; i < n; ++i) {
+        int rc = flatten(m, p, v->items[i], d + 1, out, pos, where, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+typedef struct candidate {
+    const lcm_pvalue *v;
+    char *path;
+} candidate;
+
+static int find_candidates(const ir_model *m, const lcm_pvalue *root, const ir_param *p, candidate c[3])
+{
+    int n = 0;
+    const lcm_pvalue *rt = lcm_pv_get(root, p->regime);
+    if (rt && rt->kind == LCM_PV_TABLE) {
+        const lcm_pvalue *ft = lcm_pv_get(rt, p->func);
+        if (ft && ft->kind == LCM_PV_TABLE && is_param_function(m, p->regime, p->func)) {
+            const lcm_pvalue *v = lcm_pv_get(ft, p->name);
+            if (v) c[n].v = v, c[n++].path = xasprintf("%s.%s.%s", p->regime, p->func, p->name);
+        }
+        const lcm_pvalue *v = lcm_pv_get(rt, p->name);
+        if (v) c[n].v = v, c[n++].path = xasprintf("%s.%s", p->regime, p->name);
+    }
+    if (ir_find_regime(m, p->name) < 0) {
+        const lcm_pvalue *v = lcm_pv_get(root, p->name);
+        if (v) c[n].v = v, c[n++].path = xstrdup(p->name);
+    }
+    return n;
+}
+
+static unsigned edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return 99;
+    unsigned d[65][65];
+    for (size_t i = 0; i <= la; ++i) d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= lb; ++j) d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= la; ++i)
+        for (size_t j = 1; j <= lb; ++j) {
+            unsigned s = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            unsigned x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
+            d[i][j] = s < x ? (s < y ? s : y) : (x < y ? x : y);
+        }
+    return d[la][lb];
+}
+
+/* " (did you mean 'wage'?)" or "" */
+static void suggest(const ir_model *m, const char *name, lcm_sb *b)
+{
+    const char *best = NULL;
+    unsigned bd = 3;
+    for (int i = 0; i < m->nparams; ++i) {
+        unsigned d = edit_distance(name, m->params[i].name);
+        if (d < bd) bd = d, best = m->params[i].name;
+    }
+    if (best) sb_printf(b, " (did you mean '%s'?)", best);
+}
+
+static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_set *used, lcm_err *err)
+{
+    for (int i = 0; i < root->n; ++i) {
+        const char *k = root->keys[i];
+        const lcm_pvalue *v = root->items[i];
+        int r = ir_find_regime(m, k);
+        if (r < 0) {
+            if (!path_has(used, k)) {
+                lcm_sb b;
+                sb_init(&b);
+                suggest(m, k, &b);
+                int rc = lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no model function uses it%s", k,
+                                  b.s ? b.s : "");
+                sb_free(&b);
+                return rc;
+            }
+            continue;
+        }
+        if (v->kind != LCM_PV_TABLE)
+            return lcm_fail(err, LCM_E_PARAMS, "'%s' is a regime: give its parameters as a table", k);
+        for (int j = 0; j < v->n; ++j) {
+            const char *k2 = v->keys[j];
+            const lcm_pvalue *v2 = v->items[j];
+            if (v2->kind == LCM_PV_TABLE && is_param_function(m, k, k2)) {
+                for (int l = 0; l < v2->n; ++l) {
+                    char *path = xasprintf("%s.%s.%s", k, k2, v2->keys[l]);
+                    int ok = path_has(used, path);
+                    if (!ok) {
+                        lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': function '%s' of regime '%s' has no parameter '%s'",
+                                 path, k2, k, v2->keys[l]);
+                        free(path);
+                        return LCM_E_PARAMS;
+                    }
+                    free(path);
+                }
+                continue;
+            }
+            char *path = xasprintf("%s.%s", k, k2);
+            int ok = path_has(used, path);
+            if (!ok) {
+                lcm_sb b;
+                sb_init(&b);
+                suggest(m, k2, &b);
+                lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no function of regime '%s' uses '%s'%s", path, k,
+                         k2, b.s ? b.s : "");
+                sb_free(&b);
+                free(path);
+                return LCM_E_PARAMS;
+            }
+            free(path);
+        }
+    }
+    return 0;
+}
+
+int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, lcm_err *err)
+{
+    if (!root || root->kind != LCM_PV_TABLE) return lcm_fail(err, LCM_E_PARAMS, "parameters must be a table");
+    path_set used = {0};
+    lcm_sb missing;
+    sb_init(&missing);
+    int nmissing = 0, rc = 0;
+    for (int i = 0; i < m->nparams && !rc; ++i) {
+        const ir_param *p = &m->params[i];
+        candidate c[3];
+        int nc = find_candidates(m, root, p, c);
+        if (p->fixed) {
+            if (nc > 0)
+                rc = lcm_fail(err, LCM_E_PARAMS, "parameter '%s' (regime '%s', function '%s') is fixed in the model "
+                              "(fixed_params); it cannot be set", c[0].path, p->regime, p->func);
+            else memcpy(buf + p->offset, p->values, p->size * sizeof *buf);
+        } else if (nc > 1) {
+            rc = lcm_fail(err, LCM_E_PARAMS, "parameter '%s' of regime '%s', function '%s' is given at two levels: "
+                          "'%s' and '%s'; keep one", p->name, p->regime, p->func, c[0].path, c[1].path);
+        } else if (nc == 0) {
+            sb_printf(&missing, "%s%s (%s.%s, ", nmissing++ ? ", " : "", p->name, p->regime, p->func);
+            describe_shape(p, &missing);
+            sb_putc(&missing, ')');
+        } else {
+            size_t pos = 0;
+            char *where = xasprintf("'%s' (%s.%s)", c[0].path, p->regime, p->func);
+            rc = flatten(m, p, c[0].v, 0, buf + p->offset, &pos, where, err);
+            free(where);
+            path_add(&used, c[0].path);
+        }
+        for (int k = 0; k < nc; ++k) free(c[k].path);
+    }
+    if (!rc && nmissing)
+        rc = lcm_fail(err, LCM_E_PARAMS, "missing parameter%s: %s", nmissing > 1 ? "s" : "", missing.s);
+    if (!rc) rc = check_unknown(m, root, &used, err);
+    sb_free(&missing);
+    path_free(&used);
+    return rc;
+}
+
+/* ---- template ----------------------------------------------------------- */
+static int same_shape(const ir_param *a, const ir_param *b)
+{
+    if (a->ndims != b->ndims) return 0;
+    for (int d = 0; d < a->ndims; ++d)
+        if (a->dims[d] != b->dims[d] || strcmp(a->dimnames[d], b->dimnames[d])) return 0;
+    return 1;
+}
+
+void lcm_params_template(const ir_model *m, lcm_sb *b)
+{
+    sb_printf(b, "-- Parameters of model '%s' (written by lcm params-template).\n", m->name);
+    sb_puts(b, "-- Replace each nil by a value.  A name can also be given per regime\n"
+               "-- (regime = { name = ... }) or per function (regime = { fn = { name = ... } }),\n"
+               "-- but not at two levels.  Arrays are nested lists, first element = code 0,\n"
+               "-- or tables keyed by category label.\n"
+               "return {\n");
+    /* a name whose every use has the same shape is listed once, at model level */
+    char *model_level = xcalloc((size_t)m->nparams + 1, 1);
+    for (int i = 0; i < m->nparams; ++i) {
+        const ir_param *p = &m->params[i];
+        int uniform = !p->fixed, first = 1;
+        for (int j = 0; j < m->nparams; ++j) {
+            const ir_param *q = &m->params[j];
+            if (q->fixed || strcmp(q->name, p->name)) continue;
+            if (!same_shape(p, q)) uniform = 0;
+            if (j < i) first = 0;
+        }
+        model_level[i] = (char)uniform;
+        if (!uniform || !first) continue;
+        sb_printf(b, "  %s = nil, -- ", p->name);
+        describe_shape(p, b);
+        sb_puts(b, "; used by");
+        for (int j = i; j < m->nparams; ++j)
+            if (!m->params[j].fixed && !strcmp(m->params[j].name, p->name))
+                sb_printf(b, " %s.%s", m->params[j].regime, m->params[j].func);
+        sb_putc(b, '\n');
+    }
+    /* the others at function level, grouped by regime and function */
+    for (int r = 0; r < m->nregimes; ++r) {
+        const char *rn = m->regimes[r].name;
+        int opened = 0;
+        for (int i = 0; i < m->nparams; ++i) {
+            const ir_param *p = &m->params[i];
+            if (model_level[i] || p->fixed || strcmp(p->regime, rn)) continue;
+            int first_of_func = 1;
+            for (int j = 0; j < i; ++j)
+                if (!model_level[j] && !m->params[j].fixed && !strcmp(m->params[j].regime, rn) &&
+                    !strcmp(m->params[j].func, p->func))
+                    first_of_func = 0;
+            if (!first_of_func) continue;
+            if (!opened) sb_printf(b, "  %s = {\n", rn), opened = 1;
+            sb_printf(b, "    %s = {\n", p->func);
+            for (int j = i; j < m->nparams; ++j) {
+                const ir_param *q = &m->params[j];
+                if (model_level[j] || q->fixed || strcmp(q->regime, rn) || strcmp(q->func, p->func)) continue;
+                sb_printf(b, "      %s = nil, -- ", q->name);
+                describe_shape(q, b);
+                sb_putc(b, '\n');
+            }
+            sb_puts(b, "    },\n");
+        }
+        if (opened) sb_puts(b, "  },\n");
+    }
+    free(model_level);
+    sb_puts(b, "}\n");
+}

@@ -1,0 +1,45 @@
+/* params.h - parameter values as users write them, and their resolution
+ * into the flat buffer the kernels read.
+ *
+ * A params file is a tree: numbers, lists and tables keyed by name.  A
+ * parameter used by function f of regime r can be given at model level
+ * (`wage = 20`), regime level (`working = {wage = 20}`) or function level
+ * (`working = {labor_income = {wage = 20}}`); the same parameter at two
+ * levels is an error, as is a parameter no function uses.  Arrays are
+ * nested lists (first element = code 0) or, along a categorical dimension,
+ * tables keyed by label.
+ */
+#ifndef LCM_PARAMS_H
+#define LCM_PARAMS_H
+
+#include "ir.h"
+
+typedef enum lcm_pv_kind { LCM_PV_NUM, LCM_PV_LIST, LCM_PV_TABLE } lcm_pv_kind;
+
+typedef struct lcm_pvalue {
+    lcm_pv_kind kind;
+    double num;
+    int n, cap;
+    char **keys; /* TABLE: one per item */
+    struct lcm_pvalue **items;
+} lcm_pvalue;
+
+lcm_pvalue *lcm_pv_num(double x);
+lcm_pvalue *lcm_pv_list(void);
+lcm_pvalue *lcm_pv_table(void);
+lcm_pvalue *lcm_pv_copy(const lcm_pvalue *v);
+void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item);
+/* Sets table[key] = item (replacing and freeing an old value). */
+void lcm_pv_put(lcm_pvalue *table, const char *key, lcm_pvalue *item);
+lcm_pvalue *lcm_pv_get(const lcm_pvalue *table, const char *key);
+void lcm_pv_free(lcm_pvalue *v);
+/* Sets a dotted path ("working.labor_income.wage"), creating tables. */
+int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err);
+
+/* Fills buf[0..m->params_size-1]; fixed slots come from the model. */
+int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, lcm_err *err);
+
+/* A params file with every parameter the model needs, to fill in. */
+void lcm_params_template(const ir_model *m, lcm_sb *out);
+
+#endif

@@ -1,0 +1,34 @@
+/* solver_internal.h - the structures behind the opaque handles of lcm.h. */
+#ifndef LCM_SOLVER_INTERNAL_H
+#define LCM_SOLVER_INTERNAL_H
+
+#include "backend.h"
+#include "cache.h"
+#include "grid.h"
+#include "lcm.h"
+
+struct lcm_model {
+    ir_model ir;
+    char *source;
+};
+
+struct lcm_solver {
+    const lcm_model *model;
+    lcm_backend *backend;
+    lcm_cache cache;
+    ir_grid_layout layout;
+    void *grids;         /* the grid buffer in the backend's memory */
+};
+
+struct lcm_solution {
+    const ir_model *m;
+    int precision;
+    void **V;            /* [period * nregimes + regime], NULL when inactive */
+    lcm_index *n;        /* states per regime */
+    double seconds;
+};
+
+/* bytes of one real of a precision */
+static inline size_t lcm_real_bytes(int precision) { return precision == 32 ? 4 : 8; }
+
+#endif

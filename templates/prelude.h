@@ -1,0 +1,173 @@
+/* prelude.h - everything generated kernels share.  One text, two languages:
+ * C11 for the CPU backend (host compiler, OpenMP) and CUDA C++ through NVRTC
+ * (which defines __CUDACC__).  LCM_PRECISION (64 or 32) selects `real`. */
+
+#if defined(__CUDACC__)
+#  define LCM_DEVICE static __device__ __forceinline__
+#  define LCM_RESTRICT __restrict__
+#  define LCM_EXTERN extern "C"
+#  define INFINITY __int_as_float(0x7f800000)
+#  define NAN __int_as_float(0x7fffffff)
+#else
+#  include <math.h>
+#  define LCM_DEVICE static inline
+#  define LCM_RESTRICT restrict
+#  define LCM_EXTERN
+#endif
+
+#ifndef LCM_PRECISION
+#  define LCM_PRECISION 64
+#endif
+
+#if LCM_PRECISION == 32
+typedef float real;
+#  define LCM_F(f) f##f
+#  define LCM_PROB_TOL 1e-4f
+#else
+typedef double real;
+#  define LCM_F(f) f
+#  define LCM_PROB_TOL 1e-9
+#endif
+
+#define LCM_INF ((real)INFINITY)
+#define LCM_NAN ((real)NAN)
+#define LCM_LOG(x) LCM_F(log)(x)
+#define LCM_EXP(x) LCM_F(exp)(x)
+#define LCM_SQRT(x) LCM_F(sqrt)(x)
+#define LCM_ABS(x) LCM_F(fabs)(x)
+#define LCM_FLOOR(x) LCM_F(floor)(x)
+#define LCM_CEIL(x) LCM_F(ceil)(x)
+#define LCM_LOG1P(x) LCM_F(log1p)(x)
+#define LCM_EXPM1(x) LCM_F(expm1)(x)
+#define LCM_TANH(x) LCM_F(tanh)(x)
+#define LCM_POW(x, y) LCM_F(pow)(x, y)
+#define LCM_ERFC(x) LCM_F(erfc)(x)
+#define LCM_FMIN(x, y) LCM_F(fmin)(x, y)
+#define LCM_FMAX(x, y) LCM_F(fmax)(x, y)
+
+/* min/max that propagate NaN (fmin/fmax would drop it). */
+LCM_DEVICE real lcm_min(real a, real b) { return (a < b || a != a) ? a : b; }
+LCM_DEVICE real lcm_max(real a, real b) { return (a > b || a != a) ? a : b; }
+/* Lua's % on numbers: a - floor(a / b) * b. */
+LCM_DEVICE real lcm_mod(real a, real b) { return a - LCM_FLOOR(a / b) * b; }
+LCM_DEVICE real lcm_normal_cdf(real x) { return (real)0.5 * LCM_ERFC(-x * (real)0.70710678118654752440); }
+
+/* ---- flags -------------------------------------------------------------- */
+#if defined(__CUDACC__)
+LCM_DEVICE void lcm_flag(lcm_flags *f, int bit, lcm_index at)
+{
+    atomicOr(&f->bits, 1u << bit);
+    atomicMin((long long *)&f->first[bit], (long long)at);
+}
+#else
+LCM_DEVICE void lcm_flag(lcm_flags *f, int bit, lcm_index at)
+{
+    __atomic_fetch_or(&f->bits, 1u << bit, __ATOMIC_RELAXED);
+    lcm_index cur = __atomic_load_n(&f->first[bit], __ATOMIC_RELAXED);
+    while (at < cur &&
+           !__atomic_compare_exchange_n(&f->first[bit], &cur, at, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+#endif
+
+/* ---- next-state cells ----------------------------------------------------
+ * A continuous next state x falls in cell i (clipped to [0, n-2], so values
+ * off the grid extrapolate linearly from the nearest cell) at fraction
+ * t = (x - p[i]) / (p[i+1] - p[i]).  fmin/fmax keep a NaN x from making an
+ * invalid index: it gives a NaN t instead, and so a NaN value.            */
+LCM_DEVICE int lcm_clip_cell(real f, int n)
+{
+    return (int)LCM_FMAX((real)0, LCM_FMIN(f, (real)(n - 2)));
+}
+
+LCM_DEVICE real lcm_frac(real x, const real *p, int i) { return (x - p[i]) / (p[i + 1] - p[i]); }
+
+/* Closed form for linspace grids. */
+LCM_DEVICE int lcm_cell_lin(real x, real start, real inv_step, int n)
+{
+    return lcm_clip_cell(LCM_FLOOR((x - start) * inv_step), n);
+}
+
+/* Closed form for logspace grids (uniform in logs). */
+LCM_DEVICE int lcm_cell_log(real x, real log_start, real inv_log_step, int n)
+{
+    return lcm_clip_cell(LCM_FLOOR((LCM_LOG(x) - log_start) * inv_log_step), n);
+}
+
+/* Binary search for irregular grids: the last i with p[i] <= x. */
+LCM_DEVICE int lcm_cell_search(real x, const real *p, int n)
+{
+    int lo = 0, hi = n - 2;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (p[mid] <= x) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* A discrete next state: the code, or -1 (flagged) when x is not a code. */
+LCM_DEVICE int lcm_code(real x, int n)
+{
+    return (x >= 0 && x <= (real)(n - 1) && x == LCM_FLOOR(x)) ? (int)x : -1;
+}
+
+/* Multilinear interpolation over m continuous axes at V[base + ...]: sum of
+ * the 2^m corner values, each weighted by the product of t or (1 - t);
+ * corners of zero weight are skipped, so a -inf there does not give NaN. */
+LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index *stride,
+                           const int *cell, const real *t)
+{
+    real acc = 0;
+    for (int c = 0; c < (1 << m); ++c) {
+        real w = 1;
+        lcm_index at = base;
+        for (int k = 0; k < m; ++k) {
+            int up = (c >> k) & 1;
+            w *= up ? t[k] : (real)1 - t[k];
+            at += (lcm_index)(cell[k] + up) * stride[k];
+        }
+        if (w != 0) acc += w * V[at];
+    }
+    return acc;
+}
+
+/* ---- drivers -------------------------------------------------------------
+ * A kernel's body computes V (and the argmax) at one state given its values
+ * x[].  The solve entry runs it over a range of flat state indices: a plain
+ * loop on the CPU (the runtime splits ranges across threads), a grid-stride
+ * loop on the GPU. */
+#if defined(__CUDACC__)
+#  define LCM_SOLVE_ENTRY(name) \
+    LCM_EXTERN __global__ void name(const lcm_kernel_args args, lcm_index s_begin, lcm_index s_end)
+#  define LCM_ARGS (&args)
+#  define LCM_FOR_EACH_STATE(s)                                                              \
+    for (lcm_index s = s_begin + (lcm_index)blockIdx.x * blockDim.x + threadIdx.x; s < s_end; \
+         s += (lcm_index)gridDim.x * blockDim.x)
+#else
+#  define LCM_SOLVE_ENTRY(name) \
+    LCM_EXTERN void name(const lcm_kernel_args *args, lcm_index s_begin, lcm_index s_end)
+#  define LCM_ARGS (args)
+#  define LCM_FOR_EACH_STATE(s) for (lcm_index s = s_begin; s < s_end; ++s)
+#endif
+
+/* Stores V and the policy of state s, flagging NaN, +inf and no feasible action. */
+LCM_DEVICE void lcm_store(const lcm_kernel_args *a, lcm_index s, real v, lcm_index best)
+{
+    ((real *)a->v_out)[s] = v;
+    if (a->policy) a->policy[s] = best;
+    if (v != v) lcm_flag(a->flags, LCM_FLAG_NAN, s);
+    else if (v == LCM_INF) lcm_flag(a->flags, LCM_FLAG_INF, s);
+    else if (best < 0) lcm_flag(a->flags, LCM_FLAG_INFEASIBLE, s);
+}
+
+/* Checks a probability vector: no negative entry, sum 1 within tolerance. */
+LCM_DEVICE int lcm_probs_ok(const real *p, int n)
+{
+    real sum = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!(p[i] >= 0)) return 0;
+        sum += p[i];
+    }
+    return LCM_ABS(sum - (real)1) <= LCM_PROB_TOL;
+}
