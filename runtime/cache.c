@@ -76,6 +76,7 @@ const char *lcm_cache_decode(const char *file, size_t flen, const char **payload
     if (flen < HEADER_SIZE) return "truncated header";
     if (memcmp(p, MAGIC, 8)) return "bad magic";
     if (get_le(p + 8, 4) != LCM_CACHE_FORMAT) return "other format version";
+    if (get_le(p + 12, 4) != 0) return "bad header";
     uint64_t len = get_le(p + 16, 8);
     if (len != flen - HEADER_SIZE) return "truncated payload";
     unsigned char digest[32];

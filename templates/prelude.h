@@ -21,11 +21,11 @@
 
 #if LCM_PRECISION == 32
 typedef float real;
-#  define LCM_F(f) f##f
+#  define LCM_F(name) name##f
 #  define LCM_PROB_TOL 1e-4f
 #else
 typedef double real;
-#  define LCM_F(f) f
+#  define LCM_F(name) name
 #  define LCM_PROB_TOL 1e-9
 #endif
 

@@ -1,0 +1,44 @@
+#!/bin/bash
+# The solver cache seen from the command line: a second solve compiles
+# nothing, a changed model compiles again, a damaged entry is rebuilt with a
+# warning, an unwritable cache still solves, and outputs do not depend on
+# whether the solver came from the cache.
+set -u
+LCM=$1 SRC=$3 BIN=$4
+fail=0
+check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+
+work=$(mktemp -d "$BIN/cache-cli-XXXXXX")
+export LCM_CACHE_DIR=$work/cache
+model=$SRC/models/iskhakov_2017.lua
+params=$SRC/models/iskhakov_2017_five_periods.params.lua
+
+"$LCM" solve "$model" --params "$params" --out "$work/a.h5" --csv "$work/a.csv" 2> "$work/log1"
+check "first solve compiles" "grep -q 'compiled the cpu solver' '$work/log1'"
+"$LCM" solve "$model" --params "$params" --out "$work/b.h5" --csv "$work/b.csv" 2> "$work/log2"
+check "second solve loads from the cache" "grep -q 'from the cache' '$work/log2'"
+check "second solve compiles nothing" "! grep -q 'compiled' '$work/log2'"
+check "same CSV from a cached solver" "cmp -s '$work/a.csv' '$work/b.csv'"
+check "same HDF5 from a cached solver" "cmp -s '$work/a.h5' '$work/b.h5'"
+check "one cache entry" "[ \$(ls '$LCM_CACHE_DIR/cpu' | wc -l) -eq 1 ]"
+
+"$LCM" solve "$model" -D n_periods=4 --params "$SRC/models/iskhakov_2017_low_delta.params.lua" --out "$work/c.h5" 2> "$work/log3"
+check "a changed model compiles again" "grep -q 'compiled the cpu solver' '$work/log3'"
+"$LCM" solve "$model" --params "$params" --precision 32 --out "$work/d.h5" 2> "$work/log4"
+check "float32 is a different solver" "grep -q 'compiled the cpu solver' '$work/log4'"
+
+# damage the float64 entry of the first model: truncate it
+entry=$(grep -l . "$LCM_CACHE_DIR"/cpu/*.lcmc | head -1)
+for f in "$LCM_CACHE_DIR"/cpu/*.lcmc; do truncate -s 100 "$f"; done
+"$LCM" solve "$model" --params "$params" --csv "$work/e.csv" 2> "$work/log5"
+check "damaged entry reported" "grep -q 'is corrupt' '$work/log5'"
+check "damaged entry rebuilt" "grep -q 'compiled the cpu solver' '$work/log5'"
+check "rebuilt solver gives the same V" "cmp -s '$work/a.csv' '$work/e.csv'"
+
+# a cache that cannot be written
+LCM_CACHE_DIR=/dev/null/lcm "$LCM" solve "$model" --params "$params" --csv "$work/f.csv" 2> "$work/log6"
+check "unwritable cache still solves" "cmp -s '$work/a.csv' '$work/f.csv'"
+check "unwritable cache warned about" "grep -q 'cannot write the solver cache' '$work/log6'"
+
+rm -rf "$work"
+exit $fail

@@ -1,0 +1,62 @@
+#!/bin/bash
+# lcmgen as a build step: outputs, depfile with every loaded Lua file,
+# unchanged outputs left untouched, generated directories solve exactly like
+# the .lua file, and a tampered output is refused.
+set -u
+LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
+fail=0
+check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+work=$(mktemp -d "$BIN/lcmgen-cli-XXXXXX")
+export LCM_CACHE_DIR=$work/cache
+
+"$LCMGEN" "$SRC/models/tiny.lua" -o "$work/gen" -M "$work/gen.d"
+check "kernels.c written" "[ -s '$work/gen/kernels.c' ]"
+check "manifest written" "head -1 '$work/gen/manifest.lcm' | grep -q '^lcm-manifest 1'"
+check "depfile names the outputs and the model" "grep -q 'kernels.c:' '$work/gen.d' && grep -q 'models/tiny.lua' '$work/gen.d'"
+before=$(stat -c %Y.%N "$work/gen/kernels.c" "$work/gen/manifest.lcm" | md5sum)
+sleep 1
+"$LCMGEN" "$SRC/models/tiny.lua" -o "$work/gen"
+after=$(stat -c %Y.%N "$work/gen/kernels.c" "$work/gen/manifest.lcm" | md5sum)
+check "regenerating an unchanged model leaves the files alone" "[ '$before' = '$after' ]"
+
+# a model split over files: require and dofile are in the depfile
+mkdir -p "$work/split"
+cat > "$work/split/grids.lua" <<'LUA'
+local lcm = require("lcm")
+return { wealth = lcm.linspace{ start = 1, stop = 10, n_points = 4 } }
+LUA
+cat > "$work/split/utility.lua" <<'LUA'
+return function(wealth) return math.log(wealth) end
+LUA
+cat > "$work/split/model.lua" <<'LUA'
+local lcm = require("lcm")
+local grids = require("grids")
+local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/")
+return lcm.model{
+  ages = lcm.ages{ start = 0, stop = 1 },
+  regimes = { only = lcm.regime{ terminal = true, states = { wealth = grids.wealth },
+    functions = { utility = dofile(here .. "/utility.lua") } } },
+}
+LUA
+"$LCMGEN" "$work/split/model.lua" -o "$work/split/gen" -M "$work/split/gen.d" 2> "$work/split.log"
+check "split model generates" "[ -s '$work/split/gen/kernels.c' ]"
+check "depfile lists required modules" "grep -q 'split/grids.lua' '$work/split/gen.d'"
+check "depfile lists dofile'd files" "grep -q 'split/utility.lua' '$work/split/gen.d'"
+
+# a generated directory solves exactly like the .lua file
+"$LCM" solve "$work/gen" --params "$SRC/models/tiny.params.lua" --csv "$work/dir.csv" 2>/dev/null
+"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/lua.csv" 2>/dev/null
+check "directory and .lua give the same V" "cmp -s '$work/dir.csv' '$work/lua.csv'"
+
+# options are baked in by lcmgen -D
+"$LCMGEN" "$SRC/models/iskhakov_2017.lua" -D n_periods=4 -o "$work/isk4"
+check "lcmgen -D bakes the option" "grep -q 'option n_periods \"4\"' '$work/isk4/manifest.lcm' && grep -q '^ages 4 ' '$work/isk4/manifest.lcm'"
+
+# tampering is refused
+echo "/* edited */" >> "$work/gen/kernels.c"
+"$LCM" solve "$work/gen" --params "$SRC/models/tiny.params.lua" --csv "$work/x.csv" 2> "$work/tamper.log"; rc=$?
+check "tampered kernels.c refused" "[ $rc -ne 0 ] && grep -q 'does not match manifest' '$work/tamper.log'"
+check "no output after a refusal" "[ ! -e '$work/x.csv' ]"
+
+rm -rf "$work"
+exit $fail

@@ -1,0 +1,108 @@
+/* testlib.c - see testlib.h. */
+#define _GNU_SOURCE
+#include "testlib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lcmgen.h"
+#include "params_lua.h"
+
+const char *test_source_dir(void) { return LCM_SOURCE_DIR; }
+
+char *test_path(const char *relative) { return path_join(LCM_SOURCE_DIR, relative); }
+
+int test_generate(const char *lua, const char *const *defines, lcm_model **out, lcm_err *err)
+{
+    ir_option defs[16];
+    int n = 0;
+    for (; defines && defines[n] && n < 16; ++n) {
+        int rc = lcmgen_parse_define(defines[n], &defs[n], err);
+        if (rc) return rc;
+    }
+    char *path = test_path(lua);
+    lcmgen_output gen;
+    int rc = lcmgen_generate(path, defs, n, &gen, err);
+    free(path);
+    for (int i = 0; i < n; ++i) free(defs[i].name), free(defs[i].value);
+    if (rc) return rc;
+    rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
+    lcmgen_output_free(&gen);
+    return rc;
+}
+
+int test_params(const char *lua, lcm_pvalue **out, lcm_err *err)
+{
+    char *path = test_path(lua);
+    int rc = lcm_params_read_lua(path, out, err);
+    free(path);
+    return rc;
+}
+
+int test_solve(const char *lua, const char *const *defines, const char *params, lcm_backend_kind backend,
+               int precision, lcm_model **model, lcm_solution **sol, lcm_err *err)
+{
+    *sol = NULL;
+    int rc = test_generate(lua, defines, model, err);
+    if (rc) return rc;
+    lcm_pvalue *p = NULL;
+    if (params) rc = test_params(params, &p, err);
+    else p = lcm_pv_table();
+    lcm_solver *s = NULL;
+    lcm_solver_options o = {.backend = backend, .precision = precision};
+    if (!rc) rc = lcm_solver_new(*model, &o, &s, err);
+    if (!rc) rc = lcm_solve(s, p, sol, err);
+    lcm_solver_free(s);
+    lcm_pv_free(p);
+    return rc;
+}
+
+double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b)
+{
+    const ir_model *m = lcm_solution_model(a);
+    double worst = 0;
+    for (int t = 0; t < m->nperiods; ++t)
+        for (int r = 0; r < m->nregimes; ++r) {
+            lcm_index n;
+            if (!lcm_solution_V(a, t, r, &n)) continue;
+            for (lcm_index i = 0; i < n; ++i) {
+                double x = lcm_solution_value(a, t, r, i), y = lcm_solution_value(b, t, r, i);
+                if (x == y || (isnan(x) && isnan(y))) continue;
+                double d = fabs(x - y) / fmax(1.0, fabs(y));
+                if (!(d <= worst)) worst = d; /* NaN or inf against a number: inf */
+                if (isnan(d)) worst = INFINITY;
+            }
+        }
+    return worst;
+}
+
+char *test_tmpdir(const char *tag)
+{
+    char *dir = xasprintf("%s/tmp-%s-XXXXXX", LCM_BINARY_DIR, tag);
+    if (!mkdtemp(dir)) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+int test_generate_text(const char *lua_text, lcm_model **out, lcm_err *err)
+{
+    char *dir = test_tmpdir("model");
+    char *path = path_join(dir, "model.lua");
+    int rc = write_file_atomic(path, lua_text, strlen(lua_text), err);
+    if (!rc) {
+        lcmgen_output gen;
+        rc = lcmgen_generate(path, NULL, 0, &gen, err);
+        if (!rc) {
+            rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
+            lcmgen_output_free(&gen);
+        }
+    }
+    unlink(path);
+    rmdir(dir);
+    free(path), free(dir);
+    return rc;
+}

@@ -1,0 +1,30 @@
+/* testlib.h - helpers of the C tests: generate and solve models from Lua
+ * files through the same library calls the lcm command uses. */
+#ifndef LCM_TESTLIB_H
+#define LCM_TESTLIB_H
+
+#include "lcm.h"
+
+/* Source tree root (set by CMake), for models/ and ../shared/reference. */
+const char *test_source_dir(void);
+char *test_path(const char *relative);
+
+/* Generates a model (.lua, with "name=value" defines, NULL-terminated). */
+int test_generate(const char *lua, const char *const *defines, lcm_model **out, lcm_err *err);
+/* Reads a Lua params file into a tree. */
+int test_params(const char *lua, lcm_pvalue **out, lcm_err *err);
+/* Generate + solve on a backend. */
+int test_solve(const char *lua, const char *const *defines, const char *params, lcm_backend_kind backend,
+               int precision, lcm_model **model, lcm_solution **sol, lcm_err *err);
+/* Largest relative difference of V between two solutions of one model. */
+double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b);
+/* A fresh empty directory under the build tree's tmp (caller frees). */
+char *test_tmpdir(const char *tag);
+
+#endif
+
+#ifndef LCM_TESTLIB_TEXT
+#define LCM_TESTLIB_TEXT
+/* Writes Lua text to a fresh file and generates it (for small inline models). */
+int test_generate_text(const char *lua_text, lcm_model **out, lcm_err *err);
+#endif
