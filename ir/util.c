@@ -34,7 +34,8 @@ int lcm_fail_prefix(lcm_err *err, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    int room = (int)(sizeof err->msg - strlen(prefix) - 3);
+    snprintf(err->msg, sizeof err->msg, "%s: %.*s", prefix, room > 0 ? room : 0, old);
     return err->code;
 }
 

@@ -1,0 +1,152 @@
+/* bench_solve.c - figures for solving a model: generation time, cold and
+ * cached compile time, solve wall time (median of repeats), state-action
+ * evaluations per second and peak host memory.  Prints; asserts nothing.
+ *
+ *   bench_solve MODEL.lua [--params P.lua] [-D name=value]... [--precision 64|32]
+ *               [--backend cpu|interp] [--threads N] [--repeat N]
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "lcm.h"
+#include "lcmgen.h"
+#include "params_lua.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void die(const lcm_err *err)
+{
+    fprintf(stderr, "bench_solve: %s\n", err->msg);
+    exit(err->code ? err->code : 1);
+}
+
+static char *cpu_name(void)
+{
+    char *info = read_file("/proc/cpuinfo", NULL, NULL);
+    char *name = NULL;
+    char *p = info ? strstr(info, "model name") : NULL;
+    if (p && (p = strchr(p, ':'))) name = xstrndup(p + 2, strcspn(p + 2, "\n"));
+    free(info);
+    return name ? name : xstrdup("unknown CPU");
+}
+
+int main(int argc, char **argv)
+{
+    const char *model_path = NULL, *params_path = NULL;
+    ir_option defs[16];
+    int ndefs = 0, repeat = 5;
+    lcm_solver_options so = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    lcm_err err = {0};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--params")) params_path = v, ++i;
+        else if (!strcmp(a, "-D") && ndefs < 16) {
+            if (lcmgen_parse_define(v, &defs[ndefs++], &err)) die(&err);
+            ++i;
+        } else if (!strcmp(a, "--precision")) so.precision = atoi(v), ++i;
+        else if (!strcmp(a, "--backend")) so.backend = lcm_backend_by_name(v), ++i;
+        else if (!strcmp(a, "--threads")) so.threads = atoi(v), ++i;
+        else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
+        else if (a[0] != '-') model_path = a;
+        else {
+            fprintf(stderr, "bench_solve: unknown option %s\n", a);
+            return 2;
+        }
+    }
+    if (!model_path) {
+        fprintf(stderr, "usage: bench_solve MODEL.lua [--params P.lua] [-D k=v] [--precision 64|32] "
+                        "[--backend cpu|interp] [--threads N] [--repeat N]\n");
+        return 2;
+    }
+    lcm_set_log_level(LCM_LOG_WARNING);
+
+    double t0 = now_seconds();
+    lcmgen_output gen;
+    if (lcmgen_generate(model_path, defs, ndefs, &gen, &err)) die(&err);
+    double t_gen = now_seconds() - t0;
+    lcm_model *model;
+    if (lcm_model_from_text(gen.manifest, gen.source, &model, &err)) die(&err);
+    const ir_model *m = lcm_model_ir(model);
+    lcm_pvalue *params = NULL;
+    if (params_path && lcm_params_read_lua(params_path, &params, &err)) die(&err);
+    if (!params) params = lcm_pv_table();
+
+    /* compile: cold into fresh cache directories, then cached loads */
+    double *cold = calloc((size_t)repeat, sizeof *cold), *warm = calloc((size_t)repeat, sizeof *warm);
+    char cache_dir[] = "/tmp/lcm-bench-cache-XXXXXX";
+    if (!mkdtemp(cache_dir)) return 5;
+    so.cache_dir = cache_dir;
+    lcm_solver *solver = NULL;
+    int ncold = so.backend == LCM_BACKEND_INTERP ? 0 : (repeat < 3 ? repeat : 3);
+    for (int k = 0; k < ncold; ++k) {
+        char *cmd = xasprintf("rm -rf %s/*", cache_dir);
+        if (system(cmd)) {
+        }
+        free(cmd);
+        t0 = now_seconds();
+        if (lcm_solver_new(model, &so, &solver, &err)) die(&err);
+        cold[k] = now_seconds() - t0;
+        lcm_solver_free(solver);
+    }
+    for (int k = 0; k < repeat; ++k) {
+        t0 = now_seconds();
+        if (lcm_solver_new(model, &so, &solver, &err)) die(&err);
+        warm[k] = now_seconds() - t0;
+        if (k + 1 < repeat) lcm_solver_free(solver);
+    }
+    double *solve = calloc((size_t)repeat, sizeof *solve);
+    lcm_solution *sol;
+    for (int k = 0; k < repeat; ++k) {
+        t0 = now_seconds();
+        if (lcm_solve(solver, params, &sol, &err)) die(&err);
+        solve[k] = now_seconds() - t0;
+        lcm_solution_free(sol);
+    }
+    double pairs = 0, states = 0;
+    for (int t = 0; t < m->nperiods; ++t)
+        for (int r = 0; r < m->nregimes; ++r)
+            if (m->regimes[r].active[t]) {
+                pairs += (double)ir_state_space_size(&m->regimes[r]) * (double)ir_action_space_size(&m->regimes[r]);
+                states += (double)ir_state_space_size(&m->regimes[r]);
+            }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    char *cpu = cpu_name();
+    double t_solve = median(solve, repeat);
+    printf("model              %s (%d periods, %d regimes, %d kernels)\n", m->name, m->nperiods, m->nregimes,
+           m->nkernels);
+    printf("backend            %s, float%d, %s, %ld cores online\n", lcm_solver_backend(solver),
+           lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("work               %.0f states, %.3g state-action pairs per solve\n", states, pairs);
+    printf("generate (Lua)     %.4f s\n", t_gen);
+    if (ncold) printf("compile, cold      %.3f s (median of %d)\n", median(cold, ncold), ncold);
+    printf("solver, cached     %.4f s (median of %d)\n", median(warm, repeat), repeat);
+    printf("solve              %.4f s (median of %d; min %.4f, max %.4f)\n", t_solve, repeat, solve[0],
+           solve[repeat - 1]);
+    printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
+    printf("peak host memory   %.1f MiB\n", ru.ru_maxrss / 1024.0);
+    char *cmd = xasprintf("rm -rf %s", cache_dir);
+    if (system(cmd)) {
+    }
+    free(cmd), free(cpu), free(cold), free(warm), free(solve);
+    lcm_solver_free(solver);
+    lcm_pv_free(params);
+    lcm_model_free(model);
+    lcmgen_output_free(&gen);
+    for (int i = 0; i < ndefs; ++i) free(defs[i].name), free(defs[i].value);
+    return 0;
+}
