@@ -20,8 +20,7 @@ typedef struct interp_backend {
 } interp_backend;
 
 typedef struct point_ctx {
-    const ir_model *m;
-    const ir_regime *r, *tr;
+    const ir_regime *tr;
     const ir_grid_layout *L;
     const double *G, *V;
     const double *vals;
@@ -125,7 +124,7 @@ static const ir_target *find_target(const ir_regime *r, int g)
 
 /* Checks at one feasible state-action pair (as the kernels do). */
 static void check_pair(const interp_backend *b, const ir_regime *r, const ir_kernel *k, const double *vals,
-                       point_ctx *pc, lcm_kernel_args *a, lcm_index s)
+                       lcm_kernel_args *a, lcm_index s)
 {
     const ir_model *m = b->m;
     double rp[IR_MAX_REGIMES];
@@ -153,7 +152,6 @@ static void check_pair(const interp_backend *b, const ir_regime *r, const ir_ker
             }
         }
     }
-    (void)pc;
 }
 
 static void solve_state(const interp_backend *b, const ir_kernel *k, lcm_kernel_args *a, lcm_index s, double *vals)
@@ -198,12 +196,12 @@ static void solve_state(const interp_backend *b, const ir_kernel *k, lcm_kernel_
                 int g = k->targets[i];
                 double P = vals[r->rprob[g]];
                 if (P == 0) continue;
-                point_ctx pc = {.m = m, .r = r, .tr = &m->regimes[g], .L = &b->layout, .G = G,
+                point_ctx pc = {.tr = &m->regimes[g], .L = &b->layout, .G = G,
                                 .V = a->v_next[g], .vals = vals, .tg = find_target(r, g),
                                 .stride = stride, .cell = cell, .code = code, .t = t};
                 E += P * target_value(&pc);
             }
-            if (a->checks) check_pair(b, r, k, vals, NULL, a, s);
+            if (a->checks) check_pair(b, r, k, vals, a, s);
             env.enext = E;
             ir_eval(m, r, &env, vals, r->nnodes);
             q = vals[r->q];

@@ -277,6 +277,9 @@ static unsigned edit_distance(const char *a, const char *b)
     return d[la][lb];
 }
 
+/* For a missing parameter: " - a misspelling of the action 'consumption'?" */
+static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b);
+
 /* " (did you mean 'wage'?)" or "" */
 static void suggest(const ir_model *m, const char *name, lcm_sb *b)
 {
@@ -287,6 +290,28 @@ static void suggest(const ir_model *m, const char *name, lcm_sb *b)
         if (d < bd) bd = d, best = m->params[i].name;
     }
     if (best) sb_printf(b, " (did you mean '%s'?)", best);
+}
+
+static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b)
+{
+    int r = ir_find_regime(m, p->regime);
+    if (r < 0 || strlen(p->name) < 4) return;
+    const ir_regime *R = &m->regimes[r];
+    for (int i = 0; i < R->nstates; ++i)
+        if (edit_distance(p->name, R->states[i].name) <= 2) {
+            sb_printf(b, " - a misspelling of the state '%s'?", R->states[i].name);
+            return;
+        }
+    for (int i = 0; i < R->nactions; ++i)
+        if (edit_distance(p->name, R->actions[i].name) <= 2) {
+            sb_printf(b, " - a misspelling of the action '%s'?", R->actions[i].name);
+            return;
+        }
+    for (int i = 0; i < R->nfuncs; ++i)
+        if (edit_distance(p->name, R->funcs[i].name) <= 2) {
+            sb_printf(b, " - a misspelling of the function '%s'?", R->funcs[i].name);
+            return;
+        }
 }
 
 static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_set *used, lcm_err *err)
@@ -367,6 +392,7 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
             sb_printf(&missing, "%s%s (%s.%s, ", nmissing++ ? ", " : "", p->name, p->regime, p->func);
             describe_shape(p, &missing);
             sb_putc(&missing, ')');
+            suggest_variable(m, p, &missing);
         } else {
             size_t pos = 0;
             char *where = xasprintf("'%s' (%s.%s)", c[0].path, p->regime, p->func);

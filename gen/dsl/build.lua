@@ -252,6 +252,40 @@ local function flatten(value, slot, where)
   return out
 end
 
+local function edit_distance(a, b)
+  if math.abs(#a - #b) > 2 then return 3 end
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+
+-- An argument that names nothing becomes a parameter; when it is a near
+-- miss of a state, action or function, it is most likely a typo.
+local function warn_near_miss(R, fname, pname, where)
+  if #pname < 4 then return end
+  local candidates = {}
+  for _, v in ipairs(R.states) do candidates[#candidates + 1] = { v.name, "state" } end
+  for _, v in ipairs(R.actions) do candidates[#candidates + 1] = { v.name, "action" } end
+  for n in pairs(R.functions) do candidates[#candidates + 1] = { n, "function" } end
+  table.sort(candidates, function(x, y) return x[1] < y[1] end)
+  for _, c in ipairs(candidates) do
+    if edit_distance(pname, c[1]) <= 2 then
+      io.stderr:write(string.format("lcmgen: warning: %s: regime '%s', function '%s': '%s' is not a state, " ..
+        "action or function, so it is a parameter; did you mean the %s '%s'?\n", where, R.name, fname, pname,
+        c[2], c[1]))
+      return
+    end
+  end
+end
+
 local function slot_function(M, R, fname, pname, fixed, where)
   return function(indices)
     local key = R.name .. "\0" .. fname .. "\0" .. pname
@@ -330,6 +364,7 @@ local function resolve(ctx, name, fname, where)
   if fixed ~= nil and type(fixed) ~= "table" then
     fail_at(M.where, "fixed_params: '" .. name .. "' must be a number or an array of numbers")
   end
+  if fixed == nil then warn_near_miss(R, fname, name, where) end
   return T.new_param(name, slot_function(M, R, fname, name, fixed, where))
 end
 
