@@ -2,7 +2,7 @@
 -- Jørgensen, Rust & Schjerning (2017), "The endogenous grid method for
 -- discrete-continuous dynamic choice models with (or without) taste shocks",
 -- Quantitative Economics 8.  Its closed-form solution is tabulated in
--- ../shared/reference/iskhakov_2017; tests/integration compares against it.
+-- tests/reference/iskhakov_2017; tests/integration compares against it.
 --
 -- Option: n_periods (default 6): lcmgen -D n_periods=4 ...
 local lcm = require("lcm")

@@ -1,4 +1,4 @@
--- The 'five_periods' case of ../shared/reference/iskhakov_2017 (n_periods = 6,
+-- The 'five_periods' case of tests/reference/iskhakov_2017 (n_periods = 6,
 -- the model's default): lcm solve models/iskhakov_2017.lua --params this-file
 return {
   discount_factor = 0.98,

@@ -1,5 +1,6 @@
 /* Iskhakov, Jørgensen, Rust & Schjerning (2017): our V against the
- * published closed-form tables (../shared/reference/iskhakov_2017).  Per
+ * published closed-form tables (tests/reference/iskhakov_2017, a copy of
+ * the project's shared reference data).  Per
  * wealth point, the mean over periods of the squared difference must be
  * below 0.15 everywhere but at the two lowest points. */
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static void compare(const char *name, const char *define, const char *params)
     const char *regimes[] = {"working_life", "retirement"}, *files[] = {"worker", "retired"};
     for (int k = 0; k < 2; ++k) {
         char rel[256];
-        snprintf(rel, sizeof rel, "../shared/reference/iskhakov_2017/iskhakov_2017_%s__values_%s.csv", name, files[k]);
+        snprintf(rel, sizeof rel, "tests/reference/iskhakov_2017/iskhakov_2017_%s__values_%s.csv", name, files[k]);
         char *path = test_path(rel);
         int rows, cols;
         double *ref = read_table(path, &rows, &cols);
