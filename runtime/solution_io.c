@@ -13,6 +13,19 @@
 #include "grid.h"
 #include "solver_internal.h"
 
+/* Moves a finished temporary file into place, or removes it when writing
+ * failed: the requested name never holds a partial file. */
+static int commit_output(char *tmp, const char *path, int failed, lcm_err *err)
+{
+    int rc = 0;
+    if (failed || rename(tmp, path) != 0) {
+        unlink(tmp);
+        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
+    }
+    free(tmp);
+    return rc;
+}
+
 /* ---- HDF5 --------------------------------------------------------------- */
 static hid_t str_type(void)
 {
@@ -162,13 +175,7 @@ int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
     }
     int bad = write_h5_body(s, f);
     bad |= H5Fclose(f) < 0;
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        free(tmp);
-        return lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
-    }
-    free(tmp);
-    return 0;
+    return commit_output(tmp, path, bad, err);
 }
 
 /* ---- CSV ------------------------------------------------------------------ */
@@ -237,11 +244,5 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
     bad |= fflush(f) != 0;
     bad |= fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        free(tmp);
-        return lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
-    }
-    free(tmp);
-    return 0;
+    return commit_output(tmp, path, bad, err);
 }
