@@ -29,11 +29,14 @@ int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefin
                     lcmgen_output *out, lcm_err *err)
 {
     memset(out, 0, sizeof *out);
+    if (!file_exists(model_path)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", model_path);
+    if (is_directory(model_path)) return lcm_fail(err, LCM_E_IO, "'%s' is a directory, not a model file", model_path);
     lcm_trace_result tr;
     int rc = lcm_trace_model(model_path, defines, ndefines, &tr, err);
     if (rc) return rc;
     out->deps = tr.deps, out->ndeps = tr.ndeps;
-    tr.deps = NULL, tr.ndeps = 0;
+    out->warnings = tr.warnings, out->nwarnings = tr.nwarnings;
+    tr.deps = tr.warnings = NULL, tr.ndeps = tr.nwarnings = 0;
     rc = ir_manifest_read(tr.manifest, &out->model, err);
     lcm_trace_result_free(&tr);
     if (rc) {
@@ -67,6 +70,8 @@ void lcmgen_output_free(lcmgen_output *out)
     free(out->manifest);
     for (int i = 0; i < out->ndeps; ++i) free(out->deps[i]);
     free(out->deps);
+    for (int i = 0; i < out->nwarnings; ++i) free(out->warnings[i]);
+    free(out->warnings);
     memset(out, 0, sizeof *out);
 }
 

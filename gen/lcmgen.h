@@ -12,6 +12,8 @@ typedef struct lcmgen_output {
     char *manifest;  /* the manifest, with the kernel table and source hash */
     char **deps;     /* Lua files the model loaded */
     int ndeps;
+    char **warnings; /* for the user: the caller prints them its own way */
+    int nwarnings;
 } lcmgen_output;
 
 int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefines,

@@ -53,8 +53,9 @@ int main(int argc, char **argv)
         }
     }
     if (!model || !dir) {
-        fputs(usage, stderr);
-        return LCM_E_USAGE;
+        lcm_fail(&err, LCM_E_USAGE, "%s (see lcmgen --help)",
+                 !model ? "no model file given" : "no output directory: give -o DIR");
+        return die(&err);
     }
     for (int i = 0; i < ndefs; ++i)
         for (int j = 0; j < i; ++j)
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
             }
     lcmgen_output out;
     if (lcmgen_generate(model, defs, ndefs, &out, &err)) return die(&err);
+    for (int i = 0; i < out.nwarnings; ++i) fprintf(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
     int rc = lcmgen_write(&out, dir, depfile, &err);
     lcmgen_output_free(&out);
     for (int i = 0; i < ndefs; ++i) free(defs[i].name), free(defs[i].value);

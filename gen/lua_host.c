@@ -55,8 +55,20 @@ static int run_protected(lua_State *L)
         lua_pushstring(L, defs[i].value);
         lua_setfield(L, -2, defs[i].name);
     }
-    lua_call(L, 2, 2);
-    return 2;
+    lua_call(L, 2, 3);
+    return 3;
+}
+
+static char **string_list(lua_State *L, int index, int *n)
+{
+    lua_Integer len = luaL_len(L, index);
+    char **v = xcalloc((size_t)len + 1, sizeof *v);
+    for (lua_Integer i = 1; i <= len; ++i) {
+        lua_geti(L, index, i);
+        v[(*n)++] = xstrdup(lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    return v;
 }
 
 int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefines,
@@ -75,20 +87,15 @@ int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefin
     lua_pushlightuserdata(L, (void *)model_path);
     lua_pushlightuserdata(L, (void *)defines);
     lua_pushinteger(L, ndefines);
-    if (lua_pcall(L, 3, 2, 0) != LUA_OK) {
+    if (lua_pcall(L, 3, 3, 0) != LUA_OK) {
         const char *msg = lua_tostring(L, -1);
         rc = lcm_fail(err, LCM_E_MODEL, "%s", msg ? msg : "(error object is not a string)");
         lua_close(L);
         return rc;
     }
-    out->manifest = xstrdup(lua_tostring(L, -2));
-    lua_Integer n = luaL_len(L, -1);
-    out->deps = xcalloc((size_t)n, sizeof *out->deps);
-    for (lua_Integer i = 1; i <= n; ++i) {
-        lua_geti(L, -1, i);
-        out->deps[out->ndeps++] = xstrdup(lua_tostring(L, -1));
-        lua_pop(L, 1);
-    }
+    out->manifest = xstrdup(lua_tostring(L, -3));
+    out->deps = string_list(L, -2, &out->ndeps);
+    out->warnings = string_list(L, -1, &out->nwarnings);
     lua_close(L);
     return 0;
 }
@@ -98,5 +105,7 @@ void lcm_trace_result_free(lcm_trace_result *r)
     free(r->manifest);
     for (int i = 0; i < r->ndeps; ++i) free(r->deps[i]);
     free(r->deps);
+    for (int i = 0; i < r->nwarnings; ++i) free(r->warnings[i]);
+    free(r->warnings);
     memset(r, 0, sizeof *r);
 }

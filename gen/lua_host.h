@@ -9,6 +9,8 @@ typedef struct lcm_trace_result {
     char *manifest; /* manifest text (caller frees) */
     char **deps;    /* Lua files the model loaded, the model first */
     int ndeps;
+    char **warnings; /* things the user should know; the caller prints them */
+    int nwarnings;
 } lcm_trace_result;
 
 /* defines: -D name=value pairs given to lcm.option(). */

@@ -188,6 +188,7 @@ typedef struct ir_model {
     ir_kernel *kernels;
     int *period_kernel; /* [regime * nperiods + period] -> kernel or -1 */
     char *source_hash;  /* sha256 of the generated kernel source */
+    int sealed;         /* the manifest carried a valid checksum line */
 } ir_model;
 
 void ir_model_free(ir_model *m);

@@ -2,6 +2,7 @@
 #include "manifest.h"
 
 #include <errno.h>
+#include "sha256.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +144,10 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
             sb_putc(b, '\n');
         }
     if (m->source_hash) sb_printf(b, "source_hash %s\n", m->source_hash);
-    sb_puts(b, "end\n");
+    /* the checksum covers every byte before its line */
+    char sum[65];
+    sha256_hex(b->s, b->len, sum);
+    sb_printf(b, "checksum %s\nend\n", sum);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -153,6 +157,7 @@ typedef struct tokens {
 } tokens;
 
 typedef struct reader {
+    const char *text, *line_start;
     const char *p;
     int line;
     tokens tk;
@@ -174,6 +179,7 @@ static int next_line(reader *rd)
         const char *e = strchr(rd->p, '\n');
         if (!e) e = rd->p + strlen(rd->p);
         const char *s = rd->p;
+        rd->line_start = s;
         rd->p = *e ? e + 1 : e;
         while (s < e) {
             while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
@@ -547,6 +553,13 @@ static int read_body(reader *rd, ir_model *m)
             if ((rc = read_kernel(rd, m))) return rc;
         } else if (!strcmp(k, "period_kernel")) {
             if ((rc = read_period_kernel(rd, m))) return rc;
+        } else if (!strcmp(k, "checksum")) {
+            char sum[65];
+            sha256_hex(rd->text, (size_t)(rd->line_start - rd->text), sum);
+            if (!tok(rd, 1) || strcmp(tok(rd, 1), sum))
+                return lcm_fail(rd->err, LCM_E_MODEL, "the manifest was changed after lcmgen wrote it "
+                                "(checksum mismatch); regenerate the model");
+            m->sealed = 1;
         } else if (!strcmp(k, "source_hash")) {
             if (!tok(rd, 1)) return bad(rd, "missing hash");
             free(m->source_hash);
@@ -558,7 +571,7 @@ static int read_body(reader *rd, ir_model *m)
 
 int ir_manifest_read(const char *text, ir_model *m, lcm_err *err)
 {
-    reader rd = {.p = text, .line = 0, .err = err};
+    reader rd = {.text = text, .line_start = text, .p = text, .line = 0, .err = err};
     int rc = read_body(&rd, m);
     tokens_clear(&rd.tk);
     free(rd.tk.v);

@@ -180,8 +180,20 @@ char *read_file(const char *path, size_t *len, lcm_err *err)
     return sb_take(&b);
 }
 
+int check_output_path(const char *path, lcm_err *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
+    return lcm_fail(err, LCM_E_IO, "'%s' exists and is not a regular file (%s); outputs are written to a "
+                    "temporary file and renamed onto their name, so give the path of a regular file",
+                    path, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                              : "a device, pipe or socket");
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err)
 {
+    int bad = check_output_path(path, err);
+    if (bad) return bad;
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {
@@ -224,6 +236,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *e
 int write_file_if_changed(const char *path, const void *data, size_t len,
                           int *changed, lcm_err *err)
 {
+    int bad = check_output_path(path, err); /* before reading it: a FIFO would block */
+    if (bad) return bad;
     size_t old_len;
     char *old = file_exists(path) ? read_file(path, &old_len, NULL) : NULL;
     int same = old && old_len == len && memcmp(old, data, len) == 0;

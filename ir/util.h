@@ -22,6 +22,7 @@ typedef enum lcm_status {
     LCM_E_NUMERIC = 7,  /* the solve found NaN, bad probabilities, ... */
     LCM_E_INPUT = 8,    /* initial conditions and other data inputs */
     LCM_E_DEVICE = 9,   /* GPU / device failures */
+    LCM_E_MEMORY = 10,  /* an allocation the problem needs does not fit */
     LCM_E_INTERNAL = 70 /* a bug in lcmgen */
 } lcm_status;
 
@@ -71,6 +72,10 @@ void grow_array(void **arr, size_t *cap, size_t need, size_t elem);
 /* ---- files -------------------------------------------------------------- */
 /* Reads a whole file; returns NULL and fills err on failure. */
 char *read_file(const char *path, size_t *len, lcm_err *err);
+/* Outputs are written to a temporary file and renamed onto their name, so
+ * the name must be free or a regular file: renaming onto a device, a
+ * directory or a symbolic link would replace it.  Checks that. */
+int check_output_path(const char *path, lcm_err *err);
 /* Writes atomically: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err);
 /* Like write_file_atomic, but leaves an identical existing file untouched

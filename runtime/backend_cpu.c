@@ -238,7 +238,7 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
 static void *host_alloc(lcm_backend *b, size_t bytes, lcm_err *err)
 {
     void *p = malloc(bytes ? bytes : 1);
-    if (!p) lcm_fail(err, LCM_E_NUMERIC, "out of host memory allocating %zu bytes", bytes);
+    if (!p) lcm_fail(err, LCM_E_MEMORY, "out of host memory allocating %.1f MiB", (double)bytes / 1048576.0);
     return p;
 }
 static void host_release(lcm_backend *b, void *p) { free(p); }

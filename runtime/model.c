@@ -12,8 +12,9 @@ int lcm_model_from_text(const char *manifest, const char *source, lcm_model **ou
 {
     lcm_model *m = xcalloc(1, sizeof *m);
     int rc = ir_manifest_read(manifest, &m->ir, err);
-    if (!rc && (!m->ir.nkernels || !m->ir.period_kernel || !m->ir.source_hash))
-        rc = lcm_fail(err, LCM_E_MODEL, "the manifest has no kernel table: it was not written by lcmgen");
+    if (!rc && (!m->ir.sealed || !m->ir.nkernels || !m->ir.period_kernel || !m->ir.source_hash))
+        rc = lcm_fail(err, LCM_E_MODEL, "the manifest was not written by lcmgen (no kernel table or checksum); "
+                      "regenerate the model");
     if (!rc) {
         char hash[65];
         sha256_hex(source, strlen(source), hash);
@@ -62,7 +63,7 @@ void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, lcm_
 {
     (void)m;
     if (r->nstates == 0) {
-        sb_puts(out, "(no states)");
+        sb_puts(out, "the only state (the regime has no states)");
         return;
     }
     int *code = xcalloc((size_t)r->nstates, sizeof *code);

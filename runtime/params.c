@@ -122,6 +122,11 @@ static int is_param_function(const ir_model *m, const char *regime, const char *
 /* Labels of the variable indexing a dimension, or NULL (period, non-categorical). */
 static char **dim_labels(const ir_model *m, const char *regime, const char *dimname)
 {
+    static char *regime_names[IR_MAX_REGIMES];
+    if (!strcmp(dimname, "next_regime")) {
+        for (int g = 0; g < m->nregimes; ++g) regime_names[g] = m->regimes[g].name;
+        return regime_names;
+    }
     const char *state = !strncmp(dimname, "next_", 5) ? dimname + 5 : dimname;
     int r = ir_find_regime(m, regime);
     const ir_regime *R = r >= 0 ? &m->regimes[r] : NULL;
@@ -183,6 +188,7 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
         if (v->kind != LCM_PV_NUM)
             return lcm_fail(err, LCM_E_PARAMS, "parameter %s: expected a number, found a %s", where,
                             v->kind == LCM_PV_LIST ? "list" : "table");
+        if (v->num != v->num) return lcm_fail(err, LCM_E_PARAMS, "parameter %s is NaN", where);
         out[(*pos)++] = v->num;
         return 0;
     }
@@ -203,9 +209,15 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
         for (int i = 0; i < v->n; ++i) {
             int found = 0;
             for (int j = 0; j < n; ++j) found |= !strcmp(v->keys[i], labels[j]);
-            if (!found)
-                return lcm_fail(err, LCM_E_PARAMS, "parameter %s: '%s' is not a category of %s", where, v->keys[i],
-                                p->dimnames[d]);
+            if (!found) {
+                lcm_sb cats;
+                sb_init(&cats);
+                for (int j = 0; j < n; ++j) sb_printf(&cats, "%s%s", j ? ", " : "", labels[j]);
+                int rc = lcm_fail(err, LCM_E_PARAMS, "parameter %s: '%s' is not a category of %s (categories: %s)",
+                                  where, v->keys[i], p->dimnames[d], cats.s);
+                sb_free(&cats);
+                return rc;
+            }
         }
         for (int j = 0; j < n; ++j) {
             const lcm_pvalue *item = lcm_pv_get(v, labels[j]);
@@ -222,7 +234,10 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
         int flat = 1;
         for (int i = 0; i < v->n; ++i) flat &= v->items[i]->kind == LCM_PV_NUM;
         if (flat) {
-            for (int i = 0; i < v->n; ++i) out[(*pos)++] = v->items[i]->num;
+            for (int i = 0; i < v->n; ++i) {
+                int rc = flatten(m, p, v->items[i], p->ndims, out, pos, where, err);
+                if (rc) return rc;
+            }
             return 0;
         }
     }

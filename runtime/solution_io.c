@@ -164,6 +164,7 @@ static int write_h5_body(const lcm_solution *s, hid_t f)
 
 int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
 {
+    if (check_output_path(path, err)) return err->code;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -190,6 +191,7 @@ static void csv_value(FILE *f, double x, int precision)
 int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err)
 {
     const ir_model *m = s->m;
+    if (check_output_path(path, err)) return err->code;
     char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {

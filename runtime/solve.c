@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose.h"
 #include "solver_internal.h"
 
 int lcm_backend_by_name(const char *name)
@@ -74,11 +75,11 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
         lcm_progress("loaded the %s solver of model '%s' (float%d) from the cache", s->backend->name,
                      model->ir.name, o.precision);
     ir_grid_layout_build(&model->ir, &s->layout);
-    double *g64 = xcalloc(s->layout.total + 1, sizeof *g64);
-    ir_grid_buffer_fill(&model->ir, &s->layout, g64);
-    void *g = to_precision(g64, s->layout.total, o.precision);
+    s->grids64 = xcalloc(s->layout.total + 1, sizeof *s->grids64);
+    ir_grid_buffer_fill(&model->ir, &s->layout, s->grids64);
+    void *g = to_precision(s->grids64, s->layout.total, o.precision);
     s->grids = upload_copy(s->backend, g, (s->layout.total + 1) * lcm_real_bytes(o.precision), err);
-    free(g64), free(g);
+    free(g);
     if (!s->grids) {
         lcm_solver_free(s);
         return err->code;
@@ -99,6 +100,7 @@ void lcm_solver_free(lcm_solver *s)
     s->backend->destroy(s->backend);
     ir_grid_layout_free(&s->layout);
     lcm_cache_close(&s->cache);
+    free(s->grids64);
     free(s);
 }
 
@@ -118,8 +120,11 @@ static const struct {
     {LCM_FLAG_INFEASIBLE, 0, "no action is feasible (V = -inf)"},
 };
 
-static int report_flags(const ir_model *m, const ir_regime *r, int t, const lcm_flags *f, lcm_err *err)
+static int report_flags(const lcm_solver *sv, const lcm_solution *sol, const double *params, int r_id, int t,
+                        const lcm_flags *f, lcm_err *err)
 {
+    const ir_model *m = &sv->model->ir;
+    const ir_regime *r = &m->regimes[r_id];
     int rc = 0;
     for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text; ++i) {
         int bit = flag_text[i].bit;
@@ -127,6 +132,7 @@ static int report_flags(const ir_model *m, const ir_regime *r, int t, const lcm_
         lcm_sb state;
         sb_init(&state);
         lcm_describe_state(m, r, f->first[bit], &state);
+        lcm_diagnose(m, &sv->layout, sv->grids64, params, sol, t, r_id, f->first[bit], bit, &state);
         if (flag_text[i].error && !rc)
             rc = lcm_fail(err, LCM_E_NUMERIC, "regime '%s', period %d (age %g): %s, first at %s", r->name, t,
                           m->ages[t], flag_text[i].what, state.s);
@@ -148,7 +154,8 @@ void lcm_solution_free(lcm_solution *s)
     free(s);
 }
 
-static int run_period(lcm_solver *sv, lcm_solution *sol, void **dev, int t, void *P, void *F, lcm_err *err)
+static int run_period(lcm_solver *sv, lcm_solution *sol, void **dev, int t, const double *params, void *P, void *F,
+                      lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
     lcm_backend *be = sv->backend;
@@ -159,7 +166,11 @@ static int run_period(lcm_solver *sv, lcm_solution *sol, void **dev, int t, void
         int k = m->period_kernel[r * m->nperiods + t];
         const ir_kernel *kn = &m->kernels[k];
         lcm_index n = sol->n[r];
-        sol->V[t * R + r] = xmalloc((size_t)n * rb);
+        sol->V[t * R + r] = malloc((size_t)n * rb);
+        if (!sol->V[t * R + r])
+            return lcm_fail(err, LCM_E_MEMORY, "out of host memory: V of regime '%s' at period %d needs %.1f MiB "
+                            "(%lld states); a smaller grid or float32 (--precision 32) needs less",
+                            m->regimes[r].name, t, (double)n * (double)rb / 1048576.0, (long long)n);
         dev[t * R + r] = be->host_memory ? sol->V[t * R + r] : be->alloc(be, (size_t)n * rb, err);
         if (!dev[t * R + r]) return err->code;
         lcm_kernel_args a;
@@ -179,7 +190,7 @@ static int run_period(lcm_solver *sv, lcm_solution *sol, void **dev, int t, void
         if (!rc) rc = be->run(be, k, &a, n, err);
         if (!rc) rc = be->download(be, &flags, F, sizeof flags, err);
         if (!rc && !be->host_memory) rc = be->download(be, sol->V[t * R + r], dev[t * R + r], (size_t)n * rb, err);
-        if (!rc) rc = report_flags(m, &m->regimes[r], t, &flags, err);
+        if (!rc) rc = report_flags(sv, sol, params, r, t, &flags, err);
         if (rc) return rc;
     }
     return 0;
@@ -204,7 +215,7 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     void *F = P ? be->alloc(be, sizeof(lcm_flags), err) : NULL;
     int rc = P && F ? 0 : err->code;
     for (int t = T - 1; t >= 0 && !rc; --t) {
-        rc = run_period(sv, sol, dev, t, P, F, err);
+        rc = run_period(sv, sol, dev, t, params, P, F, err);
         /* V_{t+1} is no longer needed in backend memory */
         for (int r = 0; r < R && t + 1 < T && !be->host_memory; ++r)
             if (dev[(t + 1) * R + r]) be->release(be, dev[(t + 1) * R + r]), dev[(t + 1) * R + r] = NULL;

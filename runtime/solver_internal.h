@@ -17,6 +17,7 @@ struct lcm_solver {
     lcm_backend *backend;
     lcm_cache cache;
     ir_grid_layout layout;
+    double *grids64;     /* the grid buffer on the host, float64 (diagnosis) */
     void *grids;         /* the grid buffer in the backend's memory */
 };
 

@@ -88,10 +88,12 @@ LCM_DEVICE int lcm_cell_lin(real x, real start, real inv_step, int n)
     return lcm_clip_cell(LCM_FLOOR((x - start) * inv_step), n);
 }
 
-/* Closed form for logspace grids (uniform in logs). */
-LCM_DEVICE int lcm_cell_log(real x, real log_start, real inv_log_step, int n)
+/* Closed form for logspace grids (uniform in logs).  Values at or below the
+ * first point (zero and negatives included, whose log is not a number)
+ * belong to the first cell. */
+LCM_DEVICE int lcm_cell_log(real x, real start, real log_start, real inv_log_step, int n)
 {
-    return lcm_clip_cell(LCM_FLOOR((LCM_LOG(x) - log_start) * inv_log_step), n);
+    return x > start ? lcm_clip_cell(LCM_FLOOR((LCM_LOG(x) - log_start) * inv_log_step), n) : 0;
 }
 
 /* Binary search for irregular grids: the last i with p[i] <= x. */

@@ -88,7 +88,7 @@ local function function_table(tbl, what, R)
 end
 
 local function prepare_regime(name, spec, M)
-  local R = { name = name, spec = spec, where = spec.where }
+  local R = { name = name, spec = spec, where = spec.where ~= "?" and spec.where or M.file }
   if spec.terminal ~= nil and type(spec.terminal) ~= "boolean" then
     fail_at(R.where, "regime '" .. name .. "': terminal must be true or false")
   end
@@ -113,6 +113,20 @@ local function prepare_regime(name, spec, M)
   end
   R.states = normalize_vars(spec.states, "states", R)
   R.actions = normalize_vars(spec.actions, "actions", R)
+  for _, v in ipairs(R.actions) do
+    if v.grid.distributed then
+      fail_at(v.grid.where, "regime '" .. name .. "': action '" .. v.name .. "' has distributed = true; " ..
+        "sharding splits the axes of V, which are states: put distributed = true on a state")
+    end
+  end
+  for _, what in ipairs({ "states", "actions" }) do
+    local size = 1.0
+    for _, v in ipairs(R[what]) do size = size * v.grid.n end
+    if size > 2 ^ 53 then
+      fail_at(R.where, "regime '" .. name .. "' has " .. string.format("%.3g", size) .. " combinations of " ..
+        what .. ": more than lcm can index (2^53)")
+    end
+  end
   R.functions = function_table(spec.functions, "functions", R)
   R.constraints = function_table(spec.constraints, "constraints", R)
   R.state_index, R.action_index = {}, {}
@@ -252,20 +266,7 @@ local function flatten(value, slot, where)
   return out
 end
 
-local function edit_distance(a, b)
-  if math.abs(#a - #b) > 2 then return 3 end
-  local prev = {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    local cur = { [0] = i }
-    for j = 1, #b do
-      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
-      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-    end
-    prev = cur
-  end
-  return prev[#b]
-end
+local edit_distance = lcm._edit_distance
 
 -- An argument that names nothing becomes a parameter; when it is a near
 -- miss of a state, action or function, it is most likely a typo.
@@ -278,9 +279,8 @@ local function warn_near_miss(R, fname, pname, where)
   table.sort(candidates, function(x, y) return x[1] < y[1] end)
   for _, c in ipairs(candidates) do
     if edit_distance(pname, c[1]) <= 2 then
-      io.stderr:write(string.format("lcmgen: warning: %s: regime '%s', function '%s': '%s' is not a state, " ..
-        "action or function, so it is a parameter; did you mean the %s '%s'?\n", where, R.name, fname, pname,
-        c[2], c[1]))
+      T.warn(string.format("%s: regime '%s', function '%s': '%s' is not a state, action or function, so it " ..
+        "is a parameter; did you mean the %s '%s'?", where, R.name, fname, pname, c[2], c[1]))
       return
     end
   end
@@ -298,14 +298,14 @@ local function slot_function(M, R, fname, pname, fixed, where)
     end
     if #indices ~= slot.ndims then
       T.fail("parameter '" .. pname .. "' is used with " .. #indices .. " indices here and " .. slot.ndims ..
-        " elsewhere in the same function", T.user_where(3))
+        " elsewhere in the same function", T.user_where())
     end
     for i, ix in ipairs(indices) do
       if slot.dims[i] == nil then
         slot.dims[i], slot.dimnames[i], slot.cats[i] = ix.card, ix.name, ix.cat
       elseif slot.dims[i] ~= ix.card then
         T.fail("dimension " .. i .. " of parameter '" .. pname .. "' has " .. ix.card .. " entries here (" ..
-          ix.name .. ") and " .. slot.dims[i] .. " elsewhere (" .. slot.dimnames[i] .. ")", T.user_where(3))
+          ix.name .. ") and " .. slot.dims[i] .. " elsewhere (" .. slot.dimnames[i] .. ")", T.user_where())
       end
     end
     return slot.id
@@ -378,6 +378,36 @@ local function as_value(res, R, fname, where)
     (t == "table" and "; only lcm.markov transitions return tables of probabilities" or ""))
 end
 
+-- Lua's == between a traced value and a number is false without asking the
+-- tracer, so `if x == 1` silently takes one branch.  Warn when the source of
+-- a model function contains == or ~= (outside strings and comments).
+local source_lines = {}
+local function warn_equality(R, fname, fn)
+  local info = debug.getinfo(fn, "S")
+  if info.source:sub(1, 1) ~= "@" then return end
+  local path = info.source:sub(2)
+  local lines = source_lines[path]
+  if not lines then
+    lines = {}
+    local f = io.open(path, "r")
+    if f then
+      for l in f:lines() do lines[#lines + 1] = l end
+      f:close()
+    end
+    source_lines[path] = lines
+  end
+  for n = info.linedefined, info.lastlinedefined do
+    local code = (lines[n] or ""):gsub('"[^"]*"', '""'):gsub("'[^']*'", "''"):gsub("%-%-.*$", "")
+    local op = code:match("[=~]=")
+    if op then
+      T.warn(string.format("%s:%d: regime '%s', function '%s': '%s' cannot compare traced values (states, " ..
+        "actions, functions, parameters): against a number it is always %s. Use x:eq(y) / x:ne(y); ignore " ..
+        "this if both sides are plain Lua values", path, n, R.name, fname, op, op == "==" and "false" or "true"))
+      return
+    end
+  end
+end
+
 function trace_fn(ctx, fname, fn)
   local memo = ctx.memo[fname]
   if memo then return memo.res end
@@ -391,6 +421,7 @@ function trace_fn(ctx, fname, fn)
   end
   ctx.stack[#ctx.stack + 1] = fname
   ctx.busy[fname] = #ctx.stack
+  warn_equality(ctx.R, fname, fn)
   local info = debug.getinfo(fn, "u")
   if info.isvararg then
     fail_at(where, "regime '" .. ctx.R.name .. "', function '" .. fname .. "' takes '...'; " ..
@@ -535,9 +566,15 @@ local function next_state(ctx, TR, sv)
   if spec == nil then
     fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. TR.name .. "', which has the state '" ..
       sv.name .. "', but gives no transition for it (add state_transitions." .. sv.name ..
-      " = a function, lcm.markov(...) or lcm.fixed)")
+      (sv.grid.distributed and " = lcm.fixed; a sharded state must be carried by every regime that reaches " ..
+        "one carrying it)" or " = a function, lcm.markov(...) or lcm.fixed)"))
   end
   local discrete = sv.grid.kind == "discrete"
+  if sv.grid.distributed and spec ~= lcm.fixed then
+    fail_at(where, "regime '" .. R.name .. "': state '" .. sv.name .. "' of regime '" .. TR.name ..
+      "' is sharded (distributed = true), so its transition must be lcm.fixed: an axis that agents move " ..
+      "along cannot be sharded")
+  end
   if spec == lcm.fixed then
     local si = R.state_index[sv.name]
     if not si then
@@ -553,8 +590,9 @@ local function next_state(ctx, TR, sv)
   end
   if lcm._is_markov(spec) then
     if not discrete then
-      fail_at(spec.where, "regime '" .. R.name .. "': state '" .. sv.name .. "' of regime '" .. TR.name ..
-        "' is continuous; Markov transitions need a discrete state")
+      fail_at(spec.where, "regime '" .. R.name .. "': state '" .. sv.name .. "'" ..
+        (TR.name ~= R.name and " of target regime '" .. TR.name .. "'" or "") ..
+        " is continuous; Markov transitions need a discrete state")
     end
     local res = trace_fn(ctx, fname, spec.fn)
     return { kind = "markov", probs = markov_probs(res, sv.grid.cat.labels, "transition " .. fname, R,
@@ -725,10 +763,13 @@ end
 -- model: what the model file returned; file: its path; stem: default name.
 function B.manifest(model, file, stem)
   if not lcm._is_model(model) then
-    error(file .. ": the model file must return lcm.model{...} (it returned " ..
-      (model == nil and "nothing" or "a " .. type(model)) .. ")", 0)
+    local what = model == nil and "nothing" or lcm._is_regime(model) and "an lcm.regime" or
+      lcm._is_grid(model) and "a grid" or "a " .. type(model)
+    error(file .. ": the model file must return lcm.model{...} (it returned " .. what .. ")", 0)
   end
-  local M = { where = model.where, srcs = { list = {}, index = {} }, slots = {}, slot_index = {},
+  -- `return lcm.model{...}` is a tail call that hides its line: name the file
+  local M = { where = model.where ~= "?" and model.where or file, file = file,
+    srcs = { list = {}, index = {} }, slots = {}, slot_index = {},
     fixed_params = model.fixed_params, fixed_used = {} }
   M.name = model.name or stem
   if type(M.name) ~= "string" or not M.name:match("^[%w_%-%.]+$") then
@@ -776,6 +817,23 @@ function B.manifest(model, file, stem)
       fail_at(R.where, "regime '" .. R.name .. "' is not terminal but is active at the last age (" ..
         M.ages[#M.ages] .. "): there is no next period. Make it inactive there " ..
         "(active = function(age) return age < " .. M.ages[#M.ages] .. " end) or terminal")
+    end
+  end
+  local knobs = {}
+  for _, R in ipairs(M.regimes) do
+    for _, what in ipairs({ "states", "actions" }) do
+      for _, v in ipairs(R[what]) do
+        if v.grid.batch_size > 0 and not knobs.batch then
+          knobs.batch = true
+          T.warn(v.grid.where .. ": batch_size (splay) is not implemented yet: the solve runs unsplayed " ..
+            "(V is the same; peak memory is not reduced)")
+        end
+        if v.grid.distributed and not knobs.dist then
+          knobs.dist = true
+          T.warn(v.grid.where .. ": distributed (sharding) is not implemented yet: the axis is solved on " ..
+            "one device (V is the same)")
+        end
+      end
     end
   end
   local dags = {}

@@ -36,13 +36,27 @@ function H.run(model_path, given_options)
   local dir = model_path:match("^(.*)/[^/]*$") or "."
   package.path = dir .. "/?.lua;" .. package.path
 
+  -- Lua shortens long file names in its messages ("...s/models/x.lua:3:");
+  -- put the full name of the file back.
+  local function full_paths(msg)
+    msg = type(msg) == "string" and msg or tostring(msg)
+    local tail, rest = msg:match("^%.%.%.(.-)(:%d+:.*)$")
+    if tail then
+      for _, path in ipairs(deps) do
+        if path:sub(-#tail) == tail then return path .. rest end
+      end
+    end
+    return msg
+  end
+
   local chunk, err = raw_loadfile(model_path, "t")
-  if not chunk then error(err, 0) end
+  if not chunk then error(full_paths(err), 0) end
   local ok, model = pcall(chunk)
-  if not ok then error(type(model) == "string" and model or tostring(model), 0) end
+  if not ok then error(full_paths(model), 0) end
   local stem = model_path:match("([^/]+)$"):gsub("%.lua$", "")
-  local manifest = require("lcm.build").manifest(model, model_path, stem)
-  return manifest, deps
+  local built, manifest = pcall(require("lcm.build").manifest, model, model_path, stem)
+  if not built then error(full_paths(manifest), 0) end
+  return manifest, deps, require("lcm.trace").take_warnings()
 end
 
 return H

@@ -8,19 +8,37 @@ local T = require("lcm.trace")
 
 local lcm = {}
 
-local function fail(msg, level)
-  error(T.user_where((level or 1) + 1) .. ": " .. msg, 0)
+local function fail(msg)
+  error(T.user_where() .. ": " .. msg, 0)
 end
 
 -- Rejects unknown fields: a typo like `n_point` must not pass silently.
+local function edit_distance(a, b)
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a:sub(i, i) == b:sub(j, j) and 0 or 1))
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+lcm._edit_distance = edit_distance
+
 local function check_fields(spec, allowed, ctor)
-  if type(spec) ~= "table" then fail(ctor .. " expects a table of fields", 3) end
+  if type(spec) ~= "table" then fail(ctor .. " expects a table of fields") end
   for k in pairs(spec) do
     if type(k) ~= "string" or not allowed[k] then
-      local names = {}
+      local names, near = {}, nil
       for n in pairs(allowed) do names[#names + 1] = n end
       table.sort(names)
-      fail(ctor .. ": unknown field '" .. tostring(k) .. "' (fields: " .. table.concat(names, ", ") .. ")", 3)
+      for _, n in ipairs(names) do
+        if type(k) == "string" and not near and edit_distance(k, n) <= 2 then near = n end
+      end
+      fail(ctor .. ": unknown field '" .. tostring(k) .. "'" .. (near and " (did you mean '" .. near .. "'?)" or
+        " (fields: " .. table.concat(names, ", ") .. ")"))
     end
   end
 end
@@ -47,9 +65,9 @@ local Cat = {
   __index = function(c, k)
     local info = CATS[c]
     fail("'" .. tostring(k) .. "' is not a category of " .. (info.name or "this categorical") ..
-      " (categories: " .. table.concat(info.labels, ", ") .. ")", 2)
+      " (categories: " .. table.concat(info.labels, ", ") .. ")")
   end,
-  __newindex = function() fail("categorical types are read-only", 2) end,
+  __newindex = function() fail("categorical types are read-only") end,
 }
 
 -- lcm.categorical{"bad", "good"}, lcm.categorical{"bad", "good", name = "Health"}
@@ -57,35 +75,35 @@ local Cat = {
 function lcm.categorical(spec)
   local labels, name = {}, nil
   if math.type(spec) == "integer" then
-    if spec < 1 then fail("lcm.categorical(n) needs n >= 1", 2) end
+    if spec < 1 then fail("lcm.categorical(n) needs n >= 1") end
     for i = 0, spec - 1 do labels[#labels + 1] = tostring(i) end
   elseif type(spec) == "table" then
     for k, v in pairs(spec) do
       if k == "name" then name = v
-      elseif math.type(k) ~= "integer" then fail("lcm.categorical: unexpected field '" .. tostring(k) .. "'", 2) end
+      elseif math.type(k) ~= "integer" then fail("lcm.categorical: unexpected field '" .. tostring(k) .. "'") end
     end
     for i, l in ipairs(spec) do labels[i] = l end
-    if #labels == 0 then fail("lcm.categorical needs at least one label", 2) end
+    if #labels == 0 then fail("lcm.categorical needs at least one label") end
   else
-    fail("lcm.categorical expects a list of labels or a number of categories", 2)
+    fail("lcm.categorical expects a list of labels or a number of categories")
   end
   local c, codes = setmetatable({}, Cat), {}
   for i, l in ipairs(labels) do
     if not is_identifier(l) and not tostring(l):match("^%d+$") then
-      fail("lcm.categorical: label '" .. tostring(l) .. "' is not a name (letters, digits, _)", 2)
+      fail("lcm.categorical: label '" .. tostring(l) .. "' is not a name (letters, digits, _)")
     end
-    if codes[l] then fail("lcm.categorical: label '" .. l .. "' appears twice", 2) end
+    if codes[l] then fail("lcm.categorical: label '" .. l .. "' appears twice") end
     codes[l] = i - 1
     rawset(c, l, i - 1)
   end
-  CATS[c] = { labels = labels, codes = codes, name = name, where = T.user_where(2) }
+  CATS[c] = { labels = labels, codes = codes, name = name, where = T.user_where() }
   return c
 end
 
 function lcm.is_categorical(c) return type(c) == "table" and CATS[c] ~= nil end
 function lcm._cat_info(c) return CATS[c] end
 function lcm.labels(c)
-  local info = CATS[c] or fail("lcm.labels expects a categorical type", 2)
+  local info = CATS[c] or fail("lcm.labels expects a categorical type")
   return { table.unpack(info.labels) }
 end
 
@@ -94,6 +112,7 @@ end
 ---------------------------------------------------------------------------
 
 local Ages = {}
+local MAX_PERIODS = 100000
 
 -- lcm.ages{start = 40, stop = 90, step = 10} (stop included),
 -- lcm.ages{start = 40, step = 10, n_periods = 6} or lcm.ages{values = {...}}.
@@ -102,36 +121,38 @@ function lcm.ages(spec)
   local values = {}
   if spec.values then
     if spec.start or spec.stop or spec.step or spec.n_periods then
-      fail("lcm.ages: give either values or start/step/stop", 2)
+      fail("lcm.ages: give either values or start/step/stop")
     end
+    if #spec.values > MAX_PERIODS then fail("lcm.ages: at most " .. MAX_PERIODS .. " periods are supported") end
     for i, a in ipairs(spec.values) do
-      if not finite(a) then fail("lcm.ages: age " .. i .. " is not a finite number", 2) end
-      if i > 1 and a <= spec.values[i - 1] then fail("lcm.ages: ages must increase (age " .. i .. ")", 2) end
+      if not finite(a) then fail("lcm.ages: age " .. i .. " is not a finite number") end
+      if i > 1 and a <= spec.values[i - 1] then fail("lcm.ages: ages must increase (age " .. i .. ")") end
       values[i] = a + 0.0
     end
   else
     local start, step = spec.start, spec.step or 1
-    if not finite(start) then fail("lcm.ages: start must be a number", 2) end
-    if not finite(step) or step <= 0 then fail("lcm.ages: step must be a positive number", 2) end
+    if not finite(start) then fail("lcm.ages: start must be a number") end
+    if not finite(step) or step <= 0 then fail("lcm.ages: step must be a positive number") end
     local n = spec.n_periods
     if spec.stop ~= nil then
-      if n then fail("lcm.ages: give either stop or n_periods", 2) end
-      if not finite(spec.stop) or spec.stop < start then fail("lcm.ages: stop must be a number >= start", 2) end
+      if n then fail("lcm.ages: give either stop or n_periods") end
+      if not finite(spec.stop) or spec.stop < start then fail("lcm.ages: stop must be a number >= start") end
       local k = (spec.stop - start) / step
       n = math.floor(k + 0.5)
       if math.abs(k - n) > 1e-9 * math.max(1, math.abs(k)) then
-        fail("lcm.ages: stop - start is not a multiple of step", 2)
+        fail("lcm.ages: stop - start is not a multiple of step")
       end
       n = n + 1
     end
     if math.type(n) ~= "integer" and not (type(n) == "number" and n == math.floor(n)) then
-      fail("lcm.ages: n_periods must be a whole number", 2)
+      fail("lcm.ages: n_periods must be a whole number")
     end
-    if not n or n < 1 then fail("lcm.ages needs stop or n_periods >= 1", 2) end
+    if not n or n < 1 then fail("lcm.ages needs stop or n_periods >= 1") end
+    if n > MAX_PERIODS then fail("lcm.ages: " .. string.format("%.0f", n) .. " periods; at most " .. MAX_PERIODS .. " are supported") end
     for i = 1, n do values[i] = start + (i - 1) * step + 0.0 end
   end
-  if #values == 0 then fail("lcm.ages: no ages", 2) end
-  return setmetatable({ values = values, where = T.user_where(2) }, Ages)
+  if #values == 0 then fail("lcm.ages: no ages") end
+  return setmetatable({ values = values, where = T.user_where() }, Ages)
 end
 
 function lcm._is_ages(a) return getmetatable(a) == Ages end
@@ -146,29 +167,32 @@ function lcm._is_grid(g) return getmetatable(g) == Grid end
 local function batch_of(spec, ctor)
   local b = spec.batch_size or 0
   if math.type(b) ~= "integer" and not (type(b) == "number" and b == math.floor(b)) or b < 0 then
-    fail(ctor .. ": batch_size must be a whole number >= 0", 3)
+    fail(ctor .. ": batch_size must be a whole number >= 0")
   end
   return math.tointeger(b)
 end
 
 local function no_distributed(spec, ctor)
   if spec.distributed then
-    fail(ctor .. ": distributed = true is only allowed on discrete grids (a continuous axis cannot be sharded)", 3)
+    fail(ctor .. ": distributed = true is only allowed on discrete grids (a continuous axis cannot be sharded)")
   end
 end
 
+local MAX_POINTS = 2147483647
+
 local function n_points_of(spec, ctor)
   local n = spec.n_points
-  if type(n) ~= "number" or n ~= math.floor(n) then fail(ctor .. ": n_points must be a whole number", 3) end
-  if n < 2 then fail(ctor .. ": n_points must be at least 2 (got " .. n .. ")", 3) end
+  if type(n) ~= "number" or n ~= math.floor(n) then fail(ctor .. ": n_points must be a whole number") end
+  if n < 2 then fail(ctor .. ": n_points must be at least 2 (got " .. n .. ")") end
+  if n > MAX_POINTS then fail(ctor .. ": n_points must be at most " .. MAX_POINTS .. " (got " .. string.format("%.0f", n) .. ")") end
   return math.tointeger(n)
 end
 
 local function bounds_of(spec, ctor)
-  if not finite(spec.start) then fail(ctor .. ": start must be a finite number", 3) end
-  if not finite(spec.stop) then fail(ctor .. ": stop must be a finite number", 3) end
+  if not finite(spec.start) then fail(ctor .. ": start must be a finite number") end
+  if not finite(spec.stop) then fail(ctor .. ": stop must be a finite number") end
   if spec.start >= spec.stop then
-    fail(ctor .. ": start (" .. spec.start .. ") must be below stop (" .. spec.stop .. ")", 3)
+    fail(ctor .. ": start (" .. spec.start .. ") must be below stop (" .. spec.stop .. ")")
   end
   return spec.start + 0.0, spec.stop + 0.0
 end
@@ -181,7 +205,7 @@ function lcm.linspace(spec)
   no_distributed(spec, "lcm.linspace")
   local start, stop = bounds_of(spec, "lcm.linspace")
   return setmetatable({ kind = "lin", n = n_points_of(spec, "lcm.linspace"), start = start, stop = stop,
-    batch_size = batch_of(spec, "lcm.linspace"), where = T.user_where(2) }, Grid)
+    batch_size = batch_of(spec, "lcm.linspace"), where = T.user_where() }, Grid)
 end
 
 -- lcm.logspace{start = 1, stop = 400, n_points = 100}: points evenly spaced in logs.
@@ -189,9 +213,9 @@ function lcm.logspace(spec)
   check_fields(spec, CONT_FIELDS, "lcm.logspace")
   no_distributed(spec, "lcm.logspace")
   local start, stop = bounds_of(spec, "lcm.logspace")
-  if start <= 0 then fail("lcm.logspace: start must be positive (got " .. start .. ")", 2) end
+  if start <= 0 then fail("lcm.logspace: start must be positive (got " .. start .. ")") end
   return setmetatable({ kind = "log", n = n_points_of(spec, "lcm.logspace"), start = start, stop = stop,
-    batch_size = batch_of(spec, "lcm.logspace"), where = T.user_where(2) }, Grid)
+    batch_size = batch_of(spec, "lcm.logspace"), where = T.user_where() }, Grid)
 end
 
 -- lcm.irregular{points = {0, 1, 5, 20}}: strictly increasing points.
@@ -199,36 +223,36 @@ function lcm.irregular(spec)
   check_fields(spec, set("points", "batch_size", "distributed"), "lcm.irregular")
   no_distributed(spec, "lcm.irregular")
   local pts = spec.points
-  if type(pts) ~= "table" then fail("lcm.irregular: points must be a list of numbers", 2) end
-  if #pts < 2 then fail("lcm.irregular: needs at least 2 points (got " .. #pts .. ")", 2) end
+  if type(pts) ~= "table" then fail("lcm.irregular: points must be a list of numbers") end
+  if #pts < 2 then fail("lcm.irregular: needs at least 2 points (got " .. #pts .. ")") end
   local copy = {}
   for i, x in ipairs(pts) do
-    if not finite(x) then fail("lcm.irregular: point " .. i .. " is not a finite number", 2) end
+    if not finite(x) then fail("lcm.irregular: point " .. i .. " is not a finite number") end
     if i > 1 and x <= pts[i - 1] then
       fail("lcm.irregular: points must be strictly increasing (point " .. i .. " = " .. x ..
-        " after " .. pts[i - 1] .. ")", 2)
+        " after " .. pts[i - 1] .. ")")
     end
     copy[i] = x + 0.0
   end
   return setmetatable({ kind = "irregular", n = #copy, points = copy,
-    batch_size = batch_of(spec, "lcm.irregular"), where = T.user_where(2) }, Grid)
+    batch_size = batch_of(spec, "lcm.irregular"), where = T.user_where() }, Grid)
 end
 
 -- lcm.discrete(Category, {batch_size = 0, distributed = false})
 function lcm.discrete(cat, opts)
-  if not lcm.is_categorical(cat) then fail("lcm.discrete expects a categorical type (lcm.categorical{...})", 2) end
+  if not lcm.is_categorical(cat) then fail("lcm.discrete expects a categorical type (lcm.categorical{...})") end
   opts = opts or {}
   check_fields(opts, set("batch_size", "distributed"), "lcm.discrete")
   local info = CATS[cat]
   local dist = opts.distributed or false
-  if type(dist) ~= "boolean" then fail("lcm.discrete: distributed must be true or false", 2) end
+  if type(dist) ~= "boolean" then fail("lcm.discrete: distributed must be true or false") end
   local batch = batch_of(opts, "lcm.discrete")
   if dist and batch > 0 then
     fail("lcm.discrete: an axis cannot be both splayed (batch_size > 0) and sharded (distributed = true); " ..
-      "keep batch_size = 0 on the sharded axis and splay another one", 2)
+      "keep batch_size = 0 on the sharded axis and splay another one")
   end
   return setmetatable({ kind = "discrete", n = #info.labels, cat = info, batch_size = batch,
-    distributed = dist, where = T.user_where(2) }, Grid)
+    distributed = dist, where = T.user_where() }, Grid)
 end
 
 ---------------------------------------------------------------------------
@@ -241,8 +265,8 @@ function lcm._is_markov(x) return getmetatable(x) == Markov end
 -- Marks a transition function as returning probabilities (of next
 -- categories for a state, of next regimes for a regime transition).
 function lcm.markov(fn)
-  if type(fn) ~= "function" then fail("lcm.markov expects a function", 2) end
-  return setmetatable({ fn = fn, where = T.user_where(2) }, Markov)
+  if type(fn) ~= "function" then fail("lcm.markov expects a function") end
+  return setmetatable({ fn = fn, where = T.user_where() }, Markov)
 end
 
 -- A fixed state: its next value is its current value.
@@ -263,7 +287,7 @@ function lcm.regime(spec)
   check_fields(spec, REGIME_FIELDS, "lcm.regime")
   local r = {}
   for k, v in pairs(spec) do r[k] = v end
-  r.where = T.user_where(2)
+  r.where = T.user_where()
   return setmetatable(r, Regime)
 end
 
@@ -271,7 +295,7 @@ function lcm.model(spec)
   check_fields(spec, set("name", "description", "ages", "regimes", "regime_ids", "fixed_params"), "lcm.model")
   local m = {}
   for k, v in pairs(spec) do m[k] = v end
-  m.where = T.user_where(2)
+  m.where = T.user_where()
   return setmetatable(m, Model)
 end
 
@@ -286,25 +310,25 @@ function lcm._options() return options end
 -- Returns the value given with -D name=value (converted to the type of
 -- `default`), or `default`.
 function lcm.option(name, default)
-  if not is_identifier(name) then fail("lcm.option: the name must be an identifier", 2) end
+  if not is_identifier(name) then fail("lcm.option: the name must be an identifier") end
   local raw = options.given[name]
   local value = default
   if raw ~= nil then
     local t = type(default)
     if t == "number" then
       value = tonumber(raw)
-      if value == nil then fail("option " .. name .. "=" .. raw .. " is not a number", 2) end
+      if value == nil then fail("option " .. name .. "=" .. raw .. " is not a number") end
       if math.type(default) == "integer" then
-        value = math.tointeger(value) or fail("option " .. name .. "=" .. raw .. " is not a whole number", 2)
+        value = math.tointeger(value) or fail("option " .. name .. "=" .. raw .. " is not a whole number")
       end
     elseif t == "boolean" then
       if raw == "true" or raw == "1" then value = true
       elseif raw == "false" or raw == "0" then value = false
-      else fail("option " .. name .. "=" .. raw .. " is not true or false", 2) end
+      else fail("option " .. name .. "=" .. raw .. " is not true or false") end
     elseif t == "string" then
       value = raw
     else
-      fail("lcm.option: the default of '" .. name .. "' must be a number, a string or a boolean", 2)
+      fail("lcm.option: the default of '" .. name .. "' must be a number, a string or a boolean")
     end
   end
   if options.read[name] == nil then options.order[#options.order + 1] = name end
@@ -325,17 +349,17 @@ local function traced(...)
 end
 
 local function no_trace(fname)
-  fail("lcm." .. fname .. " of plain numbers is only available inside model functions", 3)
+  fail("lcm." .. fname .. " of plain numbers is only available inside model functions")
 end
 
 function lcm.where(cond, a, b)
   if type(cond) == "boolean" then
     fail("lcm.where: the condition is a plain Lua boolean. A comparison of traced values must be written " ..
       "x:lt(y), x:eq(y), ... (Lua's ==, <, ... cannot be traced); a condition known when the model is " ..
-      "built can use a Lua 'if'", 2)
+      "built can use a Lua 'if'")
   end
   if T.type_of(cond) ~= "bool" then
-    fail("lcm.where: the condition must be a comparison (x:lt(y), lcm.all(...), ...), not a number", 2)
+    fail("lcm.where: the condition must be a comparison (x:lt(y), lcm.all(...), ...), not a number")
   end
   return T.op("where", cond, a, b)
 end
@@ -343,7 +367,7 @@ end
 local function compare(op)
   return function(x, y)
     if not traced(x, y) then
-      if type(x) ~= "number" or type(y) ~= "number" then fail("lcm." .. op .. " expects numbers", 2) end
+      if type(x) ~= "number" or type(y) ~= "number" then fail("lcm." .. op .. " expects numbers") end
       return T.get_graph() and T.op(op, x, y) or no_trace(op)
     end
     return T.op(op, x, y)
@@ -353,9 +377,9 @@ for _, op in ipairs({ "lt", "le", "gt", "ge", "eq", "ne" }) do lcm[op] = compare
 
 local function fold_logic(op, ...)
   local n = select("#", ...)
-  if n < 1 then fail("lcm." .. (op == "and" and "all" or "any") .. " needs at least one condition", 3) end
+  if n < 1 then fail("lcm." .. (op == "and" and "all" or "any") .. " needs at least one condition") end
   local acc = select(1, ...)
-  for i = 2, n do acc = T.op(op, acc, select(i, ...)) end
+  for i = 2, n do acc = T.op(op, acc, (select(i, ...))) end
   if n == 1 then acc = T.op(op, acc, op == "and") end
   return acc
 end
@@ -372,7 +396,7 @@ local plain = { log = math.log, exp = math.exp, sqrt = math.sqrt, abs = math.abs
 local function unary(op, fallback)
   return function(x, base)
     if base ~= nil then
-      if op ~= "log" then fail("lcm." .. op .. " takes one argument", 2) end
+      if op ~= "log" then fail("lcm." .. op .. " takes one argument") end
       if traced(x, base) then return T.op("div", T.op("log", x), T.op("log", base)) end
       return fallback(x, base)
     end
@@ -391,10 +415,10 @@ lcm.normal_cdf, lcm.tanh = unary("normal_cdf"), unary("tanh")
 
 local function nary(op, fallback)
   return function(...)
-    if select("#", ...) < 1 then fail("lcm." .. op .. " needs at least one argument", 2) end
+    if select("#", ...) < 1 then fail("lcm." .. op .. " needs at least one argument") end
     if not traced(...) then return fallback(...) end
     local acc = select(1, ...)
-    for i = 2, select("#", ...) do acc = T.op(op, acc, select(i, ...)) end
+    for i = 2, select("#", ...) do acc = T.op(op, acc, (select(i, ...))) end
     return acc
   end
 end

@@ -22,11 +22,12 @@ local frame = nil   -- the traced function call in progress
 -- errors and source locations
 ---------------------------------------------------------------------------
 
--- First stack frame outside the DSL's own chunks ("=lcm/...") and C.
--- A user function's `return x:le(y)` is a tail call that removes its own
--- frame; then the traced function's definition line stands in.
-function T.user_where(level)
-  level = (level or 2) + 1
+-- The innermost stack frame outside the DSL's own chunks ("=lcm/...") and
+-- C: the user's line that led here.  A user function's `return x:le(y)` is
+-- a tail call that removes its own frame; then the traced function's
+-- definition line stands in.
+function T.user_where()
+  local level = 2
   while true do
     local info = debug.getinfo(level, "Sl")
     if not info then return frame and frame.where or "?" end
@@ -47,9 +48,18 @@ function T.context()
 end
 
 -- Raises a finished message (no position added by Lua).
+-- Warnings go back to the host, which prints them (or not) its own way.
+local warnings = {}
+function T.warn(msg) warnings[#warnings + 1] = msg end
+function T.take_warnings()
+  local w = warnings
+  warnings = {}
+  return w
+end
+
 function T.fail(msg, where)
   local ctx = T.context()
-  where = where or T.user_where(2)
+  where = where or T.user_where()
   error((where and where .. ": " or "") .. (ctx and ctx .. ": " or "") .. msg, 0)
 end
 
@@ -135,7 +145,7 @@ local function intern(spec)
     id = #graph.nodes + 1
     spec.args = spec.args or {}
     spec.type = spec.type or (BOOL_OPS[spec.op] and "bool") or "num"
-    spec.src = src_id(T.user_where(3))
+    spec.src = src_id(T.user_where())
     graph.nodes[id] = spec
     graph.index[key] = id
   end
@@ -158,7 +168,7 @@ local function to_id(x, opname)
   if mt == Sym then return x.id end
   if mt == Param then return T.param_node(x) end
   T.fail(string.format("cannot use a %s as an operand of '%s' (expected a number or a traced value)",
-    t == "table" and "table" or t, opname), T.user_where(3))
+    t == "table" and "table" or t, opname), T.user_where())
 end
 T.to_id = to_id
 
@@ -245,6 +255,10 @@ function T.call(fname, fn, args, nargs, fn_where)
   local ok, res = xpcall(fn, function(e)
     if type(e) == "string" and not e:find("regime '", 1, true) then
       local ctx = "regime '" .. graph.regime .. "', function '" .. fname .. "'"
+      local indexed = e:match("attempt to index a number value %(local '([%w_]+)'%)")
+      if indexed then
+        e = e .. ": '" .. indexed .. "' is a number here (a scalar fixed parameter?) but the function indexes it"
+      end
       local file, line, rest = e:match("^(.-):(%d+): (.*)$")
       if file then return file .. ":" .. line .. ": " .. ctx .. ": " .. rest end
       return fn_where .. ": " .. ctx .. ": " .. e
@@ -323,7 +337,7 @@ function T.param_index(p, key)
   local n = getmetatable(key) == Sym and graph.nodes[key.id]
   if not (n and n.card) then
     T.fail("array parameter '" .. p.name .. "' must be indexed by a discrete state, a discrete " ..
-      "action or period (got " .. (n and "a computed value" or type(key)) .. ")", T.user_where(3))
+      "action or period (got " .. (n and "a computed value" or type(key)) .. ")", T.user_where())
   end
   local idx = {}
   for i, ix in ipairs(p.indices) do idx[i] = ix end
@@ -350,7 +364,7 @@ end
 
 local function no_compare()
   T.fail("Lua comparison operators (<, <=, >, >=, ==) cannot be traced: use x:lt(y), x:le(y), " ..
-    "x:gt(y), x:ge(y), x:eq(y) or lcm.lt(x, y), ...", T.user_where(3))
+    "x:gt(y), x:ge(y), x:eq(y) or lcm.lt(x, y), ...", T.user_where())
 end
 
 local function arith(op)
@@ -362,16 +376,16 @@ for _, mt in ipairs({ Sym, Param }) do
   mt.__pow, mt.__mod, mt.__idiv = arith("pow"), arith("mod"), arith("idiv")
   mt.__unm = function(a) return T.op("neg", a) end
   mt.__lt, mt.__le, mt.__eq = no_compare, no_compare, no_compare
-  mt.__concat = function() T.fail("a traced value cannot be concatenated into a string", T.user_where(2)) end
-  mt.__call = function() T.fail("a traced value is not a function", T.user_where(2)) end
-  mt.__len = function() T.fail("a traced value has no length", T.user_where(2)) end
+  mt.__concat = function() T.fail("a traced value cannot be concatenated into a string", T.user_where()) end
+  mt.__call = function() T.fail("a traced value is not a function", T.user_where()) end
+  mt.__len = function() T.fail("a traced value has no length", T.user_where()) end
 end
 
 Sym.__index = function(s, key)
   local m = Methods[key]
   if m then return m end
   T.fail("a traced value has no field '" .. tostring(key) .. "'" ..
-    (getmetatable(key) == Sym and " (only array parameters can be indexed)" or ""), T.user_where(2))
+    (getmetatable(key) == Sym and " (only array parameters can be indexed)" or ""), T.user_where())
 end
 Sym.__tostring = function(s) return "<traced " .. graph.nodes[s.id].op .. " #" .. s.id .. ">" end
 
@@ -387,11 +401,11 @@ local function label_operand(x, y)
   if type(y) ~= "string" then return y end
   local n = getmetatable(x) == Sym and graph.nodes[x.id]
   local cat = n and n.cat
-  if not cat then T.fail("cannot compare with the label '" .. y .. "': the value is not categorical", T.user_where(4)) end
+  if not cat then T.fail("cannot compare with the label '" .. y .. "': the value is not categorical", T.user_where()) end
   local code = cat.codes[y]
   if not code then
     T.fail("'" .. y .. "' is not a category of " .. (cat.name or "this categorical") ..
-      " (categories: " .. table.concat(cat.labels, ", ") .. ")", T.user_where(4))
+      " (categories: " .. table.concat(cat.labels, ", ") .. ")", T.user_where())
   end
   return code
 end

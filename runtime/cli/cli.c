@@ -90,6 +90,7 @@ int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err)
     lcmgen_output gen;
     int rc = lcmgen_generate(o->model, o->defines, o->ndefines, &gen, err);
     if (rc) return rc;
+    for (int i = 0; i < gen.nwarnings; ++i) lcm_warn("%s", gen.warnings[i]);
     rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
     lcmgen_output_free(&gen);
     return rc;
@@ -105,8 +106,9 @@ void cli_model_opts_free(cli_model_opts *o)
 int cli_check_writable(const char *path, lcm_err *err)
 {
     if (is_directory(path)) return lcm_fail(err, LCM_E_IO, "output '%s' is a directory", path);
+    int rc = check_output_path(path, err);
+    if (rc) return rc;
     char *dir = path_dirname(path);
-    int rc = 0;
     if (!is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
     else if (access(dir, W_OK) != 0) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' is not writable", path, dir);
     free(dir);

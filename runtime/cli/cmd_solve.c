@@ -42,9 +42,9 @@ int cmd_solve(int argc, char **argv)
         else if ((r = cli_value(&a, "--csv", &csv, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_value(&a, "--set", &v, &err))) rc = r < 0 ? err.code : (sets[nsets++] = v, 0);
         else if ((r = cli_value(&a, "--precision", &v, &err))) {
-            rc = r < 0 ? err.code : cli_int("--precision", v, 32, 64, &so.precision, &err);
-            if (!rc && so.precision != 32 && so.precision != 64)
-                rc = lcm_fail(&err, LCM_E_USAGE, "--precision must be 64 or 32, got '%s'", v);
+            if (r < 0) rc = err.code;
+            else if (!strcmp(v, "64") || !strcmp(v, "32")) so.precision = atoi(v);
+            else rc = lcm_fail(&err, LCM_E_USAGE, "--precision must be 64 or 32, got '%s'", v);
         } else if ((r = cli_value(&a, "--backend", &v, &err))) {
             int b = r < 0 ? -1 : lcm_backend_by_name(v);
             if (r < 0) rc = err.code;

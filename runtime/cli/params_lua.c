@@ -32,7 +32,8 @@ static int convert(lua_State *L, const char *where, lcm_pvalue **out, lcm_err *e
         return 0;
     }
     if (t != LUA_TTABLE)
-        return lcm_fail(err, LCM_E_PARAMS, "%s must be a number or a table, not a %s", where, lua_typename(L, t));
+        return lcm_fail(err, LCM_E_PARAMS, "%s must be a number or a table, not %s%s", where,
+                        t == LUA_TNIL ? "" : "a ", t == LUA_TNIL ? "nil (no value)" : lua_typename(L, t));
     lua_Integer len = luaL_len(L, -1);
     int nstr = 0, nother = 0;
     lua_pushnil(L);
@@ -84,13 +85,26 @@ static int convert(lua_State *L, const char *where, lcm_pvalue **out, lcm_err *e
     return rc;
 }
 
+/* Lua shortens long file names in messages to "...tail:line: msg"; put
+ * the full path back. */
+static int fail_lua(lcm_err *err, const char *path, const char *msg)
+{
+    const char *colon = msg && !strncmp(msg, "...", 3) ? strchr(msg + 3, ':') : NULL;
+    size_t tail = colon ? (size_t)(colon - msg - 3) : 0, plen = strlen(path);
+    if (colon && tail <= plen && !strncmp(path + plen - tail, msg + 3, tail))
+        return lcm_fail(err, LCM_E_PARAMS, "%s%s", path, colon);
+    return lcm_fail(err, LCM_E_PARAMS, "%s", msg ? msg : "(error object is not a string)");
+}
+
 int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
 {
+    *out = NULL;
+    if (!file_exists(path)) return lcm_fail(err, LCM_E_IO, "params file '%s' does not exist", path);
     lua_State *L = new_state();
     if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
     int rc = 0;
     if (luaL_loadfilex(L, path, "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-        rc = lcm_fail(err, LCM_E_PARAMS, "%s", lua_tostring(L, -1));
+        rc = fail_lua(err, path, lua_tostring(L, -1));
     } else if (lua_type(L, -1) != LUA_TTABLE) {
         rc = lcm_fail(err, LCM_E_PARAMS, "%s: a params file must return a table, it returned %s", path,
                       luaL_typename(L, -1));
@@ -99,9 +113,10 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
         if (rc) lcm_fail_prefix(err, "%s", path);
         else if ((*out)->kind != LCM_PV_TABLE && (*out)->n > 0) {
             lcm_pv_free(*out);
+            *out = NULL;
             rc = lcm_fail(err, LCM_E_PARAMS, "%s: a params file must return a table of names, not a list", path);
         } else if ((*out)->kind == LCM_PV_LIST) {
-            lcm_pv_free(*out);
+            lcm_pv_free(*out); /* an empty table */
             *out = lcm_pv_table();
         }
     }
@@ -118,15 +133,17 @@ int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
     lua_State *L = new_state();
     char *chunk = xasprintf("return %s", eq + 1);
     int rc = 0;
-    if (luaL_loadbufferx(L, chunk, strlen(chunk), "=--set", "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    if (!eq[1]) {
+        rc = lcm_fail(err, LCM_E_PARAMS, "--set %s: no value after '='", path);
+    } else if (luaL_loadbufferx(L, chunk, strlen(chunk), "=--set", "t") != LUA_OK ||
+               lua_pcall(L, 0, 1, 0) != LUA_OK) {
         rc = lcm_fail(err, LCM_E_PARAMS, "--set %s: '%s' is not a value (%s)", path, eq + 1, lua_tostring(L, -1));
     } else {
         lcm_pvalue *v = NULL;
         char *where = xasprintf("--set %s", path);
         rc = convert(L, where, &v, err);
         free(where);
-        if (!rc) rc = lcm_pv_set_path(root, path, v, err);
-        if (rc) lcm_fail_prefix(err, "--set");
+        if (!rc && (rc = lcm_pv_set_path(root, path, v, err))) lcm_fail_prefix(err, "--set");
     }
     lua_close(L);
     free(chunk), free(path);

@@ -22,6 +22,10 @@ check "same CSV from a cached solver" "cmp -s '$work/a.csv' '$work/b.csv'"
 check "same HDF5 from a cached solver" "cmp -s '$work/a.h5' '$work/b.h5'"
 check "one cache entry" "[ \$(ls '$LCM_CACHE_DIR/cpu' | wc -l) -eq 1 ]"
 
+# the solver does not depend on how the model's path is spelled
+(cd "$SRC" && "$LCM" solve ./models/../models/iskhakov_2017.lua --params "$params" --csv "$work/p.csv" 2> "$work/logp")
+check "another spelling of the path hits the cache" "grep -q 'from the cache' '$work/logp'"
+
 "$LCM" solve "$model" -D n_periods=4 --params "$SRC/models/iskhakov_2017_low_delta.params.lua" --out "$work/c.h5" 2> "$work/log3"
 check "a changed model compiles again" "grep -q 'compiled the cpu solver' '$work/log3'"
 "$LCM" solve "$model" --params "$params" --precision 32 --out "$work/d.h5" 2> "$work/log4"

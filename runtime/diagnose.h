@@ -1,0 +1,18 @@
+/* diagnose.h - explaining a failed check.
+ *
+ * The kernels only record that a check failed and at which state (the
+ * smallest index).  This re-evaluates that state with the IR interpreter,
+ * action by action, and describes the first action where the check fails:
+ * which regime or state, the probabilities and their sum, where a NaN
+ * first appears.
+ */
+#ifndef LCM_DIAGNOSE_H
+#define LCM_DIAGNOSE_H
+
+#include "grid.h"
+#include "lcm.h"
+
+void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
+                  const lcm_solution *sol, int period, int regime, lcm_index state, int bit, lcm_sb *out);
+
+#endif

@@ -1,0 +1,152 @@
+/* interp_point.c - see interp_point.h.  The semantics of the solve written
+ * out directly: the DAG node by node (ir/eval.c), cells by binary search on
+ * every grid kind, interpolation as nested per-axis linear interpolation,
+ * Markov next states as weighted sums. */
+#include "interp_point.h"
+
+#include <math.h>
+
+#include "eval.h"
+
+const ir_target *lcm_find_target(const ir_regime *r, int g)
+{
+    for (int i = 0; i < r->ntargets; ++i)
+        if (r->targets[i].regime == g) return &r->targets[i];
+    return NULL;
+}
+
+static void decode(const ir_var *v, int n, const size_t *off, const double *G, lcm_index flat, double *out)
+{
+    for (int i = n - 1; i >= 0; --i) {
+        int c = (int)(flat % v[i].grid.n);
+        flat /= v[i].grid.n;
+        out[i] = grid_is_discrete(&v[i].grid) ? c : G[off[i] + c];
+    }
+}
+
+void lcm_point_state(lcm_point *p, lcm_index s)
+{
+    decode(p->r->states, p->r->nstates, p->L->state_off[p->r->id], p->G, s, p->x);
+}
+
+void lcm_point_action(lcm_point *p, lcm_index a)
+{
+    decode(p->r->actions, p->r->nactions, p->L->action_off[p->r->id], p->G, a, p->act);
+}
+
+void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
+{
+    const ir_regime *r = p->r;
+    if (!r->nactions) {
+        sb_puts(out, "(no actions)");
+        return;
+    }
+    double v[64];
+    decode(r->actions, r->nactions, p->L->action_off[r->id], p->G, a, v);
+    for (int i = 0; i < r->nactions; ++i) {
+        const ir_grid *g = &r->actions[i].grid;
+        sb_printf(out, "%s%s=", i ? ", " : "", r->actions[i].name);
+        if (grid_is_discrete(g)) sb_puts(out, g->labels[(int)v[i]]);
+        else sb_printf(out, "%.10g", v[i]);
+    }
+}
+
+/* ---- the continuation ---------------------------------------------------- */
+typedef struct target_ctx {
+    const lcm_point *p;
+    const ir_regime *tr;
+    const ir_target *tg;
+    lcm_index stride[64];
+    int cell[64], code[64];
+    double t[64];
+} target_ctx;
+
+/* Cell of x in increasing points p[0..n-1]: the last i <= n-2 with p[i] <= x
+ * (0 when x is below the grid); t is the linear fraction within it. */
+static void locate(const double *pts, int n, double x, int *cell, double *t)
+{
+    int i = 0;
+    for (int lo = 0, hi = n - 1; lo <= hi;) {
+        int mid = (lo + hi) / 2;
+        if (pts[mid] <= x) i = mid, lo = mid + 1;
+        else hi = mid - 1;
+    }
+    if (i > n - 2) i = n - 2;
+    *cell = i;
+    *t = (x - pts[i]) / (pts[i + 1] - pts[i]);
+}
+
+/* Interpolates along continuous axes from axis s on (discrete axes fixed). */
+static double interp_from(const target_ctx *c, int s, lcm_index at)
+{
+    if (s == c->tr->nstates) return c->p->vnext(c->p->vnext_ctx, c->tr->id, at);
+    if (grid_is_discrete(&c->tr->states[s].grid)) return interp_from(c, s + 1, at + c->code[s] * c->stride[s]);
+    double t = c->t[s], lo = 0, hi = 0;
+    if (1 - t != 0) lo = (1 - t) * interp_from(c, s + 1, at + c->cell[s] * c->stride[s]);
+    if (t != 0) hi = t * interp_from(c, s + 1, at + (c->cell[s] + 1) * c->stride[s]);
+    return lo + hi;
+}
+
+/* Expectation over the Markov next states from state s on. */
+static double expect_from(target_ctx *c, int s, double w)
+{
+    if (s == c->tr->nstates) return w * interp_from(c, 0, 0);
+    const ir_next *nx = &c->tg->next[s];
+    if (nx->kind != NEXT_MARKOV) return expect_from(c, s + 1, w);
+    double acc = 0;
+    for (int j = 0; j < nx->nprobs; ++j) {
+        double pj = c->p->vals[nx->probs[j]];
+        if (w * pj == 0) continue;
+        c->code[s] = j;
+        acc += expect_from(c, s + 1, w * pj);
+    }
+    return acc;
+}
+
+double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
+{
+    target_ctx c = {.p = p, .tr = &p->m->regimes[g], .tg = lcm_find_target(p->r, g)};
+    const ir_regime *tr = c.tr;
+    *codes_ok = 1;
+    lcm_index acc = 1;
+    for (int s = tr->nstates - 1; s >= 0; --s) c.stride[s] = acc, acc *= tr->states[s].grid.n;
+    for (int s = 0; s < tr->nstates; ++s) {
+        const ir_next *nx = &c.tg->next[s];
+        const ir_grid *gr = &tr->states[s].grid;
+        if (nx->kind == NEXT_MARKOV) continue;
+        double x = p->vals[nx->node];
+        if (grid_is_discrete(gr)) {
+            int ok = x >= 0 && x <= gr->n - 1 && x == floor(x);
+            *codes_ok &= ok;
+            c.code[s] = ok ? (int)x : 0;
+        } else {
+            locate(p->G + p->L->state_off[g][s], gr->n, x, &c.cell[s], &c.t[s]);
+        }
+    }
+    return expect_from(&c, 0, 1.0);
+}
+
+void lcm_point_eval(lcm_point *p)
+{
+    const ir_regime *r = p->r;
+    ir_env env = {.states = p->x, .actions = p->act, .age = p->age, .period = p->period, .enext = NAN,
+                  .params = p->params};
+    ir_eval(p->m, r, &env, p->vals, r->nnodes);
+    p->feasible = 1;
+    for (int c = 0; c < r->nconstraints; ++c) p->feasible &= p->vals[r->constraints[c].node] != 0;
+    p->E = 0;
+    p->q = NAN;
+    if (!p->feasible) return;
+    if (p->k->last) {
+        p->q = p->vals[r->q];
+        return;
+    }
+    for (int i = 0; i < p->k->ntargets; ++i) {
+        int g = p->k->targets[i], ok;
+        double P = p->vals[r->rprob[g]];
+        if (P != 0) p->E += P * lcm_point_target(p, g, &ok);
+    }
+    env.enext = p->E;
+    ir_eval(p->m, r, &env, p->vals, r->nnodes);
+    p->q = p->vals[r->q];
+}

@@ -1,0 +1,43 @@
+/* interp_point.h - one state-action pair evaluated by the IR interpreter:
+ * the DAG, feasibility, the continuation E and Q.  Used by the interpreter
+ * backend (every pair) and by the diagnosis of failed checks (the pairs of
+ * one state).  Shares no code with the emitter or the kernel templates. */
+#ifndef LCM_INTERP_POINT_H
+#define LCM_INTERP_POINT_H
+
+#include "grid.h"
+#include "kernel_abi.h"
+
+/* Reads V_{t+1} of a regime at a flat index, as a double. */
+typedef double (*lcm_vnext_fn)(const void *ctx, int regime, lcm_index i);
+
+typedef struct lcm_point {
+    const ir_model *m;
+    const ir_kernel *k;
+    const ir_regime *r;
+    const ir_grid_layout *L;
+    const double *G;      /* the grid buffer */
+    const double *params; /* the parameter buffer */
+    lcm_vnext_fn vnext;
+    const void *vnext_ctx;
+    double age, period;
+    double x[64], act[64]; /* state and action values */
+    double *vals;          /* one per DAG node (caller allocates r->nnodes) */
+    /* results of lcm_point_eval */
+    int feasible;
+    double E, q;
+} lcm_point;
+
+/* Sets p->x from a flat state index / p->act from a flat action index. */
+void lcm_point_state(lcm_point *p, lcm_index s);
+void lcm_point_action(lcm_point *p, lcm_index a);
+/* Evaluates the pair: vals, feasible and (when feasible) E and q. */
+void lcm_point_eval(lcm_point *p);
+/* Expected V of target regime g at the current pair (vals evaluated);
+ * *codes_ok is cleared when a deterministic discrete next state is not a code. */
+double lcm_point_target(const lcm_point *p, int g, int *codes_ok);
+const ir_target *lcm_find_target(const ir_regime *r, int g);
+/* "consumption=12.5, labor_supply=work" */
+void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out);
+
+#endif
