@@ -13,62 +13,67 @@ static const char usage[] =
     "from a model written in Lua.  Files are rewritten only when their content\n"
     "changes; -M writes a Makefile depfile listing every Lua file the model loaded.\n";
 
-static int die(lcm_err *err)
+typedef struct args {
+    const char *model, *dir, *depfile;
+    ir_option *defs;
+    int ndefs;
+    int help;
+} args;
+
+static int add_define(args *a, const char *text, lcm_err *err)
 {
-    fprintf(stderr, "lcmgen: error: %s\n", err->msg);
-    return err->code ? err->code : 1;
+    int rc = lcmgen_parse_define(text, &a->defs[a->ndefs], err);
+    if (rc) return rc;
+    a->ndefs++;
+    for (int j = 0; j + 1 < a->ndefs; ++j)
+        if (!strcmp(a->defs[j].name, a->defs[a->ndefs - 1].name))
+            return lcm_fail(err, LCM_E_USAGE, "option '%s' is given twice with -D", a->defs[j].name);
+    return 0;
+}
+
+static int parse(int argc, char **argv, args *a, lcm_err *err)
+{
+    for (int i = 1; i < argc; ++i) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            a->help = 1;
+            return 0;
+        }
+        if (!strcmp(s, "-o") || !strcmp(s, "-M") || !strcmp(s, "-D")) {
+            if (i + 1 >= argc) return lcm_fail(err, LCM_E_USAGE, "%s needs a value", s);
+            const char *v = argv[++i];
+            if (s[1] == 'o') a->dir = v;
+            else if (s[1] == 'M') a->depfile = v;
+            else if (add_define(a, v, err)) return err->code;
+        } else if (!strncmp(s, "-D", 2) && s[2]) {
+            if (add_define(a, s + 2, err)) return err->code;
+        } else if (s[0] == '-') {
+            return lcm_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcmgen --help)", s);
+        } else if (a->model) {
+            return lcm_fail(err, LCM_E_USAGE, "more than one model file ('%s' and '%s')", a->model, s);
+        } else {
+            a->model = s;
+        }
+    }
+    if (!a->model) return lcm_fail(err, LCM_E_USAGE, "no model file given (see lcmgen --help)");
+    if (!a->dir) return lcm_fail(err, LCM_E_USAGE, "no output directory: give -o DIR (see lcmgen --help)");
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    const char *model = NULL, *dir = NULL, *depfile = NULL;
-    ir_option *defs = xcalloc((size_t)argc, sizeof *defs);
-    int ndefs = 0;
+    args a = {.defs = xcalloc((size_t)argc + 1, sizeof(ir_option))};
     lcm_err err = {0};
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!strcmp(a, "-o") || !strcmp(a, "-M") || !strcmp(a, "-D")) {
-            if (i + 1 >= argc) {
-                lcm_fail(&err, LCM_E_USAGE, "%s needs a value", a);
-                return die(&err);
-            }
-            const char *v = argv[++i];
-            if (a[1] == 'o') dir = v;
-            else if (a[1] == 'M') depfile = v;
-            else if (lcmgen_parse_define(v, &defs[ndefs++], &err)) return die(&err);
-        } else if (!strncmp(a, "-D", 2) && a[2]) {
-            if (lcmgen_parse_define(a + 2, &defs[ndefs++], &err)) return die(&err);
-        } else if (a[0] == '-') {
-            lcm_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcmgen --help)", a);
-            return die(&err);
-        } else if (model) {
-            lcm_fail(&err, LCM_E_USAGE, "more than one model file ('%s' and '%s')", model, a);
-            return die(&err);
-        } else {
-            model = a;
-        }
+    lcmgen_output out = {0};
+    int rc = parse(argc, argv, &a, &err);
+    if (!rc && a.help) fputs(usage, stdout);
+    else if (!rc && !(rc = lcmgen_generate(a.model, a.defs, a.ndefs, &out, &err))) {
+        for (int i = 0; i < out.nwarnings; ++i) fprintf(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
+        rc = lcmgen_write(&out, a.dir, a.depfile, &err);
     }
-    if (!model || !dir) {
-        lcm_fail(&err, LCM_E_USAGE, "%s (see lcmgen --help)",
-                 !model ? "no model file given" : "no output directory: give -o DIR");
-        return die(&err);
-    }
-    for (int i = 0; i < ndefs; ++i)
-        for (int j = 0; j < i; ++j)
-            if (!strcmp(defs[i].name, defs[j].name)) {
-                lcm_fail(&err, LCM_E_USAGE, "option '%s' is given twice with -D", defs[i].name);
-                return die(&err);
-            }
-    lcmgen_output out;
-    if (lcmgen_generate(model, defs, ndefs, &out, &err)) return die(&err);
-    for (int i = 0; i < out.nwarnings; ++i) fprintf(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
-    int rc = lcmgen_write(&out, dir, depfile, &err);
+    if (rc) fprintf(stderr, "lcmgen: error: %s\n", err.msg);
     lcmgen_output_free(&out);
-    for (int i = 0; i < ndefs; ++i) free(defs[i].name), free(defs[i].value);
-    free(defs);
-    return rc ? die(&err) : 0;
+    for (int i = 0; i < a.ndefs; ++i) free(a.defs[i].name), free(a.defs[i].value);
+    free(a.defs);
+    return rc;
 }

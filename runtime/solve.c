@@ -22,15 +22,16 @@ int lcm_backend_by_name(const char *name)
     return -1;
 }
 
-/* Converts doubles to the backend's precision (a copy either way). */
+/* Converts doubles to the backend's precision (a copy either way), with
+ * one spare element so that empty buffers are valid allocations too. */
 static void *to_precision(const double *x, size_t n, int precision)
 {
     if (precision == 64) {
-        double *d = xmalloc(n * sizeof *d + 1);
+        double *d = xcalloc(n + 1, sizeof *d);
         memcpy(d, x, n * sizeof *d);
         return d;
     }
-    float *f = xmalloc(n * sizeof *f + 1);
+    float *f = xcalloc(n + 1, sizeof *f);
     for (size_t i = 0; i < n; ++i) f[i] = (float)x[i];
     return f;
 }

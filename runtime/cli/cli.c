@@ -49,10 +49,10 @@ int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
     o->defines = xrealloc(o->defines, (size_t)(o->ndefines + 1) * sizeof *o->defines);
     int rc = lcmgen_parse_define(def, &o->defines[o->ndefines], err);
     if (rc) return rc;
-    for (int i = 0; i < o->ndefines; ++i)
-        if (!strcmp(o->defines[i].name, o->defines[o->ndefines].name))
+    o->ndefines++; /* owned from here on, also when it is a duplicate */
+    for (int i = 0; i + 1 < o->ndefines; ++i)
+        if (!strcmp(o->defines[i].name, o->defines[o->ndefines - 1].name))
             return lcm_fail(err, LCM_E_USAGE, "option '%s' is given twice with -D", o->defines[i].name);
-    o->ndefines++;
     return 0;
 }
 

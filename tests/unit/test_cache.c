@@ -50,5 +50,6 @@ int main(void)
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     lcm_cache_close(&c);
     sb_free(&b);
+    free(dir);
     CHECK_DONE();
 }
