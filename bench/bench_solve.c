@@ -3,7 +3,11 @@
  * evaluations per second and peak host memory.  Prints; asserts nothing.
  *
  *   bench_solve MODEL.lua [--params P.lua] [-D name=value]... [--precision 64|32]
- *               [--backend cpu|interp] [--threads N] [--repeat N]
+ *               [--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N]
+ *               [--arch sm_XX]
+ *
+ * --arch measures the NVRTC compile for that GPU architecture (cold and
+ * cached) and needs no GPU; the solve is then skipped unless one is usable.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -12,6 +16,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cuda_api.h"
+#include "cuda_compile.h"
 #include "lcm.h"
 #include "lcmgen.h"
 #include "params_lua.h"
@@ -46,7 +52,7 @@ static char *cpu_name(void)
 
 int main(int argc, char **argv)
 {
-    const char *model_path = NULL, *params_path = NULL;
+    const char *model_path = NULL, *params_path = NULL, *arch_text = NULL;
     ir_option defs[16];
     int ndefs = 0, repeat = 5;
     lcm_solver_options so = {.backend = LCM_BACKEND_CPU, .precision = 64};
@@ -60,6 +66,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--precision")) so.precision = atoi(v), ++i;
         else if (!strcmp(a, "--backend")) so.backend = lcm_backend_by_name(v), ++i;
         else if (!strcmp(a, "--threads")) so.threads = atoi(v), ++i;
+        else if (!strcmp(a, "--device")) so.device = atoi(v), ++i;
+        else if (!strcmp(a, "--arch")) arch_text = v, ++i;
         else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
         else if (a[0] != '-') model_path = a;
         else {
@@ -69,7 +77,7 @@ int main(int argc, char **argv)
     }
     if (!model_path) {
         fprintf(stderr, "usage: bench_solve MODEL.lua [--params P.lua] [-D k=v] [--precision 64|32] "
-                        "[--backend cpu|interp] [--threads N] [--repeat N]\n");
+                        "[--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N] [--arch sm_XX]\n");
         return 2;
     }
     lcm_set_log_level(LCM_LOG_WARNING);
@@ -84,6 +92,38 @@ int main(int argc, char **argv)
     lcm_pvalue *params = NULL;
     if (params_path && lcm_params_read_lua(params_path, &params, &err)) die(&err);
     if (!params) params = lcm_pv_table();
+
+    if (arch_text) { /* NVRTC for an architecture: no GPU needed */
+        int arch = lcm_cuda_parse_arch(arch_text), compiled = 0;
+        double sec = 0, *cold_nv = calloc((size_t)repeat, sizeof *cold_nv), *warm_nv = calloc((size_t)repeat, sizeof *warm_nv);
+        char *target = NULL, nvdir[] = "/tmp/lcm-bench-nvrtc-XXXXXX";
+        if (!arch || !mkdtemp(nvdir)) return 2;
+        for (int k = 0; k < repeat; ++k) {
+            char *cmd = xasprintf("rm -rf %s/*", nvdir);
+            if (system(cmd)) {
+            }
+            free(cmd), free(target), target = NULL;
+            t0 = now_seconds();
+            if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) die(&err);
+            cold_nv[k] = now_seconds() - t0;
+            t0 = now_seconds();
+            free(target), target = NULL;
+            if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) die(&err);
+            warm_nv[k] = now_seconds() - t0;
+        }
+        printf("model              %s (%d kernels), float%d\n", m->name, m->nkernels, so.precision);
+        printf("NVRTC, cold        %.3f s for %s (median of %d)\n", median(cold_nv, repeat), target, repeat);
+        printf("NVRTC, cached      %.4f s (median of %d)\n", median(warm_nv, repeat), repeat);
+        char *cmd = xasprintf("rm -rf %s", nvdir);
+        if (system(cmd)) {
+        }
+        free(cmd), free(target), free(cold_nv), free(warm_nv);
+        if (lcm_cuda_device_count() == 0) {
+            printf("(no usable GPU here: solve not measured)\n");
+            return 0;
+        }
+        so.backend = LCM_BACKEND_CUDA;
+    }
 
     /* compile: cold into fresh cache directories, then cached loads */
     double *cold = calloc((size_t)repeat, sizeof *cold), *warm = calloc((size_t)repeat, sizeof *warm);
@@ -129,8 +169,11 @@ int main(int argc, char **argv)
     double t_solve = median(solve, repeat);
     printf("model              %s (%d periods, %d regimes, %d kernels)\n", m->name, m->nperiods, m->nregimes,
            m->nkernels);
-    printf("backend            %s, float%d, %s, %ld cores online\n", lcm_solver_backend(solver),
-           lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
+    if (!strcmp(lcm_solver_backend(solver), "cuda"))
+        printf("backend            cuda, float%d\n", lcm_solver_precision(solver));
+    else
+        printf("backend            %s, float%d, %s, %ld cores online\n", lcm_solver_backend(solver),
+               lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("work               %.0f states, %.3g state-action pairs per solve\n", states, pairs);
     printf("generate (Lua)     %.4f s\n", t_gen);
     if (ncold) printf("compile, cold      %.3f s (median of %d)\n", median(cold, ncold), ncold);
@@ -139,6 +182,8 @@ int main(int argc, char **argv)
            solve[repeat - 1]);
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
     printf("peak host memory   %.1f MiB\n", ru.ru_maxrss / 1024.0);
+    if (lcm_solver_device_peak(solver))
+        printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
     char *cmd = xasprintf("rm -rf %s", cache_dir);
     if (system(cmd)) {
     }

@@ -26,6 +26,11 @@ static int find_or_add_kernel(ir_model *m, int regime, int last, int *targets, i
     kn->last = last;
     kn->targets = targets, kn->ntargets = nt;
     kn->inactive = inactive, kn->ninactive = ni;
+    /* GPU threads split the largest action axis (the first of equals) */
+    const ir_regime *R = &m->regimes[regime];
+    kn->par = -1;
+    for (int j = 0; j < R->nactions; ++j)
+        if (kn->par < 0 || R->actions[j].grid.n > R->actions[kn->par].grid.n) kn->par = j;
     return m->nkernels++;
 }
 

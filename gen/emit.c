@@ -411,7 +411,11 @@ static void emit_level(emitter *e, int level)
         int j = level - LVL_ACTION0;
         const ir_grid *g = &r->actions[j].grid;
         indent(e, level - 1);
-        sb_printf(b, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */\n", j, j, g->n, j, r->actions[j].name);
+        if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
+            sb_printf(b, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */\n", j, j, g->n, j,
+                      r->actions[j].name);
+        else
+            sb_printf(b, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */\n", j, j, g->n, j, r->actions[j].name);
         indent(e, level);
         if (grid_is_discrete(g)) sb_printf(b, "const real act%d = (real)i%d;\n", j, j);
         else sb_printf(b, "const real act%d = G[%zu + i%d];\n", j, e->L->action_off[r->id][j], j);
@@ -467,10 +471,10 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_kern
         e.b = &body;
         emit_level(&e, LVL_KERNEL);
         /* state decode: flat index -> codes -> values */
-        if (r->nstates) sb_printf(&decode, "        lcm_index rem = s;\n");
+        if (r->nstates) sb_printf(&decode, "    lcm_index rem = s;\n");
         for (int s = r->nstates - 1; s >= 0; --s) {
             const ir_grid *g = &r->states[s].grid;
-            sb_printf(&decode, "        { const int c = (int)(rem %% %d); rem /= %d; x[%d] = ", g->n, g->n, s);
+            sb_printf(&decode, "    { const int c = (int)(rem %% %d); rem /= %d; x[%d] = ", g->n, g->n, s);
             if (grid_is_discrete(g)) sb_puts(&decode, "(real)c; }");
             else sb_printf(&decode, "G[%zu + c]; }", L->state_off[r->id][s]);
             sb_printf(&decode, " /* %s */\n", r->states[s].name);

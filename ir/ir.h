@@ -163,6 +163,7 @@ typedef struct ir_kernel {
     int ninactive; /* reachable regimes inactive next period: checked to be 0 */
     int *inactive;
     int last; /* the kernel of a terminal regime (no continuation) */
+    int par;  /* the action whose loop GPU threads split (-1: none) */
 } ir_kernel;
 
 typedef struct ir_option {

@@ -132,7 +132,7 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
     }
     for (int k = 0; k < m->nkernels; ++k) {
         const ir_kernel *kn = &m->kernels[k];
-        sb_printf(b, "kernel %s %s last %d", kn->symbol, m->regimes[kn->regime].name, kn->last);
+        sb_printf(b, "kernel %s %s last %d par %d", kn->symbol, m->regimes[kn->regime].name, kn->last, kn->par);
         put_ints(b, "targets", kn->targets, kn->ntargets);
         put_ints(b, "inactive", kn->inactive, kn->ninactive);
         sb_putc(b, '\n');
@@ -478,9 +478,12 @@ static int read_kernel(reader *rd, ir_model *m)
     memset(k, 0, sizeof *k);
     k->symbol = xstrdup(tok(rd, 1));
     if ((k->regime = regime_arg(rd, m, 2)) < 0) return rd->err->code;
-    int rc, i = 5;
+    int rc, i = 7;
     if (strcmp(tok(rd, 3), "last")) return bad(rd, "kernel needs last");
     if ((rc = get_int(rd, 4, &k->last))) return rc;
+    if (!tok(rd, 5) || strcmp(tok(rd, 5), "par")) return bad(rd, "kernel needs par");
+    if ((rc = get_int(rd, 6, &k->par))) return rc;
+    if (k->par < -1 || k->par >= m->regimes[k->regime].nactions) return bad(rd, "bad parallel action");
     if (!tok(rd, i) || strcmp(tok(rd, i++), "targets")) return bad(rd, "kernel needs targets");
     if ((rc = get_ints(rd, &i, &k->targets, &k->ntargets))) return rc;
     if (!tok(rd, i) || strcmp(tok(rd, i++), "inactive")) return bad(rd, "kernel needs inactive");

@@ -1,8 +1,11 @@
-/* backend.h - what the solve and simulate drivers need from a backend.
+/* backend.h - what the solve driver needs from a backend.
  *
- * A backend owns compiled kernels and the memory they run on.  Host
- * backends (cpu, interp) compute in host memory; the cuda backend keeps
- * buffers on the device and copies finished periods back.
+ * Work is queued: kernels on queues (one per regime, so the regimes of a
+ * period can run concurrently; queue `nregimes` is the root for uploads),
+ * barriers between periods, copies in order with the kernels.  Host
+ * backends (cpu, interp) run everything at once in host memory; the cuda
+ * backend queues it on streams and can record a whole solve as a CUDA graph
+ * and replay it.
  */
 #ifndef LCM_BACKEND_H
 #define LCM_BACKEND_H
@@ -14,19 +17,34 @@
 typedef struct lcm_backend lcm_backend;
 
 struct lcm_backend {
-    const char *name;   /* "cpu", "interp", "cuda" */
-    int precision;      /* 64 or 32: bytes per real = precision / 8 */
-    int host_memory;    /* buffers are plain host memory */
-    int compiled;       /* the kernels were compiled by this process */
+    const char *name;    /* "cpu", "interp", "cuda" */
+    int precision;       /* 64 or 32: bytes per real = precision / 8 */
+    int host_memory;     /* kernels run in host memory, synchronously */
+    int compiled;        /* the kernels were compiled by this process */
     double compile_seconds;
-    char *cache_entry;  /* where the compiled kernels live, or NULL */
-    /* Runs kernel k over flat states [0, n). */
-    int (*run)(lcm_backend *b, int kernel, lcm_kernel_args *args, lcm_index n, lcm_err *err);
-    /* Memory the kernels can use (host backends: malloc). */
+    char *cache_entry;   /* where the compiled kernels live, or NULL */
+    char *target;        /* what the kernels were built for (device, arch), or NULL */
+    size_t bytes_now, bytes_peak; /* backend memory in use (device backends) */
+
+    /* Queues kernel k over flat states [0, n) on a queue. */
+    int (*launch)(lcm_backend *b, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err);
+    /* Everything queued before runs before everything queued after. */
+    int (*barrier)(lcm_backend *b, lcm_err *err);
     void *(*alloc)(lcm_backend *b, size_t bytes, lcm_err *err);
     void (*release)(lcm_backend *b, void *p);
-    int (*upload)(lcm_backend *b, void *dst, const void *src, size_t bytes, lcm_err *err);
-    int (*download)(lcm_backend *b, void *dst, const void *src, size_t bytes, lcm_err *err);
+    /* Queued copies; their host memory must stay valid until finish and be
+     * from alloc_host for the copies to overlap with the kernels. */
+    int (*upload)(lcm_backend *b, void *dst, const void *src, size_t bytes, int queue, lcm_err *err);
+    int (*download)(lcm_backend *b, void *dst, const void *src, size_t bytes, int queue, lcm_err *err);
+    void *(*alloc_host)(lcm_backend *b, size_t bytes, lcm_err *err);
+    void (*release_host)(lcm_backend *b, void *p);
+    /* Waits for everything queued. */
+    int (*finish)(lcm_backend *b, lcm_err *err);
+    /* Optional (NULL): record what is queued between begin and end as a
+     * graph; replay queues it again (same pointers, current host data). */
+    int (*capture_begin)(lcm_backend *b, lcm_err *err);
+    int (*capture_end)(lcm_backend *b, lcm_err *err);
+    int (*replay)(lcm_backend *b, lcm_err *err);
     void (*destroy)(lcm_backend *b);
 };
 
@@ -36,8 +54,11 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
 /* The IR interpreter as a backend: slow, float64 only, independent of the
  * generated code; the oracle of the differential tests. */
 int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err);
+/* NVRTC + the CUDA driver on GPU `device`. */
+int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
+                         lcm_backend **out, lcm_err *err);
 
-/* Host memory operations, shared by the host backends. */
-void lcm_host_memory_ops(lcm_backend *b);
+/* The host-memory operations shared by the host backends. */
+void lcm_host_backend_ops(lcm_backend *b);
 
 #endif

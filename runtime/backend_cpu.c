@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "compile_log.h"
 #include "log.h"
 #include "proc.h"
 #include "sha256.h"
@@ -33,7 +34,8 @@ static const char *compiler(void)
     return cc && *cc ? cc : "cc";
 }
 
-static const char *const CFLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp", NULL};
+static const char *const CFLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp",
+                                     "-Werror=implicit-function-declaration", NULL};
 
 /* What makes compiled code differ besides its source: the compiler's
  * version and target, the flags, and (because of -march=native) the CPU. */
@@ -104,9 +106,13 @@ static int compile(const char *cc, const char *source, int precision, void **so,
         int st = lcm_run_capture(argv, &out);
         if (st != 0) {
             /* keep the source for inspection; show the start of the diagnostics */
-            if (strlen(out) > 3000) strcpy(out + 3000, "\n...");
-            rc = lcm_fail(err, LCM_E_COMPILE, "compiling the generated solver with '%s' failed (status %d); "
-                          "the source is kept at %s:\n%s", cc, st, src, out);
+            lcm_sb b;
+            sb_init(&b);
+            sb_printf(&b, "compiling the generated solver with '%s' failed (status %d)", cc, st);
+            lcm_explain_compile_log(out, source, &b);
+            sb_printf(&b, "\n  the source is kept at %s\n  compiler output:\n%.2000s", src, out);
+            rc = lcm_fail(err, LCM_E_COMPILE, "%s", b.s);
+            sb_free(&b);
             free(out), free(src), free(obj), free(dir);
             return rc;
         }
@@ -141,8 +147,9 @@ static int load(cpu_backend *b, const void *so, size_t len, lcm_err *err)
     return 0;
 }
 
-static int cpu_run(lcm_backend *base, int kernel, lcm_kernel_args *args, lcm_index n, lcm_err *err)
+static int cpu_run(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err)
 {
+    (void)queue;
     cpu_backend *b = (cpu_backend *)base;
     if (kernel < 0 || kernel >= b->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", kernel);
     kernel_fn fn = b->kernels[kernel];
@@ -176,9 +183,9 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     b->threads = threads;
     b->base.name = "cpu";
     b->base.precision = precision;
-    b->base.run = cpu_run;
+    lcm_host_backend_ops(&b->base);
+    b->base.launch = cpu_run;
     b->base.destroy = cpu_destroy;
-    lcm_host_memory_ops(&b->base);
 
     const char *cc = compiler();
     lcm_sb id;
@@ -242,17 +249,18 @@ static void *host_alloc(lcm_backend *b, size_t bytes, lcm_err *err)
     return p;
 }
 static void host_release(lcm_backend *b, void *p) { free(p); }
-static int host_copy(lcm_backend *b, void *dst, const void *src, size_t bytes, lcm_err *err)
+static int host_copy(lcm_backend *b, void *dst, const void *src, size_t bytes, int queue, lcm_err *err)
 {
     if (dst != src) memcpy(dst, src, bytes);
     return 0;
 }
+static int host_nothing(lcm_backend *b, lcm_err *err) { return 0; }
 
-void lcm_host_memory_ops(lcm_backend *b)
+void lcm_host_backend_ops(lcm_backend *b)
 {
     b->host_memory = 1;
-    b->alloc = host_alloc;
-    b->release = host_release;
-    b->upload = host_copy;
-    b->download = host_copy;
+    b->alloc = b->alloc_host = host_alloc;
+    b->release = b->release_host = host_release;
+    b->upload = b->download = host_copy;
+    b->barrier = b->finish = host_nothing;
 }

@@ -96,8 +96,11 @@ static void solve_state(lcm_point *p, lcm_kernel_args *a, lcm_index s)
     else if (best_a < 0) flag(a->flags, LCM_FLAG_INFEASIBLE, s);
 }
 
-static int interp_run(lcm_backend *base, int kernel, lcm_kernel_args *args, lcm_index n, lcm_err *err)
+static int interp_run(lcm_backend *base, int kernel, const lcm_kernel_args *cargs, lcm_index n, int queue,
+                      lcm_err *err)
 {
+    lcm_kernel_args *args = (lcm_kernel_args *)cargs; /* host memory: flags and V are written through it */
+    (void)queue;
     interp_backend *b = (interp_backend *)base;
     const ir_kernel *k = &b->m->kernels[kernel];
     const ir_regime *r = &b->m->regimes[k->regime];
@@ -128,9 +131,9 @@ int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
     b->m = m;
     b->base.name = "interp";
     b->base.precision = 64;
-    b->base.run = interp_run;
+    lcm_host_backend_ops(&b->base);
+    b->base.launch = interp_run;
     b->base.destroy = interp_destroy;
-    lcm_host_memory_ops(&b->base);
     ir_grid_layout_build(m, &b->layout);
     *out = &b->base;
     (void)err;

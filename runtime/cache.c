@@ -2,8 +2,10 @@
 #define _GNU_SOURCE
 #include "cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -140,4 +142,90 @@ int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *d
     free(sub);
     free(path);
     return rc;
+}
+
+/* ---- inspection ----------------------------------------------------------- */
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Sorted names in a directory (NULL-terminated), skipping dot files. */
+static char **list_dir(const char *dir, int *n)
+{
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char **v = NULL;
+    size_t cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        GROW(v, cap, (size_t)*n + 2);
+        v[(*n)++] = xstrdup(e->d_name);
+    }
+    closedir(d);
+    if (v) qsort(v, (size_t)*n, sizeof *v, cmp_names);
+    return v;
+}
+
+static void free_list(char **v, int n)
+{
+    for (int i = 0; i < n; ++i) free(v[i]);
+    free(v);
+}
+
+int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx)
+{
+    int nkinds, count = 0;
+    char **kinds = list_dir(c->dir, &nkinds);
+    for (int k = 0; k < nkinds; ++k) {
+        char *sub = path_join(c->dir, kinds[k]);
+        int nfiles;
+        char **files = list_dir(sub, &nfiles);
+        for (int f = 0; f < nfiles; ++f) {
+            size_t len = strlen(files[f]);
+            if (len < 6 || strcmp(files[f] + len - 5, ".lcmc")) continue;
+            char *path = path_join(sub, files[f]);
+            char *key = xstrndup(files[f], len - 5);
+            struct stat st;
+            lcm_cache_entry e = {.kind = kinds[k], .key = key, .path = path};
+            if (stat(path, &st) == 0) e.bytes = (size_t)st.st_size, e.mtime = (double)st.st_mtime;
+            size_t flen;
+            char *data = read_file(path, &flen, NULL);
+            const char *payload;
+            size_t plen;
+            e.problem = data ? lcm_cache_decode(data, flen, &payload, &plen) : "unreadable";
+            fn(&e, ctx);
+            free(data), free(key), free(path);
+            ++count;
+        }
+        free_list(files, nfiles);
+        free(sub);
+    }
+    free_list(kinds, nkinds);
+    return count;
+}
+
+int lcm_cache_clear(const lcm_cache *c, lcm_err *err)
+{
+    int nkinds, removed = 0;
+    char **kinds = list_dir(c->dir, &nkinds);
+    for (int k = 0; k < nkinds && removed >= 0; ++k) {
+        char *sub = path_join(c->dir, kinds[k]);
+        int nfiles;
+        char **files = list_dir(sub, &nfiles);
+        for (int f = 0; f < nfiles; ++f) {
+            if (!strstr(files[f], ".lcmc")) continue; /* entries and their temporary files */
+            char *path = path_join(sub, files[f]);
+            if (unlink(path) == 0) ++removed;
+            else if (errno != ENOENT) {
+                lcm_fail(err, LCM_E_IO, "cannot remove %s: %s", path, strerror(errno));
+                removed = -1;
+            }
+            free(path);
+            if (removed < 0) break;
+        }
+        free_list(files, nfiles);
+        rmdir(sub);
+        free(sub);
+    }
+    free_list(kinds, nkinds);
+    return removed;
 }

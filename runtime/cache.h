@@ -35,6 +35,20 @@ int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, 
 int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len);
 char *lcm_cache_entry_path(const lcm_cache *c, const char *kind, const char *key);
 
+/* One entry found by lcm_cache_scan. */
+typedef struct lcm_cache_entry {
+    const char *kind, *key, *path;
+    size_t bytes;
+    double mtime;
+    const char *problem; /* NULL when the entry is valid */
+} lcm_cache_entry;
+
+/* Calls fn for every entry (kinds and keys in sorted order); returns the count. */
+int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx);
+/* Removes every entry and leftover temporary file; returns the number removed,
+ * or -1 with err filled. */
+int lcm_cache_clear(const lcm_cache *c, lcm_err *err);
+
 /* Encodes/decodes the entry format (exposed for tests). */
 void lcm_cache_encode(const void *data, size_t len, lcm_sb *out);
 /* Returns 0 if `file` is a valid entry, else a reason (static string). */

@@ -1,18 +1,31 @@
 /* solve.c - solvers and backward induction.
  *
  * For t = T-1 down to 0, every regime active at t runs the kernel of its
- * period class: V_t from V_{t+1} of the regimes it can move to.  Only the
- * current period and the next live in backend memory; finished periods go
- * to the solution on the host.  After each kernel the validation flags it
- * set are read back and turned into an error or a warning that names the
- * regime, period, age and state.
+ * period class, on its own queue: V_t from V_{t+1} of the regimes it can
+ * move to; a barrier separates periods.  Host backends compute straight
+ * into the solution and are checked kernel by kernel, so a failing check
+ * stops the solve at once.  Device backends keep only two V buffers per
+ * regime (V_t and V_{t+1}, alternating), queue a copy of each finished V_t
+ * to pinned host memory, and are checked when the whole solve has run; a
+ * backend that can record graphs runs the first solve of a solver while
+ * recording it and replays the graph on every later solve (an estimation
+ * loop), when the results fit a pinned staging area.
+ *
+ * Every kernel sets validation flags (kernel_abi.h) in its own slot; they
+ * become an error or a warning naming the regime, period, age and state,
+ * explained further by re-evaluating that state with the interpreter.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_api.h"
+#include "cuda_compile.h"
 #include "diagnose.h"
 #include "solver_internal.h"
+
+/* Graph replay needs fixed host buffers for the results: only up to this size. */
+#define GRAPH_STAGE_LIMIT ((size_t)256 << 20)
 
 int lcm_backend_by_name(const char *name)
 {
@@ -22,29 +35,20 @@ int lcm_backend_by_name(const char *name)
     return -1;
 }
 
-/* Converts doubles to the backend's precision (a copy either way), with
- * one spare element so that empty buffers are valid allocations too. */
-static void *to_precision(const double *x, size_t n, int precision)
+/* Converts doubles to a precision into dst (n + 1 elements). */
+static void to_precision(const double *x, size_t n, int precision, void *dst)
 {
-    if (precision == 64) {
-        double *d = xcalloc(n + 1, sizeof *d);
-        memcpy(d, x, n * sizeof *d);
-        return d;
-    }
-    float *f = xcalloc(n + 1, sizeof *f);
-    for (size_t i = 0; i < n; ++i) f[i] = (float)x[i];
-    return f;
+    if (precision == 64) memcpy(dst, x, n * sizeof *x);
+    else
+        for (size_t i = 0; i < n; ++i) ((float *)dst)[i] = (float)x[i];
 }
 
-static void *upload_copy(lcm_backend *b, const void *host, size_t bytes, lcm_err *err)
+static lcm_backend_kind choose_backend(lcm_backend_kind asked)
 {
-    void *dev = b->alloc(b, bytes, err);
-    if (!dev) return NULL;
-    if (b->upload(b, dev, host, bytes, err)) {
-        b->release(b, dev);
-        return NULL;
-    }
-    return dev;
+    if (asked != LCM_BACKEND_AUTO) return asked;
+    if (lcm_cuda_device_count() > 0) return LCM_BACKEND_CUDA;
+    lcm_debug("no usable CUDA device: using the cpu backend");
+    return LCM_BACKEND_CPU;
 }
 
 int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err)
@@ -54,55 +58,163 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     if (!o.precision) o.precision = 64;
     if (o.precision != 64 && o.precision != 32)
         return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o.precision);
-    if (o.backend == LCM_BACKEND_CUDA)
-        return lcm_fail(err, LCM_E_DEVICE, "the cuda backend is not available in this build yet; use --backend cpu");
-    if (o.backend == LCM_BACKEND_INTERP && o.precision != 64)
+    lcm_backend_kind kind = choose_backend(o.backend);
+    if (kind == LCM_BACKEND_INTERP && o.precision != 64)
         return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
     lcm_solver *s = xcalloc(1, sizeof *s);
     s->model = model;
     lcm_cache_open(&s->cache, o.cache_dir);
-    int rc = o.backend == LCM_BACKEND_INTERP
-                 ? lcm_backend_interp_new(&model->ir, &s->backend, err)
-                 : lcm_backend_cpu_new(&model->ir, model->source, o.precision, &s->cache, o.threads, &s->backend, err);
+    int rc;
+    switch (kind) {
+    case LCM_BACKEND_INTERP: rc = lcm_backend_interp_new(&model->ir, &s->backend, err); break;
+    case LCM_BACKEND_CUDA:
+        rc = lcm_backend_cuda_new(&model->ir, model->source, o.precision, &s->cache, o.device, &s->backend, err);
+        break;
+    default:
+        rc = lcm_backend_cpu_new(&model->ir, model->source, o.precision, &s->cache, o.threads, &s->backend, err);
+        break;
+    }
     if (rc) {
         lcm_cache_close(&s->cache);
         free(s);
         return rc;
     }
-    if (s->backend->compiled)
-        lcm_progress("compiled the %s solver of model '%s' (float%d) in %.2f s", s->backend->name, model->ir.name,
-                     o.precision, s->backend->compile_seconds);
-    else if (s->backend->cache_entry)
-        lcm_progress("loaded the %s solver of model '%s' (float%d) from the cache", s->backend->name,
-                     model->ir.name, o.precision);
+    lcm_backend *be = s->backend;
+    const char *on = be->target ? be->target : "";
+    if (be->compiled)
+        lcm_progress("compiled the %s solver of model '%s' (float%d%s%s) in %.2f s", be->name, model->ir.name,
+                     o.precision, *on ? ", " : "", on, be->compile_seconds);
+    else if (be->cache_entry)
+        lcm_progress("loaded the %s solver of model '%s' (float%d%s%s) from the cache", be->name, model->ir.name,
+                     o.precision, *on ? ", " : "", on);
     ir_grid_layout_build(&model->ir, &s->layout);
     s->grids64 = xcalloc(s->layout.total + 1, sizeof *s->grids64);
     ir_grid_buffer_fill(&model->ir, &s->layout, s->grids64);
-    void *g = to_precision(s->grids64, s->layout.total, o.precision);
-    s->grids = upload_copy(s->backend, g, (s->layout.total + 1) * lcm_real_bytes(o.precision), err);
-    free(g);
-    if (!s->grids) {
+    size_t gbytes = (s->layout.total + 1) * lcm_real_bytes(o.precision);
+    void *g = be->alloc_host(be, gbytes, err);
+    s->grids = g ? be->alloc(be, gbytes, err) : NULL;
+    if (s->grids) {
+        to_precision(s->grids64, s->layout.total, o.precision, g);
+        rc = be->upload(be, s->grids, g, gbytes, model->ir.nregimes, err);
+        if (!rc) rc = be->finish(be, err);
+    } else rc = err->code;
+    if (g) be->release_host(be, g);
+    if (rc) {
         lcm_solver_free(s);
-        return err->code;
+        return rc;
     }
     *out = s;
     return 0;
+}
+
+int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
+                        double *seconds, char **target, lcm_err *err)
+{
+    lcm_cache cache;
+    lcm_cache_open(&cache, cache_dir);
+    lcm_cuda_image img;
+    int rc = lcm_cuda_compile(&m->ir, m->source, arch, precision, &cache, &img, err);
+    if (!rc) {
+        *compiled = img.compiled;
+        *seconds = img.seconds;
+        *target = xstrdup(img.target);
+    }
+    lcm_cuda_image_free(&img);
+    lcm_cache_close(&cache);
+    return rc;
 }
 
 const char *lcm_solver_backend(const lcm_solver *s) { return s->backend->name; }
 int lcm_solver_precision(const lcm_solver *s) { return s->backend->precision; }
 int lcm_solver_compiled(const lcm_solver *s) { return s->backend->compiled; }
 double lcm_solver_compile_seconds(const lcm_solver *s) { return s->backend->compile_seconds; }
+size_t lcm_solver_device_peak(const lcm_solver *s) { return s->backend->bytes_peak; }
+
+/* ---- buffers of a solve (made once per solver, reused) ------------------ */
+static void release_buffers(lcm_solver *s)
+{
+    lcm_backend *be = s->backend;
+    const ir_model *m = &s->model->ir;
+    for (int k = 0; k < 2; ++k)
+        for (int r = 0; r < m->nregimes; ++r)
+            if (s->vbuf[k][r]) be->release(be, s->vbuf[k][r]), s->vbuf[k][r] = NULL;
+    if (s->P) be->release(be, s->P);
+    if (s->F) be->release(be, s->F);
+    if (s->P_host) be->release_host(be, s->P_host);
+    if (s->F_host) be->release_host(be, s->F_host);
+    if (s->F_init) be->release_host(be, s->F_init);
+    if (s->stage) be->release_host(be, s->stage);
+    free(s->stage_off);
+    s->P = s->F = s->P_host = NULL;
+    s->F_host = s->F_init = NULL;
+    s->stage = NULL;
+    s->stage_off = NULL;
+    s->captured = 0;
+}
 
 void lcm_solver_free(lcm_solver *s)
 {
     if (!s) return;
+    release_buffers(s);
     if (s->grids) s->backend->release(s->backend, s->grids);
     s->backend->destroy(s->backend);
     ir_grid_layout_free(&s->layout);
     lcm_cache_close(&s->cache);
     free(s->grids64);
     free(s);
+}
+
+/* The first period a regime is active (for messages). */
+static int first_active(const ir_regime *r, int T)
+{
+    for (int t = T - 1; t >= 0; --t)
+        if (r->active[t]) return t;
+    return 0;
+}
+
+static int make_buffers(lcm_solver *s, lcm_err *err)
+{
+    if (s->P) return 0;
+    lcm_backend *be = s->backend;
+    const ir_model *m = &s->model->ir;
+    int R = m->nregimes, T = m->nperiods;
+    size_t rb = lcm_real_bytes(be->precision);
+    s->P_host = be->alloc_host(be, (m->params_size + 1) * rb, err);
+    s->P = s->P_host ? be->alloc(be, (m->params_size + 1) * rb, err) : NULL;
+    size_t fbytes = (size_t)(T * R) * sizeof(lcm_flags);
+    s->F_host = s->P ? be->alloc_host(be, fbytes, err) : NULL;
+    s->F_init = s->F_host ? be->alloc_host(be, fbytes, err) : NULL;
+    s->F = s->F_init ? be->alloc(be, fbytes, err) : NULL;
+    if (!s->F) return err->code;
+    for (int i = 0; i < T * R; ++i) {
+        memset(&s->F_init[i], 0, sizeof *s->F_init);
+        for (int b = 0; b < LCM_NFLAGS; ++b) s->F_init[i].first[b] = INT64_MAX;
+    }
+    if (be->host_memory) return 0;
+    /* device: two V buffers per regime, and pinned staging for the results */
+    s->stage_off = xcalloc((size_t)(T * R) + 1, sizeof *s->stage_off);
+    size_t total = 0;
+    for (int t = 0; t < T; ++t)
+        for (int r = 0; r < R; ++r) {
+            s->stage_off[t * R + r] = total;
+            if (m->regimes[r].active[t]) total += (size_t)ir_state_space_size(&m->regimes[r]) * rb;
+        }
+    s->stage_bytes = total;
+    for (int r = 0; r < R; ++r) {
+        const ir_regime *reg = &m->regimes[r];
+        int active = 0;
+        for (int t = 0; t < T; ++t) active |= reg->active[t];
+        if (!active) continue;
+        size_t bytes = (size_t)ir_state_space_size(reg) * rb;
+        for (int k = 0; k < 2; ++k)
+            if (!(s->vbuf[k][r] = be->alloc(be, bytes, err)))
+                return lcm_fail_prefix(err, "model '%s', period %d: V of regime '%s' needs 2 x %.1f MiB on the device "
+                                       "(a coarser state grid or --precision 32 needs less)", m->name,
+                                       first_active(reg, T), reg->name, (double)bytes / 1048576.0);
+    }
+    s->stage = be->alloc_host(be, total + 1, err);
+    if (!s->stage) return err->code;
+    return 0;
 }
 
 /* ---- flags -> messages ---------------------------------------------------- */
@@ -129,7 +241,7 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, const dou
     int rc = 0;
     for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text; ++i) {
         int bit = flag_text[i].bit;
-        if (!(f->bits & (1u << bit))) continue;
+        if (!(f->bits & (1u << bit)) || (rc && !flag_text[i].error)) continue;
         lcm_sb state;
         sb_init(&state);
         lcm_describe_state(m, r, f->first[bit], &state);
@@ -145,7 +257,31 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, const dou
     return rc;
 }
 
-/* ---- backward induction ------------------------------------------------- */
+/* ---- solutions ------------------------------------------------------------ */
+static lcm_solution *new_solution(const ir_model *m, int precision, lcm_err *err)
+{
+    int R = m->nregimes, T = m->nperiods;
+    lcm_solution *sol = xcalloc(1, sizeof *sol);
+    sol->m = m;
+    sol->precision = precision;
+    sol->V = xcalloc((size_t)(R * T), sizeof *sol->V);
+    sol->n = xcalloc((size_t)R, sizeof *sol->n);
+    size_t rb = lcm_real_bytes(precision);
+    for (int r = 0; r < R; ++r) sol->n[r] = ir_state_space_size(&m->regimes[r]);
+    for (int t = 0; t < T; ++t)
+        for (int r = 0; r < R; ++r) {
+            if (!m->regimes[r].active[t]) continue;
+            if (!(sol->V[t * R + r] = malloc((size_t)sol->n[r] * rb))) {
+                lcm_fail(err, LCM_E_MEMORY, "out of host memory: V of regime '%s' at period %d needs %.1f MiB "
+                         "(%lld states); a coarser grid or --precision 32 needs less", m->regimes[r].name, t,
+                         (double)sol->n[r] * (double)rb / 1048576.0, (long long)sol->n[r]);
+                lcm_solution_free(sol);
+                return NULL;
+            }
+        }
+    return sol;
+}
+
 void lcm_solution_free(lcm_solution *s)
 {
     if (!s) return;
@@ -155,46 +291,71 @@ void lcm_solution_free(lcm_solution *s)
     free(s);
 }
 
-static int run_period(lcm_solver *sv, lcm_solution *sol, void **dev, int t, const double *params, void *P, void *F,
-                      lcm_err *err)
+/* ---- backward induction ------------------------------------------------- */
+
+/* Where V of (t, r) lives for the kernels. */
+static void *v_at(const lcm_solver *sv, const lcm_solution *sol, int t, int r)
+{
+    int R = sv->model->ir.nregimes;
+    return sv->backend->host_memory ? sol->V[t * R + r] : sv->vbuf[t % 2][r];
+}
+
+/* Queues the whole solve.  Host backends compute as it goes; their flags are
+ * checked kernel by kernel (sol and params are then needed). */
+static int queue_solve(lcm_solver *sv, lcm_solution *sol, const double *params, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
     lcm_backend *be = sv->backend;
+    int R = m->nregimes, T = m->nperiods, root = R;
     size_t rb = lcm_real_bytes(be->precision);
-    int R = m->nregimes;
-    for (int r = 0; r < R; ++r) {
-        if (!m->regimes[r].active[t]) continue;
-        int k = m->period_kernel[r * m->nperiods + t];
-        const ir_kernel *kn = &m->kernels[k];
-        lcm_index n = sol->n[r];
-        sol->V[t * R + r] = malloc((size_t)n * rb);
-        if (!sol->V[t * R + r])
-            return lcm_fail(err, LCM_E_MEMORY, "out of host memory: V of regime '%s' at period %d needs %.1f MiB "
-                            "(%lld states); a smaller grid or float32 (--precision 32) needs less",
-                            m->regimes[r].name, t, (double)n * (double)rb / 1048576.0, (long long)n);
-        dev[t * R + r] = be->host_memory ? sol->V[t * R + r] : be->alloc(be, (size_t)n * rb, err);
-        if (!dev[t * R + r]) return err->code;
-        lcm_kernel_args a;
-        memset(&a, 0, sizeof a);
-        a.params = P;
-        a.grids = sv->grids;
-        for (int i = 0; i < kn->ntargets && t + 1 < m->nperiods; ++i)
-            a.v_next[kn->targets[i]] = dev[(t + 1) * R + kn->targets[i]];
-        a.v_out = dev[t * R + r];
-        a.flags = F;
-        a.age = m->ages[t];
-        a.period = t;
-        a.checks = 1;
-        lcm_flags flags = {0};
-        for (int i = 0; i < LCM_NFLAGS; ++i) flags.first[i] = INT64_MAX;
-        int rc = be->upload(be, F, &flags, sizeof flags, err);
-        if (!rc) rc = be->run(be, k, &a, n, err);
-        if (!rc) rc = be->download(be, &flags, F, sizeof flags, err);
-        if (!rc && !be->host_memory) rc = be->download(be, sol->V[t * R + r], dev[t * R + r], (size_t)n * rb, err);
-        if (!rc) rc = report_flags(sv, sol, params, r, t, &flags, err);
-        if (rc) return rc;
+    int rc = be->upload(be, sv->P, sv->P_host, (m->params_size + 1) * rb, root, err);
+    if (!rc) rc = be->upload(be, sv->F, sv->F_init, (size_t)(T * R) * sizeof(lcm_flags), root, err);
+    if (!rc) rc = be->barrier(be, err);
+    for (int t = T - 1; t >= 0 && !rc; --t) {
+        for (int r = 0; r < R && !rc; ++r) {
+            if (!m->regimes[r].active[t]) continue;
+            int k = m->period_kernel[r * T + t];
+            const ir_kernel *kn = &m->kernels[k];
+            lcm_kernel_args a;
+            memset(&a, 0, sizeof a);
+            a.params = sv->P;
+            a.grids = sv->grids;
+            for (int i = 0; i < kn->ntargets && t + 1 < T; ++i)
+                a.v_next[kn->targets[i]] = v_at(sv, sol, t + 1, kn->targets[i]);
+            a.v_out = v_at(sv, sol, t, r);
+            a.flags = (lcm_flags *)sv->F + (t * R + r);
+            a.age = m->ages[t];
+            a.period = t;
+            a.checks = 1;
+            lcm_index n = ir_state_space_size(&m->regimes[r]);
+            rc = be->launch(be, k, &a, n, r, err);
+            if (!rc && !be->host_memory)
+                rc = be->download(be, sv->stage + sv->stage_off[t * R + r], a.v_out, (size_t)n * rb, r, err);
+            if (!rc && be->host_memory) rc = report_flags(sv, sol, params, r, t, a.flags, err);
+        }
+        if (!rc) rc = be->barrier(be, err);
     }
-    return 0;
+    if (!rc && !be->host_memory)
+        rc = be->download(be, sv->F_host, sv->F, (size_t)(T * R) * sizeof(lcm_flags), root, err);
+    return rc;
+}
+
+/* Device backends: the queued solve, recorded as a graph when possible. */
+static int run_device_solve(lcm_solver *sv, lcm_err *err)
+{
+    lcm_backend *be = sv->backend;
+    if (sv->captured) return be->replay(be, err);
+    int capture = be->capture_begin && sv->stage_bytes <= GRAPH_STAGE_LIMIT && !getenv("LCM_NO_GRAPHS");
+    int rc = capture ? be->capture_begin(be, err) : 0;
+    if (!rc) rc = queue_solve(sv, NULL, NULL, err);
+    if (capture) {
+        int rc2 = be->capture_end(be, rc ? NULL : err);
+        if (!rc && !(rc = rc2)) {
+            sv->captured = 1;
+            rc = be->replay(be, err);
+        }
+    }
+    return rc;
 }
 
 int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
@@ -203,36 +364,34 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     lcm_backend *be = sv->backend;
     int R = m->nregimes, T = m->nperiods;
     double t0 = now_seconds();
-    lcm_solution *sol = xcalloc(1, sizeof *sol);
-    sol->m = m;
-    sol->precision = be->precision;
-    sol->V = xcalloc((size_t)(R * T), sizeof *sol->V);
-    sol->n = xcalloc((size_t)R, sizeof *sol->n);
-    for (int r = 0; r < R; ++r) sol->n[r] = ir_state_space_size(&m->regimes[r]);
-    void **dev = xcalloc((size_t)(R * T), sizeof *dev);
-    void *ph = to_precision(params, m->params_size, be->precision);
-    void *P = upload_copy(be, ph, (m->params_size + 1) * lcm_real_bytes(be->precision), err);
-    free(ph);
-    void *F = P ? be->alloc(be, sizeof(lcm_flags), err) : NULL;
-    int rc = P && F ? 0 : err->code;
-    for (int t = T - 1; t >= 0 && !rc; --t) {
-        rc = run_period(sv, sol, dev, t, params, P, F, err);
-        /* V_{t+1} is no longer needed in backend memory */
-        for (int r = 0; r < R && t + 1 < T && !be->host_memory; ++r)
-            if (dev[(t + 1) * R + r]) be->release(be, dev[(t + 1) * R + r]), dev[(t + 1) * R + r] = NULL;
+    int rc = make_buffers(sv, err);
+    if (rc) return rc;
+    to_precision(params, m->params_size, be->precision, sv->P_host);
+    lcm_solution *sol = new_solution(m, be->precision, err);
+    if (!sol) return err->code;
+    if (be->host_memory) {
+        rc = queue_solve(sv, sol, params, err);
+    } else {
+        rc = run_device_solve(sv, err);
+        if (!rc) rc = be->finish(be, err);
+        size_t rb = lcm_real_bytes(be->precision);
+        for (int t = 0; t < T && !rc; ++t)
+            for (int r = 0; r < R; ++r)
+                if (sol->V[t * R + r])
+                    memcpy(sol->V[t * R + r], sv->stage + sv->stage_off[t * R + r], (size_t)sol->n[r] * rb);
+        for (int t = T - 1; t >= 0 && !rc; --t)
+            for (int r = 0; r < R && !rc; ++r)
+                if (m->regimes[r].active[t]) rc = report_flags(sv, sol, params, r, t, &sv->F_host[t * R + r], err);
     }
-    if (!be->host_memory)
-        for (int i = 0; i < R * T; ++i)
-            if (dev[i]) be->release(be, dev[i]);
-    if (P) be->release(be, P);
-    if (F) be->release(be, F);
-    free(dev);
     if (rc) {
         lcm_solution_free(sol);
         return rc;
     }
     sol->seconds = now_seconds() - t0;
     lcm_progress("solved model '%s' on %s (float%d) in %.3f s", m->name, be->name, be->precision, sol->seconds);
+    if (!be->host_memory)
+        lcm_progress("peak device memory %.2f MiB (V buffers, parameters, grids, flags)",
+                     (double)be->bytes_peak / 1048576.0);
     *out = sol;
     return 0;
 }

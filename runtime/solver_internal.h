@@ -19,6 +19,14 @@ struct lcm_solver {
     ir_grid_layout layout;
     double *grids64;     /* the grid buffer on the host, float64 (diagnosis) */
     void *grids;         /* the grid buffer in the backend's memory */
+    /* buffers of a solve, made by the first solve and reused */
+    void *P, *P_host;    /* parameters: backend memory, host staging */
+    void *F;             /* flags of every (period, regime) in backend memory */
+    lcm_flags *F_host, *F_init;
+    void *vbuf[2][IR_MAX_REGIMES]; /* device backends: V_t and V_{t+1} by regime */
+    char *stage;         /* device backends: pinned copies of every finished V */
+    size_t *stage_off, stage_bytes;
+    int captured;        /* the solve is recorded as a graph */
 };
 
 struct lcm_solution {

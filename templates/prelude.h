@@ -134,23 +134,53 @@ LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index
     return acc;
 }
 
-/* ---- drivers -------------------------------------------------------------
- * A kernel's body computes V (and the argmax) at one state given its values
- * x[].  The solve entry runs it over a range of flat state indices: a plain
- * loop on the CPU (the runtime splits ranges across threads), a grid-stride
- * loop on the GPU. */
+/* ---- lanes -----------------------------------------------------------------
+ * On the GPU, the blockDim.x threads ("lanes") of a state split the loop of
+ * one action axis (the kernel's `par` in the manifest) and then reduce their
+ * bests; on the CPU there is one lane. */
 #if defined(__CUDACC__)
-#  define LCM_SOLVE_ENTRY(name) \
-    LCM_EXTERN __global__ void name(const lcm_kernel_args args, lcm_index s_begin, lcm_index s_end)
-#  define LCM_ARGS (&args)
-#  define LCM_FOR_EACH_STATE(s)                                                              \
-    for (lcm_index s = s_begin + (lcm_index)blockIdx.x * blockDim.x + threadIdx.x; s < s_end; \
-         s += (lcm_index)gridDim.x * blockDim.x)
+#  define LCM_LANE ((int)threadIdx.x)
+#  define LCM_LANES ((int)blockDim.x)
+
+/* Keeps (v, a) or takes (ov, oa): a NaN wins; then an action over none; then
+ * the larger Q; on equal Q the smaller action index (the first in row-major
+ * order, as on the CPU). */
+LCM_DEVICE void lcm_combine(real *v, lcm_index *a, real ov, lcm_index oa)
+{
+    if (*v != *v) return;
+    if (ov != ov) {
+        *v = ov, *a = oa;
+        return;
+    }
+    if (oa < 0) return;
+    if (*a < 0 || ov > *v || (ov == *v && oa < *a)) *v = ov, *a = oa;
+}
+
+/* Reduces over the lanes of each state: shuffles within a warp (segments of
+ * blockDim.x lanes when it is below 32), then shared memory across the
+ * warps of a state when blockDim.x is above 32 (one state per block). */
+LCM_DEVICE void lcm_reduce_best(real *v, lcm_index *a)
+{
+    const unsigned full = 0xffffffffu;
+    const int lanes = (int)blockDim.x, width = lanes < 32 ? lanes : 32;
+    for (int off = width / 2; off > 0; off /= 2) {
+        real ov = __shfl_down_sync(full, *v, off, width);
+        lcm_index oa = __shfl_down_sync(full, *a, off, width);
+        lcm_combine(v, a, ov, oa);
+    }
+    if (lanes > 32) {
+        __shared__ real sv[32];
+        __shared__ lcm_index sa[32];
+        const int warp = (int)threadIdx.x / 32;
+        if (threadIdx.x % 32 == 0) sv[warp] = *v, sa[warp] = *a;
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (int w = 1; w < lanes / 32; ++w) lcm_combine(v, a, sv[w], sa[w]);
+    }
+}
 #else
-#  define LCM_SOLVE_ENTRY(name) \
-    LCM_EXTERN void name(const lcm_kernel_args *args, lcm_index s_begin, lcm_index s_end)
-#  define LCM_ARGS (args)
-#  define LCM_FOR_EACH_STATE(s) for (lcm_index s = s_begin; s < s_end; ++s)
+#  define LCM_LANE 0
+#  define LCM_LANES 1
 #endif
 
 /* Stores V and the policy of state s, flagging NaN, +inf and no feasible action. */

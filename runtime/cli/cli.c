@@ -67,6 +67,38 @@ int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *e
     return 0;
 }
 
+int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err *err)
+{
+    const char *v;
+    int r;
+    *matched = 1;
+    if ((r = cli_value(a, "--precision", &v, err))) {
+        if (r < 0) return err->code;
+        if (strcmp(v, "64") && strcmp(v, "32"))
+            return lcm_fail(err, LCM_E_USAGE, "--precision must be 64 or 32, got '%s'", v);
+        so->precision = atoi(v);
+        return 0;
+    }
+    if ((r = cli_value(a, "--backend", &v, err))) {
+        if (r < 0) return err->code;
+        int b = lcm_backend_by_name(v);
+        if (b < 0) return lcm_fail(err, LCM_E_USAGE, "--backend must be auto, cpu, cuda or interp, got '%s'", v);
+        so->backend = (lcm_backend_kind)b;
+        return 0;
+    }
+    if ((r = cli_value(a, "--device", &v, err))) return r < 0 ? err->code : cli_int("--device", v, 0, 1023, &so->device, err);
+    if ((r = cli_value(a, "--threads", &v, err))) return r < 0 ? err->code : cli_int("--threads", v, 0, 4096, &so->threads, err);
+    if ((r = cli_value(a, "--log-level", &v, err))) {
+        if (r < 0) return err->code;
+        int l = lcm_log_level_by_name(v);
+        if (l < 0) return lcm_fail(err, LCM_E_USAGE, "--log-level must be off, warning, progress or debug, got '%s'", v);
+        lcm_set_log_level((lcm_log_level)l);
+        return 0;
+    }
+    *matched = 0;
+    return 0;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);

@@ -24,6 +24,8 @@ int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err);
 /* Consumes -D name=value / -Dname=value into o. */
 int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err);
 int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *err);
+/* Consumes --backend, --precision, --device, --threads and --log-level. */
+int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err *err);
 
 /* Generates (a .lua file) or opens (a directory) the model. */
 int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err);
@@ -34,6 +36,8 @@ int cli_check_writable(const char *path, lcm_err *err);
 
 int cmd_solve(int argc, char **argv);
 int cmd_params_template(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 int cli_die(const char *cmd, const lcm_err *err);
 

@@ -9,14 +9,15 @@
 
 static const char usage[] =
     "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--set name=value]...\n"
-    "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--threads N]\n"
+    "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--threads N]\n"
     "                 [--log-level off|warning|progress|debug] [--out SOLUTION.h5] [--csv V.csv]\n"
     "\n"
     "Solves the model by backward induction and writes V of every regime and period:\n"
     "  --out     HDF5, one dataset /V/period_<t>/<regime> with grid points as attributes\n"
     "  --csv     long form: period,age,regime,<states...>,V\n"
     "  --params  a Lua file returning the parameters (see lcm params-template)\n"
-    "  --set     overrides one parameter: --set discount_factor=0.95 --set alive.wage={1,2}\n";
+    "  --set     overrides one parameter: --set discount_factor=0.95 --set alive.wage={1,2}\n"
+    "  --backend auto (the default) solves on the GPU when one is usable, else on the CPU\n";
 
 int cmd_solve(int argc, char **argv)
 {
@@ -25,7 +26,7 @@ int cmd_solve(int argc, char **argv)
     const char *params_path = NULL, *out = NULL, *csv = NULL, *v;
     const char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
     int nsets = 0;
-    lcm_solver_options so = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
     lcm_err err = {0};
     int rc = 0, r;
     for (a.i = 1; a.i < argc && !rc; ++a.i) {
@@ -41,23 +42,8 @@ int cmd_solve(int argc, char **argv)
         else if ((r = cli_value(&a, "--out", &out, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_value(&a, "--csv", &csv, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_value(&a, "--set", &v, &err))) rc = r < 0 ? err.code : (sets[nsets++] = v, 0);
-        else if ((r = cli_value(&a, "--precision", &v, &err))) {
-            if (r < 0) rc = err.code;
-            else if (!strcmp(v, "64") || !strcmp(v, "32")) so.precision = atoi(v);
-            else rc = lcm_fail(&err, LCM_E_USAGE, "--precision must be 64 or 32, got '%s'", v);
-        } else if ((r = cli_value(&a, "--backend", &v, &err))) {
-            int b = r < 0 ? -1 : lcm_backend_by_name(v);
-            if (r < 0) rc = err.code;
-            else if (b < 0) rc = lcm_fail(&err, LCM_E_USAGE, "--backend must be auto, cpu, cuda or interp, got '%s'", v);
-            else so.backend = b == LCM_BACKEND_AUTO ? LCM_BACKEND_CPU : (lcm_backend_kind)b;
-        } else if ((r = cli_value(&a, "--threads", &v, &err))) {
-            rc = r < 0 ? err.code : cli_int("--threads", v, 0, 4096, &so.threads, &err);
-        } else if ((r = cli_value(&a, "--log-level", &v, &err))) {
-            int l = r < 0 ? -1 : lcm_log_level_by_name(v);
-            if (r < 0) rc = err.code;
-            else if (l < 0) rc = lcm_fail(&err, LCM_E_USAGE, "--log-level must be off, warning, progress or debug, got '%s'", v);
-            else lcm_set_log_level((lcm_log_level)l);
-        } else if (arg[0] == '-') {
+        else if ((rc = cli_solver_option(&a, &so, &matched, &err)) || matched) continue;
+        else if (arg[0] == '-') {
             rc = lcm_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm solve --help)", arg);
         } else if (mo.model) {
             rc = lcm_fail(&err, LCM_E_USAGE, "more than one model given ('%s' and '%s')", mo.model, arg);

@@ -10,6 +10,8 @@ static const char usage[] =
     "commands:\n"
     "  solve             backward induction: V of every regime and period\n"
     "  params-template   print a params file to fill in\n"
+    "  compile           build a model's solver into the cache (GPU kernels without a GPU)\n"
+    "  cache             list, inspect or clear the solver cache\n"
     "\n"
     "MODEL is a .lua model file (generated on the fly) or a directory written by\n"
     "lcmgen.  'lcm <command> --help' describes a command.\n";
@@ -26,6 +28,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "solve")) return cmd_solve(argc - 1, argv + 1);
     if (!strcmp(argv[1], "params-template")) return cmd_params_template(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "compile")) return cmd_compile(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "cache")) return cmd_cache(argc - 1, argv + 1);
     fprintf(stderr, "lcm: error: unknown command '%s'\n%s", argv[1], usage);
     return LCM_E_USAGE;
 }

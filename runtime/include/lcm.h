@@ -47,6 +47,7 @@ typedef struct lcm_solver_options {
     lcm_backend_kind backend;
     int precision;          /* 64 (default) or 32 */
     int threads;            /* cpu backend; 0 = all cores */
+    int device;             /* cuda backend: the GPU's index */
     const char *cache_dir;  /* NULL = $LCM_CACHE_DIR or ~/.cache/lcm */
 } lcm_solver_options;
 
@@ -60,7 +61,15 @@ int lcm_solver_precision(const lcm_solver *s);
 /* 1 when creating the solver compiled the kernels, 0 when they came from the cache. */
 int lcm_solver_compiled(const lcm_solver *s);
 double lcm_solver_compile_seconds(const lcm_solver *s);
+/* Peak bytes of device memory the solver used (0 for host backends). */
+size_t lcm_solver_device_peak(const lcm_solver *s);
 void lcm_solver_free(lcm_solver *s);
+
+/* Compiles the model's GPU kernels for an architecture (90 for sm_90) into
+ * the cache, without a GPU (e.g. on a login node before a GPU job).
+ * *compiled is 0 when they were cached already; *target says what was built. */
+int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
+                        double *seconds, char **target, lcm_err *err);
 
 /* Backward induction over all periods. */
 int lcm_solve(lcm_solver *s, const lcm_pvalue *params, lcm_solution **out, lcm_err *err);

@@ -1,0 +1,357 @@
+/* backend_cuda.c - the generated kernels on an NVIDIA GPU: compiled by
+ * NVRTC for the device's architecture (cuda_compile.c), loaded and run
+ * through the driver API.
+ *
+ * Launch shape: the blockDim.x lanes of a state split the kernel's largest
+ * action axis, blockDim.y states share a block of 128 threads (one state
+ * per block when more than 32 lanes).  Lanes are doubled while the device
+ * is not full (states x lanes below twice its resident threads) and the axis
+ * has work for them: a model with few states and many actions still fills
+ * the GPU, a large state space runs one thread per state.
+ *
+ * Queues are streams (one per regime plus a root for uploads); a barrier
+ * records an event on each stream that worked since the last one and makes
+ * every stream wait on them.  A solve can be recorded with stream capture
+ * and replayed as one graph.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cuda_api.h"
+#include "cuda_compile.h"
+#include "log.h"
+
+#ifdef LCM_HAVE_CUDA
+
+typedef struct allocation {
+    CUdeviceptr p;
+    size_t bytes;
+} allocation;
+
+typedef struct cuda_backend {
+    lcm_backend base;
+    const lcm_cu_api *cu;
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mod;
+    int nkernels;
+    CUfunction *fns;
+    int *par_n;      /* points of each kernel's split action axis (1: none) */
+    int *max_block;  /* threads per block each kernel can launch with */
+    int nqueues;
+    CUstream *streams;
+    CUevent *events;
+    char *dirty;     /* the queue worked since the last barrier */
+    int resident;    /* threads the device holds at once */
+    CUgraph graph;
+    CUgraphExec exec;
+    int capturing;
+    allocation *allocs;
+    size_t nallocs, cap;
+    char name[256];
+} cuda_backend;
+
+static int check(cuda_backend *b, CUresult r, const char *what, lcm_err *err)
+{
+    if (r == CUDA_SUCCESS) return 0;
+    return lcm_fail(err, LCM_E_DEVICE, "CUDA on %s: %s failed: %s", b->name, what, lcm_cu_error(r));
+}
+
+#define CU(call, what)                                              \
+    do {                                                            \
+        int rc_ = check(b, b->cu->call, what, err);                 \
+        if (rc_) return rc_;                                        \
+    } while (0)
+
+static void current(cuda_backend *b) { b->cu->cuCtxSetCurrent(b->ctx); }
+
+/* ---- memory ------------------------------------------------------------------ */
+static void *cuda_alloc(lcm_backend *base, size_t bytes, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    CUdeviceptr p = 0;
+    CUresult r = b->cu->cuMemAlloc(&p, bytes ? bytes : 1);
+    if (r != CUDA_SUCCESS) {
+        size_t free_b = 0, total = 0;
+        b->cu->cuMemGetInfo(&free_b, &total);
+        lcm_fail(err, r == CUDA_ERROR_OUT_OF_MEMORY ? LCM_E_MEMORY : LCM_E_DEVICE,
+                 "out of device memory on %s: %.1f MiB wanted, %.1f of %.1f MiB free (%s)", b->name,
+                 (double)bytes / 1048576.0, (double)free_b / 1048576.0, (double)total / 1048576.0, lcm_cu_error(r));
+        return NULL;
+    }
+    GROW(b->allocs, b->cap, b->nallocs + 1);
+    b->allocs[b->nallocs++] = (allocation){p, bytes};
+    base->bytes_now += bytes;
+    if (base->bytes_now > base->bytes_peak) base->bytes_peak = base->bytes_now;
+    return (void *)(uintptr_t)p;
+}
+
+static void cuda_release(lcm_backend *base, void *ptr)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    CUdeviceptr p = (CUdeviceptr)(uintptr_t)ptr;
+    for (size_t i = 0; i < b->nallocs; ++i)
+        if (b->allocs[i].p == p) {
+            base->bytes_now -= b->allocs[i].bytes;
+            b->allocs[i] = b->allocs[--b->nallocs];
+            break;
+        }
+    current(b);
+    b->cu->cuMemFree(p);
+}
+
+static void *cuda_alloc_host(lcm_backend *base, size_t bytes, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    void *p = NULL;
+    CUresult r = b->cu->cuMemHostAlloc(&p, bytes ? bytes : 1, 0);
+    if (r != CUDA_SUCCESS) {
+        lcm_fail(err, LCM_E_MEMORY, "cannot pin %.1f MiB of host memory for %s (%s)", (double)bytes / 1048576.0,
+                 b->name, lcm_cu_error(r));
+        return NULL;
+    }
+    return p;
+}
+
+static void cuda_release_host(lcm_backend *base, void *p)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    b->cu->cuMemFreeHost(p);
+}
+
+static int cuda_upload(lcm_backend *base, void *dst, const void *src, size_t bytes, int queue, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    b->dirty[queue] = 1;
+    CU(cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, b->streams[queue]), "copying to the device");
+    return 0;
+}
+
+static int cuda_download(lcm_backend *base, void *dst, const void *src, size_t bytes, int queue, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    b->dirty[queue] = 1;
+    CU(cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, b->streams[queue]), "copying from the device");
+    return 0;
+}
+
+/* ---- work ------------------------------------------------------------------- */
+static int cuda_launch(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
+                       lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    if (n <= 0) return 0;
+    current(b);
+    unsigned lanes = 1, cap = 1;
+    while (cap < (unsigned)b->par_n[kernel] && cap < 1024) cap *= 2;
+    if (cap > (unsigned)b->max_block[kernel]) cap = (unsigned)b->max_block[kernel] & ~31u;
+    while (lanes < cap && (double)n * lanes < 2.0 * b->resident) lanes *= 2;
+    unsigned per_block = lanes > 32 ? 1 : 128 / lanes;
+    lcm_index blocks = (n + per_block - 1) / per_block;
+    lcm_kernel_args a = *args;
+    lcm_index s_begin = 0, s_end = n;
+    void *params[] = {&a, &s_begin, &s_end};
+    b->dirty[queue] = 1;
+    CU(cuLaunchKernel(b->fns[kernel], (unsigned)blocks, 1, 1, lanes, per_block, 1, 0, b->streams[queue], params, NULL),
+       "launching a kernel");
+    return 0;
+}
+
+static int cuda_barrier(lcm_backend *base, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    for (int q = 0; q < b->nqueues; ++q) {
+        if (!b->dirty[q]) continue;
+        CU(cuEventRecord(b->events[q], b->streams[q]), "recording an event");
+        for (int w = 0; w < b->nqueues; ++w)
+            if (w != q) CU(cuStreamWaitEvent(b->streams[w], b->events[q], 0), "ordering streams");
+        b->dirty[q] = 0;
+    }
+    return 0;
+}
+
+static int cuda_finish(lcm_backend *base, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    int rc = cuda_barrier(base, err);
+    for (int q = 0; q < b->nqueues && !rc; ++q) rc = check(b, b->cu->cuStreamSynchronize(b->streams[q]), "running the solve", err);
+    return rc;
+}
+
+static int cuda_capture_begin(lcm_backend *base, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    int root = b->nqueues - 1;
+    CU(cuStreamBeginCapture(b->streams[root], CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "recording a graph");
+    b->capturing = 1;
+    /* every stream joins the capture by waiting on the root */
+    b->dirty[root] = 1;
+    return cuda_barrier(base, err);
+}
+
+static int cuda_capture_end(lcm_backend *base, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    lcm_err ignored;
+    if (!err) err = &ignored; /* ending a failed capture: only clean up */
+    current(b);
+    int root = b->nqueues - 1, rc = 0;
+    /* every stream joins back into the root */
+    for (int q = 0; q < root && !rc; ++q) {
+        rc = check(b, b->cu->cuEventRecord(b->events[q], b->streams[q]), "recording an event", err);
+        if (!rc) rc = check(b, b->cu->cuStreamWaitEvent(b->streams[root], b->events[q], 0), "ordering streams", err);
+    }
+    CUgraph g = NULL;
+    CUresult r = b->cu->cuStreamEndCapture(b->streams[root], &g);
+    b->capturing = 0;
+    memset(b->dirty, 0, (size_t)b->nqueues);
+    if (!rc) rc = check(b, r, "recording a graph", err);
+    if (!rc) rc = check(b, b->cu->cuGraphInstantiate(&b->exec, g, 0), "instantiating a graph", err);
+    if (rc && g) b->cu->cuGraphDestroy(g);
+    else b->graph = g;
+    return rc;
+}
+
+static int cuda_replay(lcm_backend *base, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    int root = b->nqueues - 1;
+    CU(cuGraphLaunch(b->exec, b->streams[root]), "replaying the solve graph");
+    b->dirty[root] = 1;
+    return 0;
+}
+
+static void cuda_destroy(lcm_backend *base)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    if (b->ctx) {
+        current(b);
+        if (b->exec) b->cu->cuGraphExecDestroy(b->exec);
+        if (b->graph) b->cu->cuGraphDestroy(b->graph);
+        for (int q = 0; q < b->nqueues; ++q) {
+            if (b->streams && b->streams[q]) b->cu->cuStreamDestroy(b->streams[q]);
+            if (b->events && b->events[q]) b->cu->cuEventDestroy(b->events[q]);
+        }
+        for (size_t i = 0; i < b->nallocs; ++i) b->cu->cuMemFree(b->allocs[i].p);
+        if (b->mod) b->cu->cuModuleUnload(b->mod);
+        b->cu->cuDevicePrimaryCtxRelease(b->dev);
+    }
+    free(b->streams), free(b->events), free(b->dirty), free(b->fns), free(b->par_n), free(b->max_block);
+    free(b->allocs), free(base->cache_entry), free(base->target);
+    free(b);
+}
+
+static int open_device(cuda_backend *b, int device, lcm_err *err)
+{
+    const lcm_cu_api *cu = b->cu;
+    int count = 0;
+    snprintf(b->name, sizeof b->name, "GPU %d", device);
+    CU(cuDeviceGetCount(&count), "counting GPUs");
+    if (count == 0) return lcm_fail(err, LCM_E_DEVICE, "no CUDA GPU is visible (CUDA_VISIBLE_DEVICES?)");
+    if (device < 0 || device >= count)
+        return lcm_fail(err, LCM_E_USAGE, "--device %d: there %s %d GPU%s (0..%d)", device, count == 1 ? "is" : "are",
+                        count, count == 1 ? "" : "s", count - 1);
+    CU(cuDeviceGet(&b->dev, device), "opening the GPU");
+    char name[200] = "";
+    cu->cuDeviceGetName(name, (int)sizeof name, b->dev);
+    snprintf(b->name, sizeof b->name, "GPU %d (%s)", device, name);
+    CU(cuDevicePrimaryCtxRetain(&b->ctx, b->dev), "creating a context");
+    current(b);
+    int sms = 0, per_sm = 0;
+    cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, b->dev);
+    cu->cuDeviceGetAttribute(&per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, b->dev);
+    b->resident = sms * per_sm > 0 ? sms * per_sm : 65536;
+    return 0;
+}
+
+int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
+                         lcm_backend **out, lcm_err *err)
+{
+    const lcm_cu_api *cu = lcm_cu(err);
+    if (!cu) return err->code;
+    cuda_backend *b = xcalloc(1, sizeof *b);
+    b->cu = cu;
+    b->base.name = "cuda";
+    b->base.precision = precision;
+    b->base.launch = cuda_launch;
+    b->base.barrier = cuda_barrier;
+    b->base.alloc = cuda_alloc;
+    b->base.release = cuda_release;
+    b->base.alloc_host = cuda_alloc_host;
+    b->base.release_host = cuda_release_host;
+    b->base.upload = cuda_upload;
+    b->base.download = cuda_download;
+    b->base.finish = cuda_finish;
+    b->base.capture_begin = cuda_capture_begin;
+    b->base.capture_end = cuda_capture_end;
+    b->base.replay = cuda_replay;
+    b->base.destroy = cuda_destroy;
+    int rc = open_device(b, device, err);
+    int major = 0, minor = 0;
+    if (!rc) {
+        cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, b->dev);
+        cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, b->dev);
+    }
+    lcm_cuda_image img = {0};
+    if (!rc) rc = lcm_cuda_compile(m, source, major * 10 + minor, precision, cache, &img, err);
+    if (!rc) {
+        b->base.compiled = img.compiled;
+        b->base.compile_seconds = img.seconds;
+        b->base.cache_entry = img.cache_entry, img.cache_entry = NULL;
+        b->base.target = xasprintf("%s, %s", b->name, img.target);
+        rc = check(b, cu->cuModuleLoadData(&b->mod, img.data), "loading the compiled solver", err);
+    }
+    lcm_cuda_image_free(&img);
+    if (!rc) {
+        b->nkernels = m->nkernels;
+        b->fns = xcalloc((size_t)m->nkernels + 1, sizeof *b->fns);
+        b->par_n = xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
+        b->max_block = xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
+        for (int k = 0; k < m->nkernels && !rc; ++k) {
+            const ir_kernel *kn = &m->kernels[k];
+            rc = check(b, cu->cuModuleGetFunction(&b->fns[k], b->mod, kn->symbol), kn->symbol, err);
+            b->par_n[k] = kn->par >= 0 ? m->regimes[kn->regime].actions[kn->par].grid.n : 1;
+            b->max_block[k] = 1024;
+            if (!rc) cu->cuFuncGetAttribute(&b->max_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, b->fns[k]);
+            if (b->max_block[k] < 128)
+                rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
+                              b->max_block[k], b->name);
+        }
+    }
+    b->nqueues = m->nregimes + 1;
+    b->streams = xcalloc((size_t)b->nqueues, sizeof *b->streams);
+    b->events = xcalloc((size_t)b->nqueues, sizeof *b->events);
+    b->dirty = xcalloc((size_t)b->nqueues, 1);
+    for (int q = 0; q < b->nqueues && !rc; ++q) {
+        rc = check(b, cu->cuStreamCreate(&b->streams[q], CU_STREAM_NON_BLOCKING), "creating a stream", err);
+        if (!rc) rc = check(b, cu->cuEventCreate(&b->events[q], CU_EVENT_DISABLE_TIMING), "creating an event", err);
+    }
+    if (rc) {
+        cuda_destroy(&b->base);
+        return rc;
+    }
+    *out = &b->base;
+    return 0;
+}
+
+#else /* built without the CUDA toolkit */
+
+int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
+                         lcm_backend **out, lcm_err *err)
+{
+    (void)m, (void)source, (void)precision, (void)cache, (void)device, (void)out;
+    return lcm_fail(err, LCM_E_DEVICE, "this lcm was built without the CUDA toolkit; rebuild with it installed "
+                    "(/usr/local/cuda) to use --backend cuda");
+}
+
+#endif

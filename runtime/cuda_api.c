@@ -1,0 +1,123 @@
+/* cuda_api.c - see cuda_api.h. */
+#define _GNU_SOURCE
+#include "cuda_api.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef LCM_HAVE_CUDA
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Opens the first library of `names` that loads; resolves `syms` into
+ * `table` (an array of function pointers in the same order). */
+static void *open_and_bind(const char *const *names, const char *const *syms, void **table, int n, char *why,
+                           size_t whylen)
+{
+    void *h = NULL;
+    const char *tried = NULL;
+    for (const char *const *p = names; *p && !h; ++p) {
+        if (!**p) continue;
+        h = dlopen(*p, RTLD_NOW | RTLD_LOCAL);
+        tried = *p;
+    }
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, whylen, "%s", e ? e : tried ? tried : "not found");
+        return NULL;
+    }
+    for (int i = 0; i < n; ++i) {
+        table[i] = dlsym(h, syms[i]);
+        if (!table[i]) {
+            snprintf(why, whylen, "%s has no %s (too old?)", tried, syms[i]);
+            dlclose(h);
+            return NULL;
+        }
+    }
+    return h;
+}
+
+static lcm_cu_api cu;
+static int cu_state; /* 0 untried, 1 loaded, -1 failed */
+static char cu_why[512];
+
+const lcm_cu_api *lcm_cu(lcm_err *err)
+{
+    pthread_mutex_lock(&lock);
+    if (!cu_state) {
+        static const char *names[] = {"libcuda.so.1", "libcuda.so", NULL};
+        static const char *syms[] = {
+#define X(ret, name, sym, params) sym,
+            LCM_CU_FUNCS(X)
+#undef X
+        };
+        int n = (int)(sizeof syms / sizeof *syms);
+        void *h = open_and_bind(names, syms, (void **)&cu, n, cu_why, sizeof cu_why);
+        cu_state = h ? 1 : -1;
+        if (h && cu.cuInit(0) != CUDA_SUCCESS) {
+            snprintf(cu_why, sizeof cu_why, "the NVIDIA driver is installed but cuInit fails (no usable GPU?)");
+            cu_state = -1;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (cu_state < 0) {
+        lcm_fail(err, LCM_E_DEVICE, "the cuda backend needs an NVIDIA GPU and its driver, and none is usable here "
+                 "(%s); --backend cpu (or auto) solves on the CPU", cu_why);
+        return NULL;
+    }
+    return &cu;
+}
+
+static lcm_nvrtc_api nv;
+static int nv_state;
+static char nv_why[512];
+
+const lcm_nvrtc_api *lcm_nvrtc(lcm_err *err)
+{
+    pthread_mutex_lock(&lock);
+    if (!nv_state) {
+        const char *env = getenv("LCM_NVRTC_LIBRARY");
+        static char dirlib[512];
+        snprintf(dirlib, sizeof dirlib, "%s/libnvrtc.so", LCM_CUDA_LIBDIR);
+        const char *names[] = {env ? env : "", "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", dirlib, NULL};
+        static const char *syms[] = {
+#define X(ret, name, sym, params) sym,
+            LCM_NVRTC_FUNCS(X)
+#undef X
+        };
+        int n = (int)(sizeof syms / sizeof *syms);
+        nv_state = open_and_bind(names, syms, (void **)&nv, n, nv_why, sizeof nv_why) ? 1 : -1;
+    }
+    pthread_mutex_unlock(&lock);
+    if (nv_state < 0) {
+        lcm_fail(err, LCM_E_DEVICE, "NVRTC (the CUDA runtime compiler) is not available: %s; install the CUDA "
+                 "toolkit or set LCM_NVRTC_LIBRARY", nv_why);
+        return NULL;
+    }
+    return &nv;
+}
+
+const char *lcm_cu_error(CUresult r)
+{
+    const char *s = NULL;
+    if (cu_state > 0 && cu.cuGetErrorString(r, &s) == CUDA_SUCCESS && s) return s;
+    return "unknown CUDA error";
+}
+
+int lcm_cuda_device_count(void)
+{
+    lcm_err err;
+    const lcm_cu_api *api = lcm_cu(&err);
+    int n = 0;
+    if (!api || api->cuDeviceGetCount(&n) != CUDA_SUCCESS) return 0;
+    return n;
+}
+
+#else /* no CUDA toolkit at build time */
+
+int lcm_cuda_device_count(void) { return 0; }
+
+#endif

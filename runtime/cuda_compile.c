@@ -1,0 +1,153 @@
+/* cuda_compile.c - see cuda_compile.h. */
+#define _GNU_SOURCE
+#include "cuda_compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile_log.h"
+#include "cuda_api.h"
+#include "kernel_abi.h"
+#include "log.h"
+#include "sha256.h"
+
+int lcm_cuda_parse_arch(const char *t)
+{
+    if (!strncmp(t, "sm_", 3)) t += 3;
+    else if (!strncmp(t, "compute_", 8)) t += 8;
+    int major = 0, minor = 0;
+    if (sscanf(t, "%d.%d", &major, &minor) == 2 && major > 0 && minor >= 0 && minor < 10) return major * 10 + minor;
+    char *end;
+    long v = strtol(t, &end, 10);
+    return (*t && !*end && v >= 10 && v < 1000) ? (int)v : 0;
+}
+
+void lcm_cuda_image_free(lcm_cuda_image *img)
+{
+    free(img->data);
+    free(img->cache_entry);
+    memset(img, 0, sizeof *img);
+}
+
+#ifdef LCM_HAVE_CUDA
+
+/* Keeps the source of a failed compile for inspection; returns its path. */
+static char *keep_source(const char *src)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/lcm-nvrtc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        free(dir);
+        return NULL;
+    }
+    char *path = path_join(dir, "kernels.c");
+    free(dir);
+    if (write_file_atomic(path, src, strlen(src), NULL)) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+static int pick_target(const lcm_nvrtc_api *nv, int arch, int *target, int *ptx, lcm_err *err)
+{
+    int n = 0;
+    nv->nvrtcGetNumSupportedArchs(&n);
+    int *archs = xcalloc((size_t)n + 1, sizeof *archs);
+    nv->nvrtcGetSupportedArchs(archs);
+    int lo = n ? archs[0] : 0, hi = n ? archs[n - 1] : 0, exact = 0;
+    for (int i = 0; i < n; ++i) exact |= archs[i] == arch;
+    free(archs);
+    if (exact) {
+        *target = arch, *ptx = 0;
+        return 0;
+    }
+    if (n && arch > hi) { /* a GPU newer than this NVRTC: PTX, compiled by the driver */
+        *target = hi, *ptx = 1;
+        return 0;
+    }
+    return lcm_fail(err, LCM_E_DEVICE, "GPU architecture sm_%d is not supported by this NVRTC (it supports sm_%d to "
+                    "sm_%d)", arch, lo, hi);
+}
+
+int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precision, lcm_cache *cache,
+                     lcm_cuda_image *out, lcm_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const lcm_nvrtc_api *nv = lcm_nvrtc(err);
+    if (!nv) return err->code;
+    int target = 0, ptx = 0, rc = pick_target(nv, arch, &target, &ptx, err);
+    if (rc) return rc;
+    int major = 0, minor = 0;
+    nv->nvrtcVersion(&major, &minor);
+    char arch_opt[32], prec_opt[32];
+    snprintf(arch_opt, sizeof arch_opt, "-arch=%s_%d", ptx ? "compute" : "sm", target);
+    snprintf(prec_opt, sizeof prec_opt, "-DLCM_PRECISION=%d", precision);
+    const char *opts[] = {arch_opt, prec_opt, "-std=c++17", "-lineinfo"};
+    int nopts = (int)(sizeof opts / sizeof *opts);
+    snprintf(out->target, sizeof out->target, ptx ? "compute_%d (PTX)" : "sm_%d", target);
+
+    lcm_sha256 h;
+    sha256_init(&h);
+    char head[256];
+    snprintf(head, sizeof head, "lcm-cuda abi=%d nvrtc=%d.%d", LCM_ABI_VERSION, major, minor);
+    sha256_update(&h, head, strlen(head));
+    for (int i = 0; i < nopts; ++i) sha256_update(&h, " ", 1), sha256_update(&h, opts[i], strlen(opts[i]));
+    sha256_update(&h, "\n", 1);
+    sha256_update(&h, source, strlen(source));
+    char key[65];
+    sha256_hex_final(&h, key);
+    out->is_ptx = ptx;
+    out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
+    if (lcm_cache_get(cache, "cuda", key, &out->data, &out->len)) return 0;
+
+    double t0 = now_seconds();
+    nvrtcProgram prog;
+    nvrtcResult r = nv->nvrtcCreateProgram(&prog, source, "kernels.c", 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) return lcm_fail(err, LCM_E_COMPILE, "NVRTC: %s", nv->nvrtcGetErrorString(r));
+    r = nv->nvrtcCompileProgram(prog, nopts, opts);
+    if (r != NVRTC_SUCCESS) {
+        size_t ls = 0;
+        nv->nvrtcGetProgramLogSize(prog, &ls);
+        char *log = xcalloc(ls + 1, 1);
+        nv->nvrtcGetProgramLog(prog, log);
+        lcm_sb b;
+        sb_init(&b);
+        sb_printf(&b, "NVRTC could not compile the generated solver of model '%s' for %s (%s)", m->name, out->target,
+                  nv->nvrtcGetErrorString(r));
+        lcm_explain_compile_log(log, source, &b);
+        char *kept = keep_source(source);
+        if (kept) sb_printf(&b, "\n  the source is kept at %s", kept);
+        sb_printf(&b, "\n  compiler log:\n%.2000s", log);
+        rc = lcm_fail(err, LCM_E_COMPILE, "%s", b.s);
+        sb_free(&b), free(log), free(kept);
+        nv->nvrtcDestroyProgram(&prog);
+        return rc;
+    }
+    size_t len = 0;
+    if (ptx) nv->nvrtcGetPTXSize(prog, &len);
+    else nv->nvrtcGetCUBINSize(prog, &len);
+    out->data = xmalloc(len + 1);
+    out->len = len;
+    if (ptx) nv->nvrtcGetPTX(prog, out->data);
+    else nv->nvrtcGetCUBIN(prog, out->data);
+    nv->nvrtcDestroyProgram(&prog);
+    out->compiled = 1;
+    out->seconds = now_seconds() - t0;
+    lcm_cache_put(cache, "cuda", key, out->data, out->len);
+    return 0;
+}
+
+#else
+
+int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precision, lcm_cache *cache,
+                     lcm_cuda_image *out, lcm_err *err)
+{
+    (void)m, (void)source, (void)arch, (void)precision, (void)cache;
+    memset(out, 0, sizeof *out);
+    return lcm_fail(err, LCM_E_DEVICE, "this lcm was built without the CUDA toolkit; rebuild with it installed "
+                    "(/usr/local/cuda) to use --backend cuda");
+}
+
+#endif

@@ -1,0 +1,57 @@
+/* A compile error in generated code is reported with the generated line and
+ * the model function it came from, by the host compiler and by NVRTC (when
+ * available), and the source is kept for inspection. */
+#include <stdlib.h>
+
+#include "backend.h"
+#include "check.h"
+#include "cuda_compile.h"
+#include "testlib.h"
+
+static void expect(int rc, const lcm_err *err, const char *who)
+{
+    printf("--- %s:\n%.900s\n", who, err->msg);
+    CHECK_MSG(rc == LCM_E_COMPILE, "%s: rc %d", who, rc);
+    CHECK_MSG(strstr(err->msg, "generated line") != NULL, "%s: %s", who, err->msg);
+    CHECK_MSG(strstr(err->msg, "from tiny.lua:17 (alive.utility)") != NULL, "%s: %s", who, err->msg);
+    CHECK_MSG(strstr(err->msg, "the source is kept at") != NULL, "%s: %s", who, err->msg);
+}
+
+int main(void)
+{
+    lcm_err err = {0};
+    lcm_model *model = NULL;
+    CHECK_OK(test_generate("models/tiny.lua", NULL, &model, &err));
+    if (!model) CHECK_DONE();
+    /* break the power in the utility function */
+    const char *src = lcm_model_source(model);
+    const char *at = strstr(src, "= LCM_POW(");
+    CHECK(at != NULL);
+    if (!at) CHECK_DONE();
+    lcm_sb broken;
+    sb_init(&broken);
+    sb_putn(&broken, src, (size_t)(at - src));
+    sb_puts(&broken, "= LCM_POW( @ ");
+    sb_puts(&broken, at + 10);
+
+    char *dir = test_tmpdir("compile-errors");
+    lcm_cache cache;
+    lcm_cache_open(&cache, dir);
+    lcm_backend *b = NULL;
+    int rc = lcm_backend_cpu_new(lcm_model_ir(model), broken.s, 64, &cache, 1, &b, &err);
+    expect(rc, &err, "host compiler");
+    if (!rc) b->destroy(b);
+
+    lcm_cuda_image img;
+    memset(&err, 0, sizeof err);
+    rc = lcm_cuda_compile(lcm_model_ir(model), broken.s, 90, 64, &cache, &img, &err);
+    if (rc == LCM_E_DEVICE) printf("NVRTC not available, host compiler only: %s\n", err.msg);
+    else expect(rc, &err, "NVRTC");
+    lcm_cuda_image_free(&img);
+
+    lcm_cache_close(&cache);
+    sb_free(&broken);
+    free(dir);
+    lcm_model_free(model);
+    CHECK_DONE();
+}

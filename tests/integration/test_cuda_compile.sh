@@ -1,0 +1,46 @@
+#!/bin/bash
+# NVRTC compiles the kernels of every bundled and test model for sm_80 and
+# sm_90 at both precisions (no GPU needed), the entries land in the cache,
+# a second compile is a cache hit, and a GPU newer than NVRTC gets PTX.
+# Skipped (exit 77) when this lcm was built without the CUDA toolkit.
+set -u
+LCM=$1 SRC=$3 BIN=$4
+work=$(mktemp -d "$BIN/cuda-compile-XXXXXX")
+export LCM_CACHE_DIR=$work/cache
+"$LCM" compile "$SRC/models/tiny.lua" --arch sm_90 > "$work/probe" 2>&1
+if grep -q "built without the CUDA toolkit\|NVRTC .* is not available" "$work/probe"; then
+  echo "skipped: $(tail -1 "$work/probe")"; rm -rf "$work"; exit 77
+fi
+fail=0
+check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+n=0
+for model in "$SRC"/models/*.lua "$SRC"/tests/models/*.lua; do
+  case "$model" in *.params.lua) continue;; esac
+  for arch in sm_80 sm_90; do
+    for prec in 64 32; do
+      if "$LCM" compile "$model" --arch $arch --precision $prec --log-level warning 2> "$work/log"; then
+        n=$((n + 1))
+      else
+        echo "FAILED: $model $arch float$prec"; cat "$work/log"; fail=1
+      fi
+    done
+  done
+done
+entries=$(ls "$LCM_CACHE_DIR/cuda" | wc -l)
+check "one cache entry per compile ($n compiles, $entries entries)" "[ $entries -eq $n ]"
+"$LCM" compile "$SRC/models/mortality.lua" --arch sm_90 2> "$work/again"
+check "a second compile is a cache hit" "grep -q 'in the cache already' '$work/again'"
+"$LCM" compile "$SRC/models/tiny.lua" --arch sm_999 2> "$work/future"
+check "a GPU newer than NVRTC gets PTX" "grep -q '(PTX)' '$work/future'"
+# --backend cuda: without a usable GPU an error (exit 9) and no output; with one, a solve
+"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --backend cuda --csv "$work/gpu.csv" 2> "$work/gpu"
+rc=$?
+if grep -q "needs an NVIDIA GPU" "$work/gpu"; then
+  check "no GPU: exit 9" "[ $rc -eq 9 ]"
+  check "no GPU: no output" "[ ! -e '$work/gpu.csv' ]"
+else
+  check "GPU: the solve succeeds" "[ $rc -eq 0 ] && [ -s '$work/gpu.csv' ]"
+fi
+echo "$n kernels compiled for sm_80 and sm_90"
+rm -rf "$work"
+exit $fail
