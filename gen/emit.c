@@ -8,6 +8,7 @@
 
 #include "embedded.h"
 #include "grid.h"
+#include "process.h"
 #include "template.h"
 
 /* Loop levels: 0 = once per call, 1 = per state, 2 + j = inside the loop of
@@ -209,6 +210,7 @@ static int target_level(const emitter *e, const ir_target *tg)
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind == NEXT_DET) l = max_int(l, e->lvl[nx->node]);
+        else if (nx->kind == NEXT_PROCESS) l = max_int(l, nx->src >= 0 ? LVL_STATE : LVL_KERNEL);
         else
             for (int j = 0; j < nx->nprobs; ++j) l = max_int(l, e->lvl[nx->probs[j]]);
     }
@@ -227,6 +229,7 @@ static int analyze(emitter *e, lcm_err *err)
         const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
+            if (nx->kind == NEXT_PROCESS) continue;
             int bad = nx->kind == NEXT_DET ? e->has_enext[nx->node] : 0;
             for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j) bad |= e->has_enext[nx->probs[j]];
             if (bad)
@@ -245,7 +248,7 @@ static int analyze(emitter *e, lcm_err *err)
         const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
             if (tg->next[s].kind == NEXT_DET) mark(e, tg->next[s].node);
-            else
+            else if (tg->next[s].kind == NEXT_MARKOV)
                 for (int j = 0; j < tg->next[s].nprobs; ++j) mark(e, tg->next[s].probs[j]);
         }
     }
@@ -254,6 +257,34 @@ static int analyze(emitter *e, lcm_err *err)
 }
 
 /* ---- continuation ------------------------------------------------------- */
+
+/* The cell of a piecewise grid: which piece (comparisons with the pieces'
+ * starts), then that piece's closed form. */
+static void piece_cell(emitter *e, const ir_grid *gr, int node)
+{
+    lcm_sb *b = e->b;
+    int offset = 0;
+    for (int k = 0; k < gr->npieces; offset += gr->pieces[k++].n) {
+        double start, stop, next_start = 0, next_stop;
+        ir_piece_bounds(&gr->pieces[k], &start, &stop);
+        if (k + 1 < gr->npieces) {
+            ir_piece_bounds(&gr->pieces[k + 1], &next_start, &next_stop);
+            sb_putc(b, '('), num(e, node), sb_puts(b, " < "), literal(b, next_start), sb_puts(b, " ? ");
+        }
+        int np = gr->pieces[k].n;
+        if (gr->kind == GRID_PWLIN) {
+            sb_puts(b, "lcm_cell_pwlin("), num(e, node), sb_puts(b, ", "), literal(b, start);
+            sb_puts(b, ", "), literal(b, (np - 1) / (stop - start));
+        } else {
+            sb_puts(b, "lcm_cell_pwlog("), num(e, node), sb_puts(b, ", "), literal(b, start);
+            sb_puts(b, ", "), literal(b, log(start)), sb_puts(b, ", "), literal(b, (np - 1) / (log(stop) - log(start)));
+        }
+        sb_printf(b, ", %d, %d, %d)", offset, np, gr->n);
+        if (k + 1 < gr->npieces) sb_puts(b, " : ");
+    }
+    for (int k = 0; k + 1 < gr->npieces; ++k) sb_putc(b, ')');
+    sb_putc(b, ';');
+}
 static void target_block(emitter *e, const ir_target *tg, int level)
 {
     const ir_model *m = e->m;
@@ -266,6 +297,20 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     indent(e, level), sb_printf(b, "(void)code_ok%d;\n", g);
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
+        if (nx->kind == NEXT_PROCESS) {
+            /* the process's transition matrix; an AR(1) row from the current value */
+            int n = tr->states[s].grid.n;
+            indent(e, level), sb_printf(b, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s */\n", g, s,
+                                        e->L->matrix_off[g][s], tr->states[s].name);
+            if (nx->src >= 0) {
+                size_t soff = e->L->state_off[e->r->id][nx->src];
+                indent(e, level), sb_printf(b, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d);\n", g, s,
+                                            nx->src, soff, n);
+                indent(e, level), sb_printf(b, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d);\n", g, s,
+                                            nx->src, soff, g, s);
+            }
+            continue;
+        }
         if (nx->kind != NEXT_MARKOV) continue;
         indent(e, level), sb_printf(b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
         for (int j = 0; j < nx->nprobs; ++j) {
@@ -283,8 +328,8 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     long long *stride = xcalloc((size_t)tr->nstates + 1, sizeof *stride);
     long long acc = 1;
     for (int s = tr->nstates - 1; s >= 0; --s) stride[s] = acc, acc *= tr->states[s].grid.n;
-    int ncont = 0;
-    for (int s = 0; s < tr->nstates; ++s) ncont += !grid_is_discrete(&tr->states[s].grid);
+    int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
+    for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
     int m1 = ncont ? ncont : 1;
     indent(e, in), sb_printf(b, "const real *LCM_RESTRICT Vn = (const real *)a->v_next[%d];\n", g);
     indent(e, in), sb_puts(b, "lcm_index base = 0;\n");
@@ -294,7 +339,7 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         const ir_grid *gr = &tr->states[s].grid;
-        if (nx->kind == NEXT_MARKOV) continue;
+        if (nx->kind != NEXT_DET) continue;
         if (grid_is_discrete(gr)) {
             indent(e, in), sb_printf(b, "{ const int c = lcm_code(");
             num(e, nx->node);
@@ -315,6 +360,10 @@ static void target_block(emitter *e, const ir_target *tg, int level)
             sb_puts(b, ", "), literal(b, (gr->n - 1) / (log(gr->stop) - log(gr->start)));
             sb_printf(b, ", %d);", gr->n);
             break;
+        case GRID_PWLIN:
+        case GRID_PWLOG:
+            piece_cell(e, gr, nx->node);
+            break;
         default:
             sb_puts(b, "lcm_cell_search("), num(e, nx->node), sb_printf(b, ", G + %zu, %d);", off, gr->n);
             break;
@@ -324,16 +373,21 @@ static void target_block(emitter *e, const ir_target *tg, int level)
                   tr->states[s].name);
         ++kc;
     }
-    /* Markov states: loops over next categories, weighted */
-    int depth = in, nm = 0;
+    /* Markov states and processes: loops over next points, weighted */
+    int depth = in, nm = -1;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
-        if (nx->kind != NEXT_MARKOV) continue;
+        if (nx->kind == NEXT_DET) continue;
+        int n = nx->kind == NEXT_MARKOV ? nx->nprobs : tr->states[s].grid.n;
         indent(e, depth);
-        sb_printf(b, "for (int k%d = 0; k%d < %d; ++k%d) {\n", s, s, nx->nprobs, s);
+        sb_printf(b, "for (int k%d = 0; k%d < %d; ++k%d) {\n", s, s, n, s);
         indent(e, depth + 1);
-        if (nm == 0) sb_printf(b, "const real w%d = pm%d_%d[k%d];\n", s, g, s, s);
-        else sb_printf(b, "const real w%d = w%d * pm%d_%d[k%d];\n", s, nm, g, s, s);
+        sb_printf(b, "const real w%d = ", s);
+        if (nm >= 0) sb_printf(b, "w%d * ", nm);
+        if (nx->kind == NEXT_MARKOV || nx->src < 0) sb_printf(b, "pm%d_%d[k%d];\n", g, s, s);
+        else
+            sb_printf(b, "((1 - pt%d_%d) * pm%d_%d[pc%d_%d * %d + k%d] + pt%d_%d * pm%d_%d[(pc%d_%d + 1) * %d + k%d]);\n",
+                      g, s, g, s, g, s, n, s, g, s, g, s, g, s, n, s);
         indent(e, depth + 1), sb_printf(b, "if (w%d == 0) continue;\n", s);
         nm = s;
         ++depth;
@@ -343,7 +397,7 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     if (any_markov) {
         sb_printf(b, "E%d += w%d * lcm_interp(Vn, base", g, nm);
         for (int s = 0; s < tr->nstates; ++s)
-            if (tg->next[s].kind == NEXT_MARKOV) sb_printf(b, " + (lcm_index)k%d * %lld", s, (long long)stride[s]);
+            if (tg->next[s].kind != NEXT_DET) sb_printf(b, " + (lcm_index)k%d * %lld", s, (long long)stride[s]);
     } else {
         sb_printf(b, "E%d = lcm_interp(Vn, base", g);
     }

@@ -2,41 +2,106 @@
 #include "grid.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-void ir_grid_points(const ir_grid *g, double *out)
+#include "process.h"
+
+static void linspace(double a, double b, int n, double *out)
+{
+    /* as numpy.linspace: a + i * step, the last point exactly b */
+    double step = (b - a) / (n - 1);
+    for (int i = 0; i < n; ++i) out[i] = a + i * step;
+    out[n - 1] = b;
+}
+
+static void logspace(double a, double b, int n, double *out)
+{
+    double la = log(a), step = (log(b) - la) / (n - 1);
+    for (int i = 0; i < n; ++i) out[i] = exp(la + i * step);
+    out[0] = a;
+    out[n - 1] = b;
+}
+
+void ir_piece_bounds(const ir_piece *p, double *start, double *stop)
+{
+    *start = p->lo_closed ? p->lo : nextafter(p->lo, INFINITY);
+    *stop = p->hi_closed ? p->hi : nextafter(p->hi, -INFINITY);
+}
+
+int ir_grid_is_runtime(const ir_grid *g)
+{
+    return g->kind == GRID_PROCESS || (g->kind == GRID_IRREG && !g->points);
+}
+
+int ir_grid_points_p(const ir_model *m, const ir_grid *g, const double *params, double *out, double *matrix,
+                     char *why, size_t whylen)
 {
     int n = g->n;
     switch (g->kind) {
     case GRID_DISCRETE:
         for (int i = 0; i < n; ++i) out[i] = i;
-        break;
-    case GRID_LIN: {
-        /* as numpy.linspace: start + i * step, the last point exactly stop */
-        double step = (g->stop - g->start) / (n - 1);
-        for (int i = 0; i < n; ++i) out[i] = g->start + i * step;
-        out[n - 1] = g->stop;
-        break;
+        return 0;
+    case GRID_LIN:
+        linspace(g->start, g->stop, n, out);
+        return 0;
+    case GRID_LOG:
+        logspace(g->start, g->stop, n, out);
+        return 0;
+    case GRID_PWLIN:
+    case GRID_PWLOG:
+        for (int k = 0, at = 0; k < g->npieces; at += g->pieces[k++].n) {
+            double a, b;
+            ir_piece_bounds(&g->pieces[k], &a, &b);
+            (g->kind == GRID_PWLIN ? linspace : logspace)(a, b, g->pieces[k].n, out + at);
+        }
+        return 0;
+    case GRID_IRREG: {
+        const double *src = g->points ? g->points : params ? params + m->params[g->points_slot].offset : NULL;
+        for (int i = 0; i < n; ++i) {
+            out[i] = src ? src[i] : NAN;
+            if (!src) continue;
+            if (!isfinite(out[i])) {
+                snprintf(why, whylen, "point %d is %g, not a finite number", i + 1, out[i]);
+                return 1;
+            }
+            if (i > 0 && !(out[i] > out[i - 1])) {
+                snprintf(why, whylen, "points must increase: point %d is %g after %g", i + 1, out[i], out[i - 1]);
+                return 1;
+            }
+        }
+        return 0;
     }
-    case GRID_LOG: {
-        double a = log(g->start), step = (log(g->stop) - a) / (n - 1);
-        for (int i = 0; i < n; ++i) out[i] = exp(a + i * step);
-        out[0] = g->start;
-        out[n - 1] = g->stop;
-        break;
+    case GRID_PROCESS: {
+        double v[IR_PROCESS_MAX_PARAMS], *P = matrix ? matrix : malloc((size_t)n * n * sizeof *P);
+        for (int i = 0; i < g->nslots; ++i) v[i] = params ? params[m->params[g->slots[i]].offset] : NAN;
+        int rc = params ? ir_process_discretize((ir_process_kind)g->process, g->gauss_hermite, n, v, out, P, why, whylen)
+                        : (memset(out, 0, (size_t)n * sizeof *out), 0);
+        if (P != matrix) free(P);
+        return rc;
     }
-    case GRID_IRREG:
-        for (int i = 0; i < n; ++i) out[i] = g->points[i];
-        break;
     }
+    return 0;
 }
 
-static size_t *layout_vars(const ir_var *v, int n, size_t *total)
+void ir_grid_points(const ir_grid *g, double *out)
+{
+    char why[8];
+    ir_grid_points_p(NULL, g, NULL, out, NULL, why, sizeof why);
+}
+
+static size_t *layout_vars(const ir_var *v, int n, size_t *total, size_t **matrix_off)
 {
     size_t *off = xcalloc((size_t)n + 1, sizeof *off);
+    if (matrix_off) *matrix_off = xcalloc((size_t)n + 1, sizeof **matrix_off);
     for (int i = 0; i < n; ++i) {
         off[i] = *total;
         if (!grid_is_discrete(&v[i].grid)) *total += (size_t)v[i].grid.n;
+        if (v[i].grid.kind == GRID_PROCESS && matrix_off) {
+            (*matrix_off)[i] = *total;
+            *total += (size_t)v[i].grid.n * (size_t)v[i].grid.n;
+        }
     }
     return off;
 }
@@ -46,8 +111,8 @@ void ir_grid_layout_build(const ir_model *m, ir_grid_layout *L)
     L->total = 0;
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
-        L->state_off[r] = layout_vars(R->states, R->nstates, &L->total);
-        L->action_off[r] = layout_vars(R->actions, R->nactions, &L->total);
+        L->state_off[r] = layout_vars(R->states, R->nstates, &L->total, &L->matrix_off[r]);
+        L->action_off[r] = layout_vars(R->actions, R->nactions, &L->total, NULL);
     }
 }
 
@@ -56,21 +121,55 @@ void ir_grid_layout_free(ir_grid_layout *L)
     for (int r = 0; r < IR_MAX_REGIMES; ++r) {
         free(L->state_off[r]);
         free(L->action_off[r]);
-        L->state_off[r] = L->action_off[r] = NULL;
+        free(L->matrix_off[r]);
+        L->state_off[r] = L->action_off[r] = L->matrix_off[r] = NULL;
     }
 }
 
-static void fill_vars(const ir_var *v, int n, const size_t *off, double *G)
+static int fill_vars(const ir_model *m, const ir_regime *R, const ir_var *v, int n, const size_t *off,
+                     const size_t *moff, const double *params, double *G, char *why, size_t whylen)
 {
-    for (int i = 0; i < n; ++i)
-        if (!grid_is_discrete(&v[i].grid)) ir_grid_points(&v[i].grid, G + off[i]);
+    for (int i = 0; i < n; ++i) {
+        if (grid_is_discrete(&v[i].grid)) continue;
+        char inner[256] = "";
+        double *matrix = v[i].grid.kind == GRID_PROCESS && moff ? G + moff[i] : NULL;
+        if (ir_grid_points_p(m, &v[i].grid, params, G + off[i], matrix, inner, sizeof inner)) {
+            snprintf(why, whylen, "regime '%s', grid of '%s': %s", R->name, v[i].name, inner);
+            return 1;
+        }
+    }
+    return 0;
 }
 
-void ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, double *G)
+int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double *params, double *G, char *why,
+                        size_t whylen)
 {
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
-        fill_vars(R->states, R->nstates, L->state_off[r], G);
-        fill_vars(R->actions, R->nactions, L->action_off[r], G);
+        if (fill_vars(m, R, R->states, R->nstates, L->state_off[r], L->matrix_off[r], params, G, why, whylen) ||
+            fill_vars(m, R, R->actions, R->nactions, L->action_off[r], NULL, params, G, why, whylen))
+            return 1;
     }
+    /* an AR(1) process keeps its law across regimes: the source's points and
+     * the target's matrix must describe the same process */
+    for (int r = 0; r < m->nregimes && params; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        for (int t = 0; t < R->ntargets; ++t) {
+            const ir_target *tg = &R->targets[t];
+            const ir_regime *T = &m->regimes[tg->regime];
+            for (int s = 0; s < T->nstates; ++s) {
+                const ir_next *nx = &tg->next[s];
+                if (nx->kind != NEXT_PROCESS || nx->src < 0 || T == R) continue;
+                size_t n = (size_t)T->states[s].grid.n;
+                if (memcmp(G + L->state_off[r][nx->src], G + L->state_off[tg->regime][s], n * sizeof *G) ||
+                    memcmp(G + L->matrix_off[r][nx->src], G + L->matrix_off[tg->regime][s], n * n * sizeof *G)) {
+                    snprintf(why, whylen, "the AR(1) process '%s' differs between regimes '%s' and '%s' (its "
+                             "parameters differ); a process keeps its law across regimes", T->states[s].name,
+                             R->name, T->name);
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
 }

@@ -1,28 +1,44 @@
 /* grid.h - grid points and where they live in the flat grid buffer.
  *
  * Every continuous grid of the model (states and actions of every regime)
- * has its points in one buffer `G` that the kernels read; lin and log grids
- * also have closed-form cell lookups baked into the code, but their point
- * values come from here, computed once in float64, so every backend and the
- * interpreter see exactly the same grid.
+ * has its points in one buffer `G` that the kernels read, followed for shock
+ * processes by their transition matrix.  The buffer is computed in float64
+ * at every solve from the parameters, because irregular grids may take
+ * their points and processes their law from run-time parameters (changing
+ * them recompiles nothing).  Lin, log and piecewise grids also have
+ * closed-form cell lookups baked into the code, but their point values come
+ * from here, so every backend and the interpreter see the same grid.
  */
 #ifndef LCM_GRID_H
 #define LCM_GRID_H
 
 #include "ir.h"
 
-/* Fills out[0..g->n-1]: points of a continuous grid, codes of a discrete one. */
+/* Points of a grid (codes for a discrete one); params is the flat parameter
+ * buffer, needed by run-time grids and processes (with `matrix` filled for
+ * processes when not NULL).  Returns 0, or 1 with `why` filled when a
+ * run-time value is invalid. */
+int ir_grid_points_p(const ir_model *m, const ir_grid *g, const double *params, double *points, double *matrix,
+                     char *why, size_t whylen);
+/* Points of a grid fixed in the model (not run-time, not a process). */
 void ir_grid_points(const ir_grid *g, double *out);
+/* Whether a grid's points depend on run-time parameters. */
+int ir_grid_is_runtime(const ir_grid *g);
+/* The effective bounds of a piece: an open end is the neighbouring double. */
+void ir_piece_bounds(const ir_piece *p, double *start, double *stop);
 
 typedef struct ir_grid_layout {
     size_t total; /* doubles in the buffer */
     size_t *state_off[IR_MAX_REGIMES];
     size_t *action_off[IR_MAX_REGIMES];
+    size_t *matrix_off[IR_MAX_REGIMES]; /* process states: their n x n matrix */
 } ir_grid_layout;
 
 void ir_grid_layout_build(const ir_model *m, ir_grid_layout *L);
 void ir_grid_layout_free(ir_grid_layout *L);
-/* Fills G[0..L->total-1]. */
-void ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, double *G);
+/* Fills G[0..L->total-1] from the parameters; returns 0, or 1 with `why`
+ * naming the regime and grid whose run-time values are invalid. */
+int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double *params, double *G, char *why,
+                        size_t whylen);
 
 #endif

@@ -17,7 +17,7 @@ int ir_op_by_name(const char *name)
     return -1;
 }
 
-static const char *grid_kind_names[] = {"discrete", "lin", "log", "irregular"};
+static const char *grid_kind_names[] = {"discrete", "lin", "log", "irregular", "pwlin", "pwlog", "process"};
 
 const char *grid_kind_name(grid_kind k) { return grid_kind_names[k]; }
 
@@ -31,6 +31,8 @@ int grid_kind_by_name(const char *name)
 static void free_grid(ir_grid *g)
 {
     free(g->points);
+    free(g->pieces);
+    free(g->slots);
     if (g->labels)
         for (int i = 0; i < g->n; ++i) free(g->labels[i]);
     free(g->labels);
@@ -206,7 +208,12 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
         const ir_regime *tr = &m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
             ir_next *nx = &tg->next[s];
-            if (nx->kind == NEXT_DET) {
+            if (nx->kind == NEXT_PROCESS) {
+                if (tr->states[s].grid.kind != GRID_PROCESS ||
+                    (nx->src >= 0 && (nx->src >= r->nstates || r->states[nx->src].grid.kind != GRID_PROCESS)))
+                    return lcm_fail(err, LCM_E_MODEL, "regime '%s': bad process transition of '%s'", r->name,
+                                    tr->states[s].name);
+            } else if (nx->kind == NEXT_DET) {
                 if ((rc = check_node_ref(r, nx->node, nn, "a next state", err))) return rc;
             } else {
                 if (nx->nprobs != tr->states[s].grid.n)
@@ -217,6 +224,20 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
                     if ((rc = check_node_ref(r, nx->probs[j], nn, "a transition probability", err))) return rc;
             }
         }
+    }
+    return 0;
+}
+
+static int check_grid_slots(const ir_model *m, const ir_var *v, int n, lcm_err *err)
+{
+    for (int i = 0; i < n; ++i) {
+        const ir_grid *g = &v[i].grid;
+        if (g->kind == GRID_IRREG && !g->points &&
+            (g->points_slot < 0 || g->points_slot >= m->nparams || m->params[g->points_slot].size != (size_t)g->n))
+            return lcm_fail(err, LCM_E_MODEL, "grid '%s': its run-time points need a parameter of %d values", v[i].name, g->n);
+        for (int k = 0; k < g->nslots; ++k)
+            if (g->slots[k] < 0 || g->slots[k] >= m->nparams || m->params[g->slots[k]].size != 1)
+                return lcm_fail(err, LCM_E_MODEL, "process '%s': bad parameter slot", v[i].name);
     }
     return 0;
 }
@@ -236,7 +257,10 @@ int ir_model_check(ir_model *m, lcm_err *err)
     }
     m->params_size = off;
     for (int i = 0; i < m->nregimes; ++i) {
+        const ir_regime *r = &m->regimes[i];
         int rc = check_regime(m, &m->regimes[i], err);
+        if (!rc) rc = check_grid_slots(m, r->states, r->nstates, err);
+        if (!rc) rc = check_grid_slots(m, r->actions, r->nactions, err);
         if (rc) return rc;
     }
     return 0;

@@ -74,14 +74,32 @@ typedef enum grid_kind {
     GRID_DISCRETE = 0, /* categorical codes 0..n-1 */
     GRID_LIN,          /* start + i * (stop - start) / (n - 1) */
     GRID_LOG,          /* exp of a linspace in logs; ends exactly start, stop */
-    GRID_IRREG         /* increasing points fixed in the model */
+    GRID_IRREG,        /* increasing points, fixed in the model or given at run time */
+    GRID_PWLIN,        /* adjacent pieces, each a linspace */
+    GRID_PWLOG,        /* adjacent pieces, each a logspace */
+    GRID_PROCESS       /* a shock process: points and transitions from its law */
 } grid_kind;
+
+/* A piece of a piecewise grid: [lo, hi], (lo, hi], ... with n points; an
+ * open end stops at the neighbouring double. */
+typedef struct ir_piece {
+    double lo, hi;
+    int lo_closed, hi_closed;
+    int n;
+} ir_piece;
 
 typedef struct ir_grid {
     grid_kind kind;
     int n;
     double start, stop; /* LIN, LOG */
-    double *points;     /* IRREG: n points */
+    double *points;     /* IRREG: n points, or NULL when given at run time */
+    int points_slot;    /* IRREG at run time: the parameter slot of the points; else -1 */
+    int npieces;        /* PWLIN, PWLOG */
+    ir_piece *pieces;
+    int process;        /* PROCESS: an ir_process_kind */
+    int gauss_hermite;  /* PROCESS: Gauss-Hermite nodes */
+    int nslots;         /* PROCESS: parameter slots, in ir_process_params order */
+    int *slots;
     char **labels;      /* DISCRETE: n labels */
     char *category;     /* DISCRETE: name of the categorical type, may be NULL */
     int batch_size;     /* splay: 0 = none */
@@ -98,7 +116,7 @@ typedef struct ir_var {
 } ir_var;
 
 /* ---- regimes ------------------------------------------------------------ */
-typedef enum next_kind { NEXT_DET = 0, NEXT_MARKOV = 1 } next_kind;
+typedef enum next_kind { NEXT_DET = 0, NEXT_MARKOV = 1, NEXT_PROCESS = 2 } next_kind;
 
 /* How the source regime computes one state of a target regime. */
 typedef struct ir_next {
@@ -106,6 +124,7 @@ typedef struct ir_next {
     int node;   /* DET: value node (a code for discrete states) */
     int nprobs; /* MARKOV: one probability node per category of the state */
     int *probs;
+    int src;    /* PROCESS: the source's state carrying the current value (AR(1)); -1 for IID */
 } ir_next;
 
 typedef struct ir_target {

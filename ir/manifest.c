@@ -2,6 +2,8 @@
 #include "manifest.h"
 
 #include <errno.h>
+
+#include "process.h"
 #include "sha256.h"
 #include <math.h>
 #include <stdlib.h>
@@ -40,8 +42,26 @@ static void put_grid(lcm_sb *b, const ir_grid *g)
         sb_puts(b, " stop"), put_num(b, g->stop);
         break;
     case GRID_IRREG:
+        if (!g->points) {
+            sb_printf(b, " runtime %d", g->points_slot);
+            break;
+        }
         sb_puts(b, " points");
         for (int i = 0; i < g->n; ++i) put_num(b, g->points[i]);
+        break;
+    case GRID_PWLIN:
+    case GRID_PWLOG:
+        sb_printf(b, " pieces %d", g->npieces);
+        for (int i = 0; i < g->npieces; ++i) {
+            const ir_piece *p = &g->pieces[i];
+            put_num(b, p->lo), put_num(b, p->hi);
+            sb_printf(b, " %d %d %d", p->lo_closed, p->hi_closed, p->n);
+        }
+        break;
+    case GRID_PROCESS:
+        sb_printf(b, " kind %s gh %d slots %d", ir_process_name((ir_process_kind)g->process), g->gauss_hermite,
+                  g->nslots);
+        for (int i = 0; i < g->nslots; ++i) sb_printf(b, " %d", g->slots[i]);
         break;
     }
     if (g->batch_size) sb_printf(b, " batch %d", g->batch_size);
@@ -121,6 +141,7 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
             for (int s = 0; s < tr->nstates; ++s) {
                 const ir_next *nx = &tg->next[s];
                 if (nx->kind == NEXT_DET) sb_printf(b, "next %s det %d\n", tr->states[s].name, nx->node);
+                else if (nx->kind == NEXT_PROCESS) sb_printf(b, "next %s process src %d\n", tr->states[s].name, nx->src);
                 else {
                     sb_printf(b, "next %s markov", tr->states[s].name);
                     put_ints(b, "p", nx->probs, nx->nprobs);
@@ -248,11 +269,47 @@ static int get_ints(reader *rd, int *i, int **out, int *n)
     return 0;
 }
 
+static int read_pieces(reader *rd, int *i, ir_grid *g)
+{
+    int rc;
+    if ((rc = get_int(rd, (*i)++, &g->npieces))) return rc;
+    if (g->npieces < 1 || *i + 5 * g->npieces > rd->tk.n) return bad(rd, "bad pieces");
+    g->pieces = xcalloc((size_t)g->npieces, sizeof *g->pieces);
+    int total = 0;
+    for (int k = 0; k < g->npieces; ++k) {
+        ir_piece *p = &g->pieces[k];
+        if ((rc = get_double(rd, (*i)++, &p->lo)) || (rc = get_double(rd, (*i)++, &p->hi)) ||
+            (rc = get_int(rd, (*i)++, &p->lo_closed)) || (rc = get_int(rd, (*i)++, &p->hi_closed)) ||
+            (rc = get_int(rd, (*i)++, &p->n)))
+            return rc;
+        if (p->n < 2 || !(p->lo < p->hi)) return bad(rd, "bad piece");
+        total += p->n;
+    }
+    if (total != g->n) return bad(rd, "the pieces do not add up to n points");
+    return 0;
+}
+
+static int read_process(reader *rd, int *i, ir_grid *g)
+{
+    int rc;
+    const char *name = tok(rd, (*i)++);
+    if (!name || (g->process = ir_process_by_name(name)) < 0) return bad(rd, "unknown process");
+    if (!tok(rd, *i) || strcmp(tok(rd, (*i)++), "gh")) return bad(rd, "process needs gh");
+    if ((rc = get_int(rd, (*i)++, &g->gauss_hermite))) return rc;
+    if (!tok(rd, *i) || strcmp(tok(rd, (*i)++), "slots")) return bad(rd, "process needs slots");
+    if ((rc = get_ints(rd, i, &g->slots, &g->nslots))) return rc;
+    const char *names[IR_PROCESS_MAX_PARAMS];
+    if (g->nslots != ir_process_params((ir_process_kind)g->process, g->gauss_hermite, names))
+        return bad(rd, "process has the wrong number of parameter slots");
+    return 0;
+}
+
 static int read_grid(reader *rd, int i, ir_grid *g)
 {
     int kind = grid_kind_by_name(tok(rd, i) ? tok(rd, i) : "");
     if (kind < 0) return bad(rd, "unknown grid kind");
     g->kind = (grid_kind)kind;
+    g->points_slot = -1;
     int rc;
     for (++i; i < rd->tk.n;) {
         const char *key = tok(rd, i++);
@@ -274,6 +331,12 @@ static int read_grid(reader *rd, int i, ir_grid *g)
             if (i + g->n > rd->tk.n) return bad(rd, "too few labels");
             g->labels = xcalloc((size_t)g->n, sizeof *g->labels);
             for (int k = 0; k < g->n; ++k) g->labels[k] = xstrdup(tok(rd, i++));
+        } else if (!strcmp(key, "runtime")) {
+            if ((rc = get_int(rd, i++, &g->points_slot))) return rc;
+        } else if (!strcmp(key, "pieces")) {
+            if ((rc = read_pieces(rd, &i, g))) return rc;
+        } else if (!strcmp(key, "kind")) {
+            if ((rc = read_process(rd, &i, g))) return rc;
         } else if (!strcmp(key, "points")) {
             if (i + g->n > rd->tk.n) return bad(rd, "too few points");
             g->points = xcalloc((size_t)g->n, sizeof *g->points);
@@ -282,7 +345,9 @@ static int read_grid(reader *rd, int i, ir_grid *g)
         } else return bad(rd, "unknown grid key");
     }
     if (g->kind == GRID_DISCRETE && !g->labels) return bad(rd, "discrete grid without labels");
-    if (g->kind == GRID_IRREG && !g->points) return bad(rd, "irregular grid without points");
+    if (g->kind == GRID_IRREG && !g->points && g->points_slot < 0) return bad(rd, "irregular grid without points");
+    if ((g->kind == GRID_PWLIN || g->kind == GRID_PWLOG) && !g->pieces) return bad(rd, "piecewise grid without pieces");
+    if (g->kind == GRID_PROCESS && !g->slots) return bad(rd, "process without parameters");
     return 0;
 }
 
@@ -429,6 +494,10 @@ static int read_dag(reader *rd, ir_model *m)
             if (!strcmp(kind, "det")) {
                 nx->kind = NEXT_DET;
                 if ((rc = get_int(rd, 3, &nx->node))) return rc;
+            } else if (!strcmp(kind, "process")) {
+                nx->kind = NEXT_PROCESS;
+                if (!tok(rd, 3) || strcmp(tok(rd, 3), "src")) return bad(rd, "process needs src");
+                if ((rc = get_int(rd, 4, &nx->src))) return rc;
             } else if (!strcmp(kind, "markov")) {
                 nx->kind = NEXT_MARKOV;
                 if (!tok(rd, 3) || strcmp(tok(rd, 3), "p")) return bad(rd, "markov needs p");

@@ -149,9 +149,10 @@ static int cuda_launch(lcm_backend *base, int kernel, const lcm_kernel_args *arg
     cuda_backend *b = (cuda_backend *)base;
     if (n <= 0) return 0;
     current(b);
+    /* lanes: a power of two, at most the split axis needs, at most the
+     * kernel's threads per block (which its registers may hold below 1024) */
     unsigned lanes = 1, cap = 1;
-    while (cap < (unsigned)b->par_n[kernel] && cap < 1024) cap *= 2;
-    if (cap > (unsigned)b->max_block[kernel]) cap = (unsigned)b->max_block[kernel] & ~31u;
+    while (cap < (unsigned)b->par_n[kernel] && cap * 2 <= (unsigned)b->max_block[kernel] && cap < 1024) cap *= 2;
     while (lanes < cap && (double)n * lanes < 2.0 * b->resident) lanes *= 2;
     unsigned per_block = lanes > 32 ? 1 : 128 / lanes;
     lcm_index blocks = (n + per_block - 1) / per_block;
@@ -186,11 +187,23 @@ static int cuda_finish(lcm_backend *base, lcm_err *err)
     return rc;
 }
 
+static void drop_graph(cuda_backend *b)
+{
+    if (b->exec) b->cu->cuGraphExecDestroy(b->exec);
+    if (b->graph) b->cu->cuGraphDestroy(b->graph);
+    b->exec = NULL, b->graph = NULL;
+}
+
 static int cuda_capture_begin(lcm_backend *base, lcm_err *err)
 {
     cuda_backend *b = (cuda_backend *)base;
     current(b);
     int root = b->nqueues - 1;
+    /* order earlier work first: a capturing stream may not wait on events
+     * recorded outside the capture */
+    int rc = cuda_barrier(base, err);
+    if (rc) return rc;
+    drop_graph(b);
     CU(cuStreamBeginCapture(b->streams[root], CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "recording a graph");
     b->capturing = 1;
     /* every stream joins the capture by waiting on the root */
@@ -214,10 +227,15 @@ static int cuda_capture_end(lcm_backend *base, lcm_err *err)
     CUresult r = b->cu->cuStreamEndCapture(b->streams[root], &g);
     b->capturing = 0;
     memset(b->dirty, 0, (size_t)b->nqueues);
+    if (err == &ignored) rc = 1; /* the queued work failed: keep nothing */
     if (!rc) rc = check(b, r, "recording a graph", err);
     if (!rc) rc = check(b, b->cu->cuGraphInstantiate(&b->exec, g, 0), "instantiating a graph", err);
-    if (rc && g) b->cu->cuGraphDestroy(g);
-    else b->graph = g;
+    if (rc) {
+        if (g) b->cu->cuGraphDestroy(g);
+        b->exec = NULL;
+    } else {
+        b->graph = g;
+    }
     return rc;
 }
 
@@ -236,8 +254,7 @@ static void cuda_destroy(lcm_backend *base)
     cuda_backend *b = (cuda_backend *)base;
     if (b->ctx) {
         current(b);
-        if (b->exec) b->cu->cuGraphExecDestroy(b->exec);
-        if (b->graph) b->cu->cuGraphDestroy(b->graph);
+        drop_graph(b);
         for (int q = 0; q < b->nqueues; ++q) {
             if (b->streams && b->streams[q]) b->cu->cuStreamDestroy(b->streams[q]);
             if (b->events && b->events[q]) b->cu->cuEventDestroy(b->events[q]);
@@ -321,8 +338,9 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
             const ir_kernel *kn = &m->kernels[k];
             rc = check(b, cu->cuModuleGetFunction(&b->fns[k], b->mod, kn->symbol), kn->symbol, err);
             b->par_n[k] = kn->par >= 0 ? m->regimes[kn->regime].actions[kn->par].grid.n : 1;
-            b->max_block[k] = 1024;
-            if (!rc) cu->cuFuncGetAttribute(&b->max_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, b->fns[k]);
+            if (!rc)
+                rc = check(b, cu->cuFuncGetAttribute(&b->max_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                     b->fns[k]), "asking a kernel's block size", err);
             if (b->max_block[k] < 128)
                 rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
                               b->max_block[k], b->name);

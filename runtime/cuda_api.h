@@ -20,7 +20,6 @@
 /* X(return type, member, exported symbol, parameters) */
 #define LCM_CU_FUNCS(X)                                                                                    \
     X(CUresult, cuInit, "cuInit", (unsigned int))                                                          \
-    X(CUresult, cuDriverGetVersion, "cuDriverGetVersion", (int *))                                         \
     X(CUresult, cuGetErrorString, "cuGetErrorString", (CUresult, const char **))                           \
     X(CUresult, cuDeviceGetCount, "cuDeviceGetCount", (int *))                                             \
     X(CUresult, cuDeviceGet, "cuDeviceGet", (CUdevice *, int))                                             \

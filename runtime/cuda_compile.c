@@ -56,15 +56,18 @@ static int pick_target(const lcm_nvrtc_api *nv, int arch, int *target, int *ptx,
     nv->nvrtcGetNumSupportedArchs(&n);
     int *archs = xcalloc((size_t)n + 1, sizeof *archs);
     nv->nvrtcGetSupportedArchs(archs);
-    int lo = n ? archs[0] : 0, hi = n ? archs[n - 1] : 0, exact = 0;
-    for (int i = 0; i < n; ++i) exact |= archs[i] == arch;
+    int lo = n ? archs[0] : 0, hi = n ? archs[n - 1] : 0, exact = 0, below = 0;
+    for (int i = 0; i < n; ++i) {
+        exact |= archs[i] == arch;
+        if (archs[i] < arch) below = archs[i];
+    }
     free(archs);
     if (exact) {
         *target = arch, *ptx = 0;
         return 0;
     }
-    if (n && arch > hi) { /* a GPU newer than this NVRTC: PTX, compiled by the driver */
-        *target = hi, *ptx = 1;
+    if (below) { /* an architecture NVRTC does not list: PTX for the newest below, the driver finishes it */
+        *target = below, *ptx = 1;
         return 0;
     }
     return lcm_fail(err, LCM_E_DEVICE, "GPU architecture sm_%d is not supported by this NVRTC (it supports sm_%d to "
@@ -130,9 +133,10 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
     else nv->nvrtcGetCUBINSize(prog, &len);
     out->data = xmalloc(len + 1);
     out->len = len;
-    if (ptx) nv->nvrtcGetPTX(prog, out->data);
-    else nv->nvrtcGetCUBIN(prog, out->data);
+    r = ptx ? nv->nvrtcGetPTX(prog, out->data) : nv->nvrtcGetCUBIN(prog, out->data);
     nv->nvrtcDestroyProgram(&prog);
+    if (r != NVRTC_SUCCESS)
+        return lcm_fail(err, LCM_E_COMPILE, "NVRTC: reading the compiled solver: %s", nv->nvrtcGetErrorString(r));
     out->compiled = 1;
     out->seconds = now_seconds() - t0;
     lcm_cache_put(cache, "cuda", key, out->data, out->len);

@@ -59,6 +59,8 @@ typedef struct target_ctx {
     lcm_index stride[64];
     int cell[64], code[64];
     double t[64];
+    int row[64];     /* processes: the row of the current value (and row + 1 weighted by rowt) */
+    double rowt[64];
 } target_ctx;
 
 /* Cell of x in increasing points p[0..n-1]: the last i <= n-2 with p[i] <= x
@@ -80,22 +82,36 @@ static void locate(const double *pts, int n, double x, int *cell, double *t)
 static double interp_from(const target_ctx *c, int s, lcm_index at)
 {
     if (s == c->tr->nstates) return c->p->vnext(c->p->vnext_ctx, c->tr->id, at);
-    if (grid_is_discrete(&c->tr->states[s].grid)) return interp_from(c, s + 1, at + c->code[s] * c->stride[s]);
+    if (grid_is_discrete(&c->tr->states[s].grid) || c->tg->next[s].kind == NEXT_PROCESS)
+        return interp_from(c, s + 1, at + c->code[s] * c->stride[s]); /* processes: read at their nodes */
     double t = c->t[s], lo = 0, hi = 0;
     if (1 - t != 0) lo = (1 - t) * interp_from(c, s + 1, at + c->cell[s] * c->stride[s]);
     if (t != 0) hi = t * interp_from(c, s + 1, at + (c->cell[s] + 1) * c->stride[s]);
     return lo + hi;
 }
 
-/* Expectation over the Markov next states from state s on. */
+/* Probability of next point j of target state s. */
+static double weight(const target_ctx *c, int s, int j)
+{
+    const ir_next *nx = &c->tg->next[s];
+    if (nx->kind == NEXT_MARKOV) return c->p->vals[nx->probs[j]];
+    int n = c->tr->states[s].grid.n;
+    const double *M = c->p->G + c->p->L->matrix_off[c->tr->id][s];
+    if (nx->src < 0) return M[j]; /* IID: every row is the same */
+    double t = c->rowt[s];
+    return (1 - t) * M[c->row[s] * n + j] + t * M[(c->row[s] + 1) * n + j];
+}
+
+/* Expectation over the Markov next states and processes from state s on. */
 static double expect_from(target_ctx *c, int s, double w)
 {
     if (s == c->tr->nstates) return w * interp_from(c, 0, 0);
     const ir_next *nx = &c->tg->next[s];
-    if (nx->kind != NEXT_MARKOV) return expect_from(c, s + 1, w);
+    if (nx->kind == NEXT_DET) return expect_from(c, s + 1, w);
+    int n = nx->kind == NEXT_MARKOV ? nx->nprobs : c->tr->states[s].grid.n;
     double acc = 0;
-    for (int j = 0; j < nx->nprobs; ++j) {
-        double pj = c->p->vals[nx->probs[j]];
+    for (int j = 0; j < n; ++j) {
+        double pj = weight(c, s, j);
         if (w * pj == 0) continue;
         c->code[s] = j;
         acc += expect_from(c, s + 1, w * pj);
@@ -114,6 +130,13 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
         const ir_next *nx = &c.tg->next[s];
         const ir_grid *gr = &tr->states[s].grid;
         if (nx->kind == NEXT_MARKOV) continue;
+        if (nx->kind == NEXT_PROCESS) {
+            /* an AR(1) row: the cell of the current value in the source's grid
+             * (off the grid: rows weighted like linear interpolation) */
+            if (nx->src >= 0)
+                locate(p->G + p->L->state_off[p->r->id][nx->src], gr->n, p->x[nx->src], &c.row[s], &c.rowt[s]);
+            continue;
+        }
         double x = p->vals[nx->node];
         if (grid_is_discrete(gr)) {
             int ok = x >= 0 && x <= gr->n - 1 && x == floor(x);

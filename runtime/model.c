@@ -59,7 +59,8 @@ void lcm_model_free(lcm_model *m)
     free(m);
 }
 
-void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, lcm_sb *out)
+void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, const double *G, const ir_grid_layout *L,
+                        lcm_sb *out)
 {
     (void)m;
     if (r->nstates == 0) {
@@ -75,12 +76,7 @@ void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, lcm_
         const ir_grid *g = &r->states[i].grid;
         sb_printf(out, "%s%s=", i ? ", " : "", r->states[i].name);
         if (grid_is_discrete(g)) sb_puts(out, g->labels[code[i]]);
-        else {
-            double *pts = xcalloc((size_t)g->n, sizeof *pts);
-            ir_grid_points(g, pts);
-            sb_printf(out, "%.10g", pts[code[i]]);
-            free(pts);
-        }
+        else sb_printf(out, "%.10g", G[L->state_off[r->id][i] + (size_t)code[i]]);
     }
     free(code);
 }

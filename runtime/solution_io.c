@@ -84,7 +84,7 @@ static hid_t untimed(hid_t cls)
     return p;
 }
 
-static int write_regime_axes(hid_t d, const ir_regime *r)
+static int write_regime_axes(hid_t d, const ir_regime *r, const lcm_solution *sol)
 {
     int bad = 0;
     const char **names = xcalloc((size_t)r->nstates + 1, sizeof *names);
@@ -98,11 +98,12 @@ static int write_regime_axes(hid_t d, const ir_regime *r)
             snprintf(key, sizeof key, "labels_%s", r->states[s].name);
             bad |= attr_strings(d, key, (const char *const *)g->labels, g->n);
         } else {
-            double *pts = xcalloc((size_t)g->n, sizeof *pts);
-            ir_grid_points(g, pts);
             snprintf(key, sizeof key, "grid_%s", r->states[s].name);
-            bad |= attr_doubles(d, key, pts, g->n, 0);
-            free(pts);
+            bad |= attr_doubles(d, key, sol->grids + sol->layout.state_off[r->id][s], g->n, 0);
+            if (g->kind == GRID_PROCESS) { /* its transition matrix, row = current point */
+                snprintf(key, sizeof key, "transition_%s", r->states[s].name);
+                bad |= attr_doubles(d, key, sol->grids + sol->layout.matrix_off[r->id][s], g->n * g->n, 0);
+            }
         }
     }
     return bad;
@@ -149,7 +150,7 @@ static int write_h5_body(const lcm_solution *s, hid_t f)
             bad |= d < 0 || H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, V) < 0;
             if (d >= 0) {
                 bad |= attr_doubles(d, "age", &age, 1, 1) || attr_int(d, "period", t);
-                bad |= write_regime_axes(d, R);
+                bad |= write_regime_axes(d, R, s);
                 H5Dclose(d);
             }
             H5Sclose(sp);
@@ -215,12 +216,9 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
         for (int r = 0; r < m->nregimes; ++r) {
             const ir_regime *R = &m->regimes[r];
             if (!s->V[t * m->nregimes + r]) continue;
-            double **pts = xcalloc((size_t)R->nstates + 1, sizeof *pts);
+            const double **pts = xcalloc((size_t)R->nstates + 1, sizeof *pts);
             int *col_of = xcalloc((size_t)ncols + 1, sizeof *col_of);
-            for (int k = 0; k < R->nstates; ++k) {
-                pts[k] = xcalloc((size_t)R->states[k].grid.n, sizeof **pts);
-                ir_grid_points(&R->states[k].grid, pts[k]);
-            }
+            for (int k = 0; k < R->nstates; ++k) pts[k] = s->grids + s->layout.state_off[r][k];
             for (int c = 0; c < ncols; ++c) col_of[c] = ir_find_state(R, cols[c]);
             int *code = xcalloc((size_t)R->nstates + 1, sizeof *code);
             for (lcm_index i = 0; i < s->n[r]; ++i) {
@@ -238,7 +236,6 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
                 csv_value(f, lcm_solution_value(s, t, r, i), s->precision);
                 fputc('\n', f);
             }
-            for (int k = 0; k < R->nstates; ++k) free(pts[k]);
             free(pts), free(col_of), free(code);
         }
     free(cols);

@@ -87,21 +87,15 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     else if (be->cache_entry)
         lcm_progress("loaded the %s solver of model '%s' (float%d%s%s) from the cache", be->name, model->ir.name,
                      o.precision, *on ? ", " : "", on);
+    /* the grid buffer: filled from the parameters at every solve */
     ir_grid_layout_build(&model->ir, &s->layout);
     s->grids64 = xcalloc(s->layout.total + 1, sizeof *s->grids64);
-    ir_grid_buffer_fill(&model->ir, &s->layout, s->grids64);
     size_t gbytes = (s->layout.total + 1) * lcm_real_bytes(o.precision);
-    void *g = be->alloc_host(be, gbytes, err);
-    s->grids = g ? be->alloc(be, gbytes, err) : NULL;
-    if (s->grids) {
-        to_precision(s->grids64, s->layout.total, o.precision, g);
-        rc = be->upload(be, s->grids, g, gbytes, model->ir.nregimes, err);
-        if (!rc) rc = be->finish(be, err);
-    } else rc = err->code;
-    if (g) be->release_host(be, g);
-    if (rc) {
+    s->grids_host = be->alloc_host(be, gbytes, err);
+    s->grids = s->grids_host ? be->alloc(be, gbytes, err) : NULL;
+    if (!s->grids) {
         lcm_solver_free(s);
-        return rc;
+        return err->code;
     }
     *out = s;
     return 0;
@@ -150,6 +144,7 @@ static void release_buffers(lcm_solver *s)
     s->stage = NULL;
     s->stage_off = NULL;
     s->captured = 0;
+    s->buffers_ready = 0;
 }
 
 void lcm_solver_free(lcm_solver *s)
@@ -157,6 +152,7 @@ void lcm_solver_free(lcm_solver *s)
     if (!s) return;
     release_buffers(s);
     if (s->grids) s->backend->release(s->backend, s->grids);
+    if (s->grids_host) s->backend->release_host(s->backend, s->grids_host);
     s->backend->destroy(s->backend);
     ir_grid_layout_free(&s->layout);
     lcm_cache_close(&s->cache);
@@ -172,9 +168,20 @@ static int first_active(const ir_regime *r, int T)
     return 0;
 }
 
+static int make_buffers_once(lcm_solver *s, lcm_err *err);
+
+/* The buffers of a solve, made by the first solve; a failure leaves none. */
 static int make_buffers(lcm_solver *s, lcm_err *err)
 {
-    if (s->P) return 0;
+    if (s->buffers_ready) return 0;
+    int rc = make_buffers_once(s, err);
+    if (rc) release_buffers(s);
+    else s->buffers_ready = 1;
+    return rc;
+}
+
+static int make_buffers_once(lcm_solver *s, lcm_err *err)
+{
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
     int R = m->nregimes, T = m->nperiods;
@@ -244,7 +251,7 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, const dou
         if (!(f->bits & (1u << bit)) || (rc && !flag_text[i].error)) continue;
         lcm_sb state;
         sb_init(&state);
-        lcm_describe_state(m, r, f->first[bit], &state);
+        lcm_describe_state(m, r, f->first[bit], sv->grids64, &sv->layout, &state);
         lcm_diagnose(m, &sv->layout, sv->grids64, params, sol, t, r_id, f->first[bit], bit, &state);
         if (flag_text[i].error && !rc)
             rc = lcm_fail(err, LCM_E_NUMERIC, "regime '%s', period %d (age %g): %s, first at %s", r->name, t,
@@ -266,6 +273,7 @@ static lcm_solution *new_solution(const ir_model *m, int precision, lcm_err *err
     sol->precision = precision;
     sol->V = xcalloc((size_t)(R * T), sizeof *sol->V);
     sol->n = xcalloc((size_t)R, sizeof *sol->n);
+    ir_grid_layout_build(m, &sol->layout);
     size_t rb = lcm_real_bytes(precision);
     for (int r = 0; r < R; ++r) sol->n[r] = ir_state_space_size(&m->regimes[r]);
     for (int t = 0; t < T; ++t)
@@ -288,6 +296,8 @@ void lcm_solution_free(lcm_solution *s)
     for (int i = 0; i < s->m->nperiods * s->m->nregimes; ++i) free(s->V[i]);
     free(s->V);
     free(s->n);
+    free(s->grids);
+    ir_grid_layout_free(&s->layout);
     free(s);
 }
 
@@ -309,6 +319,7 @@ static int queue_solve(lcm_solver *sv, lcm_solution *sol, const double *params, 
     int R = m->nregimes, T = m->nperiods, root = R;
     size_t rb = lcm_real_bytes(be->precision);
     int rc = be->upload(be, sv->P, sv->P_host, (m->params_size + 1) * rb, root, err);
+    if (!rc) rc = be->upload(be, sv->grids, sv->grids_host, (sv->layout.total + 1) * rb, root, err);
     if (!rc) rc = be->upload(be, sv->F, sv->F_init, (size_t)(T * R) * sizeof(lcm_flags), root, err);
     if (!rc) rc = be->barrier(be, err);
     for (int t = T - 1; t >= 0 && !rc; --t) {
@@ -345,17 +356,18 @@ static int run_device_solve(lcm_solver *sv, lcm_err *err)
 {
     lcm_backend *be = sv->backend;
     if (sv->captured) return be->replay(be, err);
-    int capture = be->capture_begin && sv->stage_bytes <= GRAPH_STAGE_LIMIT && !getenv("LCM_NO_GRAPHS");
-    int rc = capture ? be->capture_begin(be, err) : 0;
-    if (!rc) rc = queue_solve(sv, NULL, NULL, err);
-    if (capture) {
-        int rc2 = be->capture_end(be, rc ? NULL : err);
-        if (!rc && !(rc = rc2)) {
+    if (be->capture_begin && sv->stage_bytes <= GRAPH_STAGE_LIMIT && !getenv("LCM_NO_GRAPHS")) {
+        lcm_err graph_err = {0};
+        int rc = be->capture_begin(be, &graph_err);
+        if (!rc) rc = queue_solve(sv, NULL, NULL, &graph_err);
+        int rc2 = be->capture_end(be, rc ? NULL : &graph_err);
+        if (!rc && !rc2) {
             sv->captured = 1;
-            rc = be->replay(be, err);
+            return be->replay(be, err);
         }
+        lcm_debug("recording the solve as a graph failed (%s); running it without", graph_err.msg);
     }
-    return rc;
+    return queue_solve(sv, NULL, NULL, err);
 }
 
 int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
@@ -366,9 +378,15 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     double t0 = now_seconds();
     int rc = make_buffers(sv, err);
     if (rc) return rc;
+    char why[512];
+    if (ir_grid_buffer_fill(m, &sv->layout, params, sv->grids64, why, sizeof why))
+        return lcm_fail(err, LCM_E_PARAMS, "%s", why);
     to_precision(params, m->params_size, be->precision, sv->P_host);
+    to_precision(sv->grids64, sv->layout.total, be->precision, sv->grids_host);
     lcm_solution *sol = new_solution(m, be->precision, err);
     if (!sol) return err->code;
+    sol->grids = xcalloc(sv->layout.total + 1, sizeof *sol->grids);
+    memcpy(sol->grids, sv->grids64, sv->layout.total * sizeof *sol->grids);
     if (be->host_memory) {
         rc = queue_solve(sv, sol, params, err);
     } else {

@@ -6,8 +6,12 @@
 #  define LCM_DEVICE static __device__ __forceinline__
 #  define LCM_RESTRICT __restrict__
 #  define LCM_EXTERN extern "C"
-#  define INFINITY __int_as_float(0x7f800000)
-#  define NAN __int_as_float(0x7fffffff)
+#  ifndef INFINITY
+#    define INFINITY __int_as_float(0x7f800000)
+#  endif
+#  ifndef NAN
+#    define NAN __int_as_float(0x7fffffff)
+#  endif
 #else
 #  include <math.h>
 #  define LCM_DEVICE static inline
@@ -96,6 +100,25 @@ LCM_DEVICE int lcm_cell_log(real x, real start, real log_start, real inv_log_ste
     return x > start ? lcm_clip_cell(LCM_FLOOR((LCM_LOG(x) - log_start) * inv_log_step), n) : 0;
 }
 
+/* Piecewise grids: the piece's closed form, then the cell in the whole grid
+ * (offset of the piece plus the cell in it; the piece's last point starts
+ * the cell that bridges to the next piece). */
+LCM_DEVICE int lcm_cell_piece(real local, int offset, int n_piece, int n)
+{
+    real f = LCM_FMAX((real)0, LCM_FMIN(LCM_FLOOR(local), (real)(n_piece - 1)));
+    return lcm_clip_cell((real)offset + f, n);
+}
+
+LCM_DEVICE int lcm_cell_pwlin(real x, real start, real inv_step, int offset, int n_piece, int n)
+{
+    return lcm_cell_piece((x - start) * inv_step, offset, n_piece, n);
+}
+
+LCM_DEVICE int lcm_cell_pwlog(real x, real start, real log_start, real inv_log_step, int offset, int n_piece, int n)
+{
+    return lcm_cell_piece(x > start ? (LCM_LOG(x) - log_start) * inv_log_step : (real)0, offset, n_piece, n);
+}
+
 /* Binary search for irregular grids: the last i with p[i] <= x. */
 LCM_DEVICE int lcm_cell_search(real x, const real *p, int n)
 {
@@ -142,16 +165,11 @@ LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index
 #  define LCM_LANE ((int)threadIdx.x)
 #  define LCM_LANES ((int)blockDim.x)
 
-/* Keeps (v, a) or takes (ov, oa): a NaN wins; then an action over none; then
- * the larger Q; on equal Q the smaller action index (the first in row-major
- * order, as on the CPU). */
+/* Keeps (v, a) or takes (ov, oa): an action over none; then the larger Q;
+ * on equal Q the smaller action index (the first in row-major order, as on
+ * the CPU).  NaN Q never get here: they travel as a separate flag. */
 LCM_DEVICE void lcm_combine(real *v, lcm_index *a, real ov, lcm_index oa)
 {
-    if (*v != *v) return;
-    if (ov != ov) {
-        *v = ov, *a = oa;
-        return;
-    }
     if (oa < 0) return;
     if (*a < 0 || ov > *v || (ov == *v && oa < *a)) *v = ov, *a = oa;
 }
@@ -159,23 +177,25 @@ LCM_DEVICE void lcm_combine(real *v, lcm_index *a, real ov, lcm_index oa)
 /* Reduces over the lanes of each state: shuffles within a warp (segments of
  * blockDim.x lanes when it is below 32), then shared memory across the
  * warps of a state when blockDim.x is above 32 (one state per block). */
-LCM_DEVICE void lcm_reduce_best(real *v, lcm_index *a)
+LCM_DEVICE void lcm_reduce_best(real *v, lcm_index *a, int *nan_seen)
 {
     const unsigned full = 0xffffffffu;
     const int lanes = (int)blockDim.x, width = lanes < 32 ? lanes : 32;
     for (int off = width / 2; off > 0; off /= 2) {
         real ov = __shfl_down_sync(full, *v, off, width);
         lcm_index oa = __shfl_down_sync(full, *a, off, width);
+        *nan_seen |= __shfl_down_sync(full, *nan_seen, off, width);
         lcm_combine(v, a, ov, oa);
     }
     if (lanes > 32) {
         __shared__ real sv[32];
         __shared__ lcm_index sa[32];
+        __shared__ int sn[32];
         const int warp = (int)threadIdx.x / 32;
-        if (threadIdx.x % 32 == 0) sv[warp] = *v, sa[warp] = *a;
+        if (threadIdx.x % 32 == 0) sv[warp] = *v, sa[warp] = *a, sn[warp] = *nan_seen;
         __syncthreads();
         if (threadIdx.x == 0)
-            for (int w = 1; w < lanes / 32; ++w) lcm_combine(v, a, sv[w], sa[w]);
+            for (int w = 1; w < lanes / 32; ++w) lcm_combine(v, a, sv[w], sa[w]), *nan_seen |= sn[w];
     }
 }
 #else

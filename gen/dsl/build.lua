@@ -114,6 +114,9 @@ local function prepare_regime(name, spec, M)
   R.states = normalize_vars(spec.states, "states", R)
   R.actions = normalize_vars(spec.actions, "actions", R)
   for _, v in ipairs(R.actions) do
+    if v.grid.kind == "process" then
+      fail_at(v.grid.where, "regime '" .. name .. "': action '" .. v.name .. "' is a shock process; processes are states")
+    end
     if v.grid.distributed then
       fail_at(v.grid.where, "regime '" .. name .. "': action '" .. v.name .. "' has distributed = true; " ..
         "sharding splits the axes of V, which are states: put distributed = true on a state")
@@ -181,6 +184,13 @@ end
 
 -- Looks a name up in fixed_params at function, regime and model level; the
 -- same name at two levels is ambiguous.  Returns value (or nil).
+-- Names that are a level of the parameter tree inside a regime: functions,
+-- constraints, transitions, H, and grids with parameters of their own.
+function B.is_level(R, name)
+  return R.functions[name] or R.constraints[name] or name:sub(1, 5) == "next_" or name == "H" or
+    R.state_index[name] or R.action_index[name]
+end
+
 local function fixed_lookup(M, R, fname, pname, where)
   local fp = M.fixed_params
   if not fp then return nil end
@@ -188,8 +198,7 @@ local function fixed_lookup(M, R, fname, pname, where)
   local rt = fp[R.name]
   if type(rt) == "table" and getmetatable(rt) == nil and M.regime_by_name[R.name] then
     local ft = rt[fname]
-    if type(ft) == "table" and (R.functions[fname] or R.constraints[fname] or fname:sub(1, 5) == "next_" or fname == "H")
-      and ft[pname] ~= nil then
+    if type(ft) == "table" and B.is_level(R, fname) and ft[pname] ~= nil then
       found[#found + 1] = { R.name .. "." .. fname .. "." .. pname, ft[pname] }
     end
     if rt[pname] ~= nil and not R.functions[pname] then found[#found + 1] = { R.name .. "." .. pname, rt[pname] } end
@@ -219,7 +228,7 @@ local function check_fixed_used(M)
     if R then
       for _, k2 in ipairs(sorted_keys(fp[k], "fixed_params." .. k, M.where)) do
         local v = fp[k][k2]
-        if type(v) == "table" and (R.functions[k2] or R.constraints[k2] or k2:sub(1, 5) == "next_" or k2 == "H") then
+        if type(v) == "table" and B.is_level(R, k2) then
           for _, k3 in ipairs(sorted_keys(v, "fixed_params." .. k .. "." .. k2, M.where)) do
             check(k .. "." .. k2 .. "." .. k3)
           end
@@ -556,12 +565,30 @@ local function next_state(ctx, TR, sv)
   local st = R.spec.state_transitions or {}
   local spec, fname = st[sv.name], "next_" .. sv.name
   local where = R.where
-  if type(spec) == "table" and getmetatable(spec) == nil then
+  if type(spec) == "table" and getmetatable(spec) == nil and sv.grid.kind ~= "process" then
     spec, fname = spec[TR.name], fname .. "__" .. TR.name
     if spec == nil then
       fail_at(where, "regime '" .. R.name .. "': state_transitions." .. sv.name ..
         " gives no transition for target regime '" .. TR.name .. "'")
     end
+  end
+  if sv.grid.kind == "process" then
+    if spec ~= nil then
+      fail_at(where, "regime '" .. R.name .. "': state_transitions." .. sv.name .. ": '" .. sv.name ..
+        "' is a shock process (lcm." .. sv.grid.process .. "), whose transition is part of it; remove this entry")
+    end
+    if not sv.grid.ar1 then return { kind = "process", src = -1 } end
+    local si = R.state_index[sv.name]
+    local own = si and R.states[si].grid
+    local same = own and own.kind == "process" and own.process == sv.grid.process and own.n == sv.grid.n and
+      own.gh == sv.grid.gh
+    for _, pname in ipairs(sv.grid.params) do same = same and own.fixed[pname] == sv.grid.fixed[pname] end
+    if not same then
+      fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. TR.name .. "', whose AR(1) process '" ..
+        sv.name .. "' it does not carry with the same law (process, n_points, parameters): the next value of " ..
+        "an AR(1) process depends on the current one")
+    end
+    return { kind = "process", src = si - 1 }
   end
   if spec == nil then
     fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. TR.name .. "', which has the state '" ..
@@ -610,6 +637,11 @@ local function check_transition_keys(ctx)
   local st = R.spec.state_transitions
   if not st then return end
   for _, k in ipairs(sorted_keys(st, "regime '" .. R.name .. "': state_transitions", R.where)) do
+    local proc = M.process_state[k]
+    if proc then
+      fail_at(R.where, "regime '" .. R.name .. "': state_transitions." .. k .. ": '" .. k .. "' is a shock process (lcm." ..
+        proc .. "), whose transition is part of it; remove this entry")
+    end
     if not M.any_state[k] then
       fail_at(R.where, "regime '" .. R.name .. "': state_transitions." .. k ..
         ": no regime of the model has a state '" .. k .. "'")
@@ -626,7 +658,34 @@ local function check_transition_keys(ctx)
   end
 end
 
+-- Parameter slots of a regime's grids: the points of run-time irregular
+-- grids, the parameters of processes (fixed ones baked in).
+local function grid_slots(R, M)
+  R.var_slots = {}
+  for _, what in ipairs({ "states", "actions" }) do
+    for _, v in ipairs(R[what]) do
+      local g = v.grid
+      if g.kind == "irregular" and g.runtime then
+        local fixed = fixed_lookup(M, R, v.name, "points", g.where)
+        R.var_slots[v.name] = slot_function(M, R, v.name, "points", fixed, g.where)({ { card = g.n, name = v.name } })
+      elseif g.kind == "process" then
+        local slots = {}
+        for i, pname in ipairs(g.params) do
+          local fixed = g.fixed[pname]
+          if fixed == nil then fixed = fixed_lookup(M, R, v.name, pname, g.where) end
+          if fixed ~= nil and type(fixed) ~= "number" then
+            fail_at(g.where, "fixed_params: parameter '" .. pname .. "' of process '" .. v.name .. "' must be a number")
+          end
+          slots[i] = slot_function(M, R, v.name, pname, fixed, g.where)({})
+        end
+        R.var_slots[v.name] = slots
+      end
+    end
+  end
+end
+
 local function trace_regime(R, M)
+  grid_slots(R, M)
   local g = T.new_graph(R.name, M.srcs)
   T.set_graph(g)
   local ctx = { R = R, M = M, memo = {}, busy = {}, stack = {} }
@@ -696,7 +755,7 @@ local function q(s)
   return '"' .. tostring(s):gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
 end
 
-local function grid_line(kind, v)
+local function grid_line(kind, v, R)
   local g = v.grid
   local parts = { kind, v.name, g.kind, "n", g.n }
   if g.kind == "discrete" then
@@ -705,9 +764,20 @@ local function grid_line(kind, v)
     for _, l in ipairs(g.cat.labels) do parts[#parts + 1] = q(l) end
   elseif g.kind == "lin" or g.kind == "log" then
     parts[#parts + 1] = "start " .. num(g.start) .. " stop " .. num(g.stop)
+  elseif g.kind == "irregular" and g.runtime then
+    parts[#parts + 1] = "runtime " .. R.var_slots[v.name]
   elseif g.kind == "irregular" then
     parts[#parts + 1] = "points"
     for _, x in ipairs(g.points) do parts[#parts + 1] = num(x) end
+  elseif g.kind == "pwlin" or g.kind == "pwlog" then
+    parts[#parts + 1] = "pieces " .. #g.pieces
+    for _, p in ipairs(g.pieces) do
+      parts[#parts + 1] = table.concat({ num(p.lo), num(p.hi), p.lo_closed and 1 or 0, p.hi_closed and 1 or 0, p.n }, " ")
+    end
+  elseif g.kind == "process" then
+    local slots = R.var_slots[v.name]
+    parts[#parts + 1] = "kind " .. g.process .. " gh " .. (g.gh and 1 or 0) .. " slots " .. #slots .. " " ..
+      table.concat(slots, " ")
   end
   if g.batch_size > 0 then parts[#parts + 1] = "batch " .. g.batch_size end
   if g.distributed then parts[#parts + 1] = "dist 1" end
@@ -735,6 +805,8 @@ local function dag_lines(out, R, D)
       local spec = nx[2]
       if spec.kind == "det" then
         root("next " .. nx[1] .. " det " .. id(spec.value))
+      elseif spec.kind == "process" then
+        root("next " .. nx[1] .. " process src " .. spec.src)
       else
         local ids = {}
         for j, p in ipairs(spec.probs) do ids[j] = id(p) end
@@ -797,7 +869,7 @@ function B.manifest(model, file, stem)
     names = labels
   end
   if #names > 64 then fail_at(M.where, "lcm.model: at most 64 regimes are supported") end
-  M.regimes, M.regime_by_name, M.regime_names, M.any_state = {}, {}, names, {}
+  M.regimes, M.regime_by_name, M.regime_names, M.any_state, M.process_state = {}, {}, names, {}, {}
   for i, name in ipairs(names) do
     if not lcm._is_identifier(name) then fail_at(M.where, "lcm.model: regime name '" .. name .. "' is not a name") end
     local spec = model.regimes[name]
@@ -805,7 +877,10 @@ function B.manifest(model, file, stem)
     local R = prepare_regime(name, spec, M)
     R.id = i - 1
     M.regimes[i], M.regime_by_name[name] = R, R
-    for _, s in ipairs(R.states) do M.any_state[s.name] = true end
+    for _, s in ipairs(R.states) do
+      M.any_state[s.name] = true
+      if s.grid.kind == "process" then M.process_state[s.name] = s.grid.process end
+    end
   end
   for _, R in ipairs(M.regimes) do
     for fname in pairs(R.functions) do
@@ -872,8 +947,8 @@ function B.manifest(model, file, stem)
     local act = {}
     for t, a in ipairs(R.active) do act[t] = a and "1" or "0" end
     out[#out + 1] = "active " .. #M.ages .. " " .. table.concat(act, " ")
-    for _, v in ipairs(R.states) do out[#out + 1] = grid_line("state", v) end
-    for _, v in ipairs(R.actions) do out[#out + 1] = grid_line("action", v) end
+    for _, v in ipairs(R.states) do out[#out + 1] = grid_line("state", v, R) end
+    for _, v in ipairs(R.actions) do out[#out + 1] = grid_line("action", v, R) end
     out[#out + 1] = "endregime"
   end
   for _, l in ipairs(body) do out[#out + 1] = l end

@@ -218,13 +218,23 @@ function lcm.logspace(spec)
     batch_size = batch_of(spec, "lcm.logspace"), where = T.user_where() }, Grid)
 end
 
--- lcm.irregular{points = {0, 1, 5, 20}}: strictly increasing points.
+-- lcm.irregular{points = {0, 1, 5, 20}}: strictly increasing points, or
+-- lcm.irregular{n_points = 50}: points given at run time as the parameter
+-- `points` of the grid (params: regime = { wealth = { points = {...} } }).
 function lcm.irregular(spec)
-  check_fields(spec, set("points", "batch_size", "distributed"), "lcm.irregular")
+  check_fields(spec, set("points", "n_points", "batch_size", "distributed"), "lcm.irregular")
   no_distributed(spec, "lcm.irregular")
   local pts = spec.points
+  if pts == nil then
+    if spec.n_points == nil then fail("lcm.irregular needs points, or n_points for points given at run time") end
+    return setmetatable({ kind = "irregular", n = n_points_of(spec, "lcm.irregular"), runtime = true,
+      batch_size = batch_of(spec, "lcm.irregular"), where = T.user_where() }, Grid)
+  end
   if type(pts) ~= "table" then fail("lcm.irregular: points must be a list of numbers") end
   if #pts < 2 then fail("lcm.irregular: needs at least 2 points (got " .. #pts .. ")") end
+  if spec.n_points ~= nil and spec.n_points ~= #pts then
+    fail("lcm.irregular: n_points (" .. tostring(spec.n_points) .. ") is not the number of points (" .. #pts .. ")")
+  end
   local copy = {}
   for i, x in ipairs(pts) do
     if not finite(x) then fail("lcm.irregular: point " .. i .. " is not a finite number") end
@@ -236,6 +246,108 @@ function lcm.irregular(spec)
   end
   return setmetatable({ kind = "irregular", n = #copy, points = copy,
     batch_size = batch_of(spec, "lcm.irregular"), where = T.user_where() }, Grid)
+end
+
+-- Piecewise grids: lcm.piecewise_linspace{ pieces = { {"[1, 4)", 30}, {"[4, 10]", 60} } }.
+-- Pieces are adjacent intervals: each boundary closed on exactly one side;
+-- an open end stops at the neighbouring floating-point number.
+local function parse_interval(text, i, ctor)
+  if type(text) ~= "string" then fail(ctor .. ": piece " .. i .. " needs an interval like \"[1, 4)\"") end
+  local l, a, b, r = text:match("^%s*([%[%(])%s*([^,%s]+)%s*,%s*([^%]%)%s]+)%s*([%]%)])%s*$")
+  local lo, hi = tonumber(a), tonumber(b)
+  if not l or not finite(lo) or not finite(hi) then
+    fail(ctor .. ": piece " .. i .. ": '" .. text .. "' is not an interval like \"[1, 4)\" or \"(4, 10]\"")
+  end
+  if lo >= hi then fail(ctor .. ": piece " .. i .. ": " .. text .. " must have lower < upper") end
+  return { lo = lo + 0.0, hi = hi + 0.0, lo_closed = l == "[", hi_closed = r == "]" }
+end
+
+local function piecewise(kind, ctor)
+  return function(spec)
+    check_fields(spec, set("pieces", "batch_size", "distributed"), ctor)
+    no_distributed(spec, ctor)
+    if type(spec.pieces) ~= "table" or #spec.pieces < 1 then fail(ctor .. ": pieces must be a list of {interval, n_points}") end
+    local pieces, total = {}, 0
+    for i, piece in ipairs(spec.pieces) do
+      if type(piece) ~= "table" then fail(ctor .. ": piece " .. i .. " must be {interval, n_points}") end
+      local p = parse_interval(piece[1] or piece.interval, i, ctor)
+      local n = piece[2] or piece.n_points
+      if type(n) ~= "number" or n ~= math.floor(n) or n < 2 then
+        fail(ctor .. ": piece " .. i .. " needs n_points, a whole number >= 2")
+      end
+      if kind == "pwlog" and p.lo <= 0 then
+        fail(ctor .. ": piece " .. i .. " starts at " .. p.lo .. "; logarithmic pieces need positive bounds")
+      end
+      p.n = math.tointeger(n)
+      total = total + p.n
+      if i > 1 then
+        local q = pieces[i - 1]
+        if q.hi ~= p.lo then
+          fail(ctor .. ": pieces " .. (i - 1) .. " and " .. i .. " are not adjacent (" .. q.hi ..
+            (q.hi < p.lo and " leaves a gap to " or " overlaps ") .. p.lo .. ")")
+        end
+        if q.hi_closed == p.lo_closed then
+          fail(ctor .. ": pieces " .. (i - 1) .. " and " .. i .. " meet at " .. p.lo .. ", which must be closed on " ..
+            "exactly one side (e.g. \"[a, x)\" then \"[x, b]\")")
+        end
+      end
+      pieces[i] = p
+    end
+    return setmetatable({ kind = kind, n = total, pieces = pieces, batch_size = batch_of(spec, ctor),
+      where = T.user_where() }, Grid)
+  end
+end
+lcm.piecewise_linspace = piecewise("pwlin", "lcm.piecewise_linspace")
+lcm.piecewise_logspace = piecewise("pwlog", "lcm.piecewise_logspace")
+
+-- Shock processes: a state that carries its own grid and transition.  A
+-- parameter left out is given at run time (params: regime = { state = {
+-- rho = ... } }); changing it recompiles nothing.
+local PROCESSES = {
+  normal_iid = { params = { "mu", "sigma", "n_std" }, gh = true },
+  lognormal_iid = { params = { "mu", "sigma", "n_std" }, gh = true },
+  uniform_iid = { params = { "start", "stop" } },
+  normal_mixture_iid = { params = { "n_std", "p1", "mu1", "sigma1", "mu2", "sigma2" } },
+  tauchen_ar1 = { params = { "rho", "sigma", "mu", "n_std" }, gh = true, ar1 = true },
+  rouwenhorst_ar1 = { params = { "rho", "sigma", "mu" }, ar1 = true },
+  tauchen_normal_mixture_ar1 = { params = { "rho", "mu", "n_std", "p1", "mu1", "sigma1", "mu2", "sigma2" }, ar1 = true },
+}
+
+for name, def in pairs(PROCESSES) do
+  local ctor = "lcm." .. name
+  lcm[name] = function(spec)
+    local allowed = set("n_points", "batch_size", "distributed", table.unpack(def.params))
+    if def.gh then allowed.gauss_hermite = true end
+    check_fields(spec, allowed, ctor)
+    no_distributed(spec, ctor)
+    local gh = false
+    if def.gh then
+      if type(spec.gauss_hermite) ~= "boolean" then
+        fail(ctor .. " needs gauss_hermite = true (Gauss-Hermite nodes and weights) or false (equally spaced points)")
+      end
+      gh = spec.gauss_hermite
+    end
+    local n = spec.n_points
+    if type(n) ~= "number" or n ~= math.floor(n) or n < 1 then fail(ctor .. ": n_points must be a whole number >= 1") end
+    if gh and n % 2 == 0 then
+      fail(ctor .. ": with Gauss-Hermite nodes n_points must be odd (got " .. n .. "), so that a node sits at the mean")
+    end
+    if not gh and n < 2 then fail(ctor .. ": n_points must be at least 2") end
+    if gh and spec.n_std ~= nil then fail(ctor .. ": n_std does not apply to Gauss-Hermite nodes") end
+    local params, fixed = {}, {}
+    for _, p in ipairs(def.params) do
+      if not (gh and p == "n_std") then
+        params[#params + 1] = p
+        if spec[p] ~= nil then
+          if not finite(spec[p]) then fail(ctor .. ": " .. p .. " must be a finite number") end
+          fixed[p] = spec[p] + 0.0
+        end
+      end
+    end
+    return setmetatable({ kind = "process", process = name, ar1 = def.ar1 or false, gh = gh,
+      n = math.tointeger(n), params = params, fixed = fixed, batch_size = batch_of(spec, ctor),
+      where = T.user_where() }, Grid)
+  end
 end
 
 -- lcm.discrete(Category, {batch_size = 0, distributed = false})

@@ -90,7 +90,5 @@ int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
 int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err);
 void lcm_solution_free(lcm_solution *s);
 
-/* "wealth=12.5, health=bad" for a flat state index of a regime. */
-void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, lcm_sb *out);
 
 #endif

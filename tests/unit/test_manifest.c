@@ -42,6 +42,9 @@ int main(void)
     round_trip("models/tiny.lua");
     round_trip("models/mortality.lua");
     round_trip("models/iskhakov_2017.lua");
+    round_trip("models/precautionary_savings.lua");
+    round_trip("models/precautionary_savings_health.lua");
+    round_trip("tests/models/piecewise.lua");
 
     rejects("lcm-manifest 99\n", "manifest version 99");
     rejects("hello\n", "not an lcm manifest");
