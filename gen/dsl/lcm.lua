@@ -12,6 +12,13 @@ local function fail(msg)
   error(T.user_where() .. ": " .. msg, 0)
 end
 
+-- Numbers in messages read as the user wrote them: 2, not 2.0.
+local function num(x)
+  local s = string.format("%.15g", x)
+  if tonumber(s) ~= x then s = string.format("%.17g", x) end
+  return s
+end
+
 -- Rejects unknown fields: a typo like `n_point` must not pass silently.
 local function edit_distance(a, b)
   local prev = {}
@@ -192,7 +199,7 @@ local function bounds_of(spec, ctor)
   if not finite(spec.start) then fail(ctor .. ": start must be a finite number") end
   if not finite(spec.stop) then fail(ctor .. ": stop must be a finite number") end
   if spec.start >= spec.stop then
-    fail(ctor .. ": start (" .. spec.start .. ") must be below stop (" .. spec.stop .. ")")
+    fail(ctor .. ": start (" .. num(spec.start) .. ") must be below stop (" .. num(spec.stop) .. ")")
   end
   return spec.start + 0.0, spec.stop + 0.0
 end
@@ -213,7 +220,7 @@ function lcm.logspace(spec)
   check_fields(spec, CONT_FIELDS, "lcm.logspace")
   no_distributed(spec, "lcm.logspace")
   local start, stop = bounds_of(spec, "lcm.logspace")
-  if start <= 0 then fail("lcm.logspace: start must be positive (got " .. start .. ")") end
+  if start <= 0 then fail("lcm.logspace: start must be positive (got " .. num(start) .. ")") end
   return setmetatable({ kind = "log", n = n_points_of(spec, "lcm.logspace"), start = start, stop = stop,
     batch_size = batch_of(spec, "lcm.logspace"), where = T.user_where() }, Grid)
 end
@@ -239,8 +246,8 @@ function lcm.irregular(spec)
   for i, x in ipairs(pts) do
     if not finite(x) then fail("lcm.irregular: point " .. i .. " is not a finite number") end
     if i > 1 and x <= pts[i - 1] then
-      fail("lcm.irregular: points must be strictly increasing (point " .. i .. " = " .. x ..
-        " after " .. pts[i - 1] .. ")")
+      fail("lcm.irregular: points must be strictly increasing (point " .. i .. " = " .. num(x) ..
+        " after " .. num(pts[i - 1]) .. ")")
     end
     copy[i] = x + 0.0
   end
@@ -276,18 +283,18 @@ local function piecewise(kind, ctor)
         fail(ctor .. ": piece " .. i .. " needs n_points, a whole number >= 2")
       end
       if kind == "pwlog" and p.lo <= 0 then
-        fail(ctor .. ": piece " .. i .. " starts at " .. p.lo .. "; logarithmic pieces need positive bounds")
+        fail(ctor .. ": piece " .. i .. " starts at " .. num(p.lo) .. "; logarithmic pieces need positive bounds")
       end
       p.n = math.tointeger(n)
       total = total + p.n
       if i > 1 then
         local q = pieces[i - 1]
         if q.hi ~= p.lo then
-          fail(ctor .. ": pieces " .. (i - 1) .. " and " .. i .. " are not adjacent (" .. q.hi ..
-            (q.hi < p.lo and " leaves a gap to " or " overlaps ") .. p.lo .. ")")
+          fail(ctor .. ": pieces " .. (i - 1) .. " and " .. i .. " are not adjacent (" .. num(q.hi) ..
+            (q.hi < p.lo and " leaves a gap to " or " overlaps ") .. num(p.lo) .. ")")
         end
         if q.hi_closed == p.lo_closed then
-          fail(ctor .. ": pieces " .. (i - 1) .. " and " .. i .. " meet at " .. p.lo .. ", which must be closed on " ..
+          fail(ctor .. ": pieces " .. (i - 1) .. " and " .. i .. " meet at " .. num(p.lo) .. ", which must be closed on " ..
             "exactly one side (e.g. \"[a, x)\" then \"[x, b]\")")
         end
       end
@@ -311,6 +318,15 @@ local PROCESSES = {
   tauchen_ar1 = { params = { "rho", "sigma", "mu", "n_std" }, gh = true, ar1 = true },
   rouwenhorst_ar1 = { params = { "rho", "sigma", "mu" }, ar1 = true },
   tauchen_normal_mixture_ar1 = { params = { "rho", "mu", "n_std", "p1", "mu1", "sigma1", "mu2", "sigma2" }, ar1 = true },
+}
+
+-- The domains of fixed parameters, checked here so the error names the line;
+-- run-time values get the same checks in the runtime (ir/process.c).
+local function positive(x) return not (x > 0) and "positive" or nil end
+local PARAM_DOMAIN = {
+  sigma = positive, sigma1 = positive, sigma2 = positive, n_std = positive,
+  rho = function(x) return not (math.abs(x) < 1) and "inside (-1, 1)" or nil end,
+  p1 = function(x) return not (x >= 0 and x <= 1) and "a probability" or nil end,
 }
 
 for name, def in pairs(PROCESSES) do
@@ -340,9 +356,14 @@ for name, def in pairs(PROCESSES) do
         params[#params + 1] = p
         if spec[p] ~= nil then
           if not finite(spec[p]) then fail(ctor .. ": " .. p .. " must be a finite number") end
+          local bad = PARAM_DOMAIN[p] and PARAM_DOMAIN[p](spec[p])
+          if bad then fail(ctor .. ": " .. p .. " must be " .. bad .. " (got " .. num(spec[p]) .. ")") end
           fixed[p] = spec[p] + 0.0
         end
       end
+    end
+    if fixed.start and fixed.stop and not (fixed.start < fixed.stop) then
+      fail(ctor .. ": start (" .. num(fixed.start) .. ") must be below stop (" .. num(fixed.stop) .. ")")
     end
     return setmetatable({ kind = "process", process = name, ar1 = def.ar1 or false, gh = gh,
       n = math.tointeger(n), params = params, fixed = fixed, batch_size = batch_of(spec, ctor),

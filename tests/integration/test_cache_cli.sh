@@ -31,6 +31,18 @@ check "a changed model compiles again" "grep -q 'compiled the cpu solver' '$work
 "$LCM" solve "$model" --params "$params" --precision 32 --out "$work/d.h5" 2> "$work/log4"
 check "float32 is a different solver" "grep -q 'compiled the cpu solver' '$work/log4'"
 
+# shock-process parameters and run-time grid points are inputs of the solve,
+# not of the solver: changing them reuses the compiled kernels
+ps=$SRC/models/precautionary_savings.lua
+psp=$SRC/models/precautionary_savings.params.lua
+"$LCM" solve "$ps" -D wealth_grid=runtime -D wealth_points=4 --params "$psp" \
+    --set 'alive.wealth.points={0.5,2,5,9}' --csv "$work/g.csv" 2> "$work/log7"
+check "process model compiles once" "grep -q 'compiled the cpu solver' '$work/log7'"
+"$LCM" solve "$ps" -D wealth_grid=runtime -D wealth_points=4 --params "$psp" --set alive.income.rho=0.5 \
+    --set 'alive.wealth.points={0.1,1,3,9}' --csv "$work/h.csv" 2> "$work/log8"
+check "new process and grid points hit the cache" "grep -q 'from the cache' '$work/log8'"
+check "new process and grid points change V" "! cmp -s '$work/g.csv' '$work/h.csv'"
+
 # damage the float64 entry of the first model: truncate it
 entry=$(grep -l . "$LCM_CACHE_DIR"/cpu/*.lcmc | head -1)
 for f in "$LCM_CACHE_DIR"/cpu/*.lcmc; do truncate -s 100 "$f"; done
