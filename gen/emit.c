@@ -7,32 +7,15 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "emit_internal.h"
 #include "grid.h"
 #include "process.h"
 #include "template.h"
+#include "vars.h"
 
-/* Loop levels: 0 = once per call, 1 = per state, 2 + j = inside the loop of
- * action j (actions in the regime's order). */
-enum { LVL_KERNEL = 0, LVL_STATE = 1, LVL_ACTION0 = 2 };
+void emit_indent(emitter *e, int level) { sb_printf(e->b, "%*s", 8 + 4 * level, ""); }
 
-typedef enum leaf_mode { LEAVES_KERNEL, LEAVES_VECTOR } leaf_mode;
-
-typedef struct emitter {
-    const ir_model *m;
-    const ir_regime *r;
-    const ir_kernel *k;
-    const ir_grid_layout *L;
-    leaf_mode leaves;
-    int *lvl;
-    char *needed;
-    char *has_enext;
-    int innermost, e_level;
-    lcm_sb *b;
-} emitter;
-
-static void indent(emitter *e, int level) { sb_printf(e->b, "%*s", 8 + 4 * level, ""); }
-
-static void literal(lcm_sb *b, double x)
+void emit_literal(lcm_sb *b, double x)
 {
     if (isnan(x)) sb_puts(b, "LCM_NAN");
     else if (isinf(x)) sb_puts(b, x > 0 ? "LCM_INF" : "(-LCM_INF)");
@@ -40,13 +23,13 @@ static void literal(lcm_sb *b, double x)
 }
 
 /* A node used as a number / as a condition. */
-static void num(emitter *e, int id)
+void emit_num(emitter *e, int id)
 {
     if (e->r->nodes[id].type == IR_BOOL) sb_printf(e->b, "((real)v%d)", id);
     else sb_printf(e->b, "v%d", id);
 }
 
-static void cond(emitter *e, int id)
+void emit_cond(emitter *e, int id)
 {
     if (e->r->nodes[id].type == IR_BOOL) sb_printf(e->b, "v%d", id);
     else sb_printf(e->b, "(v%d != 0)", id);
@@ -93,7 +76,7 @@ static void expr(emitter *e, int id)
         [OP_POW] = "LCM_POW", [OP_MOD] = "lcm_mod", [OP_MIN] = "lcm_min", [OP_MAX] = "lcm_max",
     };
     switch (n->op) {
-    case OP_CONST: literal(b, n->k); return;
+    case OP_CONST: emit_literal(b, n->k); return;
     case OP_STATE: case OP_ACTION: case OP_AGE: case OP_PERIOD: case OP_ENEXT: leaf(e, n); return;
     case OP_PARAM: sb_printf(b, "P[%zu]", e->m->params[n->ref].offset); return;
     case OP_PIDX: {
@@ -103,59 +86,57 @@ static void expr(emitter *e, int id)
         for (int d = 0; d < p->ndims; ++d) {
             stride /= (size_t)p->dims[d];
             sb_puts(b, " + (lcm_index)");
-            num(e, a[d]);
+            emit_num(e, a[d]);
             if (stride != 1) sb_printf(b, " * %zu", stride);
         }
         sb_putc(b, ']');
         return;
     }
-    case OP_NEG: sb_puts(b, "(-"), num(e, a[0]), sb_putc(b, ')'); return;
-    case OP_NOT: sb_puts(b, "(!"), cond(e, a[0]), sb_putc(b, ')'); return;
+    case OP_NEG: sb_puts(b, "(-"), emit_num(e, a[0]), sb_putc(b, ')'); return;
+    case OP_NOT: sb_puts(b, "(!"), emit_cond(e, a[0]), sb_putc(b, ')'); return;
     case OP_AND: case OP_OR:
-        sb_putc(b, '('), cond(e, a[0]), sb_puts(b, n->op == OP_AND ? " && " : " || "), cond(e, a[1]);
+        sb_putc(b, '('), emit_cond(e, a[0]), sb_puts(b, n->op == OP_AND ? " && " : " || "), emit_cond(e, a[1]);
         sb_putc(b, ')');
         return;
-    case OP_IDIV: sb_puts(b, "LCM_FLOOR("), num(e, a[0]), sb_puts(b, " / "), num(e, a[1]), sb_putc(b, ')'); return;
+    case OP_IDIV: sb_puts(b, "LCM_FLOOR("), emit_num(e, a[0]), sb_puts(b, " / "), emit_num(e, a[1]), sb_putc(b, ')'); return;
     case OP_WHERE:
-        sb_putc(b, '('), cond(e, a[0]), sb_puts(b, " ? ");
+        sb_putc(b, '('), emit_cond(e, a[0]), sb_puts(b, " ? ");
         if (n->type == IR_BOOL) sb_printf(b, "v%d : v%d)", a[1], a[2]);
-        else num(e, a[1]), sb_puts(b, " : "), num(e, a[2]), sb_putc(b, ')');
+        else emit_num(e, a[1]), sb_puts(b, " : "), emit_num(e, a[2]), sb_putc(b, ')');
         return;
     default: break;
     }
     if (infix[n->op]) {
-        sb_putc(b, '('), num(e, a[0]), sb_printf(b, " %s ", infix[n->op]), num(e, a[1]), sb_putc(b, ')');
+        sb_putc(b, '('), emit_num(e, a[0]), sb_printf(b, " %s ", infix[n->op]), emit_num(e, a[1]), sb_putc(b, ')');
     } else if (call1[n->op]) {
-        sb_printf(b, "%s(", call1[n->op]), num(e, a[0]), sb_putc(b, ')');
+        sb_printf(b, "%s(", call1[n->op]), emit_num(e, a[0]), sb_putc(b, ')');
     } else if (call2[n->op]) {
-        sb_printf(b, "%s(", call2[n->op]), num(e, a[0]), sb_puts(b, ", "), num(e, a[1]), sb_putc(b, ')');
+        sb_printf(b, "%s(", call2[n->op]), emit_num(e, a[0]), sb_puts(b, ", "), emit_num(e, a[1]), sb_putc(b, ')');
     }
 }
 
-/* Source comment: where in the model file this node came from. */
-/* The last path component: generated text must not depend on how the
- * model's path was spelled (it is part of the cache key). */
-static const char *base_name(const char *path)
+const char *emit_base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
 
+/* Source comment: where in the model file this node came from. */
 static void src_comment(emitter *e, const ir_node *n)
 {
     if (n->src < 0) return;
     sb_puts(e->b, " /* ");
-    for (const char *s = base_name(ir_src(e->m, n->src)); *s; ++s) {
+    for (const char *s = emit_base_name(ir_src(e->m, n->src)); *s; ++s) {
         if (s[0] == '*' && s[1] == '/') sb_puts(e->b, "* /");
         else sb_putc(e->b, *s);
     }
     sb_puts(e->b, " */");
 }
 
-static void node_decl(emitter *e, int id, int level)
+void emit_node_decl(emitter *e, int id, int level)
 {
     const ir_node *n = &e->r->nodes[id];
-    indent(e, level);
+    emit_indent(e, level);
     sb_printf(e->b, "const %s v%d = ", n->type == IR_BOOL ? "int" : "real", id);
     expr(e, id);
     sb_putc(e->b, ';');
@@ -164,12 +145,12 @@ static void node_decl(emitter *e, int id, int level)
 }
 
 /* ---- analysis of one kernel --------------------------------------------- */
-static void mark(emitter *e, int id)
+void emit_mark(emitter *e, int id)
 {
     if (id < 0 || e->needed[id]) return;
     e->needed[id] = 1;
     const ir_node *n = &e->r->nodes[id];
-    for (int i = 0; i < n->nargs; ++i) mark(e, n->args[i]);
+    for (int i = 0; i < n->nargs; ++i) emit_mark(e, n->args[i]);
 }
 
 static const ir_target *target_of(const ir_regime *r, int g)
@@ -239,20 +220,20 @@ static int analyze(emitter *e, lcm_err *err)
         e->e_level = max_int(e->e_level, max_int(target_level(e, tg), e->lvl[r->rprob[tg->regime]]));
     }
     compute_levels(e, e->e_level);
-    mark(e, r->q);
-    mark(e, r->utility);
-    for (int c = 0; c < r->nconstraints; ++c) mark(e, r->constraints[c].node);
+    emit_mark(e, r->q);
+    emit_mark(e, r->utility);
+    for (int c = 0; c < r->nconstraints; ++c) emit_mark(e, r->constraints[c].node);
     for (int t = 0; t < k->ntargets; ++t) {
         const ir_target *tg = target_of(r, k->targets[t]);
-        mark(e, r->rprob[tg->regime]);
+        emit_mark(e, r->rprob[tg->regime]);
         const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
-            if (tg->next[s].kind == NEXT_DET) mark(e, tg->next[s].node);
+            if (tg->next[s].kind == NEXT_DET) emit_mark(e, tg->next[s].node);
             else if (tg->next[s].kind == NEXT_MARKOV)
-                for (int j = 0; j < tg->next[s].nprobs; ++j) mark(e, tg->next[s].probs[j]);
+                for (int j = 0; j < tg->next[s].nprobs; ++j) emit_mark(e, tg->next[s].probs[j]);
         }
     }
-    for (int i = 0; i < k->ninactive; ++i) mark(e, r->rprob[k->inactive[i]]);
+    for (int i = 0; i < k->ninactive; ++i) emit_mark(e, r->rprob[k->inactive[i]]);
     return 0;
 }
 
@@ -269,15 +250,15 @@ static void piece_cell(emitter *e, const ir_grid *gr, int node)
         ir_piece_bounds(&gr->pieces[k], &start, &stop);
         if (k + 1 < gr->npieces) {
             ir_piece_bounds(&gr->pieces[k + 1], &next_start, &next_stop);
-            sb_putc(b, '('), num(e, node), sb_puts(b, " < "), literal(b, next_start), sb_puts(b, " ? ");
+            sb_putc(b, '('), emit_num(e, node), sb_puts(b, " < "), emit_literal(b, next_start), sb_puts(b, " ? ");
         }
         int np = gr->pieces[k].n;
         if (gr->kind == GRID_PWLIN) {
-            sb_puts(b, "lcm_cell_pwlin("), num(e, node), sb_puts(b, ", "), literal(b, start);
-            sb_puts(b, ", "), literal(b, (np - 1) / (stop - start));
+            sb_puts(b, "lcm_cell_pwlin("), emit_num(e, node), sb_puts(b, ", "), emit_literal(b, start);
+            sb_puts(b, ", "), emit_literal(b, (np - 1) / (stop - start));
         } else {
-            sb_puts(b, "lcm_cell_pwlog("), num(e, node), sb_puts(b, ", "), literal(b, start);
-            sb_puts(b, ", "), literal(b, log(start)), sb_puts(b, ", "), literal(b, (np - 1) / (log(stop) - log(start)));
+            sb_puts(b, "lcm_cell_pwlog("), emit_num(e, node), sb_puts(b, ", "), emit_literal(b, start);
+            sb_puts(b, ", "), emit_literal(b, log(start)), sb_puts(b, ", "), emit_literal(b, (np - 1) / (log(stop) - log(start)));
         }
         sb_printf(b, ", %d, %d, %d)", offset, np, gr->n);
         if (k + 1 < gr->npieces) sb_puts(b, " : ");
@@ -291,38 +272,38 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     const ir_regime *tr = &m->regimes[tg->regime];
     int g = tg->regime, P = e->r->rprob[g];
     lcm_sb *b = e->b;
-    indent(e, level), sb_printf(b, "/* continuation in regime '%s' */\n", tr->name);
-    indent(e, level), sb_printf(b, "real E%d = 0;\n", g);
-    indent(e, level), sb_printf(b, "int code_ok%d = 1;\n", g);
-    indent(e, level), sb_printf(b, "(void)code_ok%d;\n", g);
+    emit_indent(e, level), sb_printf(b, "/* continuation in regime '%s' */\n", tr->name);
+    emit_indent(e, level), sb_printf(b, "real E%d = 0;\n", g);
+    emit_indent(e, level), sb_printf(b, "int code_ok%d = 1;\n", g);
+    emit_indent(e, level), sb_printf(b, "(void)code_ok%d;\n", g);
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind == NEXT_PROCESS) {
             /* the process's transition matrix; an AR(1) row from the current value */
             int n = tr->states[s].grid.n;
-            indent(e, level), sb_printf(b, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s */\n", g, s,
+            emit_indent(e, level), sb_printf(b, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s */\n", g, s,
                                         e->L->matrix_off[g][s], tr->states[s].name);
             if (nx->src >= 0) {
                 size_t soff = e->L->state_off[e->r->id][nx->src];
-                indent(e, level), sb_printf(b, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d);\n", g, s,
+                emit_indent(e, level), sb_printf(b, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d);\n", g, s,
                                             nx->src, soff, n);
-                indent(e, level), sb_printf(b, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d);\n", g, s,
+                emit_indent(e, level), sb_printf(b, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d);\n", g, s,
                                             nx->src, soff, g, s);
             }
             continue;
         }
         if (nx->kind != NEXT_MARKOV) continue;
-        indent(e, level), sb_printf(b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
+        emit_indent(e, level), sb_printf(b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
         for (int j = 0; j < nx->nprobs; ++j) {
             if (j) sb_puts(b, ", ");
-            num(e, nx->probs[j]);
+            emit_num(e, nx->probs[j]);
         }
         sb_puts(b, "};\n");
     }
     int guarded = e->lvl[P] <= level;
     int in = level;
-    if (guarded) indent(e, level), sb_printf(b, "if (v%d != 0) {\n", P), ++in;
-    else indent(e, level), sb_puts(b, "{\n"), ++in;
+    if (guarded) emit_indent(e, level), sb_printf(b, "if (v%d != 0) {\n", P), ++in;
+    else emit_indent(e, level), sb_puts(b, "{\n"), ++in;
 
     /* strides of the target's V */
     long long *stride = xcalloc((size_t)tr->nstates + 1, sizeof *stride);
@@ -331,33 +312,33 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
     for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
     int m1 = ncont ? ncont : 1;
-    indent(e, in), sb_printf(b, "const real *LCM_RESTRICT Vn = (const real *)a->v_next[%d];\n", g);
-    indent(e, in), sb_puts(b, "lcm_index base = 0;\n");
-    indent(e, in), sb_printf(b, "int cell[%d]; real t[%d]; lcm_index st[%d];\n", m1, m1, m1);
-    indent(e, in), sb_puts(b, "(void)cell, (void)t, (void)st;\n");
+    emit_indent(e, in), sb_printf(b, "const real *LCM_RESTRICT Vn = (const real *)a->v_next[%d];\n", g);
+    emit_indent(e, in), sb_puts(b, "lcm_index base = 0;\n");
+    emit_indent(e, in), sb_printf(b, "int cell[%d]; real t[%d]; lcm_index st[%d];\n", m1, m1, m1);
+    emit_indent(e, in), sb_puts(b, "(void)cell, (void)t, (void)st;\n");
     int kc = 0;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         const ir_grid *gr = &tr->states[s].grid;
         if (nx->kind != NEXT_DET) continue;
         if (grid_is_discrete(gr)) {
-            indent(e, in), sb_printf(b, "{ const int c = lcm_code(");
-            num(e, nx->node);
+            emit_indent(e, in), sb_printf(b, "{ const int c = lcm_code(");
+            emit_num(e, nx->node);
             sb_printf(b, ", %d); if (c < 0) code_ok%d = 0; else base += (lcm_index)c * %lld; }\n", gr->n, g,
                       (long long)stride[s]);
             continue;
         }
         size_t off = e->L->state_off[g][s];
-        indent(e, in), sb_printf(b, "cell[%d] = ", kc);
+        emit_indent(e, in), sb_printf(b, "cell[%d] = ", kc);
         switch (gr->kind) {
         case GRID_LIN:
-            sb_puts(b, "lcm_cell_lin("), num(e, nx->node), sb_puts(b, ", "), literal(b, gr->start);
-            sb_puts(b, ", "), literal(b, (gr->n - 1) / (gr->stop - gr->start)), sb_printf(b, ", %d);", gr->n);
+            sb_puts(b, "lcm_cell_lin("), emit_num(e, nx->node), sb_puts(b, ", "), emit_literal(b, gr->start);
+            sb_puts(b, ", "), emit_literal(b, (gr->n - 1) / (gr->stop - gr->start)), sb_printf(b, ", %d);", gr->n);
             break;
         case GRID_LOG:
-            sb_puts(b, "lcm_cell_log("), num(e, nx->node), sb_puts(b, ", "), literal(b, gr->start);
-            sb_puts(b, ", "), literal(b, log(gr->start));
-            sb_puts(b, ", "), literal(b, (gr->n - 1) / (log(gr->stop) - log(gr->start)));
+            sb_puts(b, "lcm_cell_log("), emit_num(e, nx->node), sb_puts(b, ", "), emit_literal(b, gr->start);
+            sb_puts(b, ", "), emit_literal(b, log(gr->start));
+            sb_puts(b, ", "), emit_literal(b, (gr->n - 1) / (log(gr->stop) - log(gr->start)));
             sb_printf(b, ", %d);", gr->n);
             break;
         case GRID_PWLIN:
@@ -365,10 +346,10 @@ static void target_block(emitter *e, const ir_target *tg, int level)
             piece_cell(e, gr, nx->node);
             break;
         default:
-            sb_puts(b, "lcm_cell_search("), num(e, nx->node), sb_printf(b, ", G + %zu, %d);", off, gr->n);
+            sb_puts(b, "lcm_cell_search("), emit_num(e, nx->node), sb_printf(b, ", G + %zu, %d);", off, gr->n);
             break;
         }
-        sb_printf(b, " t[%d] = lcm_frac(", kc), num(e, nx->node);
+        sb_printf(b, " t[%d] = lcm_frac(", kc), emit_num(e, nx->node);
         sb_printf(b, ", G + %zu, cell[%d]); st[%d] = %lld; /* %s */\n", off, kc, kc, (long long)stride[s],
                   tr->states[s].name);
         ++kc;
@@ -379,20 +360,20 @@ static void target_block(emitter *e, const ir_target *tg, int level)
         const ir_next *nx = &tg->next[s];
         if (nx->kind == NEXT_DET) continue;
         int n = nx->kind == NEXT_MARKOV ? nx->nprobs : tr->states[s].grid.n;
-        indent(e, depth);
+        emit_indent(e, depth);
         sb_printf(b, "for (int k%d = 0; k%d < %d; ++k%d) {\n", s, s, n, s);
-        indent(e, depth + 1);
+        emit_indent(e, depth + 1);
         sb_printf(b, "const real w%d = ", s);
         if (nm >= 0) sb_printf(b, "w%d * ", nm);
         if (nx->kind == NEXT_MARKOV || nx->src < 0) sb_printf(b, "pm%d_%d[k%d];\n", g, s, s);
         else
             sb_printf(b, "((1 - pt%d_%d) * pm%d_%d[pc%d_%d * %d + k%d] + pt%d_%d * pm%d_%d[(pc%d_%d + 1) * %d + k%d]);\n",
                       g, s, g, s, g, s, n, s, g, s, g, s, g, s, n, s);
-        indent(e, depth + 1), sb_printf(b, "if (w%d == 0) continue;\n", s);
+        emit_indent(e, depth + 1), sb_printf(b, "if (w%d == 0) continue;\n", s);
         nm = s;
         ++depth;
     }
-    indent(e, depth);
+    emit_indent(e, depth);
     int any_markov = depth > in;
     if (any_markov) {
         sb_printf(b, "E%d += w%d * lcm_interp(Vn, base", g, nm);
@@ -402,18 +383,18 @@ static void target_block(emitter *e, const ir_target *tg, int level)
         sb_printf(b, "E%d = lcm_interp(Vn, base", g);
     }
     sb_printf(b, ", %d, st, cell, t);\n", ncont);
-    for (; depth > in; --depth) indent(e, depth - 1), sb_puts(b, "}\n");
-    indent(e, level), sb_puts(b, "}\n");
+    for (; depth > in; --depth) emit_indent(e, depth - 1), sb_puts(b, "}\n");
+    emit_indent(e, level), sb_puts(b, "}\n");
     free(stride);
 }
 
 static void e_accumulate(emitter *e, int level)
 {
-    indent(e, level), sb_puts(e->b, "real E = 0;\n");
+    emit_indent(e, level), sb_puts(e->b, "real E = 0;\n");
     for (int t = 0; t < e->k->ntargets; ++t) {
         int g = e->k->targets[t], P = e->r->rprob[g];
-        indent(e, level), sb_printf(e->b, "if (v%d != 0) E += ", P);
-        num(e, P);
+        emit_indent(e, level), sb_printf(e->b, "if (v%d != 0) E += ", P);
+        emit_num(e, P);
         sb_printf(e->b, " * E%d;\n", g);
     }
 }
@@ -427,33 +408,33 @@ static void checks(emitter *e, int level)
     int nprob = 0;
     for (int g = 0; g < e->m->nregimes; ++g) nprob += r->rprob[g] >= 0;
     if (nprob == 0) return;
-    indent(e, level), sb_puts(b, "if (a->checks) {\n");
-    indent(e, level + 1), sb_printf(b, "const real rp[%d] = {", nprob);
+    emit_indent(e, level), sb_puts(b, "if (a->checks) {\n");
+    emit_indent(e, level + 1), sb_printf(b, "const real rp[%d] = {", nprob);
     int first = 1;
     for (int g = 0; g < e->m->nregimes; ++g) {
         if (r->rprob[g] < 0) continue;
         if (!first) sb_puts(b, ", ");
         first = 0;
-        num(e, r->rprob[g]);
+        emit_num(e, r->rprob[g]);
     }
     sb_puts(b, "};\n");
-    indent(e, level + 1), sb_printf(b, "if (!lcm_probs_ok(rp, %d)) lcm_flag(a->flags, LCM_FLAG_REGIME_PROB, point);\n", nprob);
+    emit_indent(e, level + 1), sb_printf(b, "if (!lcm_probs_ok(rp, %d)) lcm_flag(a->flags, LCM_FLAG_REGIME_PROB, point);\n", nprob);
     for (int i = 0; i < k->ninactive; ++i)
-        indent(e, level + 1), sb_printf(b, "if (v%d != 0) lcm_flag(a->flags, LCM_FLAG_INACTIVE, point);\n",
+        emit_indent(e, level + 1), sb_printf(b, "if (v%d != 0) lcm_flag(a->flags, LCM_FLAG_INACTIVE, point);\n",
                                         r->rprob[k->inactive[i]]);
     for (int t = 0; t < k->ntargets; ++t) {
         int g = k->targets[t];
         const ir_target *tg = target_of(r, g);
         const ir_regime *tr = &e->m->regimes[g];
-        indent(e, level + 1), sb_printf(b, "if (v%d != 0) {\n", r->rprob[g]);
-        indent(e, level + 2), sb_printf(b, "if (!code_ok%d) lcm_flag(a->flags, LCM_FLAG_CODE, point);\n", g);
+        emit_indent(e, level + 1), sb_printf(b, "if (v%d != 0) {\n", r->rprob[g]);
+        emit_indent(e, level + 2), sb_printf(b, "if (!code_ok%d) lcm_flag(a->flags, LCM_FLAG_CODE, point);\n", g);
         for (int s = 0; s < tr->nstates; ++s)
             if (tg->next[s].kind == NEXT_MARKOV)
-                indent(e, level + 2), sb_printf(b, "if (!lcm_probs_ok(pm%d_%d, %d)) lcm_flag(a->flags, LCM_FLAG_STATE_PROB, point);\n",
+                emit_indent(e, level + 2), sb_printf(b, "if (!lcm_probs_ok(pm%d_%d, %d)) lcm_flag(a->flags, LCM_FLAG_STATE_PROB, point);\n",
                                                 g, s, tg->next[s].nprobs);
-        indent(e, level + 1), sb_puts(b, "}\n");
+        emit_indent(e, level + 1), sb_puts(b, "}\n");
     }
-    indent(e, level), sb_puts(b, "}\n");
+    emit_indent(e, level), sb_puts(b, "}\n");
 }
 
 /* ---- the loop nest -------------------------------------------------------- */
@@ -464,26 +445,26 @@ static void emit_level(emitter *e, int level)
     if (level >= LVL_ACTION0) {
         int j = level - LVL_ACTION0;
         const ir_grid *g = &r->actions[j].grid;
-        indent(e, level - 1);
+        emit_indent(e, level - 1);
         if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
             sb_printf(b, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */\n", j, j, g->n, j,
                       r->actions[j].name);
         else
             sb_printf(b, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */\n", j, j, g->n, j, r->actions[j].name);
-        indent(e, level);
+        emit_indent(e, level);
         if (grid_is_discrete(g)) sb_printf(b, "const real act%d = (real)i%d;\n", j, j);
         else sb_printf(b, "const real act%d = G[%zu + i%d];\n", j, e->L->action_off[r->id][j], j);
-        indent(e, level);
+        emit_indent(e, level);
         if (j == 0) sb_printf(b, "const lcm_index ai%d = i0;\n", j);
         else sb_printf(b, "const lcm_index ai%d = ai%d * %d + i%d;\n", j, j - 1, g->n, j);
     }
     for (size_t i = 0; i < r->nnodes; ++i)
-        if (e->needed[i] && e->lvl[i] == level && !e->has_enext[i]) node_decl(e, (int)i, level);
+        if (e->needed[i] && e->lvl[i] == level && !e->has_enext[i]) emit_node_decl(e, (int)i, level);
     for (int c = 0; c < r->nconstraints; ++c) {
         int id = r->constraints[c].node;
         if (e->lvl[id] != level) continue;
-        indent(e, level), sb_puts(b, "if (!");
-        cond(e, id);
+        emit_indent(e, level), sb_puts(b, "if (!");
+        emit_cond(e, id);
         sb_printf(b, ") %s; /* constraint %s */\n", level < LVL_ACTION0 ? "break" : "continue", r->constraints[c].name);
     }
     for (int t = 0; t < e->k->ntargets; ++t) {
@@ -492,34 +473,34 @@ static void emit_level(emitter *e, int level)
     }
     if (!e->k->last && level == e->e_level) e_accumulate(e, level);
     for (size_t i = 0; i < r->nnodes; ++i)
-        if (e->needed[i] && e->lvl[i] == level && e->has_enext[i]) node_decl(e, (int)i, level);
+        if (e->needed[i] && e->lvl[i] == level && e->has_enext[i]) emit_node_decl(e, (int)i, level);
     if (level == e->innermost) {
         if (!e->k->last) checks(e, level);
-        indent(e, level), sb_puts(b, "{\n");
-        indent(e, level + 1), sb_puts(b, "const real q = "), num(e, r->q), sb_puts(b, ";\n");
-        indent(e, level + 1), sb_puts(b, "if (q != q) nan_q = 1;\n");
-        indent(e, level + 1);
+        emit_indent(e, level), sb_puts(b, "{\n");
+        emit_indent(e, level + 1), sb_puts(b, "const real q = "), emit_num(e, r->q), sb_puts(b, ";\n");
+        emit_indent(e, level + 1), sb_puts(b, "if (q != q) nan_q = 1;\n");
+        emit_indent(e, level + 1);
         if (r->nactions)
             sb_printf(b, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; }\n", r->nactions - 1);
         else
             sb_puts(b, "else if (q > best || best_a < 0) { best = q; best_a = 0; }\n");
-        indent(e, level), sb_puts(b, "}\n");
+        emit_indent(e, level), sb_puts(b, "}\n");
     } else {
         emit_level(e, level + 1);
     }
-    if (level >= LVL_ACTION0) indent(e, level - 1), sb_puts(b, "}\n");
+    if (level >= LVL_ACTION0) emit_indent(e, level - 1), sb_puts(b, "}\n");
 }
 
-static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_kernel *k, lcm_sb *out,
-                       lcm_err *err)
+static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_kernel *k,
+                       lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
     emitter e = {.m = m, .r = r, .k = k, .L = L, .leaves = LEAVES_KERNEL};
     e.lvl = xcalloc(r->nnodes + 1, sizeof *e.lvl);
     e.needed = xcalloc(r->nnodes + 1, 1);
     e.has_enext = xcalloc(r->nnodes + 1, 1);
-    lcm_sb body, decode, what, names;
-    sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&names);
+    lcm_sb body, decode, what, names, load;
+    sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&names), sb_init(&load);
     int rc = analyze(&e, err);
     if (!rc) {
         e.b = &body;
@@ -538,13 +519,18 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_kern
             if (m->period_kernel[r->id * m->nperiods + t] == (int)(k - m->kernels)) sb_printf(&what, " %d", t);
         for (int s = 0; s < r->nstates; ++s) sb_printf(&names, "%s%s", s ? ", " : "", r->states[s].name);
         if (!r->nstates) sb_puts(&names, "no states");
-        char nx[32];
+        /* simulation: a subject's state values from its slots */
+        for (int s = 0; s < r->nstates; ++s)
+            sb_printf(&load, "    x[%d] = X[%d]; /* %s */\n", s, V->state_slot[r->id][s], r->states[s].name);
+        char nx[32], step[128];
         snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
+        lcm_step_symbol(m, r->id, step, sizeof step);
         const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", names.s,
-                            "body", body.s ? body.s : "", "nx", nx, "decode", decode.s ? decode.s : "", NULL};
+                            "body", body.s ? body.s : "", "nx", nx, "decode", decode.s ? decode.s : "",
+                            "load", load.s ? load.s : "", "step", step, NULL};
         rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
     }
-    sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&names);
+    sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&names), sb_free(&load);
     free(e.lvl), free(e.needed), free(e.has_enext);
     return rc;
 }
@@ -554,17 +540,28 @@ void lcm_emit_prelude(lcm_sb *out)
     sb_puts(out, lcm_embed_kernel_abi_h);
     sb_puts(out, "\n");
     sb_puts(out, lcm_embed_prelude_h);
+    sb_puts(out, "\n");
+    sb_puts(out, lcm_embed_random_h);
 }
 
 int lcm_emit_source(const ir_model *m, lcm_sb *out, lcm_err *err)
 {
-    sb_printf(out, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n", base_name(m->file ? m->file : "?"),
+    sb_printf(out, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n", emit_base_name(m->file ? m->file : "?"),
               m->name);
     lcm_emit_prelude(out);
     ir_grid_layout L = {0};
     ir_grid_layout_build(m, &L);
+    ir_vars V;
+    ir_vars_build(m, &V);
     int rc = 0;
-    for (int k = 0; k < m->nkernels && !rc; ++k) rc = emit_kernel(m, &L, &m->kernels[k], out, err);
+    /* the simulation steps of the regimes that have kernels, then the kernels */
+    for (int r = 0; r < m->nregimes && !rc; ++r) {
+        int used = 0;
+        for (int k = 0; k < m->nkernels; ++k) used |= m->kernels[k].regime == r;
+        if (used) rc = lcm_emit_step(m, &L, &V, r, out, err);
+    }
+    for (int k = 0; k < m->nkernels && !rc; ++k) rc = emit_kernel(m, &L, &V, &m->kernels[k], out, err);
+    ir_vars_free(&V);
     ir_grid_layout_free(&L);
     return rc;
 }
@@ -578,12 +575,12 @@ int lcm_emit_node_function(const ir_model *m, const ir_regime *r, int node, cons
         free(e.needed);
         return lcm_fail(err, LCM_E_INTERNAL, "no node %d", node);
     }
-    mark(&e, node);
+    emit_mark(&e, node);
     sb_printf(out, "LCM_EXTERN real %s(const real *x, const real *P)\n{\n    (void)x, (void)P;\n", name);
     for (int i = 0; i <= node; ++i)
-        if (e.needed[i]) node_decl(&e, i, -1);
+        if (e.needed[i]) emit_node_decl(&e, i, -1);
     sb_printf(out, "    return ");
-    num(&e, node);
+    emit_num(&e, node);
     sb_puts(out, ";\n}\n");
     free(e.needed);
     return 0;

@@ -146,7 +146,15 @@ void sb_double(lcm_sb *b, double x)
 {
     if (isnan(x)) sb_puts(b, "nan");
     else if (isinf(x)) sb_puts(b, x > 0 ? "inf" : "-inf");
-    else sb_printf(b, "%.17g", x);
+    else {
+        /* the shortest of %.15g, %.16g, %.17g that reads back exactly: 0.03, not 0.029999999999999999 */
+        char buf[40];
+        for (int digits = 15; digits <= 17; ++digits) {
+            snprintf(buf, sizeof buf, "%.*g", digits, x);
+            if (strtod(buf, NULL) == x) break;
+        }
+        sb_puts(b, buf);
+    }
 }
 
 char *sb_take(lcm_sb *b)

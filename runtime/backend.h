@@ -28,6 +28,9 @@ struct lcm_backend {
 
     /* Queues kernel k over flat states [0, n) on a queue. */
     int (*launch)(lcm_backend *b, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err);
+    /* Queues the simulation step of kernel k for the subjects sim->rows[0, n). */
+    int (*launch_sim)(lcm_backend *b, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim, lcm_index n,
+                      int queue, lcm_err *err);
     /* Everything queued before runs before everything queued after. */
     int (*barrier)(lcm_backend *b, lcm_err *err);
     void *(*alloc)(lcm_backend *b, size_t bytes, lcm_err *err);

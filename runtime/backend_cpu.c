@@ -17,6 +17,7 @@
 #include "sha256.h"
 
 typedef void (*kernel_fn)(const lcm_kernel_args *, lcm_index, lcm_index);
+typedef void (*sim_fn)(const lcm_kernel_args *, const lcm_sim_args *, lcm_index, lcm_index);
 
 typedef struct cpu_backend {
     lcm_backend base;
@@ -24,6 +25,7 @@ typedef struct cpu_backend {
     int memfd;
     int nkernels;
     kernel_fn *kernels;
+    sim_fn *sims;      /* the kernels' simulation entries */
     int threads;
 } cpu_backend;
 
@@ -147,22 +149,38 @@ static int load(cpu_backend *b, const void *so, size_t len, lcm_err *err)
     return 0;
 }
 
-static int cpu_run(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err)
+/* Runs fn over [0, n) in chunks on the threads: a solve kernel (sim NULL)
+ * or a simulation kernel. */
+static int cpu_run_chunks(cpu_backend *b, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
+                          lcm_index n, lcm_err *err)
 {
-    (void)queue;
-    cpu_backend *b = (cpu_backend *)base;
     if (kernel < 0 || kernel >= b->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", kernel);
-    kernel_fn fn = b->kernels[kernel];
     int threads = b->threads > 0 ? b->threads : omp_get_max_threads();
     lcm_index chunk = n / ((lcm_index)threads * 16);
     if (chunk < 1) chunk = 1;
     lcm_index nchunks = (n + chunk - 1) / chunk;
+    kernel_fn fn = b->kernels[kernel];
+    sim_fn sfn = b->sims[kernel];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (lcm_index c = 0; c < nchunks; ++c) {
         lcm_index lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
-        fn(args, lo, hi);
+        if (sim) sfn(args, sim, lo, hi);
+        else fn(args, lo, hi);
     }
     return 0;
+}
+
+static int cpu_run(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err)
+{
+    (void)queue;
+    return cpu_run_chunks((cpu_backend *)base, kernel, args, NULL, n, err);
+}
+
+static int cpu_run_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
+                       lcm_index n, int queue, lcm_err *err)
+{
+    (void)queue;
+    return cpu_run_chunks((cpu_backend *)base, kernel, args, sim, n, err);
 }
 
 static void cpu_destroy(lcm_backend *base)
@@ -171,6 +189,7 @@ static void cpu_destroy(lcm_backend *base)
     if (b->dl) dlclose(b->dl);
     if (b->memfd >= 0) close(b->memfd);
     free(b->kernels);
+    free(b->sims);
     free(base->cache_entry);
     free(b);
 }
@@ -185,6 +204,7 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     b->base.precision = precision;
     lcm_host_backend_ops(&b->base);
     b->base.launch = cpu_run;
+    b->base.launch_sim = cpu_run_sim;
     b->base.destroy = cpu_destroy;
 
     const char *cc = compiler();
@@ -226,11 +246,15 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     if (!rc) {
         b->nkernels = m->nkernels;
         b->kernels = xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);
+        b->sims = xcalloc((size_t)m->nkernels + 1, sizeof *b->sims);
         for (int k = 0; k < m->nkernels && !rc; ++k) {
+            char sim_symbol[256];
+            snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", m->kernels[k].symbol);
             *(void **)&b->kernels[k] = dlsym(b->dl, m->kernels[k].symbol);
-            if (!b->kernels[k])
+            *(void **)&b->sims[k] = dlsym(b->dl, sim_symbol);
+            if (!b->kernels[k] || !b->sims[k])
                 rc = lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no kernel '%s'; regenerate the model",
-                              m->kernels[k].symbol);
+                              b->kernels[k] ? sim_symbol : m->kernels[k].symbol);
         }
     }
     if (rc) {

@@ -37,9 +37,9 @@ typedef struct cuda_backend {
     CUcontext ctx;
     CUmodule mod;
     int nkernels;
-    CUfunction *fns;
+    CUfunction *fns, *sim_fns; /* each kernel's solve and simulation entries */
     int *par_n;      /* points of each kernel's split action axis (1: none) */
-    int *max_block;  /* threads per block each kernel can launch with */
+    int *max_block;  /* threads per block each kernel (both entries) can launch with */
     int nqueues;
     CUstream *streams;
     CUevent *events;
@@ -143,25 +143,53 @@ static int cuda_download(lcm_backend *base, void *dst, const void *src, size_t b
 }
 
 /* ---- work ------------------------------------------------------------------- */
+/* The block shape for n states (or subjects): blockDim.x lanes split the
+ * kernel's action axis, a power of two, at most the axis needs, at most the
+ * kernel's threads per block (which its registers may hold below 1024), and
+ * only as many as it takes to fill the device; blockDim.y states per block. */
+static void block_shape(const cuda_backend *b, int kernel, lcm_index n, unsigned *lanes, unsigned *per_block,
+                        unsigned *blocks)
+{
+    unsigned cap = 1;
+    while (cap < (unsigned)b->par_n[kernel] && cap * 2 <= (unsigned)b->max_block[kernel] && cap < 1024) cap *= 2;
+    *lanes = 1;
+    while (*lanes < cap && (double)n * *lanes < 2.0 * b->resident) *lanes *= 2;
+    *per_block = *lanes > 32 ? 1 : 128 / *lanes;
+    *blocks = (unsigned)((n + *per_block - 1) / *per_block);
+}
+
 static int cuda_launch(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
                        lcm_err *err)
 {
     cuda_backend *b = (cuda_backend *)base;
     if (n <= 0) return 0;
     current(b);
-    /* lanes: a power of two, at most the split axis needs, at most the
-     * kernel's threads per block (which its registers may hold below 1024) */
-    unsigned lanes = 1, cap = 1;
-    while (cap < (unsigned)b->par_n[kernel] && cap * 2 <= (unsigned)b->max_block[kernel] && cap < 1024) cap *= 2;
-    while (lanes < cap && (double)n * lanes < 2.0 * b->resident) lanes *= 2;
-    unsigned per_block = lanes > 32 ? 1 : 128 / lanes;
-    lcm_index blocks = (n + per_block - 1) / per_block;
+    unsigned lanes, per_block, blocks;
+    block_shape(b, kernel, n, &lanes, &per_block, &blocks);
     lcm_kernel_args a = *args;
     lcm_index s_begin = 0, s_end = n;
     void *params[] = {&a, &s_begin, &s_end};
     b->dirty[queue] = 1;
-    CU(cuLaunchKernel(b->fns[kernel], (unsigned)blocks, 1, 1, lanes, per_block, 1, 0, b->streams[queue], params, NULL),
+    CU(cuLaunchKernel(b->fns[kernel], blocks, 1, 1, lanes, per_block, 1, 0, b->streams[queue], params, NULL),
        "launching a kernel");
+    return 0;
+}
+
+static int cuda_launch_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
+                           lcm_index n, int queue, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    if (n <= 0) return 0;
+    current(b);
+    unsigned lanes, per_block, blocks;
+    block_shape(b, kernel, n, &lanes, &per_block, &blocks);
+    lcm_kernel_args a = *args;
+    lcm_sim_args s = *sim;
+    lcm_index count = n;
+    void *params[] = {&a, &s, &count};
+    b->dirty[queue] = 1;
+    CU(cuLaunchKernel(b->sim_fns[kernel], blocks, 1, 1, lanes, per_block, 1, 0, b->streams[queue], params, NULL),
+       "launching a simulation kernel");
     return 0;
 }
 
@@ -263,7 +291,7 @@ static void cuda_destroy(lcm_backend *base)
         if (b->mod) b->cu->cuModuleUnload(b->mod);
         b->cu->cuDevicePrimaryCtxRelease(b->dev);
     }
-    free(b->streams), free(b->events), free(b->dirty), free(b->fns), free(b->par_n), free(b->max_block);
+    free(b->streams), free(b->events), free(b->dirty), free(b->fns), free(b->sim_fns), free(b->par_n), free(b->max_block);
     free(b->allocs), free(base->cache_entry), free(base->target);
     free(b);
 }
@@ -301,6 +329,7 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
     b->base.name = "cuda";
     b->base.precision = precision;
     b->base.launch = cuda_launch;
+    b->base.launch_sim = cuda_launch_sim;
     b->base.barrier = cuda_barrier;
     b->base.alloc = cuda_alloc;
     b->base.release = cuda_release;
@@ -332,15 +361,24 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
     if (!rc) {
         b->nkernels = m->nkernels;
         b->fns = xcalloc((size_t)m->nkernels + 1, sizeof *b->fns);
+        b->sim_fns = xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
         b->par_n = xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
         b->max_block = xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
         for (int k = 0; k < m->nkernels && !rc; ++k) {
             const ir_kernel *kn = &m->kernels[k];
+            char sim_symbol[256];
+            snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", kn->symbol);
+            int sim_block = 0;
             rc = check(b, cu->cuModuleGetFunction(&b->fns[k], b->mod, kn->symbol), kn->symbol, err);
+            if (!rc) rc = check(b, cu->cuModuleGetFunction(&b->sim_fns[k], b->mod, sim_symbol), sim_symbol, err);
             b->par_n[k] = kn->par >= 0 ? m->regimes[kn->regime].actions[kn->par].grid.n : 1;
             if (!rc)
                 rc = check(b, cu->cuFuncGetAttribute(&b->max_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                                      b->fns[k]), "asking a kernel's block size", err);
+            if (!rc)
+                rc = check(b, cu->cuFuncGetAttribute(&sim_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                     b->sim_fns[k]), "asking a kernel's block size", err);
+            if (!rc && sim_block < b->max_block[k]) b->max_block[k] = sim_block;
             if (b->max_block[k] < 128)
                 rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
                               b->max_block[k], b->name);

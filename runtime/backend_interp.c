@@ -8,11 +8,22 @@
 
 #include "backend.h"
 #include "interp_point.h"
+#include "process.h"
+#include "random.h"
+#include "vars.h"
+
+/* random.h numbers the processes for the generated code; they must be ir's */
+_Static_assert(LCM_PROC_NORMAL_IID == PROC_NORMAL_IID && LCM_PROC_LOGNORMAL_IID == PROC_LOGNORMAL_IID &&
+               LCM_PROC_UNIFORM_IID == PROC_UNIFORM_IID && LCM_PROC_NORMAL_MIXTURE_IID == PROC_NORMAL_MIXTURE_IID &&
+               LCM_PROC_TAUCHEN_AR1 == PROC_TAUCHEN_AR1 && LCM_PROC_ROUWENHORST_AR1 == PROC_ROUWENHORST_AR1 &&
+               LCM_PROC_TAUCHEN_MIXTURE_AR1 == PROC_TAUCHEN_MIXTURE_AR1 && PROC_COUNT == 7,
+               "random.h's process numbers differ from ir_process_kind");
 
 typedef struct interp_backend {
     lcm_backend base;
     const ir_model *m;
     ir_grid_layout layout;
+    ir_vars vars;
 } interp_backend;
 
 static double vnext_from_args(const void *ctx, int regime, lcm_index i)
@@ -72,28 +83,132 @@ static void check_pair(const lcm_point *p, lcm_flags *f, lcm_index s)
     }
 }
 
-static void solve_state(lcm_point *p, lcm_kernel_args *a, lcm_index s)
+/* The best action at the state in p->x (first of equals); *nan_q when a
+ * feasible Q is NaN.  Checks the feasible pairs, flagging at `at`. */
+static lcm_index best_action(lcm_point *p, const lcm_kernel_args *a, lcm_index at, double *best_q, int *nan_q)
 {
-    lcm_point_state(p, s);
     lcm_index na = ir_action_space_size(p->r);
     double best = -INFINITY;
     lcm_index best_a = -1;
-    int nan_q = 0;
+    *nan_q = 0;
     for (lcm_index ai = 0; ai < na; ++ai) {
         lcm_point_action(p, ai);
         lcm_point_eval(p);
         if (!p->feasible) continue;
-        if (a->checks && !p->k->last) check_pair(p, a->flags, s);
+        if (a->checks && !p->k->last) check_pair(p, a->flags, at);
         double q = p->q;
-        if (q != q) nan_q = 1;
+        if (q != q) *nan_q = 1;
         else if (q > best || best_a < 0) best = q, best_a = ai;
     }
+    *best_q = best;
+    return best_a;
+}
+
+static void solve_state(lcm_point *p, lcm_kernel_args *a, lcm_index s)
+{
+    lcm_point_state(p, s);
+    double best;
+    int nan_q;
+    lcm_index best_a = best_action(p, a, s, &best, &nan_q);
     double v = nan_q ? NAN : best;
     ((double *)a->v_out)[s] = v;
     if (a->policy) a->policy[s] = best_a;
     if (v != v) flag(a->flags, LCM_FLAG_NAN, s);
     else if (v == INFINITY) flag(a->flags, LCM_FLAG_INF, s);
     else if (best_a < 0) flag(a->flags, LCM_FLAG_INFEASIBLE, s);
+}
+
+/* ---- simulation: the semantics of templates/step.c.in, written out ---------- */
+
+/* The next value of state s of target regime g for the subject at batch row
+ * `row`, whose chosen pair is evaluated in p. */
+static double sim_next_state(const interp_backend *b, const lcm_point *p, const lcm_kernel_args *a,
+                             const lcm_sim_args *sim, int row, const ir_target *tg, int s)
+{
+    const ir_model *m = b->m;
+    const ir_next *nx = &tg->next[s];
+    const ir_grid *gr = &m->regimes[tg->regime].states[s].grid;
+    lcm_u64 subject = sim->subject[row];
+    lcm_u32 purpose = LCM_DRAW_STATE + (lcm_u32)b->vars.state_slot[tg->regime][s];
+    if (nx->kind == NEXT_DET && !grid_is_discrete(gr)) return p->vals[nx->node];
+    if (nx->kind == NEXT_DET) {
+        double x = p->vals[nx->node];
+        if (x >= 0 && x <= gr->n - 1 && x == floor(x)) return x;
+        flag(a->flags, LCM_FLAG_CODE, row);
+        return NAN;
+    }
+    if (nx->kind == NEXT_MARKOV) {
+        double pm[256];
+        int n = nx->nprobs < 256 ? nx->nprobs : 256;
+        for (int j = 0; j < n; ++j) pm[j] = p->vals[nx->probs[j]];
+        int c = lcm_pick(pm, n, lcm_uniform(sim->seed, subject, (lcm_u32)a->period, purpose));
+        if (c < 0 || (a->checks && !probs_ok(pm, n))) flag(a->flags, LCM_FLAG_STATE_PROB, row);
+        return c < 0 ? NAN : c;
+    }
+    double v[IR_PROCESS_MAX_PARAMS];
+    for (int i = 0; i < gr->nslots; ++i) v[i] = p->params[m->params[gr->slots[i]].offset];
+    return lcm_process_next(gr->process, v, nx->src >= 0 ? p->x[nx->src] : 0.0, sim->seed, subject,
+                            (lcm_u32)a->period, purpose);
+}
+
+static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_args *a, const lcm_sim_args *sim,
+                        int row)
+{
+    const ir_regime *r = p->r;
+    const int *slot = b->vars.state_slot[r->id];
+    const double *X = (const double *)sim->x + (lcm_index)row * sim->nstates;
+    double *xn = (double *)sim->x_next + (lcm_index)row * sim->nstates;
+    double *an = (double *)sim->action + (lcm_index)row * sim->nactions;
+    for (int s = 0; s < r->nstates; ++s) p->x[s] = X[slot[s]];
+    double best;
+    int nan_q;
+    lcm_index best_a = best_action(p, a, row, &best, &nan_q);
+    double v = nan_q ? NAN : best;
+    ((double *)sim->value)[row] = v;
+    for (int i = 0; i < sim->nstates; ++i) xn[i] = NAN;
+    for (int i = 0; i < sim->nactions; ++i) an[i] = NAN;
+    sim->regime_next[row] = -1;
+    if (v != v || best_a < 0) {
+        flag(a->flags, v != v ? LCM_FLAG_NAN : LCM_FLAG_INFEASIBLE, row);
+        return;
+    }
+    lcm_point_action(p, best_a);
+    lcm_point_eval(p);
+    for (int j = 0; j < r->nactions; ++j) an[b->vars.action_slot[r->id][j]] = p->act[j];
+    if (r->terminal || sim->ends) return;
+    double rp[IR_MAX_REGIMES];
+    int ids[IR_MAX_REGIMES], n = 0;
+    for (int g = 0; g < b->m->nregimes; ++g)
+        if (r->rprob[g] >= 0) ids[n] = g, rp[n++] = p->vals[r->rprob[g]];
+    int pick = lcm_pick(rp, n, lcm_uniform(sim->seed, sim->subject[row], (lcm_u32)a->period, LCM_DRAW_REGIME));
+    if (pick < 0 || (a->checks && !probs_ok(rp, n))) flag(a->flags, LCM_FLAG_REGIME_PROB, row);
+    if (pick < 0) return;
+    int g = ids[pick];
+    sim->regime_next[row] = g;
+    const ir_target *tg = lcm_find_target(r, g);
+    for (int s = 0; tg && s < b->m->regimes[g].nstates; ++s)
+        xn[b->vars.state_slot[g][s]] = sim_next_state(b, p, a, sim, row, tg, s);
+}
+
+static int interp_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
+                      lcm_index n, int queue, lcm_err *err)
+{
+    (void)queue;
+    interp_backend *b = (interp_backend *)base;
+    const ir_kernel *k = &b->m->kernels[kernel];
+    const ir_regime *r = &b->m->regimes[k->regime];
+    if (r->nstates > 64 || r->nactions > 64)
+        return lcm_fail(err, LCM_E_INTERNAL, "the interpreter handles at most 64 states and actions");
+#pragma omp parallel
+    {
+        lcm_point p = {.m = b->m, .k = k, .r = r, .L = &b->layout, .G = args->grids, .params = args->params,
+                       .vnext = vnext_from_args, .vnext_ctx = args, .age = args->age, .period = args->period};
+        p.vals = xcalloc(r->nnodes + 1, sizeof *p.vals);
+#pragma omp for schedule(dynamic, 16)
+        for (lcm_index i = 0; i < n; ++i) sim_subject(b, &p, args, sim, sim->rows[i]);
+        free(p.vals);
+    }
+    return 0;
 }
 
 static int interp_run(lcm_backend *base, int kernel, const lcm_kernel_args *cargs, lcm_index n, int queue,
@@ -122,6 +237,7 @@ static void interp_destroy(lcm_backend *base)
 {
     interp_backend *b = (interp_backend *)base;
     ir_grid_layout_free(&b->layout);
+    ir_vars_free(&b->vars);
     free(b);
 }
 
@@ -133,8 +249,10 @@ int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
     b->base.precision = 64;
     lcm_host_backend_ops(&b->base);
     b->base.launch = interp_run;
+    b->base.launch_sim = interp_sim;
     b->base.destroy = interp_destroy;
     ir_grid_layout_build(m, &b->layout);
+    ir_vars_build(m, &b->vars);
     *out = &b->base;
     (void)err;
     return 0;

@@ -59,24 +59,31 @@ void lcm_model_free(lcm_model *m)
     free(m);
 }
 
-void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, const double *G, const ir_grid_layout *L,
-                        lcm_sb *out)
+void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out)
 {
-    (void)m;
     if (r->nstates == 0) {
         sb_puts(out, "the only state (the regime has no states)");
         return;
     }
-    int *code = xcalloc((size_t)r->nstates, sizeof *code);
-    for (int i = r->nstates - 1; i >= 0; --i) {
-        code[i] = (int)(s % r->states[i].grid.n);
-        s /= r->states[i].grid.n;
-    }
     for (int i = 0; i < r->nstates; ++i) {
         const ir_grid *g = &r->states[i].grid;
         sb_printf(out, "%s%s=", i ? ", " : "", r->states[i].name);
-        if (grid_is_discrete(g)) sb_puts(out, g->labels[code[i]]);
-        else sb_printf(out, "%.10g", G[L->state_off[r->id][i] + (size_t)code[i]]);
+        int code = (int)x[i];
+        if (grid_is_discrete(g) && code == x[i] && code >= 0 && code < g->n) sb_puts(out, g->labels[code]);
+        else sb_printf(out, "%.10g", x[i]);
     }
-    free(code);
+}
+
+void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, const double *G, const ir_grid_layout *L,
+                        lcm_sb *out)
+{
+    (void)m;
+    double *x = xcalloc((size_t)r->nstates + 1, sizeof *x);
+    for (int i = r->nstates - 1; i >= 0; --i) {
+        int code = (int)(s % r->states[i].grid.n);
+        s /= r->states[i].grid.n;
+        x[i] = grid_is_discrete(&r->states[i].grid) ? code : G[L->state_off[r->id][i] + (size_t)code];
+    }
+    lcm_describe_values(r, x, out);
+    free(x);
 }

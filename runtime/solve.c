@@ -35,8 +35,7 @@ int lcm_backend_by_name(const char *name)
     return -1;
 }
 
-/* Converts doubles to a precision into dst (n + 1 elements). */
-static void to_precision(const double *x, size_t n, int precision, void *dst)
+void lcm_to_precision(const double *x, size_t n, int precision, void *dst)
 {
     if (precision == 64) memcpy(dst, x, n * sizeof *x);
     else
@@ -170,8 +169,7 @@ static int first_active(const ir_regime *r, int T)
 
 static int make_buffers_once(lcm_solver *s, lcm_err *err);
 
-/* The buffers of a solve, made by the first solve; a failure leaves none. */
-static int make_buffers(lcm_solver *s, lcm_err *err)
+int lcm_solver_buffers(lcm_solver *s, lcm_err *err)
 {
     if (s->buffers_ready) return 0;
     int rc = make_buffers_once(s, err);
@@ -265,7 +263,7 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, const dou
 }
 
 /* ---- solutions ------------------------------------------------------------ */
-static lcm_solution *new_solution(const ir_model *m, int precision, lcm_err *err)
+lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
 {
     int R = m->nregimes, T = m->nperiods;
     lcm_solution *sol = xcalloc(1, sizeof *sol);
@@ -274,6 +272,8 @@ static lcm_solution *new_solution(const ir_model *m, int precision, lcm_err *err
     sol->V = xcalloc((size_t)(R * T), sizeof *sol->V);
     sol->n = xcalloc((size_t)R, sizeof *sol->n);
     ir_grid_layout_build(m, &sol->layout);
+    sol->grids = xcalloc(sol->layout.total + 1, sizeof *sol->grids);
+    sol->params = xcalloc(m->params_size + 1, sizeof *sol->params);
     size_t rb = lcm_real_bytes(precision);
     for (int r = 0; r < R; ++r) sol->n[r] = ir_state_space_size(&m->regimes[r]);
     for (int t = 0; t < T; ++t)
@@ -297,6 +297,7 @@ void lcm_solution_free(lcm_solution *s)
     free(s->V);
     free(s->n);
     free(s->grids);
+    free(s->params);
     ir_grid_layout_free(&s->layout);
     free(s);
 }
@@ -376,17 +377,17 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     lcm_backend *be = sv->backend;
     int R = m->nregimes, T = m->nperiods;
     double t0 = now_seconds();
-    int rc = make_buffers(sv, err);
+    int rc = lcm_solver_buffers(sv, err);
     if (rc) return rc;
     char why[512];
     if (ir_grid_buffer_fill(m, &sv->layout, params, sv->grids64, why, sizeof why))
         return lcm_fail(err, LCM_E_PARAMS, "%s", why);
-    to_precision(params, m->params_size, be->precision, sv->P_host);
-    to_precision(sv->grids64, sv->layout.total, be->precision, sv->grids_host);
-    lcm_solution *sol = new_solution(m, be->precision, err);
+    lcm_to_precision(params, m->params_size, be->precision, sv->P_host);
+    lcm_to_precision(sv->grids64, sv->layout.total, be->precision, sv->grids_host);
+    lcm_solution *sol = lcm_solution_alloc(m, be->precision, err);
     if (!sol) return err->code;
-    sol->grids = xcalloc(sv->layout.total + 1, sizeof *sol->grids);
     memcpy(sol->grids, sv->grids64, sv->layout.total * sizeof *sol->grids);
+    memcpy(sol->params, params, m->params_size * sizeof *sol->params);
     if (be->host_memory) {
         rc = queue_solve(sv, sol, params, err);
     } else {

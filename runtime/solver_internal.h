@@ -37,14 +37,27 @@ struct lcm_solution {
     void **V;            /* [period * nregimes + regime], NULL when inactive */
     lcm_index *n;        /* states per regime */
     double *grids;       /* the grid buffer the solve used (run-time grids, processes) */
+    double *params;      /* the parameter buffer the solve used */
     ir_grid_layout layout;
     double seconds;
 };
+
+/* A solution with V, grids and params allocated (V of active regimes only). */
+lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err);
 
 /* "wealth=12.5, health=bad" for a flat state index of a regime, with the
  * grid values of a grid buffer. */
 void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, const double *G, const ir_grid_layout *L,
                         lcm_sb *out);
+/* The same for state values x[] (in the regime's state order; codes for
+ * discrete states). */
+void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out);
+
+/* The buffers of a solve (parameters, flags, device V), made once per
+ * solver and reused; a failure leaves none. */
+int lcm_solver_buffers(lcm_solver *s, lcm_err *err);
+/* Converts n doubles to a precision (64 or 32) into dst. */
+void lcm_to_precision(const double *x, size_t n, int precision, void *dst);
 
 /* bytes of one real of a precision */
 static inline size_t lcm_real_bytes(int precision) { return precision == 32 ? 4 : 8; }

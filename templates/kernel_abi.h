@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 1
+#define LCM_ABI_VERSION 2
 #define LCM_MAX_REGIMES 64
 
 typedef long long lcm_index;
@@ -41,5 +41,24 @@ typedef struct lcm_kernel_args {
     int period;
     int checks;                           /* 0: skip probability checks */
 } lcm_kernel_args;
+
+/* Simulation: a launch steps the subjects rows[0..n) of one regime at one
+ * period (lcm_kernel_args as for the solve of that period; flags are
+ * indexed by batch row): each subject's best action at its exact state,
+ * then its next regime and next states, computed or drawn.  Arrays are by
+ * batch row; states and actions by ir_vars slot (NaN where the regime
+ * lacks the variable). */
+typedef struct lcm_sim_args {
+    const int *rows;                      /* the batch rows of this launch's subjects */
+    const unsigned long long *subject;    /* [batch] global subject ids: the draws' keys */
+    const void *x;                        /* real[batch * nstates]: state values (codes for discrete) */
+    void *x_next;                         /* real[batch * nstates]: next state values */
+    void *value;                          /* real[batch]: max Q at the state */
+    void *action;                         /* real[batch * nactions]: the chosen action's values */
+    int *regime_next;                     /* [batch]: next regime, -1 when the path ends */
+    unsigned long long seed;
+    int nstates, nactions;                /* slots per row */
+    int ends;                             /* the model's last period: every path ends */
+} lcm_sim_args;
 
 #endif

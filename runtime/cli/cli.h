@@ -35,6 +35,8 @@ void cli_model_opts_free(cli_model_opts *o);
 int cli_check_writable(const char *path, lcm_err *err);
 
 int cmd_solve(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_params_template(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_cache(int argc, char **argv);

@@ -9,6 +9,8 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  solve             backward induction: V of every regime and period\n"
+    "  simulate          a panel of subjects from initial conditions, with optimal choices\n"
+    "  run               solve and simulate a model with its bundled parameters and initial conditions\n"
     "  params-template   print a params file to fill in\n"
     "  compile           build a model's solver into the cache (GPU kernels without a GPU)\n"
     "  cache             list, inspect or clear the solver cache\n"
@@ -27,6 +29,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "solve")) return cmd_solve(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "simulate")) return cmd_simulate(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(argv[1], "params-template")) return cmd_params_template(argc - 1, argv + 1);
     if (!strcmp(argv[1], "compile")) return cmd_compile(argc - 1, argv + 1);
     if (!strcmp(argv[1], "cache")) return cmd_cache(argc - 1, argv + 1);

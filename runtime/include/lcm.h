@@ -17,6 +17,7 @@
 #ifndef LCM_H
 #define LCM_H
 
+#include "initial.h"
 #include "ir.h"
 #include "kernel_abi.h"
 #include "log.h"
@@ -89,6 +90,42 @@ int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
 /* Long-form CSV: period,age,regime,<states...>,V */
 int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err);
 void lcm_solution_free(lcm_solution *s);
+/* Reads a solution written by lcm_solution_write_h5 for model m, which must
+ * be the model that wrote it (same generated source). */
+int lcm_solution_read_h5(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err);
+/* The parameter buffer the solution was computed with (m->params_size doubles). */
+const double *lcm_solution_params(const lcm_solution *s);
+
+/* ---- simulation ----------------------------------------------------------- */
+typedef struct lcm_panel lcm_panel;
+
+typedef struct lcm_sim_options {
+    unsigned long long seed;       /* the draws' key (default 0) */
+    lcm_index subject_batch_size;  /* subjects stepped per launch: bounds working memory; 0 = all */
+    const char *targets;           /* extra columns: DAG function names "utility,consumption", "all", or NULL */
+} lcm_sim_options;
+
+/* Simulates the subjects of `ic` forward from their start ages with the
+ * solution `sol` (computed by this solver's model and precision; its
+ * parameters are used).  Each subject's action is the argmax of Q at its
+ * exact state; the next regime and stochastic states are drawn with
+ * Philox4x32-10 keyed by (seed, subject, period, purpose), so the panel is
+ * the same for every batch size.  Rows are ordered by subject, then period. */
+int lcm_simulate(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
+                 lcm_panel **out, lcm_err *err);
+lcm_index lcm_panel_rows(const lcm_panel *p);
+/* Copies a column into out[rows]: subject_id, period, age, regime (ids),
+ * value, a state, an action or a target (codes for discrete variables, NaN
+ * where a row's regime lacks the variable).  Returns 0, or an error naming
+ * the columns there are. */
+int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err *err);
+double lcm_panel_seconds(const lcm_panel *p);
+/* HDF5: one dataset per column at the root; CSV:
+ * subject_id,period,age,regime,value,<states>,<actions>,<targets> with labels
+ * for categorical variables and empty cells where a regime lacks one. */
+int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *err);
+int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err);
+void lcm_panel_free(lcm_panel *p);
 
 
 #endif

@@ -1,0 +1,222 @@
+/* cmd_simulate.c - `lcm simulate` (a panel from initial conditions, solving
+ * first unless given a saved solution) and `lcm run` (solve and simulate a
+ * model with the parameters and initial conditions bundled next to it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "params_lua.h"
+
+static const char simulate_usage[] =
+    "usage: lcm simulate MODEL.lua|DIR --initial I.csv|I.h5 [--params P.lua] [--set name=value]...\n"
+    "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
+    "                    [-D name=value]... [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
+    "                    [--threads N] [--log-level off|warning|progress|debug] [--out PANEL.h5] [--csv PANEL.csv]\n"
+    "\n"
+    "Simulates the subjects of the initial conditions (one row each: regime, age and\n"
+    "the states of the regime; shock processes may be left out and are drawn) forward\n"
+    "with the model's optimal choices:\n"
+    "  --solution            a solution written by lcm solve --out (else the model is solved first)\n"
+    "  --seed                the draws' key (default 0): same seed, same panel\n"
+    "  --subject-batch-size  subjects simulated at once (0 = all): bounds memory, never changes the panel\n"
+    "  --targets             extra columns: the model's functions at each row's state and action\n"
+    "  --out / --csv         the panel: subject_id,period,age,regime,value,<states>,<actions>,<targets>\n";
+
+static const char run_usage[] =
+    "usage: lcm run MODEL.lua [--params P.lua] [--initial I.csv] [--out-dir DIR] [options of lcm simulate]\n"
+    "\n"
+    "Solves and simulates a model with the files bundled next to it: MODEL.params.lua\n"
+    "and MODEL.initial.csv (e.g. models/tiny.lua, models/tiny.params.lua,\n"
+    "models/tiny.initial.csv).  Writes DIR/MODEL.solution.h5, DIR/MODEL.panel.h5 and\n"
+    "DIR/MODEL.panel.csv (DIR defaults to results).\n";
+
+typedef struct sim_cli {
+    int run; /* lcm run */
+    cli_model_opts mo;
+    lcm_solver_options so;
+    lcm_sim_options sim;
+    const char *params_path, *initial, *solution, *out, *csv, *out_dir;
+    const char **sets;
+    int nsets;
+} sim_cli;
+
+static int parse_count(const char *opt, const char *s, long long *out, lcm_err *err)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || v < 0) return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number >= 0, got '%s'", opt, s);
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err)
+{
+    cli_args a = {.argc = argc, .argv = argv, .i = 0, .cmd = c->run ? "run" : "simulate"};
+    const char *v;
+    int rc = 0, r;
+    for (a.i = 1; a.i < argc && !rc; ++a.i) {
+        const char *arg = argv[a.i];
+        int matched;
+        long long n;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return *help = 1, 0;
+        if ((rc = cli_define(&a, &c->mo, &matched, err)) || matched) continue;
+        if ((r = cli_value(&a, "--params", &c->params_path, err))) rc = r < 0 ? err->code : 0;
+        else if ((r = cli_value(&a, "--initial", &c->initial, err))) rc = r < 0 ? err->code : 0;
+        else if ((r = cli_value(&a, "--solution", &c->solution, err))) rc = r < 0 ? err->code : 0;
+        else if ((r = cli_value(&a, "--targets", &c->sim.targets, err))) rc = r < 0 ? err->code : 0;
+        else if (!c->run && (r = cli_value(&a, "--out", &c->out, err))) rc = r < 0 ? err->code : 0;
+        else if (!c->run && (r = cli_value(&a, "--csv", &c->csv, err))) rc = r < 0 ? err->code : 0;
+        else if (c->run && (r = cli_value(&a, "--out-dir", &c->out_dir, err))) rc = r < 0 ? err->code : 0;
+        else if ((r = cli_value(&a, "--set", &v, err))) rc = r < 0 ? err->code : (c->sets[c->nsets++] = v, 0);
+        else if ((r = cli_value(&a, "--seed", &v, err))) {
+            if (!(rc = r < 0 ? err->code : parse_count("--seed", v, &n, err))) c->sim.seed = (unsigned long long)n;
+        } else if ((r = cli_value(&a, "--subject-batch-size", &v, err))) {
+            if (!(rc = r < 0 ? err->code : parse_count("--subject-batch-size", v, &n, err))) c->sim.subject_batch_size = n;
+        }
+        else if ((rc = cli_solver_option(&a, &c->so, &matched, err)) || matched) continue;
+        else if (arg[0] == '-')
+            rc = lcm_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcm %s --help)", arg, a.cmd);
+        else if (c->mo.model)
+            rc = lcm_fail(err, LCM_E_USAGE, "more than one model given ('%s' and '%s')", c->mo.model, arg);
+        else c->mo.model = arg;
+    }
+    return rc;
+}
+
+/* lcm run: MODEL.params.lua, MODEL.initial.csv and DIR/MODEL.* outputs. */
+static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
+{
+    if (!c->mo.model) return 0;
+    char *dir = path_dirname(c->mo.model), *stem = path_stem(c->mo.model);
+    const char *out_dir = c->out_dir ? c->out_dir : "results";
+    char *name;
+    if (!c->params_path && file_exists(name = xasprintf("%s/%s.params.lua", dir, stem))) c->params_path = owned[0] = name;
+    else if (!c->params_path) free(name);
+    if (!c->initial) c->initial = owned[1] = xasprintf("%s/%s.initial.csv", dir, stem);
+    c->solution = NULL;
+    int rc = make_dirs(out_dir, err);
+    owned[2] = xasprintf("%s/%s.solution.h5", out_dir, stem);
+    c->out = owned[3] = xasprintf("%s/%s.panel.h5", out_dir, stem);
+    c->csv = owned[4] = xasprintf("%s/%s.panel.csv", out_dir, stem);
+    if (!rc && !file_exists(c->initial))
+        rc = lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist (give --initial)",
+                      c->initial);
+    free(dir), free(stem);
+    return rc;
+}
+
+/* The parameters from --params and --set, or NULL when neither is given. */
+static int read_params(const sim_cli *c, lcm_pvalue **out, lcm_err *err)
+{
+    *out = NULL;
+    if (!c->params_path && !c->nsets) return 0;
+    int rc = c->params_path ? lcm_params_read_lua(c->params_path, out, err) : 0;
+    if (!rc && !*out) *out = lcm_pv_table();
+    for (int i = 0; i < c->nsets && !rc; ++i) rc = lcm_params_apply_set(*out, c->sets[i], err);
+    return rc;
+}
+
+/* A saved solution must come from these parameters when they are given. */
+static int check_solution_params(const ir_model *m, const lcm_solution *sol, const double *given, lcm_err *err)
+{
+    const double *used = lcm_solution_params(sol);
+    for (int i = 0; i < m->nparams; ++i) {
+        const ir_param *p = &m->params[i];
+        for (size_t k = 0; k < p->size; ++k) {
+            if (!memcmp(&used[p->offset + k], &given[p->offset + k], sizeof *used)) continue;
+            lcm_sb there, here;
+            sb_init(&there), sb_init(&here);
+            sb_double(&there, used[p->offset + k]), sb_double(&here, given[p->offset + k]);
+            lcm_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there and "
+                     "%s here; solve again or leave out --params/--set", p->name, p->regime, p->func, there.s, here.s);
+            sb_free(&there), sb_free(&here);
+            return err->code;
+        }
+    }
+    return 0;
+}
+
+/* The parameter buffer from --params/--set, checked before anything is
+ * compiled, and the saved solution of --solution, which must agree. */
+static int load_inputs(const sim_cli *c, const lcm_model *model, const lcm_pvalue *params, double **buf,
+                       lcm_solution **sol, lcm_err *err)
+{
+    const ir_model *m = lcm_model_ir(model);
+    *buf = xcalloc(m->params_size + 1, sizeof **buf);
+    if (!params && !c->solution) return lcm_fail(err, LCM_E_USAGE, "give --params (or --solution with a saved solution)");
+    int rc = params ? lcm_params_resolve(m, params, *buf, err) : 0;
+    if (!rc && c->solution) rc = lcm_solution_read_h5(m, c->solution, sol, err);
+    if (!rc && c->solution && params) rc = check_solution_params(m, *sol, *buf, err);
+    return rc;
+}
+
+static int write_outputs(const sim_cli *c, const lcm_solution *sol, const char *solution_out, const lcm_panel *p,
+                         lcm_err *err)
+{
+    const char *written[3];
+    int n = 0, rc = 0;
+    if (solution_out && !(rc = lcm_solution_write_h5(sol, solution_out, err))) written[n++] = solution_out;
+    if (!rc && c->out && !(rc = lcm_panel_write_h5(p, c->out, err))) written[n++] = c->out;
+    if (!rc && c->csv && !(rc = lcm_panel_write_csv(p, c->csv, err))) written[n++] = c->csv;
+    if (rc)
+        for (int i = 0; i < n; ++i) unlink(written[i]); /* all outputs or none */
+    return rc;
+}
+
+static int simulate_main(int argc, char **argv, int run)
+{
+    sim_cli c = {.run = run, .so = {.backend = LCM_BACKEND_AUTO, .precision = 64}};
+    c.sets = xcalloc((size_t)argc + 1, sizeof *c.sets);
+    char *owned[5] = {0};
+    lcm_err err = {0};
+    int help = 0, rc = parse_args(argc, argv, &c, &help, &err);
+    const char *cmd = run ? "run" : "simulate";
+    if (!rc && help) {
+        fputs(run ? run_usage : simulate_usage, stdout);
+        free(c.sets);
+        cli_model_opts_free(&c.mo);
+        return 0;
+    }
+    if (!rc && !c.mo.model) rc = lcm_fail(&err, LCM_E_USAGE, "no model given\n%s", run ? run_usage : simulate_usage);
+    if (!rc && run) rc = run_defaults(&c, owned, &err);
+    if (!rc && !c.initial) rc = lcm_fail(&err, LCM_E_USAGE, "give the initial conditions: --initial I.csv");
+    if (!rc && !c.out && !c.csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out PANEL.h5 and/or --csv PANEL.csv");
+    if (!rc && c.out && c.csv && !strcmp(c.out, c.csv)) rc = lcm_fail(&err, LCM_E_USAGE, "--out and --csv name the same file");
+    const char *outs[] = {owned[2], c.out, c.csv};
+    for (int i = 0; i < 3 && !rc; ++i)
+        if (outs[i]) rc = cli_check_writable(outs[i], &err);
+
+    lcm_pvalue *params = NULL;
+    lcm_model *model = NULL;
+    lcm_solver *solver = NULL;
+    lcm_solution *sol = NULL;
+    lcm_initial *ic = NULL;
+    lcm_panel *panel = NULL;
+    double *buf = NULL;
+    if (!rc) rc = read_params(&c, &params, &err);
+    if (!rc) rc = cli_open_model(&c.mo, &model, &err);
+    if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
+    if (!rc) rc = lcm_initial_read(lcm_model_ir(model), c.initial, &ic, &err);
+    if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);
+    if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);
+    if (!rc) rc = lcm_simulate(solver, sol, ic, &c.sim, &panel, &err);
+    if (!rc) rc = write_outputs(&c, sol, owned[2], panel, &err);
+    if (!rc && run)
+        printf("solution: %s\npanel: %s and %s (%lld rows)\n", owned[2], c.out, c.csv, (long long)lcm_panel_rows(panel));
+    lcm_panel_free(panel);
+    lcm_initial_free(ic);
+    lcm_solution_free(sol);
+    lcm_solver_free(solver);
+    lcm_model_free(model);
+    lcm_pv_free(params);
+    free(buf);
+    cli_model_opts_free(&c.mo);
+    for (int i = 0; i < 5; ++i) free(owned[i]);
+    free(c.sets);
+    return rc ? cli_die(cmd, &err) : 0;
+}
+
+int cmd_simulate(int argc, char **argv) { return simulate_main(argc, argv, 0); }
+int cmd_run(int argc, char **argv) { return simulate_main(argc, argv, 1); }

@@ -1,0 +1,33 @@
+/* initial.h - initial conditions of a simulated panel.
+ *
+ * One subject per row: the regime it starts in, the age it starts at (each
+ * subject appears in the panel from its own start on), and the values of
+ * its regime's states.  Read from CSV (a header row of column names) or
+ * HDF5 (one 1-D dataset per column at the root), validated against the
+ * model; every problem is one LCM_E_INPUT error naming the file, the line
+ * (CSV) or dataset (HDF5), the column and the value (LCM_E_IO when the file
+ * cannot be read).
+ */
+#ifndef LCM_INITIAL_H
+#define LCM_INITIAL_H
+
+#include "ir.h"
+#include "kernel_abi.h"
+#include "vars.h"
+
+typedef struct lcm_initial {
+    lcm_index n;          /* subjects; subject i has global id i */
+    int nslots;           /* ir_vars state slots */
+    int *regime;          /* [n] regime id */
+    int *period;          /* [n] start period (index of the start age) */
+    double *x;            /* [n * nslots] state values by slot (codes for discrete states), NaN if not given */
+    unsigned char *given; /* [n * nslots] 1 where the file gave the value */
+} lcm_initial;
+
+/* Reads `path` (.csv, or .h5 / .hdf5) for model m. */
+int lcm_initial_read(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err);
+/* Parses CSV text (`path` only names it in messages). */
+int lcm_initial_parse_csv(const ir_model *m, const char *path, const char *text, lcm_initial **out, lcm_err *err);
+void lcm_initial_free(lcm_initial *ic);
+
+#endif

@@ -1,0 +1,131 @@
+/* output.c - see output.h. */
+#include "output.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char *temp_name(const char *path) { return xasprintf("%s.tmp.%ld", path, (long)getpid()); }
+
+static int cannot_create(const char *path, lcm_err *err)
+{
+    return lcm_fail(err, LCM_E_IO, "cannot create '%s' (does the directory exist and is it writable?)", path);
+}
+
+/* Moves a finished temporary file into place, or removes it when writing
+ * failed: the requested name never holds a partial file. */
+static int commit(char *tmp, const char *path, int failed, lcm_err *err)
+{
+    int rc = 0;
+    if (failed || rename(tmp, path) != 0) {
+        unlink(tmp);
+        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
+    }
+    free(tmp);
+    return rc;
+}
+
+FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
+{
+    if (check_output_path(path, err)) return NULL;
+    *tmp = temp_name(path);
+    FILE *f = fopen(*tmp, "w");
+    if (!f) {
+        free(*tmp);
+        cannot_create(path, err);
+    }
+    return f;
+}
+
+int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err)
+{
+    failed |= ferror(f);
+    failed |= fflush(f) != 0;
+    failed |= fsync(fileno(f)) != 0;
+    failed |= fclose(f) != 0;
+    return commit(tmp, path, failed, err);
+}
+
+hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err)
+{
+    if (check_output_path(path, err)) return -1;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    *tmp = temp_name(path);
+    hid_t f = H5Fcreate(*tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) {
+        free(*tmp);
+        cannot_create(path, err);
+    }
+    return f;
+}
+
+int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
+{
+    failed |= H5Fclose(f) < 0;
+    return commit(tmp, path, failed, err);
+}
+
+void lcm_csv_number(FILE *f, double x, int precision)
+{
+    if (x != x) fputs("nan", f);
+    else if (x == 1.0 / 0.0) fputs("inf", f);
+    else if (x == -1.0 / 0.0) fputs("-inf", f);
+    else fprintf(f, precision == 32 ? "%.9g" : "%.17g", x);
+}
+
+/* ---- HDF5 attributes ------------------------------------------------------- */
+static hid_t str_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n)
+{
+    hsize_t dims[1] = {(hsize_t)n};
+    hid_t sp = n ? H5Screate_simple(1, dims, NULL) : H5Screate(H5S_NULL), t = str_type();
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : (n ? H5Awrite(a, t, v) : 0);
+    if (a >= 0) H5Aclose(a);
+    H5Tclose(t), H5Sclose(sp);
+    return rc < 0;
+}
+
+int h5_attr_string(hid_t obj, const char *name, const char *v)
+{
+    hid_t sp = H5Screate(H5S_SCALAR), t = str_type();
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, t, &v);
+    if (a >= 0) H5Aclose(a);
+    H5Tclose(t), H5Sclose(sp);
+    return rc < 0;
+}
+
+int h5_attr_doubles(hid_t obj, const char *name, const double *v, int n, int scalar)
+{
+    hsize_t dims[1] = {(hsize_t)n};
+    hid_t sp = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, dims, NULL);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_DOUBLE, v);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    return rc < 0;
+}
+
+int h5_attr_int(hid_t obj, const char *name, int v)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT, &v);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    return rc < 0;
+}
+
+hid_t h5_untimed(hid_t cls)
+{
+    hid_t p = H5Pcreate(cls);
+    H5Pset_obj_track_times(p, 0);
+    return p;
+}

@@ -1,0 +1,33 @@
+/* output.h - what every result file shares: written to a temporary file and
+ * renamed into place (a failed write never leaves a partial file under the
+ * requested name), numbers in CSV that read back bit for bit, and the HDF5
+ * attributes the result files carry (written without object times, so the
+ * same result gives the same bytes). */
+#ifndef LCM_OUTPUT_H
+#define LCM_OUTPUT_H
+
+#include <hdf5.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/* Opens a temporary file next to `path` for writing (*tmp: its name, freed by
+ * lcm_output_commit). */
+FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err);
+hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err);
+/* Finishes a CSV file (flush, fsync, close) / an HDF5 file, then moves it
+ * into place, or removes it when `failed` or finishing fails. */
+int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err);
+int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err);
+
+/* A number: %.17g (%.9g for float32 results), nan, inf, -inf. */
+void lcm_csv_number(FILE *f, double x, int precision);
+
+int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n);
+int h5_attr_string(hid_t obj, const char *name, const char *v);
+int h5_attr_doubles(hid_t obj, const char *name, const double *v, int n, int scalar);
+int h5_attr_int(hid_t obj, const char *name, int v);
+/* Property lists for groups and datasets without object times. */
+hid_t h5_untimed(hid_t cls);
+
+#endif

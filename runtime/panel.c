@@ -1,0 +1,191 @@
+/* panel.c - simulated panels: columns, CSV and HDF5 (see lcm.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "panel.h"
+
+lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n)
+{
+    lcm_panel *p = xcalloc(1, sizeof *p);
+    p->m = m;
+    p->precision = precision;
+    p->n = n;
+    ir_vars_build(m, &p->vars);
+    size_t rows = (size_t)n + 1;
+    p->subject = xcalloc(rows, sizeof *p->subject);
+    p->period = xcalloc(rows, sizeof *p->period);
+    p->regime = xcalloc(rows, sizeof *p->regime);
+    p->value = xcalloc(rows, sizeof *p->value);
+    p->x = xcalloc(rows * (size_t)(p->vars.nstates + 1), sizeof *p->x);
+    p->act = xcalloc(rows * (size_t)(p->vars.nactions + 1), sizeof *p->act);
+    return p;
+}
+
+void lcm_panel_free(lcm_panel *p)
+{
+    if (!p) return;
+    for (int i = 0; i < p->ntargets; ++i) free(p->target_names[i]);
+    free(p->target_names), free(p->targets);
+    free(p->subject), free(p->period), free(p->regime), free(p->value), free(p->x), free(p->act);
+    ir_vars_free(&p->vars);
+    free(p);
+}
+
+lcm_index lcm_panel_rows(const lcm_panel *p) { return p->n; }
+double lcm_panel_seconds(const lcm_panel *p) { return p->seconds; }
+
+/* ---- columns: one description serves the accessor and both writers -------- */
+typedef enum col_kind { COL_SUBJECT, COL_PERIOD, COL_AGE, COL_REGIME, COL_VALUE, COL_STATE, COL_ACTION, COL_TARGET } col_kind;
+
+typedef struct column {
+    col_kind kind;
+    int index;          /* slot or target */
+    const char *name;
+    const ir_grid *grid; /* discrete variables: labels (of the variable's first regime) */
+} column;
+
+/* The panel's columns in output order; returns their count. */
+static int columns(const lcm_panel *p, column **out)
+{
+    const ir_vars *V = &p->vars;
+    int n = 5 + V->nstates + V->nactions + p->ntargets, k = 0;
+    column *c = xcalloc((size_t)n, sizeof *c);
+    c[k++] = (column){COL_SUBJECT, 0, "subject_id", NULL};
+    c[k++] = (column){COL_PERIOD, 0, "period", NULL};
+    c[k++] = (column){COL_AGE, 0, "age", NULL};
+    c[k++] = (column){COL_REGIME, 0, "regime", NULL};
+    c[k++] = (column){COL_VALUE, 0, "value", NULL};
+    for (int s = 0; s < V->nstates; ++s) c[k++] = (column){COL_STATE, s, V->state_names[s], V->state_grid[s]};
+    for (int a = 0; a < V->nactions; ++a) c[k++] = (column){COL_ACTION, a, V->action_names[a], V->action_grid[a]};
+    for (int t = 0; t < p->ntargets; ++t) c[k++] = (column){COL_TARGET, t, p->target_names[t], NULL};
+    *out = c;
+    return n;
+}
+
+static double cell(const lcm_panel *p, const column *c, lcm_index i)
+{
+    switch (c->kind) {
+    case COL_SUBJECT: return (double)p->subject[i];
+    case COL_PERIOD: return p->period[i];
+    case COL_AGE: return p->m->ages[p->period[i]];
+    case COL_REGIME: return p->regime[i];
+    case COL_VALUE: return p->value[i];
+    case COL_STATE: return p->x[(size_t)i * (size_t)p->vars.nstates + (size_t)c->index];
+    case COL_ACTION: return p->act[(size_t)i * (size_t)p->vars.nactions + (size_t)c->index];
+    case COL_TARGET: return p->targets[(size_t)i * (size_t)p->ntargets + (size_t)c->index];
+    }
+    return 0;
+}
+
+/* The grid of a discrete variable in the row's own regime (labels may differ
+ * between regimes), or NULL. */
+static const ir_grid *row_grid(const lcm_panel *p, const column *c, lcm_index i)
+{
+    if (c->kind != COL_STATE && c->kind != COL_ACTION) return NULL;
+    const ir_regime *r = &p->m->regimes[p->regime[i]];
+    int k = c->kind == COL_STATE ? ir_find_state(r, c->name) : ir_find_action(r, c->name);
+    if (k < 0) return NULL;
+    const ir_grid *g = c->kind == COL_STATE ? &r->states[k].grid : &r->actions[k].grid;
+    return grid_is_discrete(g) ? g : NULL;
+}
+
+int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err *err)
+{
+    column *c;
+    int n = columns(p, &c), found = -1;
+    for (int k = 0; k < n && found < 0; ++k)
+        if (!strcmp(c[k].name, name)) found = k;
+    if (found < 0) {
+        lcm_sb names;
+        sb_init(&names);
+        for (int k = 0; k < n; ++k) sb_printf(&names, "%s%s", k ? ", " : "", c[k].name);
+        lcm_fail(err, LCM_E_USAGE, "the panel has no column '%s' (columns: %s)", name, names.s);
+        sb_free(&names);
+        free(c);
+        return err->code;
+    }
+    for (lcm_index i = 0; i < p->n; ++i) out[i] = cell(p, &c[found], i);
+    free(c);
+    return 0;
+}
+
+/* ---- CSV ------------------------------------------------------------------- */
+int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
+{
+    char *tmp;
+    FILE *f = lcm_output_open_csv(path, &tmp, err);
+    if (!f) return err->code;
+    column *c;
+    int n = columns(p, &c);
+    for (int k = 0; k < n; ++k) fprintf(f, "%s%s", k ? "," : "", c[k].name);
+    fputc('\n', f);
+    for (lcm_index i = 0; i < p->n; ++i) {
+        fprintf(f, "%llu,%d,%.17g,%s,", p->subject[i], p->period[i], p->m->ages[p->period[i]],
+                p->m->regimes[p->regime[i]].name);
+        lcm_csv_number(f, p->value[i], p->precision);
+        for (int k = 5; k < n; ++k) {
+            fputc(',', f);
+            double x = cell(p, &c[k], i);
+            const ir_grid *g = row_grid(p, &c[k], i);
+            if (x != x && c[k].kind != COL_TARGET) continue; /* the regime lacks the variable */
+            if (g && x >= 0 && x < g->n && x == (int)x) fputs(g->labels[(int)x], f);
+            else lcm_csv_number(f, x, c[k].kind == COL_TARGET ? 64 : p->precision);
+        }
+        fputc('\n', f);
+    }
+    free(c);
+    return lcm_output_commit_csv(f, tmp, path, 0, err);
+}
+
+/* ---- HDF5 ------------------------------------------------------------------- */
+static int write_column(hid_t f, const lcm_panel *p, const column *c, hid_t dcpl)
+{
+    hsize_t dims[1] = {(hsize_t)p->n};
+    hid_t sp = H5Screate_simple(1, dims, NULL);
+    int integer = c->kind == COL_SUBJECT || c->kind == COL_PERIOD || c->kind == COL_REGIME;
+    hid_t type = integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE;
+    hid_t d = H5Dcreate2(f, c->name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int bad = d < 0;
+    if (!bad) {
+        void *buf = xcalloc((size_t)p->n + 1, 8);
+        for (lcm_index i = 0; i < p->n; ++i) {
+            double x = cell(p, c, i);
+            if (integer) ((long long *)buf)[i] = (long long)x;
+            else ((double *)buf)[i] = x;
+        }
+        bad |= H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
+        free(buf);
+        if (c->kind == COL_REGIME) {
+            const char **names = xcalloc((size_t)p->m->nregimes, sizeof *names);
+            for (int r = 0; r < p->m->nregimes; ++r) names[r] = p->m->regimes[r].name;
+            bad |= h5_attr_strings(d, "labels", names, p->m->nregimes);
+            free(names);
+        } else if (c->grid && grid_is_discrete(c->grid)) {
+            bad |= h5_attr_strings(d, "labels", (const char *const *)c->grid->labels, c->grid->n);
+        }
+        H5Dclose(d);
+    }
+    H5Sclose(sp);
+    return bad;
+}
+
+int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *err)
+{
+    char *tmp;
+    hid_t f = lcm_output_create_h5(path, &tmp, err);
+    if (f < 0) return err->code;
+    column *c;
+    int n = columns(p, &c);
+    hid_t root = H5Gopen2(f, "/", H5P_DEFAULT), dcpl = h5_untimed(H5P_DATASET_CREATE);
+    int bad = h5_attr_string(root, "format", "lcm-panel") || h5_attr_int(root, "format_version", 1) ||
+              h5_attr_string(root, "model", p->m->name);
+    const char **order = xcalloc((size_t)n, sizeof *order);
+    for (int k = 0; k < n; ++k) order[k] = c[k].name;
+    bad |= h5_attr_strings(root, "columns", order, n);
+    free(order);
+    for (int k = 0; k < n && !bad; ++k) bad |= write_column(f, p, &c[k], dcpl);
+    H5Pclose(dcpl), H5Gclose(root);
+    free(c);
+    return lcm_output_commit_h5(f, tmp, path, bad, err);
+}

@@ -1,0 +1,31 @@
+/* panel.h - a simulated panel: one row per subject and period it lived,
+ * ordered by subject, then period (the structure behind lcm.h's lcm_panel). */
+#ifndef LCM_PANEL_H
+#define LCM_PANEL_H
+
+#include "lcm.h"
+#include "vars.h"
+
+struct lcm_panel {
+    const ir_model *m;
+    ir_vars vars;
+    int precision;            /* of the solve that made it: CSV prints float32 values shorter */
+    lcm_index n;              /* rows */
+    unsigned long long *subject;
+    int *period, *regime;
+    double *value;
+    double *x;                /* [n * vars.nstates]: states by slot, NaN where the regime lacks one */
+    double *act;              /* [n * vars.nactions] */
+    int ntargets;
+    char **target_names;
+    double *targets;          /* [n * ntargets], NaN where the regime lacks the function */
+    double seconds;
+};
+
+/* An empty panel of n rows for model m (arrays allocated). */
+lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n);
+/* Evaluates the DAG functions named by `spec` ("a,b" or "all") on every row
+ * of p, with the solution's parameters and V (for functions of E_next_V). */
+int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err);
+
+#endif

@@ -1,0 +1,387 @@
+/* simulate.c - forward simulation of a panel (lcm.h: lcm_simulate).
+ *
+ * Period by period, batch by batch: the subjects of a batch that live in
+ * this period are grouped by regime, and each regime's simulation kernel
+ * (the solve kernel's body at the subject's exact state, then the
+ * regime's step: templates/step.c.in) gives their value, action, next
+ * regime and next states.  V_{t+1} is uploaded once per period; a batch
+ * holds `subject_batch_size` subjects in the backend's memory.  Every
+ * draw is keyed by (seed, subject, period, purpose), so the panel does not
+ * depend on the batch size or the backend (up to float rounding).
+ *
+ * The host keeps every subject's state and every row of the panel; rows
+ * are recorded by (subject, period) and compacted at the end, which gives
+ * the panel's order: by subject, then period.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "panel.h"
+#include "process.h"
+#include "random.h"
+#include "solver_internal.h"
+
+typedef struct sim_run {
+    lcm_solver *sv;
+    const lcm_solution *sol;
+    const ir_model *m;
+    lcm_backend *be;
+    ir_vars V;
+    int ns, na, T, R;
+    size_t rb;                 /* bytes per real */
+    unsigned long long seed;
+    lcm_index n, K;            /* subjects, subjects per batch */
+    /* every subject, on the host */
+    double *x;                 /* [n * ns] current state values by slot */
+    int *regime;               /* [n] current regime, -1 when its path has ended */
+    const int *start;          /* [n] start period */
+    /* the rows, by (subject, period) */
+    unsigned char *lived;      /* [n * T] */
+    double *rec_value, *rec_x, *rec_act;
+    int *rec_regime;
+    /* one batch: host staging (h) and backend memory (d) */
+    int *rows_h, *rows_d, *rn_h, *rn_d;
+    unsigned long long *subj_h, *subj_d;
+    void *x_h, *x_d, *xn_h, *xn_d, *val_h, *val_d, *act_h, *act_d;
+    lcm_flags *F_h, *F_d, *F_init;
+    void *vnext[IR_MAX_REGIMES];  /* device backends: V_{t+1} */
+} sim_run;
+
+/* ---- reals in the backend's precision ------------------------------------ */
+static double rget(const sim_run *s, const void *a, size_t i)
+{
+    return s->rb == 4 ? (double)((const float *)a)[i] : ((const double *)a)[i];
+}
+
+static void rset(const sim_run *s, void *a, size_t i, double x)
+{
+    if (s->rb == 4) ((float *)a)[i] = (float)x;
+    else ((double *)a)[i] = x;
+}
+
+/* ---- buffers ---------------------------------------------------------------- */
+static void *host(sim_run *s, size_t bytes, lcm_err *err) { return s->be->alloc_host(s->be, bytes + 8, err); }
+static void *dev(sim_run *s, size_t bytes, lcm_err *err) { return s->be->alloc(s->be, bytes + 8, err); }
+
+static int make_batch_buffers(sim_run *s, lcm_err *err)
+{
+    size_t K = (size_t)s->K, R = (size_t)s->R;
+    void **h[] = {(void **)&s->rows_h, (void **)&s->rn_h, (void **)&s->subj_h, &s->x_h, &s->xn_h, &s->val_h,
+                  &s->act_h, (void **)&s->F_h, (void **)&s->F_init};
+    void **d[] = {(void **)&s->rows_d, (void **)&s->rn_d, (void **)&s->subj_d, &s->x_d, &s->xn_d, &s->val_d,
+                  &s->act_d, (void **)&s->F_d};
+    size_t bytes[] = {K * sizeof(int), K * sizeof(int), K * sizeof(unsigned long long), K * (size_t)s->ns * s->rb,
+                      K * (size_t)s->ns * s->rb, K * s->rb, K * (size_t)s->na * s->rb, R * sizeof(lcm_flags),
+                      R * sizeof(lcm_flags)};
+    for (size_t i = 0; i < sizeof h / sizeof *h; ++i)
+        if (!(*h[i] = host(s, bytes[i], err))) return err->code;
+    for (size_t i = 0; i < sizeof d / sizeof *d; ++i)
+        if (!(*d[i] = dev(s, bytes[i], err)))
+            return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
+                                   (long long)s->K);
+    for (int r = 0; r < s->R; ++r) {
+        memset(&s->F_init[r], 0, sizeof *s->F_init);
+        for (int b = 0; b < LCM_NFLAGS; ++b) s->F_init[r].first[b] = INT64_MAX;
+    }
+    if (s->be->host_memory) return 0;
+    for (int r = 0; r < s->R; ++r)
+        if (!(s->vnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
+    return 0;
+}
+
+static void free_run(sim_run *s)
+{
+    lcm_backend *be = s->be;
+    void *h[] = {s->rows_h, s->rn_h, s->subj_h, s->x_h, s->xn_h, s->val_h, s->act_h, s->F_h, s->F_init};
+    void *d[] = {s->rows_d, s->rn_d, s->subj_d, s->x_d, s->xn_d, s->val_d, s->act_d, s->F_d};
+    for (size_t i = 0; i < sizeof h / sizeof *h; ++i)
+        if (h[i]) be->release_host(be, h[i]);
+    for (size_t i = 0; i < sizeof d / sizeof *d; ++i)
+        if (d[i]) be->release(be, d[i]);
+    for (int r = 0; r < s->R; ++r)
+        if (s->vnext[r]) be->release(be, s->vnext[r]);
+    free(s->x), free(s->regime), free(s->lived), free(s->rec_value), free(s->rec_x), free(s->rec_act);
+    free(s->rec_regime);
+    ir_vars_free(&s->V);
+}
+
+/* ---- the start: initial states, processes drawn where not given ----------- */
+static int initial_states(sim_run *s, const lcm_initial *ic, lcm_err *err)
+{
+    const ir_model *m = s->m;
+    if (ic->nslots != s->ns) return lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model");
+    s->x = xcalloc((size_t)s->n * (size_t)s->ns + 1, sizeof *s->x);
+    s->regime = xcalloc((size_t)s->n + 1, sizeof *s->regime);
+    s->start = ic->period;
+    memcpy(s->x, ic->x, (size_t)s->n * (size_t)s->ns * sizeof *s->x);
+    for (lcm_index i = 0; i < s->n; ++i) {
+        const ir_regime *r = &m->regimes[ic->regime[i]];
+        s->regime[i] = r->id;
+        for (int k = 0; k < r->nstates; ++k) {
+            const ir_grid *g = &r->states[k].grid;
+            int slot = s->V.state_slot[r->id][k];
+            size_t at = (size_t)i * (size_t)s->ns + (size_t)slot;
+            if (g->kind != GRID_PROCESS || ic->given[at]) continue;
+            double v[IR_PROCESS_MAX_PARAMS];
+            for (int p = 0; p < g->nslots; ++p) v[p] = s->sol->params[m->params[g->slots[p]].offset];
+            s->x[at] = lcm_process_initial(g->process, v, s->seed, (lcm_u64)i, LCM_DRAW_INITIAL + (lcm_u32)slot);
+        }
+    }
+    return 0;
+}
+
+/* ---- one batch at one period ---------------------------------------------- */
+static const struct {
+    int bit, error;
+    const char *what;
+} sim_flag_text[] = {
+    {LCM_FLAG_NAN, 1, "V is NaN at the subject's state (a feasible action has a NaN Q)"},
+    {LCM_FLAG_INFEASIBLE, 0, "no action is feasible at the subject's state: its path ends here (value -inf); "
+                             "the first such subject is shown"},
+    {LCM_FLAG_REGIME_PROB, 1, "the regime transition probabilities at the chosen action are negative or do not sum to 1"},
+    {LCM_FLAG_STATE_PROB, 1, "Markov state transition probabilities at the chosen action are negative or do not sum "
+                          "to 1"},
+    {LCM_FLAG_INACTIVE, 1, "a regime that is inactive in the next period has a positive probability"},
+    {LCM_FLAG_CODE, 1, "a deterministic transition gives a discrete state a value that is not one of its codes"},
+};
+
+/* "subject 12, period 3 (age 50), regime 'working' at wealth=12.5" */
+static void describe_subject(const sim_run *s, lcm_index i, int t, lcm_sb *out)
+{
+    const ir_regime *r = &s->m->regimes[s->regime[i]];
+    double x[64];
+    for (int k = 0; k < r->nstates && k < 64; ++k) x[k] = s->x[(size_t)i * (size_t)s->ns + (size_t)s->V.state_slot[r->id][k]];
+    sb_printf(out, "subject %lld, period %d (age %g), regime '%s' at ", (long long)i, t, s->m->ages[t], r->name);
+    lcm_describe_values(r, x, out);
+}
+
+static int check_flags(const sim_run *s, lcm_index b0, int t, lcm_err *err)
+{
+    for (int r = 0; r < s->R; ++r)
+        for (size_t k = 0; k < sizeof sim_flag_text / sizeof *sim_flag_text; ++k) {
+            const lcm_flags *f = &s->F_h[r];
+            if (!(f->bits & (1u << sim_flag_text[k].bit))) continue;
+            lcm_sb who;
+            sb_init(&who);
+            describe_subject(s, b0 + f->first[sim_flag_text[k].bit], t, &who);
+            if (sim_flag_text[k].error) lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: %s", who.s, sim_flag_text[k].what);
+            else lcm_warn("simulation: %s: %s", who.s, sim_flag_text[k].what);
+            sb_free(&who);
+            if (sim_flag_text[k].error) return err->code;
+        }
+    return 0;
+}
+
+/* Groups the batch's living subjects by regime into rows_h; counts[r] and
+ * offsets[r] say where each regime's rows are.  Returns how many live. */
+static lcm_index group_rows(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_index *counts, lcm_index *offsets)
+{
+    memset(counts, 0, (size_t)s->R * sizeof *counts);
+    for (lcm_index row = 0; row < bn; ++row)
+        if (s->start[b0 + row] <= t && s->regime[b0 + row] >= 0) ++counts[s->regime[b0 + row]];
+    lcm_index total = 0;
+    for (int r = 0; r < s->R; ++r) offsets[r] = total, total += counts[r];
+    lcm_index *fill = xcalloc((size_t)s->R, sizeof *fill);
+    for (lcm_index row = 0; row < bn; ++row) {
+        int r = s->regime[b0 + row];
+        if (s->start[b0 + row] <= t && r >= 0) s->rows_h[offsets[r] + fill[r]++] = (int)row;
+    }
+    free(fill);
+    return total;
+}
+
+static int launch_batch(sim_run *s, lcm_index bn, int t, const lcm_index *counts, const lcm_index *offsets,
+                        lcm_index live, lcm_err *err)
+{
+    lcm_backend *be = s->be;
+    const ir_model *m = s->m;
+    lcm_solver *sv = s->sv;
+    int root = s->R, rc = 0;
+    size_t ns = (size_t)s->ns, na = (size_t)s->na;
+    rc = be->upload(be, s->rows_d, s->rows_h, (size_t)live * sizeof(int), root, err);
+    if (!rc) rc = be->upload(be, s->subj_d, s->subj_h, (size_t)bn * sizeof *s->subj_h, root, err);
+    if (!rc) rc = be->upload(be, s->x_d, s->x_h, (size_t)bn * ns * s->rb, root, err);
+    if (!rc) rc = be->upload(be, s->F_d, s->F_init, (size_t)s->R * sizeof(lcm_flags), root, err);
+    if (!rc) rc = be->barrier(be, err);
+    for (int r = 0; r < s->R && !rc; ++r) {
+        if (!counts[r]) continue;
+        const ir_kernel *kn = &m->kernels[m->period_kernel[r * s->T + t]];
+        lcm_kernel_args a;
+        memset(&a, 0, sizeof a);
+        a.params = sv->P;
+        a.grids = sv->grids;
+        for (int i = 0; i < kn->ntargets && t + 1 < s->T; ++i) {
+            int g = kn->targets[i];
+            a.v_next[g] = be->host_memory ? s->sol->V[(t + 1) * s->R + g] : s->vnext[g];
+        }
+        a.flags = s->F_d + r;
+        a.age = m->ages[t];
+        a.period = t;
+        a.checks = 1;
+        lcm_sim_args sim = {.rows = s->rows_d + offsets[r], .subject = s->subj_d, .x = s->x_d, .x_next = s->xn_d,
+                            .value = s->val_d, .action = s->act_d, .regime_next = s->rn_d, .seed = s->seed,
+                            .nstates = s->ns, .nactions = s->na, .ends = t + 1 == s->T};
+        rc = be->launch_sim(be, (int)(kn - m->kernels), &a, &sim, counts[r], r, err);
+    }
+    if (!rc) rc = be->barrier(be, err);
+    if (!rc) rc = be->download(be, s->val_h, s->val_d, (size_t)bn * s->rb, root, err);
+    if (!rc) rc = be->download(be, s->act_h, s->act_d, (size_t)bn * na * s->rb, root, err);
+    if (!rc) rc = be->download(be, s->xn_h, s->xn_d, (size_t)bn * ns * s->rb, root, err);
+    if (!rc) rc = be->download(be, s->rn_h, s->rn_d, (size_t)bn * sizeof(int), root, err);
+    if (!rc) rc = be->download(be, s->F_h, s->F_d, (size_t)s->R * sizeof(lcm_flags), root, err);
+    if (!rc) rc = be->finish(be, err);
+    return rc;
+}
+
+/* Records the period's rows of the batch and moves its subjects on. */
+static int advance(sim_run *s, lcm_index b0, int t, lcm_index live, lcm_err *err)
+{
+    size_t ns = (size_t)s->ns, na = (size_t)s->na, T = (size_t)s->T;
+    for (lcm_index k = 0; k < live; ++k) {
+        int row = s->rows_h[k];
+        lcm_index i = b0 + row;
+        size_t at = (size_t)i * T + (size_t)t;
+        const ir_regime *r = &s->m->regimes[s->regime[i]];
+        s->lived[at] = 1;
+        s->rec_regime[at] = r->id;
+        s->rec_value[at] = rget(s, s->val_h, (size_t)row);
+        for (size_t q = 0; q < ns; ++q) s->rec_x[at * ns + q] = NAN;
+        for (int q = 0; q < r->nstates; ++q) {
+            size_t slot = (size_t)s->V.state_slot[r->id][q];
+            s->rec_x[at * ns + slot] = s->x[(size_t)i * ns + slot];
+        }
+        for (size_t q = 0; q < na; ++q) s->rec_act[at * na + q] = rget(s, s->act_h, (size_t)row * na + q);
+        int g = s->rn_h[row];
+        if (g >= 0 && !(t + 1 < s->T && s->m->regimes[g].active[t + 1])) {
+            lcm_sb who;
+            sb_init(&who);
+            describe_subject(s, i, t, &who);
+            lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: moved to regime '%s', which is not active in period %d",
+                     who.s, s->m->regimes[g].name, t + 1);
+            sb_free(&who);
+            return err->code;
+        }
+        s->regime[i] = g;
+        for (size_t q = 0; q < ns && g >= 0; ++q) s->x[(size_t)i * ns + q] = rget(s, s->xn_h, (size_t)row * ns + q);
+    }
+    return 0;
+}
+
+/* V_{t+1} of every regime active then, into the device (device backends). */
+static int upload_vnext(sim_run *s, int t, lcm_err *err)
+{
+    if (s->be->host_memory || t + 1 >= s->T) return 0;
+    for (int g = 0; g < s->R; ++g) {
+        const void *V = s->sol->V[(t + 1) * s->R + g];
+        if (!V) continue;
+        int rc = s->be->upload(s->be, s->vnext[g], V, (size_t)s->sol->n[g] * s->rb, s->R, err);
+        if (rc) return rc;
+    }
+    return s->be->barrier(s->be, err);
+}
+
+static int run_period(sim_run *s, int t, lcm_err *err)
+{
+    lcm_index *counts = xcalloc((size_t)s->R, sizeof *counts), *offsets = xcalloc((size_t)s->R, sizeof *offsets);
+    int rc = upload_vnext(s, t, err);
+    for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K) {
+        lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
+        lcm_index live = group_rows(s, b0, bn, t, counts, offsets);
+        if (!live) continue;
+        for (lcm_index row = 0; row < bn; ++row) {
+            s->subj_h[row] = (unsigned long long)(b0 + row);
+            for (int q = 0; q < s->ns; ++q)
+                rset(s, s->x_h, (size_t)row * (size_t)s->ns + (size_t)q, s->x[(size_t)(b0 + row) * (size_t)s->ns + (size_t)q]);
+        }
+        rc = launch_batch(s, bn, t, counts, offsets, live, err);
+        if (!rc) rc = check_flags(s, b0, t, err);
+        if (!rc) rc = advance(s, b0, t, live, err);
+    }
+    free(counts), free(offsets);
+    return rc;
+}
+
+/* The recorded rows, in panel order. */
+static lcm_panel *compact(const sim_run *s)
+{
+    size_t T = (size_t)s->T, ns = (size_t)s->ns, na = (size_t)s->na;
+    lcm_index rows = 0;
+    for (size_t at = 0; at < (size_t)s->n * T; ++at) rows += s->lived[at];
+    lcm_panel *p = lcm_panel_new(s->m, s->be->precision, rows);
+    lcm_index k = 0;
+    for (size_t at = 0; at < (size_t)s->n * T; ++at) {
+        if (!s->lived[at]) continue;
+        p->subject[k] = at / T;
+        p->period[k] = (int)(at % T);
+        p->regime[k] = s->rec_regime[at];
+        p->value[k] = s->rec_value[at];
+        memcpy(p->x + (size_t)k * ns, s->rec_x + at * ns, ns * sizeof *p->x);
+        memcpy(p->act + (size_t)k * na, s->rec_act + at * na, na * sizeof *p->act);
+        ++k;
+    }
+    return p;
+}
+
+static int check_inputs(const lcm_solver *sv, const lcm_solution *sol, lcm_err *err)
+{
+    const ir_model *m = &sv->model->ir;
+    if (sol->m != m && (!sol->m->source_hash || !m->source_hash || strcmp(sol->m->source_hash, m->source_hash)))
+        return lcm_fail(err, LCM_E_INPUT, "the solution was computed for another model (or another version of it)");
+    if (sol->precision != sv->backend->precision)
+        return lcm_fail(err, LCM_E_INPUT, "the solution is float%d but the solver computes in float%d; simulate with "
+                        "--precision %d", sol->precision, sv->backend->precision, sol->precision);
+    if (!sol->params) return lcm_fail(err, LCM_E_INPUT, "the solution does not carry its parameters");
+    return 0;
+}
+
+int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
+                 lcm_panel **out, lcm_err *err)
+{
+    lcm_sim_options o = {0};
+    if (opts) o = *opts;
+    int rc = check_inputs(sv, sol, err);
+    if (rc) return rc;
+    double t0 = now_seconds();
+    const ir_model *m = &sv->model->ir;
+    sim_run s = {.sv = sv, .sol = sol, .m = m, .be = sv->backend, .T = m->nperiods, .R = m->nregimes,
+                 .rb = lcm_real_bytes(sv->backend->precision), .seed = o.seed, .n = ic->n};
+    ir_vars_build(m, &s.V);
+    s.ns = s.V.nstates, s.na = s.V.nactions;
+    s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
+    if (s.K < 1) s.K = 1;
+    size_t cells = (size_t)s.n * (size_t)s.T;
+    s.lived = xcalloc(cells + 1, 1);
+    s.rec_value = xcalloc(cells + 1, sizeof *s.rec_value);
+    s.rec_regime = xcalloc(cells + 1, sizeof *s.rec_regime);
+    s.rec_x = xcalloc(cells * (size_t)s.ns + 1, sizeof *s.rec_x);
+    s.rec_act = xcalloc(cells * (size_t)s.na + 1, sizeof *s.rec_act);
+    /* the solve's parameters and grids, into the backend */
+    rc = lcm_solver_buffers(sv, err);
+    char why[512];
+    if (!rc && ir_grid_buffer_fill(m, &sv->layout, sol->params, sv->grids64, why, sizeof why))
+        rc = lcm_fail(err, LCM_E_PARAMS, "%s", why);
+    if (!rc) {
+        lcm_to_precision(sol->params, m->params_size, s.be->precision, sv->P_host);
+        lcm_to_precision(sv->grids64, sv->layout.total, s.be->precision, sv->grids_host);
+        rc = s.be->upload(s.be, sv->P, sv->P_host, (m->params_size + 1) * s.rb, s.R, err);
+    }
+    if (!rc) rc = s.be->upload(s.be, sv->grids, sv->grids_host, (sv->layout.total + 1) * s.rb, s.R, err);
+    if (!rc) rc = make_batch_buffers(&s, err);
+    if (!rc) rc = initial_states(&s, ic, err);
+    for (int t = 0; t < s.T && !rc; ++t) rc = run_period(&s, t, err);
+    lcm_panel *p = rc ? NULL : compact(&s);
+    free_run(&s);
+    if (!rc && o.targets && *o.targets) rc = lcm_panel_add_targets(p, sol, o.targets, err);
+    if (rc) {
+        lcm_panel_free(p);
+        return rc;
+    }
+    p->seconds = now_seconds() - t0;
+    lcm_progress("simulated %lld subjects of model '%s' on %s (float%d): %lld rows in %.3f s", (long long)s.n, m->name,
+                 s.be->name, s.be->precision, (long long)p->n, p->seconds);
+    *out = p;
+    return 0;
+}
