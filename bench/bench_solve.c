@@ -13,42 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "cuda_api.h"
 #include "cuda_compile.h"
 #include "lcm.h"
 #include "lcmgen.h"
 #include "params_lua.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void die(const lcm_err *err)
-{
-    fprintf(stderr, "bench_solve: %s\n", err->msg);
-    exit(err->code ? err->code : 1);
-}
-
-static char *cpu_name(void)
-{
-    char *info = read_file("/proc/cpuinfo", NULL, NULL);
-    char *name = NULL;
-    char *p = info ? strstr(info, "model name") : NULL;
-    if (p && (p = strchr(p, ':'))) name = xstrndup(p + 2, strcspn(p + 2, "\n"));
-    free(info);
-    return name ? name : xstrdup("unknown CPU");
-}
+static void fail(const lcm_err *err) { bench_die("bench_solve", err); }
 
 int main(int argc, char **argv)
 {
@@ -61,7 +35,7 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--params")) params_path = v, ++i;
         else if (!strcmp(a, "-D") && ndefs < 16) {
-            if (lcmgen_parse_define(v, &defs[ndefs++], &err)) die(&err);
+            if (lcmgen_parse_define(v, &defs[ndefs++], &err)) fail(&err);
             ++i;
         } else if (!strcmp(a, "--precision")) so.precision = atoi(v), ++i;
         else if (!strcmp(a, "--backend")) so.backend = lcm_backend_by_name(v), ++i;
@@ -84,13 +58,13 @@ int main(int argc, char **argv)
 
     double t0 = now_seconds();
     lcmgen_output gen;
-    if (lcmgen_generate(model_path, defs, ndefs, &gen, &err)) die(&err);
+    if (lcmgen_generate(model_path, defs, ndefs, &gen, &err)) fail(&err);
     double t_gen = now_seconds() - t0;
     lcm_model *model;
-    if (lcm_model_from_text(gen.manifest, gen.source, &model, &err)) die(&err);
+    if (lcm_model_from_text(gen.manifest, gen.source, &model, &err)) fail(&err);
     const ir_model *m = lcm_model_ir(model);
     lcm_pvalue *params = NULL;
-    if (params_path && lcm_params_read_lua(params_path, &params, &err)) die(&err);
+    if (params_path && lcm_params_read_lua(params_path, &params, &err)) fail(&err);
     if (!params) params = lcm_pv_table();
 
     if (arch_text) { /* NVRTC for an architecture: no GPU needed */
@@ -104,16 +78,16 @@ int main(int argc, char **argv)
             }
             free(cmd), free(target), target = NULL;
             t0 = now_seconds();
-            if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) die(&err);
+            if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
             cold_nv[k] = now_seconds() - t0;
             t0 = now_seconds();
             free(target), target = NULL;
-            if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) die(&err);
+            if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
             warm_nv[k] = now_seconds() - t0;
         }
         printf("model              %s (%d kernels), float%d\n", m->name, m->nkernels, so.precision);
-        printf("NVRTC, cold        %.3f s for %s (median of %d)\n", median(cold_nv, repeat), target, repeat);
-        printf("NVRTC, cached      %.4f s (median of %d)\n", median(warm_nv, repeat), repeat);
+        printf("NVRTC, cold        %.3f s for %s (median of %d)\n", bench_median(cold_nv, repeat), target, repeat);
+        printf("NVRTC, cached      %.4f s (median of %d)\n", bench_median(warm_nv, repeat), repeat);
         char *cmd = xasprintf("rm -rf %s", nvdir);
         if (system(cmd)) {
         }
@@ -138,13 +112,13 @@ int main(int argc, char **argv)
         }
         free(cmd);
         t0 = now_seconds();
-        if (lcm_solver_new(model, &so, &solver, &err)) die(&err);
+        if (lcm_solver_new(model, &so, &solver, &err)) fail(&err);
         cold[k] = now_seconds() - t0;
         lcm_solver_free(solver);
     }
     for (int k = 0; k < repeat; ++k) {
         t0 = now_seconds();
-        if (lcm_solver_new(model, &so, &solver, &err)) die(&err);
+        if (lcm_solver_new(model, &so, &solver, &err)) fail(&err);
         warm[k] = now_seconds() - t0;
         if (k + 1 < repeat) lcm_solver_free(solver);
     }
@@ -152,7 +126,7 @@ int main(int argc, char **argv)
     lcm_solution *sol;
     for (int k = 0; k < repeat; ++k) {
         t0 = now_seconds();
-        if (lcm_solve(solver, params, &sol, &err)) die(&err);
+        if (lcm_solve(solver, params, &sol, &err)) fail(&err);
         solve[k] = now_seconds() - t0;
         lcm_solution_free(sol);
     }
@@ -163,10 +137,8 @@ int main(int argc, char **argv)
                 pairs += (double)ir_state_space_size(&m->regimes[r]) * (double)ir_action_space_size(&m->regimes[r]);
                 states += (double)ir_state_space_size(&m->regimes[r]);
             }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    char *cpu = cpu_name();
-    double t_solve = median(solve, repeat);
+    char *cpu = bench_cpu_name();
+    double t_solve = bench_median(solve, repeat);
     printf("model              %s (%d periods, %d regimes, %d kernels)\n", m->name, m->nperiods, m->nregimes,
            m->nkernels);
     if (!strcmp(lcm_solver_backend(solver), "cuda"))
@@ -176,12 +148,12 @@ int main(int argc, char **argv)
                lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("work               %.0f states, %.3g state-action pairs per solve\n", states, pairs);
     printf("generate (Lua)     %.4f s\n", t_gen);
-    if (ncold) printf("compile, cold      %.3f s (median of %d)\n", median(cold, ncold), ncold);
-    printf("solver, cached     %.4f s (median of %d)\n", median(warm, repeat), repeat);
+    if (ncold) printf("compile, cold      %.3f s (median of %d)\n", bench_median(cold, ncold), ncold);
+    printf("solver, cached     %.4f s (median of %d)\n", bench_median(warm, repeat), repeat);
     printf("solve              %.4f s (median of %d; min %.4f, max %.4f)\n", t_solve, repeat, solve[0],
            solve[repeat - 1]);
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
-    printf("peak host memory   %.1f MiB\n", ru.ru_maxrss / 1024.0);
+    printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
     char *cmd = xasprintf("rm -rf %s", cache_dir);

@@ -66,10 +66,21 @@ int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_e
 
 void lcm_csv_number(FILE *f, double x, int precision)
 {
-    if (x != x) fputs("nan", f);
-    else if (x == 1.0 / 0.0) fputs("inf", f);
-    else if (x == -1.0 / 0.0) fputs("-inf", f);
-    else fprintf(f, precision == 32 ? "%.9g" : "%.17g", x);
+    if (x != x) {
+        fputs("nan", f);
+        return;
+    }
+    if (x == 1.0 / 0.0 || x == -1.0 / 0.0) {
+        fputs(x > 0 ? "inf" : "-inf", f);
+        return;
+    }
+    /* the fewest digits that read back to the same number: 50.63, not 50.630000000000003 */
+    char buf[40];
+    for (int digits = precision == 32 ? 6 : 15; digits <= (precision == 32 ? 9 : 17); ++digits) {
+        snprintf(buf, sizeof buf, "%.*g", digits, x);
+        if (precision == 32 ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x) break;
+    }
+    fputs(buf, f);
 }
 
 /* ---- HDF5 attributes ------------------------------------------------------- */

@@ -20,7 +20,8 @@ hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err);
 int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err);
 int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err);
 
-/* A number: %.17g (%.9g for float32 results), nan, inf, -inf. */
+/* A number with the fewest digits that read back exactly (as a float for
+ * float32 results), or nan, inf, -inf. */
 void lcm_csv_number(FILE *f, double x, int precision);
 
 int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n);

@@ -121,8 +121,9 @@ int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
     for (int k = 0; k < n; ++k) fprintf(f, "%s%s", k ? "," : "", c[k].name);
     fputc('\n', f);
     for (lcm_index i = 0; i < p->n; ++i) {
-        fprintf(f, "%llu,%d,%.17g,%s,", p->subject[i], p->period[i], p->m->ages[p->period[i]],
-                p->m->regimes[p->regime[i]].name);
+        fprintf(f, "%llu,%d,", p->subject[i], p->period[i]);
+        lcm_csv_number(f, p->m->ages[p->period[i]], 64);
+        fprintf(f, ",%s,", p->m->regimes[p->regime[i]].name);
         lcm_csv_number(f, p->value[i], p->precision);
         for (int k = 5; k < n; ++k) {
             fputc(',', f);

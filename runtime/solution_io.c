@@ -126,13 +126,15 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
             for (lcm_index i = 0; i < s->n[r]; ++i) {
                 lcm_index rem = i;
                 for (int k = R->nstates - 1; k >= 0; --k) code[k] = (int)(rem % R->states[k].grid.n), rem /= R->states[k].grid.n;
-                fprintf(f, "%d,%.17g,%s", t, m->ages[t], R->name);
+                fprintf(f, "%d,", t);
+                lcm_csv_number(f, m->ages[t], 64);
+                fprintf(f, ",%s", R->name);
                 for (int c = 0; c < ncols; ++c) {
                     int k = col_of[c];
                     fputc(',', f);
                     if (k < 0) continue;
                     if (grid_is_discrete(&R->states[k].grid)) fputs(R->states[k].grid.labels[code[k]], f);
-                    else fprintf(f, "%.17g", pts[k][code[k]]);
+                    else lcm_csv_number(f, pts[k][code[k]], 64);
                 }
                 fputc(',', f);
                 lcm_csv_number(f, lcm_solution_value(s, t, r, i), s->precision);

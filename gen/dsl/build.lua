@@ -12,7 +12,9 @@ local lcm = require("lcm")
 
 local B = {}
 
-local RESERVED = { age = true, period = true, E_next_V = true }
+-- age, period and E_next_V are read by functions; regime, value and
+-- subject_id are columns of a simulated panel
+local RESERVED = { age = true, period = true, E_next_V = true, regime = true, value = true, subject_id = true }
 
 local function fail_at(where, msg) error(where .. ": " .. msg, 0) end
 

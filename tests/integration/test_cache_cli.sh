@@ -11,7 +11,7 @@ check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
 work=$(mktemp -d "$BIN/cache-cli-XXXXXX")
 export LCM_CACHE_DIR=$work/cache
 model=$SRC/models/iskhakov_2017.lua
-params=$SRC/models/iskhakov_2017_five_periods.params.lua
+params=$SRC/models/iskhakov_2017.params.lua
 
 "$LCM" solve "$model" --params "$params" --out "$work/a.h5" --csv "$work/a.csv" 2> "$work/log1"
 check "first solve compiles" "grep -q 'compiled the cpu solver' '$work/log1'"

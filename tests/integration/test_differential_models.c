@@ -12,6 +12,7 @@ static const struct {
 } cases[] = {
     {"tests/models/grid_edges.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/cake_eating.lua", NULL, "tests/models/discount_only.params.lua"},
+    {"tests/models/cake_on_grid.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua"},
     {"tests/models/piecewise.lua", "kind=log", "tests/models/piecewise.params.lua"},
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},
@@ -20,7 +21,7 @@ static const struct {
     {"models/tiny.lua", NULL, "models/tiny.params.lua"},
     {"models/mortality.lua", NULL, "models/mortality.params.lua"},
     {"models/mortality.lua", "n_periods=4", NULL},
-    {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017_five_periods.params.lua"},
+    {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017.params.lua"},
     {"models/iskhakov_2017.lua", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua"},
 };
 

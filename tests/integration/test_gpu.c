@@ -2,12 +2,16 @@
 /* On a GPU: every bundled and test model solved by the cuda backend equals
  * the cpu backend (float64 to 1e-10, float32 to 1e-4), a replayed solve
  * (CUDA graph) equals the first, the same without graphs, failed checks
- * give the same errors, and device memory is accounted.  Exits 77 (skipped)
- * when no GPU is usable. */
+ * give the same errors, and device memory is accounted; the bundled
+ * models' panels simulated on the GPU have the cpu's rows and values (to
+ * 1e-10) for every subject batch size.  Exits 77 (skipped) when no GPU is
+ * usable. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "cuda_api.h"
+#include "panel.h"
 #include "testlib.h"
 
 static const struct {
@@ -15,7 +19,7 @@ static const struct {
 } cases[] = {
     {"models/tiny.lua", NULL, "models/tiny.params.lua"},
     {"models/mortality.lua", NULL, "models/mortality.params.lua"},
-    {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017_five_periods.params.lua"},
+    {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017.params.lua"},
     {"models/iskhakov_2017.lua", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua"},
     {"tests/models/grid_edges.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/cake_eating.lua", NULL, "tests/models/discount_only.params.lua"},
@@ -33,6 +37,82 @@ static lcm_solution *solve(lcm_model *m, lcm_pvalue *p, lcm_backend_kind b, int 
     if (keep) *keep = s;
     else lcm_solver_free(s);
     return sol;
+}
+
+/* ---- simulation ---------------------------------------------------------------- */
+static const struct {
+    const char *model, *params, *initial;
+} bundled[] = {
+    {"models/tiny.lua", "models/tiny.params.lua", "models/tiny.initial.csv"},
+    {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", "models/iskhakov_2017.initial.csv"},
+    {"models/mortality.lua", "models/mortality.params.lua", "models/mortality.initial.csv"},
+    {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua",
+     "models/precautionary_savings.initial.csv"},
+    {"models/precautionary_savings_health.lua", "models/precautionary_savings_health.params.lua",
+     "models/precautionary_savings_health.initial.csv"},
+};
+
+static lcm_panel *simulate(lcm_model *m, const lcm_solution *sol, lcm_backend_kind b, const lcm_initial *ic,
+                           lcm_index batch)
+{
+    lcm_err err = {0};
+    lcm_solver *s = NULL;
+    lcm_panel *p = NULL;
+    lcm_solver_options o = {.backend = b, .precision = 64};
+    lcm_sim_options so = {.seed = 3, .subject_batch_size = batch};
+    CHECK_OK(lcm_solver_new(m, &o, &s, &err));
+    if (s) CHECK_OK(lcm_simulate(s, sol, ic, &so, &p, &err));
+    lcm_solver_free(s);
+    return p;
+}
+
+/* Same rows (subject, period, regime); largest relative difference of the numbers. */
+static double panel_diff(const lcm_panel *a, const lcm_panel *b)
+{
+    if (a->n != b->n) return INFINITY;
+    double worst = 0;
+    int ns = a->vars.nstates, na = a->vars.nactions;
+    for (lcm_index i = 0; i < a->n; ++i) {
+        if (a->subject[i] != b->subject[i] || a->period[i] != b->period[i] || a->regime[i] != b->regime[i])
+            return INFINITY;
+        for (int k = -1; k < ns + na; ++k) {
+            double x = k < 0 ? a->value[i] : k < ns ? a->x[i * ns + k] : a->act[i * na + k - ns];
+            double y = k < 0 ? b->value[i] : k < ns ? b->x[i * ns + k] : b->act[i * na + k - ns];
+            if (x == y || (isnan(x) && isnan(y))) continue;
+            double d = fabs(x - y) / fmax(1.0, fabs(y));
+            worst = isnan(d) ? INFINITY : fmax(worst, d);
+        }
+    }
+    return worst;
+}
+
+static void check_simulation(void)
+{
+    lcm_err err = {0};
+    for (size_t i = 0; i < sizeof bundled / sizeof *bundled; ++i) {
+        lcm_model *m = NULL;
+        lcm_solution *sol = NULL;
+        lcm_initial *ic = NULL;
+        char *init = test_path(bundled[i].initial);
+        CHECK_OK(test_solve(bundled[i].model, NULL, bundled[i].params, LCM_BACKEND_CPU, 64, &m, &sol, &err));
+        if (sol) CHECK_OK(lcm_initial_read(lcm_model_ir(m), init, &ic, &err));
+        free(init);
+        if (!ic) continue;
+        lcm_panel *cpu = simulate(m, sol, LCM_BACKEND_CPU, ic, 0);
+        const lcm_index batches[] = {0, 7, 1000};
+        for (int b = 0; b < 3 && cpu; ++b) {
+            lcm_panel *gpu = simulate(m, sol, LCM_BACKEND_CUDA, ic, batches[b]);
+            double d = gpu ? panel_diff(gpu, cpu) : INFINITY;
+            printf("%s: simulation on cuda vs cpu (batch %lld): %lld rows, max difference %.2e\n", bundled[i].model,
+                   (long long)batches[b], (long long)cpu->n, d);
+            CHECK(d <= 1e-10);
+            lcm_panel_free(gpu);
+        }
+        lcm_panel_free(cpu);
+        lcm_initial_free(ic);
+        lcm_solution_free(sol);
+        lcm_model_free(m);
+    }
 }
 
 int main(void)
@@ -95,5 +175,6 @@ int main(void)
         lcm_pv_free(p);
         lcm_model_free(m);
     }
+    check_simulation();
     CHECK_DONE();
 }

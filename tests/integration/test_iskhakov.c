@@ -76,7 +76,7 @@ static void compare(const char *name, const char *define, const char *params)
 
 int main(void)
 {
-    compare("five_periods", "n_periods=6", "models/iskhakov_2017_five_periods.params.lua");
+    compare("five_periods", "n_periods=6", "models/iskhakov_2017.params.lua");
     compare("low_delta", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua");
     CHECK_DONE();
 }

@@ -1,0 +1,125 @@
+/* bench_simulate.c - figures for simulating a panel: wall time of
+ * lcm_simulate (median of repeats), subject-periods per second and peak
+ * host and device memory, for N subjects made by repeating the rows of an
+ * initial-conditions file.  Prints; asserts nothing.
+ *
+ *   bench_simulate MODEL.lua --params P.lua --initial I.csv [--subjects N] [-D name=value]...
+ *                  [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--threads N]
+ *                  [--subject-batch-size K] [--repeat N]
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+#include "panel.h"
+#include "params_lua.h"
+
+static void fail(const lcm_err *err) { bench_die("bench_simulate", err); }
+
+/* n subjects: the file's rows over and over (each keeps its own draws: ids differ). */
+static lcm_initial *tile(const lcm_initial *base, lcm_index n)
+{
+    lcm_initial *ic = xcalloc(1, sizeof *ic);
+    size_t ns = (size_t)base->nslots;
+    ic->n = n, ic->nslots = base->nslots;
+    ic->regime = xcalloc((size_t)n, sizeof *ic->regime);
+    ic->period = xcalloc((size_t)n, sizeof *ic->period);
+    ic->x = xcalloc((size_t)n * ns + 1, sizeof *ic->x);
+    ic->given = xcalloc((size_t)n * ns + 1, 1);
+    for (lcm_index i = 0; i < n; ++i) {
+        lcm_index j = i % base->n;
+        ic->regime[i] = base->regime[j], ic->period[i] = base->period[j];
+        memcpy(ic->x + (size_t)i * ns, base->x + (size_t)j * ns, ns * sizeof *ic->x);
+        memcpy(ic->given + (size_t)i * ns, base->given + (size_t)j * ns, ns);
+    }
+    return ic;
+}
+
+int main(int argc, char **argv)
+{
+    const char *model_path = NULL, *params_path = NULL, *initial_path = NULL;
+    ir_option defs[16];
+    int ndefs = 0, repeat = 5;
+    lcm_index subjects = 1000000;
+    lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
+    lcm_sim_options sim = {.seed = 1};
+    lcm_err err = {0};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--params")) params_path = v, ++i;
+        else if (!strcmp(a, "--initial")) initial_path = v, ++i;
+        else if (!strcmp(a, "--subjects")) subjects = atoll(v), ++i;
+        else if (!strcmp(a, "-D") && ndefs < 16) {
+            if (lcmgen_parse_define(v, &defs[ndefs++], &err)) fail(&err);
+            ++i;
+        } else if (!strcmp(a, "--precision")) so.precision = atoi(v), ++i;
+        else if (!strcmp(a, "--backend")) so.backend = lcm_backend_by_name(v), ++i;
+        else if (!strcmp(a, "--threads")) so.threads = atoi(v), ++i;
+        else if (!strcmp(a, "--device")) so.device = atoi(v), ++i;
+        else if (!strcmp(a, "--subject-batch-size")) sim.subject_batch_size = atoll(v), ++i;
+        else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
+        else if (a[0] != '-') model_path = a;
+        else {
+            fprintf(stderr, "bench_simulate: unknown option %s\n", a);
+            return 2;
+        }
+    }
+    if (!model_path || !params_path || !initial_path || subjects < 1 || (int)so.backend < 0) {
+        fprintf(stderr, "usage: bench_simulate MODEL.lua --params P.lua --initial I.csv [--subjects N] [-D k=v] "
+                        "[--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--threads N] "
+                        "[--subject-batch-size K] [--repeat N]\n");
+        return 2;
+    }
+    lcm_set_log_level(LCM_LOG_WARNING);
+    lcmgen_output gen;
+    lcm_model *model;
+    lcm_pvalue *params = NULL;
+    lcm_initial *base = NULL;
+    if (lcmgen_generate(model_path, defs, ndefs, &gen, &err) ||
+        lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
+        lcm_params_read_lua(params_path, &params, &err) ||
+        lcm_initial_read(lcm_model_ir(model), initial_path, &base, &err))
+        fail(&err);
+    const ir_model *m = lcm_model_ir(model);
+    lcm_initial *ic = tile(base, subjects);
+    lcm_solver *solver;
+    lcm_solution *sol;
+    if (lcm_solver_new(model, &so, &solver, &err) || lcm_solve(solver, params, &sol, &err)) fail(&err);
+    double *wall = calloc((size_t)repeat, sizeof *wall);
+    lcm_index rows = 0;
+    for (int k = 0; k < repeat; ++k) {
+        lcm_panel *p;
+        double t0 = now_seconds();
+        if (lcm_simulate(solver, sol, ic, &sim, &p, &err)) fail(&err);
+        wall[k] = now_seconds() - t0;
+        rows = lcm_panel_rows(p);
+        lcm_panel_free(p);
+    }
+    double t = bench_median(wall, repeat);
+    char *cpu = bench_cpu_name();
+    printf("model              %s (%d periods, %d regimes)\n", m->name, m->nperiods, m->nregimes);
+    if (!strcmp(lcm_solver_backend(solver), "cuda"))
+        printf("backend            cuda, float%d\n", lcm_solver_precision(solver));
+    else
+        printf("backend            %s, float%d, %s, %ld cores online\n", lcm_solver_backend(solver),
+               lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("subjects           %lld (batch %lld), %lld subject-periods\n", (long long)subjects,
+           (long long)(sim.subject_batch_size ? sim.subject_batch_size : subjects), (long long)rows);
+    printf("simulate           %.4f s (median of %d; min %.4f, max %.4f)\n", t, repeat, wall[0], wall[repeat - 1]);
+    printf("throughput         %.3g subject-periods / s\n", (double)rows / t);
+    printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
+    if (lcm_solver_device_peak(solver))
+        printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
+    free(cpu), free(wall);
+    lcm_initial_free(ic), lcm_initial_free(base);
+    lcm_solution_free(sol);
+    lcm_solver_free(solver);
+    lcm_pv_free(params);
+    lcm_model_free(model);
+    lcmgen_output_free(&gen);
+    for (int i = 0; i < ndefs; ++i) free(defs[i].name), free(defs[i].value);
+    return 0;
+}

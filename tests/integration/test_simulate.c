@@ -1,0 +1,385 @@
+/* Simulation against independent evidence:
+ * - the panel is byte-identical for subject batch sizes 0, 1, 7 and 1000,
+ *   and a saved-and-read solution gives the same panel;
+ * - the generated simulation kernels agree with the interpreter's;
+ * - on a deterministic model whose paths stay on the grid, each simulated
+ *   row is the solution's policy (argmax found by the interpreter) and V;
+ * - with 100,000 subjects: death rates match the Markov regime
+ *   probabilities, health transitions match their matrix, and an AR(1)
+ *   income process has its law's mean, variance and autocorrelation (an
+ *   IID one none), each within 4.5 standard errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "interp_point.h"
+#include "panel.h"
+#include "solver_internal.h"
+#include "testlib.h"
+
+typedef struct sim_model {
+    lcm_model *model;
+    lcm_solution *sol;
+} sim_model;
+
+static sim_model solve(const char *lua, const char *define, const char *params)
+{
+    const char *defines[] = {define, NULL};
+    sim_model s = {0};
+    lcm_err err = {0};
+    if (test_solve(lua, define ? defines : NULL, params, LCM_BACKEND_CPU, 64, &s.model, &s.sol, &err)) {
+        fprintf(stderr, "%s: %s\n", lua, err.msg);
+        exit(1);
+    }
+    return s;
+}
+
+static void release(sim_model *s)
+{
+    lcm_solution_free(s->sol);
+    lcm_model_free(s->model);
+}
+
+static lcm_initial *initial_from(const lcm_model *model, const char *text)
+{
+    lcm_initial *ic = NULL;
+    lcm_err err = {0};
+    if (lcm_initial_parse_csv(lcm_model_ir(model), "test.csv", text, &ic, &err)) {
+        fprintf(stderr, "initial conditions: %s\n", err.msg);
+        exit(1);
+    }
+    return ic;
+}
+
+static lcm_initial *initial_file(const lcm_model *model, const char *relative)
+{
+    char *path = test_path(relative);
+    lcm_initial *ic = NULL;
+    lcm_err err = {0};
+    if (lcm_initial_read(lcm_model_ir(model), path, &ic, &err)) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        exit(1);
+    }
+    free(path);
+    return ic;
+}
+
+static lcm_panel *simulate(const sim_model *s, const lcm_solution *sol, lcm_backend_kind backend, const lcm_initial *ic,
+                           unsigned long long seed, lcm_index batch, const char *targets)
+{
+    lcm_solver_options o = {.backend = backend, .precision = 64};
+    lcm_sim_options so = {.seed = seed, .subject_batch_size = batch, .targets = targets};
+    lcm_solver *solver = NULL;
+    lcm_panel *p = NULL;
+    lcm_err err = {0};
+    if (lcm_solver_new(s->model, &o, &solver, &err) || lcm_simulate(solver, sol, ic, &so, &p, &err)) {
+        fprintf(stderr, "simulate: %s\n", err.msg);
+        exit(1);
+    }
+    lcm_solver_free(solver);
+    return p;
+}
+
+/* The panel's CSV text. */
+static char *csv_of(const lcm_panel *p)
+{
+    char *dir = test_tmpdir("sim"), *path = path_join(dir, "panel.csv");
+    lcm_err err = {0};
+    char *text = lcm_panel_write_csv(p, path, &err) ? NULL : read_file(path, NULL, &err);
+    if (!text) fprintf(stderr, "%s\n", err.msg), exit(1);
+    remove(path), remove(dir);
+    free(path), free(dir);
+    return text;
+}
+
+static double *column(const lcm_panel *p, const char *name)
+{
+    double *c = xcalloc((size_t)lcm_panel_rows(p) + 1, sizeof *c);
+    lcm_err err = {0};
+    if (lcm_panel_column(p, name, c, &err)) fprintf(stderr, "%s\n", err.msg), exit(1);
+    return c;
+}
+
+/* ---- batch sizes, saved solutions, interpreter -------------------------------- */
+static const struct {
+    const char *model, *params, *initial;
+} bundled[] = {
+    {"models/tiny.lua", "models/tiny.params.lua", "models/tiny.initial.csv"},
+    {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", "models/iskhakov_2017.initial.csv"},
+    {"models/mortality.lua", "models/mortality.params.lua", "models/mortality.initial.csv"},
+    {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua",
+     "models/precautionary_savings.initial.csv"},
+    {"models/precautionary_savings_health.lua", "models/precautionary_savings_health.params.lua",
+     "models/precautionary_savings_health.initial.csv"},
+};
+
+/* Largest difference between two panels' numeric columns (relative above 1),
+ * and whether their discrete columns and shapes agree. */
+static double panel_diff(const lcm_panel *a, const lcm_panel *b, int *same_shape)
+{
+    *same_shape = lcm_panel_rows(a) == lcm_panel_rows(b);
+    if (!*same_shape) return INFINITY;
+    const ir_vars *V = &a->vars;
+    double worst = 0;
+    for (lcm_index i = 0; i < a->n; ++i) {
+        *same_shape &= a->subject[i] == b->subject[i] && a->period[i] == b->period[i] && a->regime[i] == b->regime[i];
+        double pairs[2][130];
+        int k = 0;
+        pairs[0][k] = a->value[i], pairs[1][k++] = b->value[i];
+        for (int s = 0; s < V->nstates && k < 128; ++s) pairs[0][k] = a->x[i * V->nstates + s], pairs[1][k++] = b->x[i * V->nstates + s];
+        for (int s = 0; s < V->nactions && k < 128; ++s) pairs[0][k] = a->act[i * V->nactions + s], pairs[1][k++] = b->act[i * V->nactions + s];
+        for (int j = 0; j < k; ++j) {
+            double x = pairs[0][j], y = pairs[1][j];
+            if (x == y || (isnan(x) && isnan(y))) continue;
+            double d = fabs(x - y) / fmax(1.0, fabs(y));
+            worst = d > worst || isnan(d) ? (isnan(d) ? INFINITY : d) : worst;
+        }
+    }
+    return worst;
+}
+
+static void check_bundled(void)
+{
+    for (size_t c = 0; c < sizeof bundled / sizeof *bundled; ++c) {
+        sim_model s = solve(bundled[c].model, NULL, bundled[c].params);
+        lcm_initial *ic = initial_file(s.model, bundled[c].initial);
+        lcm_panel *one_pass = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 11, 0, NULL);
+        char *expected = csv_of(one_pass);
+        const lcm_index batches[] = {1, 7, 1000};
+        for (int b = 0; b < 3; ++b) {
+            lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 11, batches[b], NULL);
+            char *got = csv_of(p);
+            CHECK_MSG(!strcmp(got, expected), "%s: batch size %lld gives another panel", bundled[c].model,
+                      (long long)batches[b]);
+            free(got);
+            lcm_panel_free(p);
+        }
+        /* every subject appears from its own start period on, in order */
+        const lcm_initial *init = ic;
+        lcm_index row = 0;
+        for (lcm_index i = 0; i < init->n && row < one_pass->n; ++i) {
+            CHECK(one_pass->subject[row] == (unsigned long long)i && one_pass->period[row] == init->period[i]);
+            CHECK(one_pass->regime[row] == init->regime[i]);
+            while (row < one_pass->n && one_pass->subject[row] == (unsigned long long)i) ++row;
+        }
+        CHECK(row == one_pass->n);
+        /* a solution written to HDF5 and read back simulates the same panel */
+        char *dir = test_tmpdir("sol"), *path = path_join(dir, "solution.h5");
+        lcm_solution *back = NULL;
+        lcm_err err = {0};
+        CHECK(!lcm_solution_write_h5(s.sol, path, &err));
+        CHECK_MSG(!lcm_solution_read_h5(lcm_model_ir(s.model), path, &back, &err), "%s", err.msg);
+        if (back) {
+            lcm_panel *p = simulate(&s, back, LCM_BACKEND_CPU, ic, 11, 0, NULL);
+            char *got = csv_of(p);
+            CHECK_MSG(!strcmp(got, expected), "%s: the saved solution gives another panel", bundled[c].model);
+            free(got);
+            lcm_panel_free(p);
+            lcm_solution_free(back);
+        }
+        remove(path), remove(dir);
+        free(path), free(dir);
+        /* the interpreter: same rows, numbers within 1e-10 */
+        lcm_panel *ip = simulate(&s, s.sol, LCM_BACKEND_INTERP, ic, 11, 0, NULL);
+        int same = 0;
+        double d = panel_diff(one_pass, ip, &same);
+        printf("%s: %lld rows; cpu vs interpreter: max difference %.1e\n", bundled[c].model,
+               (long long)lcm_panel_rows(one_pass), d);
+        CHECK_MSG(same && d <= 1e-10, "%s: cpu and interpreter panels differ (%g)", bundled[c].model, d);
+        lcm_panel_free(ip);
+        free(expected);
+        lcm_panel_free(one_pass);
+        lcm_initial_free(ic);
+        release(&s);
+    }
+}
+
+/* ---- a deterministic path is the policy --------------------------------------- */
+typedef struct policy_ctx {
+    const lcm_solution *sol;
+    int period;
+} policy_ctx;
+
+static double vnext_solution(const void *ctx, int regime, lcm_index i)
+{
+    const policy_ctx *c = ctx;
+    return lcm_solution_value(c->sol, c->period + 1, regime, i);
+}
+
+static void check_policy(void)
+{
+    sim_model s = solve("tests/models/cake_on_grid.lua", NULL, "tests/models/discount_only.params.lua");
+    const ir_model *m = lcm_model_ir(s.model);
+    lcm_sb text;
+    sb_init(&text);
+    sb_puts(&text, "regime,age,wealth\n");
+    for (int w = 0; w <= 30; ++w) sb_printf(&text, "eating,0,%d\n", w);
+    lcm_initial *ic = initial_from(s.model, text.s);
+    lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 0, 0, "utility");
+    const ir_regime *eating = &m->regimes[ir_find_regime(m, "eating")];
+    double *vals = xcalloc(eating->nnodes + 1, sizeof *vals);
+    int rows_checked = 0;
+    for (lcm_index i = 0; i < p->n; ++i) {
+        if (p->regime[i] != eating->id) continue;
+        int t = p->period[i];
+        double w = p->x[i * p->vars.nstates], c = p->act[i * p->vars.nactions];
+        lcm_index s_at = (lcm_index)w;
+        CHECK(w == floor(w) && w >= 0 && w <= 30); /* on the grid */
+        /* V of the solution at that grid point, exactly */
+        CHECK_MSG(p->value[i] == lcm_solution_value(s.sol, t, eating->id, s_at), "period %d wealth %g: %.17g vs %.17g",
+                  t, w, p->value[i], lcm_solution_value(s.sol, t, eating->id, s_at));
+        /* the policy: the first best action, by the interpreter */
+        policy_ctx ctx = {s.sol, t};
+        lcm_point pt = {.m = m, .k = &m->kernels[m->period_kernel[eating->id * m->nperiods + t]], .r = eating,
+                        .L = &s.sol->layout, .G = s.sol->grids, .params = s.sol->params, .vnext = vnext_solution,
+                        .vnext_ctx = &ctx, .age = m->ages[t], .period = t, .vals = vals};
+        pt.x[0] = w;
+        double best = -INFINITY;
+        lcm_index best_a = -1;
+        for (lcm_index a = 0; a < ir_action_space_size(eating); ++a) {
+            lcm_point_action(&pt, a);
+            lcm_point_eval(&pt);
+            if (pt.feasible && (pt.q > best || best_a < 0)) best = pt.q, best_a = a;
+        }
+        CHECK_MSG(c == (double)best_a, "period %d wealth %g: simulated consumption %g, policy %lld", t, w, c,
+                  (long long)best_a);
+        /* the next row holds the next state, exactly */
+        if (i + 1 < p->n && p->subject[i + 1] == p->subject[i] && p->regime[i + 1] == eating->id)
+            CHECK(p->x[(i + 1) * p->vars.nstates] == w - c);
+        CHECK(p->targets[i] == sqrt(c)); /* --targets utility */
+        ++rows_checked;
+    }
+    CHECK(rows_checked == 31 * 5);
+    free(vals);
+    lcm_panel_free(p);
+    lcm_initial_free(ic);
+    sb_free(&text);
+    release(&s);
+}
+
+/* ---- statistics over 100,000 subjects ------------------------------------------- */
+#define N_SUBJECTS 100000
+
+static int within(double got, double want, double se, const char *what)
+{
+    int ok = fabs(got - want) <= 4.5 * se;
+    if (!ok) fprintf(stderr, "%s: %.6f, expected %.6f (se %.2g)\n", what, got, want, se);
+    return ok;
+}
+
+/* mortality.lua: death is a Markov regime transition, health a Markov state. */
+static void check_mortality_statistics(void)
+{
+    sim_model s = solve("models/mortality.lua", NULL, "models/mortality.params.lua");
+    lcm_sb text;
+    sb_init(&text);
+    sb_puts(&text, "regime,age,patience,health,wealth\n");
+    for (int i = 0; i < N_SUBJECTS; ++i)
+        sb_printf(&text, "working,50,%s,%s,%d\n", i % 2 ? "patient" : "impatient", i % 3 ? "good" : "bad", 5 + i % 50);
+    lcm_initial *ic = initial_from(s.model, text.s);
+    lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 2026, 0, NULL);
+    const ir_model *m = lcm_model_ir(s.model);
+    int dead = ir_find_regime(m, "dead"), health = ir_vars_state(&p->vars, "health");
+    /* counts[t][h]: living rows; died[t][h]: of them, dead next period;
+     * moved[h][h2]: health transitions of survivors */
+    double counts[8][2] = {{0}}, died[8][2] = {{0}}, moved[2][2] = {{0}};
+    for (lcm_index i = 0; i + 1 < p->n; ++i) {
+        if (p->regime[i] == dead || p->subject[i + 1] != p->subject[i]) continue;
+        int t = p->period[i], h = (int)p->x[i * p->vars.nstates + health];
+        counts[t][h] += 1;
+        if (p->regime[i + 1] == dead) died[t][h] += 1;
+        else moved[h][(int)p->x[(i + 1) * p->vars.nstates + health]] += 1;
+    }
+    for (int t = 0; t < 5; ++t)
+        for (int h = 0; h < 2; ++h) {
+            double survive = 0.99 - 0.03 * t - (h == 0 ? 0.05 : 0), q = 1 - survive, n = counts[t][h];
+            if (n < 1000) continue;
+            char what[64];
+            snprintf(what, sizeof what, "death rate, period %d, health %d", t, h);
+            CHECK(within(died[t][h] / n, q, sqrt(q * (1 - q) / n), what));
+        }
+    const double matrix[2][2] = {{0.7, 0.3}, {0.1, 0.9}};
+    for (int h = 0; h < 2; ++h) {
+        double n = moved[h][0] + moved[h][1], q = matrix[h][1];
+        CHECK(n > 10000);
+        CHECK(within(moved[h][1] / n, q, sqrt(q * (1 - q) / n), h ? "P(good | good)" : "P(good | bad)"));
+    }
+    printf("mortality: %lld rows from %d subjects\n", (long long)p->n, N_SUBJECTS);
+    lcm_panel_free(p);
+    lcm_initial_free(ic);
+    sb_free(&text);
+    release(&s);
+}
+
+/* precautionary_savings.lua: income drawn from its continuous law. */
+static void check_income_statistics(const char *shock, double rho)
+{
+    char define[64];
+    snprintf(define, sizeof define, "shock=%s", shock);
+    const char *defines[] = {define, "n_periods=8", NULL};
+    sim_model s = {0};
+    lcm_err err = {0};
+    lcm_pvalue *params = lcm_pv_table();
+    lcm_pv_set_path(params, "discount_factor", lcm_pv_num(0.95), &err);
+    lcm_pv_set_path(params, "alive.income.mu", lcm_pv_num(0.1), &err);
+    lcm_pv_set_path(params, "alive.income.sigma", lcm_pv_num(0.2), &err);
+    if (rho >= 0) lcm_pv_set_path(params, "alive.income.rho", lcm_pv_num(rho), &err);
+    lcm_pv_set_path(params, "alive.next_wealth.interest_rate", lcm_pv_num(0.04), &err);
+    lcm_solver *solver = NULL;
+    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    if (test_generate("models/precautionary_savings.lua", defines, &s.model, &err) ||
+        lcm_solver_new(s.model, &o, &solver, &err) || lcm_solve(solver, params, &s.sol, &err)) {
+        fprintf(stderr, "precautionary_savings %s: %s\n", shock, err.msg);
+        exit(1);
+    }
+    lcm_solver_free(solver);
+    lcm_pv_free(params);
+    lcm_sb text;
+    sb_init(&text);
+    sb_puts(&text, "regime,age,wealth\n");
+    for (int i = 0; i < N_SUBJECTS; ++i) sb_printf(&text, "alive,20,%d\n", 1 + i % 19);
+    lcm_initial *ic = initial_from(s.model, text.s);
+    lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 99, 0, NULL);
+    double *income = column(p, "income"), *period = column(p, "period");
+    /* the law: y' = mu + rho y + sigma e, started from its stationary law */
+    double r = rho >= 0 ? rho : 0, mean = 0.1 / (1 - r), var = 0.04 / (1 - r * r);
+    for (int t = 0; t + 1 < 7; ++t) {
+        double sx = 0, sxx = 0, sxy = 0, sy = 0, syy = 0;
+        int n = 0;
+        for (lcm_index i = 0; i + 1 < p->n; ++i) {
+            if ((int)period[i] != t || p->subject[i + 1] != p->subject[i]) continue;
+            double x = income[i], y = income[i + 1];
+            sx += x, sxx += x * x, sy += y, syy += y * y, sxy += x * y, ++n;
+        }
+        double mx = sx / n, vx = sxx / n - mx * mx, my = sy / n, vy = syy / n - my * my;
+        double corr = (sxy / n - mx * my) / sqrt(vx * vy);
+        char what[96];
+        snprintf(what, sizeof what, "%s: mean of income, period %d", shock, t);
+        CHECK(within(mx, mean, sqrt(var / n), what));
+        snprintf(what, sizeof what, "%s: variance of income, period %d", shock, t);
+        CHECK(within(vx, var, var * sqrt(2.0 / n), what));
+        snprintf(what, sizeof what, "%s: autocorrelation of income, periods %d-%d", shock, t, t + 1);
+        CHECK(within(corr, r, (1 - r * r) / sqrt((double)n) + 1e-12, what));
+        CHECK(n == N_SUBJECTS);
+    }
+    printf("%s: income mean %.4f, variance %.4f expected\n", shock, mean, var);
+    free(income), free(period);
+    lcm_panel_free(p);
+    lcm_initial_free(ic);
+    sb_free(&text);
+    release(&s);
+}
+
+int main(void)
+{
+    check_bundled();
+    check_policy();
+    check_mortality_statistics();
+    check_income_statistics("rouwenhorst", 0.9);
+    check_income_statistics("tauchen", 0.5);
+    check_income_statistics("normal_gh", -1);
+    CHECK_DONE();
+}
