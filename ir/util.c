@@ -327,3 +327,19 @@ double now_seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+unsigned lcm_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return 99;
+    unsigned d[65][65];
+    for (size_t i = 0; i <= la; ++i) d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= lb; ++j) d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= la; ++i)
+        for (size_t j = 1; j <= lb; ++j) {
+            unsigned s = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            unsigned x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
+            d[i][j] = s < x ? (s < y ? s : y) : (x < y ? x : y);
+        }
+    return d[la][lb];
+}

@@ -94,6 +94,9 @@ char *path_join(const char *a, const char *b);
 
 /* ---- misc --------------------------------------------------------------- */
 int is_identifier(const char *s);
+/* Levenshtein distance of two names (99 beyond 64 characters), for
+ * "did you mean" suggestions. */
+unsigned lcm_edit_distance(const char *a, const char *b);
 double now_seconds(void);
 /* printf-style into a fresh heap string. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

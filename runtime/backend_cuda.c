@@ -143,54 +143,43 @@ static int cuda_download(lcm_backend *base, void *dst, const void *src, size_t b
 }
 
 /* ---- work ------------------------------------------------------------------- */
-/* The block shape for n states (or subjects): blockDim.x lanes split the
- * kernel's action axis, a power of two, at most the axis needs, at most the
- * kernel's threads per block (which its registers may hold below 1024), and
- * only as many as it takes to fill the device; blockDim.y states per block. */
-static void block_shape(const cuda_backend *b, int kernel, lcm_index n, unsigned *lanes, unsigned *per_block,
-                        unsigned *blocks)
+/* Launches fn over n states (or subjects) on a queue.  blockDim.x lanes
+ * split the kernel's action axis: a power of two, at most the axis needs,
+ * at most the kernel's threads per block (which its registers may hold
+ * below 1024), and only as many as it takes to fill the device; blockDim.y
+ * states per block. */
+static int launch_on(cuda_backend *b, CUfunction fn, int kernel, lcm_index n, void **params, int queue, lcm_err *err)
 {
-    unsigned cap = 1;
+    if (n <= 0) return 0;
+    current(b);
+    unsigned cap = 1, lanes = 1;
     while (cap < (unsigned)b->par_n[kernel] && cap * 2 <= (unsigned)b->max_block[kernel] && cap < 1024) cap *= 2;
-    *lanes = 1;
-    while (*lanes < cap && (double)n * *lanes < 2.0 * b->resident) *lanes *= 2;
-    *per_block = *lanes > 32 ? 1 : 128 / *lanes;
-    *blocks = (unsigned)((n + *per_block - 1) / *per_block);
+    while (lanes < cap && (double)n * lanes < 2.0 * b->resident) lanes *= 2;
+    unsigned per_block = lanes > 32 ? 1 : 128 / lanes, blocks = (unsigned)((n + per_block - 1) / per_block);
+    b->dirty[queue] = 1;
+    CU(cuLaunchKernel(fn, blocks, 1, 1, lanes, per_block, 1, 0, b->streams[queue], params, NULL), "launching a kernel");
+    return 0;
 }
 
 static int cuda_launch(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
                        lcm_err *err)
 {
     cuda_backend *b = (cuda_backend *)base;
-    if (n <= 0) return 0;
-    current(b);
-    unsigned lanes, per_block, blocks;
-    block_shape(b, kernel, n, &lanes, &per_block, &blocks);
     lcm_kernel_args a = *args;
     lcm_index s_begin = 0, s_end = n;
     void *params[] = {&a, &s_begin, &s_end};
-    b->dirty[queue] = 1;
-    CU(cuLaunchKernel(b->fns[kernel], blocks, 1, 1, lanes, per_block, 1, 0, b->streams[queue], params, NULL),
-       "launching a kernel");
-    return 0;
+    return launch_on(b, b->fns[kernel], kernel, n, params, queue, err);
 }
 
 static int cuda_launch_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
                            lcm_index n, int queue, lcm_err *err)
 {
     cuda_backend *b = (cuda_backend *)base;
-    if (n <= 0) return 0;
-    current(b);
-    unsigned lanes, per_block, blocks;
-    block_shape(b, kernel, n, &lanes, &per_block, &blocks);
     lcm_kernel_args a = *args;
     lcm_sim_args s = *sim;
     lcm_index count = n;
     void *params[] = {&a, &s, &count};
-    b->dirty[queue] = 1;
-    CU(cuLaunchKernel(b->sim_fns[kernel], blocks, 1, 1, lanes, per_block, 1, 0, b->streams[queue], params, NULL),
-       "launching a simulation kernel");
-    return 0;
+    return launch_on(b, b->sim_fns[kernel], kernel, n, params, queue, err);
 }
 
 static int cuda_barrier(lcm_backend *base, lcm_err *err)
@@ -291,7 +280,8 @@ static void cuda_destroy(lcm_backend *base)
         if (b->mod) b->cu->cuModuleUnload(b->mod);
         b->cu->cuDevicePrimaryCtxRelease(b->dev);
     }
-    free(b->streams), free(b->events), free(b->dirty), free(b->fns), free(b->sim_fns), free(b->par_n), free(b->max_block);
+    free(b->streams), free(b->events), free(b->dirty), free(b->fns), free(b->sim_fns);
+    free(b->par_n), free(b->max_block);
     free(b->allocs), free(base->cache_entry), free(base->target);
     free(b);
 }

@@ -190,33 +190,11 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
         xn[b->vars.state_slot[g][s]] = sim_next_state(b, p, a, sim, row, tg, s);
 }
 
-static int interp_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
-                      lcm_index n, int queue, lcm_err *err)
-{
-    (void)queue;
-    interp_backend *b = (interp_backend *)base;
-    const ir_kernel *k = &b->m->kernels[kernel];
-    const ir_regime *r = &b->m->regimes[k->regime];
-    if (r->nstates > 64 || r->nactions > 64)
-        return lcm_fail(err, LCM_E_INTERNAL, "the interpreter handles at most 64 states and actions");
-#pragma omp parallel
-    {
-        lcm_point p = {.m = b->m, .k = k, .r = r, .L = &b->layout, .G = args->grids, .params = args->params,
-                       .vnext = vnext_from_args, .vnext_ctx = args, .age = args->age, .period = args->period};
-        p.vals = xcalloc(r->nnodes + 1, sizeof *p.vals);
-#pragma omp for schedule(dynamic, 16)
-        for (lcm_index i = 0; i < n; ++i) sim_subject(b, &p, args, sim, sim->rows[i]);
-        free(p.vals);
-    }
-    return 0;
-}
-
-static int interp_run(lcm_backend *base, int kernel, const lcm_kernel_args *cargs, lcm_index n, int queue,
-                      lcm_err *err)
+/* Every state (sim NULL) or every subject of a launch, on the OpenMP threads. */
+static int interp_launch(interp_backend *b, int kernel, const lcm_kernel_args *cargs, const lcm_sim_args *sim,
+                         lcm_index n, lcm_err *err)
 {
     lcm_kernel_args *args = (lcm_kernel_args *)cargs; /* host memory: flags and V are written through it */
-    (void)queue;
-    interp_backend *b = (interp_backend *)base;
     const ir_kernel *k = &b->m->kernels[kernel];
     const ir_regime *r = &b->m->regimes[k->regime];
     if (r->nstates > 64 || r->nactions > 64)
@@ -227,10 +205,27 @@ static int interp_run(lcm_backend *base, int kernel, const lcm_kernel_args *carg
                        .vnext = vnext_from_args, .vnext_ctx = args, .age = args->age, .period = args->period};
         p.vals = xcalloc(r->nnodes + 1, sizeof *p.vals);
 #pragma omp for schedule(dynamic, 4)
-        for (lcm_index s = 0; s < n; ++s) solve_state(&p, args, s);
+        for (lcm_index i = 0; i < n; ++i) {
+            if (sim) sim_subject(b, &p, args, sim, sim->rows[i]);
+            else solve_state(&p, args, i);
+        }
         free(p.vals);
     }
     return 0;
+}
+
+static int interp_run(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
+                      lcm_err *err)
+{
+    (void)queue;
+    return interp_launch((interp_backend *)base, kernel, args, NULL, n, err);
+}
+
+static int interp_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
+                      lcm_index n, int queue, lcm_err *err)
+{
+    (void)queue;
+    return interp_launch((interp_backend *)base, kernel, args, sim, n, err);
 }
 
 static void interp_destroy(lcm_backend *base)

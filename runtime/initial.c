@@ -89,22 +89,6 @@ static char *list_ages(const ir_model *m)
     return sb_take(&b);
 }
 
-static unsigned edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64) return 99;
-    unsigned d[65][65];
-    for (size_t i = 0; i <= la; ++i) d[i][0] = (unsigned)i;
-    for (size_t j = 0; j <= lb; ++j) d[0][j] = (unsigned)j;
-    for (size_t i = 1; i <= la; ++i)
-        for (size_t j = 1; j <= lb; ++j) {
-            unsigned s = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            unsigned x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
-            d[i][j] = s < x ? (s < y ? s : y) : (x < y ? x : y);
-        }
-    return d[la][lb];
-}
-
 /* ---- the reader: columns matched to the model, subjects as they come ------- */
 typedef struct reader {
     const ir_model *m;
@@ -198,7 +182,7 @@ static int fail_no_subjects(const char *path, const char *expected, lcm_err *err
  * another: 'id' is not a misspelt 'age'). */
 static void consider(const char *name, const char *candidate, const char **best, unsigned *best_distance)
 {
-    unsigned d = edit_distance(name, candidate);
+    unsigned d = lcm_edit_distance(name, candidate);
     if (d < *best_distance && 2 * d <= strlen(name)) *best_distance = d, *best = candidate;
 }
 

@@ -36,7 +36,9 @@ lcm_index lcm_panel_rows(const lcm_panel *p) { return p->n; }
 double lcm_panel_seconds(const lcm_panel *p) { return p->seconds; }
 
 /* ---- columns: one description serves the accessor and both writers -------- */
-typedef enum col_kind { COL_SUBJECT, COL_PERIOD, COL_AGE, COL_REGIME, COL_VALUE, COL_STATE, COL_ACTION, COL_TARGET } col_kind;
+typedef enum col_kind {
+    COL_SUBJECT, COL_PERIOD, COL_AGE, COL_REGIME, COL_VALUE, COL_STATE, COL_ACTION, COL_TARGET
+} col_kind;
 
 typedef struct column {
     col_kind kind;

@@ -90,7 +90,8 @@ static void eval_row(lcm_panel *p, const lcm_solution *sol, lcm_index k, double 
     lcm_point pt = {.m = m, .k = &m->kernels[m->period_kernel[r->id * m->nperiods + t]], .r = r, .L = &sol->layout,
                     .G = sol->grids, .params = sol->params, .vnext = vnext_from_solution, .vnext_ctx = &ctx,
                     .age = m->ages[t], .period = t, .vals = vals};
-    for (int s = 0; s < r->nstates; ++s) pt.x[s] = p->x[(size_t)k * (size_t)p->vars.nstates + (size_t)p->vars.state_slot[r->id][s]];
+    const double *x = p->x + (size_t)k * (size_t)p->vars.nstates;
+    for (int s = 0; s < r->nstates; ++s) pt.x[s] = x[p->vars.state_slot[r->id][s]];
     for (int a = 0; a < r->nactions; ++a) {
         pt.act[a] = p->act[(size_t)k * (size_t)p->vars.nactions + (size_t)p->vars.action_slot[r->id][a]];
         if (pt.act[a] != pt.act[a]) return; /* no feasible action: nothing was chosen */

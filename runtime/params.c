@@ -276,22 +276,6 @@ static int find_candidates(const ir_model *m, const lcm_pvalue *root, const ir_p
     return n;
 }
 
-static unsigned edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64) return 99;
-    unsigned d[65][65];
-    for (size_t i = 0; i <= la; ++i) d[i][0] = (unsigned)i;
-    for (size_t j = 0; j <= lb; ++j) d[0][j] = (unsigned)j;
-    for (size_t i = 1; i <= la; ++i)
-        for (size_t j = 1; j <= lb; ++j) {
-            unsigned s = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            unsigned x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
-            d[i][j] = s < x ? (s < y ? s : y) : (x < y ? x : y);
-        }
-    return d[la][lb];
-}
-
 /* For a missing parameter: " - a misspelling of the action 'consumption'?" */
 static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b);
 
@@ -301,7 +285,7 @@ static void suggest(const ir_model *m, const char *name, lcm_sb *b)
     const char *best = NULL;
     unsigned bd = 3;
     for (int i = 0; i < m->nparams; ++i) {
-        unsigned d = edit_distance(name, m->params[i].name);
+        unsigned d = lcm_edit_distance(name, m->params[i].name);
         if (d < bd) bd = d, best = m->params[i].name;
     }
     if (best) sb_printf(b, " (did you mean '%s'?)", best);
@@ -313,17 +297,17 @@ static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b)
     if (r < 0 || strlen(p->name) < 4) return;
     const ir_regime *R = &m->regimes[r];
     for (int i = 0; i < R->nstates; ++i)
-        if (edit_distance(p->name, R->states[i].name) <= 2) {
+        if (lcm_edit_distance(p->name, R->states[i].name) <= 2) {
             sb_printf(b, " - a misspelling of the state '%s'?", R->states[i].name);
             return;
         }
     for (int i = 0; i < R->nactions; ++i)
-        if (edit_distance(p->name, R->actions[i].name) <= 2) {
+        if (lcm_edit_distance(p->name, R->actions[i].name) <= 2) {
             sb_printf(b, " - a misspelling of the action '%s'?", R->actions[i].name);
             return;
         }
     for (int i = 0; i < R->nfuncs; ++i)
-        if (edit_distance(p->name, R->funcs[i].name) <= 2) {
+        if (lcm_edit_distance(p->name, R->funcs[i].name) <= 2) {
             sb_printf(b, " - a misspelling of the function '%s'?", R->funcs[i].name);
             return;
         }

@@ -141,7 +141,8 @@ static const struct {
     {LCM_FLAG_NAN, 1, "V is NaN at the subject's state (a feasible action has a NaN Q)"},
     {LCM_FLAG_INFEASIBLE, 0, "no action is feasible at the subject's state: its path ends here (value -inf); "
                              "the first such subject is shown"},
-    {LCM_FLAG_REGIME_PROB, 1, "the regime transition probabilities at the chosen action are negative or do not sum to 1"},
+    {LCM_FLAG_REGIME_PROB, 1, "the regime transition probabilities at the chosen action are negative or do not "
+                              "sum to 1"},
     {LCM_FLAG_STATE_PROB, 1, "Markov state transition probabilities at the chosen action are negative or do not sum "
                           "to 1"},
     {LCM_FLAG_INACTIVE, 1, "a regime that is inactive in the next period has a positive probability"},
@@ -153,7 +154,8 @@ static void describe_subject(const sim_run *s, lcm_index i, int t, lcm_sb *out)
 {
     const ir_regime *r = &s->m->regimes[s->regime[i]];
     double x[64];
-    for (int k = 0; k < r->nstates && k < 64; ++k) x[k] = s->x[(size_t)i * (size_t)s->ns + (size_t)s->V.state_slot[r->id][k]];
+    const double *row = s->x + (size_t)i * (size_t)s->ns;
+    for (int k = 0; k < r->nstates && k < 64; ++k) x[k] = row[s->V.state_slot[r->id][k]];
     sb_printf(out, "subject %lld, period %d (age %g), regime '%s' at ", (long long)i, t, s->m->ages[t], r->name);
     lcm_describe_values(r, x, out);
 }
@@ -167,7 +169,8 @@ static int check_flags(const sim_run *s, lcm_index b0, int t, lcm_err *err)
             lcm_sb who;
             sb_init(&who);
             describe_subject(s, b0 + f->first[sim_flag_text[k].bit], t, &who);
-            if (sim_flag_text[k].error) lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: %s", who.s, sim_flag_text[k].what);
+            if (sim_flag_text[k].error)
+                lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: %s", who.s, sim_flag_text[k].what);
             else lcm_warn("simulation: %s: %s", who.s, sim_flag_text[k].what);
             sb_free(&who);
             if (sim_flag_text[k].error) return err->code;
@@ -291,10 +294,10 @@ static int run_period(sim_run *s, int t, lcm_err *err)
         lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
         lcm_index live = group_rows(s, b0, bn, t, counts, offsets);
         if (!live) continue;
+        size_t ns = (size_t)s->ns;
         for (lcm_index row = 0; row < bn; ++row) {
             s->subj_h[row] = (unsigned long long)(b0 + row);
-            for (int q = 0; q < s->ns; ++q)
-                rset(s, s->x_h, (size_t)row * (size_t)s->ns + (size_t)q, s->x[(size_t)(b0 + row) * (size_t)s->ns + (size_t)q]);
+            for (size_t q = 0; q < ns; ++q) rset(s, s->x_h, (size_t)row * ns + q, s->x[(size_t)(b0 + row) * ns + q]);
         }
         rc = launch_batch(s, bn, t, counts, offsets, live, err);
         if (!rc) rc = check_flags(s, b0, t, err);

@@ -66,26 +66,6 @@ static lcm_panel *simulate(lcm_model *m, const lcm_solution *sol, lcm_backend_ki
     return p;
 }
 
-/* Same rows (subject, period, regime); largest relative difference of the numbers. */
-static double panel_diff(const lcm_panel *a, const lcm_panel *b)
-{
-    if (a->n != b->n) return INFINITY;
-    double worst = 0;
-    int ns = a->vars.nstates, na = a->vars.nactions;
-    for (lcm_index i = 0; i < a->n; ++i) {
-        if (a->subject[i] != b->subject[i] || a->period[i] != b->period[i] || a->regime[i] != b->regime[i])
-            return INFINITY;
-        for (int k = -1; k < ns + na; ++k) {
-            double x = k < 0 ? a->value[i] : k < ns ? a->x[i * ns + k] : a->act[i * na + k - ns];
-            double y = k < 0 ? b->value[i] : k < ns ? b->x[i * ns + k] : b->act[i * na + k - ns];
-            if (x == y || (isnan(x) && isnan(y))) continue;
-            double d = fabs(x - y) / fmax(1.0, fabs(y));
-            worst = isnan(d) ? INFINITY : fmax(worst, d);
-        }
-    }
-    return worst;
-}
-
 static void check_simulation(void)
 {
     lcm_err err = {0};
@@ -102,7 +82,7 @@ static void check_simulation(void)
         const lcm_index batches[] = {0, 7, 1000};
         for (int b = 0; b < 3 && cpu; ++b) {
             lcm_panel *gpu = simulate(m, sol, LCM_BACKEND_CUDA, ic, batches[b]);
-            double d = gpu ? panel_diff(gpu, cpu) : INFINITY;
+            double d = gpu ? test_panel_diff(gpu, cpu) : INFINITY;
             printf("%s: simulation on cuda vs cpu (batch %lld): %lld rows, max difference %.2e\n", bundled[i].model,
                    (long long)batches[b], (long long)cpu->n, d);
             CHECK(d <= 1e-10);

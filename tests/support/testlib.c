@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lcmgen.h"
+#include "panel.h"
 #include "params_lua.h"
 
 const char *test_source_dir(void) { return LCM_SOURCE_DIR; }
@@ -75,6 +76,25 @@ double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b)
                 if (isnan(d)) worst = INFINITY;
             }
         }
+    return worst;
+}
+
+double test_panel_diff(const lcm_panel *a, const lcm_panel *b)
+{
+    if (a->n != b->n) return INFINITY;
+    double worst = 0;
+    int ns = a->vars.nstates, na = a->vars.nactions;
+    for (lcm_index i = 0; i < a->n; ++i) {
+        if (a->subject[i] != b->subject[i] || a->period[i] != b->period[i] || a->regime[i] != b->regime[i])
+            return INFINITY;
+        for (int k = -1; k < ns + na; ++k) {
+            double x = k < 0 ? a->value[i] : k < ns ? a->x[i * ns + k] : a->act[i * na + k - ns];
+            double y = k < 0 ? b->value[i] : k < ns ? b->x[i * ns + k] : b->act[i * na + k - ns];
+            if (x == y || (isnan(x) && isnan(y))) continue;
+            double d = fabs(x - y) / fmax(1.0, fabs(y));
+            worst = isnan(d) ? INFINITY : fmax(worst, d);
+        }
+    }
     return worst;
 }
 

@@ -18,6 +18,10 @@ int test_solve(const char *lua, const char *const *defines, const char *params, 
                int precision, lcm_model **model, lcm_solution **sol, lcm_err *err);
 /* Largest relative difference of V between two solutions of one model. */
 double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b);
+/* Largest difference of two panels' numbers (value, states, actions;
+ * relative above 1), or infinity when their rows (subject, period, regime)
+ * differ. */
+double test_panel_diff(const lcm_panel *a, const lcm_panel *b);
 /* A fresh empty directory under the build tree's tmp (caller frees). */
 char *test_tmpdir(const char *tag);
 
