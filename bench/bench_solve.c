@@ -4,7 +4,7 @@
  *
  *   bench_solve MODEL.lua [--params P.lua] [-D name=value]... [--precision 64|32]
  *               [--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N]
- *               [--arch sm_XX]
+ *               [--arch sm_XX] [--log-level warning|off]
  *
  * --arch measures the NVRTC compile for that GPU architecture (cold and
  * cached) and needs no GPU; the solve is then skipped unless one is usable.
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 {
     const char *model_path = NULL, *params_path = NULL, *arch_text = NULL;
     ir_option defs[16];
-    int ndefs = 0, repeat = 5;
+    int ndefs = 0, repeat = 5, log_level = LCM_LOG_WARNING;
     lcm_solver_options so = {.backend = LCM_BACKEND_CPU, .precision = 64};
     lcm_err err = {0};
     for (int i = 1; i < argc; ++i) {
@@ -43,6 +43,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--device")) so.device = atoi(v), ++i;
         else if (!strcmp(a, "--arch")) arch_text = v, ++i;
         else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
+        else if (!strcmp(a, "--log-level")) log_level = lcm_log_level_by_name(v), ++i;
         else if (a[0] != '-') model_path = a;
         else {
             fprintf(stderr, "bench_solve: unknown option %s\n", a);
@@ -51,10 +52,12 @@ int main(int argc, char **argv)
     }
     if (!model_path) {
         fprintf(stderr, "usage: bench_solve MODEL.lua [--params P.lua] [-D k=v] [--precision 64|32] "
-                        "[--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N] [--arch sm_XX]\n");
+                        "[--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N] [--arch sm_XX] "
+                        "[--log-level warning|off]\n");
         return 2;
     }
-    lcm_set_log_level(LCM_LOG_WARNING);
+    if (log_level < 0) log_level = LCM_LOG_WARNING;
+    lcm_set_log_level((lcm_log_level)log_level); /* warning: checks on, quiet; off: checks off */
 
     double t0 = now_seconds();
     lcmgen_output gen;
@@ -150,8 +153,8 @@ int main(int argc, char **argv)
     printf("generate (Lua)     %.4f s\n", t_gen);
     if (ncold) printf("compile, cold      %.3f s (median of %d)\n", bench_median(cold, ncold), ncold);
     printf("solver, cached     %.4f s (median of %d)\n", bench_median(warm, repeat), repeat);
-    printf("solve              %.4f s (median of %d; min %.4f, max %.4f)\n", t_solve, repeat, solve[0],
-           solve[repeat - 1]);
+    printf("solve              %.4f s (median of %d; min %.4f, max %.4f), checks %s\n", t_solve, repeat, solve[0],
+           solve[repeat - 1], lcm_checks_mode() == LCM_CHECKS_OFF ? "off" : "on");
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
     printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
     if (lcm_solver_device_peak(solver))

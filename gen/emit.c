@@ -220,6 +220,9 @@ static int analyze(emitter *e, lcm_err *err)
         e->e_level = max_int(e->e_level, max_int(target_level(e, tg), e->lvl[r->rprob[tg->regime]]));
     }
     compute_levels(e, e->e_level);
+    e->rp_level = LVL_KERNEL;
+    for (int g = 0; g < e->m->nregimes; ++g)
+        if (r->rprob[g] >= 0) e->rp_level = max_int(e->rp_level, e->lvl[r->rprob[g]]);
     emit_mark(e, r->q);
     emit_mark(e, r->utility);
     for (int c = 0; c < r->nconstraints; ++c) emit_mark(e, r->constraints[c].node);
@@ -299,6 +302,9 @@ static void target_block(emitter *e, const ir_target *tg, int level)
             emit_num(e, nx->probs[j]);
         }
         sb_puts(b, "};\n");
+        /* checked here, where they are computed, not once per action */
+        emit_indent(e, level), sb_printf(b, "const int pmok%d_%d = !a->checks || lcm_probs_ok(pm%d_%d, %d);\n", g, s, g,
+                                         s, nx->nprobs);
     }
     int guarded = e->lvl[P] <= level;
     int in = level;
@@ -399,7 +405,27 @@ static void e_accumulate(emitter *e, int level)
     }
 }
 
-/* Probability and code checks, for feasible state-action pairs only. */
+/* The regime probabilities' check, hoisted to where they are all known. */
+static void regime_prob_check(emitter *e, int level)
+{
+    const ir_regime *r = e->r;
+    lcm_sb *b = e->b;
+    int nprob = 0;
+    for (int g = 0; g < e->m->nregimes; ++g) nprob += r->rprob[g] >= 0;
+    if (nprob == 0 || e->k->last || level != e->rp_level) return;
+    emit_indent(e, level), sb_printf(b, "const real rp[%d] = {", nprob);
+    for (int g = 0, first = 1; g < e->m->nregimes; ++g) {
+        if (r->rprob[g] < 0) continue;
+        if (!first) sb_puts(b, ", ");
+        first = 0;
+        emit_num(e, r->rprob[g]);
+    }
+    sb_puts(b, "};\n");
+    emit_indent(e, level), sb_printf(b, "const int rp_ok = !a->checks || lcm_probs_ok(rp, %d);\n", nprob);
+}
+
+/* Probability and code checks, for feasible state-action pairs only: the
+ * verdicts computed at their own levels, flagged here. */
 static void checks(emitter *e, int level)
 {
     const ir_regime *r = e->r;
@@ -409,19 +435,10 @@ static void checks(emitter *e, int level)
     for (int g = 0; g < e->m->nregimes; ++g) nprob += r->rprob[g] >= 0;
     if (nprob == 0) return;
     emit_indent(e, level), sb_puts(b, "if (a->checks) {\n");
-    emit_indent(e, level + 1), sb_printf(b, "const real rp[%d] = {", nprob);
-    int first = 1;
-    for (int g = 0; g < e->m->nregimes; ++g) {
-        if (r->rprob[g] < 0) continue;
-        if (!first) sb_puts(b, ", ");
-        first = 0;
-        emit_num(e, r->rprob[g]);
-    }
-    sb_puts(b, "};\n");
-    emit_indent(e, level + 1), sb_printf(b, "if (!lcm_probs_ok(rp, %d)) lcm_flag(a->flags, LCM_FLAG_REGIME_PROB, point);\n", nprob);
+    emit_indent(e, level + 1), sb_puts(b, "if (!rp_ok) lcm_flag(a->flags, LCM_FLAG_REGIME_PROB, point);\n");
     for (int i = 0; i < k->ninactive; ++i)
         emit_indent(e, level + 1), sb_printf(b, "if (v%d != 0) lcm_flag(a->flags, LCM_FLAG_INACTIVE, point);\n",
-                                        r->rprob[k->inactive[i]]);
+                                             r->rprob[k->inactive[i]]);
     for (int t = 0; t < k->ntargets; ++t) {
         int g = k->targets[t];
         const ir_target *tg = target_of(r, g);
@@ -430,8 +447,8 @@ static void checks(emitter *e, int level)
         emit_indent(e, level + 2), sb_printf(b, "if (!code_ok%d) lcm_flag(a->flags, LCM_FLAG_CODE, point);\n", g);
         for (int s = 0; s < tr->nstates; ++s)
             if (tg->next[s].kind == NEXT_MARKOV)
-                emit_indent(e, level + 2), sb_printf(b, "if (!lcm_probs_ok(pm%d_%d, %d)) lcm_flag(a->flags, LCM_FLAG_STATE_PROB, point);\n",
-                                                g, s, tg->next[s].nprobs);
+                emit_indent(e, level + 2), sb_printf(b, "if (!pmok%d_%d) lcm_flag(a->flags, LCM_FLAG_STATE_PROB, point);\n",
+                                                     g, s);
         emit_indent(e, level + 1), sb_puts(b, "}\n");
     }
     emit_indent(e, level), sb_puts(b, "}\n");
@@ -460,6 +477,7 @@ static void emit_level(emitter *e, int level)
     }
     for (size_t i = 0; i < r->nnodes; ++i)
         if (e->needed[i] && e->lvl[i] == level && !e->has_enext[i]) emit_node_decl(e, (int)i, level);
+    regime_prob_check(e, level);
     for (int c = 0; c < r->nconstraints; ++c) {
         int id = r->constraints[c].node;
         if (e->lvl[id] != level) continue;

@@ -24,6 +24,7 @@ typedef struct emitter {
     char *needed;
     char *has_enext;
     int innermost, e_level;
+    int rp_level; /* where the regime probabilities are all known (their check is hoisted there) */
     lcm_sb *b;
 } emitter;
 

@@ -25,6 +25,8 @@ struct lcm_backend {
     char *cache_entry;   /* where the compiled kernels live, or NULL */
     char *target;        /* what the kernels were built for (device, arch), or NULL */
     size_t bytes_now, bytes_peak; /* backend memory in use (device backends) */
+    double *stamp_at;    /* host backends: the stamps' times */
+    size_t stamp_cap;
 
     /* Queues kernel k over flat states [0, n) on a queue. */
     int (*launch)(lcm_backend *b, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err);
@@ -43,6 +45,11 @@ struct lcm_backend {
     void (*release_host)(lcm_backend *b, void *p);
     /* Waits for everything queued. */
     int (*finish)(lcm_backend *b, lcm_err *err);
+    /* Timing: stamp i is when everything queued before it has run;
+     * stamp_seconds(i, j) is the time from stamp i to stamp j, valid after
+     * finish (also in a replayed graph). */
+    int (*stamp)(lcm_backend *b, int i, lcm_err *err);
+    double (*stamp_seconds)(lcm_backend *b, int i, int j);
     /* Optional (NULL): record what is queued between begin and end as a
      * graph; replay queues it again (same pointers, current host data). */
     int (*capture_begin)(lcm_backend *b, lcm_err *err);
@@ -61,7 +68,9 @@ int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err);
 int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
                          lcm_backend **out, lcm_err *err);
 
-/* The host-memory operations shared by the host backends. */
+/* The host-memory operations shared by the host backends, and what they
+ * hold that their destroy must release. */
 void lcm_host_backend_ops(lcm_backend *b);
+void lcm_host_backend_release(lcm_backend *b);
 
 #endif

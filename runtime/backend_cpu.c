@@ -191,6 +191,7 @@ static void cpu_destroy(lcm_backend *base)
     free(b->kernels);
     free(b->sims);
     free(base->cache_entry);
+    lcm_host_backend_release(base);
     free(b);
 }
 
@@ -280,8 +281,27 @@ static int host_copy(lcm_backend *b, void *dst, const void *src, size_t bytes, i
 }
 static int host_nothing(lcm_backend *b, lcm_err *err) { return 0; }
 
+/* Host backends run what is queued at once: a stamp is the time it is taken. */
+static int host_stamp(lcm_backend *b, int i, lcm_err *err)
+{
+    if (i < 0) return lcm_fail(err, LCM_E_INTERNAL, "stamp %d", i);
+    GROW(b->stamp_at, b->stamp_cap, (size_t)i + 1);
+    b->stamp_at[i] = now_seconds();
+    return 0;
+}
+
+static double host_stamp_seconds(lcm_backend *b, int i, int j) { return b->stamp_at[j] - b->stamp_at[i]; }
+
+void lcm_host_backend_release(lcm_backend *b)
+{
+    free(b->stamp_at);
+    b->stamp_at = NULL, b->stamp_cap = 0;
+}
+
 void lcm_host_backend_ops(lcm_backend *b)
 {
+    b->stamp = host_stamp;
+    b->stamp_seconds = host_stamp_seconds;
     b->host_memory = 1;
     b->alloc = b->alloc_host = host_alloc;
     b->release = b->release_host = host_release;

@@ -43,6 +43,8 @@ typedef struct cuda_backend {
     int nqueues;
     CUstream *streams;
     CUevent *events;
+    CUevent *stamps; /* timing events, made as stamps ask for them */
+    int nstamps;
     char *dirty;     /* the queue worked since the last barrier */
     int resident;    /* threads the device holds at once */
     CUgraph graph;
@@ -204,6 +206,31 @@ static int cuda_finish(lcm_backend *base, lcm_err *err)
     return rc;
 }
 
+static int cuda_stamp(lcm_backend *base, int i, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    if (i >= b->nstamps) {
+        b->stamps = xrealloc(b->stamps, (size_t)(i + 1) * sizeof *b->stamps);
+        for (; b->nstamps <= i; ++b->nstamps) {
+            b->stamps[b->nstamps] = NULL;
+            CU(cuEventCreate(&b->stamps[b->nstamps], 0), "creating a timing event");
+        }
+    }
+    CU(cuEventRecord(b->stamps[i], b->streams[b->nqueues - 1]), "recording a timing event");
+    return 0;
+}
+
+static double cuda_stamp_seconds(lcm_backend *base, int i, int j)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    float ms = 0;
+    current(b);
+    if (i >= b->nstamps || j >= b->nstamps || b->cu->cuEventElapsedTime(&ms, b->stamps[i], b->stamps[j]) != CUDA_SUCCESS)
+        return 0.0 / 0.0;
+    return ms / 1000.0;
+}
+
 static void drop_graph(cuda_backend *b)
 {
     if (b->exec) b->cu->cuGraphExecDestroy(b->exec);
@@ -276,11 +303,13 @@ static void cuda_destroy(lcm_backend *base)
             if (b->streams && b->streams[q]) b->cu->cuStreamDestroy(b->streams[q]);
             if (b->events && b->events[q]) b->cu->cuEventDestroy(b->events[q]);
         }
+        for (int i = 0; i < b->nstamps; ++i)
+            if (b->stamps[i]) b->cu->cuEventDestroy(b->stamps[i]);
         for (size_t i = 0; i < b->nallocs; ++i) b->cu->cuMemFree(b->allocs[i].p);
         if (b->mod) b->cu->cuModuleUnload(b->mod);
         b->cu->cuDevicePrimaryCtxRelease(b->dev);
     }
-    free(b->streams), free(b->events), free(b->dirty), free(b->fns), free(b->sim_fns);
+    free(b->streams), free(b->events), free(b->stamps), free(b->dirty), free(b->fns), free(b->sim_fns);
     free(b->par_n), free(b->max_block);
     free(b->allocs), free(base->cache_entry), free(base->target);
     free(b);
@@ -328,6 +357,8 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
     b->base.upload = cuda_upload;
     b->base.download = cuda_download;
     b->base.finish = cuda_finish;
+    b->base.stamp = cuda_stamp;
+    b->base.stamp_seconds = cuda_stamp_seconds;
     b->base.capture_begin = cuda_capture_begin;
     b->base.capture_end = cuda_capture_end;
     b->base.replay = cuda_replay;

@@ -233,6 +233,7 @@ static void interp_destroy(lcm_backend *base)
     interp_backend *b = (interp_backend *)base;
     ir_grid_layout_free(&b->layout);
     ir_vars_free(&b->vars);
+    lcm_host_backend_release(base);
     free(b);
 }
 

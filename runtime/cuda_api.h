@@ -50,6 +50,7 @@
     X(CUresult, cuEventCreate, "cuEventCreate", (CUevent *, unsigned int))                                 \
     X(CUresult, cuEventDestroy, "cuEventDestroy_v2", (CUevent))                                            \
     X(CUresult, cuEventRecord, "cuEventRecord", (CUevent, CUstream))                                       \
+    X(CUresult, cuEventElapsedTime, "cuEventElapsedTime", (float *, CUevent, CUevent))                     \
     X(CUresult, cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream, CUstreamCaptureMode))          \
     X(CUresult, cuStreamEndCapture, "cuStreamEndCapture", (CUstream, CUgraph *))                           \
     X(CUresult, cuGraphInstantiate, "cuGraphInstantiateWithFlags", (CUgraphExec *, CUgraph, unsigned long long)) \

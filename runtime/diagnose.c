@@ -128,6 +128,18 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
 void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
                   const lcm_solution *sol, int period, int regime, lcm_index state, int bit, lcm_sb *out)
 {
+    const ir_regime *r = &m->regimes[regime];
+    if (r->nstates > 64) return;
+    double x[64];
+    lcm_point p = {.m = m, .r = r, .L = L, .G = G};
+    lcm_point_state(&p, state);
+    for (int s = 0; s < r->nstates; ++s) x[s] = p.x[s];
+    lcm_diagnose_at(m, L, G, params, sol, period, regime, x, bit, out);
+}
+
+void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
+                     const lcm_solution *sol, int period, int regime, const double *x, int bit, lcm_sb *out)
+{
     int k = m->period_kernel[regime * m->nperiods + period];
     const ir_regime *r = &m->regimes[regime];
     if (k < 0 || r->nstates > 64 || r->nactions > 64) return;
@@ -135,7 +147,7 @@ void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, c
     lcm_point p = {.m = m, .k = &m->kernels[k], .r = r, .L = L, .G = G, .params = params,
                    .vnext = vnext_from_solution, .vnext_ctx = &ctx, .age = m->ages[period], .period = period};
     p.vals = xcalloc(r->nnodes + 1, sizeof *p.vals);
-    lcm_point_state(&p, state);
+    for (int s = 0; s < r->nstates; ++s) p.x[s] = x[s];
     lcm_index na = ir_action_space_size(r);
     int *fails = xcalloc((size_t)r->nconstraints + 1, sizeof *fails);
     for (lcm_index a = 0; a < na; ++a) {
@@ -149,9 +161,14 @@ void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, c
             if (r->nactions) {
                 sb_puts(out, "; at ");
                 lcm_describe_action(&p, a, out);
-                sb_putc(out, ':');
+                sb_puts(out, " (feasible):");
             }
             sb_printf(out, "; %s" + (r->nactions ? 1 : 0), detail.s);
+            if (bit != LCM_FLAG_NAN && bit != LCM_FLAG_INF) { /* those say it already */
+                sb_puts(out, "; utility = "), put_value(out, p.vals[r->utility]);
+                if (!p.k->last) sb_puts(out, ", E_next_V = "), put_value(out, p.E);
+                sb_puts(out, ", Q = "), put_value(out, p.q);
+            }
             sb_free(&detail);
             break;
         }

@@ -4,11 +4,24 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-static lcm_log_level current = LCM_LOG_PROGRESS;
+static lcm_log_level current = LCM_LOG_DEBUG;
+static int bar_open; /* a progress bar's line is not finished */
+
+void lcm_log_end_line(void)
+{
+    if (bar_open) fputc('\n', stderr);
+    bar_open = 0;
+}
 
 void lcm_set_log_level(lcm_log_level level) { current = level; }
 lcm_log_level lcm_get_log_level(void) { return current; }
+
+lcm_checks lcm_checks_mode(void)
+{
+    return current == LCM_LOG_OFF ? LCM_CHECKS_OFF : current == LCM_LOG_DEBUG ? LCM_CHECKS_RAISE : LCM_CHECKS_WARN;
+}
 
 int lcm_log_level_by_name(const char *name)
 {
@@ -21,6 +34,7 @@ int lcm_log_level_by_name(const char *name)
 static void emit(lcm_log_level level, const char *tag, const char *fmt, va_list ap)
 {
     if (current < level) return;
+    lcm_log_end_line();
     fprintf(stderr, "lcm: %s", tag);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -38,3 +52,22 @@ static void emit(lcm_log_level level, const char *tag, const char *fmt, va_list 
 LOG_FN(lcm_warn, LCM_LOG_WARNING, "warning: ")
 LOG_FN(lcm_progress, LCM_LOG_PROGRESS, "")
 LOG_FN(lcm_debug, LCM_LOG_DEBUG, "")
+
+void lcm_progress_step(int done, int total, const char *fmt, ...)
+{
+    if (current < LCM_LOG_PROGRESS) return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (!isatty(fileno(stderr))) {
+        emit(LCM_LOG_PROGRESS, "", fmt, ap);
+    } else {
+        enum { WIDTH = 20 };
+        int filled = total > 0 ? done * WIDTH / total : WIDTH;
+        fprintf(stderr, "\r\033[Klcm: [%.*s%*s] ", filled, "====================", WIDTH - filled, "");
+        vfprintf(stderr, fmt, ap);
+        bar_open = done < total;
+        if (!bar_open) fputc('\n', stderr);
+        fflush(stderr);
+    }
+    va_end(ap);
+}

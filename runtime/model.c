@@ -26,6 +26,7 @@ int lcm_model_from_text(const char *manifest, const char *source, lcm_model **ou
         lcm_model_free(m);
         return rc;
     }
+    m->manifest = xstrdup(manifest);
     m->source = xstrdup(source);
     *out = m;
     return 0;
@@ -55,6 +56,7 @@ void lcm_model_free(lcm_model *m)
 {
     if (!m) return;
     ir_model_free(&m->ir);
+    free(m->manifest);
     free(m->source);
     free(m);
 }

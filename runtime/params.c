@@ -476,3 +476,58 @@ void lcm_params_template(const ir_model *m, lcm_sb *b)
     free(model_level);
     sb_puts(b, "}\n");
 }
+
+/* ---- values back to a params file (snapshots) ---------------------------- */
+static void put_number(lcm_sb *b, double x)
+{
+    if (x != x) sb_puts(b, "0 / 0");
+    else if (x == 1.0 / 0.0) sb_puts(b, "math.huge");
+    else if (x == -1.0 / 0.0) sb_puts(b, "-math.huge");
+    else sb_double(b, x);
+}
+
+/* Dimension d of an array parameter as nested lists (first element = code 0). */
+static void put_array(lcm_sb *b, const ir_param *p, const double *v, int d, size_t *pos)
+{
+    if (d == p->ndims) {
+        put_number(b, v[(*pos)++]);
+        return;
+    }
+    sb_putc(b, '{');
+    for (int i = 0; i < p->dims[d]; ++i) {
+        if (i) sb_puts(b, ", ");
+        put_array(b, p, v, d + 1, pos);
+    }
+    sb_putc(b, '}');
+}
+
+void lcm_params_write_lua(const ir_model *m, const double *buf, lcm_sb *b)
+{
+    sb_printf(b, "-- Parameters of model '%s', each given to the function that uses it.\n", m->name);
+    sb_puts(b, "return {\n");
+    for (int r = 0; r < m->nregimes; ++r) {
+        const char *rn = m->regimes[r].name;
+        int opened = 0;
+        for (int i = 0; i < m->nparams; ++i) {
+            const ir_param *p = &m->params[i];
+            int first_of_func = 1;
+            for (int j = 0; j < i; ++j)
+                first_of_func &= m->params[j].fixed || strcmp(m->params[j].regime, rn) ||
+                                 strcmp(m->params[j].func, p->func);
+            if (p->fixed || strcmp(p->regime, rn) || !first_of_func) continue;
+            if (!opened) sb_printf(b, "  %s = {\n", rn), opened = 1;
+            sb_printf(b, "    %s = {\n", p->func);
+            for (int j = i; j < m->nparams; ++j) {
+                const ir_param *q = &m->params[j];
+                if (q->fixed || strcmp(q->regime, rn) || strcmp(q->func, p->func)) continue;
+                size_t pos = 0;
+                sb_printf(b, "      %s = ", q->name);
+                put_array(b, q, buf + q->offset, 0, &pos);
+                sb_puts(b, ",\n");
+            }
+            sb_puts(b, "    },\n");
+        }
+        if (opened) sb_puts(b, "  },\n");
+    }
+    sb_puts(b, "}\n");
+}

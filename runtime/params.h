@@ -41,5 +41,8 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
 
 /* A params file with every parameter the model needs, to fill in. */
 void lcm_params_template(const ir_model *m, lcm_sb *out);
+/* A params file holding the values of a resolved buffer (fixed parameters
+ * left out): reading and resolving it gives buf back exactly. */
+void lcm_params_write_lua(const ir_model *m, const double *buf, lcm_sb *out);
 
 #endif

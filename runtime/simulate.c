@@ -18,10 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose.h"
 #include "grid.h"
 #include "panel.h"
 #include "process.h"
 #include "random.h"
+#include "snapshot.h"
 #include "solver_internal.h"
 
 typedef struct sim_run {
@@ -48,6 +50,8 @@ typedef struct sim_run {
     void *x_h, *x_d, *xn_h, *xn_d, *val_h, *val_d, *act_h, *act_d;
     lcm_flags *F_h, *F_d, *F_init;
     void *vnext[IR_MAX_REGIMES];  /* device backends: V_{t+1} */
+    unsigned *warned;          /* [T]: the flag kinds already reported per period */
+    int snapped;               /* a snapshot was written */
 } sim_run;
 
 /* ---- reals in the backend's precision ------------------------------------ */
@@ -104,7 +108,7 @@ static void free_run(sim_run *s)
     for (int r = 0; r < s->R; ++r)
         if (s->vnext[r]) be->release(be, s->vnext[r]);
     free(s->x), free(s->regime), free(s->lived), free(s->rec_value), free(s->rec_x), free(s->rec_act);
-    free(s->rec_regime);
+    free(s->rec_regime), free(s->warned);
     ir_vars_free(&s->V);
 }
 
@@ -160,20 +164,47 @@ static void describe_subject(const sim_run *s, lcm_index i, int t, lcm_sb *out)
     lcm_describe_values(r, x, out);
 }
 
-static int check_flags(const sim_run *s, lcm_index b0, int t, lcm_err *err)
+/* The batch's failed checks at period t, by the level's policy (as in the
+ * solve: nothing at off, warnings at warning and progress, an error at
+ * debug), each explained by the interpreter at the first subject's state;
+ * a warning once per period and kind, a snapshot at the first failure. */
+static int check_flags(sim_run *s, lcm_index b0, int t, lcm_err *err)
 {
-    for (int r = 0; r < s->R; ++r)
+    lcm_checks mode = lcm_checks_mode();
+    for (int r = 0; r < s->R && mode != LCM_CHECKS_OFF; ++r)
         for (size_t k = 0; k < sizeof sim_flag_text / sizeof *sim_flag_text; ++k) {
+            int bit = sim_flag_text[k].bit, raise = sim_flag_text[k].error && mode == LCM_CHECKS_RAISE;
             const lcm_flags *f = &s->F_h[r];
-            if (!(f->bits & (1u << sim_flag_text[k].bit))) continue;
-            lcm_sb who;
-            sb_init(&who);
-            describe_subject(s, b0 + f->first[sim_flag_text[k].bit], t, &who);
-            if (sim_flag_text[k].error)
-                lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: %s", who.s, sim_flag_text[k].what);
-            else lcm_warn("simulation: %s: %s", who.s, sim_flag_text[k].what);
-            sb_free(&who);
-            if (sim_flag_text[k].error) return err->code;
+            if (!(f->bits & (1u << bit)) || (!raise && (s->warned[t] & (1u << bit)))) continue;
+            lcm_index i = b0 + f->first[bit];
+            lcm_sb report, detail;
+            sb_init(&report), sb_init(&detail);
+            describe_subject(s, i, t, &report);
+            double x[64];
+            const ir_regime *reg = &s->m->regimes[s->regime[i]];
+            for (int q = 0; q < reg->nstates && q < 64; ++q)
+                x[q] = s->x[(size_t)i * (size_t)s->ns + (size_t)s->V.state_slot[reg->id][q]];
+            lcm_diagnose_at(s->m, &s->sv->layout, s->sv->grids64, s->sol->params, s->sol, t, reg->id, x, bit, &detail);
+            sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
+            if (sim_flag_text[k].error && !s->snapped) {
+                unsigned char *include = xcalloc((size_t)(s->T * s->R), 1);
+                for (int g = 0; g < s->R; ++g) {
+                    include[t * s->R + g] = 1;
+                    if (t + 1 < s->T) include[(t + 1) * s->R + g] = 1;
+                }
+                lcm_sb full;
+                sb_init(&full);
+                sb_printf(&full, "simulation: %s", report.s);
+                lcm_snapshot_write(s->sv, s->sol, s->sol->params, include, full.s);
+                sb_free(&full);
+                free(include);
+                s->snapped = 1;
+            }
+            s->warned[t] |= 1u << bit;
+            int rc = raise ? lcm_fail(err, LCM_E_NUMERIC, "simulation: %s", report.s) : 0;
+            if (!raise) lcm_warn("simulation: %s", report.s);
+            sb_free(&report), sb_free(&detail);
+            if (rc) return rc;
         }
     return 0;
 }
@@ -223,7 +254,7 @@ static int launch_batch(sim_run *s, lcm_index bn, int t, const lcm_index *counts
         a.flags = s->F_d + r;
         a.age = m->ages[t];
         a.period = t;
-        a.checks = 1;
+        a.checks = lcm_checks_mode() != LCM_CHECKS_OFF;
         lcm_sim_args sim = {.rows = s->rows_d + offsets[r], .subject = s->subj_d, .x = s->x_d, .x_next = s->xn_d,
                             .value = s->val_d, .action = s->act_d, .regime_next = s->rn_d, .seed = s->seed,
                             .nstates = s->ns, .nactions = s->na, .ends = t + 1 == s->T};
@@ -289,11 +320,14 @@ static int upload_vnext(sim_run *s, int t, lcm_err *err)
 static int run_period(sim_run *s, int t, lcm_err *err)
 {
     lcm_index *counts = xcalloc((size_t)s->R, sizeof *counts), *offsets = xcalloc((size_t)s->R, sizeof *offsets);
+    lcm_index stepped = 0;
+    double t0 = now_seconds();
     int rc = upload_vnext(s, t, err);
     for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K) {
         lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
         lcm_index live = group_rows(s, b0, bn, t, counts, offsets);
         if (!live) continue;
+        stepped += live;
         size_t ns = (size_t)s->ns;
         for (lcm_index row = 0; row < bn; ++row) {
             s->subj_h[row] = (unsigned long long)(b0 + row);
@@ -303,6 +337,9 @@ static int run_period(sim_run *s, int t, lcm_err *err)
         if (!rc) rc = check_flags(s, b0, t, err);
         if (!rc) rc = advance(s, b0, t, live, err);
     }
+    if (!rc)
+        lcm_progress_step(t + 1, s->T, "simulating '%s': period %d (age %g), %lld subjects in %.4f s", s->m->name, t,
+                          s->m->ages[t], (long long)stepped, now_seconds() - t0);
     free(counts), free(offsets);
     return rc;
 }
@@ -357,6 +394,7 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     if (s.K < 1) s.K = 1;
     size_t cells = (size_t)s.n * (size_t)s.T;
     s.lived = xcalloc(cells + 1, 1);
+    s.warned = xcalloc((size_t)s.T + 1, sizeof *s.warned);
     s.rec_value = xcalloc(cells + 1, sizeof *s.rec_value);
     s.rec_regime = xcalloc(cells + 1, sizeof *s.rec_regime);
     s.rec_x = xcalloc(cells * (size_t)s.ns + 1, sizeof *s.rec_x);

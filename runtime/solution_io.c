@@ -35,7 +35,8 @@ static int write_regime_axes(hid_t d, const ir_regime *r, const lcm_solution *so
     return bad;
 }
 
-static int write_h5_body(const lcm_solution *s, hid_t f)
+/* The solution, or the V arrays with include[t * nregimes + r] set (NULL: all). */
+static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *include)
 {
     const ir_model *m = s->m;
     int bad = 0;
@@ -57,6 +58,9 @@ static int write_h5_body(const lcm_solution *s, hid_t f)
     hid_t vg = H5Gcreate2(f, "V", H5P_DEFAULT, gcpl, H5P_DEFAULT);
     hid_t type = s->precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
     for (int t = 0; t < m->nperiods && !bad && vg >= 0; ++t) {
+        int any = 0;
+        for (int r = 0; r < m->nregimes; ++r) any |= !include || include[t * m->nregimes + r];
+        if (!any) continue;
         char name[64];
         snprintf(name, sizeof name, "period_%d", t);
         hid_t pg = H5Gcreate2(vg, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
@@ -69,7 +73,7 @@ static int write_h5_body(const lcm_solution *s, hid_t f)
         bad |= h5_attr_int(pg, "period", t);
         for (int r = 0; r < m->nregimes && !bad; ++r) {
             const void *V = s->V[t * m->nregimes + r];
-            if (!V) continue;
+            if (!V || (include && !include[t * m->nregimes + r])) continue;
             const ir_regime *R = &m->regimes[r];
             hsize_t dims[64];
             for (int k = 0; k < R->nstates; ++k) dims[k] = (hsize_t)R->states[k].grid.n;
@@ -91,12 +95,17 @@ static int write_h5_body(const lcm_solution *s, hid_t f)
     return bad;
 }
 
-int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
+int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err)
 {
     char *tmp;
     hid_t f = lcm_output_create_h5(path, &tmp, err);
     if (f < 0) return err->code;
-    return lcm_output_commit_h5(f, tmp, path, write_h5_body(s, f), err);
+    return lcm_output_commit_h5(f, tmp, path, write_h5_body(s, f, include), err);
+}
+
+int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
+{
+    return lcm_solution_write_h5_subset(s, path, NULL, err);
 }
 
 /* ---- CSV ------------------------------------------------------------------ */

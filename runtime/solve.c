@@ -15,6 +15,7 @@
  * become an error or a warning naming the regime, period, age and state,
  * explained further by re-evaluating that state with the interpreter.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "cuda_api.h"
 #include "cuda_compile.h"
 #include "diagnose.h"
+#include "snapshot.h"
 #include "solver_internal.h"
 
 /* Graph replay needs fixed host buffers for the results: only up to this size. */
@@ -62,6 +64,8 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
         return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
     lcm_solver *s = xcalloc(1, sizeof *s);
     s->model = model;
+    s->log_path = o.log_path ? xstrdup(o.log_path) : NULL;
+    s->log_keep = o.log_keep > 0 ? o.log_keep : 3;
     lcm_cache_open(&s->cache, o.cache_dir);
     int rc;
     switch (kind) {
@@ -75,6 +79,7 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     }
     if (rc) {
         lcm_cache_close(&s->cache);
+        free(s->log_path);
         free(s);
         return rc;
     }
@@ -156,6 +161,7 @@ void lcm_solver_free(lcm_solver *s)
     ir_grid_layout_free(&s->layout);
     lcm_cache_close(&s->cache);
     free(s->grids64);
+    free(s->log_path);
     free(s);
 }
 
@@ -238,26 +244,38 @@ static const struct {
     {LCM_FLAG_INFEASIBLE, 0, "no action is feasible (V = -inf)"},
 };
 
+/* What the checks of (t, r) found, by the level's policy: nothing at off;
+ * warnings at warning and progress; at debug an error for the first
+ * failing check of the error kind (warnings for the others).  The first
+ * failure of a solve also writes a snapshot (--log-path). */
 static int report_flags(const lcm_solver *sv, const lcm_solution *sol, const double *params, int r_id, int t,
-                        const lcm_flags *f, lcm_err *err)
+                        const lcm_flags *f, int *snapped, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
     const ir_regime *r = &m->regimes[r_id];
+    lcm_checks mode = lcm_checks_mode();
     int rc = 0;
-    for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text; ++i) {
-        int bit = flag_text[i].bit;
+    for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text && mode != LCM_CHECKS_OFF; ++i) {
+        int bit = flag_text[i].bit, raise = flag_text[i].error && mode == LCM_CHECKS_RAISE;
         if (!(f->bits & (1u << bit)) || (rc && !flag_text[i].error)) continue;
-        lcm_sb state;
-        sb_init(&state);
+        lcm_sb state, report;
+        sb_init(&state), sb_init(&report);
         lcm_describe_state(m, r, f->first[bit], sv->grids64, &sv->layout, &state);
         lcm_diagnose(m, &sv->layout, sv->grids64, params, sol, t, r_id, f->first[bit], bit, &state);
-        if (flag_text[i].error && !rc)
-            rc = lcm_fail(err, LCM_E_NUMERIC, "regime '%s', period %d (age %g): %s, first at %s", r->name, t,
-                          m->ages[t], flag_text[i].what, state.s);
-        else if (!flag_text[i].error)
-            lcm_warn("regime '%s', period %d (age %g): %s, first at %s", r->name, t, m->ages[t], flag_text[i].what,
-                     state.s);
-        sb_free(&state);
+        sb_printf(&report, "regime '%s', period %d (age %g): %s, first at %s", r->name, t, m->ages[t], flag_text[i].what,
+                  state.s);
+        if (flag_text[i].error && !*snapped) {
+            /* V of the failing regime at t and of every regime at t + 1, which it read */
+            unsigned char *include = xcalloc((size_t)(m->nperiods * m->nregimes), 1);
+            include[t * m->nregimes + r_id] = 1;
+            for (int g = 0; g < m->nregimes && t + 1 < m->nperiods; ++g) include[(t + 1) * m->nregimes + g] = 1;
+            lcm_snapshot_write(sv, sol, params, include, report.s);
+            free(include);
+            *snapped = 1;
+        }
+        if (raise && !rc) rc = lcm_fail(err, LCM_E_NUMERIC, "%s", report.s);
+        else if (!raise) lcm_warn("%s", report.s);
+        sb_free(&state), sb_free(&report);
     }
     return rc;
 }
@@ -313,6 +331,48 @@ static void *v_at(const lcm_solver *sv, const lcm_solution *sol, int t, int r)
 
 /* Queues the whole solve.  Host backends compute as it goes; their flags are
  * checked kernel by kernel (sol and params are then needed). */
+/* At level progress: how long period t took (stamps T - t - 1 to T - t). */
+static void log_period(lcm_solver *sv, int t)
+{
+    const ir_model *m = &sv->model->ir;
+    int T = m->nperiods;
+    lcm_progress_step(T - t, T, "solving '%s': period %d (age %g) in %.4f s", m->name, t, m->ages[t],
+                      sv->backend->stamp_seconds(sv->backend, T - t - 1, T - t));
+}
+
+/* At level debug: V's range and mean per period and regime. */
+static void log_v_stats(const lcm_solution *sol)
+{
+    const ir_model *m = sol->m;
+    for (int t = m->nperiods - 1; t >= 0; --t)
+        for (int r = 0; r < m->nregimes; ++r) {
+            lcm_index n;
+            if (!lcm_solution_V(sol, t, r, &n)) continue;
+            double lo = INFINITY, hi = -INFINITY, sum = 0;
+            lcm_index finite = 0, neg_inf = 0, pos_inf = 0, nan = 0;
+            for (lcm_index i = 0; i < n; ++i) {
+                double v = lcm_solution_value(sol, t, r, i);
+                if (v != v) ++nan;
+                else if (v == -INFINITY) ++neg_inf;
+                else if (v == INFINITY) ++pos_inf;
+                else lo = v < lo ? v : lo, hi = v > hi ? v : hi, sum += v, ++finite;
+            }
+            lcm_sb extra;
+            sb_init(&extra);
+            if (neg_inf) sb_printf(&extra, ", %lld at -inf", (long long)neg_inf);
+            if (pos_inf) sb_printf(&extra, ", %lld at +inf", (long long)pos_inf);
+            if (nan) sb_printf(&extra, ", %lld NaN", (long long)nan);
+            if (finite)
+                lcm_debug("period %d (age %g), regime '%s': V min %.6g, max %.6g, mean %.6g over %lld states%s", t,
+                          m->ages[t], m->regimes[r].name, lo, hi, sum / (double)finite, (long long)n,
+                          extra.s ? extra.s : "");
+            else
+                lcm_debug("period %d (age %g), regime '%s': no finite V among %lld states%s", t, m->ages[t],
+                          m->regimes[r].name, (long long)n, extra.s ? extra.s : "");
+            sb_free(&extra);
+        }
+}
+
 static int queue_solve(lcm_solver *sv, lcm_solution *sol, const double *params, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
@@ -323,6 +383,8 @@ static int queue_solve(lcm_solver *sv, lcm_solution *sol, const double *params, 
     if (!rc) rc = be->upload(be, sv->grids, sv->grids_host, (sv->layout.total + 1) * rb, root, err);
     if (!rc) rc = be->upload(be, sv->F, sv->F_init, (size_t)(T * R) * sizeof(lcm_flags), root, err);
     if (!rc) rc = be->barrier(be, err);
+    if (!rc) rc = be->stamp(be, 0, err);
+    int snapped = 0, checks = lcm_checks_mode() != LCM_CHECKS_OFF;
     for (int t = T - 1; t >= 0 && !rc; --t) {
         for (int r = 0; r < R && !rc; ++r) {
             if (!m->regimes[r].active[t]) continue;
@@ -338,25 +400,31 @@ static int queue_solve(lcm_solver *sv, lcm_solution *sol, const double *params, 
             a.flags = (lcm_flags *)sv->F + (t * R + r);
             a.age = m->ages[t];
             a.period = t;
-            a.checks = 1;
+            a.checks = checks;
             lcm_index n = ir_state_space_size(&m->regimes[r]);
             rc = be->launch(be, k, &a, n, r, err);
             if (!rc && !be->host_memory)
                 rc = be->download(be, sv->stage + sv->stage_off[t * R + r], a.v_out, (size_t)n * rb, r, err);
-            if (!rc && be->host_memory) rc = report_flags(sv, sol, params, r, t, a.flags, err);
+            if (!rc && be->host_memory) rc = report_flags(sv, sol, params, r, t, a.flags, &snapped, err);
         }
         if (!rc) rc = be->barrier(be, err);
+        if (!rc) rc = be->stamp(be, T - t, err);
+        if (!rc && be->host_memory) log_period(sv, t);
     }
     if (!rc && !be->host_memory)
         rc = be->download(be, sv->F_host, sv->F, (size_t)(T * R) * sizeof(lcm_flags), root, err);
     return rc;
 }
 
-/* Device backends: the queued solve, recorded as a graph when possible. */
+/* Device backends: the queued solve, recorded as a graph when possible
+ * (and again when the checks were switched since it was recorded). */
 static int run_device_solve(lcm_solver *sv, lcm_err *err)
 {
     lcm_backend *be = sv->backend;
-    if (sv->captured) return be->replay(be, err);
+    int checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    if (sv->captured && sv->captured_checks == checks) return be->replay(be, err);
+    sv->captured = 0;
+    sv->captured_checks = checks;
     if (be->capture_begin && sv->stage_bytes <= GRAPH_STAGE_LIMIT && !getenv("LCM_NO_GRAPHS")) {
         lcm_err graph_err = {0};
         int rc = be->capture_begin(be, &graph_err);
@@ -398,9 +466,12 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
             for (int r = 0; r < R; ++r)
                 if (sol->V[t * R + r])
                     memcpy(sol->V[t * R + r], sv->stage + sv->stage_off[t * R + r], (size_t)sol->n[r] * rb);
+        for (int t = T - 1; t >= 0 && !rc; --t) log_period(sv, t);
+        int snapped = 0;
         for (int t = T - 1; t >= 0 && !rc; --t)
             for (int r = 0; r < R && !rc; ++r)
-                if (m->regimes[r].active[t]) rc = report_flags(sv, sol, params, r, t, &sv->F_host[t * R + r], err);
+                if (m->regimes[r].active[t])
+                    rc = report_flags(sv, sol, params, r, t, &sv->F_host[t * R + r], &snapped, err);
     }
     if (rc) {
         lcm_solution_free(sol);
@@ -408,6 +479,7 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     }
     sol->seconds = now_seconds() - t0;
     lcm_progress("solved model '%s' on %s (float%d) in %.3f s", m->name, be->name, be->precision, sol->seconds);
+    if (lcm_get_log_level() >= LCM_LOG_DEBUG) log_v_stats(sol);
     if (!be->host_memory)
         lcm_progress("peak device memory %.2f MiB (V buffers, parameters, grids, flags)",
                      (double)be->bytes_peak / 1048576.0);

@@ -9,7 +9,7 @@
 
 struct lcm_model {
     ir_model ir;
-    char *source;
+    char *manifest, *source; /* the generated texts (snapshots write them out) */
 };
 
 struct lcm_solver {
@@ -28,7 +28,10 @@ struct lcm_solver {
     char *stage;         /* device backends: pinned copies of every finished V */
     size_t *stage_off, stage_bytes;
     int buffers_ready;   /* the buffers above are made */
+    char *log_path;      /* snapshots of failed checks go here (NULL: none) */
+    int log_keep;        /* how many snapshots to keep */
     int captured;        /* the solve is recorded as a graph */
+    int captured_checks; /* ... with the checks on (1) or off (0) */
 };
 
 struct lcm_solution {
@@ -41,6 +44,9 @@ struct lcm_solution {
     ir_grid_layout layout;
     double seconds;
 };
+
+/* The solution's HDF5 file with only the V arrays of include[t * nregimes + r]. */
+int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err);
 
 /* A solution with V, grids and params allocated (V of active regimes only). */
 lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err);

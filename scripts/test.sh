@@ -1,7 +1,13 @@
 #!/bin/sh
-# Install what is missing, build, and run the whole test suite (ctest).
+# Install what is missing, build, and run the whole test suite (ctest), then
+# the hardening steps: the suite again under AddressSanitizer and UBSan, and
+# the fuzzers.  (The valgrind test is part of the suite, label hardening.)
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
+sh scripts/test-deps.sh
 sh scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+sh scripts/sanitize.sh
+# fuzz.sh itself decides whether clang with libFuzzer is there to use
+if [ -f scripts/fuzz.sh ]; then sh scripts/fuzz.sh; fi

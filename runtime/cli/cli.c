@@ -11,6 +11,7 @@
 
 int cli_die(const char *cmd, const lcm_err *err)
 {
+    lcm_log_end_line();
     fprintf(stderr, "lcm %s: error: %s\n", cmd, err->msg);
     return err->code ? err->code : 1;
 }
@@ -88,6 +89,8 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
     }
     if ((r = cli_value(a, "--device", &v, err))) return r < 0 ? err->code : cli_int("--device", v, 0, 1023, &so->device, err);
     if ((r = cli_value(a, "--threads", &v, err))) return r < 0 ? err->code : cli_int("--threads", v, 0, 4096, &so->threads, err);
+    if ((r = cli_value(a, "--log-path", &v, err))) return r < 0 ? err->code : (so->log_path = v, 0);
+    if ((r = cli_value(a, "--log-keep", &v, err))) return r < 0 ? err->code : cli_int("--log-keep", v, 1, 1000000, &so->log_keep, err);
     if ((r = cli_value(a, "--log-level", &v, err))) {
         if (r < 0) return err->code;
         int l = lcm_log_level_by_name(v);

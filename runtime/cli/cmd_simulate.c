@@ -13,7 +13,8 @@ static const char simulate_usage[] =
     "usage: lcm simulate MODEL.lua|DIR --initial I.csv|I.h5 [--params P.lua] [--set name=value]...\n"
     "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
     "                    [-D name=value]... [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
-    "                    [--threads N] [--log-level off|warning|progress|debug] [--out PANEL.h5] [--csv PANEL.csv]\n"
+    "                    [--threads N] [--log-level off|warning|progress|debug] [--log-path DIR [--log-keep N]]\n"
+    "                    [--out PANEL.h5] [--csv PANEL.csv]\n"
     "\n"
     "Simulates the subjects of the initial conditions (one row each: regime, age and\n"
     "the states of the regime; shock processes may be left out and are drawn) forward\n"
@@ -22,7 +23,8 @@ static const char simulate_usage[] =
     "  --seed                the draws' key (default 0): same seed, same panel\n"
     "  --subject-batch-size  subjects simulated at once (0 = all): bounds memory, never changes the panel\n"
     "  --targets             extra columns: the model's functions at each row's state and action\n"
-    "  --out / --csv         the panel: subject_id,period,age,regime,value,<states>,<actions>,<targets>\n";
+    "  --out / --csv         the panel: subject_id,period,age,regime,value,<states>,<actions>,<targets>\n"
+    "  --log-level, --log-path, --log-keep  as for lcm solve (the checks cover the simulation too)\n";
 
 static const char run_usage[] =
     "usage: lcm run MODEL.lua [--params P.lua] [--initial I.csv] [--out-dir DIR] [options of lcm simulate]\n"

@@ -10,14 +10,20 @@
 static const char usage[] =
     "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--set name=value]...\n"
     "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--threads N]\n"
-    "                 [--log-level off|warning|progress|debug] [--out SOLUTION.h5] [--csv V.csv]\n"
+    "                 [--log-level off|warning|progress|debug] [--log-path DIR [--log-keep N]]\n"
+    "                 [--out SOLUTION.h5] [--csv V.csv]\n"
     "\n"
     "Solves the model by backward induction and writes V of every regime and period:\n"
     "  --out     HDF5, one dataset /V/period_<t>/<regime> with grid points as attributes\n"
     "  --csv     long form: period,age,regime,<states...>,V\n"
     "  --params  a Lua file returning the parameters (see lcm params-template)\n"
     "  --set     overrides one parameter: --set discount_factor=0.95 --set alive.wage={1,2}\n"
-    "  --backend auto (the default) solves on the GPU when one is usable, else on the CPU\n";
+    "  --backend auto (the default) solves on the GPU when one is usable, else on the CPU\n"
+    "  --log-level  debug (default): failed checks are errors, + V's range per period and regime;\n"
+    "               progress: failed checks warn, + time per period; warning: failed checks warn;\n"
+    "               off: no checks, no messages\n"
+    "  --log-path   a failed check writes a snapshot (model, parameters, V, report) into DIR,\n"
+    "               which keeps the newest --log-keep (default 3)\n";
 
 int cmd_solve(int argc, char **argv)
 {

@@ -50,6 +50,8 @@ typedef struct lcm_solver_options {
     int threads;            /* cpu backend; 0 = all cores */
     int device;             /* cuda backend: the GPU's index */
     const char *cache_dir;  /* NULL = $LCM_CACHE_DIR or ~/.cache/lcm */
+    const char *log_path;   /* a failed check writes a snapshot here (NULL: none) */
+    int log_keep;           /* snapshots kept in log_path, newest first (0 = 3) */
 } lcm_solver_options;
 
 /* Parses "auto|cpu|cuda|interp"; -1 if unknown. */

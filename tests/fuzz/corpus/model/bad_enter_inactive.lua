@@ -1,0 +1,19 @@
+-- Broken on purpose (found by the solve): at age 1 `alive` stays alive with
+-- probability 0.2, but `alive` is inactive at age 2.
+local lcm = require("lcm")
+
+local Regime = lcm.categorical{ "alive", "dead", name = "Regime" }
+
+local alive = lcm.regime{
+  active = function(age) return age < 2 end,
+  functions = { utility = function() return 1 end },
+  transition = lcm.markov(function() return { alive = 0.2, dead = 0.8 } end),
+}
+
+local dead = lcm.regime{ terminal = true, functions = { utility = function() return 0 end } }
+
+return lcm.model{
+  ages = lcm.ages{ start = 0, stop = 2 },
+  regime_ids = Regime,
+  regimes = { alive = alive, dead = dead },
+}

@@ -1,0 +1,76 @@
+-- iskhakov_2017.lua - the consumption / retirement model of Iskhakov,
+-- Jørgensen, Rust & Schjerning (2017), "The endogenous grid method for
+-- discrete-continuous dynamic choice models with (or without) taste shocks",
+-- Quantitative Economics 8.  Its closed-form solution is tabulated in
+-- tests/reference/iskhakov_2017; tests/integration compares against it.
+--
+-- Option: n_periods (default 6): lcmgen -D n_periods=4 ...
+local lcm = require("lcm")
+
+local n_periods = lcm.option("n_periods", 6)
+local first_age, age_step = 40, 10
+local last_age = first_age + (n_periods - 1) * age_step
+local final_age_alive = first_age + (n_periods - 2) * age_step
+
+local Regime = lcm.categorical{ "working_life", "retirement", "dead", name = "Regime" }
+local LaborSupply = lcm.categorical{ "work", "retire", name = "LaborSupply" }
+
+local wealth = lcm.linspace{ start = 1, stop = 400, n_points = 100 }
+local consumption = lcm.linspace{ start = 1, stop = 400, n_points = 500 }
+
+local function alive_before_last_age(age) return age < last_age end
+
+local function next_wealth(wealth, consumption, labor_income, interest_rate)
+  return (1 + interest_rate) * (wealth - consumption) + labor_income
+end
+
+local function borrowing_constraint(consumption, wealth)
+  return consumption:le(wealth)
+end
+
+local working_life = lcm.regime{
+  active = alive_before_last_age,
+  states = { wealth = wealth },
+  actions = { labor_supply = lcm.discrete(LaborSupply), consumption = consumption },
+  functions = {
+    is_working = function(labor_supply) return labor_supply:eq("work") end,
+    labor_income = function(is_working, wage) return lcm.where(is_working, wage, 0) end,
+    utility = function(consumption, is_working, disutility_of_work)
+      return math.log(consumption) - lcm.where(is_working, disutility_of_work, 0)
+    end,
+  },
+  constraints = { borrowing_constraint = borrowing_constraint },
+  state_transitions = { wealth = next_wealth },
+  transition = function(age, labor_supply)
+    return lcm.where(age:ge(final_age_alive), Regime.dead,
+      lcm.where(labor_supply:eq("retire"), Regime.retirement, Regime.working_life))
+  end,
+}
+
+local retirement = lcm.regime{
+  active = alive_before_last_age,
+  states = { wealth = wealth },
+  actions = { consumption = consumption },
+  functions = {
+    labor_income = function() return 0 end,
+    utility = function(consumption) return math.log(consumption) end,
+  },
+  constraints = { borrowing_constraint = borrowing_constraint },
+  state_transitions = { wealth = next_wealth },
+  transition = function(age)
+    return lcm.where(age:ge(final_age_alive), Regime.dead, Regime.retirement)
+  end,
+}
+
+local dead = lcm.regime{
+  terminal = true,
+  functions = { utility = function() return 0 end },
+}
+
+return lcm.model{
+  name = "iskhakov_2017",
+  description = "Iskhakov et al. (2017) consumption and retirement",
+  ages = lcm.ages{ start = first_age, step = age_step, n_periods = n_periods },
+  regime_ids = Regime,
+  regimes = { working_life = working_life, retirement = retirement, dead = dead },
+}

@@ -1,0 +1,105 @@
+#!/bin/bash
+# The checks at every log level, on models with a planted failure: debug
+# (the default) raises at the first failing period and writes nothing,
+# progress and warning warn and complete (progress adds a line per period),
+# off says nothing; checks of the warning kind (+inf, no feasible action)
+# only ever warn.  Then snapshots: what --log-path writes, that --log-keep
+# keeps the newest, and that a snapshot reproduces the failure on its own.
+set -u
+LCM=$1 SRC=$3 BIN=$4
+M=$SRC/tests/bad_input/models
+fail=0
+check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+
+work=$(mktemp -d "$BIN/log-levels-XXXXXX")
+
+# name | kind (error: raises at debug; warning: never raises) | message | arguments
+cases=(
+  "nan|error|V is NaN (a feasible action has a NaN Q|$M/nan_log.lua"
+  "regime_probs|error|the regime transition probabilities are negative or do not sum to 1|$M/regime_probs_09.lua --set discount_factor=0.95"
+  "inactive|error|a regime that is inactive in the next period has a positive probability|$M/enter_inactive.lua --set discount_factor=0.95"
+  "code|error|a discrete state a value that is not one of its codes|$M/state_code_out_of_range.lua --set discount_factor=0.95"
+  "markov|error|Markov state transition probabilities are negative or do not sum to 1|$M/health.lua --params $M/health.params.lua --set health_transition={{0.7,0.2},{0.1,0.9}}"
+  "inf|warning|V is +inf|$M/inf_utility.lua"
+  "infeasible|warning|no action is feasible (V = -inf)|$M/infeasible_state.lua"
+)
+
+for c in "${cases[@]}"; do
+  IFS='|' read -r name kind msg args <<< "$c"
+  for level in debug progress warning off; do
+    out=$work/$name-$level
+    flag="--log-level $level"
+    [ $level = debug ] && flag="" # the default
+    "$LCM" solve $args $flag --out "$out.h5" --csv "$out.csv" > /dev/null 2> "$out.err"
+    rc=$?
+    if [ $level = off ]; then
+      check "$name at off: exit 0" "[ $rc -eq 0 ]"
+      check "$name at off: silent" "[ ! -s '$out.err' ]"
+      check "$name at off: outputs written" "[ -s '$out.h5' ] && [ -s '$out.csv' ]"
+    elif [ $level = debug ] && [ $kind = error ]; then
+      check "$name at debug: exit 7" "[ $rc -eq 7 ]"
+      check "$name at debug: error reported" "grep -qF 'error: regime' '$out.err' && grep -qF -- '$msg' '$out.err'"
+      check "$name at debug: nothing written" "[ ! -e '$out.h5' ] && [ ! -e '$out.csv' ]"
+    else
+      check "$name at $level: exit 0" "[ $rc -eq 0 ]"
+      check "$name at $level: warned" "grep -F 'warning: regime' '$out.err' | grep -qF -- '$msg'"
+      check "$name at $level: outputs written" "[ -s '$out.h5' ] && [ -s '$out.csv' ]"
+    fi
+    # a line per period solved at progress and debug (at debug an error
+    # stops the solve: only the periods before it)
+    per_period=$(grep -c "solving '.*': period" "$out.err")
+    if [ $level = progress ] || { [ $level = debug ] && [ $kind = warning ]; }; then
+      check "$name at $level: a line per period" "[ $per_period -ge 2 ]"
+    elif [ $level != debug ]; then
+      check "$name at $level: no per-period lines" "[ $per_period -eq 0 ]"
+    fi
+  done
+done
+
+# debug adds V's range per period and regime; the others do not
+"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/tiny.csv" 2> "$work/tiny.err"
+check "debug prints V statistics" "grep -q \"period 0 (age 0), regime 'alive': V min .* max .* mean .* over 10 states\" '$work/tiny.err'"
+"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/tiny.csv" --log-level progress 2> "$work/tiny-p.err"
+check "progress prints no V statistics" "! grep -q 'V min' '$work/tiny-p.err'"
+
+# the simulation: a subject starting at negative wealth has a NaN V
+printf 'regime,age,wealth\nalive,0,5\nalive,0,-5\n' > "$work/i.csv"
+sim="simulate $M/sim_nan.lua --set discount_factor=0.9 --initial $work/i.csv"
+"$LCM" $sim --csv "$work/s-debug.csv" 2> "$work/s-debug.err"
+check "simulation at debug: exit 7" "[ $? -eq 7 ]"
+check "simulation at debug: error names the subject" "grep -qF \"error: simulation: subject 1, period 0 (age 0), regime 'alive' at wealth=-5: V is NaN\" '$work/s-debug.err'"
+check "simulation at debug: explained" "grep -qF \"the first NaN is function 'utility'\" '$work/s-debug.err'"
+"$LCM" $sim --csv "$work/s-warning.csv" --log-level warning 2> "$work/s-warning.err"
+check "simulation at warning: exit 0" "[ $? -eq 0 ]"
+check "simulation at warning: warned" "grep -qF 'warning: simulation: subject 1' '$work/s-warning.err'"
+check "simulation at warning: panel written" "[ \$(wc -l < '$work/s-warning.csv') -eq 5 ]"
+"$LCM" $sim --csv "$work/s-progress.csv" --log-level progress 2> "$work/s-progress.err"
+check "simulation at progress: a line per period" "[ \$(grep -c \"simulating 'sim_nan': period\" '$work/s-progress.err') -eq 3 ]"
+"$LCM" $sim --csv "$work/s-off.csv" --log-level off 2> "$work/s-off.err"
+check "simulation at off: exit 0, silent" "[ $? -eq 0 ] && [ ! -s '$work/s-off.err' ]"
+
+# snapshots: three failures keep the newest two
+snaps=$work/snapshots
+for i in 1 2 3; do
+  "$LCM" solve "$M/regime_probs_09.lua" --set discount_factor=0.95 --csv "$work/x.csv" --log-path "$snaps" --log-keep 2 \
+    2> "$work/snap$i.err"
+done
+check "a snapshot is announced" "grep -q 'snapshot of the failure written to' '$work/snap1.err'"
+check "--log-keep 2 keeps two snapshots" "[ \$(ls '$snaps' | wc -l) -eq 2 ]"
+last=$snaps/$(ls "$snaps" | tail -1)
+check "the newest is kept" "grep -qF \"$last\" '$work/snap3.err'"
+for f in report.txt params.lua V.h5 model/manifest.lcm model/kernels.c; do
+  check "snapshot has $f" "[ -s '$last/$f' ]"
+done
+check "snapshot report holds the error" "grep -qF 'next regime probabilities alive=0.6, dead=0.3 (sum 0.9)' '$last/report.txt'"
+(cd "$last" && "$LCM" solve model --params params.lua --csv "$work/again.csv" 2> "$work/again.err")
+check "a snapshot reproduces the failure" "[ $? -eq 7 ]"
+check "a snapshot reproduces the same message" "grep -qF 'the regime transition probabilities are negative or do not sum to 1' '$work/again.err'"
+"$LCM" solve "$M/regime_probs_09.lua" --set discount_factor=0.95 --csv "$work/x.csv" --log-path "$work/none" --log-level off
+check "no snapshot when the checks are off" "[ ! -e '$work/none' ] || [ -z \"\$(ls '$work/none')\" ]"
+"$LCM" $sim --csv "$work/s.csv" --log-path "$work/simsnaps" 2> /dev/null
+check "a failed simulation writes a snapshot" "[ \$(ls '$work/simsnaps' | wc -l) -eq 1 ]"
+check "its report names the subject" "grep -qF 'simulation: subject 1' '$work'/simsnaps/*/report.txt"
+
+rm -rf "$work"
+exit $fail
