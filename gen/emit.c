@@ -10,6 +10,7 @@
 #include "emit_internal.h"
 #include "grid.h"
 #include "process.h"
+#include "shard.h"
 #include "template.h"
 #include "vars.h"
 
@@ -509,16 +510,63 @@ static void emit_level(emitter *e, int level)
     if (level >= LVL_ACTION0) emit_indent(e, level - 1), sb_puts(b, "}\n");
 }
 
-static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_kernel *k,
-                       lcm_sb *out, lcm_err *err)
+/* The launch's l-th state (templates/kernel.c.in, $(symbol)_state): the
+ * non-sharded axes fastest, a splayed one within its chunk
+ * (a->chunk[i] * batch_size, ...), then the sharded states' combined index
+ * from a->shard_lo (ir/shard.h).  Without either knob, l itself. */
+static void state_of(const ir_model *m, const ir_vars *V, const ir_shard *S, const ir_regime *r, lcm_sb *b,
+                     lcm_sb *order)
+{
+    int splayed[IR_MAX_SPLAYED], nsplayed = ir_splayed(r, splayed), sharded = ir_shard_regime(m, S, r->id);
+    if (!nsplayed && !sharded) {
+        sb_puts(b, "    return l;");
+        sb_puts(order, "l itself.");
+        return;
+    }
+    long long *stride = xcalloc((size_t)r->nstates + 1, sizeof *stride);
+    long long acc = 1;
+    for (int i = r->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= r->states[i].grid.n;
+    sb_puts(b, "    lcm_index rest = l, s = 0;\n");
+    for (int i = r->nstates - 1; i >= 0; --i) {
+        const ir_grid *g = &r->states[i].grid;
+        if (sharded && g->distributed) continue;
+        int chunk = -1;
+        for (int c = 0; c < nsplayed; ++c)
+            if (splayed[c] == i) chunk = c;
+        if (chunk < 0) {
+            sb_printf(b, "    s += (rest %% %d) * %lld; /* %s */\n    rest /= %d;\n", g->n, stride[i], r->states[i].name, g->n);
+            continue;
+        }
+        sb_printf(b, "    { /* %s, splayed: chunks of %d */\n", r->states[i].name, g->batch_size);
+        sb_printf(b, "        const int lo = a->chunk[%d] * %d, len = %d - lo < %d ? %d - lo : %d;\n", chunk, g->batch_size,
+                  g->n, g->batch_size, g->n, g->batch_size);
+        sb_printf(b, "        s += (lo + rest %% len) * %lld;\n        rest /= len;\n    }\n", stride[i]);
+    }
+    if (sharded) {
+        sb_puts(b, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
+        for (int k = S->nsharded - 1; k >= 0; --k)
+            for (int i = 0; i < r->nstates; ++i)
+                if (V->state_slot[r->id][i] == S->slot[k])
+                    sb_printf(b, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", S->n[k], stride[i],
+                              r->states[i].name, S->n[k]);
+    }
+    sb_puts(b, "    return s;");
+    sb_printf(order, "%s%s", sharded ? "this launch's block of the sharded states" : "",
+              nsplayed ? (sharded ? ", one chunk of the splayed states." : "one chunk of the splayed states.") : ".");
+    free(stride);
+}
+
+static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
+                       const ir_kernel *k, lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
     emitter e = {.m = m, .r = r, .k = k, .L = L, .leaves = LEAVES_KERNEL};
     e.lvl = xcalloc(r->nnodes + 1, sizeof *e.lvl);
     e.needed = xcalloc(r->nnodes + 1, 1);
     e.has_enext = xcalloc(r->nnodes + 1, 1);
-    lcm_sb body, decode, what, names, load;
-    sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&names), sb_init(&load);
+    lcm_sb body, decode, what, names, load, state, order;
+    sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&names), sb_init(&load), sb_init(&state);
+    sb_init(&order);
     int rc = analyze(&e, err);
     if (!rc) {
         e.b = &body;
@@ -543,12 +591,15 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
         char nx[32], step[128];
         snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
         lcm_step_symbol(m, r->id, step, sizeof step);
+        state_of(m, V, S, r, &state, &order);
         const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", names.s,
                             "body", body.s ? body.s : "", "nx", nx, "decode", decode.s ? decode.s : "",
-                            "load", load.s ? load.s : "", "step", step, NULL};
+                            "load", load.s ? load.s : "", "step", step, "state_of", state.s,
+                            "launch_order", order.s, NULL};
         rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
     }
-    sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&names), sb_free(&load);
+    sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&names), sb_free(&load), sb_free(&state);
+    sb_free(&order);
     free(e.lvl), free(e.needed), free(e.has_enext);
     return rc;
 }
@@ -571,6 +622,8 @@ int lcm_emit_source(const ir_model *m, lcm_sb *out, lcm_err *err)
     ir_grid_layout_build(m, &L);
     ir_vars V;
     ir_vars_build(m, &V);
+    ir_shard S;
+    ir_shard_build(m, &V, &S);
     int rc = 0;
     /* the simulation steps of the regimes that have kernels, then the kernels */
     for (int r = 0; r < m->nregimes && !rc; ++r) {
@@ -578,7 +631,7 @@ int lcm_emit_source(const ir_model *m, lcm_sb *out, lcm_err *err)
         for (int k = 0; k < m->nkernels; ++k) used |= m->kernels[k].regime == r;
         if (used) rc = lcm_emit_step(m, &L, &V, r, out, err);
     }
-    for (int k = 0; k < m->nkernels && !rc; ++k) rc = emit_kernel(m, &L, &V, &m->kernels[k], out, err);
+    for (int k = 0; k < m->nkernels && !rc; ++k) rc = emit_kernel(m, &L, &V, &S, &m->kernels[k], out, err);
     ir_vars_free(&V);
     ir_grid_layout_free(&L);
     return rc;

@@ -7,8 +7,9 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 2
+#define LCM_ABI_VERSION 3
 #define LCM_MAX_REGIMES 64
+#define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 
 typedef long long lcm_index;
 
@@ -40,6 +41,10 @@ typedef struct lcm_kernel_args {
     double age;
     int period;
     int checks;                           /* 0: skip probability checks */
+    /* which states a launch solves (ir/shard.h): the first value of the
+     * sharded states' combined index, and the chunk of each splayed state */
+    lcm_index shard_lo;
+    int chunk[LCM_MAX_SPLAYED];
 } lcm_kernel_args;
 
 /* Simulation: a launch steps the subjects rows[0..n) of one regime at one

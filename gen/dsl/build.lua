@@ -835,6 +835,61 @@ end
 ---------------------------------------------------------------------------
 
 -- model: what the model file returned; file: its path; stem: default name.
+
+-- The two knobs of a state axis (docs/tuning.md).  Sharded states
+-- (distributed = true) form one combined index split across devices, so
+-- every regime carries all of them or none, each name with the same
+-- categories everywhere it appears; splay (batch_size) tiles the state
+-- sweep, so on an action it would do nothing.
+local MAX_SHARDED, MAX_SPLAYED = 8, 8
+local function check_knobs(M)
+  local sharded, names = {}, {}
+  for _, R in ipairs(M.regimes) do
+    for _, v in ipairs(R.states) do
+      if v.grid.distributed and not sharded[v.name] then
+        sharded[v.name] = { n = v.grid.n, where = v.grid.where, regime = R.name }
+        names[#names + 1] = v.name
+      end
+    end
+  end
+  if #names > MAX_SHARDED then
+    fail_at(sharded[names[MAX_SHARDED + 1]].where, "at most " .. MAX_SHARDED .. " states can be sharded")
+  end
+  for _, R in ipairs(M.regimes) do
+    local has, splayed = {}, 0
+    for _, v in ipairs(R.states) do
+      local sh = sharded[v.name]
+      if sh and not v.grid.distributed then
+        fail_at(v.grid.where, "regime '" .. R.name .. "': state '" .. v.name .. "' is sharded (distributed = true) " ..
+          "in regime '" .. sh.regime .. "' but not here; give it the same grid (distributed = true) in every regime")
+      end
+      if sh and v.grid.n ~= sh.n then
+        fail_at(v.grid.where, "regime '" .. R.name .. "': sharded state '" .. v.name .. "' has " .. v.grid.n ..
+          " categories here and " .. sh.n .. " in regime '" .. sh.regime .. "'")
+      end
+      has[v.name] = true
+      if v.grid.batch_size > 0 then splayed = splayed + 1 end
+      if splayed > MAX_SPLAYED then
+        fail_at(v.grid.where, "regime '" .. R.name .. "': at most " .. MAX_SPLAYED .. " states can be splayed (batch_size)")
+      end
+    end
+    local carried, missing = 0, nil
+    for _, name in ipairs(names) do
+      if has[name] then carried = carried + 1 else missing = missing or name end
+    end
+    if carried > 0 and missing then
+      fail_at(R.where, "regime '" .. R.name .. "' carries some sharded states but not '" .. missing .. "': a regime " ..
+        "carries every sharded (distributed = true) state or none")
+    end
+    for _, v in ipairs(R.actions) do
+      if v.grid.batch_size > 0 then
+        T.warn(v.grid.where .. ": batch_size on the action '" .. v.name .. "' has no effect: splay tiles the " ..
+          "state sweep (put it on a state)")
+      end
+    end
+  end
+end
+
 function B.manifest(model, file, stem)
   if not lcm._is_model(model) then
     local what = model == nil and "nothing" or lcm._is_regime(model) and "an lcm.regime" or
@@ -896,23 +951,7 @@ function B.manifest(model, file, stem)
         "(active = function(age) return age < " .. M.ages[#M.ages] .. " end) or terminal")
     end
   end
-  local knobs = {}
-  for _, R in ipairs(M.regimes) do
-    for _, what in ipairs({ "states", "actions" }) do
-      for _, v in ipairs(R[what]) do
-        if v.grid.batch_size > 0 and not knobs.batch then
-          knobs.batch = true
-          T.warn(v.grid.where .. ": batch_size (splay) is not implemented yet: the solve runs unsplayed " ..
-            "(V is the same; peak memory is not reduced)")
-        end
-        if v.grid.distributed and not knobs.dist then
-          knobs.dist = true
-          T.warn(v.grid.where .. ": distributed (sharding) is not implemented yet: the axis is solved on " ..
-            "one device (V is the same)")
-        end
-      end
-    end
-  end
+  check_knobs(M)
   local dags = {}
   for i, R in ipairs(M.regimes) do dags[i] = trace_regime(R, M) end
   check_fixed_used(M)
