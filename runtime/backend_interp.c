@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "backend.h"
+#include "solver_internal.h"
 #include "interp_point.h"
 #include "process.h"
 #include "random.h"
@@ -24,6 +25,7 @@ typedef struct interp_backend {
     const ir_model *m;
     ir_grid_layout layout;
     ir_vars vars;
+    ir_shard shard;
 } interp_backend;
 
 static double vnext_from_args(const void *ctx, int regime, lcm_index i)
@@ -207,7 +209,7 @@ static int interp_launch(interp_backend *b, int kernel, const lcm_kernel_args *c
 #pragma omp for schedule(dynamic, 4)
         for (lcm_index i = 0; i < n; ++i) {
             if (sim) sim_subject(b, &p, args, sim, sim->rows[i]);
-            else solve_state(&p, args, i);
+            else solve_state(&p, args, lcm_launch_state(b->m, &b->vars, &b->shard, r->id, args->shard_lo, args->chunk, i));
         }
         free(p.vals);
     }
@@ -249,6 +251,7 @@ int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
     b->base.destroy = interp_destroy;
     ir_grid_layout_build(m, &b->layout);
     ir_vars_build(m, &b->vars);
+    ir_shard_build(m, &b->vars, &b->shard);
     *out = &b->base;
     (void)err;
     return 0;

@@ -1,6 +1,8 @@
 /* log.c - see log.h. */
 #include "log.h"
 
+#include "comm.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,9 +33,12 @@ int lcm_log_level_by_name(const char *name)
     return -1;
 }
 
+/* In an MPI job only rank 0 speaks (every rank would say the same). */
+static int muted(void) { return lcm_comm_rank() != 0; }
+
 static void emit(lcm_log_level level, const char *tag, const char *fmt, va_list ap)
 {
-    if (current < level) return;
+    if (current < level || muted()) return;
     lcm_log_end_line();
     fprintf(stderr, "lcm: %s", tag);
     vfprintf(stderr, fmt, ap);
@@ -55,7 +60,7 @@ LOG_FN(lcm_debug, LCM_LOG_DEBUG, "")
 
 void lcm_progress_step(int done, int total, const char *fmt, ...)
 {
-    if (current < LCM_LOG_PROGRESS) return;
+    if (current < LCM_LOG_PROGRESS || muted()) return;
     va_list ap;
     va_start(ap, fmt);
     if (!isatty(fileno(stderr))) {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "diagnose.h"
 #include "grid.h"
 #include "panel.h"
@@ -28,9 +29,11 @@
 
 typedef struct sim_run {
     lcm_solver *sv;
+    lcm_worker *w;             /* the worker simulating now, and its backend */
+    lcm_backend *be;
+    const unsigned char *mine; /* [n]: the subjects of its block */
     const lcm_solution *sol;
     const ir_model *m;
-    lcm_backend *be;
     ir_vars V;
     int ns, na, T, R;
     size_t rb;                 /* bytes per real */
@@ -96,17 +99,25 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
     return 0;
 }
 
-static void free_run(sim_run *s)
+/* The batch buffers of the current worker. */
+static void free_batch(sim_run *s)
 {
     lcm_backend *be = s->be;
-    void *h[] = {s->rows_h, s->rn_h, s->subj_h, s->x_h, s->xn_h, s->val_h, s->act_h, s->F_h, s->F_init};
-    void *d[] = {s->rows_d, s->rn_d, s->subj_d, s->x_d, s->xn_d, s->val_d, s->act_d, s->F_d};
+    void **h[] = {(void **)&s->rows_h, (void **)&s->rn_h, (void **)&s->subj_h, &s->x_h, &s->xn_h, &s->val_h,
+                  &s->act_h, (void **)&s->F_h, (void **)&s->F_init};
+    void **d[] = {(void **)&s->rows_d, (void **)&s->rn_d, (void **)&s->subj_d, &s->x_d, &s->xn_d, &s->val_d,
+                  &s->act_d, (void **)&s->F_d};
     for (size_t i = 0; i < sizeof h / sizeof *h; ++i)
-        if (h[i]) be->release_host(be, h[i]);
+        if (*h[i]) be->release_host(be, *h[i]), *h[i] = NULL;
     for (size_t i = 0; i < sizeof d / sizeof *d; ++i)
-        if (d[i]) be->release(be, d[i]);
+        if (*d[i]) be->release(be, *d[i]), *d[i] = NULL;
     for (int r = 0; r < s->R; ++r)
-        if (s->vnext[r]) be->release(be, s->vnext[r]);
+        if (s->vnext[r]) be->release(be, s->vnext[r]), s->vnext[r] = NULL;
+}
+
+/* What every worker shares: the subjects and the rows. */
+static void free_shared(sim_run *s)
+{
     free(s->x), free(s->regime), free(s->lived), free(s->rec_value), free(s->rec_x), free(s->rec_act);
     free(s->rec_regime), free(s->warned);
     ir_vars_free(&s->V);
@@ -184,7 +195,7 @@ static int check_flags(sim_run *s, lcm_index b0, int t, lcm_err *err)
             const ir_regime *reg = &s->m->regimes[s->regime[i]];
             for (int q = 0; q < reg->nstates && q < 64; ++q)
                 x[q] = s->x[(size_t)i * (size_t)s->ns + (size_t)s->V.state_slot[reg->id][q]];
-            lcm_diagnose_at(s->m, &s->sv->layout, s->sv->grids64, s->sol->params, s->sol, t, reg->id, x, bit, &detail);
+            lcm_diagnose_at(s->m, &s->sol->layout, s->sol->grids, s->sol->params, s->sol, t, reg->id, x, bit, &detail);
             sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
             if (sim_flag_text[k].error && !s->snapped) {
                 unsigned char *include = xcalloc((size_t)(s->T * s->R), 1);
@@ -215,13 +226,13 @@ static lcm_index group_rows(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_i
 {
     memset(counts, 0, (size_t)s->R * sizeof *counts);
     for (lcm_index row = 0; row < bn; ++row)
-        if (s->start[b0 + row] <= t && s->regime[b0 + row] >= 0) ++counts[s->regime[b0 + row]];
+        if (s->mine[b0 + row] && s->start[b0 + row] <= t && s->regime[b0 + row] >= 0) ++counts[s->regime[b0 + row]];
     lcm_index total = 0;
     for (int r = 0; r < s->R; ++r) offsets[r] = total, total += counts[r];
     lcm_index *fill = xcalloc((size_t)s->R, sizeof *fill);
     for (lcm_index row = 0; row < bn; ++row) {
         int r = s->regime[b0 + row];
-        if (s->start[b0 + row] <= t && r >= 0) s->rows_h[offsets[r] + fill[r]++] = (int)row;
+        if (s->mine[b0 + row] && s->start[b0 + row] <= t && r >= 0) s->rows_h[offsets[r] + fill[r]++] = (int)row;
     }
     free(fill);
     return total;
@@ -232,7 +243,7 @@ static int launch_batch(sim_run *s, lcm_index bn, int t, const lcm_index *counts
 {
     lcm_backend *be = s->be;
     const ir_model *m = s->m;
-    lcm_solver *sv = s->sv;
+    lcm_worker *w = s->w;
     int root = s->R, rc = 0;
     size_t ns = (size_t)s->ns, na = (size_t)s->na;
     rc = be->upload(be, s->rows_d, s->rows_h, (size_t)live * sizeof(int), root, err);
@@ -245,8 +256,8 @@ static int launch_batch(sim_run *s, lcm_index bn, int t, const lcm_index *counts
         const ir_kernel *kn = &m->kernels[m->period_kernel[r * s->T + t]];
         lcm_kernel_args a;
         memset(&a, 0, sizeof a);
-        a.params = sv->P;
-        a.grids = sv->grids;
+        a.params = w->P;
+        a.grids = w->grids;
         for (int i = 0; i < kn->ntargets && t + 1 < s->T; ++i) {
             int g = kn->targets[i];
             a.v_next[g] = be->host_memory ? s->sol->V[(t + 1) * s->R + g] : s->vnext[g];
@@ -368,13 +379,98 @@ static lcm_panel *compact(const sim_run *s)
 static int check_inputs(const lcm_solver *sv, const lcm_solution *sol, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
+    int precision = lcm_solver_precision(sv);
     if (sol->m != m && (!sol->m->source_hash || !m->source_hash || strcmp(sol->m->source_hash, m->source_hash)))
         return lcm_fail(err, LCM_E_INPUT, "the solution was computed for another model (or another version of it)");
-    if (sol->precision != sv->backend->precision)
+    if (sol->precision != precision)
         return lcm_fail(err, LCM_E_INPUT, "the solution is float%d but the solver computes in float%d; simulate with "
-                        "--precision %d", sol->precision, sv->backend->precision, sol->precision);
+                        "--precision %d", sol->precision, precision, sol->precision);
     if (!sol->params) return lcm_fail(err, LCM_E_INPUT, "the solution does not carry its parameters");
     return 0;
+}
+
+/* The worker (among all of the job) whose block holds subject i: where its
+ * sharded states put it (they never change), worker 0 for a subject in a
+ * regime without them (which never reaches one with them). */
+static int owner_of(const lcm_solver *sv, const lcm_initial *ic, lcm_index i)
+{
+    const ir_shard *S = &sv->shard;
+    if (!ir_shard_regime(&sv->model->ir, S, ic->regime[i])) return 0;
+    long long combo = 0;
+    for (int k = 0; k < S->nsharded; ++k) combo = combo * S->n[k] + (long long)ic->x[(size_t)i * (size_t)ic->nslots + (size_t)S->slot[k]];
+    long long per = (S->combos + sv->total_workers - 1) / sv->total_workers;
+    return (int)(combo / per);
+}
+
+/* One worker simulates its subjects, period by period, into the shared rows. */
+static int simulate_worker(sim_run *s, lcm_err *err)
+{
+    const ir_model *m = s->m;
+    lcm_worker *w = s->w;
+    int rc = lcm_worker_load(w, s->sol->params, err);
+    if (!rc) rc = s->be->upload(s->be, w->P, w->P_host, (m->params_size + 1) * s->rb, s->R, err);
+    if (!rc) rc = s->be->upload(s->be, w->grids, w->grids_host, (w->layout.total + 1) * s->rb, s->R, err);
+    if (!rc) rc = make_batch_buffers(s, err);
+    for (int t = 0; t < s->T && !rc; ++t) rc = run_period(s, t, err);
+    free_batch(s);
+    return rc;
+}
+
+/* ---- a sharded job: every rank's rows on rank 0 ---------------------------------- */
+typedef struct row_ref {
+    unsigned long long subject;
+    int period;
+    lcm_index at;
+} row_ref;
+
+static int by_subject_period(const void *a, const void *b)
+{
+    const row_ref *x = a, *y = b;
+    if (x->subject != y->subject) return x->subject < y->subject ? -1 : 1;
+    return (x->period > y->period) - (x->period < y->period);
+}
+
+/* Rank 0 gets the rows of every rank, in panel order; the others an empty panel. */
+static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
+{
+    if (lcm_comm_size() == 1) return 0;
+    lcm_panel *mine = *p;
+    size_t ns = (size_t)mine->vars.nstates, na = (size_t)mine->vars.nactions;
+    size_t row = sizeof(unsigned long long) + 2 * sizeof(int) + (1 + ns + na) * sizeof(double);
+    char *buf = xcalloc((size_t)mine->n * row + 1, 1);
+    for (lcm_index i = 0; i < mine->n; ++i) {
+        char *at = buf + (size_t)i * row;
+        memcpy(at, &mine->subject[i], 8), memcpy(at + 8, &mine->period[i], 4), memcpy(at + 12, &mine->regime[i], 4);
+        memcpy(at + 16, &mine->value[i], 8);
+        memcpy(at + 24, mine->x + (size_t)i * ns, ns * 8), memcpy(at + 24 + ns * 8, mine->act + (size_t)i * na, na * 8);
+    }
+    void *all = NULL;
+    size_t *sizes = xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
+    int rc = lcm_comm_gather(buf, (size_t)mine->n * row, &all, sizes, err);
+    free(buf);
+    if (!rc) {
+        size_t total = 0;
+        for (int k = 0; all && k < lcm_comm_size(); ++k) total += sizes[k] / row;
+        row_ref *order = xcalloc(total + 1, sizeof *order);
+        for (size_t i = 0; i < total; ++i) {
+            const char *at = (const char *)all + i * row;
+            memcpy(&order[i].subject, at, 8), memcpy(&order[i].period, at + 8, 4);
+            order[i].at = (lcm_index)i;
+        }
+        qsort(order, total, sizeof *order, by_subject_period);
+        lcm_panel *merged = lcm_panel_new(m, mine->precision, (lcm_index)total);
+        for (size_t i = 0; i < total; ++i) {
+            const char *at = (const char *)all + (size_t)order[i].at * row;
+            memcpy(&merged->subject[i], at, 8), memcpy(&merged->period[i], at + 8, 4);
+            memcpy(&merged->regime[i], at + 12, 4), memcpy(&merged->value[i], at + 16, 8);
+            memcpy(merged->x + i * ns, at + 24, ns * 8), memcpy(merged->act + i * na, at + 24 + ns * 8, na * 8);
+        }
+        free(order);
+        lcm_panel_free(mine);
+        *p = merged;
+    }
+    free(all), free(sizes);
+    return rc;
 }
 
 int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
@@ -386,8 +482,8 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     if (rc) return rc;
     double t0 = now_seconds();
     const ir_model *m = &sv->model->ir;
-    sim_run s = {.sv = sv, .sol = sol, .m = m, .be = sv->backend, .T = m->nperiods, .R = m->nregimes,
-                 .rb = lcm_real_bytes(sv->backend->precision), .seed = o.seed, .n = ic->n};
+    sim_run s = {.sv = sv, .sol = sol, .m = m, .T = m->nperiods, .R = m->nregimes,
+                 .rb = lcm_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
     ir_vars_build(m, &s.V);
     s.ns = s.V.nstates, s.na = s.V.nactions;
     s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
@@ -399,22 +495,21 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     s.rec_regime = xcalloc(cells + 1, sizeof *s.rec_regime);
     s.rec_x = xcalloc(cells * (size_t)s.ns + 1, sizeof *s.rec_x);
     s.rec_act = xcalloc(cells * (size_t)s.na + 1, sizeof *s.rec_act);
-    /* the solve's parameters and grids, into the backend */
-    rc = lcm_solver_buffers(sv, err);
-    char why[512];
-    if (!rc && ir_grid_buffer_fill(m, &sv->layout, sol->params, sv->grids64, why, sizeof why))
-        rc = lcm_fail(err, LCM_E_PARAMS, "%s", why);
-    if (!rc) {
-        lcm_to_precision(sol->params, m->params_size, s.be->precision, sv->P_host);
-        lcm_to_precision(sv->grids64, sv->layout.total, s.be->precision, sv->grids_host);
-        rc = s.be->upload(s.be, sv->P, sv->P_host, (m->params_size + 1) * s.rb, s.R, err);
+    int *owner = xcalloc((size_t)s.n + 1, sizeof *owner);
+    unsigned char *mine = xcalloc((size_t)s.n + 1, 1);
+    for (lcm_index i = 0; i < s.n; ++i) owner[i] = owner_of(sv, ic, i);
+    rc = initial_states(&s, ic, err);
+    for (int k = 0; k < sv->nworkers && !rc; ++k) {
+        s.w = sv->workers[k], s.be = s.w->backend, s.mine = mine;
+        for (lcm_index i = 0; i < s.n; ++i) mine[i] = owner[i] == s.w->index;
+        rc = simulate_worker(&s, err);
     }
-    if (!rc) rc = s.be->upload(s.be, sv->grids, sv->grids_host, (sv->layout.total + 1) * s.rb, s.R, err);
-    if (!rc) rc = make_batch_buffers(&s, err);
-    if (!rc) rc = initial_states(&s, ic, err);
-    for (int t = 0; t < s.T && !rc; ++t) rc = run_period(&s, t, err);
+    rc = lcm_comm_agree(rc);
+    if (rc && !err->code) lcm_fail(err, rc, "another rank of the MPI job failed");
     lcm_panel *p = rc ? NULL : compact(&s);
-    free_run(&s);
+    free(owner), free(mine);
+    free_shared(&s);
+    if (!rc) rc = gather_panel(m, &p, err);
     if (!rc && o.targets && *o.targets) rc = lcm_panel_add_targets(p, sol, o.targets, err);
     if (rc) {
         lcm_panel_free(p);
@@ -422,7 +517,7 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     }
     p->seconds = now_seconds() - t0;
     lcm_progress("simulated %lld subjects of model '%s' on %s (float%d): %lld rows in %.3f s", (long long)s.n, m->name,
-                 s.be->name, s.be->precision, (long long)p->n, p->seconds);
+                 lcm_solver_backend(sv), lcm_solver_precision(sv), (long long)p->n, p->seconds);
     *out = p;
     return 0;
 }

@@ -79,7 +79,7 @@ static int write_all(const lcm_solver *sv, const lcm_solution *sol, const double
     lcm_sb text, p;
     sb_init(&text), sb_init(&p);
     sb_printf(&text, "%s\n\nmodel '%s' (generated source sha256 %s), %s backend, float%d\n", report, m->name,
-              m->source_hash ? m->source_hash : "?", sv->backend->name, sv->backend->precision);
+              m->source_hash ? m->source_hash : "?", lcm_solver_backend(sv), lcm_solver_precision(sv));
     sb_puts(&text, "\nAgain, from this directory:\n  lcm solve model --params params.lua --out V.h5\n");
     lcm_params_write_lua(m, params, &p);
     int rc = make_dirs(model_dir, err);

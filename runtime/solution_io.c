@@ -53,6 +53,16 @@ static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *in
     for (int r = 0; r < m->nregimes; ++r) rn[r] = m->regimes[r].name;
     bad |= h5_attr_strings(root, "regimes", rn, m->nregimes);
     free(rn);
+    /* how it was solved: the workers that shared the sharded states (V itself is whole) */
+    ir_vars V;
+    ir_vars_build(m, &V);
+    ir_shard S;
+    ir_shard_build(m, &V, &S);
+    const char *sharded[IR_MAX_SHARDED];
+    for (int k = 0; k < S.nsharded; ++k) sharded[k] = V.state_names[S.slot[k]];
+    bad |= h5_attr_strings(root, "sharded_states", sharded, S.nsharded);
+    bad |= h5_attr_int(root, "shards", s->shards);
+    ir_vars_free(&V);
     H5Gclose(root);
     hid_t gcpl = h5_untimed(H5P_GROUP_CREATE), dcpl = h5_untimed(H5P_DATASET_CREATE);
     hid_t vg = H5Gcreate2(f, "V", H5P_DEFAULT, gcpl, H5P_DEFAULT);

@@ -1,19 +1,18 @@
-/* solve.c - solvers and backward induction.
+/* solve.c - workers: one backend each, solving one block of the sharded
+ * states by backward induction (group.c makes a solver of them).
  *
  * For t = T-1 down to 0, every regime active at t runs the kernel of its
  * period class, on its own queue: V_t from V_{t+1} of the regimes it can
- * move to; a barrier separates periods.  Host backends compute straight
- * into the solution and are checked kernel by kernel, so a failing check
- * stops the solve at once.  Device backends keep only two V buffers per
- * regime (V_t and V_{t+1}, alternating), queue a copy of each finished V_t
- * to pinned host memory, and are checked when the whole solve has run; a
- * backend that can record graphs runs the first solve of a solver while
- * recording it and replays the graph on every later solve (an estimation
- * loop), when the results fit a pinned staging area.
- *
- * Every kernel sets validation flags (kernel_abi.h) in its own slot; they
- * become an error or a warning naming the regime, period, age and state,
- * explained further by re-evaluating that state with the interpreter.
+ * move to; a barrier separates periods.  A regime carrying the sharded
+ * states is solved only on the worker's block of them (ir/shard.h), and a
+ * splayed regime in chunks of its splayed states, one launch each.  Host
+ * backends compute straight into the solution.  Device backends keep only
+ * two V buffers per regime (V_t and V_{t+1}, alternating) and queue a copy
+ * of each finished V_t to pinned host memory; a backend that can record
+ * graphs runs the first solve while recording it and replays the graph on
+ * every later solve (an estimation loop), when the results fit a pinned
+ * staging area.  Every kernel sets validation flags (kernel_abi.h) in its
+ * own slot; the solution carries them, and group.c reports them.
  */
 #include <math.h>
 #include <stdint.h>
@@ -44,7 +43,7 @@ void lcm_to_precision(const double *x, size_t n, int precision, void *dst)
         for (size_t i = 0; i < n; ++i) ((float *)dst)[i] = (float)x[i];
 }
 
-static lcm_backend_kind choose_backend(lcm_backend_kind asked)
+lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked)
 {
     if (asked != LCM_BACKEND_AUTO) return asked;
     if (lcm_cuda_device_count() > 0) return LCM_BACKEND_CUDA;
@@ -52,53 +51,50 @@ static lcm_backend_kind choose_backend(lcm_backend_kind asked)
     return LCM_BACKEND_CPU;
 }
 
-int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err)
+int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, int device, int index, int total,
+                   lcm_worker **out, lcm_err *err)
 {
-    lcm_solver_options o = {0};
-    if (opts) o = *opts;
-    if (!o.precision) o.precision = 64;
-    if (o.precision != 64 && o.precision != 32)
-        return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o.precision);
-    lcm_backend_kind kind = choose_backend(o.backend);
-    if (kind == LCM_BACKEND_INTERP && o.precision != 64)
-        return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
-    lcm_solver *s = xcalloc(1, sizeof *s);
+    lcm_worker *s = xcalloc(1, sizeof *s);
     s->model = model;
-    s->log_path = o.log_path ? xstrdup(o.log_path) : NULL;
-    s->log_keep = o.log_keep > 0 ? o.log_keep : 3;
-    lcm_cache_open(&s->cache, o.cache_dir);
+    s->index = index;
+    lcm_cache_open(&s->cache, o->cache_dir);
     int rc;
-    switch (kind) {
+    switch (o->backend) {
     case LCM_BACKEND_INTERP: rc = lcm_backend_interp_new(&model->ir, &s->backend, err); break;
     case LCM_BACKEND_CUDA:
-        rc = lcm_backend_cuda_new(&model->ir, model->source, o.precision, &s->cache, o.device, &s->backend, err);
+        rc = lcm_backend_cuda_new(&model->ir, model->source, o->precision, &s->cache, device, &s->backend, err);
         break;
     default:
-        rc = lcm_backend_cpu_new(&model->ir, model->source, o.precision, &s->cache, o.threads, &s->backend, err);
+        rc = lcm_backend_cpu_new(&model->ir, model->source, o->precision, &s->cache, o->threads, &s->backend, err);
         break;
     }
     if (rc) {
         lcm_cache_close(&s->cache);
-        free(s->log_path);
         free(s);
         return rc;
     }
     lcm_backend *be = s->backend;
     const char *on = be->target ? be->target : "";
-    if (be->compiled)
+    if (index == 0 && be->compiled)
         lcm_progress("compiled the %s solver of model '%s' (float%d%s%s) in %.2f s", be->name, model->ir.name,
-                     o.precision, *on ? ", " : "", on, be->compile_seconds);
-    else if (be->cache_entry)
+                     o->precision, *on ? ", " : "", on, be->compile_seconds);
+    else if (index == 0 && be->cache_entry)
         lcm_progress("loaded the %s solver of model '%s' (float%d%s%s) from the cache", be->name, model->ir.name,
-                     o.precision, *on ? ", " : "", on);
+                     o->precision, *on ? ", " : "", on);
+    /* its block of the sharded states */
+    ir_vars V;
+    ir_vars_build(&model->ir, &V);
+    ir_shard_build(&model->ir, &V, &s->shard);
+    ir_vars_free(&V);
+    ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
     /* the grid buffer: filled from the parameters at every solve */
     ir_grid_layout_build(&model->ir, &s->layout);
     s->grids64 = xcalloc(s->layout.total + 1, sizeof *s->grids64);
-    size_t gbytes = (s->layout.total + 1) * lcm_real_bytes(o.precision);
+    size_t gbytes = (s->layout.total + 1) * lcm_real_bytes(o->precision);
     s->grids_host = be->alloc_host(be, gbytes, err);
     s->grids = s->grids_host ? be->alloc(be, gbytes, err) : NULL;
     if (!s->grids) {
-        lcm_solver_free(s);
+        lcm_worker_free(s);
         return err->code;
     }
     *out = s;
@@ -122,14 +118,8 @@ int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char 
     return rc;
 }
 
-const char *lcm_solver_backend(const lcm_solver *s) { return s->backend->name; }
-int lcm_solver_precision(const lcm_solver *s) { return s->backend->precision; }
-int lcm_solver_compiled(const lcm_solver *s) { return s->backend->compiled; }
-double lcm_solver_compile_seconds(const lcm_solver *s) { return s->backend->compile_seconds; }
-size_t lcm_solver_device_peak(const lcm_solver *s) { return s->backend->bytes_peak; }
-
 /* ---- buffers of a solve (made once per solver, reused) ------------------ */
-static void release_buffers(lcm_solver *s)
+static void release_buffers(lcm_worker *s)
 {
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
@@ -151,7 +141,7 @@ static void release_buffers(lcm_solver *s)
     s->buffers_ready = 0;
 }
 
-void lcm_solver_free(lcm_solver *s)
+void lcm_worker_free(lcm_worker *s)
 {
     if (!s) return;
     release_buffers(s);
@@ -161,7 +151,6 @@ void lcm_solver_free(lcm_solver *s)
     ir_grid_layout_free(&s->layout);
     lcm_cache_close(&s->cache);
     free(s->grids64);
-    free(s->log_path);
     free(s);
 }
 
@@ -173,9 +162,9 @@ static int first_active(const ir_regime *r, int T)
     return 0;
 }
 
-static int make_buffers_once(lcm_solver *s, lcm_err *err);
+static int make_buffers_once(lcm_worker *s, lcm_err *err);
 
-int lcm_solver_buffers(lcm_solver *s, lcm_err *err)
+int lcm_worker_buffers(lcm_worker *s, lcm_err *err)
 {
     if (s->buffers_ready) return 0;
     int rc = make_buffers_once(s, err);
@@ -184,7 +173,7 @@ int lcm_solver_buffers(lcm_solver *s, lcm_err *err)
     return rc;
 }
 
-static int make_buffers_once(lcm_solver *s, lcm_err *err)
+static int make_buffers_once(lcm_worker *s, lcm_err *err)
 {
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
@@ -228,58 +217,6 @@ static int make_buffers_once(lcm_solver *s, lcm_err *err)
     return 0;
 }
 
-/* ---- flags -> messages ---------------------------------------------------- */
-static const struct {
-    int bit, error;
-    const char *what;
-} flag_text[] = {
-    {LCM_FLAG_NAN, 1, "V is NaN (a feasible action has a NaN Q: check the functions there, e.g. log of a "
-                      "negative number or 0 * inf)"},
-    {LCM_FLAG_REGIME_PROB, 1, "the regime transition probabilities are negative or do not sum to 1 (or a "
-                              "deterministic transition returned an invalid regime id)"},
-    {LCM_FLAG_STATE_PROB, 1, "Markov state transition probabilities are negative or do not sum to 1"},
-    {LCM_FLAG_INACTIVE, 1, "a regime that is inactive in the next period has a positive probability"},
-    {LCM_FLAG_CODE, 1, "a deterministic transition gives a discrete state a value that is not one of its codes"},
-    {LCM_FLAG_INF, 0, "V is +inf"},
-    {LCM_FLAG_INFEASIBLE, 0, "no action is feasible (V = -inf)"},
-};
-
-/* What the checks of (t, r) found, by the level's policy: nothing at off;
- * warnings at warning and progress; at debug an error for the first
- * failing check of the error kind (warnings for the others).  The first
- * failure of a solve also writes a snapshot (--log-path). */
-static int report_flags(const lcm_solver *sv, const lcm_solution *sol, const double *params, int r_id, int t,
-                        const lcm_flags *f, int *snapped, lcm_err *err)
-{
-    const ir_model *m = &sv->model->ir;
-    const ir_regime *r = &m->regimes[r_id];
-    lcm_checks mode = lcm_checks_mode();
-    int rc = 0;
-    for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text && mode != LCM_CHECKS_OFF; ++i) {
-        int bit = flag_text[i].bit, raise = flag_text[i].error && mode == LCM_CHECKS_RAISE;
-        if (!(f->bits & (1u << bit)) || (rc && !flag_text[i].error)) continue;
-        lcm_sb state, report;
-        sb_init(&state), sb_init(&report);
-        lcm_describe_state(m, r, f->first[bit], sv->grids64, &sv->layout, &state);
-        lcm_diagnose(m, &sv->layout, sv->grids64, params, sol, t, r_id, f->first[bit], bit, &state);
-        sb_printf(&report, "regime '%s', period %d (age %g): %s, first at %s", r->name, t, m->ages[t], flag_text[i].what,
-                  state.s);
-        if (flag_text[i].error && !*snapped) {
-            /* V of the failing regime at t and of every regime at t + 1, which it read */
-            unsigned char *include = xcalloc((size_t)(m->nperiods * m->nregimes), 1);
-            include[t * m->nregimes + r_id] = 1;
-            for (int g = 0; g < m->nregimes && t + 1 < m->nperiods; ++g) include[(t + 1) * m->nregimes + g] = 1;
-            lcm_snapshot_write(sv, sol, params, include, report.s);
-            free(include);
-            *snapped = 1;
-        }
-        if (raise && !rc) rc = lcm_fail(err, LCM_E_NUMERIC, "%s", report.s);
-        else if (!raise) lcm_warn("%s", report.s);
-        sb_free(&state), sb_free(&report);
-    }
-    return rc;
-}
-
 /* ---- solutions ------------------------------------------------------------ */
 lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
 {
@@ -292,6 +229,10 @@ lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
     ir_grid_layout_build(m, &sol->layout);
     sol->grids = xcalloc(sol->layout.total + 1, sizeof *sol->grids);
     sol->params = xcalloc(m->params_size + 1, sizeof *sol->params);
+    sol->flags = xcalloc((size_t)(R * T) + 1, sizeof *sol->flags);
+    for (int i = 0; i < R * T; ++i)
+        for (int b = 0; b < LCM_NFLAGS; ++b) sol->flags[i].first[b] = INT64_MAX;
+    sol->shards = 1;
     size_t rb = lcm_real_bytes(precision);
     for (int r = 0; r < R; ++r) sol->n[r] = ir_state_space_size(&m->regimes[r]);
     for (int t = 0; t < T; ++t)
@@ -316,75 +257,118 @@ void lcm_solution_free(lcm_solution *s)
     free(s->n);
     free(s->grids);
     free(s->params);
+    free(s->flags);
     ir_grid_layout_free(&s->layout);
     free(s);
+}
+
+/* ---- the states a worker solves ---------------------------------------------- */
+lcm_index lcm_shard_states_per_combo(const ir_model *m, const ir_shard *S, int r)
+{
+    const ir_regime *R = &m->regimes[r];
+    int sharded = ir_shard_regime(m, S, r);
+    lcm_index n = 1;
+    for (int i = 0; i < R->nstates; ++i)
+        if (!(sharded && R->states[i].grid.distributed)) n *= R->states[i].grid.n;
+    return n;
+}
+
+lcm_index lcm_launch_state(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, long long lo,
+                           const int *chunk, lcm_index l)
+{
+    const ir_regime *R = &m->regimes[r];
+    int sharded = ir_shard_regime(m, S, r), splayed[IR_MAX_SPLAYED], ns = chunk ? ir_splayed(R, splayed) : 0;
+    lcm_index stride[64], acc = 1, s = 0, rest = l;
+    if (R->nstates > 64) return l;
+    for (int i = R->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= R->states[i].grid.n;
+    for (int i = R->nstates - 1; i >= 0; --i) {
+        const ir_grid *g = &R->states[i].grid;
+        if (sharded && g->distributed) continue;
+        int lo_i = 0, len = g->n;
+        for (int c = 0; c < ns; ++c)
+            if (splayed[c] == i) lo_i = chunk[c] * g->batch_size, len = g->n - lo_i < g->batch_size ? g->n - lo_i : g->batch_size;
+        s += (lo_i + rest % len) * stride[i];
+        rest /= len;
+    }
+    if (!sharded) return s;
+    long long combo = lo + rest;
+    for (int k = S->nsharded - 1; k >= 0; --k)
+        for (int i = 0; i < R->nstates; ++i)
+            if (V->state_slot[r][i] == S->slot[k]) s += (combo % S->n[k]) * stride[i], combo /= S->n[k];
+    return s;
+}
+
+lcm_index lcm_shard_state(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, long long lo, lcm_index l)
+{
+    return lcm_launch_state(m, V, S, r, lo, NULL, l);
 }
 
 /* ---- backward induction ------------------------------------------------- */
 
 /* Where V of (t, r) lives for the kernels. */
-static void *v_at(const lcm_solver *sv, const lcm_solution *sol, int t, int r)
+static void *v_at(const lcm_worker *w, const lcm_solution *sol, int t, int r)
 {
-    int R = sv->model->ir.nregimes;
-    return sv->backend->host_memory ? sol->V[t * R + r] : sv->vbuf[t % 2][r];
+    int R = w->model->ir.nregimes;
+    return w->backend->host_memory ? sol->V[t * R + r] : w->vbuf[t % 2][r];
 }
 
-/* Queues the whole solve.  Host backends compute as it goes; their flags are
- * checked kernel by kernel (sol and params are then needed). */
-/* At level progress: how long period t took (stamps T - t - 1 to T - t). */
-static void log_period(lcm_solver *sv, int t)
+/* Launches regime r's kernel of period t over the worker's block of its
+ * sharded states, one launch per chunk of its splayed states. */
+static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_err *err)
 {
-    const ir_model *m = &sv->model->ir;
+    const ir_model *m = &w->model->ir;
+    const ir_regime *R = &m->regimes[r];
+    long long lo = 0, hi = 1;
+    if (ir_shard_regime(m, &w->shard, r)) lo = w->shard_lo, hi = w->shard_hi;
+    if (hi <= lo) return 0; /* none of this regime's states are in the block */
+    a->shard_lo = lo;
+    int splayed[IR_MAX_SPLAYED], ns = ir_splayed(R, splayed), nchunks[IR_MAX_SPLAYED];
+    lcm_index per_combo = lcm_shard_states_per_combo(m, &w->shard, r);
+    long long tiles = 1;
+    for (int c = 0; c < ns; ++c) {
+        const ir_grid *g = &R->states[splayed[c]].grid;
+        nchunks[c] = (g->n + g->batch_size - 1) / g->batch_size;
+        tiles *= nchunks[c];
+        per_combo /= g->n;
+    }
+    for (long long tile = 0; tile < tiles; ++tile) {
+        lcm_index n = (lcm_index)(hi - lo) * per_combo;
+        for (int c = ns - 1, q = (int)tile; c >= 0; q /= nchunks[c], --c) {
+            const ir_grid *g = &R->states[splayed[c]].grid;
+            a->chunk[c] = q % nchunks[c];
+            int start = a->chunk[c] * g->batch_size;
+            n *= g->n - start < g->batch_size ? g->n - start : g->batch_size;
+        }
+        int rc = w->backend->launch(w->backend, k, a, n, r, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* At level progress: how long period t took (stamps T - t - 1 to T - t). */
+static void log_period(lcm_worker *w, int t)
+{
+    const ir_model *m = &w->model->ir;
     int T = m->nperiods;
     lcm_progress_step(T - t, T, "solving '%s': period %d (age %g) in %.4f s", m->name, t, m->ages[t],
-                      sv->backend->stamp_seconds(sv->backend, T - t - 1, T - t));
+                      w->backend->stamp_seconds(w->backend, T - t - 1, T - t));
 }
 
-/* At level debug: V's range and mean per period and regime. */
-static void log_v_stats(const lcm_solution *sol)
+/* Queues the whole solve (host backends: runs it, reporting each period's
+ * time as it goes when this is the only worker). */
+static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
 {
-    const ir_model *m = sol->m;
-    for (int t = m->nperiods - 1; t >= 0; --t)
-        for (int r = 0; r < m->nregimes; ++r) {
-            lcm_index n;
-            if (!lcm_solution_V(sol, t, r, &n)) continue;
-            double lo = INFINITY, hi = -INFINITY, sum = 0;
-            lcm_index finite = 0, neg_inf = 0, pos_inf = 0, nan = 0;
-            for (lcm_index i = 0; i < n; ++i) {
-                double v = lcm_solution_value(sol, t, r, i);
-                if (v != v) ++nan;
-                else if (v == -INFINITY) ++neg_inf;
-                else if (v == INFINITY) ++pos_inf;
-                else lo = v < lo ? v : lo, hi = v > hi ? v : hi, sum += v, ++finite;
-            }
-            lcm_sb extra;
-            sb_init(&extra);
-            if (neg_inf) sb_printf(&extra, ", %lld at -inf", (long long)neg_inf);
-            if (pos_inf) sb_printf(&extra, ", %lld at +inf", (long long)pos_inf);
-            if (nan) sb_printf(&extra, ", %lld NaN", (long long)nan);
-            if (finite)
-                lcm_debug("period %d (age %g), regime '%s': V min %.6g, max %.6g, mean %.6g over %lld states%s", t,
-                          m->ages[t], m->regimes[r].name, lo, hi, sum / (double)finite, (long long)n,
-                          extra.s ? extra.s : "");
-            else
-                lcm_debug("period %d (age %g), regime '%s': no finite V among %lld states%s", t, m->ages[t],
-                          m->regimes[r].name, (long long)n, extra.s ? extra.s : "");
-            sb_free(&extra);
-        }
-}
-
-static int queue_solve(lcm_solver *sv, lcm_solution *sol, const double *params, lcm_err *err)
-{
-    const ir_model *m = &sv->model->ir;
-    lcm_backend *be = sv->backend;
+    const ir_model *m = &w->model->ir;
+    lcm_backend *be = w->backend;
     int R = m->nregimes, T = m->nperiods, root = R;
     size_t rb = lcm_real_bytes(be->precision);
-    int rc = be->upload(be, sv->P, sv->P_host, (m->params_size + 1) * rb, root, err);
-    if (!rc) rc = be->upload(be, sv->grids, sv->grids_host, (sv->layout.total + 1) * rb, root, err);
-    if (!rc) rc = be->upload(be, sv->F, sv->F_init, (size_t)(T * R) * sizeof(lcm_flags), root, err);
+    int rc = be->upload(be, w->P, w->P_host, (m->params_size + 1) * rb, root, err);
+    if (!rc) rc = be->upload(be, w->grids, w->grids_host, (w->layout.total + 1) * rb, root, err);
+    if (!rc) rc = be->upload(be, w->F, w->F_init, (size_t)(T * R) * sizeof(lcm_flags), root, err);
     if (!rc) rc = be->barrier(be, err);
     if (!rc) rc = be->stamp(be, 0, err);
-    int snapped = 0, checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    int checks = lcm_checks_mode() != LCM_CHECKS_OFF, live = be->host_memory && w->index == 0 && w->shard_lo == 0 &&
+                                                                w->shard_hi == w->shard.combos;
     for (int t = T - 1; t >= 0 && !rc; --t) {
         for (int r = 0; r < R && !rc; ++r) {
             if (!m->regimes[r].active[t]) continue;
@@ -392,109 +376,106 @@ static int queue_solve(lcm_solver *sv, lcm_solution *sol, const double *params, 
             const ir_kernel *kn = &m->kernels[k];
             lcm_kernel_args a;
             memset(&a, 0, sizeof a);
-            a.params = sv->P;
-            a.grids = sv->grids;
+            a.params = w->P;
+            a.grids = w->grids;
             for (int i = 0; i < kn->ntargets && t + 1 < T; ++i)
-                a.v_next[kn->targets[i]] = v_at(sv, sol, t + 1, kn->targets[i]);
-            a.v_out = v_at(sv, sol, t, r);
-            a.flags = (lcm_flags *)sv->F + (t * R + r);
+                a.v_next[kn->targets[i]] = v_at(w, sol, t + 1, kn->targets[i]);
+            a.v_out = v_at(w, sol, t, r);
+            a.flags = (lcm_flags *)w->F + (t * R + r);
             a.age = m->ages[t];
             a.period = t;
             a.checks = checks;
+            rc = launch_regime(w, &a, k, r, err);
             lcm_index n = ir_state_space_size(&m->regimes[r]);
-            rc = be->launch(be, k, &a, n, r, err);
             if (!rc && !be->host_memory)
-                rc = be->download(be, sv->stage + sv->stage_off[t * R + r], a.v_out, (size_t)n * rb, r, err);
-            if (!rc && be->host_memory) rc = report_flags(sv, sol, params, r, t, a.flags, &snapped, err);
+                rc = be->download(be, w->stage + w->stage_off[t * R + r], a.v_out, (size_t)n * rb, r, err);
         }
         if (!rc) rc = be->barrier(be, err);
         if (!rc) rc = be->stamp(be, T - t, err);
-        if (!rc && be->host_memory) log_period(sv, t);
+        if (!rc && live) log_period(w, t);
     }
     if (!rc && !be->host_memory)
-        rc = be->download(be, sv->F_host, sv->F, (size_t)(T * R) * sizeof(lcm_flags), root, err);
+        rc = be->download(be, w->F_host, w->F, (size_t)(T * R) * sizeof(lcm_flags), root, err);
     return rc;
 }
 
 /* Device backends: the queued solve, recorded as a graph when possible
  * (and again when the checks were switched since it was recorded). */
-static int run_device_solve(lcm_solver *sv, lcm_err *err)
+static int run_device_solve(lcm_worker *w, lcm_err *err)
 {
-    lcm_backend *be = sv->backend;
+    lcm_backend *be = w->backend;
     int checks = lcm_checks_mode() != LCM_CHECKS_OFF;
-    if (sv->captured && sv->captured_checks == checks) return be->replay(be, err);
-    sv->captured = 0;
-    sv->captured_checks = checks;
-    if (be->capture_begin && sv->stage_bytes <= GRAPH_STAGE_LIMIT && !getenv("LCM_NO_GRAPHS")) {
+    if (w->captured && w->captured_checks == checks) return be->replay(be, err);
+    w->captured = 0;
+    w->captured_checks = checks;
+    if (be->capture_begin && w->stage_bytes <= GRAPH_STAGE_LIMIT && !getenv("LCM_NO_GRAPHS")) {
         lcm_err graph_err = {0};
         int rc = be->capture_begin(be, &graph_err);
-        if (!rc) rc = queue_solve(sv, NULL, NULL, &graph_err);
+        if (!rc) rc = queue_solve(w, NULL, &graph_err);
         int rc2 = be->capture_end(be, rc ? NULL : &graph_err);
         if (!rc && !rc2) {
-            sv->captured = 1;
+            w->captured = 1;
             return be->replay(be, err);
         }
         lcm_debug("recording the solve as a graph failed (%s); running it without", graph_err.msg);
     }
-    return queue_solve(sv, NULL, NULL, err);
+    return queue_solve(w, NULL, err);
 }
 
-int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
+int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err)
 {
-    const ir_model *m = &sv->model->ir;
-    lcm_backend *be = sv->backend;
-    int R = m->nregimes, T = m->nperiods;
-    double t0 = now_seconds();
-    int rc = lcm_solver_buffers(sv, err);
+    const ir_model *m = &w->model->ir;
+    int rc = lcm_worker_buffers(w, err);
     if (rc) return rc;
     char why[512];
-    if (ir_grid_buffer_fill(m, &sv->layout, params, sv->grids64, why, sizeof why))
+    if (ir_grid_buffer_fill(m, &w->layout, params, w->grids64, why, sizeof why))
         return lcm_fail(err, LCM_E_PARAMS, "%s", why);
-    lcm_to_precision(params, m->params_size, be->precision, sv->P_host);
-    lcm_to_precision(sv->grids64, sv->layout.total, be->precision, sv->grids_host);
+    lcm_to_precision(params, m->params_size, w->backend->precision, w->P_host);
+    lcm_to_precision(w->grids64, w->layout.total, w->backend->precision, w->grids_host);
+    return 0;
+}
+
+int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **out, lcm_err *err)
+{
+    const ir_model *m = &w->model->ir;
+    lcm_backend *be = w->backend;
+    *out = NULL;
+    int rc = lcm_worker_load(w, params, err);
+    if (rc) return rc;
     lcm_solution *sol = lcm_solution_alloc(m, be->precision, err);
     if (!sol) return err->code;
-    memcpy(sol->grids, sv->grids64, sv->layout.total * sizeof *sol->grids);
+    memcpy(sol->grids, w->grids64, w->layout.total * sizeof *sol->grids);
     memcpy(sol->params, params, m->params_size * sizeof *sol->params);
-    if (be->host_memory) {
-        rc = queue_solve(sv, sol, params, err);
-    } else {
-        rc = run_device_solve(sv, err);
-        if (!rc) rc = be->finish(be, err);
-        size_t rb = lcm_real_bytes(be->precision);
-        for (int t = 0; t < T && !rc; ++t)
-            for (int r = 0; r < R; ++r)
-                if (sol->V[t * R + r])
-                    memcpy(sol->V[t * R + r], sv->stage + sv->stage_off[t * R + r], (size_t)sol->n[r] * rb);
-        for (int t = T - 1; t >= 0 && !rc; --t) log_period(sv, t);
-        int snapped = 0;
-        for (int t = T - 1; t >= 0 && !rc; --t)
-            for (int r = 0; r < R && !rc; ++r)
-                if (m->regimes[r].active[t])
-                    rc = report_flags(sv, sol, params, r, t, &sv->F_host[t * R + r], &snapped, err);
-    }
+    rc = be->host_memory ? queue_solve(w, sol, err) : run_device_solve(w, err);
     if (rc) {
         lcm_solution_free(sol);
         return rc;
     }
-    sol->seconds = now_seconds() - t0;
-    lcm_progress("solved model '%s' on %s (float%d) in %.3f s", m->name, be->name, be->precision, sol->seconds);
-    if (lcm_get_log_level() >= LCM_LOG_DEBUG) log_v_stats(sol);
-    if (!be->host_memory)
-        lcm_progress("peak device memory %.2f MiB (V buffers, parameters, grids, flags)",
-                     (double)be->bytes_peak / 1048576.0);
     *out = sol;
     return 0;
 }
 
-int lcm_solve(lcm_solver *sv, const lcm_pvalue *params, lcm_solution **out, lcm_err *err)
+int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err)
 {
-    const ir_model *m = &sv->model->ir;
-    double *buf = xcalloc(m->params_size + 1, sizeof *buf);
-    int rc = lcm_params_resolve(m, params, buf, err);
-    if (!rc) rc = lcm_solve_resolved(sv, buf, out, err);
-    free(buf);
+    const ir_model *m = &w->model->ir;
+    lcm_backend *be = w->backend;
+    int R = m->nregimes, T = m->nperiods, rc = 0;
+    if (!be->host_memory) {
+        rc = be->finish(be, err);
+        size_t rb = lcm_real_bytes(be->precision);
+        for (int t = 0; t < T && !rc; ++t)
+            for (int r = 0; r < R; ++r)
+                if (sol->V[t * R + r])
+                    memcpy(sol->V[t * R + r], w->stage + w->stage_off[t * R + r], (size_t)sol->n[r] * rb);
+    }
+    if (!rc) memcpy(sol->flags, be->host_memory ? (lcm_flags *)w->F : w->F_host, (size_t)(T * R) * sizeof *sol->flags);
     return rc;
+}
+
+/* Per-period times of a finished solve (what queue_solve printed live). */
+void lcm_worker_log_periods(lcm_worker *w)
+{
+    for (int t = w->model->ir.nperiods - 1; t >= 0; --t) log_period(w, t);
 }
 
 /* ---- accessors ------------------------------------------------------------- */

@@ -6,13 +6,17 @@
 #include "cache.h"
 #include "grid.h"
 #include "lcm.h"
+#include "shard.h"
+#include "vars.h"
 
 struct lcm_model {
     ir_model ir;
     char *manifest, *source; /* the generated texts (snapshots write them out) */
 };
 
-struct lcm_solver {
+/* One backend solving one block of the sharded states (all states when
+ * nothing is sharded): its compiled kernels and the buffers of a solve. */
+typedef struct lcm_worker {
     const lcm_model *model;
     lcm_backend *backend;
     lcm_cache cache;
@@ -28,10 +32,24 @@ struct lcm_solver {
     char *stage;         /* device backends: pinned copies of every finished V */
     size_t *stage_off, stage_bytes;
     int buffers_ready;   /* the buffers above are made */
-    char *log_path;      /* snapshots of failed checks go here (NULL: none) */
-    int log_keep;        /* how many snapshots to keep */
     int captured;        /* the solve is recorded as a graph */
     int captured_checks; /* ... with the checks on (1) or off (0) */
+    ir_shard shard;
+    long long shard_lo, shard_hi; /* its block of the sharded states' combined index */
+    int index;           /* among all workers (every process of an MPI job) */
+} lcm_worker;
+
+/* A solver: the workers of this process (--devices), one block each of
+ * the blocks of every worker of the job (MPI ranks x devices). */
+struct lcm_solver {
+    const lcm_model *model;
+    lcm_worker **workers;
+    int nworkers;        /* in this process */
+    int total_workers;   /* in the whole job */
+    ir_vars vars;
+    ir_shard shard;
+    char *log_path;      /* snapshots of failed checks go here (NULL: none) */
+    int log_keep;        /* how many snapshots to keep */
 };
 
 struct lcm_solution {
@@ -42,6 +60,8 @@ struct lcm_solution {
     double *grids;       /* the grid buffer the solve used (run-time grids, processes) */
     double *params;      /* the parameter buffer the solve used */
     ir_grid_layout layout;
+    lcm_flags *flags;    /* [period * nregimes + regime]: what the checks found */
+    int shards;          /* workers that solved it (1: unsharded) */
     double seconds;
 };
 
@@ -59,9 +79,33 @@ void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, cons
  * discrete states). */
 void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out);
 
+/* ---- workers (solve.c) ------------------------------------------------------ */
+/* A worker on `device` (cuda) solving block `index` of `total`. */
+int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, int device, int index, int total,
+                   lcm_worker **out, lcm_err *err);
+void lcm_worker_free(lcm_worker *w);
 /* The buffers of a solve (parameters, flags, device V), made once per
- * solver and reused; a failure leaves none. */
-int lcm_solver_buffers(lcm_solver *s, lcm_err *err);
+ * worker and reused; a failure leaves none. */
+int lcm_worker_buffers(lcm_worker *w, lcm_err *err);
+/* Starts a solve of the worker's block: host backends run it at once,
+ * device backends queue it; finish waits and fills sol (V, flags). */
+int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **sol, lcm_err *err);
+int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err);
+/* Fills the worker's grid and parameter buffers for a run with params. */
+int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err);
+/* Prints each period's time of a finished solve (level progress). */
+void lcm_worker_log_periods(lcm_worker *w);
+/* cuda when a device is present and asked for by auto. */
+lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked);
+/* The flat state index of the l-th state of a block of regime r's sharded
+ * states starting at combined index lo (ir/shard.h, as the kernels count). */
+lcm_index lcm_shard_state(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, long long lo, lcm_index l);
+/* The same within one launch of a splayed regime: chunk[c] is the chunk of
+ * its c-th splayed state (what the kernels' $(symbol)_state computes). */
+lcm_index lcm_launch_state(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, long long lo,
+                           const int *chunk, lcm_index l);
+/* States per combined-index value of regime r (all of them when unsharded). */
+lcm_index lcm_shard_states_per_combo(const ir_model *m, const ir_shard *S, int r);
 /* Converts n doubles to a precision (64 or 32) into dst. */
 void lcm_to_precision(const double *x, size_t n, int precision, void *dst);
 

@@ -7,11 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "lcmgen.h"
 
 int cli_die(const char *cmd, const lcm_err *err)
 {
     lcm_log_end_line();
+    if (lcm_comm_rank() != 0) return err->code ? err->code : 1; /* rank 0 says it */
     fprintf(stderr, "lcm %s: error: %s\n", cmd, err->msg);
     return err->code ? err->code : 1;
 }
@@ -88,6 +90,7 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
         return 0;
     }
     if ((r = cli_value(a, "--device", &v, err))) return r < 0 ? err->code : cli_int("--device", v, 0, 1023, &so->device, err);
+    if ((r = cli_value(a, "--devices", &v, err))) return r < 0 ? err->code : cli_int("--devices", v, 1, 4096, &so->devices, err);
     if ((r = cli_value(a, "--threads", &v, err))) return r < 0 ? err->code : cli_int("--threads", v, 0, 4096, &so->threads, err);
     if ((r = cli_value(a, "--log-path", &v, err))) return r < 0 ? err->code : (so->log_path = v, 0);
     if ((r = cli_value(a, "--log-keep", &v, err))) return r < 0 ? err->code : cli_int("--log-keep", v, 1, 1000000, &so->log_keep, err);

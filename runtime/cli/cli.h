@@ -24,8 +24,8 @@ int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err);
 /* Consumes -D name=value / -Dname=value into o. */
 int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err);
 int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *err);
-/* Consumes --backend, --precision, --device, --threads, --log-level,
- * --log-path and --log-keep. */
+/* Consumes --backend, --precision, --device, --devices, --threads,
+ * --log-level, --log-path and --log-keep. */
 int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err *err);
 
 /* Generates (a .lua file) or opens (a directory) the model. */

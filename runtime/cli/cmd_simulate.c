@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "comm.h"
 #include "params_lua.h"
 
 static const char simulate_usage[] =
     "usage: lcm simulate MODEL.lua|DIR --initial I.csv|I.h5 [--params P.lua] [--set name=value]...\n"
     "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
     "                    [-D name=value]... [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
+    "                    [--devices N]\n"
     "                    [--threads N] [--log-level off|warning|progress|debug] [--log-path DIR [--log-keep N]]\n"
     "                    [--out PANEL.h5] [--csv PANEL.csv]\n"
     "\n"
@@ -204,8 +206,9 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);
     if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);
     if (!rc) rc = lcm_simulate(solver, sol, ic, &c.sim, &panel, &err);
-    if (!rc) rc = write_outputs(&c, sol, owned[2], panel, &err);
-    if (!rc && run)
+    int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */
+    if (!rc && writer) rc = write_outputs(&c, sol, owned[2], panel, &err);
+    if (!rc && run && writer)
         printf("solution: %s\npanel: %s and %s (%lld rows)\n", owned[2], c.out, c.csv, (long long)lcm_panel_rows(panel));
     lcm_panel_free(panel);
     lcm_initial_free(ic);

@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "comm.h"
 #include "params_lua.h"
 
 static const char usage[] =
     "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--set name=value]...\n"
-    "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--threads N]\n"
+    "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--devices N]\n"
+    "                 [--threads N]\n"
     "                 [--log-level off|warning|progress|debug] [--log-path DIR [--log-keep N]]\n"
     "                 [--out SOLUTION.h5] [--csv V.csv]\n"
     "\n"
@@ -19,6 +21,8 @@ static const char usage[] =
     "  --params  a Lua file returning the parameters (see lcm params-template)\n"
     "  --set     overrides one parameter: --set discount_factor=0.95 --set alive.wage={1,2}\n"
     "  --backend auto (the default) solves on the GPU when one is usable, else on the CPU\n"
+    "  --devices N  shard the states with distributed = true over N workers (GPUs from --device on);\n"
+    "               under mpirun -np R, over R x N workers (docs/tuning.md)\n"
     "  --log-level  debug (default): failed checks are errors, + V's range per period and regime;\n"
     "               progress: failed checks warn, + time per period; warning: failed checks warn;\n"
     "               off: no checks, no messages\n"
@@ -80,8 +84,9 @@ int cmd_solve(int argc, char **argv)
         if (!rc) rc = lcm_solve_resolved(solver, buf, &sol, &err);
         free(buf);
     }
-    if (!rc && out) rc = lcm_solution_write_h5(sol, out, &err);
-    if (!rc && csv) {
+    int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
+    if (!rc && out && writer) rc = lcm_solution_write_h5(sol, out, &err);
+    if (!rc && csv && writer) {
         rc = lcm_solution_write_csv(sol, csv, &err);
         if (rc && out) unlink(out); /* all outputs or none */
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "comm.h"
 
 static const char usage[] =
     "usage: lcm <command> [options]\n"
@@ -18,7 +19,18 @@ static const char usage[] =
     "MODEL is a .lua model file (generated on the fly) or a directory written by\n"
     "lcmgen.  'lcm <command> --help' describes a command.\n";
 
+static int run_command(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    lcm_err err = {0};
+    if (lcm_comm_init(&argc, &argv, &err)) return cli_die(argc > 1 ? argv[1] : "", &err);
+    int rc = run_command(argc, argv);
+    lcm_comm_finalize();
+    return rc;
+}
+
+static int run_command(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);

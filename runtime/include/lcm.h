@@ -48,7 +48,9 @@ typedef struct lcm_solver_options {
     lcm_backend_kind backend;
     int precision;          /* 64 (default) or 32 */
     int threads;            /* cpu backend; 0 = all cores */
-    int device;             /* cuda backend: the GPU's index */
+    int device;             /* cuda backend: the GPU's index (the first, with devices > 1) */
+    int devices;            /* workers in this process, each solving a block of the sharded
+                               states (0 = 1); cuda: one GPU each, from device on */
     const char *cache_dir;  /* NULL = $LCM_CACHE_DIR or ~/.cache/lcm */
     const char *log_path;   /* a failed check writes a snapshot here (NULL: none) */
     int log_keep;           /* snapshots kept in log_path, newest first (0 = 3) */

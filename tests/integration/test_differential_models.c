@@ -13,6 +13,8 @@ static const struct {
     {"tests/models/grid_edges.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/cake_eating.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/cake_on_grid.lua", NULL, "tests/models/discount_only.params.lua"},
+    {"tests/models/sharded.lua", "axes=2", "tests/models/sharded.params.lua"},
+    {"tests/models/sharded.lua", "splay=wealth", "tests/models/sharded.params.lua"},
     {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua"},
     {"tests/models/piecewise.lua", "kind=log", "tests/models/piecewise.params.lua"},
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},

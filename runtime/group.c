@@ -1,0 +1,343 @@
+/* group.c - solvers: the workers of this process (`--devices N`) and of
+ * the MPI job, each solving its block of the sharded states (ir/shard.h)
+ * with no communication during the solve; then their blocks are put
+ * together (on rank 0 across ranks), their check flags reduced, and the
+ * checks reported in solve order, by the log level's policy.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "cuda_api.h"
+#include "diagnose.h"
+#include "snapshot.h"
+#include "solver_internal.h"
+
+/* ---- solvers ---------------------------------------------------------------- */
+static void describe_layout(const lcm_solver *sv)
+{
+    const ir_model *m = &sv->model->ir;
+    if (sv->total_workers == 1) return;
+    if (!sv->shard.nsharded) {
+        lcm_warn("%d workers, but model '%s' shards no state (distributed = true): each of them solves everything",
+                 sv->total_workers, m->name);
+        return;
+    }
+    lcm_sb names;
+    sb_init(&names);
+    for (int k = 0; k < sv->shard.nsharded; ++k)
+        sb_printf(&names, "%s%s", k ? " x " : "", sv->vars.state_names[sv->shard.slot[k]]);
+    long long lo, hi;
+    ir_shard_block(&sv->shard, 0, sv->total_workers, &lo, &hi);
+    lcm_progress("sharding model '%s' over %d workers (%d ranks x %d devices): %s = %lld values, %lld per worker",
+                 m->name, sv->total_workers, lcm_comm_size(), sv->nworkers, names.s, sv->shard.combos, hi - lo);
+    sb_free(&names);
+}
+
+int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err)
+{
+    lcm_solver_options o = {0};
+    if (opts) o = *opts;
+    if (!o.precision) o.precision = 64;
+    if (o.precision != 64 && o.precision != 32)
+        return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o.precision);
+    o.backend = lcm_choose_backend(o.backend);
+    if (o.backend == LCM_BACKEND_INTERP && o.precision != 64)
+        return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
+    if (o.devices < 0 || o.devices > 4096) return lcm_fail(err, LCM_E_USAGE, "devices must be 1 to 4096");
+    lcm_solver *sv = xcalloc(1, sizeof *sv);
+    sv->model = model;
+    sv->nworkers = o.devices > 0 ? o.devices : 1;
+    sv->total_workers = sv->nworkers * lcm_comm_size();
+    sv->log_path = o.log_path ? xstrdup(o.log_path) : NULL;
+    sv->log_keep = o.log_keep > 0 ? o.log_keep : 3;
+    ir_vars_build(&model->ir, &sv->vars);
+    ir_shard_build(&model->ir, &sv->vars, &sv->shard);
+    sv->workers = xcalloc((size_t)sv->nworkers, sizeof *sv->workers);
+    int rc = 0;
+    for (int w = 0; w < sv->nworkers && !rc; ++w) {
+        int index = lcm_comm_rank() * sv->nworkers + w;
+        int device = o.device + lcm_comm_local_rank() * sv->nworkers + w; /* one GPU per worker of a machine */
+        rc = lcm_worker_new(model, &o, device, index, sv->total_workers, &sv->workers[w], err);
+    }
+    if (rc) {
+        lcm_solver_free(sv);
+        return rc;
+    }
+    describe_layout(sv);
+    *out = sv;
+    return 0;
+}
+
+void lcm_solver_free(lcm_solver *sv)
+{
+    if (!sv) return;
+    for (int w = 0; w < sv->nworkers; ++w) lcm_worker_free(sv->workers[w]);
+    free(sv->workers);
+    ir_vars_free(&sv->vars);
+    free(sv->log_path);
+    free(sv);
+}
+
+static const lcm_backend *first_backend(const lcm_solver *s) { return s->workers[0]->backend; }
+const char *lcm_solver_backend(const lcm_solver *s) { return first_backend(s)->name; }
+int lcm_solver_precision(const lcm_solver *s) { return first_backend(s)->precision; }
+int lcm_solver_compiled(const lcm_solver *s) { return first_backend(s)->compiled; }
+double lcm_solver_compile_seconds(const lcm_solver *s) { return first_backend(s)->compile_seconds; }
+
+size_t lcm_solver_device_peak(const lcm_solver *s)
+{
+    size_t peak = 0;
+    for (int w = 0; w < s->nworkers; ++w)
+        if (s->workers[w]->backend->bytes_peak > peak) peak = s->workers[w]->backend->bytes_peak;
+    return peak;
+}
+
+/* ---- putting the blocks together ------------------------------------------------ */
+
+/* Copies worker w's block of every sharded regime from `from` into `to`. */
+static void copy_block(const lcm_solver *sv, const lcm_worker *w, const lcm_solution *from, lcm_solution *to)
+{
+    const ir_model *m = &sv->model->ir;
+    size_t rb = lcm_real_bytes(from->precision);
+    for (int r = 0; r < m->nregimes; ++r) {
+        if (!ir_shard_regime(m, &sv->shard, r)) continue;
+        lcm_index n = (lcm_index)(w->shard_hi - w->shard_lo) * lcm_shard_states_per_combo(m, &sv->shard, r);
+        for (int t = 0; t < m->nperiods; ++t) {
+            const char *src = from->V[t * m->nregimes + r];
+            char *dst = to->V[t * m->nregimes + r];
+            if (!src) continue;
+            for (lcm_index l = 0; l < n; ++l) {
+                size_t s = (size_t)lcm_shard_state(m, &sv->vars, &sv->shard, r, w->shard_lo, l) * rb;
+                memcpy(dst + s, src + s, rb);
+            }
+        }
+    }
+}
+
+/* Minimum of the flags' first indices; a bit is set where one is. */
+static void merge_flags(lcm_flags *into, const lcm_flags *from, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        for (int b = 0; b < LCM_NFLAGS; ++b)
+            if (from[i].first[b] < into[i].first[b]) into[i].first[b] = from[i].first[b];
+}
+
+static void flags_bits(lcm_flags *f, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        f[i].bits = 0;
+        for (int b = 0; b < LCM_NFLAGS; ++b)
+            if (f[i].first[b] != INT64_MAX) f[i].bits |= 1u << b;
+    }
+}
+
+/* Across MPI ranks: the flags reduced everywhere, the sharded regimes'
+ * blocks gathered on rank 0. */
+static int combine_ranks(const lcm_solver *sv, lcm_solution *sol, lcm_err *err)
+{
+    const ir_model *m = &sv->model->ir;
+    size_t nf = (size_t)(m->nperiods * m->nregimes);
+    long long *first = xcalloc(nf * LCM_NFLAGS + 1, sizeof *first);
+    for (size_t i = 0; i < nf; ++i)
+        for (int b = 0; b < LCM_NFLAGS; ++b) first[i * LCM_NFLAGS + b] = sol->flags[i].first[b];
+    int rc = lcm_comm_min_i64(first, nf * LCM_NFLAGS, err);
+    for (size_t i = 0; i < nf && !rc; ++i)
+        for (int b = 0; b < LCM_NFLAGS; ++b) sol->flags[i].first[b] = first[i * LCM_NFLAGS + b];
+    free(first);
+    if (rc || lcm_comm_size() == 1) return rc;
+    /* this rank's workers hold one contiguous stretch of the combined index */
+    long long lo = sv->workers[0]->shard_lo, hi = sv->workers[sv->nworkers - 1]->shard_hi;
+    size_t rb = lcm_real_bytes(sol->precision), *sizes = xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
+    for (int r = 0; r < m->nregimes && !rc; ++r) {
+        if (!ir_shard_regime(m, &sv->shard, r)) continue;
+        lcm_index per = lcm_shard_states_per_combo(m, &sv->shard, r), n = (lcm_index)(hi > lo ? hi - lo : 0) * per;
+        for (int t = 0; t < m->nperiods && !rc; ++t) {
+            char *V = sol->V[t * m->nregimes + r];
+            if (!V) continue;
+            char *mine = xcalloc((size_t)n * rb + 1, 1);
+            for (lcm_index l = 0; l < n; ++l)
+                memcpy(mine + (size_t)l * rb, V + (size_t)lcm_shard_state(m, &sv->vars, &sv->shard, r, lo, l) * rb, rb);
+            void *all = NULL;
+            rc = lcm_comm_gather(mine, (size_t)n * rb, &all, sizes, err);
+            if (!rc && all) { /* rank 0: every rank's stretch into place */
+                const char *at = all;
+                for (int k = 0; k < lcm_comm_size(); ++k) {
+                    long long klo, khi, dummy;
+                    ir_shard_block(&sv->shard, k * sv->nworkers, sv->total_workers, &klo, &dummy);
+                    ir_shard_block(&sv->shard, (k + 1) * sv->nworkers - 1, sv->total_workers, &dummy, &khi);
+                    for (lcm_index l = 0; l < (lcm_index)sizes[k] / (lcm_index)rb; ++l)
+                        memcpy(V + (size_t)lcm_shard_state(m, &sv->vars, &sv->shard, r, klo, l) * rb,
+                               at + (size_t)l * rb, rb);
+                    at += sizes[k];
+                    (void)khi;
+                }
+            }
+            free(all), free(mine);
+        }
+    }
+    free(sizes);
+    return rc;
+}
+
+/* ---- reports ------------------------------------------------------------------------ */
+static const struct {
+    int bit, error;
+    const char *what;
+} flag_text[] = {
+    {LCM_FLAG_NAN, 1, "V is NaN (a feasible action has a NaN Q: check the functions there, e.g. log of a "
+                      "negative number or 0 * inf)"},
+    {LCM_FLAG_REGIME_PROB, 1, "the regime transition probabilities are negative or do not sum to 1 (or a "
+                              "deterministic transition returned an invalid regime id)"},
+    {LCM_FLAG_STATE_PROB, 1, "Markov state transition probabilities are negative or do not sum to 1"},
+    {LCM_FLAG_INACTIVE, 1, "a regime that is inactive in the next period has a positive probability"},
+    {LCM_FLAG_CODE, 1, "a deterministic transition gives a discrete state a value that is not one of its codes"},
+    {LCM_FLAG_INF, 0, "V is +inf"},
+    {LCM_FLAG_INFEASIBLE, 0, "no action is feasible (V = -inf)"},
+};
+
+/* What the checks of (t, r) found, by the level's policy: nothing at off;
+ * warnings at warning and progress; at debug an error for the first
+ * failing check of the error kind (warnings for the others).  The first
+ * failure of a solve also writes a snapshot (--log-path). */
+static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id, int t, int *snapped, lcm_err *err)
+{
+    if (lcm_comm_rank() != 0) { /* rank 0 holds the whole V and reports; the others only stop with it */
+        const lcm_flags *f = &sol->flags[t * sv->model->ir.nregimes + r_id];
+        for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text; ++i)
+            if (flag_text[i].error && (f->bits & (1u << flag_text[i].bit)) && lcm_checks_mode() == LCM_CHECKS_RAISE)
+                return lcm_fail(err, LCM_E_NUMERIC, "a check failed (rank 0 reports it)");
+        return 0;
+    }
+    const ir_model *m = &sv->model->ir;
+    const ir_regime *r = &m->regimes[r_id];
+    const lcm_flags *f = &sol->flags[t * m->nregimes + r_id];
+    lcm_checks mode = lcm_checks_mode();
+    int rc = 0;
+    for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text && mode != LCM_CHECKS_OFF; ++i) {
+        int bit = flag_text[i].bit, raise = flag_text[i].error && mode == LCM_CHECKS_RAISE;
+        if (!(f->bits & (1u << bit)) || (rc && !flag_text[i].error)) continue;
+        lcm_sb state, report;
+        sb_init(&state), sb_init(&report);
+        lcm_describe_state(m, r, f->first[bit], sol->grids, &sol->layout, &state);
+        lcm_diagnose(m, &sol->layout, sol->grids, sol->params, sol, t, r_id, f->first[bit], bit, &state);
+        sb_printf(&report, "regime '%s', period %d (age %g): %s, first at %s", r->name, t, m->ages[t], flag_text[i].what,
+                  state.s);
+        if (flag_text[i].error && !*snapped) {
+            /* V of the failing regime at t and of every regime at t + 1, which it read */
+            unsigned char *include = xcalloc((size_t)(m->nperiods * m->nregimes), 1);
+            include[t * m->nregimes + r_id] = 1;
+            for (int g = 0; g < m->nregimes && t + 1 < m->nperiods; ++g) include[(t + 1) * m->nregimes + g] = 1;
+            lcm_snapshot_write(sv, sol, sol->params, include, report.s);
+            free(include);
+            *snapped = 1;
+        }
+        if (raise && !rc) rc = lcm_fail(err, LCM_E_NUMERIC, "%s", report.s);
+        else if (!raise) lcm_warn("%s", report.s);
+        sb_free(&state), sb_free(&report);
+    }
+    return rc;
+}
+
+/* At level debug: V's range and mean per period and regime. */
+static void log_v_stats(const lcm_solution *sol)
+{
+    const ir_model *m = sol->m;
+    for (int t = m->nperiods - 1; t >= 0; --t)
+        for (int r = 0; r < m->nregimes; ++r) {
+            lcm_index n;
+            if (!lcm_solution_V(sol, t, r, &n)) continue;
+            double lo = INFINITY, hi = -INFINITY, sum = 0;
+            lcm_index finite = 0, neg_inf = 0, pos_inf = 0, nan = 0;
+            for (lcm_index i = 0; i < n; ++i) {
+                double v = lcm_solution_value(sol, t, r, i);
+                if (v != v) ++nan;
+                else if (v == -INFINITY) ++neg_inf;
+                else if (v == INFINITY) ++pos_inf;
+                else lo = v < lo ? v : lo, hi = v > hi ? v : hi, sum += v, ++finite;
+            }
+            lcm_sb extra;
+            sb_init(&extra);
+            if (neg_inf) sb_printf(&extra, ", %lld at -inf", (long long)neg_inf);
+            if (pos_inf) sb_printf(&extra, ", %lld at +inf", (long long)pos_inf);
+            if (nan) sb_printf(&extra, ", %lld NaN", (long long)nan);
+            if (finite)
+                lcm_debug("period %d (age %g), regime '%s': V min %.6g, max %.6g, mean %.6g over %lld states%s", t,
+                          m->ages[t], m->regimes[r].name, lo, hi, sum / (double)finite, (long long)n,
+                          extra.s ? extra.s : "");
+            else
+                lcm_debug("period %d (age %g), regime '%s': no finite V among %lld states%s", t, m->ages[t],
+                          m->regimes[r].name, (long long)n, extra.s ? extra.s : "");
+            sb_free(&extra);
+        }
+}
+
+/* ---- the solve ------------------------------------------------------------------------ */
+
+/* Every worker's block, put together in sols[0]; the others freed. */
+static int solve_workers(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
+{
+    const ir_model *m = &sv->model->ir;
+    lcm_solution **sols = xcalloc((size_t)sv->nworkers, sizeof *sols);
+    int rc = 0;
+    /* device workers run at the same time: all are started before any is waited for */
+    for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_start(sv->workers[w], params, &sols[w], err);
+    for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_finish(sv->workers[w], sols[w], err);
+    for (int w = 1; w < sv->nworkers && !rc; ++w) {
+        copy_block(sv, sv->workers[w], sols[w], sols[0]);
+        merge_flags(sols[0]->flags, sols[w]->flags, (size_t)(m->nperiods * m->nregimes));
+    }
+    for (int w = 1; w < sv->nworkers; ++w) lcm_solution_free(sols[w]);
+    if (rc) lcm_solution_free(sols[0]);
+    else *out = sols[0];
+    free(sols);
+    return rc;
+}
+
+int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
+{
+    const ir_model *m = &sv->model->ir;
+    double t0 = now_seconds();
+    lcm_solution *sol = NULL;
+    int rc = lcm_comm_agree(solve_workers(sv, params, &sol, err));
+    if (rc && !err->code) lcm_fail(err, rc, "another rank of the MPI job failed");
+    if (!rc) rc = lcm_comm_agree(combine_ranks(sv, sol, err));
+    if (rc) {
+        if (!err->code) lcm_fail(err, rc, "another rank of the MPI job failed");
+        lcm_solution_free(sol);
+        return rc;
+    }
+    sol->shards = sv->total_workers;
+    flags_bits(sol->flags, (size_t)(m->nperiods * m->nregimes));
+    lcm_worker *w0 = sv->workers[0];
+    if (sv->total_workers > 1 || !w0->backend->host_memory) lcm_worker_log_periods(w0);
+    int snapped = 0;
+    for (int t = m->nperiods - 1; t >= 0 && !rc; --t)
+        for (int r = 0; r < m->nregimes && !rc; ++r)
+            if (m->regimes[r].active[t]) rc = report_flags(sv, sol, r, t, &snapped, err);
+    if (rc) {
+        lcm_solution_free(sol);
+        return rc;
+    }
+    sol->seconds = now_seconds() - t0;
+    const lcm_backend *be = w0->backend;
+    lcm_progress("solved model '%s' on %s (float%d) in %.3f s", m->name, be->name, be->precision, sol->seconds);
+    if (!be->host_memory)
+        lcm_progress("peak device memory %.2f MiB (V buffers, parameters, grids, flags)",
+                     (double)lcm_solver_device_peak(sv) / 1048576.0);
+    if (lcm_get_log_level() >= LCM_LOG_DEBUG && lcm_comm_rank() == 0) log_v_stats(sol);
+    *out = sol;
+    return 0;
+}
+
+int lcm_solve(lcm_solver *sv, const lcm_pvalue *params, lcm_solution **out, lcm_err *err)
+{
+    const ir_model *m = &sv->model->ir;
+    double *buf = xcalloc(m->params_size + 1, sizeof *buf);
+    int rc = lcm_params_resolve(m, params, buf, err);
+    if (!rc) rc = lcm_solve_resolved(sv, buf, out, err);
+    free(buf);
+    return rc;
+}
