@@ -1,0 +1,55 @@
+#!/bin/bash
+# Sharding over MPI ranks (cpu backend, oversubscribed): mpirun -np 2 and
+# -np 3 solve and simulate tests/models/sharded.lua with one sharded state
+# (3 values: -np 2 pads) and two (3 x 2), and must write byte-identical
+# CSV files to a single process; the HDF5 solution of an MPI job is read by
+# a single process; ranks x devices combine.  Skipped (77) without mpirun.
+set -u
+LCM=$1 SRC=$3 BIN=$4
+command -v mpirun > /dev/null || { echo "no mpirun: skipped"; exit 77; }
+# CI runs as root; Open MPI refuses that unless told
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail=0
+check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+
+work=$(mktemp -d "$BIN/mpi-XXXXXX")
+M=$SRC/tests/models
+common="--params $M/sharded.params.lua --backend cpu --log-level warning"
+sim="--initial $M/sharded.initial.csv --seed 4"
+
+for axes in 1 2; do
+  "$LCM" solve "$M/sharded.lua" -D axes=$axes $common --csv "$work/one-$axes.csv"
+  "$LCM" simulate "$M/sharded.lua" -D axes=$axes $common $sim --csv "$work/one-sim-$axes.csv"
+  for np in 2 3; do
+    mpirun -np $np "$LCM" solve "$M/sharded.lua" -D axes=$axes $common --csv "$work/np$np-$axes.csv" \
+      --out "$work/np$np-$axes.h5" > "$work/np$np-$axes.log" 2>&1
+    check "mpirun -np $np, $axes sharded: solve exits 0" "[ $? -eq 0 ]"
+    check "mpirun -np $np, $axes sharded: same V" "cmp -s '$work/one-$axes.csv' '$work/np$np-$axes.csv'"
+    mpirun -np $np "$LCM" simulate "$M/sharded.lua" -D axes=$axes $common $sim --csv "$work/np$np-sim-$axes.csv" \
+      > "$work/np$np-sim-$axes.log" 2>&1
+    check "mpirun -np $np, $axes sharded: simulate exits 0" "[ $? -eq 0 ]"
+    check "mpirun -np $np, $axes sharded: same panel" "cmp -s '$work/one-sim-$axes.csv' '$work/np$np-sim-$axes.csv'"
+    # the job's solution file, simulated by one process
+    "$LCM" simulate "$M/sharded.lua" -D axes=$axes --solution "$work/np$np-$axes.h5" $sim --csv "$work/read-$np-$axes.csv" \
+      --backend cpu --log-level warning
+    check "the -np $np solution file simulates the same panel" "cmp -s '$work/one-sim-$axes.csv' '$work/read-$np-$axes.csv'"
+    check "the -np $np solution file records $np shards" "h5dump -a shards '$work/np$np-$axes.h5' 2>/dev/null | grep -q '(0): $np'"
+  done
+done
+
+# ranks x devices: 2 ranks of 2 workers each
+mpirun -np 2 "$LCM" solve "$M/sharded.lua" -D axes=2 $common --devices 2 --csv "$work/np2x2.csv" --log-level progress \
+  > "$work/np2x2.log" 2>&1
+check "2 ranks x 2 devices: same V" "cmp -s '$work/one-2.csv' '$work/np2x2.csv'"
+check "the layout is printed once" "[ \$(grep -c 'over 4 workers (2 ranks x 2 devices)' '$work/np2x2.log') -eq 1 ]"
+
+# a failed check stops every rank with the same code; rank 0 reports it
+mpirun -np 2 "$LCM" solve "$M/sharded.lua" -D axes=1 --params "$M/sharded.params.lua" --backend cpu \
+  --set 'survival={bad=0.5,good=0.6}' --set 'health_transition={{0.7,0.2},{0.1,0.9}}' --csv "$work/bad.csv" \
+  > "$work/bad.log" 2>&1
+check "a failed check fails the job" "[ $? -ne 0 ]"
+check "rank 0 reports it once" "[ \$(grep -c 'Markov state transition probabilities' '$work/bad.log') -eq 1 ]"
+check "and nothing is written" "[ ! -e '$work/bad.csv' ]"
+
+rm -rf "$work"
+exit $fail

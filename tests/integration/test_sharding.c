@@ -1,0 +1,108 @@
+/* The two knobs of a state axis leave V and panels unchanged, exactly:
+ * - shard: tests/models/sharded.lua with one sharded state (3 values) and
+ *   two (3 x 2), over 2, 3 and 7 workers of one process (--devices; 3 and 7
+ *   do not divide the values: padding), solved and simulated, equals the
+ *   unsharded model on one worker, on the cpu backend and the interpreter;
+ * - splay: batch_size on the continuous wealth, the Markov health and the
+ *   fixed discrete type gives the V of batch_size = 0.
+ * (Several MPI ranks: tests/integration/test_mpi.sh.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "testlib.h"
+
+static lcm_model *generate(const char *axes, const char *splay)
+{
+    char a[32], s[32];
+    snprintf(a, sizeof a, "axes=%s", axes);
+    snprintf(s, sizeof s, "splay=%s", splay);
+    const char *defines[] = {a, s, NULL};
+    lcm_model *m = NULL;
+    lcm_err err = {0};
+    if (test_generate("tests/models/sharded.lua", defines, &m, &err)) {
+        fprintf(stderr, "sharded.lua %s %s: %s\n", a, s, err.msg);
+        exit(1);
+    }
+    return m;
+}
+
+typedef struct run {
+    lcm_solution *sol;
+    lcm_panel *panel;
+} run;
+
+/* Solves and simulates the bundled subjects on `devices` workers. */
+static run solve_and_simulate(lcm_model *m, lcm_backend_kind backend, int devices)
+{
+    run r = {0};
+    lcm_err err = {0};
+    lcm_pvalue *p = NULL;
+    lcm_initial *ic = NULL;
+    lcm_solver *s = NULL;
+    lcm_solver_options o = {.backend = backend, .devices = devices};
+    lcm_sim_options so = {.seed = 4, .subject_batch_size = 13};
+    char *init = test_path("tests/models/sharded.initial.csv");
+    if (test_params("tests/models/sharded.params.lua", &p, &err) || lcm_initial_read(lcm_model_ir(m), init, &ic, &err) ||
+        lcm_solver_new(m, &o, &s, &err) || lcm_solve(s, p, &r.sol, &err) ||
+        lcm_simulate(s, r.sol, ic, &so, &r.panel, &err)) {
+        fprintf(stderr, "%d devices: %s\n", devices, err.msg);
+        exit(1);
+    }
+    free(init);
+    lcm_solver_free(s);
+    lcm_initial_free(ic);
+    lcm_pv_free(p);
+    return r;
+}
+
+static void release(run *r)
+{
+    lcm_solution_free(r->sol);
+    lcm_panel_free(r->panel);
+}
+
+int main(void)
+{
+    lcm_model *plain = generate("0", "none");
+    run base = solve_and_simulate(plain, LCM_BACKEND_CPU, 1);
+    const char *axes[] = {"1", "2"};
+    const int devices[] = {2, 3, 7};
+    for (int a = 0; a < 2; ++a) {
+        lcm_model *m = generate(axes[a], "none");
+        for (int d = 0; d < 3; ++d)
+            for (int b = LCM_BACKEND_CPU; b <= LCM_BACKEND_INTERP; b += LCM_BACKEND_INTERP - LCM_BACKEND_CPU) {
+                if (b == LCM_BACKEND_INTERP && d != 1) continue; /* the interpreter once: it is slow */
+                run r = solve_and_simulate(m, (lcm_backend_kind)b, devices[d]);
+                double dv = test_max_rel_diff(r.sol, base.sol), dp = test_panel_diff(r.panel, base.panel);
+                printf("%s sharded state(s) on %d workers (%s): V differs by %g, panel by %g\n", axes[a], devices[d],
+                       b == LCM_BACKEND_CPU ? "cpu" : "interp", dv, dp);
+                CHECK(dv == 0);
+                CHECK(dp == 0);
+                release(&r);
+            }
+        lcm_model_free(m);
+    }
+    const char *splays[] = {"wealth", "health", "kind"};
+    for (int k = 0; k < 3; ++k) {
+        lcm_model *m = generate("0", splays[k]);
+        run r = solve_and_simulate(m, LCM_BACKEND_CPU, 1);
+        double dv = test_max_rel_diff(r.sol, base.sol);
+        printf("batch_size on %s: V differs by %g\n", splays[k], dv);
+        CHECK(dv == 0);
+        CHECK(test_panel_diff(r.panel, base.panel) == 0);
+        release(&r);
+        lcm_model_free(m);
+    }
+    /* splay and shard together, on the interpreter too */
+    lcm_model *both = generate("2", "wealth");
+    run r = solve_and_simulate(both, LCM_BACKEND_INTERP, 3);
+    CHECK(test_max_rel_diff(r.sol, base.sol) == 0);
+    release(&r);
+    lcm_model_free(both);
+    release(&base);
+    lcm_model_free(plain);
+    CHECK_DONE();
+}
