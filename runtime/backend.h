@@ -55,6 +55,11 @@ struct lcm_backend {
     int (*capture_begin)(lcm_backend *b, lcm_err *err);
     int (*capture_end)(lcm_backend *b, lcm_err *err);
     int (*replay)(lcm_backend *b, lcm_err *err);
+    /* Optional (NULL): the collectives of GPU workers (NCCL): join a
+     * communicator of nranks (unique_id: NCCL_UNIQUE_ID_BYTES from rank 0),
+     * then element-wise minimum of n int64 in backend memory, queued. */
+    int (*join)(lcm_backend *b, const void *unique_id, int nranks, int rank, lcm_err *err);
+    int (*allreduce_min_i64)(lcm_backend *b, void *buf, size_t n, lcm_err *err);
     void (*destroy)(lcm_backend *b);
 };
 

@@ -45,6 +45,10 @@ typedef struct cuda_backend {
     CUevent *events;
     CUevent *stamps; /* timing events, made as stamps ask for them */
     int nstamps;
+#ifdef LCM_HAVE_NCCL
+    const lcm_nccl_api *nc;
+    ncclComm_t nccl; /* the communicator of the job's GPU workers, or NULL */
+#endif
     char *dirty;     /* the queue worked since the last barrier */
     int resident;    /* threads the device holds at once */
     CUgraph graph;
@@ -231,6 +235,34 @@ static double cuda_stamp_seconds(lcm_backend *base, int i, int j)
     return ms / 1000.0;
 }
 
+#ifdef LCM_HAVE_NCCL
+static int nccl_check(cuda_backend *b, ncclResult_t r, const char *what, lcm_err *err)
+{
+    if (r == ncclSuccess) return 0;
+    return lcm_fail(err, LCM_E_DEVICE, "NCCL on %s: %s failed: %s", b->name, what, b->nc->ncclGetErrorString(r));
+}
+
+static int cuda_join(lcm_backend *base, const void *unique_id, int nranks, int rank, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    if (!(b->nc = lcm_nccl(err))) return err->code;
+    current(b);
+    ncclUniqueId id;
+    memcpy(&id, unique_id, sizeof id);
+    return nccl_check(b, b->nc->ncclCommInitRank(&b->nccl, nranks, id, rank), "joining the workers", err);
+}
+
+static int cuda_allreduce_min_i64(lcm_backend *base, void *buf, size_t n, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    int root = b->nqueues - 1;
+    b->dirty[root] = 1;
+    return nccl_check(b, b->nc->ncclAllReduce(buf, buf, n, ncclInt64, ncclMin, b->nccl, (cudaStream_t)b->streams[root]),
+                      "reducing the checks' flags", err);
+}
+#endif
+
 static void drop_graph(cuda_backend *b)
 {
     if (b->exec) b->cu->cuGraphExecDestroy(b->exec);
@@ -298,6 +330,9 @@ static void cuda_destroy(lcm_backend *base)
     cuda_backend *b = (cuda_backend *)base;
     if (b->ctx) {
         current(b);
+#ifdef LCM_HAVE_NCCL
+        if (b->nccl) b->nc->ncclCommDestroy(b->nccl);
+#endif
         drop_graph(b);
         for (int q = 0; q < b->nqueues; ++q) {
             if (b->streams && b->streams[q]) b->cu->cuStreamDestroy(b->streams[q]);
@@ -357,6 +392,10 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
     b->base.upload = cuda_upload;
     b->base.download = cuda_download;
     b->base.finish = cuda_finish;
+#ifdef LCM_HAVE_NCCL
+    b->base.join = cuda_join;
+    b->base.allreduce_min_i64 = cuda_allreduce_min_i64;
+#endif
     b->base.stamp = cuda_stamp;
     b->base.stamp_seconds = cuda_stamp_seconds;
     b->base.capture_begin = cuda_capture_begin;

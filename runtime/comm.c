@@ -108,6 +108,15 @@ int lcm_comm_bcast(void *buf, size_t bytes, lcm_err *err)
     return 0;
 }
 
+const char *lcm_comm_library(void)
+{
+    static char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    MPI_Get_library_version(v, &n);
+    v[strcspn(v, ",\n")] = 0; /* the first part: "Open MPI v4.1.4" */
+    return v;
+}
+
 int lcm_comm_agree(int status)
 {
     if (!active || size == 1) return status;
@@ -141,5 +150,6 @@ int lcm_comm_gather(const void *mine, size_t bytes, void **all, size_t *sizes, l
 }
 int lcm_comm_bcast(void *buf, size_t bytes, lcm_err *err) { return (void)buf, (void)bytes, (void)err, 0; }
 int lcm_comm_agree(int status) { return status; }
+const char *lcm_comm_library(void) { return NULL; }
 
 #endif

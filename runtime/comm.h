@@ -26,6 +26,8 @@ int lcm_comm_min_i64(long long *v, size_t n, lcm_err *err);
 int lcm_comm_gather(const void *mine, size_t bytes, void **all, size_t *sizes, lcm_err *err);
 /* Everyone gets rank 0's bytes. */
 int lcm_comm_bcast(void *buf, size_t bytes, lcm_err *err);
+/* "Open MPI v4.1.4", or NULL in a build without MPI. */
+const char *lcm_comm_library(void);
 /* The lowest non-zero status of the ranks (so all ranks stop together). */
 int lcm_comm_agree(int status);
 

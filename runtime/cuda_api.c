@@ -100,6 +100,38 @@ const lcm_nvrtc_api *lcm_nvrtc(lcm_err *err)
     return &nv;
 }
 
+#ifdef LCM_HAVE_NCCL
+static lcm_nccl_api nc;
+static int nc_state;
+static char nc_why[512];
+
+const lcm_nccl_api *lcm_nccl(lcm_err *err)
+{
+    pthread_mutex_lock(&lock);
+    if (!nc_state) {
+        /* the toolkit keeps it in lib/ beside lib64/ (or targets/.../lib) */
+        static char beside[512], in[512];
+        snprintf(beside, sizeof beside, "%s/../lib/libnccl.so.2", LCM_CUDA_LIBDIR);
+        snprintf(in, sizeof in, "%s/libnccl.so.2", LCM_CUDA_LIBDIR);
+        const char *env = getenv("LCM_NCCL_LIBRARY");
+        const char *names[] = {env ? env : "", "libnccl.so.2", "libnccl.so", in, beside, NULL};
+        static const char *syms[] = {
+#define X(ret, name, sym, params) sym,
+            LCM_NCCL_FUNCS(X)
+#undef X
+        };
+        int n = (int)(sizeof syms / sizeof *syms);
+        nc_state = open_and_bind(names, syms, (void **)&nc, n, nc_why, sizeof nc_why) ? 1 : -1;
+    }
+    pthread_mutex_unlock(&lock);
+    if (nc_state < 0) {
+        lcm_fail(err, LCM_E_DEVICE, "NCCL is not available: %s; install it (libnccl2) or set LCM_NCCL_LIBRARY", nc_why);
+        return NULL;
+    }
+    return &nc;
+}
+#endif
+
 const char *lcm_cu_error(CUresult r)
 {
     const char *s = NULL;

@@ -16,6 +16,9 @@
 #ifdef LCM_HAVE_CUDA
 #include <cuda.h>
 #include <nvrtc.h>
+#ifdef LCM_HAVE_NCCL
+#include <nccl.h>
+#endif
 
 /* X(return type, member, exported symbol, parameters) */
 #define LCM_CU_FUNCS(X)                                                                                    \
@@ -73,6 +76,29 @@
     X(nvrtcResult, nvrtcGetCUBIN, "nvrtcGetCUBIN", (nvrtcProgram, char *))                                 \
     X(nvrtcResult, nvrtcGetPTXSize, "nvrtcGetPTXSize", (nvrtcProgram, size_t *))                           \
     X(nvrtcResult, nvrtcGetPTX, "nvrtcGetPTX", (nvrtcProgram, char *))
+
+#ifdef LCM_HAVE_NCCL
+/* NCCL: the collectives of GPU workers (group.c), loaded at run time too. */
+#define LCM_NCCL_FUNCS(X)                                                                                  \
+    X(ncclResult_t, ncclGetVersion, "ncclGetVersion", (int *))                                             \
+    X(ncclResult_t, ncclGetUniqueId, "ncclGetUniqueId", (ncclUniqueId *))                                  \
+    X(ncclResult_t, ncclCommInitRank, "ncclCommInitRank", (ncclComm_t *, int, ncclUniqueId, int))          \
+    X(ncclResult_t, ncclCommDestroy, "ncclCommDestroy", (ncclComm_t))                                      \
+    X(ncclResult_t, ncclAllReduce, "ncclAllReduce",                                                        \
+      (const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t))               \
+    X(ncclResult_t, ncclGroupStart, "ncclGroupStart", (void))                                              \
+    X(ncclResult_t, ncclGroupEnd, "ncclGroupEnd", (void))                                                  \
+    X(const char *, ncclGetErrorString, "ncclGetErrorString", (ncclResult_t))
+
+typedef struct lcm_nccl_api {
+#define X(ret, name, sym, params) ret(*name) params;
+    LCM_NCCL_FUNCS(X)
+#undef X
+} lcm_nccl_api;
+
+/* NCCL (libnccl.so.2 from the toolkit or the system), or NULL with err filled. */
+const lcm_nccl_api *lcm_nccl(lcm_err *err);
+#endif
 
 typedef struct lcm_cu_api {
 #define X(ret, name, sym, params) ret(*name) params;

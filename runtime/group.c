@@ -36,6 +36,59 @@ static void describe_layout(const lcm_solver *sv)
     sb_free(&names);
 }
 
+/* ---- NCCL: the GPU workers' communicator ------------------------------------------ */
+#ifdef LCM_HAVE_NCCL
+/* Every GPU worker of the job joins one communicator, bootstrapped over
+ * MPI (rank 0 makes the id): from then on they reduce their check flags on
+ * the GPUs.  Without NCCL they do it on the host, which gives the same. */
+static void join_nccl(lcm_solver *sv)
+{
+    lcm_backend *be = sv->workers[0]->backend;
+    if (!be->join || getenv("LCM_NO_NCCL")) return;
+    lcm_err err = {0};
+    const lcm_nccl_api *nc = lcm_nccl(&err);
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    int ok = nc != NULL;
+    if (ok && lcm_comm_rank() == 0) ok = nc->ncclGetUniqueId(&id) == ncclSuccess;
+    if (lcm_comm_agree(ok ? 0 : 1) || lcm_comm_bcast(&id, sizeof id, &err)) {
+        lcm_debug("the GPU workers reduce their checks on the host (%s)", err.msg[0] ? err.msg : "NCCL failed");
+        return;
+    }
+    int rc = 0, version = 0;
+    if (sv->nworkers > 1) nc->ncclGroupStart();
+    for (int w = 0; w < sv->nworkers && !rc; ++w)
+        rc = sv->workers[w]->backend->join(sv->workers[w]->backend, &id, sv->total_workers, sv->workers[w]->index, &err);
+    if (sv->nworkers > 1) nc->ncclGroupEnd();
+    if (lcm_comm_agree(rc)) {
+        lcm_warn("NCCL could not join the GPU workers (%s): their checks are reduced on the host", err.msg);
+        return;
+    }
+    nc->ncclGetVersion(&version);
+    sv->nccl = 1;
+    lcm_progress("NCCL %d.%d.%d joins %d GPU worker(s)", version / 10000, version / 100 % 100, version % 100,
+                 sv->total_workers);
+}
+
+/* The queued flags of every GPU worker, reduced to their minimum on the GPUs. */
+static int nccl_flags(lcm_solver *sv, lcm_err *err)
+{
+    if (!sv->nccl) return 0;
+    const ir_model *m = &sv->model->ir;
+    size_t n = (size_t)(m->nperiods * m->nregimes) * sizeof(lcm_flags) / sizeof(long long);
+    const lcm_nccl_api *nc = lcm_nccl(err);
+    int rc = 0;
+    if (sv->nworkers > 1) nc->ncclGroupStart();
+    for (int w = 0; w < sv->nworkers && !rc; ++w)
+        rc = sv->workers[w]->backend->allreduce_min_i64(sv->workers[w]->backend, sv->workers[w]->F, n, err);
+    if (sv->nworkers > 1) nc->ncclGroupEnd();
+    return rc;
+}
+#else
+static void join_nccl(lcm_solver *sv) { (void)sv; }
+static int nccl_flags(lcm_solver *sv, lcm_err *err) { return (void)sv, (void)err, 0; }
+#endif
+
 int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err)
 {
     lcm_solver_options o = {0};
@@ -67,6 +120,7 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
         return rc;
     }
     describe_layout(sv);
+    join_nccl(sv);
     *out = sv;
     return 0;
 }
@@ -284,6 +338,7 @@ static int solve_workers(lcm_solver *sv, const double *params, lcm_solution **ou
     int rc = 0;
     /* device workers run at the same time: all are started before any is waited for */
     for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_start(sv->workers[w], params, &sols[w], err);
+    if (!rc) rc = nccl_flags(sv, err);
     for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_finish(sv->workers[w], sols[w], err);
     for (int w = 1; w < sv->nworkers && !rc; ++w) {
         copy_block(sv, sv->workers[w], sols[w], sols[0]);

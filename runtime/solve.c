@@ -394,8 +394,6 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
         if (!rc) rc = be->stamp(be, T - t, err);
         if (!rc && live) log_period(w, t);
     }
-    if (!rc && !be->host_memory)
-        rc = be->download(be, w->F_host, w->F, (size_t)(T * R) * sizeof(lcm_flags), root, err);
     return rc;
 }
 
@@ -461,7 +459,8 @@ int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err)
     lcm_backend *be = w->backend;
     int R = m->nregimes, T = m->nperiods, rc = 0;
     if (!be->host_memory) {
-        rc = be->finish(be, err);
+        rc = be->download(be, w->F_host, w->F, (size_t)(T * R) * sizeof(lcm_flags), R, err);
+        if (!rc) rc = be->finish(be, err);
         size_t rb = lcm_real_bytes(be->precision);
         for (int t = 0; t < T && !rc; ++t)
             for (int r = 0; r < R; ++r)

@@ -48,6 +48,7 @@ struct lcm_solver {
     int total_workers;   /* in the whole job */
     ir_vars vars;
     ir_shard shard;
+    int nccl;            /* the workers (GPUs) reduce their flags with NCCL */
     char *log_path;      /* snapshots of failed checks go here (NULL: none) */
     int log_keep;        /* how many snapshots to keep */
 };

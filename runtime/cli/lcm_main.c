@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "comm.h"
+#include "cuda_api.h"
 
 static const char usage[] =
     "usage: lcm <command> [options]\n"
@@ -20,6 +21,31 @@ static const char usage[] =
     "lcmgen.  'lcm <command> --help' describes a command.\n";
 
 static int run_command(int argc, char **argv);
+
+/* What this build can use here: the GPU stack and MPI. */
+static void print_features(void)
+{
+    lcm_err err = {0};
+    printf("cpu backend: the host C compiler ($LCM_CC, $CC or cc)\n");
+#ifdef LCM_HAVE_CUDA
+    int major = 0, minor = 0, gpus = lcm_cuda_device_count();
+    const lcm_nvrtc_api *nv = lcm_nvrtc(&err);
+    if (nv) nv->nvrtcVersion(&major, &minor);
+    if (nv) printf("cuda backend: NVRTC %d.%d, %d usable GPU(s)\n", major, minor, gpus);
+    else printf("cuda backend: NVRTC not found, %d usable GPU(s)\n", gpus);
+#ifdef LCM_HAVE_NCCL
+    const lcm_nccl_api *nc = lcm_nccl(&err);
+    int v = 0;
+    if (nc) nc->ncclGetVersion(&v);
+    if (nc) printf("NCCL %d.%d.%d (GPU workers reduce their checks with it)\n", v / 10000, v / 100 % 100, v % 100);
+    else printf("NCCL: not found (GPU workers reduce their checks on the host)\n");
+#endif
+#else
+    printf("cuda backend: not built (no CUDA toolkit at build time)\n");
+#endif
+    const char *mpi = lcm_comm_library();
+    printf("MPI: %s\n", mpi ? mpi : "not built (no MPI at build time)");
+}
 
 int main(int argc, char **argv)
 {
@@ -38,6 +64,7 @@ static int run_command(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--version")) {
         puts("lcm " LCM_VERSION);
+        print_features();
         return 0;
     }
     if (!strcmp(argv[1], "solve")) return cmd_solve(argc - 1, argv + 1);
