@@ -95,6 +95,40 @@ static void check_simulation(void)
     }
 }
 
+/* The sharded test model on the GPU: the NCCL path (a communicator of one
+ * GPU, or of as many as there are) and the host path give the cpu's V. */
+static void check_nccl(void)
+{
+    lcm_err err = {0};
+    lcm_model *m = NULL;
+    lcm_solution *cpu = NULL;
+    const char *defines[] = {"axes=2", NULL};
+    CHECK_OK(test_solve("tests/models/sharded.lua", defines, "tests/models/sharded.params.lua", LCM_BACKEND_CPU, 64, &m,
+                        &cpu, &err));
+    lcm_pvalue *p = NULL;
+    CHECK_OK(test_params("tests/models/sharded.params.lua", &p, &err));
+    int gpus = lcm_cuda_device_count();
+    for (int k = 0; k < 2 && cpu && p; ++k) {
+        if (k) setenv("LCM_NO_NCCL", "1", 1);
+        for (int devices = 1; devices <= gpus && devices <= 4; devices *= 2) {
+            lcm_solver *s = NULL;
+            lcm_solution *sol = NULL;
+            lcm_solver_options o = {.backend = LCM_BACKEND_CUDA, .devices = devices};
+            CHECK_OK(lcm_solver_new(m, &o, &s, &err));
+            if (s) CHECK_OK(lcm_solve(s, p, &sol, &err));
+            double d = sol ? test_max_rel_diff(sol, cpu) : 1;
+            printf("sharded model on %d GPU worker(s), %s: cuda vs cpu %.2e\n", devices, k ? "host reduction" : "NCCL", d);
+            CHECK(d <= 1e-10);
+            lcm_solution_free(sol);
+            lcm_solver_free(s);
+        }
+        unsetenv("LCM_NO_NCCL");
+    }
+    lcm_pv_free(p);
+    lcm_solution_free(cpu);
+    lcm_model_free(m);
+}
+
 int main(void)
 {
     if (lcm_cuda_device_count() == 0) {
@@ -156,5 +190,6 @@ int main(void)
         lcm_model_free(m);
     }
     check_simulation();
+    check_nccl();
     CHECK_DONE();
 }
