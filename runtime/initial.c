@@ -9,6 +9,7 @@
  * is the first one in the file.
  */
 #include "initial.h"
+#include "output.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -638,13 +639,8 @@ static int h5_read_table(hid_t f, const char *path, h5_table *tab, lcm_err *err)
 
 static int h5_open(const char *path, hid_t *f, lcm_err *err)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    *f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (*f >= 0) return 0;
-    FILE *file = fopen(path, "rb"); /* to say why when it cannot be read at all */
-    if (!file) return lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", path, strerror(errno));
-    fclose(file);
-    return lcm_fail(err, LCM_E_IO, "%s: not an HDF5 file (files named .h5 or .hdf5 are read as HDF5)", path);
+    return lcm_h5_open_read(path, "initial conditions: one dataset per column (files named .h5 or .hdf5 are read "
+                            "as HDF5)", f, err);
 }
 
 static int read_h5_subjects(reader *rd, const h5_table *tab, lcm_err *err)

@@ -1,7 +1,9 @@
 /* output.c - see output.h. */
 #include "output.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static char *temp_name(const char *path) { return xasprintf("%s.tmp.%ld", path, (long)getpid()); }
@@ -12,16 +14,44 @@ static int cannot_create(const char *path, lcm_err *err)
 }
 
 /* Moves a finished temporary file into place, or removes it when writing
- * failed: the requested name never holds a partial file. */
-static int commit(char *tmp, const char *path, int failed, lcm_err *err)
+ * failed: the requested name never holds a partial file.  `why` is the
+ * errno of the failure (0: unknown). */
+static int commit(char *tmp, const char *path, int failed, int why, lcm_err *err)
 {
     int rc = 0;
-    if (failed || rename(tmp, path) != 0) {
+    if (!failed && rename(tmp, path) != 0) failed = 1, why = errno;
+    if (failed) {
         unlink(tmp);
-        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
+        rc = why ? lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?): %s", path, strerror(why))
+                 : lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
     }
     free(tmp);
     return rc;
+}
+
+void lcm_h5_prepare(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    /* HDF5 closes what is still open when the process exits; a file whose
+     * close failed (a full disk) stays registered and crashes that cleanup
+     * (HDF5 1.10), so lcm closes its files itself and turns it off. */
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err)
+{
+    lcm_h5_prepare();
+    FILE *probe = fopen(path, "rb");
+    if (!probe) return lcm_fail(err, LCM_E_IO, "cannot read '%s': %s", path, strerror(errno));
+    fclose(probe);
+    *f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*f >= 0) return 0;
+    if (H5Fis_hdf5(path) > 0)
+        return lcm_fail(err, LCM_E_INPUT, "'%s' is a damaged or truncated HDF5 file (it should hold %s)", path, what);
+    return lcm_fail(err, LCM_E_INPUT, "'%s' is not an HDF5 file (it should hold %s)", path, what);
 }
 
 FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
@@ -38,17 +68,18 @@ FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
 
 int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err)
 {
-    failed |= ferror(f);
-    failed |= fflush(f) != 0;
-    failed |= fsync(fileno(f)) != 0;
-    failed |= fclose(f) != 0;
-    return commit(tmp, path, failed, err);
+    int why = 0;
+    if (ferror(f)) failed = 1, why = EIO;
+    if (fflush(f) != 0) failed = 1, why = errno;
+    if (fsync(fileno(f)) != 0 && !why) failed = 1, why = errno;
+    if (fclose(f) != 0 && !why) failed = 1, why = errno;
+    return commit(tmp, path, failed, why, err);
 }
 
 hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err)
 {
     if (check_output_path(path, err)) return -1;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    lcm_h5_prepare();
     *tmp = temp_name(path);
     hid_t f = H5Fcreate(*tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0) {
@@ -60,8 +91,9 @@ hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err)
 
 int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
 {
+    errno = 0;
     failed |= H5Fclose(f) < 0;
-    return commit(tmp, path, failed, err);
+    return commit(tmp, path, failed, failed ? errno : 0, err);
 }
 
 void lcm_csv_number(FILE *f, double x, int precision)

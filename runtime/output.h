@@ -20,6 +20,13 @@ hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err);
 int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err);
 int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err);
 
+/* HDF5 set up the way lcm uses it (its errors silenced: lcm reports them);
+ * called before any other HDF5 call. */
+void lcm_h5_prepare(void);
+/* Opens an HDF5 file to read: LCM_E_IO when it cannot be read, LCM_E_INPUT
+ * when it is not HDF5 or is damaged (`what`: what it should hold). */
+int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err);
+
 /* A number with the fewest digits that read back exactly (as a float for
  * float32 results), or nan, inf, -inf. */
 void lcm_csv_number(FILE *f, double x, int precision);

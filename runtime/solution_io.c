@@ -265,10 +265,8 @@ static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_soluti
 
 int lcm_solution_read_h5(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (!file_exists(path)) return lcm_fail(err, LCM_E_IO, "cannot read '%s' (no such file)", path);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return lcm_fail(err, LCM_E_INPUT, "'%s' is not an HDF5 file (a solution written by lcm solve --out)", path);
+    hid_t f;
+    if (lcm_h5_open_read(path, "a solution written by lcm solve --out", &f, err)) return err->code;
     int rc = read_h5_body(m, f, path, out, err);
     H5Fclose(f);
     return rc;

@@ -3,8 +3,8 @@
 # (Debug, gcc is enough) into ./build-sanitize and runs the CPU test suite
 # there.  Any sanitizer report fails this script, even one from a process
 # whose exit status a test does not look at (a test that expects `lcm` to
-# fail, say): every report also goes to a log file, and the logs are checked
-# after ctest.
+# fail, say): every report goes to a log file, and the logs are checked and
+# printed after ctest.
 #
 # The solvers that the cpu backend compiles at run time (with the host
 # compiler, then dlopen) are not instrumented; everything around them is.
@@ -27,11 +27,14 @@ mkdir -p "$logs"
 
 # halt_on_error / abort_on_error=0: stop at the first report with a failing
 # exit status (not a core dump).  detect_leaks: LeakSanitizer at exit (the
-# default on x86-64 Linux; said here so it stays on).  log_path: each report
-# also lands in $logs/<tool>.<pid>, checked below.  strict_string_checks and
-# detect_stack_use_after_return catch more at a small cost.  The UBSan part
-# of an ASan build writes through the same log; print_stacktrace makes its
-# one-line reports show where.
+# default on x86-64 Linux; said here so it stays on).  log_path: reports go
+# to $logs/report.<program>.<pid> instead of stderr (so they cannot be lost
+# in a test's captured output, nor upset a test that checks stderr), checked
+# below.  strict_string_checks and detect_stack_use_after_return catch more
+# at a small cost.  The UBSan part of an ASan build writes through the same
+# log; print_stacktrace makes its one-line reports show where.  No
+# suppressions: OpenMP (libgomp), HDF5, Lua, forked lcm processes and the
+# dlopened solvers give no reports on this suite.
 common="log_path=$logs/report:log_exe_name=1:print_summary=1"
 export ASAN_OPTIONS="$common:halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="$common:halt_on_error=1:print_stacktrace=1"

@@ -147,7 +147,9 @@ int cli_check_writable(const char *path, lcm_err *err)
     int rc = check_output_path(path, err);
     if (rc) return rc;
     char *dir = path_dirname(path);
-    if (!is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
+    if (!is_directory(dir) && file_exists(dir))
+        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': '%s' is a file, not a directory", path, dir);
+    else if (!is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
     else if (access(dir, W_OK) != 0) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' is not writable", path, dir);
     free(dir);
     return rc;

@@ -417,11 +417,11 @@ static void test_files(const ir_model *m)
 
     /* files that cannot be read */
     read_fails(m, "/nonexistent/initial.csv", LCM_E_IO, "cannot open '/nonexistent/initial.csv'");
-    read_fails(m, "/nonexistent/initial.h5", LCM_E_IO, "cannot open '/nonexistent/initial.h5'");
+    read_fails(m, "/nonexistent/initial.h5", LCM_E_IO, "cannot read '/nonexistent/initial.h5'");
     read_fails(m, dir, LCM_E_IO, "cannot read"); /* a directory */
     char *renamed = path_join(dir, "text.hdf5");
     write_text(renamed, "regime,age\n", 11);
-    read_fails(m, renamed, LCM_E_IO, "text.hdf5: not an HDF5 file");
+    read_fails(m, renamed, LCM_E_INPUT, "text.hdf5' is not an HDF5 file");
     write_text(binary, "regime,age\n\0\1\2", 14);
     read_fails(m, binary, LCM_E_INPUT, "binary.csv: not a CSV file");
 
