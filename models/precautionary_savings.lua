@@ -12,6 +12,7 @@
 --   wealth_points      7
 --   consumption_points 7
 --   income_points      5
+--   wealth_batch       0    batch_size of wealth (splay: chunks of that many points; V is the same)
 -- The income process's parameters (mu, sigma, and rho for AR(1) shocks) are
 -- run-time parameters: alive = { income = { ... } }.
 local lcm = require("lcm")
@@ -22,6 +23,7 @@ local wealth_grid = lcm.option("wealth_grid", "lin")
 local wealth_points = lcm.option("wealth_points", 7)
 local consumption_points = lcm.option("consumption_points", 7)
 local income_points = lcm.option("income_points", 5)
+local wealth_batch = lcm.option("wealth_batch", 0)
 
 local first_age, step = 20, 10
 local final_age_alive = first_age + (n_periods - 2) * step
@@ -30,15 +32,16 @@ local R = lcm.categorical{ "alive", "dead", name = "Regime" }
 
 local function wealth_on(kind)
   local start, stop = 1.0, 20.0
-  if kind == "lin" then return lcm.linspace{ start = start, stop = stop, n_points = wealth_points } end
-  if kind == "log" then return lcm.logspace{ start = start, stop = stop, n_points = wealth_points } end
-  if kind == "runtime" then return lcm.irregular{ n_points = wealth_points } end
+  local b = wealth_batch
+  if kind == "lin" then return lcm.linspace{ start = start, stop = stop, n_points = wealth_points, batch_size = b } end
+  if kind == "log" then return lcm.logspace{ start = start, stop = stop, n_points = wealth_points, batch_size = b } end
+  if kind == "runtime" then return lcm.irregular{ n_points = wealth_points, batch_size = b } end
   if kind == "irregular" then
     -- the points of the lin grid (as numpy.linspace computes them)
     local points, h = {}, (stop - start) / (wealth_points - 1)
     for i = 0, wealth_points - 1 do points[i + 1] = start + i * h end
     points[wealth_points] = stop
-    return lcm.irregular{ points = points }
+    return lcm.irregular{ points = points, batch_size = wealth_batch }
   end
   error("option wealth_grid must be lin, log, irregular or runtime, not '" .. kind .. "'", 0)
 end

@@ -7,10 +7,13 @@
 --   axes   0 | 1 | 2   sharded states: none, type, type and group
 --   splay  none | wealth | health | kind   the state with batch_size
 --                                          (kind: the type, when unsharded)
+--   wealth_points 40, consumption_points 60  (bench/: larger grids)
 local lcm = require("lcm")
 
 local axes = lcm.option("axes", 1)
 local splay = lcm.option("splay", "none")
+local wealth_points = lcm.option("wealth_points", 40)
+local consumption_points = lcm.option("consumption_points", 60)
 
 local Regime = lcm.categorical{ "working", "retired", "dead", name = "Regime" }
 local Type = lcm.categorical{ "low", "mid", "high", name = "Type" }
@@ -21,8 +24,8 @@ local Labor = lcm.categorical{ "work", "retire", name = "Labor" }
 local kind = lcm.discrete(Type, { distributed = axes >= 1, batch_size = splay == "kind" and 2 or 0 })
 local group = lcm.discrete(Group, { distributed = axes >= 2 })
 local health = lcm.discrete(Health, { batch_size = splay == "health" and 1 or 0 })
-local wealth = lcm.linspace{ start = 0.5, stop = 50, n_points = 40, batch_size = splay == "wealth" and 7 or 0 }
-local consumption = lcm.linspace{ start = 0.5, stop = 30, n_points = 60 }
+local wealth = lcm.linspace{ start = 0.5, stop = 50, n_points = wealth_points, batch_size = splay == "wealth" and 7 or 0 }
+local consumption = lcm.linspace{ start = 0.5, stop = 30, n_points = consumption_points }
 
 local function alive(age) return age < 80 end
 local budget = function(consumption, wealth) return consumption:le(wealth) end
