@@ -2,6 +2,8 @@
  * the embedded DSL modules and calls lcm.host.run(). */
 #include "lua_host.h"
 
+#include "lua_limits.h"
+
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -39,96 +41,11 @@ static int preload(lua_State *L, lcm_err *err)
     return 0;
 }
 
-/* ---- limits -------------------------------------------------------------
- * A model file is a program: `while true do end` would hang lcmgen and lcm
- * for ever, and a table filled in a loop would take the machine's memory.
- * The state counts the Lua instructions and the bytes it holds and fails
- * with an error beyond a limit far above what models need (the largest
- * bundled model runs 1.6e6 instructions in well under 1 MiB of heap).
- * runtime/cli/params_lua.c keeps the same limits for params files. */
-#define MAX_INSTRUCTIONS 1e9             /* $LCM_LUA_MAX_INSTRUCTIONS */
-#define MAX_MEMORY (2048.0 * 1024 * 1024) /* bytes; $LCM_LUA_MAX_MEMORY */
-#define HOOK_EVERY 1000000               /* instructions between two counts */
-
-typedef struct lua_limits {
-    size_t used, max_memory; /* max_memory is SIZE_MAX until armed */
-    double instructions, max_instructions;
-    int every;               /* the hook's period in instructions */
-    int memory_hit, instructions_hit;
-} lua_limits;
-
-/* A positive number from the environment (1e6 is accepted), else fallback. */
-static double env_limit(const char *name, double fallback)
-{
-    const char *s = getenv(name);
-    char *end;
-    double v = s ? strtod(s, &end) : 0;
-    return s && end != s && !*end && v >= 1 ? v : fallback;
-}
-
-/* Lua's allocator contract (lua_Alloc), with growth refused beyond the cap;
- * Lua then collects garbage, retries, and raises "not enough memory". */
-static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    lua_limits *lim = ud;
-    size_t old = ptr ? osize : 0; /* without ptr, osize is a type tag */
-    if (nsize == 0) {
-        free(ptr);
-        lim->used -= old;
-        return NULL;
-    }
-    if (nsize > old && (lim->used > lim->max_memory || nsize - old > lim->max_memory - lim->used)) {
-        lim->memory_hit = 1;
-        return NULL;
-    }
-    void *p = realloc(ptr, nsize);
-    if (p) lim->used = lim->used - old + nsize;
-    return p;
-}
-
-static void count_hook(lua_State *L, lua_Debug *ar)
-{
-    void *ud;
-    lua_getallocf(L, &ud);
-    lua_limits *lim = ud;
-    lim->instructions += lim->every;
-    if (lim->instructions < lim->max_instructions) return;
-    lim->instructions_hit = 1;
-    /* From now on every instruction fails, so a pcall in the file cannot
-     * swallow the error and loop on. */
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    luaL_error(L, "too many instructions");
-}
-
-/* Setting the state up is not limited: only what the model file does is. */
-static lua_State *limited_state(lua_limits *lim)
-{
-    memset(lim, 0, sizeof *lim);
-    lim->max_memory = SIZE_MAX;
-    return lua_newstate(limited_alloc, lim);
-}
-
-static void arm_limits(lua_State *L, lua_limits *lim)
-{
-    double max_memory = env_limit("LCM_LUA_MAX_MEMORY", MAX_MEMORY);
-    lim->max_memory = max_memory < (double)SIZE_MAX ? (size_t)max_memory : SIZE_MAX;
-    lim->max_instructions = env_limit("LCM_LUA_MAX_INSTRUCTIONS", MAX_INSTRUCTIONS);
-    lim->every = lim->max_instructions < HOOK_EVERY ? (int)lim->max_instructions : HOOK_EVERY;
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, lim->every);
-}
-
 /* The error of a model that failed: a limit it ran into, or Lua's message. */
-static int fail_model(lcm_err *err, const char *path, const lua_limits *lim, const char *msg)
+static int fail_model(lcm_err *err, const char *path, const lcm_lua_limits *lim, const char *msg)
 {
-    if (lim->instructions_hit)
-        return lcm_fail(err, LCM_E_MODEL,
-                        "%s: the model did not finish loading after %.3g Lua instructions (an endless loop? "
-                        "LCM_LUA_MAX_INSTRUCTIONS raises the limit)", path, lim->max_instructions);
-    if (lim->memory_hit)
-        return lcm_fail(err, LCM_E_MODEL,
-                        "%s: out of memory: the model needed more than %.0f MiB of Lua memory while loading "
-                        "(LCM_LUA_MAX_MEMORY raises the limit)", path, (double)lim->max_memory / (1024 * 1024));
-    return lcm_fail(err, LCM_E_MODEL, "%s", msg ? msg : "(error object is not a string)");
+    int rc = lcm_lua_limits_fail(err, LCM_E_MODEL, path, "the model", lim);
+    return rc ? rc : lcm_fail(err, LCM_E_MODEL, "%s", msg ? msg : "(error object is not a string)");
 }
 
 /* ---- running the model ------------------------------------------------- */
@@ -188,8 +105,8 @@ int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefin
                     lcm_trace_result *out, lcm_err *err)
 {
     memset(out, 0, sizeof *out);
-    lua_limits lim;
-    lua_State *L = limited_state(&lim);
+    lcm_lua_limits lim;
+    lua_State *L = lcm_lua_limited_state(&lim);
     if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
     luaL_openlibs(L);
     int rc = preload(L, err);
@@ -201,7 +118,7 @@ int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefin
     lua_pushlightuserdata(L, (void *)model_path);
     lua_pushlightuserdata(L, (void *)defines);
     lua_pushinteger(L, ndefines);
-    arm_limits(L, &lim);
+    lcm_lua_limits_arm(L, &lim);
     if (lua_pcall(L, 3, 3, 0) != LUA_OK) {
         rc = fail_model(err, model_path, &lim, lua_tostring(L, -1));
         lua_close(L);

@@ -16,6 +16,7 @@ static void put_str(lcm_sb *b, const char *s)
     for (; *s; ++s) {
         if (*s == '"' || *s == '\\') sb_putc(b, '\\'), sb_putc(b, *s);
         else if (*s == '\n') sb_puts(b, "\\n");
+        else if (*s == '\r') sb_puts(b, "\\r");
         else sb_putc(b, *s);
     }
     sb_putc(b, '"');
@@ -211,7 +212,7 @@ static int next_line(reader *rd)
                 for (++s; s < e && *s != '"'; ++s) {
                     if (*s == '\\' && s + 1 < e) {
                         ++s;
-                        sb_putc(&b, *s == 'n' ? '\n' : *s);
+                        sb_putc(&b, *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s);
                     } else sb_putc(&b, *s);
                 }
                 ++s; /* closing quote */

@@ -1,4 +1,5 @@
 /* log.c - see log.h. */
+#define _POSIX_C_SOURCE 200809L /* POSIX: fileno, isatty, fsync, localtime_r */
 #include "log.h"
 
 #include "comm.h"

@@ -1,4 +1,5 @@
 /* output.c - see output.h. */
+#define _POSIX_C_SOURCE 200809L /* POSIX: fileno, isatty, fsync, localtime_r */
 #include "output.h"
 
 #include <errno.h>

@@ -754,7 +754,9 @@ local function num(x)
 end
 
 local function q(s)
-  return '"' .. tostring(s):gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
+  s = tostring(s)
+  if s:find("%z") then error("the model's text '" .. s:gsub("%z", "\\0") .. "' holds a NUL byte, which names and labels cannot", 0) end
+  return '"' .. s:gsub('[\\"]', "\\%0"):gsub("\n", "\\n"):gsub("\r", "\\r") .. '"'
 end
 
 local function grid_line(kind, v, R)
@@ -950,6 +952,14 @@ function B.manifest(model, file, stem)
         M.ages[#M.ages] .. "): there is no next period. Make it inactive there " ..
         "(active = function(age) return age < " .. M.ages[#M.ages] .. " end) or terminal")
     end
+  end
+  local any_active = false
+  for _, R in ipairs(M.regimes) do
+    for t = 1, #M.ages do any_active = any_active or R.active[t] end
+  end
+  if not any_active then
+    fail_at(M.where, string.format("no regime is active at any of the model's ages (%g to %g): check the regimes' " ..
+      "active functions against lcm.ages", M.ages[1], M.ages[#M.ages]))
   end
   check_knobs(M)
   local dags = {}

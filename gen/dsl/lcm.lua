@@ -94,6 +94,9 @@ function lcm.categorical(spec)
   else
     fail("lcm.categorical expects a list of labels or a number of categories")
   end
+  if name ~= nil and not is_identifier(name) then
+    fail("lcm.categorical: name must be a name (letters, digits, _), not " .. string.format("%q", tostring(name)))
+  end
   local c, codes = setmetatable({}, Cat), {}
   for i, l in ipairs(labels) do
     if not is_identifier(l) and not tostring(l):match("^%d+$") then
@@ -460,9 +463,13 @@ function lcm.option(name, default)
       else fail("option " .. name .. "=" .. raw .. " is not true or false") end
     elseif t == "string" then
       value = raw
+      if value:find("[%z\n\r]") then fail("option " .. name .. ": its value holds a NUL byte or a line break") end
     else
       fail("lcm.option: the default of '" .. name .. "' must be a number, a string or a boolean")
     end
+  end
+  if type(value) == "string" and value:find("[%z\n\r]") then
+    fail("lcm.option: the default of '" .. name .. "' holds a NUL byte or a line break")
   end
   if options.read[name] == nil then options.order[#options.order + 1] = name end
   options.read[name] = value

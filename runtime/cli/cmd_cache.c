@@ -1,4 +1,5 @@
 /* cmd_cache.c - `lcm cache list|info|clear`: the compiled solvers on disk. */
+#define _POSIX_C_SOURCE 200809L /* POSIX: fileno, isatty, fsync, localtime_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,79 @@
+#!/bin/sh
+# Builds the libFuzzer harnesses (tests/fuzz) with clang into build-fuzz and
+# runs each over its corpus for a bounded time:
+#   sh scripts/fuzz.sh                      # model, params, initial: 60 s each
+#   LCM_FUZZ_SECONDS=600 sh scripts/fuzz.sh params
+#   LCM_FUZZ_SECONDS=0 sh scripts/fuzz.sh   # only replay the corpora
+# New inputs go to build-fuzz/fuzz/<harness>/corpus (the corpus in the
+# repository is only read).  A crash, sanitizer report, leak, timeout or
+# running out of memory leaves its input in build-fuzz/fuzz/<harness>/ and
+# makes the script exit 1.  Without clang and libFuzzer it says so and exits 0.
+set -eu
+cd "$(dirname "$0")/.."
+seconds=${LCM_FUZZ_SECONDS:-60}
+build=${LCM_FUZZ_BUILD_DIR:-build-fuzz}
+cc=${LCM_FUZZ_CC:-clang}
+harnesses=${*:-model params initial}
+
+case $seconds in '' | *[!0-9]*) echo "LCM_FUZZ_SECONDS must be a whole number of seconds, got '$seconds'"; exit 2 ;; esac
+for h in $harnesses; do
+  case $h in model | params | initial) ;; *) echo "unknown harness '$h' (model, params, initial)"; exit 2 ;; esac
+done
+
+skip() { echo "fuzzing skipped: $1"; exit 0; }
+
+# Can clang link a fuzzer with the sanitizers (libclang-rt-14-dev on
+# Debian), and build OpenMP code (libomp-dev), as the project needs?
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n' \
+  > "$probe/fuzz.c"
+printf 'int main(void) { return 0; }\n' > "$probe/omp.c"
+command -v "$cc" > /dev/null 2>&1 || skip "clang with libFuzzer is not installed"
+"$cc" -fsanitize=fuzzer,address,undefined "$probe/fuzz.c" -o "$probe/fuzz" > /dev/null 2>&1 ||
+  skip "clang with libFuzzer is not installed (clang cannot link -fsanitize=fuzzer: libclang-rt-14-dev?)"
+"$cc" -fopenmp "$probe/omp.c" -o "$probe/omp" > /dev/null 2>&1 ||
+  skip "clang cannot build OpenMP code (libomp-dev is not installed)"
+
+targets=
+for h in $harnesses; do targets="$targets fuzz_$h"; done
+mkdir -p "$build"
+echo "building$targets in $build with $cc (log: $build/fuzz-build.log)"
+# shellcheck disable=SC2086 # one word per target
+if ! { CC=$cc cmake -S . -B "$build" -DLCM_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+  cmake --build "$build" -j "$(nproc)" --target $targets; } > "$build/fuzz-build.log" 2>&1; then
+  tail -n 40 "$build/fuzz-build.log"
+  echo "fuzzing: the build failed"
+  exit 1
+fi
+
+# A failing harness does not stop the others: every finding is reported.
+status=0
+for h in $harnesses; do
+  case $h in
+    model) max_len=16384 dict=tests/fuzz/dict/lua.dict ;;
+    params) max_len=4096 dict=tests/fuzz/dict/lua.dict ;;
+    initial) max_len=4096 dict=tests/fuzz/dict/csv.dict ;;
+  esac
+  work=$build/fuzz/$h
+  mkdir -p "$work/corpus"
+  if [ "$seconds" = 0 ]; then
+    bound=-runs=0
+    echo "fuzz_$h: replaying tests/fuzz/corpus/$h (log: $work/fuzz.log)"
+  else
+    bound=-max_total_time=$seconds
+    echo "fuzz_$h: $seconds s over tests/fuzz/corpus/$h (log: $work/fuzz.log)"
+  fi
+  # stdout closed: a model's print() would flood the log
+  if "$build/bin/fuzz_$h" "$bound" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -dict="$dict" \
+    -close_fd_mask=1 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$h" \
+    > "$work/fuzz.log" 2>&1; then
+    grep -E 'DONE|^stat::(number_of_executed_units|average_exec_per_sec)' "$work/fuzz.log" | sed 's/^/  /'
+  else
+    status=1
+    tail -n 80 "$work/fuzz.log"
+    echo "fuzz_$h FAILED: its input is in $work/ (crash-*, leak-*, timeout-*, oom-*);" \
+      "replay it with $build/bin/fuzz_$h FILE"
+  fi
+done
+exit $status

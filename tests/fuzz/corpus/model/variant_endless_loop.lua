@@ -1,0 +1,3 @@
+-- Never finishes: stopped by the instruction limit.
+local lcm = require("lcm")
+while true do end
