@@ -270,6 +270,57 @@ static void piece_cell(emitter *e, const ir_grid *gr, int node)
     for (int k = 0; k + 1 < gr->npieces; ++k) sb_putc(b, ')');
     sb_putc(b, ';');
 }
+/* Where the next-state weights of state s of a target are known: its
+ * Markov probabilities' level, or the current state's (an AR(1) row). */
+static int weights_level(const emitter *e, const ir_next *nx)
+{
+    if (nx->kind == NEXT_PROCESS) return nx->src >= 0 ? LVL_STATE : LVL_KERNEL;
+    int l = LVL_KERNEL;
+    for (int j = 0; j < nx->nprobs; ++j) l = max_int(l, e->lvl[nx->probs[j]]);
+    return l;
+}
+
+/* The weights of the kernel's targets' stochastic next states known at this
+ * level (and their check), declared here once rather than in every
+ * continuation block below: a Markov state's probabilities, a process's
+ * transition matrix and, for an AR(1) process, the row of the current value. */
+static void stochastic_weights(emitter *e, int level)
+{
+    lcm_sb *b = e->b;
+    for (int t = 0; t < e->k->ntargets && !e->k->last; ++t) {
+        const ir_target *tg = target_of(e->r, e->k->targets[t]);
+        int g = tg->regime;
+        const ir_regime *tr = &e->m->regimes[g];
+        for (int s = 0; s < tr->nstates; ++s) {
+            const ir_next *nx = &tg->next[s];
+            if (nx->kind == NEXT_DET || weights_level(e, nx) != level) continue;
+            if (nx->kind == NEXT_PROCESS) {
+                int n = tr->states[s].grid.n;
+                emit_indent(e, level), sb_printf(b, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s */\n", g, s,
+                                                 e->L->matrix_off[g][s], tr->states[s].name);
+                if (nx->src >= 0) {
+                    size_t soff = e->L->state_off[e->r->id][nx->src];
+                    emit_indent(e, level), sb_printf(b, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d);\n", g,
+                                                     s, nx->src, soff, n);
+                    emit_indent(e, level), sb_printf(b, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d);\n", g, s,
+                                                     nx->src, soff, g, s);
+                }
+                continue;
+            }
+            emit_indent(e, level), sb_printf(b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
+            for (int j = 0; j < nx->nprobs; ++j) {
+                if (j) sb_puts(b, ", ");
+                emit_num(e, nx->probs[j]);
+            }
+            sb_puts(b, "}; /* next ");
+            sb_puts(b, tr->states[s].name);
+            sb_puts(b, " */\n");
+            emit_indent(e, level), sb_printf(b, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);\n", g, s, g,
+                                             s, nx->nprobs);
+        }
+    }
+}
+
 static void target_block(emitter *e, const ir_target *tg, int level)
 {
     const ir_model *m = e->m;
@@ -280,33 +331,6 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     emit_indent(e, level), sb_printf(b, "real E%d = 0;\n", g);
     emit_indent(e, level), sb_printf(b, "int code_ok%d = 1;\n", g);
     emit_indent(e, level), sb_printf(b, "(void)code_ok%d;\n", g);
-    for (int s = 0; s < tr->nstates; ++s) {
-        const ir_next *nx = &tg->next[s];
-        if (nx->kind == NEXT_PROCESS) {
-            /* the process's transition matrix; an AR(1) row from the current value */
-            int n = tr->states[s].grid.n;
-            emit_indent(e, level), sb_printf(b, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s */\n", g, s,
-                                        e->L->matrix_off[g][s], tr->states[s].name);
-            if (nx->src >= 0) {
-                size_t soff = e->L->state_off[e->r->id][nx->src];
-                emit_indent(e, level), sb_printf(b, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d);\n", g, s,
-                                            nx->src, soff, n);
-                emit_indent(e, level), sb_printf(b, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d);\n", g, s,
-                                            nx->src, soff, g, s);
-            }
-            continue;
-        }
-        if (nx->kind != NEXT_MARKOV) continue;
-        emit_indent(e, level), sb_printf(b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
-        for (int j = 0; j < nx->nprobs; ++j) {
-            if (j) sb_puts(b, ", ");
-            emit_num(e, nx->probs[j]);
-        }
-        sb_puts(b, "};\n");
-        /* checked here, where they are computed, not once per action */
-        emit_indent(e, level), sb_printf(b, "const int pmok%d_%d = !a->checks || lcm_probs_ok(pm%d_%d, %d);\n", g, s, g,
-                                         s, nx->nprobs);
-    }
     int guarded = e->lvl[P] <= level;
     int in = level;
     if (guarded) emit_indent(e, level), sb_printf(b, "if (v%d != 0) {\n", P), ++in;
@@ -422,11 +446,12 @@ static void regime_prob_check(emitter *e, int level)
         emit_num(e, r->rprob[g]);
     }
     sb_puts(b, "};\n");
-    emit_indent(e, level), sb_printf(b, "const int rp_ok = !a->checks || lcm_probs_ok(rp, %d);\n", nprob);
+    emit_indent(e, level), sb_printf(b, "const int rp_ok = !checks || lcm_probs_ok(rp, %d);\n", nprob);
 }
 
 /* Probability and code checks, for feasible state-action pairs only: the
- * verdicts computed at their own levels, flagged here. */
+ * verdicts are computed at their own levels; here, without a branch, the
+ * failed ones join `bad`, which the body flags once when it ends. */
 static void checks(emitter *e, int level)
 {
     const ir_regime *r = e->r;
@@ -435,24 +460,22 @@ static void checks(emitter *e, int level)
     int nprob = 0;
     for (int g = 0; g < e->m->nregimes; ++g) nprob += r->rprob[g] >= 0;
     if (nprob == 0) return;
-    emit_indent(e, level), sb_puts(b, "if (a->checks) {\n");
-    emit_indent(e, level + 1), sb_puts(b, "if (!rp_ok) lcm_flag(a->flags, LCM_FLAG_REGIME_PROB, point);\n");
+    emit_indent(e, level), sb_puts(b, "if (checks) bad |= (unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
     for (int i = 0; i < k->ninactive; ++i)
-        emit_indent(e, level + 1), sb_printf(b, "if (v%d != 0) lcm_flag(a->flags, LCM_FLAG_INACTIVE, point);\n",
-                                             r->rprob[k->inactive[i]]);
+        sb_printf(b, "\n"), emit_indent(e, level + 1),
+            sb_printf(b, "| (unsigned)(v%d != 0) << LCM_FLAG_INACTIVE", r->rprob[k->inactive[i]]);
     for (int t = 0; t < k->ntargets; ++t) {
         int g = k->targets[t];
         const ir_target *tg = target_of(r, g);
         const ir_regime *tr = &e->m->regimes[g];
-        emit_indent(e, level + 1), sb_printf(b, "if (v%d != 0) {\n", r->rprob[g]);
-        emit_indent(e, level + 2), sb_printf(b, "if (!code_ok%d) lcm_flag(a->flags, LCM_FLAG_CODE, point);\n", g);
+        sb_printf(b, "\n"), emit_indent(e, level + 1);
+        sb_printf(b, "| (unsigned)(v%d != 0 && !code_ok%d) << LCM_FLAG_CODE", r->rprob[g], g);
         for (int s = 0; s < tr->nstates; ++s)
             if (tg->next[s].kind == NEXT_MARKOV)
-                emit_indent(e, level + 2), sb_printf(b, "if (!pmok%d_%d) lcm_flag(a->flags, LCM_FLAG_STATE_PROB, point);\n",
-                                                     g, s);
-        emit_indent(e, level + 1), sb_puts(b, "}\n");
+                sb_printf(b, "\n"), emit_indent(e, level + 1),
+                    sb_printf(b, "| (unsigned)(v%d != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", r->rprob[g], g, s);
     }
-    emit_indent(e, level), sb_puts(b, "}\n");
+    sb_puts(b, ";\n");
 }
 
 /* ---- the loop nest -------------------------------------------------------- */
@@ -479,6 +502,7 @@ static void emit_level(emitter *e, int level)
     for (size_t i = 0; i < r->nnodes; ++i)
         if (e->needed[i] && e->lvl[i] == level && !e->has_enext[i]) emit_node_decl(e, (int)i, level);
     regime_prob_check(e, level);
+    stochastic_weights(e, level);
     for (int c = 0; c < r->nconstraints; ++c) {
         int id = r->constraints[c].node;
         if (e->lvl[id] != level) continue;

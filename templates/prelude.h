@@ -74,6 +74,13 @@ LCM_DEVICE void lcm_flag(lcm_flags *f, int bit, lcm_index at)
 }
 #endif
 
+/* Every bit set in `bits`, flagged at `at`. */
+LCM_DEVICE void lcm_flag_bits(lcm_flags *f, unsigned bits, lcm_index at)
+{
+    for (int bit = 0; bit < LCM_NFLAGS; ++bit)
+        if (bits & (1u << bit)) lcm_flag(f, bit, at);
+}
+
 /* ---- next-state cells ----------------------------------------------------
  * A continuous next state x falls in cell i (clipped to [0, n-2], so values
  * off the grid extrapolate linearly from the nearest cell) at fraction
