@@ -34,14 +34,18 @@ mkdir -p "$logs"
 # at a small cost.  The UBSan part of an ASan build writes through the same
 # log; print_stacktrace makes its one-line reports show where.  No
 # suppressions: OpenMP (libgomp), HDF5, Lua, forked lcm processes and the
-# dlopened solvers give no reports on this suite.
+# dlopened solvers give no reports on this suite (MPI: see below).
 common="log_path=$logs/report:log_exe_name=1:print_summary=1"
 export ASAN_OPTIONS="$common:halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="$common:halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="$common"
 
 status=0
-ctest --test-dir "$B" --output-on-failure -j "$(nproc)" || status=$?
+ctest --test-dir "$B" --output-on-failure -j "$(nproc)" -LE mpi || status=$?
+# The MPI test: Open MPI keeps allocations of MPI_Init past MPI_Finalize
+# (in libmpi, libopen-pal, PMIx), which LeakSanitizer reports without
+# stacks a suppression could match; everything else stays checked.
+ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" ctest --test-dir "$B" --output-on-failure -L mpi || status=$?
 
 reports=$(find "$logs" -type f | sort)
 if [ -n "$reports" ]; then
