@@ -40,17 +40,6 @@ static lcm_solution *solve(lcm_model *m, lcm_pvalue *p, lcm_backend_kind b, int 
 }
 
 /* ---- simulation ---------------------------------------------------------------- */
-static const struct {
-    const char *model, *params, *initial;
-} bundled[] = {
-    {"models/tiny.lua", "models/tiny.params.lua", "models/tiny.initial.csv"},
-    {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", "models/iskhakov_2017.initial.csv"},
-    {"models/mortality.lua", "models/mortality.params.lua", "models/mortality.initial.csv"},
-    {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua",
-     "models/precautionary_savings.initial.csv"},
-    {"models/precautionary_savings_health.lua", "models/precautionary_savings_health.params.lua",
-     "models/precautionary_savings_health.initial.csv"},
-};
 
 static lcm_panel *simulate(lcm_model *m, const lcm_solution *sol, lcm_backend_kind b, const lcm_initial *ic,
                            lcm_index batch)
@@ -69,12 +58,12 @@ static lcm_panel *simulate(lcm_model *m, const lcm_solution *sol, lcm_backend_ki
 static void check_simulation(void)
 {
     lcm_err err = {0};
-    for (size_t i = 0; i < sizeof bundled / sizeof *bundled; ++i) {
+    for (size_t i = 0; i < (size_t)test_nbundled; ++i) {
         lcm_model *m = NULL;
         lcm_solution *sol = NULL;
         lcm_initial *ic = NULL;
-        char *init = test_path(bundled[i].initial);
-        CHECK_OK(test_solve(bundled[i].model, NULL, bundled[i].params, LCM_BACKEND_CPU, 64, &m, &sol, &err));
+        char *init = test_path(test_bundled[i].initial);
+        CHECK_OK(test_solve(test_bundled[i].model, NULL, test_bundled[i].params, LCM_BACKEND_CPU, 64, &m, &sol, &err));
         if (sol) CHECK_OK(lcm_initial_read(lcm_model_ir(m), init, &ic, &err));
         free(init);
         if (!ic) continue;
@@ -83,7 +72,7 @@ static void check_simulation(void)
         for (int b = 0; b < 3 && cpu; ++b) {
             lcm_panel *gpu = simulate(m, sol, LCM_BACKEND_CUDA, ic, batches[b]);
             double d = gpu ? test_panel_diff(gpu, cpu) : INFINITY;
-            printf("%s: simulation on cuda vs cpu (batch %lld): %lld rows, max difference %.2e\n", bundled[i].model,
+            printf("%s: simulation on cuda vs cpu (batch %lld): %lld rows, max difference %.2e\n", test_bundled[i].model,
                    (long long)batches[b], (long long)cpu->n, d);
             CHECK(d <= 1e-10);
             lcm_panel_free(gpu);

@@ -104,30 +104,19 @@ static double *column(const lcm_panel *p, const char *name)
 }
 
 /* ---- batch sizes, saved solutions, interpreter -------------------------------- */
-static const struct {
-    const char *model, *params, *initial;
-} bundled[] = {
-    {"models/tiny.lua", "models/tiny.params.lua", "models/tiny.initial.csv"},
-    {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", "models/iskhakov_2017.initial.csv"},
-    {"models/mortality.lua", "models/mortality.params.lua", "models/mortality.initial.csv"},
-    {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua",
-     "models/precautionary_savings.initial.csv"},
-    {"models/precautionary_savings_health.lua", "models/precautionary_savings_health.params.lua",
-     "models/precautionary_savings_health.initial.csv"},
-};
 
 static void check_bundled(void)
 {
-    for (size_t c = 0; c < sizeof bundled / sizeof *bundled; ++c) {
-        sim_model s = solve(bundled[c].model, NULL, bundled[c].params);
-        lcm_initial *ic = initial_file(s.model, bundled[c].initial);
+    for (size_t c = 0; c < (size_t)test_nbundled; ++c) {
+        sim_model s = solve(test_bundled[c].model, NULL, test_bundled[c].params);
+        lcm_initial *ic = initial_file(s.model, test_bundled[c].initial);
         lcm_panel *one_pass = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 11, 0, NULL);
         char *expected = csv_of(one_pass);
         const lcm_index batches[] = {1, 7, 1000};
         for (int b = 0; b < 3; ++b) {
             lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 11, batches[b], NULL);
             char *got = csv_of(p);
-            CHECK_MSG(!strcmp(got, expected), "%s: batch size %lld gives another panel", bundled[c].model,
+            CHECK_MSG(!strcmp(got, expected), "%s: batch size %lld gives another panel", test_bundled[c].model,
                       (long long)batches[b]);
             free(got);
             lcm_panel_free(p);
@@ -150,7 +139,7 @@ static void check_bundled(void)
         if (back) {
             lcm_panel *p = simulate(&s, back, LCM_BACKEND_CPU, ic, 11, 0, NULL);
             char *got = csv_of(p);
-            CHECK_MSG(!strcmp(got, expected), "%s: the saved solution gives another panel", bundled[c].model);
+            CHECK_MSG(!strcmp(got, expected), "%s: the saved solution gives another panel", test_bundled[c].model);
             free(got);
             lcm_panel_free(p);
             lcm_solution_free(back);
@@ -160,9 +149,9 @@ static void check_bundled(void)
         /* the interpreter: same rows, numbers within 1e-10 */
         lcm_panel *ip = simulate(&s, s.sol, LCM_BACKEND_INTERP, ic, 11, 0, NULL);
         double d = test_panel_diff(one_pass, ip);
-        printf("%s: %lld rows; cpu vs interpreter: max difference %.1e\n", bundled[c].model,
+        printf("%s: %lld rows; cpu vs interpreter: max difference %.1e\n", test_bundled[c].model,
                (long long)lcm_panel_rows(one_pass), d);
-        CHECK_MSG(d <= 1e-10, "%s: cpu and interpreter panels differ (%g)", bundled[c].model, d);
+        CHECK_MSG(d <= 1e-10, "%s: cpu and interpreter panels differ (%g)", test_bundled[c].model, d);
         lcm_panel_free(ip);
         free(expected);
         lcm_panel_free(one_pass);

@@ -98,6 +98,17 @@ double test_panel_diff(const lcm_panel *a, const lcm_panel *b)
     return worst;
 }
 
+const test_bundled_model test_bundled[] = {
+    {"models/tiny.lua", "models/tiny.params.lua", "models/tiny.initial.csv"},
+    {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", "models/iskhakov_2017.initial.csv"},
+    {"models/mortality.lua", "models/mortality.params.lua", "models/mortality.initial.csv"},
+    {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua",
+     "models/precautionary_savings.initial.csv"},
+    {"models/precautionary_savings_health.lua", "models/precautionary_savings_health.params.lua",
+     "models/precautionary_savings_health.initial.csv"},
+};
+const int test_nbundled = (int)(sizeof test_bundled / sizeof *test_bundled);
+
 char *test_tmpdir(const char *tag)
 {
     char *dir = xasprintf("%s/tmp-%s-XXXXXX", LCM_BINARY_DIR, tag);

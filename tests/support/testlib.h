@@ -22,6 +22,13 @@ double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b);
  * relative above 1), or infinity when their rows (subject, period, regime)
  * differ. */
 double test_panel_diff(const lcm_panel *a, const lcm_panel *b);
+/* The bundled models with their params and initial conditions (models/). */
+typedef struct test_bundled_model {
+    const char *model, *params, *initial;
+} test_bundled_model;
+extern const test_bundled_model test_bundled[];
+extern const int test_nbundled;
+
 /* A fresh empty directory under the build tree's tmp (caller frees). */
 char *test_tmpdir(const char *tag);
 
