@@ -1,5 +1,5 @@
 /* bench_common.h - what the benchmarks share: medians, the CPU's name,
- * the model on the command line (-D options, params), errors. */
+ * peak host memory, errors. */
 #ifndef LCM_BENCH_COMMON_H
 #define LCM_BENCH_COMMON_H
 

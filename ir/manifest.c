@@ -2,12 +2,13 @@
 #include "manifest.h"
 
 #include <errno.h>
-
-#include "process.h"
-#include "sha256.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "process.h"
+#include "sha256.h"
+#include "shard.h"
 
 /* ---- writing ------------------------------------------------------------ */
 static void put_str(lcm_sb *b, const char *s)
@@ -595,6 +596,9 @@ static int read_body(reader *rd, ir_model *m)
     while (next_line(rd)) {
         const char *k = tok(rd, 0);
         if (!strcmp(k, "end")) return 0;
+        if (m->sealed) /* the checksum covers what comes before it: only "end" may follow */
+            return lcm_fail(rd->err, LCM_E_MODEL, "the manifest was changed after lcmgen wrote it "
+                            "(a line after its checksum); regenerate the model");
         if (!strcmp(k, "model") || !strcmp(k, "file")) {
             if (!tok(rd, 1)) return bad(rd, "missing value");
             char **dst = !strcmp(k, "model") ? &m->name : &m->file;
@@ -654,6 +658,7 @@ int ir_manifest_read(const char *text, ir_model *m, lcm_err *err)
         if (!m->name) return lcm_fail(err, LCM_E_MODEL, "manifest has no model name");
         rc = ir_model_check(m, err);
     }
+    if (!rc) rc = ir_shard_check(m, err);
     return rc;
 }
 

@@ -34,6 +34,11 @@ void ir_shard_build(const ir_model *m, const ir_vars *V, ir_shard *S);
 int ir_shard_regime(const ir_model *m, const ir_shard *S, int r);
 /* The combined-index block [*lo, *hi) of worker w of D. */
 void ir_shard_block(const ir_shard *S, int w, int D, long long *lo, long long *hi);
+/* The worker of D whose block holds combined index `combo`. */
+int ir_shard_owner(const ir_shard *S, long long combo, int D);
+/* Whether the model stays within IR_MAX_SHARDED and IR_MAX_SPLAYED (the
+ * generator says so first; a hand-edited manifest is caught here). */
+int ir_shard_check(const ir_model *m, lcm_err *err);
 /* The splayed states of regime r (batch_size > 0), in V order; returns how many. */
 int ir_splayed(const ir_regime *r, int *states);
 

@@ -439,7 +439,7 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
                 rc = check(b, cu->cuFuncGetAttribute(&sim_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                                      b->sim_fns[k]), "asking a kernel's block size", err);
             if (!rc && sim_block < b->max_block[k]) b->max_block[k] = sim_block;
-            if (b->max_block[k] < 128)
+            if (!rc && b->max_block[k] < 128)
                 rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
                               b->max_block[k], b->name);
         }

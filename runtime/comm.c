@@ -2,6 +2,7 @@
  * (LCM_HAVE_MPI) and the process was started by mpirun. */
 #include "comm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,12 +118,25 @@ const char *lcm_comm_library(void)
     return v;
 }
 
-int lcm_comm_agree(int status)
+int lcm_comm_agree(int status, lcm_err *err)
 {
     if (!active || size == 1) return status;
-    int in = status ? status : 1 << 30, out = in;
-    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return out == 1 << 30 ? 0 : out;
+    int mine = status ? rank : size, first = mine;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == size) return 0;
+    /* the first failing rank's status and message, for rank 0 to print */
+    lcm_err said = {0};
+    if (rank == first) {
+        if (err) said = *err;
+        said.code = status;
+    }
+    MPI_Bcast(&said, (int)sizeof said, MPI_BYTE, first, MPI_COMM_WORLD);
+    if (rank != first && err) {
+        err->code = said.code;
+        snprintf(err->msg, sizeof err->msg, "rank %d of the MPI job: %.4000s", first,
+                 said.msg[0] ? said.msg : "failed");
+    }
+    return said.code;
 }
 
 #else /* built without MPI: one rank */
@@ -149,7 +163,7 @@ int lcm_comm_gather(const void *mine, size_t bytes, void **all, size_t *sizes, l
     return 0;
 }
 int lcm_comm_bcast(void *buf, size_t bytes, lcm_err *err) { return (void)buf, (void)bytes, (void)err, 0; }
-int lcm_comm_agree(int status) { return status; }
+int lcm_comm_agree(int status, lcm_err *err) { return (void)err, status; }
 const char *lcm_comm_library(void) { return NULL; }
 
 #endif

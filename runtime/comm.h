@@ -28,7 +28,10 @@ int lcm_comm_gather(const void *mine, size_t bytes, void **all, size_t *sizes, l
 int lcm_comm_bcast(void *buf, size_t bytes, lcm_err *err);
 /* "Open MPI v4.1.4", or NULL in a build without MPI. */
 const char *lcm_comm_library(void);
-/* The lowest non-zero status of the ranks (so all ranks stop together). */
-int lcm_comm_agree(int status);
+/* Whether any rank failed, so that all ranks stop together: 0 when none
+ * did, else the status of the lowest-numbered rank that failed, whose
+ * message (err, when not NULL) every other rank receives ("rank k of the
+ * MPI job: ..."), so that rank 0, which prints, says what went wrong. */
+int lcm_comm_agree(int status, lcm_err *err);
 
 #endif

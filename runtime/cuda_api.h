@@ -28,7 +28,6 @@
     X(CUresult, cuDeviceGet, "cuDeviceGet", (CUdevice *, int))                                             \
     X(CUresult, cuDeviceGetName, "cuDeviceGetName", (char *, int, CUdevice))                               \
     X(CUresult, cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice))       \
-    X(CUresult, cuDeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                             \
     X(CUresult, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))             \
     X(CUresult, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))                     \
     X(CUresult, cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                           \

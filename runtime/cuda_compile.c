@@ -101,7 +101,6 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
     sha256_update(&h, source, strlen(source));
     char key[65];
     sha256_hex_final(&h, key);
-    out->is_ptx = ptx;
     out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
     if (lcm_cache_get(cache, "cuda", key, &out->data, &out->len)) return 0;
 

@@ -13,7 +13,6 @@
 typedef struct lcm_cuda_image {
     void *data;
     size_t len;
-    int is_ptx;
     int compiled;       /* compiled now (not from the cache) */
     double seconds;
     char target[32];    /* "sm_90" or "compute_90 (PTX)" */

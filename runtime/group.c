@@ -51,7 +51,7 @@ static void join_nccl(lcm_solver *sv)
     memset(&id, 0, sizeof id);
     int ok = nc != NULL;
     if (ok && lcm_comm_rank() == 0) ok = nc->ncclGetUniqueId(&id) == ncclSuccess;
-    if (lcm_comm_agree(ok ? 0 : 1) || lcm_comm_bcast(&id, sizeof id, &err)) {
+    if (lcm_comm_agree(ok ? 0 : 1, NULL) || lcm_comm_bcast(&id, sizeof id, &err)) {
         lcm_debug("the GPU workers reduce their checks on the host (%s)", err.msg[0] ? err.msg : "NCCL failed");
         return;
     }
@@ -59,8 +59,9 @@ static void join_nccl(lcm_solver *sv)
     if (sv->nworkers > 1) nc->ncclGroupStart();
     for (int w = 0; w < sv->nworkers && !rc; ++w)
         rc = sv->workers[w]->backend->join(sv->workers[w]->backend, &id, sv->total_workers, sv->workers[w]->index, &err);
-    if (sv->nworkers > 1) nc->ncclGroupEnd();
-    if (lcm_comm_agree(rc)) {
+    if (sv->nworkers > 1 && nc->ncclGroupEnd() != ncclSuccess && !rc)
+        rc = lcm_fail(&err, LCM_E_DEVICE, "ncclGroupEnd failed");
+    if (lcm_comm_agree(rc, &err)) {
         lcm_warn("NCCL could not join the GPU workers (%s): their checks are reduced on the host", err.msg);
         return;
     }
@@ -81,7 +82,8 @@ static int nccl_flags(lcm_solver *sv, lcm_err *err)
     if (sv->nworkers > 1) nc->ncclGroupStart();
     for (int w = 0; w < sv->nworkers && !rc; ++w)
         rc = sv->workers[w]->backend->allreduce_min_i64(sv->workers[w]->backend, sv->workers[w]->F, n, err);
-    if (sv->nworkers > 1) nc->ncclGroupEnd();
+    if (sv->nworkers > 1 && nc->ncclGroupEnd() != ncclSuccess && !rc)
+        rc = lcm_fail(err, LCM_E_DEVICE, "NCCL: reducing the checks' flags failed (ncclGroupEnd)");
     return rc;
 }
 #else
@@ -113,8 +115,9 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     for (int w = 0; w < sv->nworkers && !rc; ++w) {
         int index = lcm_comm_rank() * sv->nworkers + w;
         int device = o.device + lcm_comm_local_rank() * sv->nworkers + w; /* one GPU per worker of a machine */
-        rc = lcm_worker_new(model, &o, device, index, sv->total_workers, &sv->workers[w], err);
+        rc = lcm_worker_new(model, &o, &sv->shard, device, index, sv->total_workers, &sv->workers[w], err);
     }
+    rc = lcm_comm_agree(rc, err); /* no rank goes on to NCCL or a solve without the others */
     if (rc) {
         lcm_solver_free(sv);
         return rc;
@@ -151,6 +154,17 @@ size_t lcm_solver_device_peak(const lcm_solver *s)
 
 /* ---- putting the blocks together ------------------------------------------------ */
 
+/* Where the states of the combined-index block [lo, hi) of sharded regime
+ * r lie in its V, in the order the workers solve them (*n of them). */
+static lcm_index *block_states(const lcm_solver *sv, int r, long long lo, long long hi, lcm_index *n)
+{
+    const ir_model *m = &sv->model->ir;
+    *n = (lcm_index)(hi > lo ? hi - lo : 0) * lcm_shard_states_per_combo(m, &sv->shard, r);
+    lcm_index *at = xcalloc((size_t)*n + 1, sizeof *at);
+    for (lcm_index l = 0; l < *n; ++l) at[l] = lcm_shard_state(m, &sv->vars, &sv->shard, r, lo, l);
+    return at;
+}
+
 /* Copies worker w's block of every sharded regime from `from` into `to`. */
 static void copy_block(const lcm_solver *sv, const lcm_worker *w, const lcm_solution *from, lcm_solution *to)
 {
@@ -158,16 +172,14 @@ static void copy_block(const lcm_solver *sv, const lcm_worker *w, const lcm_solu
     size_t rb = lcm_real_bytes(from->precision);
     for (int r = 0; r < m->nregimes; ++r) {
         if (!ir_shard_regime(m, &sv->shard, r)) continue;
-        lcm_index n = (lcm_index)(w->shard_hi - w->shard_lo) * lcm_shard_states_per_combo(m, &sv->shard, r);
+        lcm_index n, *at = block_states(sv, r, w->shard_lo, w->shard_hi, &n);
         for (int t = 0; t < m->nperiods; ++t) {
             const char *src = from->V[t * m->nregimes + r];
             char *dst = to->V[t * m->nregimes + r];
             if (!src) continue;
-            for (lcm_index l = 0; l < n; ++l) {
-                size_t s = (size_t)lcm_shard_state(m, &sv->vars, &sv->shard, r, w->shard_lo, l) * rb;
-                memcpy(dst + s, src + s, rb);
-            }
+            for (lcm_index l = 0; l < n; ++l) memcpy(dst + (size_t)at[l] * rb, src + (size_t)at[l] * rb, rb);
         }
+        free(at);
     }
 }
 
@@ -202,35 +214,38 @@ static int combine_ranks(const lcm_solver *sv, lcm_solution *sol, lcm_err *err)
         for (int b = 0; b < LCM_NFLAGS; ++b) sol->flags[i].first[b] = first[i * LCM_NFLAGS + b];
     free(first);
     if (rc || lcm_comm_size() == 1) return rc;
-    /* this rank's workers hold one contiguous stretch of the combined index */
+    /* this rank's workers hold one contiguous stretch of the combined
+     * index; rank 0 puts every rank's stretch into place */
+    int root = lcm_comm_rank() == 0;
     long long lo = sv->workers[0]->shard_lo, hi = sv->workers[sv->nworkers - 1]->shard_hi;
+    long long from = root ? 0 : lo, to = root ? sv->shard.combos : hi;
     size_t rb = lcm_real_bytes(sol->precision), *sizes = xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
     for (int r = 0; r < m->nregimes && !rc; ++r) {
         if (!ir_shard_regime(m, &sv->shard, r)) continue;
-        lcm_index per = lcm_shard_states_per_combo(m, &sv->shard, r), n = (lcm_index)(hi > lo ? hi - lo : 0) * per;
+        lcm_index per = lcm_shard_states_per_combo(m, &sv->shard, r), nall;
+        lcm_index *at = block_states(sv, r, from, to, &nall), *mine = at + (lo - from) * per;
+        lcm_index n = (lcm_index)(hi > lo ? hi - lo : 0) * per;
+        char *send = xcalloc((size_t)n * rb + 1, 1);
         for (int t = 0; t < m->nperiods && !rc; ++t) {
             char *V = sol->V[t * m->nregimes + r];
             if (!V) continue;
-            char *mine = xcalloc((size_t)n * rb + 1, 1);
-            for (lcm_index l = 0; l < n; ++l)
-                memcpy(mine + (size_t)l * rb, V + (size_t)lcm_shard_state(m, &sv->vars, &sv->shard, r, lo, l) * rb, rb);
+            for (lcm_index l = 0; l < n; ++l) memcpy(send + (size_t)l * rb, V + (size_t)mine[l] * rb, rb);
             void *all = NULL;
-            rc = lcm_comm_gather(mine, (size_t)n * rb, &all, sizes, err);
-            if (!rc && all) { /* rank 0: every rank's stretch into place */
-                const char *at = all;
+            rc = lcm_comm_gather(send, (size_t)n * rb, &all, sizes, err);
+            if (!rc && all) {
+                const char *part = all;
                 for (int k = 0; k < lcm_comm_size(); ++k) {
-                    long long klo, khi, dummy;
-                    ir_shard_block(&sv->shard, k * sv->nworkers, sv->total_workers, &klo, &dummy);
-                    ir_shard_block(&sv->shard, (k + 1) * sv->nworkers - 1, sv->total_workers, &dummy, &khi);
-                    for (lcm_index l = 0; l < (lcm_index)sizes[k] / (lcm_index)rb; ++l)
-                        memcpy(V + (size_t)lcm_shard_state(m, &sv->vars, &sv->shard, r, klo, l) * rb,
-                               at + (size_t)l * rb, rb);
-                    at += sizes[k];
-                    (void)khi;
+                    long long klo, khi;
+                    ir_shard_block(&sv->shard, k * sv->nworkers, sv->total_workers, &klo, &khi);
+                    const lcm_index *theirs = at + klo * per;
+                    for (lcm_index l = 0; l < (lcm_index)(sizes[k] / rb); ++l)
+                        memcpy(V + (size_t)theirs[l] * rb, part + (size_t)l * rb, rb);
+                    part += sizes[k];
                 }
             }
-            free(all), free(mine);
+            free(all);
         }
+        free(send), free(at);
     }
     free(sizes);
     return rc;
@@ -270,9 +285,9 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id,
     const lcm_flags *f = &sol->flags[t * m->nregimes + r_id];
     lcm_checks mode = lcm_checks_mode();
     int rc = 0;
-    for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text && mode != LCM_CHECKS_OFF; ++i) {
+    for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text && mode != LCM_CHECKS_OFF && !rc; ++i) {
         int bit = flag_text[i].bit, raise = flag_text[i].error && mode == LCM_CHECKS_RAISE;
-        if (!(f->bits & (1u << bit)) || (rc && !flag_text[i].error)) continue;
+        if (!(f->bits & (1u << bit))) continue;
         lcm_sb state, report;
         sb_init(&state), sb_init(&report);
         lcm_describe_state(m, r, f->first[bit], sol->grids, &sol->layout, &state);
@@ -288,8 +303,8 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id,
             free(include);
             *snapped = 1;
         }
-        if (raise && !rc) rc = lcm_fail(err, LCM_E_NUMERIC, "%s", report.s);
-        else if (!raise) lcm_warn("%s", report.s);
+        if (raise) rc = lcm_fail(err, LCM_E_NUMERIC, "%s", report.s);
+        else lcm_warn("%s", report.s);
         sb_free(&state), sb_free(&report);
     }
     return rc;
@@ -338,6 +353,7 @@ static int solve_workers(lcm_solver *sv, const double *params, lcm_solution **ou
     int rc = 0;
     /* device workers run at the same time: all are started before any is waited for */
     for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_start(sv->workers[w], params, &sols[w], err);
+    if (sv->nccl) rc = lcm_comm_agree(rc, err); /* NCCL's reduction needs every worker of the job */
     if (!rc) rc = nccl_flags(sv, err);
     for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_finish(sv->workers[w], sols[w], err);
     for (int w = 1; w < sv->nworkers && !rc; ++w) {
@@ -356,11 +372,9 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     const ir_model *m = &sv->model->ir;
     double t0 = now_seconds();
     lcm_solution *sol = NULL;
-    int rc = lcm_comm_agree(solve_workers(sv, params, &sol, err));
-    if (rc && !err->code) lcm_fail(err, rc, "another rank of the MPI job failed");
-    if (!rc) rc = lcm_comm_agree(combine_ranks(sv, sol, err));
+    int rc = lcm_comm_agree(solve_workers(sv, params, &sol, err), err);
+    if (!rc) rc = lcm_comm_agree(combine_ranks(sv, sol, err), err);
     if (rc) {
-        if (!err->code) lcm_fail(err, rc, "another rank of the MPI job failed");
         lcm_solution_free(sol);
         return rc;
     }

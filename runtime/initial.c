@@ -691,7 +691,7 @@ int lcm_initial_read(const ir_model *m, const char *path, lcm_initial **out, lcm
     if (has_extension(path, ".h5") || has_extension(path, ".hdf5")) return read_h5(m, path, out, err);
     size_t len;
     char *text = read_file(path, &len, err);
-    if (!text) return LCM_E_IO;
+    if (!text) return err->code;
     int rc;
     /* a NUL would silently end the text: most likely a binary file under another name */
     if (strlen(text) != len)

@@ -70,8 +70,9 @@ void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out)
     for (int i = 0; i < r->nstates; ++i) {
         const ir_grid *g = &r->states[i].grid;
         sb_printf(out, "%s%s=", i ? ", " : "", r->states[i].name);
-        int code = (int)x[i];
-        if (grid_is_discrete(g) && code == x[i] && code >= 0 && code < g->n) sb_puts(out, g->labels[code]);
+        /* a code only when x is one (the range test first: casting NaN or a huge x is undefined) */
+        if (grid_is_discrete(g) && x[i] >= 0 && x[i] < g->n && x[i] == (double)(int)x[i])
+            sb_puts(out, g->labels[(int)x[i]]);
         else sb_printf(out, "%.10g", x[i]);
     }
 }

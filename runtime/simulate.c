@@ -398,8 +398,7 @@ static int owner_of(const lcm_solver *sv, const lcm_initial *ic, lcm_index i)
     if (!ir_shard_regime(&sv->model->ir, S, ic->regime[i])) return 0;
     long long combo = 0;
     for (int k = 0; k < S->nsharded; ++k) combo = combo * S->n[k] + (long long)ic->x[(size_t)i * (size_t)ic->nslots + (size_t)S->slot[k]];
-    long long per = (S->combos + sv->total_workers - 1) / sv->total_workers;
-    return (int)(combo / per);
+    return ir_shard_owner(S, combo, sv->total_workers);
 }
 
 /* One worker simulates its subjects, period by period, into the shared rows. */
@@ -504,8 +503,7 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
         for (lcm_index i = 0; i < s.n; ++i) mine[i] = owner[i] == s.w->index;
         rc = simulate_worker(&s, err);
     }
-    rc = lcm_comm_agree(rc);
-    if (rc && !err->code) lcm_fail(err, rc, "another rank of the MPI job failed");
+    rc = lcm_comm_agree(rc, err);
     lcm_panel *p = rc ? NULL : compact(&s);
     free(owner), free(mine);
     free_shared(&s);

@@ -14,16 +14,15 @@
  * staging area.  Every kernel sets validation flags (kernel_abi.h) in its
  * own slot; the solution carries them, and group.c reports them.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_api.h"
 #include "cuda_compile.h"
-#include "diagnose.h"
-#include "snapshot.h"
 #include "solver_internal.h"
+
+_Static_assert(IR_MAX_SPLAYED == LCM_MAX_SPLAYED, "the kernels' chunk[] holds every splayed state of a regime");
 
 /* Graph replay needs fixed host buffers for the results: only up to this size. */
 #define GRAPH_STAGE_LIMIT ((size_t)256 << 20)
@@ -51,12 +50,13 @@ lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked)
     return LCM_BACKEND_CPU;
 }
 
-int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, int device, int index, int total,
-                   lcm_worker **out, lcm_err *err)
+int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
+                   int total, lcm_worker **out, lcm_err *err)
 {
     lcm_worker *s = xcalloc(1, sizeof *s);
     s->model = model;
     s->index = index;
+    s->total = total;
     lcm_cache_open(&s->cache, o->cache_dir);
     int rc;
     switch (o->backend) {
@@ -82,16 +82,17 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, int devi
         lcm_progress("loaded the %s solver of model '%s' (float%d%s%s) from the cache", be->name, model->ir.name,
                      o->precision, *on ? ", " : "", on);
     /* its block of the sharded states */
-    ir_vars V;
-    ir_vars_build(&model->ir, &V);
-    ir_shard_build(&model->ir, &V, &s->shard);
-    ir_vars_free(&V);
+    s->shard = *shard;
     ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
-    /* the grid buffer: filled from the parameters at every solve */
+    /* the parameter and grid buffers (solves and simulations): filled from
+     * the parameters at every run */
     ir_grid_layout_build(&model->ir, &s->layout);
     s->grids64 = xcalloc(s->layout.total + 1, sizeof *s->grids64);
-    size_t gbytes = (s->layout.total + 1) * lcm_real_bytes(o->precision);
-    s->grids_host = be->alloc_host(be, gbytes, err);
+    size_t rb = lcm_real_bytes(o->precision), pbytes = (model->ir.params_size + 1) * rb,
+           gbytes = (s->layout.total + 1) * rb;
+    s->P_host = be->alloc_host(be, pbytes, err);
+    s->P = s->P_host ? be->alloc(be, pbytes, err) : NULL;
+    s->grids_host = s->P ? be->alloc_host(be, gbytes, err) : NULL;
     s->grids = s->grids_host ? be->alloc(be, gbytes, err) : NULL;
     if (!s->grids) {
         lcm_worker_free(s);
@@ -118,7 +119,7 @@ int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char 
     return rc;
 }
 
-/* ---- buffers of a solve (made once per solver, reused) ------------------ */
+/* ---- buffers of a solve (made by the first solve, reused) ---------------- */
 static void release_buffers(lcm_worker *s)
 {
     lcm_backend *be = s->backend;
@@ -126,14 +127,12 @@ static void release_buffers(lcm_worker *s)
     for (int k = 0; k < 2; ++k)
         for (int r = 0; r < m->nregimes; ++r)
             if (s->vbuf[k][r]) be->release(be, s->vbuf[k][r]), s->vbuf[k][r] = NULL;
-    if (s->P) be->release(be, s->P);
     if (s->F) be->release(be, s->F);
-    if (s->P_host) be->release_host(be, s->P_host);
     if (s->F_host) be->release_host(be, s->F_host);
     if (s->F_init) be->release_host(be, s->F_init);
     if (s->stage) be->release_host(be, s->stage);
     free(s->stage_off);
-    s->P = s->F = s->P_host = NULL;
+    s->F = NULL;
     s->F_host = s->F_init = NULL;
     s->stage = NULL;
     s->stage_off = NULL;
@@ -145,8 +144,11 @@ void lcm_worker_free(lcm_worker *s)
 {
     if (!s) return;
     release_buffers(s);
-    if (s->grids) s->backend->release(s->backend, s->grids);
-    if (s->grids_host) s->backend->release_host(s->backend, s->grids_host);
+    lcm_backend *be = s->backend;
+    if (s->P) be->release(be, s->P);
+    if (s->P_host) be->release_host(be, s->P_host);
+    if (s->grids) be->release(be, s->grids);
+    if (s->grids_host) be->release_host(be, s->grids_host);
     s->backend->destroy(s->backend);
     ir_grid_layout_free(&s->layout);
     lcm_cache_close(&s->cache);
@@ -157,32 +159,19 @@ void lcm_worker_free(lcm_worker *s)
 /* The first period a regime is active (for messages). */
 static int first_active(const ir_regime *r, int T)
 {
-    for (int t = T - 1; t >= 0; --t)
+    for (int t = 0; t < T; ++t)
         if (r->active[t]) return t;
     return 0;
 }
 
-static int make_buffers_once(lcm_worker *s, lcm_err *err);
-
-int lcm_worker_buffers(lcm_worker *s, lcm_err *err)
-{
-    if (s->buffers_ready) return 0;
-    int rc = make_buffers_once(s, err);
-    if (rc) release_buffers(s);
-    else s->buffers_ready = 1;
-    return rc;
-}
-
-static int make_buffers_once(lcm_worker *s, lcm_err *err)
+static int make_buffers(lcm_worker *s, lcm_err *err)
 {
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
     int R = m->nregimes, T = m->nperiods;
     size_t rb = lcm_real_bytes(be->precision);
-    s->P_host = be->alloc_host(be, (m->params_size + 1) * rb, err);
-    s->P = s->P_host ? be->alloc(be, (m->params_size + 1) * rb, err) : NULL;
     size_t fbytes = (size_t)(T * R) * sizeof(lcm_flags);
-    s->F_host = s->P ? be->alloc_host(be, fbytes, err) : NULL;
+    s->F_host = be->alloc_host(be, fbytes, err);
     s->F_init = s->F_host ? be->alloc_host(be, fbytes, err) : NULL;
     s->F = s->F_init ? be->alloc(be, fbytes, err) : NULL;
     if (!s->F) return err->code;
@@ -215,6 +204,17 @@ static int make_buffers_once(lcm_worker *s, lcm_err *err)
     s->stage = be->alloc_host(be, total + 1, err);
     if (!s->stage) return err->code;
     return 0;
+}
+
+/* The buffers of a solve (flags, device V), made once per worker and
+ * reused; a failure leaves none. */
+static int solve_buffers(lcm_worker *s, lcm_err *err)
+{
+    if (s->buffers_ready) return 0;
+    int rc = make_buffers(s, err);
+    if (rc) release_buffers(s);
+    else s->buffers_ready = 1;
+    return rc;
 }
 
 /* ---- solutions ------------------------------------------------------------ */
@@ -367,8 +367,8 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
     if (!rc) rc = be->upload(be, w->F, w->F_init, (size_t)(T * R) * sizeof(lcm_flags), root, err);
     if (!rc) rc = be->barrier(be, err);
     if (!rc) rc = be->stamp(be, 0, err);
-    int checks = lcm_checks_mode() != LCM_CHECKS_OFF, live = be->host_memory && w->index == 0 && w->shard_lo == 0 &&
-                                                                w->shard_hi == w->shard.combos;
+    /* the only worker of a host backend reports each period as it is done */
+    int checks = lcm_checks_mode() != LCM_CHECKS_OFF, live = be->host_memory && w->total == 1;
     for (int t = T - 1; t >= 0 && !rc; --t) {
         for (int r = 0; r < R && !rc; ++r) {
             if (!m->regimes[r].active[t]) continue;
@@ -423,8 +423,6 @@ static int run_device_solve(lcm_worker *w, lcm_err *err)
 int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err)
 {
     const ir_model *m = &w->model->ir;
-    int rc = lcm_worker_buffers(w, err);
-    if (rc) return rc;
     char why[512];
     if (ir_grid_buffer_fill(m, &w->layout, params, w->grids64, why, sizeof why))
         return lcm_fail(err, LCM_E_PARAMS, "%s", why);
@@ -438,7 +436,8 @@ int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **out, lc
     const ir_model *m = &w->model->ir;
     lcm_backend *be = w->backend;
     *out = NULL;
-    int rc = lcm_worker_load(w, params, err);
+    int rc = solve_buffers(w, err);
+    if (!rc) rc = lcm_worker_load(w, params, err);
     if (rc) return rc;
     lcm_solution *sol = lcm_solution_alloc(m, be->precision, err);
     if (!sol) return err->code;

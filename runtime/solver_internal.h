@@ -24,8 +24,8 @@ typedef struct lcm_worker {
     double *grids64;     /* the grid buffer of the current solve, float64 (from the parameters) */
     void *grids_host;    /* ... in the backend's precision, staged for upload */
     void *grids;         /* ... in the backend's memory */
-    /* buffers of a solve, made by the first solve and reused */
     void *P, *P_host;    /* parameters: backend memory, host staging */
+    /* buffers of a solve, made by the first solve and reused */
     void *F;             /* flags of every (period, regime) in backend memory */
     lcm_flags *F_host, *F_init;
     void *vbuf[2][IR_MAX_REGIMES]; /* device backends: V_t and V_{t+1} by regime */
@@ -36,7 +36,7 @@ typedef struct lcm_worker {
     int captured_checks; /* ... with the checks on (1) or off (0) */
     ir_shard shard;
     long long shard_lo, shard_hi; /* its block of the sharded states' combined index */
-    int index;           /* among all workers (every process of an MPI job) */
+    int index, total;    /* among all workers (every process of an MPI job) */
 } lcm_worker;
 
 /* A solver: the workers of this process (--devices), one block each of
@@ -81,13 +81,11 @@ void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, cons
 void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out);
 
 /* ---- workers (solve.c) ------------------------------------------------------ */
-/* A worker on `device` (cuda) solving block `index` of `total`. */
-int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, int device, int index, int total,
-                   lcm_worker **out, lcm_err *err);
+/* A worker on `device` (cuda) solving block `index` of `total` of the
+ * model's sharded states (shard, copied). */
+int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
+                   int total, lcm_worker **out, lcm_err *err);
 void lcm_worker_free(lcm_worker *w);
-/* The buffers of a solve (parameters, flags, device V), made once per
- * worker and reused; a failure leaves none. */
-int lcm_worker_buffers(lcm_worker *w, lcm_err *err);
 /* Starts a solve of the worker's block: host backends run it at once,
  * device backends queue it; finish waits and fills sol (V, flags). */
 int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **sol, lcm_err *err);
