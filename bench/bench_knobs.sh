@@ -1,8 +1,13 @@
 #!/bin/sh
 # Figures for the knobs of docs/tuning.md and the cost of the checks:
-#   splay   bench_solve on precautionary_savings (wealth x consumption =
-#           N x N) with wealth batch_size 0, N/2 and N/8: wall time and peak
-#           host/device memory;
+#   splay   bench_solve on saving_choice (income x wealth x saving =
+#           N/4 x N x N) with income batch_size 0, N/8 and N/32 (its
+#           continuation table reads income): wall time, the table's bytes
+#           and peak host/device memory; and on precautionary_savings
+#           (wealth x consumption = N x N, no table) with wealth batch_size
+#           0, N/2 and N/8;
+#   table   saving_choice 21 x N x N with its continuation table and
+#           computed inline (LCM_NO_TABLES=1);
 #   checks  the same model solved with --log-level warning (checks on) and
 #           off, and tests/models/sharded.lua (Markov states and regimes);
 #   shard   tests/models/sharded.lua on 1 worker, --devices 2, and
@@ -16,7 +21,20 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 B=$BUILD/bin/bench_solve
 PS="$SRC/models/precautionary_savings.lua --params $SRC/models/precautionary_savings.params.lua -D wealth_points=$N -D consumption_points=$N"
 SH="$SRC/tests/models/sharded.lua --params $SRC/tests/models/sharded.params.lua -D wealth_points=300 -D consumption_points=300"
-line() { grep -E "^(solve |peak)" | tr -s ' ' | tr '\n' ';'; echo; }
+line() { grep -E "^(solve |peak|continuation)" | tr -s ' ' | tr '\n' ';'; echo; }
+
+I=$((N / 4))
+SC="$SRC/models/saving_choice.lua --params $SRC/models/saving_choice.params.lua -D income_points=$I -D wealth_points=$N"
+echo "== splay: saving_choice ${I}x${N}x$N, income batch_size (median of $REPEAT)"
+for b in 0 $((I / 2)) $((I / 8)); do
+  printf 'batch_size %-5s ' "$b"
+  $B $SC -D income_batch=$b --repeat "$REPEAT" | line
+done
+
+SC21="$SRC/models/saving_choice.lua --params $SRC/models/saving_choice.params.lua -D income_points=21 -D wealth_points=$N"
+echo "== continuation table: saving_choice 21x${N}x$N, with and without (LCM_NO_TABLES=1), median of $REPEAT"
+printf 'table            '; $B $SC21 --repeat "$REPEAT" | line
+printf 'inline           '; LCM_NO_TABLES=1 $B $SC21 --repeat "$REPEAT" | line
 
 echo "== splay: precautionary_savings ${N}x$N, wealth batch_size (median of $REPEAT)"
 for b in 0 $((N / 2)) $((N / 8)); do

@@ -157,6 +157,7 @@ int main(int argc, char **argv)
            solve[repeat - 1], lcm_checks_mode() == LCM_CHECKS_OFF ? "off" : "on");
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
     printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
+    printf("continuation tables %.2f MiB (ir/precompute.h)\n", (double)lcm_solver_table_bytes(solver) / 1048576.0);
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
     char *cmd = xasprintf("rm -rf %s", cache_dir);

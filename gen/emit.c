@@ -189,6 +189,7 @@ static int target_level(const emitter *e, const ir_target *tg)
 {
     const ir_regime *tr = &e->m->regimes[tg->regime];
     int l = LVL_KERNEL;
+    if (e->flat) return -1;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind == NEXT_DET) l = max_int(l, e->lvl[nx->node]);
@@ -197,6 +198,26 @@ static int target_level(const emitter *e, const ir_target *tg)
             for (int j = 0; j < nx->nprobs; ++j) l = max_int(l, e->lvl[nx->probs[j]]);
     }
     return l;
+}
+
+/* Whether the kernel body reads its continuation from a table (when the
+ * solve gives one) rather than computing it. */
+static int reads_table(const emitter *e) { return e->pre.active && !e->flat; }
+
+/* What the continuation reads: the targets' regime probabilities, next
+ * states and weights (ir/precompute.c counts the same). */
+static void mark_continuation(emitter *e)
+{
+    for (int t = 0; t < e->k->ntargets; ++t) {
+        const ir_target *tg = target_of(e->r, e->k->targets[t]);
+        emit_mark(e, e->r->rprob[tg->regime]);
+        const ir_regime *tr = &e->m->regimes[tg->regime];
+        for (int s = 0; s < tr->nstates; ++s) {
+            if (tg->next[s].kind == NEXT_DET) emit_mark(e, tg->next[s].node);
+            else if (tg->next[s].kind == NEXT_MARKOV)
+                for (int j = 0; j < tg->next[s].nprobs; ++j) emit_mark(e, tg->next[s].probs[j]);
+        }
+    }
 }
 
 static int analyze(emitter *e, lcm_err *err)
@@ -227,17 +248,9 @@ static int analyze(emitter *e, lcm_err *err)
     emit_mark(e, r->q);
     emit_mark(e, r->utility);
     for (int c = 0; c < r->nconstraints; ++c) emit_mark(e, r->constraints[c].node);
-    for (int t = 0; t < k->ntargets; ++t) {
-        const ir_target *tg = target_of(r, k->targets[t]);
-        emit_mark(e, r->rprob[tg->regime]);
-        const ir_regime *tr = &e->m->regimes[tg->regime];
-        for (int s = 0; s < tr->nstates; ++s) {
-            if (tg->next[s].kind == NEXT_DET) emit_mark(e, tg->next[s].node);
-            else if (tg->next[s].kind == NEXT_MARKOV)
-                for (int j = 0; j < tg->next[s].nprobs; ++j) emit_mark(e, tg->next[s].probs[j]);
-        }
-    }
+    mark_continuation(e);
     for (int i = 0; i < k->ninactive; ++i) emit_mark(e, r->rprob[k->inactive[i]]);
+    ir_pre_plan(e->m, e->S, (int)(k - e->m->kernels), &e->pre);
     return 0;
 }
 
@@ -274,6 +287,7 @@ static void piece_cell(emitter *e, const ir_grid *gr, int node)
  * Markov probabilities' level, or the current state's (an AR(1) row). */
 static int weights_level(const emitter *e, const ir_next *nx)
 {
+    if (e->flat) return -1;
     if (nx->kind == NEXT_PROCESS) return nx->src >= 0 ? LVL_STATE : LVL_KERNEL;
     int l = LVL_KERNEL;
     for (int j = 0; j < nx->nprobs; ++j) l = max_int(l, e->lvl[nx->probs[j]]);
@@ -331,10 +345,12 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     emit_indent(e, level), sb_printf(b, "real E%d = 0;\n", g);
     emit_indent(e, level), sb_printf(b, "int code_ok%d = 1;\n", g);
     emit_indent(e, level), sb_printf(b, "(void)code_ok%d;\n", g);
-    int guarded = e->lvl[P] <= level;
-    int in = level;
-    if (guarded) emit_indent(e, level), sb_printf(b, "if (v%d != 0) {\n", P), ++in;
-    else emit_indent(e, level), sb_puts(b, "{\n"), ++in;
+    int guarded = e->lvl[P] <= level, in = level + 1;
+    const char *inline_only = reads_table(e) ? "!pre" : ""; /* with a table, the block is skipped */
+    emit_indent(e, level);
+    if (guarded) sb_printf(b, "if (%s%sv%d != 0) {\n", inline_only, *inline_only ? " && " : "", P);
+    else if (*inline_only) sb_printf(b, "if (%s) {\n", inline_only);
+    else sb_puts(b, "{\n");
 
     /* strides of the target's V */
     long long *stride = xcalloc((size_t)tr->nstates + 1, sizeof *stride);
@@ -419,15 +435,72 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     free(stride);
 }
 
+/* E: the targets' continuations weighted by their probabilities, or the
+ * table's entry (and its off-grid byte) when the solve gives a table. */
 static void e_accumulate(emitter *e, int level)
 {
-    emit_indent(e, level), sb_puts(e->b, "real E = 0;\n");
+    lcm_sb *b = e->b;
+    emit_indent(e, level), sb_puts(b, "real E = 0;\n");
+    int table = reads_table(e), in = level;
+    if (table) {
+        emit_indent(e, level), sb_puts(b, "int pre_bad = 0;\n");
+        emit_indent(e, level), sb_puts(b, "if (pre) {\n");
+        emit_indent(e, level + 1), sb_puts(b, "const lcm_index at = ");
+        int open = 0;
+        for (int j = 0; j < e->r->nactions; ++j) open += (int)(e->pre.actions >> j & 1);
+        for (int j = 0; j < open; ++j) sb_putc(b, '(');
+        sb_puts(b, "pre_row");
+        for (int j = 0; j < e->r->nactions; ++j)
+            if (e->pre.actions >> j & 1) sb_printf(b, " * %d + i%d)", e->r->actions[j].grid.n, j);
+        sb_puts(b, ";\n");
+        emit_indent(e, level + 1), sb_puts(b, "E = pre[at], pre_bad = pre_code[at];\n");
+        emit_indent(e, level), sb_puts(b, "} else {\n");
+        ++in;
+    }
     for (int t = 0; t < e->k->ntargets; ++t) {
         int g = e->k->targets[t], P = e->r->rprob[g];
-        emit_indent(e, level), sb_printf(e->b, "if (v%d != 0) E += ", P);
+        emit_indent(e, in), sb_printf(b, "if (v%d != 0) E += ", P);
         emit_num(e, P);
-        sb_printf(e->b, " * E%d;\n", g);
+        sb_printf(b, " * E%d;\n", g);
     }
+    if (table) emit_indent(e, level), sb_puts(b, "}\n");
+}
+
+/* The table's row of the state with flat index `point` (ir/precompute.h):
+ * the combined index of its sharded states within the launch's block, then
+ * its read non-sharded states, a splayed one within its chunk. */
+static void table_row(emitter *e, int level)
+{
+    const ir_regime *r = e->r;
+    lcm_sb *b = e->b;
+    int splayed[IR_MAX_SPLAYED], nsplayed = ir_splayed(r, splayed), sharded = ir_shard_regime(e->m, e->S, r->id);
+    long long *stride = xcalloc((size_t)r->nstates + 1, sizeof *stride), acc = 1;
+    for (int i = r->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= r->states[i].grid.n;
+    /* a left-nested ((0 * n + code) * n + code)...: the parentheses first */
+    int open = e->pre.sharded ? e->S->nsharded + 1 : 0;
+    for (int i = 0; i < r->nstates; ++i)
+        open += (e->pre.states >> i & 1) && !(sharded && r->states[i].grid.distributed);
+    emit_indent(e, level), sb_puts(b, "const lcm_index pre_row = pre ? ");
+    for (int j = 0; j < open; ++j) sb_putc(b, '(');
+    sb_puts(b, "0");
+    for (int k = 0; e->pre.sharded && k < e->S->nsharded; ++k)
+        for (int i = 0; i < r->nstates; ++i)
+            if (e->V->state_slot[r->id][i] == e->S->slot[k])
+                sb_printf(b, " * %d + point / %lld %% %d)", e->S->n[k], stride[i], r->states[i].grid.n);
+    if (e->pre.sharded) sb_puts(b, " - a->shard_lo)");
+    for (int i = 0; i < r->nstates; ++i) {
+        const ir_grid *g = &r->states[i].grid;
+        if (!(e->pre.states >> i & 1) || (sharded && g->distributed)) continue;
+        int chunk = -1;
+        for (int c = 0; c < nsplayed; ++c)
+            if (splayed[c] == i && g->batch_size < g->n) chunk = c;
+        if (chunk < 0) sb_printf(b, " * %d + point / %lld %% %d)", g->n, stride[i], g->n);
+        else
+            sb_printf(b, " * %d + (point / %lld %% %d - a->chunk[%d] * %d))", g->batch_size, stride[i], g->n, chunk,
+                      g->batch_size);
+    }
+    sb_puts(b, " : 0; /* the state's row of the table */\n");
+    free(stride);
 }
 
 /* The regime probabilities' check, hoisted to where they are all known. */
@@ -475,6 +548,7 @@ static void checks(emitter *e, int level)
                 sb_printf(b, "\n"), emit_indent(e, level + 1),
                     sb_printf(b, "| (unsigned)(v%d != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", r->rprob[g], g, s);
     }
+    if (reads_table(e)) sb_printf(b, "\n"), emit_indent(e, level + 1), sb_puts(b, "| (unsigned)pre_bad << LCM_FLAG_CODE");
     sb_puts(b, ";\n");
 }
 
@@ -499,6 +573,11 @@ static void emit_level(emitter *e, int level)
         if (j == 0) sb_printf(b, "const lcm_index ai%d = i0;\n", j);
         else sb_printf(b, "const lcm_index ai%d = ai%d * %d + i%d;\n", j, j - 1, g->n, j);
     }
+    if (reads_table(e) && level == LVL_KERNEL) {
+        emit_indent(e, level), sb_puts(b, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* 0: inline */\n");
+        emit_indent(e, level), sb_puts(b, "const unsigned char *LCM_RESTRICT pre_code = a->cont_code;\n");
+    }
+    if (reads_table(e) && level == LVL_STATE) table_row(e, level);
     for (size_t i = 0; i < r->nnodes; ++i)
         if (e->needed[i] && e->lvl[i] == level && !e->has_enext[i]) emit_node_decl(e, (int)i, level);
     regime_prob_check(e, level);
@@ -580,17 +659,79 @@ static void state_of(const ir_model *m, const ir_vars *V, const ir_shard *S, con
     free(stride);
 }
 
+/* The table entry of a kernel (templates/table.c.in): entry j's read
+ * actions and states (ir/precompute.h), then the continuation as the kernel
+ * body computes it inline, every node at one level. */
+static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
+{
+    const ir_regime *r = e->r;
+    emitter f = *e;
+    f.flat = 1;
+    f.lvl = xcalloc(r->nnodes + 1, sizeof *f.lvl);
+    f.needed = xcalloc(r->nnodes + 1, 1);
+    for (size_t i = 0; i < r->nnodes; ++i) f.lvl[i] = -1;
+    mark_continuation(&f);
+    lcm_sb decode, body, off_grid;
+    sb_init(&decode), sb_init(&body), sb_init(&off_grid);
+    for (int j = r->nactions - 1; j >= 0; --j) {
+        const ir_grid *g = &r->actions[j].grid;
+        if (!(f.pre.actions >> j & 1)) continue;
+        sb_printf(&decode, "    const int i%d = (int)(rest %% %d);\n    rest /= %d;\n", j, g->n, g->n);
+        if (grid_is_discrete(g)) sb_printf(&decode, "    const real act%d = (real)i%d;", j, j);
+        else sb_printf(&decode, "    const real act%d = G[%zu + i%d];", j, f.L->action_off[r->id][j], j);
+        sb_printf(&decode, " /* %s */\n", r->actions[j].name);
+    }
+    int splayed[IR_MAX_SPLAYED], nsplayed = ir_splayed(r, splayed), sharded = ir_shard_regime(f.m, f.S, r->id);
+    for (int i = r->nstates - 1; i >= 0; --i) {
+        const ir_grid *g = &r->states[i].grid;
+        if (!(f.pre.states >> i & 1) || (sharded && g->distributed)) continue;
+        int chunk = -1;
+        for (int c = 0; c < nsplayed; ++c)
+            if (splayed[c] == i && g->batch_size < g->n) chunk = c;
+        int dim = chunk < 0 ? g->n : g->batch_size;
+        sb_puts(&decode, "    { const int c = ");
+        if (chunk >= 0) sb_printf(&decode, "a->chunk[%d] * %d + ", chunk, g->batch_size);
+        sb_printf(&decode, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; x[%d] = ", dim, dim, g->n, i);
+        if (grid_is_discrete(g)) sb_puts(&decode, "(real)c; }");
+        else sb_printf(&decode, "G[%zu + c]; }", f.L->state_off[r->id][i]);
+        sb_printf(&decode, " /* %s */\n", r->states[i].name);
+    }
+    if (f.pre.sharded) {
+        sb_puts(&decode, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
+        for (int k = f.S->nsharded - 1; k >= 0; --k)
+            for (int i = 0; i < r->nstates; ++i)
+                if (f.V->state_slot[r->id][i] == f.S->slot[k])
+                    sb_printf(&decode, "    x[%d] = (real)(combo %% %d); /* %s */\n    combo /= %d;\n", i,
+                              f.S->n[k], r->states[i].name, f.S->n[k]);
+    }
+    f.b = &body;
+    for (size_t i = 0; i < r->nnodes; ++i)
+        if (f.needed[i] && !f.has_enext[i]) emit_node_decl(&f, (int)i, -1);
+    stochastic_weights(&f, -1);
+    for (int t = 0; t < f.k->ntargets; ++t) target_block(&f, target_of(r, f.k->targets[t]), -1);
+    e_accumulate(&f, -1);
+    sb_puts(&off_grid, "0");
+    for (int t = 0; t < f.k->ntargets; ++t)
+        sb_printf(&off_grid, " | (v%d != 0 && !code_ok%d)", r->rprob[f.k->targets[t]], f.k->targets[t]);
+    const char *kv[] = {"symbol", f.k->symbol, "nx", nx, "decode", decode.s ? decode.s : "", "body", body.s,
+                        "off_grid", off_grid.s, NULL};
+    int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
+    sb_free(&decode), sb_free(&body), sb_free(&off_grid);
+    free(f.lvl), free(f.needed);
+    return rc;
+}
+
 static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
                        const ir_kernel *k, lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
-    emitter e = {.m = m, .r = r, .k = k, .L = L, .leaves = LEAVES_KERNEL};
+    emitter e = {.m = m, .r = r, .k = k, .L = L, .V = V, .S = S, .leaves = LEAVES_KERNEL};
     e.lvl = xcalloc(r->nnodes + 1, sizeof *e.lvl);
     e.needed = xcalloc(r->nnodes + 1, 1);
     e.has_enext = xcalloc(r->nnodes + 1, 1);
-    lcm_sb body, decode, what, names, load, state, order;
+    lcm_sb body, decode, what, names, load, state, order, table;
     sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&names), sb_init(&load), sb_init(&state);
-    sb_init(&order);
+    sb_init(&order), sb_init(&table);
     int rc = analyze(&e, err);
     if (!rc) {
         e.b = &body;
@@ -619,11 +760,13 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
         const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", names.s,
                             "body", body.s ? body.s : "", "nx", nx, "decode", decode.s ? decode.s : "",
                             "load", load.s ? load.s : "", "step", step, "state_of", state.s,
-                            "launch_order", order.s, NULL};
-        rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
+                            "launch_order", order.s, "table", "", NULL};
+        if (e.pre.active) rc = emit_table(&e, nx, &table, err);
+        kv[sizeof kv / sizeof *kv - 2] = table.s ? table.s : "";
+        if (!rc) rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
     }
     sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&names), sb_free(&load), sb_free(&state);
-    sb_free(&order);
+    sb_free(&order), sb_free(&table);
     free(e.lvl), free(e.needed), free(e.has_enext);
     return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "grid.h"
 #include "ir.h"
+#include "precompute.h"
 #include "vars.h"
 
 /* Loop levels: 0 = once per call, 1 = per state, 2 + j = inside the loop of
@@ -25,6 +26,10 @@ typedef struct emitter {
     char *has_enext;
     int innermost, e_level;
     int rp_level; /* where the regime probabilities are all known (their check is hoisted there) */
+    const ir_vars *V;
+    const ir_shard *S;
+    ir_pre pre;   /* the kernel's continuation table (ir/precompute.h) */
+    int flat;     /* emitting the table's entry: every node at level -1, no loops */
     lcm_sb *b;
 } emitter;
 

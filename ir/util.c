@@ -343,3 +343,9 @@ unsigned lcm_edit_distance(const char *a, const char *b)
         }
     return d[la][lb];
 }
+
+int lcm_env_switch(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}

@@ -63,6 +63,8 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* Whether the environment switch `name` is on: set, not empty, not "0". */
+int lcm_env_switch(const char *name);
 char *xstrndup(const char *s, size_t n);
 
 /* Grows *arr (of element size elem) so that index `need - 1` is valid. */

@@ -30,6 +30,9 @@ struct lcm_backend {
 
     /* Queues kernel k over flat states [0, n) on a queue. */
     int (*launch)(lcm_backend *b, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err);
+    /* Optional (NULL: kernels compute their continuation inline): queues
+     * the table of kernel k, entries [0, n) (ir/precompute.h). */
+    int (*launch_table)(lcm_backend *b, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err);
     /* Queues the simulation step of kernel k for the subjects sim->rows[0, n). */
     int (*launch_sim)(lcm_backend *b, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim, lcm_index n,
                       int queue, lcm_err *err);

@@ -26,6 +26,8 @@ typedef struct cpu_backend {
     int nkernels;
     kernel_fn *kernels;
     sim_fn *sims;      /* the kernels' simulation entries */
+    kernel_fn *tables; /* their continuation tables' entries, or NULL (ir/precompute.h) */
+    const char **names; /* the kernels' symbols (the model outlives the backend) */
     int threads;
 } cpu_backend;
 
@@ -149,17 +151,19 @@ static int load(cpu_backend *b, const void *so, size_t len, lcm_err *err)
     return 0;
 }
 
-/* Runs fn over [0, n) in chunks on the threads: a solve kernel (sim NULL)
- * or a simulation kernel. */
-static int cpu_run_chunks(cpu_backend *b, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
-                          lcm_index n, lcm_err *err)
+/* Runs an entry of kernel k over [0, n) in chunks on the threads: fn (a
+ * solve or table entry) when sim is NULL, else its simulation entry. */
+static int cpu_run_chunks(cpu_backend *b, int kernel, kernel_fn fn, const lcm_kernel_args *args,
+                          const lcm_sim_args *sim, lcm_index n, lcm_err *err)
 {
     if (kernel < 0 || kernel >= b->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", kernel);
+    if (!fn && !sim)
+        return lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no table entry for kernel '%s'; regenerate "
+                        "the model", b->names[kernel]);
     int threads = b->threads > 0 ? b->threads : omp_get_max_threads();
     lcm_index chunk = n / ((lcm_index)threads * 16);
     if (chunk < 1) chunk = 1;
     lcm_index nchunks = (n + chunk - 1) / chunk;
-    kernel_fn fn = b->kernels[kernel];
     sim_fn sfn = b->sims[kernel];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (lcm_index c = 0; c < nchunks; ++c) {
@@ -173,14 +177,25 @@ static int cpu_run_chunks(cpu_backend *b, int kernel, const lcm_kernel_args *arg
 static int cpu_run(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err)
 {
     (void)queue;
-    return cpu_run_chunks((cpu_backend *)base, kernel, args, NULL, n, err);
+    cpu_backend *b = (cpu_backend *)base;
+    return cpu_run_chunks(b, kernel, kernel >= 0 && kernel < b->nkernels ? b->kernels[kernel] : NULL, args, NULL, n,
+                          err);
+}
+
+static int cpu_run_table(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
+                         lcm_err *err)
+{
+    (void)queue;
+    cpu_backend *b = (cpu_backend *)base;
+    return cpu_run_chunks(b, kernel, kernel >= 0 && kernel < b->nkernels ? b->tables[kernel] : NULL, args, NULL, n,
+                          err);
 }
 
 static int cpu_run_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
                        lcm_index n, int queue, lcm_err *err)
 {
     (void)queue;
-    return cpu_run_chunks((cpu_backend *)base, kernel, args, sim, n, err);
+    return cpu_run_chunks((cpu_backend *)base, kernel, NULL, args, sim, n, err);
 }
 
 static void cpu_destroy(lcm_backend *base)
@@ -190,6 +205,8 @@ static void cpu_destroy(lcm_backend *base)
     if (b->memfd >= 0) close(b->memfd);
     free(b->kernels);
     free(b->sims);
+    free(b->tables);
+    free(b->names);
     free(base->cache_entry);
     lcm_host_backend_release(base);
     free(b);
@@ -206,6 +223,7 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     lcm_host_backend_ops(&b->base);
     b->base.launch = cpu_run;
     b->base.launch_sim = cpu_run_sim;
+    b->base.launch_table = cpu_run_table;
     b->base.destroy = cpu_destroy;
 
     const char *cc = compiler();
@@ -248,11 +266,16 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
         b->nkernels = m->nkernels;
         b->kernels = xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);
         b->sims = xcalloc((size_t)m->nkernels + 1, sizeof *b->sims);
+        b->tables = xcalloc((size_t)m->nkernels + 1, sizeof *b->tables);
+        b->names = xcalloc((size_t)m->nkernels + 1, sizeof *b->names);
         for (int k = 0; k < m->nkernels && !rc; ++k) {
-            char sim_symbol[256];
+            char sim_symbol[256], table_symbol[256];
             snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", m->kernels[k].symbol);
+            snprintf(table_symbol, sizeof table_symbol, "%s_table", m->kernels[k].symbol);
+            b->names[k] = m->kernels[k].symbol;
             *(void **)&b->kernels[k] = dlsym(b->dl, m->kernels[k].symbol);
             *(void **)&b->sims[k] = dlsym(b->dl, sim_symbol);
+            *(void **)&b->tables[k] = dlsym(b->dl, table_symbol); /* only kernels with a table have one */
             if (!b->kernels[k] || !b->sims[k])
                 rc = lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no kernel '%s'; regenerate the model",
                               b->kernels[k] ? sim_symbol : m->kernels[k].symbol);

@@ -38,6 +38,8 @@ typedef struct cuda_backend {
     CUmodule mod;
     int nkernels;
     CUfunction *fns, *sim_fns; /* each kernel's solve and simulation entries */
+    CUfunction *table_fns;     /* ... and its continuation table's, or NULL (ir/precompute.h) */
+    int *table_block;          /* threads per block of the table entries */
     int *par_n;      /* points of each kernel's split action axis (1: none) */
     int *max_block;  /* threads per block each kernel (both entries) can launch with */
     int nqueues;
@@ -175,6 +177,26 @@ static int cuda_launch(lcm_backend *base, int kernel, const lcm_kernel_args *arg
     lcm_index s_begin = 0, s_end = n;
     void *params[] = {&a, &s_begin, &s_end};
     return launch_on(b, b->fns[kernel], kernel, n, params, queue, err);
+}
+
+/* One thread per table entry, in blocks of up to 128. */
+static int cuda_launch_table(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
+                             lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    if (!b->table_fns[kernel])
+        return lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no table entry for kernel %d; regenerate the model",
+                        kernel);
+    if (n <= 0) return 0;
+    current(b);
+    lcm_kernel_args a = *args;
+    lcm_index count = n;
+    void *params[] = {&a, &count};
+    unsigned threads = (unsigned)b->table_block[kernel], blocks = (unsigned)((n + threads - 1) / threads);
+    b->dirty[queue] = 1;
+    CU(cuLaunchKernel(b->table_fns[kernel], blocks, 1, 1, threads, 1, 1, 0, b->streams[queue], params, NULL),
+       "launching a continuation table");
+    return 0;
 }
 
 static int cuda_launch_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
@@ -345,7 +367,7 @@ static void cuda_destroy(lcm_backend *base)
         b->cu->cuDevicePrimaryCtxRelease(b->dev);
     }
     free(b->streams), free(b->events), free(b->stamps), free(b->dirty), free(b->fns), free(b->sim_fns);
-    free(b->par_n), free(b->max_block);
+    free(b->par_n), free(b->max_block), free(b->table_fns), free(b->table_block);
     free(b->allocs), free(base->cache_entry), free(base->target);
     free(b);
 }
@@ -384,6 +406,7 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
     b->base.precision = precision;
     b->base.launch = cuda_launch;
     b->base.launch_sim = cuda_launch_sim;
+    b->base.launch_table = cuda_launch_table;
     b->base.barrier = cuda_barrier;
     b->base.alloc = cuda_alloc;
     b->base.release = cuda_release;
@@ -424,6 +447,8 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
         b->sim_fns = xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
         b->par_n = xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
         b->max_block = xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
+        b->table_fns = xcalloc((size_t)m->nkernels + 1, sizeof *b->table_fns);
+        b->table_block = xcalloc((size_t)m->nkernels + 1, sizeof *b->table_block);
         for (int k = 0; k < m->nkernels && !rc; ++k) {
             const ir_kernel *kn = &m->kernels[k];
             char sim_symbol[256];
@@ -439,6 +464,16 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
                 rc = check(b, cu->cuFuncGetAttribute(&sim_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                                      b->sim_fns[k]), "asking a kernel's block size", err);
             if (!rc && sim_block < b->max_block[k]) b->max_block[k] = sim_block;
+            /* only kernels with a continuation table have its entry */
+            char table_symbol[256];
+            snprintf(table_symbol, sizeof table_symbol, "%s_table", kn->symbol);
+            if (!rc && cu->cuModuleGetFunction(&b->table_fns[k], b->mod, table_symbol) != CUDA_SUCCESS)
+                b->table_fns[k] = NULL;
+            if (!rc && b->table_fns[k]) {
+                rc = check(b, cu->cuFuncGetAttribute(&b->table_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                     b->table_fns[k]), "asking a kernel's block size", err);
+                if (b->table_block[k] > 128) b->table_block[k] = 128;
+            }
             if (!rc && b->max_block[k] < 128)
                 rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
                               b->max_block[k], b->name);

@@ -44,7 +44,7 @@ static void describe_layout(const lcm_solver *sv)
 static void join_nccl(lcm_solver *sv)
 {
     lcm_backend *be = sv->workers[0]->backend;
-    if (!be->join || getenv("LCM_NO_NCCL")) return;
+    if (!be->join || lcm_env_switch("LCM_NO_NCCL")) return;
     lcm_err err = {0};
     const lcm_nccl_api *nc = lcm_nccl(&err);
     ncclUniqueId id;
@@ -150,6 +150,19 @@ size_t lcm_solver_device_peak(const lcm_solver *s)
     for (int w = 0; w < s->nworkers; ++w)
         if (s->workers[w]->backend->bytes_peak > peak) peak = s->workers[w]->backend->bytes_peak;
     return peak;
+}
+
+size_t lcm_solver_table_bytes(const lcm_solver *s)
+{
+    size_t most = 0;
+    for (int w = 0; w < s->nworkers; ++w) {
+        const lcm_worker *wk = s->workers[w];
+        size_t bytes = 0;
+        for (int r = 0; r < wk->model->ir.nregimes; ++r)
+            bytes += (size_t)wk->table_cap[r] * (lcm_real_bytes(wk->backend->precision) + 1);
+        if (bytes > most) most = bytes;
+    }
+    return most;
 }
 
 /* ---- putting the blocks together ------------------------------------------------ */

@@ -84,6 +84,8 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
     /* its block of the sharded states */
     s->shard = *shard;
     ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
+    s->pre = xcalloc((size_t)model->ir.nkernels + 1, sizeof *s->pre);
+    for (int k = 0; k < model->ir.nkernels; ++k) ir_pre_plan(&model->ir, &s->shard, k, &s->pre[k]);
     /* the parameter and grid buffers (solves and simulations): filled from
      * the parameters at every run */
     ir_grid_layout_build(&model->ir, &s->layout);
@@ -127,6 +129,8 @@ static void release_buffers(lcm_worker *s)
     for (int k = 0; k < 2; ++k)
         for (int r = 0; r < m->nregimes; ++r)
             if (s->vbuf[k][r]) be->release(be, s->vbuf[k][r]), s->vbuf[k][r] = NULL;
+    for (int r = 0; r < m->nregimes; ++r)
+        if (s->table[r]) be->release(be, s->table[r]), s->table[r] = NULL, s->table_cap[r] = 0;
     if (s->F) be->release(be, s->F);
     if (s->F_host) be->release_host(be, s->F_host);
     if (s->F_init) be->release_host(be, s->F_init);
@@ -153,6 +157,7 @@ void lcm_worker_free(lcm_worker *s)
     ir_grid_layout_free(&s->layout);
     lcm_cache_close(&s->cache);
     free(s->grids64);
+    free(s->pre);
     free(s);
 }
 
@@ -161,6 +166,31 @@ static int first_active(const ir_regime *r, int T)
 {
     for (int t = 0; t < T; ++t)
         if (r->active[t]) return t;
+    return 0;
+}
+
+/* The continuation table of each regime whose kernels read one, as large
+ * as the largest of one launch (the worker's block of the sharded states,
+ * a chunk of the splayed ones); none without backend support or with
+ * LCM_NO_TABLES set. */
+static int make_tables(lcm_worker *s, lcm_err *err)
+{
+    lcm_backend *be = s->backend;
+    const ir_model *m = &s->model->ir;
+    if (!be->launch_table || lcm_env_switch("LCM_NO_TABLES")) return 0;
+    for (int k = 0; k < m->nkernels; ++k) {
+        int r = m->kernels[k].regime;
+        long long n = s->pre[k].active ? ir_pre_entries(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
+        if (n > s->table_cap[r]) s->table_cap[r] = n;
+    }
+    for (int r = 0; r < m->nregimes; ++r) {
+        if (!s->table_cap[r]) continue;
+        double bytes = (double)s->table_cap[r] * (double)(lcm_real_bytes(be->precision) + 1);
+        if (bytes > (double)SIZE_MAX / 2 || !(s->table[r] = be->alloc(be, (size_t)bytes, err)))
+            return lcm_fail_prefix(err, "model '%s': the continuation table of regime '%s' needs %.1f MiB (splay a "
+                                   "state it reads with batch_size, or set LCM_NO_TABLES=1 to compute it inline)",
+                                   m->name, m->regimes[r].name, bytes / 1048576.0);
+    }
     return 0;
 }
 
@@ -179,7 +209,8 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
         memset(&s->F_init[i], 0, sizeof *s->F_init);
         for (int b = 0; b < LCM_NFLAGS; ++b) s->F_init[i].first[b] = INT64_MAX;
     }
-    if (be->host_memory) return 0;
+    int rc = make_tables(s, err);
+    if (rc || be->host_memory) return rc;
     /* device: two V buffers per regime, and pinned staging for the results */
     s->stage_off = xcalloc((size_t)(T * R) + 1, sizeof *s->stage_off);
     size_t total = 0;
@@ -331,6 +362,12 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
         tiles *= nchunks[c];
         per_combo /= g->n;
     }
+    /* the continuation table, made before each launch (once when no state
+     * it reads is splayed) */
+    const ir_pre *pre = &w->pre[k];
+    int table = pre->active && w->table[r];
+    a->cont = table ? w->table[r] : NULL;
+    a->cont_code = table ? (unsigned char *)w->table[r] + w->table_cap[r] * lcm_real_bytes(w->backend->precision) : NULL;
     for (long long tile = 0; tile < tiles; ++tile) {
         lcm_index n = (lcm_index)(hi - lo) * per_combo;
         for (int c = ns - 1, q = (int)tile; c >= 0; q /= nchunks[c], --c) {
@@ -339,7 +376,10 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
             int start = a->chunk[c] * g->batch_size;
             n *= g->n - start < g->batch_size ? g->n - start : g->batch_size;
         }
-        int rc = w->backend->launch(w->backend, k, a, n, r, err);
+        int rc = 0;
+        if (table && (tile == 0 || pre->splayed))
+            rc = w->backend->launch_table(w->backend, k, a, ir_pre_entries(pre, hi - lo), r, err);
+        if (!rc) rc = w->backend->launch(w->backend, k, a, n, r, err);
         if (rc) return rc;
     }
     return 0;
@@ -406,7 +446,7 @@ static int run_device_solve(lcm_worker *w, lcm_err *err)
     if (w->captured && w->captured_checks == checks) return be->replay(be, err);
     w->captured = 0;
     w->captured_checks = checks;
-    if (be->capture_begin && w->stage_bytes <= GRAPH_STAGE_LIMIT && !getenv("LCM_NO_GRAPHS")) {
+    if (be->capture_begin && w->stage_bytes <= GRAPH_STAGE_LIMIT && !lcm_env_switch("LCM_NO_GRAPHS")) {
         lcm_err graph_err = {0};
         int rc = be->capture_begin(be, &graph_err);
         if (!rc) rc = queue_solve(w, NULL, &graph_err);

@@ -6,6 +6,7 @@
 #include "cache.h"
 #include "grid.h"
 #include "lcm.h"
+#include "precompute.h"
 #include "shard.h"
 #include "vars.h"
 
@@ -29,6 +30,8 @@ typedef struct lcm_worker {
     void *F;             /* flags of every (period, regime) in backend memory */
     lcm_flags *F_host, *F_init;
     void *vbuf[2][IR_MAX_REGIMES]; /* device backends: V_t and V_{t+1} by regime */
+    void *table[IR_MAX_REGIMES]; /* continuation tables by regime (ir/precompute.h), or NULL */
+    long long table_cap[IR_MAX_REGIMES]; /* ... their entries: reals, then as many bytes */
     char *stage;         /* device backends: pinned copies of every finished V */
     size_t *stage_off, stage_bytes;
     int buffers_ready;   /* the buffers above are made */
@@ -36,6 +39,7 @@ typedef struct lcm_worker {
     int captured_checks; /* ... with the checks on (1) or off (0) */
     ir_shard shard;
     long long shard_lo, shard_hi; /* its block of the sharded states' combined index */
+    ir_pre *pre;         /* each kernel's table plan */
     int index, total;    /* among all workers (every process of an MPI job) */
 } lcm_worker;
 

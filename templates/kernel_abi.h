@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 3
+#define LCM_ABI_VERSION 4
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 
@@ -45,6 +45,10 @@ typedef struct lcm_kernel_args {
      * sharded states' combined index, and the chunk of each splayed state */
     lcm_index shard_lo;
     int chunk[LCM_MAX_SPLAYED];
+    /* the launch's continuation table and its off-grid bytes
+     * (ir/precompute.h), or 0: the kernel evaluates the continuation inline */
+    void *cont;
+    unsigned char *cont_code;
 } lcm_kernel_args;
 
 /* Simulation: a launch steps the subjects rows[0..n) of one regime at one

@@ -68,6 +68,9 @@ int lcm_solver_compiled(const lcm_solver *s);
 double lcm_solver_compile_seconds(const lcm_solver *s);
 /* Peak bytes of device memory the solver used (0 for host backends). */
 size_t lcm_solver_device_peak(const lcm_solver *s);
+/* Bytes of the continuation tables of the worker with the most (scratch
+ * that batch_size bounds; 0 before the first solve or without tables). */
+size_t lcm_solver_table_bytes(const lcm_solver *s);
 void lcm_solver_free(lcm_solver *s);
 
 /* Compiles the model's GPU kernels for an architecture (90 for sm_90) into

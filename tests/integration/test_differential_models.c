@@ -1,6 +1,8 @@
 /* Every bundled model: the generated code (cpu backend) against the IR
- * interpreter (float64, 1e-12 relative), float32 against float64, and the
- * same solve twice giving the same bits. */
+ * interpreter (float64, 1e-12 relative), float32 against float64, the
+ * same solve twice giving the same bits, and the same bits again with the
+ * continuation computed inline instead of from tables (LCM_NO_TABLES). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <dirent.h>
 #include <stdlib.h>
 
@@ -25,6 +27,8 @@ static const struct {
     {"models/mortality.lua", "n_periods=4", NULL},
     {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017.params.lua"},
     {"models/iskhakov_2017.lua", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua"},
+    {"models/saving_choice.lua", NULL, "models/saving_choice.params.lua"},
+    {"models/saving_choice.lua", "income_batch=3", "models/saving_choice.params.lua"},
 };
 
 /* A model of models/ or tests/models/ missing from the list above fails the test. */
@@ -72,29 +76,35 @@ int main(void)
             }
             lcm_pv_put(p, "survival", surv);
         }
-        lcm_solution *sol[4] = {0};
+        enum { NRUNS = 5 };
+        lcm_solution *sol[NRUNS] = {0};
         const struct {
             lcm_backend_kind b;
-            int prec;
-        } runs[] = {{LCM_BACKEND_CPU, 64}, {LCM_BACKEND_INTERP, 64}, {LCM_BACKEND_CPU, 32}, {LCM_BACKEND_CPU, 64}};
-        for (int k = 0; k < 4; ++k) {
+            int prec, no_tables;
+        } runs[NRUNS] = {{LCM_BACKEND_CPU, 64, 0}, {LCM_BACKEND_INTERP, 64, 0}, {LCM_BACKEND_CPU, 32, 0},
+                         {LCM_BACKEND_CPU, 64, 0}, {LCM_BACKEND_CPU, 64, 1}};
+        for (int k = 0; k < NRUNS; ++k) {
             lcm_solver *s = NULL;
             lcm_solver_options o = {.backend = runs[k].b, .precision = runs[k].prec};
+            if (runs[k].no_tables) setenv("LCM_NO_TABLES", "1", 1);
             CHECK_OK(lcm_solver_new(model, &o, &s, &err));
             if (s) CHECK_OK(lcm_solve(s, p, &sol[k], &err));
             lcm_solver_free(s);
+            unsetenv("LCM_NO_TABLES");
         }
-        if (sol[0] && sol[1] && sol[2] && sol[3]) {
+        if (sol[0] && sol[1] && sol[2] && sol[3] && sol[4]) {
             double d_interp = test_max_rel_diff(sol[0], sol[1]);
             double d_f32 = test_max_rel_diff(sol[2], sol[0]);
             double d_again = test_max_rel_diff(sol[3], sol[0]);
-            printf("%s %s: cpu vs interp %.2e, float32 vs float64 %.2e, rerun %.0e\n", cases[i].model,
-                   cases[i].define ? cases[i].define : "", d_interp, d_f32, d_again);
+            double d_inline = test_max_rel_diff(sol[4], sol[0]);
+            printf("%s %s: cpu vs interp %.2e, float32 vs float64 %.2e, rerun %.0e, inline continuation %.0e\n",
+                   cases[i].model, cases[i].define ? cases[i].define : "", d_interp, d_f32, d_again, d_inline);
             CHECK(d_interp <= 1e-12);
             CHECK(d_f32 <= 1e-4);
             CHECK(d_again == 0);
+            CHECK(d_inline == 0);
         }
-        for (int k = 0; k < 4; ++k) lcm_solution_free(sol[k]);
+        for (int k = 0; k < NRUNS; ++k) lcm_solution_free(sol[k]);
         lcm_pv_free(p);
         lcm_model_free(model);
     }

@@ -2,7 +2,8 @@
 # Sharding over MPI ranks (cpu backend, oversubscribed): mpirun -np 2 and
 # -np 3 solve and simulate tests/models/sharded.lua with one sharded state
 # (3 values: -np 2 pads) and two (3 x 2), and must write byte-identical
-# CSV files to a single process; the HDF5 solution of an MPI job is read by
+# CSV files to a single process, as must a continuation table reading a
+# sharded state; the HDF5 solution of an MPI job is read by
 # a single process; ranks x devices combine.  Skipped (77) without mpirun.
 set -u
 LCM=$1 SRC=$3 BIN=$4
@@ -35,6 +36,15 @@ for axes in 1 2; do
     check "the -np $np solution file simulates the same panel" "cmp -s '$work/one-sim-$axes.csv' '$work/read-$np-$axes.csv'"
     check "the -np $np solution file records $np shards" "h5dump -a shards '$work/np$np-$axes.h5' 2>/dev/null | grep -q '(0): $np'"
   done
+done
+
+# a continuation table that reads the sharded state (models/saving_choice.lua with types)
+sc="$SRC/models/saving_choice.lua -D types=3 -D wealth_points=25 -D income_batch=3 --backend cpu --log-level warning"
+sc="$sc --params $SRC/models/saving_choice.params.lua --set patience_gap=0.25"
+"$LCM" solve $sc --csv "$work/sc-one.csv"
+for np in 2 3; do
+  mpirun -np $np "$LCM" solve $sc --csv "$work/sc-np$np.csv" > "$work/sc-np$np.log" 2>&1
+  check "mpirun -np $np, sharded continuation table: same V" "[ -s '$work/sc-one.csv' ] && cmp -s '$work/sc-one.csv' '$work/sc-np$np.csv'"
 done
 
 # ranks x devices: 2 ranks of 2 workers each

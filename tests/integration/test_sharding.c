@@ -4,7 +4,10 @@
  *   do not divide the values: padding), solved and simulated, equals the
  *   unsharded model on one worker, on the cpu backend and the interpreter;
  * - splay: batch_size on the continuous wealth, the Markov health and the
- *   fixed discrete type gives the V of batch_size = 0.
+ *   fixed discrete type gives the V of batch_size = 0;
+ * - both on a continuation table that reads a sharded state and a splayed
+ *   one (models/saving_choice.lua with types): each worker's table covers
+ *   its block, each launch's its chunk.
  * (Several MPI ranks: tests/integration/test_mpi.sh.)
  */
 #include <stdio.h>
@@ -64,8 +67,57 @@ static void release(run *r)
     lcm_panel_free(r->panel);
 }
 
+/* saving_choice.lua with 3 sharded types on `devices` workers, income
+ * splayed by `batch` (0: not): V, and its model (*m, which V refers to). */
+static lcm_solution *solve_types(lcm_backend_kind backend, int devices, int batch, lcm_model **model)
+{
+    char b[32];
+    snprintf(b, sizeof b, "income_batch=%d", batch);
+    const char *defines[] = {"types=3", "wealth_points=25", b, NULL};
+    lcm_model *m = NULL;
+    lcm_pvalue *p = NULL;
+    lcm_solver *s = NULL;
+    lcm_solution *sol = NULL;
+    lcm_solver_options o = {.backend = backend, .devices = devices};
+    lcm_err err = {0};
+    if (test_generate("models/saving_choice.lua", defines, &m, &err) ||
+        test_params("models/saving_choice.params.lua", &p, &err)) {
+        fprintf(stderr, "saving_choice.lua types=3: %s\n", err.msg);
+        exit(1);
+    }
+    lcm_pv_put(p, "patience_gap", lcm_pv_num(0.25));
+    if (lcm_solver_new(m, &o, &s, &err) || lcm_solve(s, p, &sol, &err)) {
+        fprintf(stderr, "saving_choice.lua types=3 on %d devices: %s\n", devices, err.msg);
+        exit(1);
+    }
+    lcm_solver_free(s);
+    lcm_pv_free(p);
+    *model = m;
+    return sol;
+}
+
+static void sharded_tables(void)
+{
+    lcm_model *base_model, *m;
+    lcm_solution *base = solve_types(LCM_BACKEND_INTERP, 1, 0, &base_model);
+    const int devices[] = {1, 2, 3, 7}, batches[] = {0, 3};
+    for (int d = 0; d < 4; ++d)
+        for (int k = 0; k < 2; ++k) {
+            lcm_solution *sol = solve_types(LCM_BACKEND_CPU, devices[d], batches[k], &m);
+            double dv = test_max_rel_diff(sol, base);
+            printf("continuation table of 3 sharded types on %d workers, income batch_size %d: V differs from the "
+                   "interpreter by %g\n", devices[d], batches[k], dv);
+            CHECK(dv == 0);
+            lcm_solution_free(sol);
+            lcm_model_free(m);
+        }
+    lcm_solution_free(base);
+    lcm_model_free(base_model);
+}
+
 int main(void)
 {
+    sharded_tables();
     lcm_model *plain = generate("0", "none");
     run base = solve_and_simulate(plain, LCM_BACKEND_CPU, 1);
     const char *axes[] = {"1", "2"};

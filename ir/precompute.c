@@ -1,0 +1,79 @@
+/* precompute.c - see precompute.h. */
+#include "precompute.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Dependency masks of every node of a regime: which states and actions it reads. */
+static void node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
+{
+    for (size_t i = 0; i < r->nnodes; ++i) {
+        const ir_node *n = &r->nodes[i];
+        sm[i] = am[i] = 0;
+        if (n->op == OP_STATE) sm[i] = (uint64_t)1 << n->ref;
+        else if (n->op == OP_ACTION) am[i] = (uint64_t)1 << n->ref;
+        for (int a = 0; a < n->nargs; ++a) sm[i] |= sm[n->args[a]], am[i] |= am[n->args[a]];
+    }
+}
+
+static const ir_target *target_of(const ir_regime *r, int g)
+{
+    for (int i = 0; i < r->ntargets; ++i)
+        if (r->targets[i].regime == g) return &r->targets[i];
+    return NULL;
+}
+
+/* A table may hold up to this many entries per state of the regime (or
+ * 2^16 in all, for small models): beyond, the memory would outweigh the
+ * evaluations it saves. */
+enum { PRE_PER_STATE = 4, PRE_SMALL = 1 << 16 };
+
+void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
+{
+    memset(p, 0, sizeof *p);
+    const ir_kernel *kn = &m->kernels[k];
+    const ir_regime *r = &m->regimes[kn->regime];
+    if (kn->last || kn->ntargets == 0 || r->nstates > 64 || r->nactions > 64) return;
+    uint64_t *sm = xcalloc(r->nnodes + 1, sizeof *sm), *am = xcalloc(r->nnodes + 1, sizeof *am);
+    node_masks(r, sm, am);
+    for (int t = 0; t < kn->ntargets; ++t) {
+        const ir_target *tg = target_of(r, kn->targets[t]);
+        int P = r->rprob[tg->regime];
+        p->states |= sm[P], p->actions |= am[P];
+        const ir_regime *tr = &m->regimes[tg->regime];
+        for (int s = 0; s < tr->nstates; ++s) {
+            const ir_next *nx = &tg->next[s];
+            if (nx->kind == NEXT_DET) p->states |= sm[nx->node], p->actions |= am[nx->node];
+            else if (nx->kind == NEXT_PROCESS && nx->src >= 0) p->states |= (uint64_t)1 << nx->src;
+            else
+                for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j)
+                    p->states |= sm[nx->probs[j]], p->actions |= am[nx->probs[j]];
+        }
+    }
+    free(sm), free(am);
+    int sharded = ir_shard_regime(m, S, r->id);
+    long long skipped = 1, rows = 1, acts = 1, combos = 1;
+    for (int i = 0; i < r->nstates; ++i) {
+        const ir_grid *g = &r->states[i].grid;
+        if (!(p->states >> i & 1)) skipped *= g->n;
+        else if (sharded && g->distributed) p->sharded = 1;
+        else {
+            rows *= g->batch_size > 0 && g->batch_size < g->n ? g->batch_size : g->n;
+            p->splayed |= g->batch_size > 0;
+        }
+    }
+    for (int j = 0; j < r->nactions; ++j)
+        if (p->actions >> j & 1) acts *= r->actions[j].grid.n;
+    if (p->sharded) combos = S->combos;
+    p->rows = rows, p->acts = acts;
+    /* worth it: the continuation is evaluated per state (it reads something),
+     * a state axis of 2 or more points is left out, and the table is small */
+    long long entries = combos * rows * acts;
+    p->active = (p->states || p->actions) && skipped >= 2 &&
+                (entries <= PRE_SMALL || entries <= PRE_PER_STATE * ir_state_space_size(r));
+}
+
+long long ir_pre_entries(const ir_pre *p, long long combos)
+{
+    return (p->sharded ? combos : 1) * p->rows * p->acts;
+}

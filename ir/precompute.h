@@ -1,0 +1,46 @@
+/* precompute.h - the continuation table of a kernel (design section 6).
+ *
+ * The continuation E(s, a) of a kernel reads some states and actions: those
+ * its regime probabilities, next-state values and stochastic weights depend
+ * on.  When a state axis is not among them (e.g. next wealth = saving, an
+ * action, so current wealth only enters utility), E takes far fewer distinct
+ * values than the kernel evaluates.  The solve then computes each distinct
+ * value once into a table, in a launch before each kernel launch, and the
+ * kernel reads it.  Simulation (subjects off the grid) and the interpreter
+ * evaluate E inline; the table holds the same numbers, computed by the same
+ * code.  The plan depends on the model only, never on the devices.
+ *
+ * One launch's table: entry ((combo * rows + row) * acts + act), with
+ *   combo  the launch's block of the sharded states' combined index, minus
+ *          shard_lo (only when a read state is sharded; 1 value otherwise),
+ *   row    the read non-sharded states, row-major in the regime's order, a
+ *          splayed state counted within its chunk (batch_size long: splay
+ *          bounds the table),
+ *   act    the read actions, row-major in the regime's order.
+ * Beside it, one byte per entry: a next discrete state off its grid
+ * (LCM_FLAG_CODE), which the kernel raises for feasible pairs only.
+ */
+#ifndef LCM_PRECOMPUTE_H
+#define LCM_PRECOMPUTE_H
+
+#include <stdint.h>
+
+#include "shard.h"
+
+typedef struct ir_pre {
+    int active;         /* the kernel reads a table */
+    uint64_t states;    /* bit i: the continuation reads state i */
+    uint64_t actions;   /* bit j: ... action j */
+    int sharded;        /* a read state is sharded: the table has a combo dimension */
+    int splayed;        /* a read state is splayed: each chunk needs its own table */
+    long long rows;     /* product over the read non-sharded states (batch_size when splayed) */
+    long long acts;     /* product over the read actions */
+} ir_pre;
+
+/* The plan of kernel k. */
+void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);
+/* Entries of one launch's table for a block of `combos` sharded values
+ * (ignored unless p->sharded). */
+long long ir_pre_entries(const ir_pre *p, long long combos);
+
+#endif
