@@ -44,7 +44,7 @@ typedef struct column {
     col_kind kind;
     int index;          /* slot or target */
     const char *name;
-    const ir_grid *grid; /* discrete variables: labels (of the variable's first regime) */
+    const ir_grid *grid; /* the variable's grid in its first regime (discrete: labels) */
 } column;
 
 /* The panel's columns in output order; returns their count. */
@@ -142,6 +142,24 @@ int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
 }
 
 /* ---- HDF5 ------------------------------------------------------------------- */
+/* The grid whose labels name the codes of a discrete column in every regime
+ * that has it, or NULL when regimes label them differently (the CSV then
+ * still names each row's code by its own regime). */
+static const ir_grid *shared_labels(const lcm_panel *p, const column *c)
+{
+    if (!c->grid || !grid_is_discrete(c->grid)) return NULL;
+    for (int r = 0; r < p->m->nregimes; ++r) {
+        const ir_regime *R = &p->m->regimes[r];
+        int k = c->kind == COL_STATE ? ir_find_state(R, c->name) : ir_find_action(R, c->name);
+        if (k < 0) continue;
+        const ir_grid *g = c->kind == COL_STATE ? &R->states[k].grid : &R->actions[k].grid;
+        if (!grid_is_discrete(g) || g->n != c->grid->n) return NULL;
+        for (int i = 0; i < g->n; ++i)
+            if (strcmp(g->labels[i], c->grid->labels[i])) return NULL;
+    }
+    return c->grid;
+}
+
 static int write_column(hid_t f, const lcm_panel *p, const column *c, hid_t dcpl)
 {
     hsize_t dims[1] = {(hsize_t)p->n};
@@ -164,7 +182,7 @@ static int write_column(hid_t f, const lcm_panel *p, const column *c, hid_t dcpl
             for (int r = 0; r < p->m->nregimes; ++r) names[r] = p->m->regimes[r].name;
             bad |= h5_attr_strings(d, "labels", names, p->m->nregimes);
             free(names);
-        } else if (c->grid && grid_is_discrete(c->grid)) {
+        } else if (shared_labels(p, c)) {
             bad |= h5_attr_strings(d, "labels", (const char *const *)c->grid->labels, c->grid->n);
         }
         H5Dclose(d);
