@@ -68,7 +68,7 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
         if ((rc = cli_define(&a, &c->mo, &matched, err)) || matched) continue;
         if ((r = cli_value(&a, "--params", &c->params_path, err))) rc = r < 0 ? err->code : 0;
         else if ((r = cli_value(&a, "--initial", &c->initial, err))) rc = r < 0 ? err->code : 0;
-        else if ((r = cli_value(&a, "--solution", &c->solution, err))) rc = r < 0 ? err->code : 0;
+        else if (!c->run && (r = cli_value(&a, "--solution", &c->solution, err))) rc = r < 0 ? err->code : 0;
         else if ((r = cli_value(&a, "--targets", &c->sim.targets, err))) rc = r < 0 ? err->code : 0;
         else if (!c->run && (r = cli_value(&a, "--out", &c->out, err))) rc = r < 0 ? err->code : 0;
         else if (!c->run && (r = cli_value(&a, "--csv", &c->csv, err))) rc = r < 0 ? err->code : 0;
@@ -99,14 +99,15 @@ static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
     if (!c->params_path && file_exists(name = xasprintf("%s/%s.params.lua", dir, stem))) c->params_path = owned[0] = name;
     else if (!c->params_path) free(name);
     if (!c->initial) c->initial = owned[1] = xasprintf("%s/%s.initial.csv", dir, stem);
-    c->solution = NULL;
-    int rc = make_dirs(out_dir, err);
     owned[2] = xasprintf("%s/%s.solution.h5", out_dir, stem);
     c->out = owned[3] = xasprintf("%s/%s.panel.h5", out_dir, stem);
     c->csv = owned[4] = xasprintf("%s/%s.panel.csv", out_dir, stem);
-    if (!rc && !file_exists(c->initial))
+    /* the output folder only once the inputs are there */
+    int rc = 0;
+    if (!file_exists(c->initial))
         rc = lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist (give --initial)",
                       c->initial);
+    if (!rc) rc = make_dirs(out_dir, err);
     free(dir), free(stem);
     return rc;
 }
