@@ -154,13 +154,6 @@ void emit_mark(emitter *e, int id)
     for (int i = 0; i < n->nargs; ++i) emit_mark(e, n->args[i]);
 }
 
-static const ir_target *target_of(const ir_regime *r, int g)
-{
-    for (int i = 0; i < r->ntargets; ++i)
-        if (r->targets[i].regime == g) return &r->targets[i];
-    return NULL;
-}
-
 static void compute_levels(emitter *e, int enext_level)
 {
     const ir_regime *r = e->r;
@@ -209,7 +202,7 @@ static int reads_table(const emitter *e) { return e->pre.active && !e->flat; }
 static void mark_continuation(emitter *e)
 {
     for (int t = 0; t < e->k->ntargets; ++t) {
-        const ir_target *tg = target_of(e->r, e->k->targets[t]);
+        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         emit_mark(e, e->r->rprob[tg->regime]);
         const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
@@ -228,7 +221,7 @@ static int analyze(emitter *e, lcm_err *err)
     compute_levels(e, 0);
     e->e_level = LVL_KERNEL;
     for (int t = 0; t < k->ntargets; ++t) {
-        const ir_target *tg = target_of(r, k->targets[t]);
+        const ir_target *tg = ir_target_of(r, k->targets[t]);
         const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
@@ -302,7 +295,7 @@ static void stochastic_weights(emitter *e, int level)
 {
     lcm_sb *b = e->b;
     for (int t = 0; t < e->k->ntargets && !e->k->last; ++t) {
-        const ir_target *tg = target_of(e->r, e->k->targets[t]);
+        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         int g = tg->regime;
         const ir_regime *tr = &e->m->regimes[g];
         for (int s = 0; s < tr->nstates; ++s) {
@@ -473,7 +466,7 @@ static void table_row(emitter *e, int level)
 {
     const ir_regime *r = e->r;
     lcm_sb *b = e->b;
-    int splayed[IR_MAX_SPLAYED], nsplayed = ir_splayed(r, splayed), sharded = ir_shard_regime(e->m, e->S, r->id);
+    int sharded = ir_shard_regime(e->m, e->S, r->id);
     long long *stride = xcalloc((size_t)r->nstates + 1, sizeof *stride), acc = 1;
     for (int i = r->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= r->states[i].grid.n;
     /* a left-nested ((0 * n + code) * n + code)...: the parentheses first */
@@ -483,17 +476,15 @@ static void table_row(emitter *e, int level)
     emit_indent(e, level), sb_puts(b, "const lcm_index pre_row = pre ? ");
     for (int j = 0; j < open; ++j) sb_putc(b, '(');
     sb_puts(b, "0");
-    for (int k = 0; e->pre.sharded && k < e->S->nsharded; ++k)
-        for (int i = 0; i < r->nstates; ++i)
-            if (e->V->state_slot[r->id][i] == e->S->slot[k])
-                sb_printf(b, " * %d + point / %lld %% %d)", e->S->n[k], stride[i], r->states[i].grid.n);
+    for (int k = 0; e->pre.sharded && k < e->S->nsharded; ++k) {
+        int i = ir_shard_state(e->V, e->S, r, k);
+        sb_printf(b, " * %d + point / %lld %% %d)", e->S->n[k], stride[i], r->states[i].grid.n);
+    }
     if (e->pre.sharded) sb_puts(b, " - a->shard_lo)");
     for (int i = 0; i < r->nstates; ++i) {
         const ir_grid *g = &r->states[i].grid;
         if (!(e->pre.states >> i & 1) || (sharded && g->distributed)) continue;
-        int chunk = -1;
-        for (int c = 0; c < nsplayed; ++c)
-            if (splayed[c] == i && g->batch_size < g->n) chunk = c;
+        int chunk = g->batch_size < g->n ? ir_splay_index(r, i) : -1;
         if (chunk < 0) sb_printf(b, " * %d + point / %lld %% %d)", g->n, stride[i], g->n);
         else
             sb_printf(b, " * %d + (point / %lld %% %d - a->chunk[%d] * %d))", g->batch_size, stride[i], g->n, chunk,
@@ -539,7 +530,7 @@ static void checks(emitter *e, int level)
             sb_printf(b, "| (unsigned)(v%d != 0) << LCM_FLAG_INACTIVE", r->rprob[k->inactive[i]]);
     for (int t = 0; t < k->ntargets; ++t) {
         int g = k->targets[t];
-        const ir_target *tg = target_of(r, g);
+        const ir_target *tg = ir_target_of(r, g);
         const ir_regime *tr = &e->m->regimes[g];
         sb_printf(b, "\n"), emit_indent(e, level + 1);
         sb_printf(b, "| (unsigned)(v%d != 0 && !code_ok%d) << LCM_FLAG_CODE", r->rprob[g], g);
@@ -590,7 +581,7 @@ static void emit_level(emitter *e, int level)
         sb_printf(b, ") %s; /* constraint %s */\n", level < LVL_ACTION0 ? "break" : "continue", r->constraints[c].name);
     }
     for (int t = 0; t < e->k->ntargets; ++t) {
-        const ir_target *tg = target_of(r, e->k->targets[t]);
+        const ir_target *tg = ir_target_of(r, e->k->targets[t]);
         if (target_level(e, tg) == level) target_block(e, tg, level);
     }
     if (!e->k->last && level == e->e_level) e_accumulate(e, level);
@@ -633,9 +624,7 @@ static void state_of(const ir_model *m, const ir_vars *V, const ir_shard *S, con
     for (int i = r->nstates - 1; i >= 0; --i) {
         const ir_grid *g = &r->states[i].grid;
         if (sharded && g->distributed) continue;
-        int chunk = -1;
-        for (int c = 0; c < nsplayed; ++c)
-            if (splayed[c] == i) chunk = c;
+        int chunk = ir_splay_index(r, i);
         if (chunk < 0) {
             sb_printf(b, "    s += (rest %% %d) * %lld; /* %s */\n    rest /= %d;\n", g->n, stride[i], r->states[i].name, g->n);
             continue;
@@ -647,11 +636,11 @@ static void state_of(const ir_model *m, const ir_vars *V, const ir_shard *S, con
     }
     if (sharded) {
         sb_puts(b, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
-        for (int k = S->nsharded - 1; k >= 0; --k)
-            for (int i = 0; i < r->nstates; ++i)
-                if (V->state_slot[r->id][i] == S->slot[k])
-                    sb_printf(b, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", S->n[k], stride[i],
-                              r->states[i].name, S->n[k]);
+        for (int k = S->nsharded - 1; k >= 0; --k) {
+            int i = ir_shard_state(V, S, r, k);
+            sb_printf(b, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", S->n[k], stride[i],
+                      r->states[i].name, S->n[k]);
+        }
     }
     sb_puts(b, "    return s;");
     sb_printf(order, "%s%s", sharded ? "this launch's block of the sharded states" : "",
@@ -681,13 +670,11 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
         else sb_printf(&decode, "    const real act%d = G[%zu + i%d];", j, f.L->action_off[r->id][j], j);
         sb_printf(&decode, " /* %s */\n", r->actions[j].name);
     }
-    int splayed[IR_MAX_SPLAYED], nsplayed = ir_splayed(r, splayed), sharded = ir_shard_regime(f.m, f.S, r->id);
+    int sharded = ir_shard_regime(f.m, f.S, r->id);
     for (int i = r->nstates - 1; i >= 0; --i) {
         const ir_grid *g = &r->states[i].grid;
         if (!(f.pre.states >> i & 1) || (sharded && g->distributed)) continue;
-        int chunk = -1;
-        for (int c = 0; c < nsplayed; ++c)
-            if (splayed[c] == i && g->batch_size < g->n) chunk = c;
+        int chunk = g->batch_size < g->n ? ir_splay_index(r, i) : -1;
         int dim = chunk < 0 ? g->n : g->batch_size;
         sb_puts(&decode, "    { const int c = ");
         if (chunk >= 0) sb_printf(&decode, "a->chunk[%d] * %d + ", chunk, g->batch_size);
@@ -698,17 +685,17 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     }
     if (f.pre.sharded) {
         sb_puts(&decode, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
-        for (int k = f.S->nsharded - 1; k >= 0; --k)
-            for (int i = 0; i < r->nstates; ++i)
-                if (f.V->state_slot[r->id][i] == f.S->slot[k])
-                    sb_printf(&decode, "    x[%d] = (real)(combo %% %d); /* %s */\n    combo /= %d;\n", i,
-                              f.S->n[k], r->states[i].name, f.S->n[k]);
+        for (int k = f.S->nsharded - 1; k >= 0; --k) {
+            int i = ir_shard_state(f.V, f.S, r, k);
+            sb_printf(&decode, "    x[%d] = (real)(combo %% %d); /* %s */\n    combo /= %d;\n", i, f.S->n[k],
+                      r->states[i].name, f.S->n[k]);
+        }
     }
     f.b = &body;
     for (size_t i = 0; i < r->nnodes; ++i)
         if (f.needed[i] && !f.has_enext[i]) emit_node_decl(&f, (int)i, -1);
     stochastic_weights(&f, -1);
-    for (int t = 0; t < f.k->ntargets; ++t) target_block(&f, target_of(r, f.k->targets[t]), -1);
+    for (int t = 0; t < f.k->ntargets; ++t) target_block(&f, ir_target_of(r, f.k->targets[t]), -1);
     e_accumulate(&f, -1);
     sb_puts(&off_grid, "0");
     for (int t = 0; t < f.k->ntargets; ++t)

@@ -22,13 +22,6 @@ void lcm_step_symbol(const ir_model *m, int r, char *buf, size_t len)
     snprintf(buf, len, "lcm_s%d_%s", r, m->regimes[r].name);
 }
 
-static const ir_target *target_of(const ir_regime *r, int g)
-{
-    for (int i = 0; i < r->ntargets; ++i)
-        if (r->targets[i].regime == g) return &r->targets[i];
-    return NULL;
-}
-
 /* Declares the nodes marked in e->needed but not in `done`, in order (node
  * ids are topological), and adds them to `done`. */
 static int declare_new(emitter *e, char *done, int level, lcm_err *err)
@@ -135,7 +128,7 @@ static int next_period(emitter *e, const ir_vars *V, lcm_sb *b, lcm_err *err)
     char *outer = xcalloc(r->nnodes + 1, 1);
     memcpy(outer, done, r->nnodes);
     for (int i = 0; i < n && !rc; ++i) {
-        const ir_target *tg = target_of(r, ids[i]);
+        const ir_target *tg = ir_target_of(r, ids[i]);
         if (!tg) continue; /* a regime without states needs no next states */
         const ir_regime *tr = &m->regimes[tg->regime];
         memcpy(e->needed, outer, r->nnodes), memcpy(done, outer, r->nnodes);

@@ -265,3 +265,10 @@ int ir_model_check(ir_model *m, lcm_err *err)
     }
     return 0;
 }
+
+const ir_target *ir_target_of(const ir_regime *r, int g)
+{
+    for (int i = 0; i < r->ntargets; ++i)
+        if (r->targets[i].regime == g) return &r->targets[i];
+    return NULL;
+}

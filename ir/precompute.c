@@ -16,13 +16,6 @@ static void node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
     }
 }
 
-static const ir_target *target_of(const ir_regime *r, int g)
-{
-    for (int i = 0; i < r->ntargets; ++i)
-        if (r->targets[i].regime == g) return &r->targets[i];
-    return NULL;
-}
-
 /* A table may hold up to this many entries per state of the regime (or
  * 2^16 in all, for small models): beyond, the memory would outweigh the
  * evaluations it saves. */
@@ -37,7 +30,7 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
     uint64_t *sm = xcalloc(r->nnodes + 1, sizeof *sm), *am = xcalloc(r->nnodes + 1, sizeof *am);
     node_masks(r, sm, am);
     for (int t = 0; t < kn->ntargets; ++t) {
-        const ir_target *tg = target_of(r, kn->targets[t]);
+        const ir_target *tg = ir_target_of(r, kn->targets[t]);
         int P = r->rprob[tg->regime];
         p->states |= sm[P], p->actions |= am[P];
         const ir_regime *tr = &m->regimes[tg->regime];

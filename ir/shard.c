@@ -66,3 +66,18 @@ int ir_splayed(const ir_regime *r, int *states)
         if (splayable(&r->states[s].grid)) states[n++] = s;
     return n;
 }
+
+int ir_splay_index(const ir_regime *r, int i)
+{
+    int splayed[IR_MAX_SPLAYED], n = ir_splayed(r, splayed);
+    for (int c = 0; c < n; ++c)
+        if (splayed[c] == i) return c;
+    return -1;
+}
+
+int ir_shard_state(const ir_vars *V, const ir_shard *S, const ir_regime *r, int k)
+{
+    for (int i = 0; i < r->nstates; ++i)
+        if (V->state_slot[r->id][i] == S->slot[k]) return i;
+    return -1;
+}

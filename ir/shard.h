@@ -41,5 +41,10 @@ int ir_shard_owner(const ir_shard *S, long long combo, int D);
 int ir_shard_check(const ir_model *m, lcm_err *err);
 /* The splayed states of regime r (batch_size > 0), in V order; returns how many. */
 int ir_splayed(const ir_regime *r, int *states);
+/* Which splayed state of regime r (in ir_splayed's order, the index of its
+ * chunk in lcm_kernel_args.chunk) state i is, or -1. */
+int ir_splay_index(const ir_regime *r, int i);
+/* The state of regime r that is the k-th sharded state, or -1. */
+int ir_shard_state(const ir_vars *V, const ir_shard *S, const ir_regime *r, int k);
 
 #endif

@@ -308,24 +308,24 @@ lcm_index lcm_launch_state(const ir_model *m, const ir_vars *V, const ir_shard *
                            const int *chunk, lcm_index l)
 {
     const ir_regime *R = &m->regimes[r];
-    int sharded = ir_shard_regime(m, S, r), splayed[IR_MAX_SPLAYED], ns = chunk ? ir_splayed(R, splayed) : 0;
+    int sharded = ir_shard_regime(m, S, r);
     lcm_index stride[64], acc = 1, s = 0, rest = l;
     if (R->nstates > 64) return l;
     for (int i = R->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= R->states[i].grid.n;
     for (int i = R->nstates - 1; i >= 0; --i) {
         const ir_grid *g = &R->states[i].grid;
         if (sharded && g->distributed) continue;
-        int lo_i = 0, len = g->n;
-        for (int c = 0; c < ns; ++c)
-            if (splayed[c] == i) lo_i = chunk[c] * g->batch_size, len = g->n - lo_i < g->batch_size ? g->n - lo_i : g->batch_size;
+        int lo_i = 0, len = g->n, c = chunk ? ir_splay_index(R, i) : -1;
+        if (c >= 0) lo_i = chunk[c] * g->batch_size, len = g->n - lo_i < g->batch_size ? g->n - lo_i : g->batch_size;
         s += (lo_i + rest % len) * stride[i];
         rest /= len;
     }
     if (!sharded) return s;
     long long combo = lo + rest;
-    for (int k = S->nsharded - 1; k >= 0; --k)
-        for (int i = 0; i < R->nstates; ++i)
-            if (V->state_slot[r][i] == S->slot[k]) s += (combo % S->n[k]) * stride[i], combo /= S->n[k];
+    for (int k = S->nsharded - 1; k >= 0; --k) {
+        int i = ir_shard_state(V, S, R, k);
+        s += (combo % S->n[k]) * stride[i], combo /= S->n[k];
+    }
     return s;
 }
 

@@ -4,6 +4,8 @@
 #   sh scripts/fuzz.sh                      # model, params, initial: 60 s each
 #   LCM_FUZZ_SECONDS=600 sh scripts/fuzz.sh params
 #   LCM_FUZZ_SECONDS=0 sh scripts/fuzz.sh   # only replay the corpora
+# The corpus is tests/fuzz/corpus/<harness> plus, as seeds, the project's
+# model and params files (models/, tests/models/, tests/bad_input/models/).
 # New inputs go to build-fuzz/fuzz/<harness>/corpus (the corpus in the
 # repository is only read).  A crash, sanitizer report, leak, timeout or
 # running out of memory leaves its input in build-fuzz/fuzz/<harness>/ and
@@ -57,6 +59,16 @@ for h in $harnesses; do
   esac
   work=$build/fuzz/$h
   mkdir -p "$work/corpus"
+  # seeds beside the repository's corpus: the project's own model and params
+  # files, gathered here rather than kept as copies in tests/fuzz/corpus
+  rm -rf "$work/seeds" && mkdir -p "$work/seeds"
+  for f in models/*.lua tests/models/*.lua tests/bad_input/models/*.lua examples/makefile-project/params.lua; do
+    case $h:$f in
+      model:*.params.lua | model:*/params.lua) ;;
+      model:*) cp "$f" "$work/seeds/$(echo "$f" | tr / _)" ;;
+      params:*.params.lua | params:*/params.lua) cp "$f" "$work/seeds/$(echo "$f" | tr / _)" ;;
+    esac
+  done
   if [ "$seconds" = 0 ]; then
     bound=-runs=0
     echo "fuzz_$h: replaying tests/fuzz/corpus/$h (log: $work/fuzz.log)"
@@ -66,7 +78,7 @@ for h in $harnesses; do
   fi
   # stdout closed: a model's print() would flood the log
   if "$build/bin/fuzz_$h" "$bound" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -dict="$dict" \
-    -close_fd_mask=1 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$h" \
+    -close_fd_mask=1 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$h" "$work/seeds" \
     > "$work/fuzz.log" 2>&1; then
     grep -E 'DONE|^stat::(number_of_executed_units|average_exec_per_sec)' "$work/fuzz.log" | sed 's/^/  /'
   else
