@@ -1,8 +1,10 @@
 /* lua_host.c - the only C that talks to Lua in the generator.  It preloads
- * the embedded DSL modules and calls lcm.host.run(). */
+ * the embedded DSL modules and calls lcm.host.run() with the sandbox the
+ * model runs in (lua_sandbox.h). */
 #include "lua_host.h"
 
 #include "lua_limits.h"
+#include "lua_sandbox.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -10,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "embedded.h"
 
@@ -72,6 +75,9 @@ static int run_protected(lua_State *L)
     int ndefs = (int)lua_tointeger(L, 3);
     lua_settop(L, 0);
     lua_getglobal(L, "require");
+    lua_pushstring(L, "lcm");
+    lua_call(L, 1, 0); /* first: it extends math, which the sandbox copies */
+    lua_getglobal(L, "require");
     lua_pushstring(L, "lcm.host");
     lua_call(L, 1, 1);
     lua_getfield(L, -1, "run");
@@ -81,7 +87,12 @@ static int run_protected(lua_State *L)
         lua_pushstring(L, defs[i].value);
         lua_setfield(L, -2, defs[i].name);
     }
-    lua_call(L, 2, 3);
+    const char *slash = strrchr(path, '/');
+    lua_pushlstring(L, path, slash ? (size_t)(slash - path) + (slash == path) : 0);
+    const char *dir = lua_tostring(L, -1);
+    lcm_sandbox_push(L, *dir ? dir : ".", lcm_sandbox_trusted());
+    lua_remove(L, -2);
+    lua_call(L, 3, 3);
     if (lua_type(L, -3) != LUA_TSTRING || !is_string_list(L, -2) || !is_string_list(L, -1))
         return luaL_error(L, "%s: the model replaced a function of the lcm library, which then did not return "
                           "the manifest", path);
@@ -105,6 +116,9 @@ int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefin
                     lcm_trace_result *out, lcm_err *err)
 {
     memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(model_path, &st) || !S_ISREG(st.st_mode)) /* a pipe would hang the read */
+        return lcm_fail(err, LCM_E_IO, "model '%s' is not a regular file", model_path);
     lcm_lua_limits lim;
     lua_State *L = lcm_lua_limited_state(&lim);
     if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");

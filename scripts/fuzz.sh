@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer harnesses (tests/fuzz) with clang into build-fuzz and
 # runs each over its corpus for a bounded time:
-#   sh scripts/fuzz.sh                      # model, params, initial: 60 s each
+#   sh scripts/fuzz.sh                      # model, params, set, initial: 60 s each
 #   LCM_FUZZ_SECONDS=600 sh scripts/fuzz.sh params
 #   LCM_FUZZ_SECONDS=0 sh scripts/fuzz.sh   # only replay the corpora
 # The corpus is tests/fuzz/corpus/<harness> plus, as seeds, the project's
@@ -15,11 +15,11 @@ cd "$(dirname "$0")/.."
 seconds=${LCM_FUZZ_SECONDS:-60}
 build=${LCM_FUZZ_BUILD_DIR:-build-fuzz}
 cc=${LCM_FUZZ_CC:-clang}
-harnesses=${*:-model params initial}
+harnesses=${*:-model params set initial}
 
 case $seconds in '' | *[!0-9]*) echo "LCM_FUZZ_SECONDS must be a whole number of seconds, got '$seconds'"; exit 2 ;; esac
 for h in $harnesses; do
-  case $h in model | params | initial) ;; *) echo "unknown harness '$h' (model, params, initial)"; exit 2 ;; esac
+  case $h in model | params | set | initial) ;; *) echo "unknown harness '$h' (model, params, set, initial)"; exit 2 ;; esac
 done
 
 skip() { echo "fuzzing skipped: $1"; exit 0; }
@@ -55,6 +55,7 @@ for h in $harnesses; do
   case $h in
     model) max_len=16384 dict=tests/fuzz/dict/lua.dict ;;
     params) max_len=4096 dict=tests/fuzz/dict/lua.dict ;;
+    set) max_len=1024 dict=tests/fuzz/dict/lua.dict ;;
     initial) max_len=4096 dict=tests/fuzz/dict/csv.dict ;;
   esac
   work=$build/fuzz/$h
@@ -62,7 +63,7 @@ for h in $harnesses; do
   # seeds beside the repository's corpus: the project's own model and params
   # files, gathered here rather than kept as copies in tests/fuzz/corpus
   rm -rf "$work/seeds" && mkdir -p "$work/seeds"
-  for f in models/*.lua tests/models/*.lua tests/bad_input/models/*.lua examples/makefile-project/params.lua; do
+  for f in models/*.lua tests/models/*.lua tests/bad_input/models/*.lua; do
     case $h:$f in
       model:*.params.lua | model:*/params.lua) ;;
       model:*) cp "$f" "$work/seeds/$(echo "$f" | tr / _)" ;;

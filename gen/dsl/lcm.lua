@@ -441,6 +441,63 @@ end
 
 local options = { given = {}, read = {}, order = {} }
 function lcm._set_options(given) options.given = given end
+
+---------------------------------------------------------------------------
+-- data files beside the model (read through the sandbox, gen/lua_sandbox.h)
+---------------------------------------------------------------------------
+
+local reader
+function lcm._set_reader(f) reader = f end
+
+-- The bytes of a file in the model's folder (or below), by a name relative
+-- to that folder.
+function lcm.read_file(name)
+  if type(name) ~= "string" then fail("lcm.read_file: the file name must be a string") end
+  if not reader then fail("lcm.read_file: this file may read no data file") end
+  local ok, text = pcall(reader, name)
+  if not ok then fail(tostring(text)) end
+  return text
+end
+
+-- A table of numbers in a text file beside the model: one row a line,
+-- fields separated by spaces, tabs, commas or semicolons; blank lines and
+-- lines starting with # are skipped.  A first line that is not all numbers
+-- is the header.  Returns { header = {names...} or nil, rows = {{...}, ...},
+-- columns = { name = {...} } } (columns only with a header; a short row
+-- leaves holes at its end).
+function lcm.read_table(name)
+  local text = lcm.read_file(name)
+  local header, rows, line_no = nil, {}, 0
+  for line in (text .. "\n"):gmatch("([^\r\n]*)\r?\n?") do
+    line_no = line_no + 1
+    if line:match("%S") and not line:match("^%s*#") then
+      local fields = {}
+      for f in line:gmatch("[^%s,;]+") do fields[#fields + 1] = f end
+      local numbers, bad = {}, nil
+      for i, f in ipairs(fields) do
+        numbers[i] = tonumber(f)
+        if not finite(numbers[i]) then bad = bad or f end
+      end
+      if bad and not header and #rows == 0 then
+        header = fields
+      elseif bad then
+        fail(string.format("lcm.read_table: %s, line %d: '%s' is not a finite number", name, line_no, bad))
+      elseif #fields > 0 then
+        rows[#rows + 1] = numbers
+      end
+    end
+  end
+  local columns = nil
+  if header then
+    columns = {}
+    for j, h in ipairs(header) do
+      local col = {}
+      for i, r in ipairs(rows) do col[i] = r[j] end
+      columns[h] = col
+    end
+  end
+  return { header = header, rows = rows, columns = columns }
+end
 function lcm._options() return options end
 
 -- Returns the value given with -D name=value (converted to the type of

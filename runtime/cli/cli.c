@@ -9,6 +9,7 @@
 
 #include "comm.h"
 #include "lcmgen.h"
+#include "lua_sandbox.h"
 
 int cli_die(const char *cmd, const lcm_err *err)
 {
@@ -40,6 +41,11 @@ int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
 {
     const char *arg = a->argv[a->i], *def = NULL;
     *matched = 0;
+    if (!strcmp(arg, "--trust-model")) { /* the model and params files get the full Lua library */
+        lcm_sandbox_set_trusted(1);
+        *matched = 1;
+        return 0;
+    }
     if (!strcmp(arg, "-D")) {
         if (a->i + 1 >= a->argc) return lcm_fail(err, LCM_E_USAGE, "-D needs name=value");
         def = a->argv[++a->i];

@@ -8,7 +8,7 @@
 #include "cuda_compile.h"
 
 static const char usage[] =
-    "usage: lcm compile MODEL.lua|DIR [-D name=value]... [--backend auto|cpu|cuda] [--arch sm_XX]\n"
+    "usage: lcm compile MODEL.lua|DIR [-D name=value]... [--trust-model] [--backend auto|cpu|cuda] [--arch sm_XX]\n"
     "                   [--precision 64|32] [--device N]\n"
     "\n"
     "Compiles the model's solver into the cache ($LCM_CACHE_DIR, default ~/.cache/lcm)\n"

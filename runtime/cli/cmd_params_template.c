@@ -5,7 +5,7 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: lcm params-template MODEL.lua|DIR [-D name=value]...\n"
+    "usage: lcm params-template MODEL.lua|DIR [-D name=value]... [--trust-model]\n"
     "\n"
     "Prints a Lua params file listing every parameter the model needs, with its\n"
     "shape and the functions that use it.\n";

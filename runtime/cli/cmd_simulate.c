@@ -13,7 +13,7 @@
 static const char simulate_usage[] =
     "usage: lcm simulate MODEL.lua|DIR --initial I.csv|I.h5 [--params P.lua] [--set name=value]...\n"
     "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
-    "                    [-D name=value]... [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
+    "                    [-D name=value]... [--trust-model] [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
     "                    [--devices N]\n"
     "                    [--threads N] [--log-level off|warning|progress|debug] [--log-path DIR [--log-keep N]]\n"
     "                    [--out PANEL.h5] [--csv PANEL.csv]\n"

@@ -9,7 +9,7 @@
 #include "params_lua.h"
 
 static const char usage[] =
-    "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--set name=value]...\n"
+    "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--trust-model] [--set name=value]...\n"
     "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--devices N]\n"
     "                 [--threads N]\n"
     "                 [--log-level off|warning|progress|debug] [--log-path DIR [--log-keep N]]\n"

@@ -2,6 +2,7 @@
 #include "params_lua.h"
 
 #include "lua_limits.h"
+#include "lua_sandbox.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -13,18 +14,25 @@
 /* Deeper tables than any parameter array; also ends a table that holds itself. */
 #define MAX_DEPTH 100
 
-static lua_State *new_state(lcm_lua_limits *lim)
+/* A limited state whose chunks run in a sandbox (lua_sandbox.h): the box
+ * is left on the stack.  dir: the folder whose Lua files the chunk may
+ * dofile or require (NULL: none). */
+static lua_State *new_state(lcm_lua_limits *lim, const char *dir)
 {
     lua_State *L = lcm_lua_limited_state(lim);
     if (!L) return NULL;
-    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base}, {LUA_MATHLIBNAME, luaopen_math},
-                                    {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
-                                    {NULL, NULL}};
-    for (const luaL_Reg *l = libs; l->func; ++l) {
-        luaL_requiref(L, l->name, l->func, 1);
-        lua_pop(L, 1);
-    }
+    luaL_openlibs(L); /* the sandbox copies from these; the chunk sees its own environment */
+    lcm_sandbox_push(L, dir, lcm_sandbox_trusted());
     return L;
+}
+
+/* Loads text as a chunk in the environment of the box at index 1. */
+static int load_sandboxed(lua_State *L, const char *text, size_t len, const char *chunkname)
+{
+    lua_getfield(L, 1, "env");
+    int rc = lcm_sandbox_load(L, text, len, chunkname, -1);
+    lua_remove(L, -2);
+    return rc;
 }
 
 /* ---- values ------------------------------------------------------------- */
@@ -114,12 +122,24 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
 {
     *out = NULL;
     if (!file_exists(path)) return lcm_fail(err, LCM_E_IO, "params file '%s' does not exist", path);
+    size_t len = 0;
+    char *text = read_file(path, &len, err);
+    if (!text) return err->code;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrdup(".");
+    char *chunkname = xasprintf("@%s", path);
     lcm_lua_limits lim;
-    lua_State *L = new_state(&lim);
-    if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
+    lua_State *L = new_state(&lim, dir);
+    free(dir);
+    if (!L) {
+        free(text), free(chunkname);
+        return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
+    }
     int rc = 0;
     lcm_lua_limits_arm(L, &lim);
-    if (luaL_loadfilex(L, path, "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    int loaded = load_sandboxed(L, text, len, chunkname);
+    free(text), free(chunkname);
+    if (loaded != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
         rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, path, "the params file", &lim);
         if (!rc) rc = fail_lua(err, path, lua_tostring(L, -1));
     } else if (lua_type(L, -1) != LUA_TTABLE) {
@@ -149,14 +169,14 @@ int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
         return lcm_fail(err, LCM_E_USAGE, "--set expects name=value (e.g. --set working.wage=20), got '%s'", assignment);
     if (!eq[1]) return lcm_fail(err, LCM_E_PARAMS, "--set %.*s: no value after '='", (int)(eq - assignment), assignment);
     lcm_lua_limits lim;
-    lua_State *L = new_state(&lim);
+    lua_State *L = new_state(&lim, NULL);
     if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
     char *path = xstrndup(assignment, (size_t)(eq - assignment));
     char *where = xasprintf("--set %s", path);
     char *chunk = xasprintf("return %s", eq + 1);
     int rc = 0;
     lcm_lua_limits_arm(L, &lim);
-    if (luaL_loadbufferx(L, chunk, strlen(chunk), "=--set", "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    if (load_sandboxed(L, chunk, strlen(chunk), "=--set") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
         rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, where, "the value", &lim);
         if (!rc) rc = lcm_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (%s)", where, eq + 1, lua_tostring(L, -1));
     } else {

@@ -31,17 +31,38 @@ LUA
 cat > "$work/split/model.lua" <<'LUA'
 local lcm = require("lcm")
 local grids = require("grids")
-local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/")
 return lcm.model{
   ages = lcm.ages{ start = 0, stop = 1 },
   regimes = { only = lcm.regime{ terminal = true, states = { wealth = grids.wealth },
-    functions = { utility = dofile(here .. "/utility.lua") } } },
+    functions = { utility = dofile("utility.lua") } } },
 }
 LUA
 "$LCMGEN" "$work/split/model.lua" -o "$work/split/gen" -M "$work/split/gen.d" 2> "$work/split.log"
 check "split model generates" "[ -s '$work/split/gen/kernels.c' ]"
 check "depfile lists required modules" "grep -q 'split/grids.lua' '$work/split/gen.d'"
 check "depfile lists dofile'd files" "grep -q 'split/utility.lua' '$work/split/gen.d'"
+
+# modules in subfolders (require "a.b") and data files read through the
+# sandbox (lcm.read_table: a header, comments, CRLF and CR line ends, mixed
+# separators); the data files are in the depfile too
+mkdir -p "$work/split/data" "$work/split/lib"
+printf '# wealth grid bounds\r\nstart, stop; n\r\n1 2 3\r0.5\t12.5 6\n' > "$work/split/data/bounds.txt"
+cat > "$work/split/lib/grids.lua" <<'LUA'
+local lcm = require("lcm")
+local b = lcm.read_table("data/bounds.txt")
+assert(#b.rows == 2 and b.header[3] == "n" and b.rows[1][3] == 3, "rows and header")
+return { wealth = lcm.linspace{ start = b.columns.start[2], stop = b.columns.stop[2], n_points = b.columns.n[2] } }
+LUA
+sed 's/require("grids")/require("lib.grids")/' "$work/split/model.lua" > "$work/split/data_model.lua"
+"$LCMGEN" "$work/split/data_model.lua" -o "$work/split/gen2" -M "$work/split/gen2.d" 2> "$work/split2.log"
+check "a grid read from a data file" "grep -q '^state wealth lin n 6 start 0.5 stop 12.5$' '$work/split/gen2/manifest.lcm'"
+check "depfile lists modules in subfolders" "grep -q 'split/lib/grids.lua' '$work/split/gen2.d'"
+check "depfile lists data files" "grep -q 'split/data/bounds.txt' '$work/split/gen2.d'"
+printf 'local base = dofile("base.lua")\nbase.interest_rate = 0.04\nreturn base\n' > "$work/split/p.lua"
+printf 'return { discount_factor = 0.95, risk_aversion = 2 }\n' > "$work/split/base.lua"
+"$LCM" solve "$SRC/models/tiny.lua" --params "$work/split/p.lua" --csv "$work/split/v1.csv" 2> /dev/null
+"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --set interest_rate=0.04 --csv "$work/split/v2.csv" 2> /dev/null
+check "a params file dofile's a file beside it" "cmp -s '$work/split/v1.csv' '$work/split/v2.csv'"
 
 # a generated directory solves exactly like the .lua file
 "$LCM" solve "$work/gen" --params "$SRC/models/tiny.params.lua" --csv "$work/dir.csv" 2>/dev/null
