@@ -211,8 +211,12 @@ local function fixed_lookup(M, R, fname, pname, where)
       "' is given at two levels (" .. found[1][1] .. " and " .. found[2][1] .. ")")
   end
   if #found == 0 then return nil end
-  M.fixed_used[found[1][1]] = true
-  return found[1][2]
+  local path, value = found[1][1], found[1][2]
+  if type(value) == "number" and not lcm._finite(value) then
+    fail_at(M.where, "fixed_params: '" .. path .. "' is " .. lcm._num(value) .. ", not a finite number")
+  end
+  M.fixed_used[path] = true
+  return value
 end
 
 local function check_fixed_used(M)
@@ -252,6 +256,9 @@ local function flatten(value, slot, where)
   local function walk(v, d, path)
     if d > slot.ndims then
       if type(v) ~= "number" then fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " is not a number") end
+      if not lcm._finite(v) then
+        fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " is " .. lcm._num(v) .. ", not a finite number")
+      end
       out[#out + 1] = v + 0.0
       return
     end
@@ -494,6 +501,10 @@ local function markov_probs(res, labels, what, R, where, dimname)
       fail_at(where, "regime '" .. R.name .. "': " .. what .. ": the probability of '" .. labels[j] ..
         "' is not a number")
     end
+    if type(p) == "number" and not (p >= 0 and p <= 1) then
+      fail_at(where, "regime '" .. R.name .. "': " .. what .. ": the probability of '" .. labels[j] ..
+        "' is " .. lcm._num(p) .. ", not a number from 0 to 1")
+    end
     probs[j] = p
   end
   return probs
@@ -677,6 +688,10 @@ local function grid_slots(R, M)
           if fixed == nil then fixed = fixed_lookup(M, R, v.name, pname, g.where) end
           if fixed ~= nil and type(fixed) ~= "number" then
             fail_at(g.where, "fixed_params: parameter '" .. pname .. "' of process '" .. v.name .. "' must be a number")
+          end
+          local bad = fixed ~= nil and lcm._process_param_problem(pname, fixed)
+          if bad then
+            fail_at(M.where, "fixed_params: parameter '" .. pname .. "' of process '" .. v.name .. "' " .. bad)
           end
           slots[i] = slot_function(M, R, v.name, pname, fixed, g.where)({})
         end
