@@ -248,10 +248,29 @@ local function check_fixed_used(M)
   end
 end
 
+-- The labels of dimension d of a slot: those of the categorical indexing it,
+-- or, for the last dimension a Markov row adds, of the next regime
+-- (next_regime) or of the next state's categories (next_<state>), as the
+-- runtime reads params files; nil for period.
+local function dim_labels(M, slot, d)
+  local cat = slot.cats[d]
+  if cat then return cat.labels end
+  local name = slot.dimnames[d]
+  if name == "next_regime" then return M.regime_names end
+  local state = name:match("^next_(.+)$")
+  for _, R in ipairs(state and M.regimes or {}) do
+    local i = R.state_index[state]
+    local g = i and R.states[i].grid
+    if g and g.kind == "discrete" and g.n == slot.dims[d] then return g.cat.labels end
+  end
+  return nil
+end
+
 -- Flattens a fixed array value row-major over the slot's dimensions.  Each
 -- level is a list (first element = code 0) or, for categorical dimensions,
 -- a table keyed by label.
-local function flatten(value, slot, where)
+local function flatten(value, slot, M)
+  local where = M.where
   local out = {}
   local function walk(v, d, path)
     if d > slot.ndims then
@@ -266,11 +285,19 @@ local function flatten(value, slot, where)
       fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " must be an array of " .. slot.dims[d] ..
         " values (indexed by " .. slot.dimnames[d] .. ")")
     end
-    local cat = slot.cats[d]
-    if #v == 0 and cat then
-      for j, label in ipairs(cat.labels) do
+    local labels = dim_labels(M, slot, d)
+    if #v == 0 and labels then
+      local known = {}
+      for _, label in ipairs(labels) do
         if v[label] == nil then fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " has no entry '" .. label .. "'") end
+        known[label] = true
         walk(v[label], d + 1, path .. "." .. label)
+      end
+      for k in pairs(v) do
+        if not known[k] then
+          fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " has an entry '" .. tostring(k) ..
+            "', which is not one of " .. table.concat(labels, ", ") .. " (" .. slot.dimnames[d] .. ")")
+        end
       end
     else
       if #v ~= slot.dims[d] then
@@ -1004,7 +1031,7 @@ function B.manifest(model, file, stem)
     for d = 1, s.ndims do parts[#parts + 1] = s.dims[d] .. " " .. s.dimnames[d] end
     if s.fixed then
       parts[#parts + 1] = "fixed"
-      for _, v in ipairs(flatten(s.fixed, s, M.where)) do parts[#parts + 1] = num(v) end
+      for _, v in ipairs(flatten(s.fixed, s, M)) do parts[#parts + 1] = num(v) end
     end
     out[#out + 1] = table.concat(parts, " ")
   end
