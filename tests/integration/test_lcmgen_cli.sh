@@ -103,6 +103,15 @@ check "lcm logs them" "grep -q '^lcm: warning: .*batch_size' '$work/warn2'"
 "$LCM" solve "$work/splayed.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/s.csv" --log-level off 2> "$work/warn3"
 check "--log-level off silences them" "[ ! -s '$work/warn3' ]"
 
+# warnings carry text from outside (here the model's file name, which holds
+# an escape sequence): both commands print its control characters escaped
+esc="$work/x"$'\e]0;title\a'".lua"
+cp "$work/splayed.lua" "$esc"
+"$LCMGEN" "$esc" -o "$work/esc" 2> "$work/warn4"
+check "lcmgen escapes control characters in warnings" "grep -qF 'x\x1b]0;title\x07.lua' '$work/warn4' && ! grep -q $'\e' '$work/warn4'"
+"$LCM" solve "$esc" --params "$SRC/models/tiny.params.lua" --csv "$work/s.csv" --log-level warning 2> "$work/warn5"
+check "lcm escapes control characters in warnings" "grep -qF 'x\x1b]0;title\x07.lua' '$work/warn5' && ! grep -q $'\e' '$work/warn5'"
+
 # tampering is refused
 echo "/* edited */" >> "$work/gen/kernels.c"
 "$LCM" solve "$work/gen" --params "$SRC/models/tiny.params.lua" --csv "$work/x.csv" 2> "$work/tamper.log"; rc=$?
