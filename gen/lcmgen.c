@@ -76,18 +76,29 @@ void lcmgen_output_free(lcmgen_output *out)
     memset(out, 0, sizeof *out);
 }
 
-/* Appends a file name as GNU make reads it in a rule, in two layers.
- * Make globs a name holding a wildcard (* ? [), reading every backslash in
- * it as a quote: such a name gets each wildcard and backslash quoted, so
- * that it matches only itself.  Then Make's own reading: a backslash quotes
- * a space (a separator), '#' (a comment), ':' (the rule's colon) and, in a
- * target, '%' (a pattern rule; a prerequisite keeps the backslash, and
- * needs none), and Make halves the backslashes just before a quoted
- * character and those ending a name, so they are doubled there.  '$' is
- * written "$$" and '=' as "$(strip =)": a bare one would make the line a
- * variable assignment.  A line break or ';' cannot be written at all (Make
- * ends the rule there whatever quotes them), nor a tab (a quoted one
- * becomes a space in a target, and every file loaded is a target too). */
+/* A file name as Make's glob reads it: Make globs a name holding a wildcard
+ * (* ? [), reading every backslash in it as a quote, so such a name gets
+ * each wildcard and backslash quoted and matches only itself; any other
+ * name is left as it is. */
+static void glob_quote(const char *path, lcm_sb *out)
+{
+    int globbed = strpbrk(path, "*?[") != NULL;
+    for (const char *c = path; *c; ++c) {
+        if (globbed && strchr("*?[\\", *c)) sb_putc(out, '\\');
+        sb_putc(out, *c);
+    }
+}
+
+/* Appends a file name as GNU make reads it in a rule: glob_quote's text,
+ * then Make's own quoting.  A backslash quotes a space (a separator), '#'
+ * (a comment), ':' (the rule's colon) and, in a target, '%' (a pattern
+ * rule; a prerequisite keeps the backslash, and needs none); Make halves
+ * the backslashes just before a quoted character and those ending a name,
+ * so they are doubled there.  '$' is written "$$" and '=' as "$(strip =)":
+ * a bare one would make the line a variable assignment.  A line break or
+ * ';' cannot be written at all (Make ends the rule there whatever quotes
+ * them), nor a tab (a quoted one becomes a space in a target, and every
+ * file loaded is a target too). */
 static int put_make_name(lcm_sb *b, const char *path, int target, lcm_err *err)
 {
     if (strpbrk(path, "\n\t;")) {
@@ -101,12 +112,9 @@ static int put_make_name(lcm_sb *b, const char *path, int target, lcm_err *err)
     }
     lcm_sb glob;
     sb_init(&glob);
-    for (const char *c = path; *c; ++c) {
-        if (strpbrk(path, "*?[") && strchr("*?[\\", *c)) sb_putc(&glob, '\\');
-        sb_putc(&glob, *c);
-    }
+    glob_quote(path, &glob);
     size_t slashes = 0; /* backslashes written just before the current character */
-    for (const char *c = glob.s; *c; ++c) {
+    for (const char *c = glob.s ? glob.s : ""; *c; ++c) {
         if (strchr(" #:", *c) || (target && *c == '%'))
             for (size_t i = 0; i <= slashes; ++i) sb_putc(b, '\\');
         if (*c == '$') sb_puts(b, "$$");
