@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "lua_host.h"
 #include "manifest.h"
+#include "message.h"
 #include "sha256.h"
 
 int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
@@ -75,24 +76,92 @@ void lcmgen_output_free(lcmgen_output *out)
     memset(out, 0, sizeof *out);
 }
 
+/* A file name as Make's glob reads it: Make globs a name holding a wildcard
+ * (* ? [), reading every backslash in it as a quote, so such a name gets
+ * each wildcard and backslash quoted and matches only itself; any other
+ * name is left as it is. */
+static void glob_quote(const char *path, lcm_sb *out)
+{
+    int globbed = strpbrk(path, "*?[") != NULL;
+    for (const char *c = path; *c; ++c) {
+        if (globbed && strchr("*?[\\", *c)) sb_putc(out, '\\');
+        sb_putc(out, *c);
+    }
+}
+
+/* Appends a file name as GNU make reads it in a rule: glob_quote's text,
+ * then Make's own quoting.  A backslash quotes a space (a separator), '#'
+ * (a comment), ':' (the rule's colon) and, in a target, '%' (a pattern
+ * rule; a prerequisite keeps the backslash, and needs none); Make halves
+ * the backslashes just before a quoted character and those ending a name,
+ * so they are doubled there.  '$' is written "$$" and '=' as "$(strip =)":
+ * a bare one would make the line a variable assignment.  A line break or
+ * ';' cannot be written at all (Make ends the rule there whatever quotes
+ * them), nor a tab (a quoted one becomes a space in a target, and every
+ * file loaded is a target too). */
+static int put_make_name(lcm_sb *b, const char *path, int target, lcm_err *err)
+{
+    if (strpbrk(path, "\n\t;")) {
+        lcm_sb shown;
+        sb_init(&shown);
+        lcm_escape_text(&shown, path, 0);
+        lcm_fail(err, LCM_E_IO, "-M: the path '%s' holds a line break, a tab or ';', which a Makefile rule cannot "
+                 "hold; move the file to a path without them (or leave out -M)", shown.s);
+        sb_free(&shown);
+        return err->code;
+    }
+    lcm_sb glob;
+    sb_init(&glob);
+    glob_quote(path, &glob);
+    size_t slashes = 0; /* backslashes written just before the current character */
+    for (const char *c = glob.s ? glob.s : ""; *c; ++c) {
+        if (strchr(" #:", *c) || (target && *c == '%'))
+            for (size_t i = 0; i <= slashes; ++i) sb_putc(b, '\\');
+        if (*c == '$') sb_puts(b, "$$");
+        else if (*c == '=') sb_puts(b, "$(strip =)");
+        else sb_putc(b, *c);
+        slashes = *c == '\\' ? slashes + 1 : 0;
+    }
+    for (size_t i = 0; i < slashes; ++i) sb_putc(b, '\\');
+    sb_free(&glob);
+    return 0;
+}
+
+/* The depfile: both outputs depend on every Lua file the model loaded, and
+ * each of those is a target of its own with no recipe, so that Make does
+ * not stop when one is deleted or renamed (as gcc -MP). */
+static int depfile_text(const lcmgen_output *out, const char *man_path, const char *src_path, lcm_sb *d,
+                        lcm_err *err)
+{
+    int rc = put_make_name(d, man_path, 1, err);
+    sb_putc(d, ' ');
+    if (!rc) rc = put_make_name(d, src_path, 1, err);
+    sb_putc(d, ':');
+    for (int i = 0; i < out->ndeps && !rc; ++i) {
+        sb_puts(d, " \\\n  ");
+        rc = put_make_name(d, out->deps[i], 0, err);
+    }
+    sb_putc(d, '\n');
+    for (int i = 0; i < out->ndeps && !rc; ++i) {
+        rc = put_make_name(d, out->deps[i], 1, err);
+        sb_puts(d, ":\n");
+    }
+    return rc;
+}
+
 int lcmgen_write(const lcmgen_output *out, const char *dir, const char *depfile, lcm_err *err)
 {
-    int rc = make_dirs(dir, err);
-    if (rc) return rc;
     char *src_path = path_join(dir, "kernels.c");
     char *man_path = path_join(dir, "manifest.lcm");
-    rc = write_file_if_changed(src_path, out->source, strlen(out->source), NULL, err);
+    lcm_sb d;
+    sb_init(&d);
+    /* the depfile is made first: a path it cannot hold is refused before anything is written */
+    int rc = depfile ? depfile_text(out, man_path, src_path, &d, err) : 0;
+    if (!rc) rc = make_dirs(dir, err);
+    if (!rc) rc = write_file_if_changed(src_path, out->source, strlen(out->source), NULL, err);
     if (!rc) rc = write_file_if_changed(man_path, out->manifest, strlen(out->manifest), NULL, err);
-    if (!rc && depfile) {
-        lcm_sb d;
-        sb_init(&d);
-        sb_printf(&d, "%s %s:", man_path, src_path);
-        for (int i = 0; i < out->ndeps; ++i) sb_printf(&d, " \\\n  %s", out->deps[i]);
-        sb_puts(&d, "\n");
-        for (int i = 0; i < out->ndeps; ++i) sb_printf(&d, "%s:\n", out->deps[i]);
-        rc = write_file_if_changed(depfile, d.s, d.len, NULL, err);
-        sb_free(&d);
-    }
+    if (!rc && depfile) rc = write_file_if_changed(depfile, d.s, d.len, NULL, err);
+    sb_free(&d);
     free(src_path), free(man_path);
     return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "lcmgen.h"
 #include "lua_sandbox.h"
+#include "message.h"
 
 static const char usage[] =
     "usage: lcmgen MODEL.lua -o DIR [-D name=value]... [-M DEPFILE] [--trust-model]\n"
@@ -73,10 +74,10 @@ int main(int argc, char **argv)
     int rc = parse(argc, argv, &a, &err);
     if (!rc && a.help) fputs(usage, stdout);
     else if (!rc && !(rc = lcmgen_generate(a.model, a.defs, a.ndefs, &out, &err))) {
-        for (int i = 0; i < out.nwarnings; ++i) fprintf(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
+        for (int i = 0; i < out.nwarnings; ++i) lcm_put_message(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
         rc = lcmgen_write(&out, a.dir, a.depfile, &err);
     }
-    if (rc) fprintf(stderr, "lcmgen: error: %s\n", err.msg);
+    if (rc) lcm_put_message(stderr, "lcmgen: error: %s\n", err.msg);
     lcmgen_output_free(&out);
     for (int i = 0; i < a.ndefs; ++i) free(a.defs[i].name), free(a.defs[i].value);
     free(a.defs);

@@ -399,13 +399,19 @@ static const char *csv_field_text(const csv_record *rec, int i) { return rec->te
 
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 
-/* A line end is "\n" or "\r\n"; a last line may end in a bare "\r". */
+/* A line end is "\n" (Unix), "\r\n" (Windows) or a bare "\r" (classic
+ * Mac OS, and some spreadsheets' "CSV for Macintosh"): the length of the
+ * one at p, or 0. */
 static int line_end_length(const char *p)
 {
     if (p[0] == '\n') return 1;
-    if (p[0] == '\r' && p[1] == '\n') return 2;
-    return p[0] == '\r' && !p[1];
+    if (p[0] == '\r') return p[1] == '\n' ? 2 : 1;
+    return 0;
 }
+
+/* Whether the character at p is the last one of a line end (the '\n' of
+ * "\r\n", not its '\r'): where a line break inside a quoted field counts. */
+static int ends_line(const char *p) { return *p == '\n' || (*p == '\r' && p[1] != '\n'); }
 
 static int at_field_end(const char *p) { return !*p || *p == ',' || line_end_length(p); }
 
@@ -439,7 +445,7 @@ static int csv_field(csv_cursor *c, csv_record *rec, const char *path, lcm_err *
             if (!*p) return lcm_fail(err, LCM_E_INPUT, "%s: line %ld: a quoted field is not closed", path, opened);
             if (*p == '"' && p[1] != '"') break;
             if (*p == '"') ++p; /* "" is one quote */
-            else if (*p == '\n') ++c->line;
+            else if (ends_line(p)) ++c->line;
             sb_putc(&rec->text, *p);
         }
         for (++p; is_blank(*p); ++p) {}

@@ -3,6 +3,7 @@
 #include "log.h"
 
 #include "comm.h"
+#include "message.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ static void emit(lcm_log_level level, const char *tag, const char *fmt, va_list 
     if (current < level || muted()) return;
     lcm_log_end_line();
     fprintf(stderr, "lcm: %s", tag);
-    vfprintf(stderr, fmt, ap);
+    lcm_vput_message(stderr, fmt, ap);
     fputc('\n', stderr);
 }
 
@@ -70,7 +71,7 @@ void lcm_progress_step(int done, int total, const char *fmt, ...)
         enum { WIDTH = 20 };
         int filled = total > 0 ? done * WIDTH / total : WIDTH;
         fprintf(stderr, "\r\033[Klcm: [%.*s%*s] ", filled, "====================", WIDTH - filled, "");
-        vfprintf(stderr, fmt, ap);
+        lcm_vput_message(stderr, fmt, ap);
         bar_open = done < total;
         if (!bar_open) fputc('\n', stderr);
         fflush(stderr);

@@ -211,8 +211,12 @@ local function fixed_lookup(M, R, fname, pname, where)
       "' is given at two levels (" .. found[1][1] .. " and " .. found[2][1] .. ")")
   end
   if #found == 0 then return nil end
-  M.fixed_used[found[1][1]] = true
-  return found[1][2]
+  local path, value = found[1][1], found[1][2]
+  if type(value) == "number" and not lcm._finite(value) then
+    fail_at(M.where, "fixed_params: '" .. path .. "' is " .. lcm._num(value) .. ", not a finite number")
+  end
+  M.fixed_used[path] = true
+  return value
 end
 
 local function check_fixed_used(M)
@@ -244,14 +248,36 @@ local function check_fixed_used(M)
   end
 end
 
+-- The labels of dimension d of a slot: those of the categorical indexing it,
+-- or, for the last dimension a Markov row adds, of the next regime
+-- (next_regime) or of the next state's categories (next_<state>), as the
+-- runtime reads params files; nil for period.
+local function dim_labels(M, slot, d)
+  local cat = slot.cats[d]
+  if cat then return cat.labels end
+  local name = slot.dimnames[d]
+  if name == "next_regime" then return M.regime_names end
+  local state = name:match("^next_(.+)$")
+  for _, R in ipairs(state and M.regimes or {}) do
+    local i = R.state_index[state]
+    local g = i and R.states[i].grid
+    if g and g.kind == "discrete" and g.n == slot.dims[d] then return g.cat.labels end
+  end
+  return nil
+end
+
 -- Flattens a fixed array value row-major over the slot's dimensions.  Each
 -- level is a list (first element = code 0) or, for categorical dimensions,
 -- a table keyed by label.
-local function flatten(value, slot, where)
+local function flatten(value, slot, M)
+  local where = M.where
   local out = {}
   local function walk(v, d, path)
     if d > slot.ndims then
       if type(v) ~= "number" then fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " is not a number") end
+      if not lcm._finite(v) then
+        fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " is " .. lcm._num(v) .. ", not a finite number")
+      end
       out[#out + 1] = v + 0.0
       return
     end
@@ -259,11 +285,19 @@ local function flatten(value, slot, where)
       fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " must be an array of " .. slot.dims[d] ..
         " values (indexed by " .. slot.dimnames[d] .. ")")
     end
-    local cat = slot.cats[d]
-    if #v == 0 and cat then
-      for j, label in ipairs(cat.labels) do
+    local labels = dim_labels(M, slot, d)
+    if #v == 0 and labels then
+      local known = {}
+      for _, label in ipairs(labels) do
         if v[label] == nil then fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " has no entry '" .. label .. "'") end
+        known[label] = true
         walk(v[label], d + 1, path .. "." .. label)
+      end
+      for k in pairs(v) do
+        if not known[k] then
+          fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " has an entry '" .. tostring(k) ..
+            "', which is not one of " .. table.concat(labels, ", ") .. " (" .. slot.dimnames[d] .. ")")
+        end
       end
     else
       if #v ~= slot.dims[d] then
@@ -494,6 +528,10 @@ local function markov_probs(res, labels, what, R, where, dimname)
       fail_at(where, "regime '" .. R.name .. "': " .. what .. ": the probability of '" .. labels[j] ..
         "' is not a number")
     end
+    if type(p) == "number" and not (p >= 0 and p <= 1) then
+      fail_at(where, "regime '" .. R.name .. "': " .. what .. ": the probability of '" .. labels[j] ..
+        "' is " .. lcm._num(p) .. ", not a number from 0 to 1")
+    end
     probs[j] = p
   end
   return probs
@@ -677,6 +715,10 @@ local function grid_slots(R, M)
           if fixed == nil then fixed = fixed_lookup(M, R, v.name, pname, g.where) end
           if fixed ~= nil and type(fixed) ~= "number" then
             fail_at(g.where, "fixed_params: parameter '" .. pname .. "' of process '" .. v.name .. "' must be a number")
+          end
+          local bad = fixed ~= nil and lcm._process_param_problem(pname, fixed)
+          if bad then
+            fail_at(M.where, "fixed_params: parameter '" .. pname .. "' of process '" .. v.name .. "' " .. bad)
           end
           slots[i] = slot_function(M, R, v.name, pname, fixed, g.where)({})
         end
@@ -989,7 +1031,7 @@ function B.manifest(model, file, stem)
     for d = 1, s.ndims do parts[#parts + 1] = s.dims[d] .. " " .. s.dimnames[d] end
     if s.fixed then
       parts[#parts + 1] = "fixed"
-      for _, v in ipairs(flatten(s.fixed, s, M.where)) do parts[#parts + 1] = num(v) end
+      for _, v in ipairs(flatten(s.fixed, s, M)) do parts[#parts + 1] = num(v) end
     end
     out[#out + 1] = table.concat(parts, " ")
   end

@@ -14,6 +14,8 @@ end
 
 -- Numbers in messages read as the user wrote them: 2, not 2.0.
 local function num(x)
+  if x ~= x then return "nan" end -- not "-nan", as printf may write it
+  if x == math.huge or x == -math.huge then return x > 0 and "inf" or "-inf" end
   local s = string.format("%.15g", x)
   if tonumber(s) ~= x then s = string.format("%.17g", x) end
   return s
@@ -61,7 +63,12 @@ local function is_identifier(s)
 end
 lcm._is_identifier = is_identifier
 
+-- Every number the generator bakes in (bounds, points, sizes, fixed
+-- parameters, options) must be finite: NaN and inf pass plain comparisons
+-- (inf == math.floor(inf), and every comparison with NaN is false).
 local function finite(x) return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge end
+local function whole(x) return finite(x) and x == math.floor(x) end
+lcm._finite, lcm._num = finite, num
 
 ---------------------------------------------------------------------------
 -- categorical types
@@ -176,7 +183,7 @@ function lcm._is_grid(g) return getmetatable(g) == Grid end
 
 local function batch_of(spec, ctor)
   local b = spec.batch_size or 0
-  if math.type(b) ~= "integer" and not (type(b) == "number" and b == math.floor(b)) or b < 0 then
+  if not whole(b) or b < 0 then
     fail(ctor .. ": batch_size must be a whole number >= 0")
   end
   return math.tointeger(b)
@@ -192,7 +199,7 @@ local MAX_POINTS = 2147483647
 
 local function n_points_of(spec, ctor)
   local n = spec.n_points
-  if type(n) ~= "number" or n ~= math.floor(n) then fail(ctor .. ": n_points must be a whole number") end
+  if not whole(n) then fail(ctor .. ": n_points must be a whole number") end
   if n < 2 then fail(ctor .. ": n_points must be at least 2 (got " .. n .. ")") end
   if n > MAX_POINTS then fail(ctor .. ": n_points must be at most " .. MAX_POINTS .. " (got " .. string.format("%.0f", n) .. ")") end
   return math.tointeger(n)
@@ -282,7 +289,7 @@ local function piecewise(kind, ctor)
       if type(piece) ~= "table" then fail(ctor .. ": piece " .. i .. " must be {interval, n_points}") end
       local p = parse_interval(piece[1] or piece.interval, i, ctor)
       local n = piece[2] or piece.n_points
-      if type(n) ~= "number" or n ~= math.floor(n) or n < 2 then
+      if not whole(n) or n < 2 then
         fail(ctor .. ": piece " .. i .. " needs n_points, a whole number >= 2")
       end
       if kind == "pwlog" and p.lo <= 0 then
@@ -332,6 +339,14 @@ local PARAM_DOMAIN = {
   p1 = function(x) return not (x >= 0 and x <= 1) and "a probability" or nil end,
 }
 
+-- What is wrong with x as the value of process parameter p ("must be ..."),
+-- or nil; for the constructor's fields and for fixed_params alike.
+function lcm._process_param_problem(p, x)
+  if not finite(x) then return "must be a finite number (got " .. num(x) .. ")" end
+  local bad = PARAM_DOMAIN[p] and PARAM_DOMAIN[p](x)
+  return bad and "must be " .. bad .. " (got " .. num(x) .. ")" or nil
+end
+
 for name, def in pairs(PROCESSES) do
   local ctor = "lcm." .. name
   lcm[name] = function(spec)
@@ -347,7 +362,7 @@ for name, def in pairs(PROCESSES) do
       gh = spec.gauss_hermite
     end
     local n = spec.n_points
-    if type(n) ~= "number" or n ~= math.floor(n) or n < 1 then fail(ctor .. ": n_points must be a whole number >= 1") end
+    if not whole(n) or n < 1 then fail(ctor .. ": n_points must be a whole number >= 1") end
     if gh and n % 2 == 0 then
       fail(ctor .. ": with Gauss-Hermite nodes n_points must be odd (got " .. n .. "), so that a node sits at the mean")
     end
@@ -358,9 +373,8 @@ for name, def in pairs(PROCESSES) do
       if not (gh and p == "n_std") then
         params[#params + 1] = p
         if spec[p] ~= nil then
-          if not finite(spec[p]) then fail(ctor .. ": " .. p .. " must be a finite number") end
-          local bad = PARAM_DOMAIN[p] and PARAM_DOMAIN[p](spec[p])
-          if bad then fail(ctor .. ": " .. p .. " must be " .. bad .. " (got " .. num(spec[p]) .. ")") end
+          local bad = lcm._process_param_problem(p, spec[p])
+          if bad then fail(ctor .. ": " .. p .. " " .. bad) end
           fixed[p] = spec[p] + 0.0
         end
       end
@@ -514,6 +528,7 @@ function lcm.option(name, default)
       if math.type(default) == "integer" then
         value = math.tointeger(value) or fail("option " .. name .. "=" .. raw .. " is not a whole number")
       end
+      if not finite(value) then fail("option " .. name .. "=" .. raw .. " is not a finite number") end
     elseif t == "boolean" then
       if raw == "true" or raw == "1" then value = true
       elseif raw == "false" or raw == "0" then value = false
@@ -524,6 +539,9 @@ function lcm.option(name, default)
     else
       fail("lcm.option: the default of '" .. name .. "' must be a number, a string or a boolean")
     end
+  end
+  if type(default) == "number" and not finite(default) then
+    fail("lcm.option: the default of '" .. name .. "' is " .. num(default) .. ", not a finite number")
   end
   if type(value) == "string" and value:find("[%z\n\r]") then
     fail("lcm.option: the default of '" .. name .. "' holds a NUL byte or a line break")

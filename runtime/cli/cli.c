@@ -10,12 +10,13 @@
 #include "comm.h"
 #include "lcmgen.h"
 #include "lua_sandbox.h"
+#include "message.h"
 
 int cli_die(const char *cmd, const lcm_err *err)
 {
     lcm_log_end_line();
     if (lcm_comm_rank() != 0) return err->code ? err->code : 1; /* rank 0 says it */
-    fprintf(stderr, "lcm %s: error: %s\n", cmd, err->msg);
+    lcm_put_message(stderr, "lcm %s: error: %s\n", cmd, err->msg);
     return err->code ? err->code : 1;
 }
 

@@ -63,6 +63,47 @@ printf 'return { discount_factor = 0.95, risk_aversion = 2 }\n' > "$work/split/b
 "$LCM" solve "$SRC/models/tiny.lua" --params "$work/split/p.lua" --csv "$work/split/v1.csv" 2> /dev/null
 "$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --set interest_rate=0.04 --csv "$work/split/v2.csv" 2> /dev/null
 check "a params file dofile's a file beside it" "cmp -s '$work/split/v1.csv' '$work/split/v2.csv'"
+# the depfile read by real make, for files whose names hold what Make
+# reads specially: a space, '$', ':', '#' and '%' (the model's folder), a
+# backslash, '=' and the wildcards * ? [ (the output folder).  Make must see
+# the model and the module it requires, rebuild when one changes, and not
+# stop when one is gone.  The Makefile's own rule names the outputs as the
+# depfile's first line does.
+if ! command -v make > /dev/null; then
+  echo "FAILED: make is not installed (scripts/deps.sh installs it)"; fail=1
+else
+  odd="$work/odd dir \$HOME:x#1%"
+  gen="$work/out\\ =*?[1]\\"
+  mkdir -p "$odd" "$work/out\\x" # a folder the wildcards in $gen would match
+  cp "$work/split/grids.lua" "$odd/grids.lua"
+  sed 's|dofile("utility.lua")|function(wealth) return wealth end|' "$work/split/model.lua" > "$odd/model.lua"
+  "$LCMGEN" "$odd/model.lua" -o "$gen" -M "$work/odd.d"
+  check "lcmgen writes a depfile for odd paths" "[ -s '$work/odd.d' ]"
+  { printf 'all: '; sed -n '1s/: \\$//p' "$work/odd.d"; cat <<'MAKE'; } > "$work/Makefile"
+include odd.d
+%/manifest.lcm %/kernels.c:
+	"$$LCMGEN" "$$MODEL" -o "$$GEN" -M odd.d
+	touch "$$GEN/manifest.lcm" "$$GEN/kernels.c"
+	echo regenerated >> log
+MAKE
+  export LCMGEN MODEL="$odd/model.lua" GEN="$gen"
+  touch -d '2000-01-01' "$odd/model.lua" "$odd/grids.lua"
+  mk() { (cd "$work" && make -r "$@" > /dev/null 2> "$work/make.err") || { cat "$work/make.err"; return 1; }; }
+  regenerated() { [ -f "$work/log" ] && wc -l < "$work/log" || echo 0; }
+  mk
+  check "make: the fresh outputs are up to date" "[ \$(regenerated) = 0 ]"
+  touch "$odd/grids.lua"
+  mk
+  check "make: a touched module rebuilds" "[ \$(regenerated) = 1 ]"
+  touch "$odd/model.lua"
+  mk
+  check "make: a touched model rebuilds" "[ \$(regenerated) = 2 ]"
+  mk
+  check "make: then nothing to do" "[ \$(regenerated) = 2 ]"
+  mv "$odd/grids.lua" "$work/grids.lua"
+  check "make: a module gone is not an error" "mk -n"
+  mv "$work/grids.lua" "$odd/grids.lua"
+fi
 
 # a generated directory solves exactly like the .lua file
 "$LCM" solve "$work/gen" --params "$SRC/models/tiny.params.lua" --csv "$work/dir.csv" 2>/dev/null
@@ -81,6 +122,15 @@ check "lcmgen prints warnings" "grep -q \"^lcmgen: warning: .*batch_size on the 
 check "lcm logs them" "grep -q '^lcm: warning: .*batch_size' '$work/warn2'"
 "$LCM" solve "$work/splayed.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/s.csv" --log-level off 2> "$work/warn3"
 check "--log-level off silences them" "[ ! -s '$work/warn3' ]"
+
+# warnings carry text from outside (here the model's file name, which holds
+# an escape sequence): both commands print its control characters escaped
+esc="$work/x"$'\e]0;title\a'".lua"
+cp "$work/splayed.lua" "$esc"
+"$LCMGEN" "$esc" -o "$work/esc" 2> "$work/warn4"
+check "lcmgen escapes control characters in warnings" "grep -qF 'x\x1b]0;title\x07.lua' '$work/warn4' && ! grep -q $'\e' '$work/warn4'"
+"$LCM" solve "$esc" --params "$SRC/models/tiny.params.lua" --csv "$work/s.csv" --log-level warning 2> "$work/warn5"
+check "lcm escapes control characters in warnings" "grep -qF 'x\x1b]0;title\x07.lua' '$work/warn5' && ! grep -q $'\e' '$work/warn5'"
 
 # tampering is refused
 echo "/* edited */" >> "$work/gen/kernels.c"

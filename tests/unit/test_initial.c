@@ -239,6 +239,58 @@ static void test_csv_syntax(const ir_model *m)
     fails(m, H, LCM_E_INPUT, "initial.csv: no subjects");
 }
 
+/* Each line end is "\n", "\r\n" or a bare "\r" (old Mac OS), also mixed in
+ * one file: the same subjects, and the same line numbers in messages. */
+static char *with_line_ends(const char *lf_text, const char *eol)
+{
+    lcm_sb b;
+    sb_init(&b);
+    for (const char *p = lf_text; *p; ++p) {
+        if (*p == '\n') sb_puts(&b, eol);
+        else sb_putc(&b, *p);
+    }
+    return sb_take(&b);
+}
+
+static void test_line_ends(const ir_model *m)
+{
+    const char *lf = "regime,age,health,patience,wealth\n"
+                     "working,50,good,patient,10\n"
+                     "\n"
+                     "  \t \n"
+                     "retired,70,\"bad\",impatient,2.5\n"
+                     "dead,80,,,\n";
+    lcm_initial *want = parse(m, lf);
+    const char *eols[] = {"\r\n", "\r"};
+    for (int e = 0; e < 2; ++e) {
+        char *text = with_line_ends(lf, eols[e]);
+        lcm_initial *got = parse(m, text);
+        CHECK_MSG(same_initial(want, got), "line ends %s", e ? "CR" : "CRLF");
+        lcm_initial_free(got);
+        free(text);
+    }
+    /* mixed, and the last line without an end */
+    lcm_initial *mixed = parse(m, "regime,age,health,patience,wealth\r"
+                                  "working,50,good,patient,10\r\n"
+                                  "\r\r\n  \t \n"
+                                  "retired,70,\"bad\",impatient,2.5\n"
+                                  "dead,80,,,");
+    CHECK(same_initial(want, mixed));
+    lcm_initial_free(mixed);
+    lcm_initial_free(want);
+    /* the file: CR only, where a reader of "\n" sees one line and a column 'wealthworking' */
+    fails(m, "regime,age,health,patience,wealth\rworking,50,sick,patient,10\r", LCM_E_INPUT,
+          "initial.csv: line 2: column 'health': 'sick' is not a category");
+    /* lines are counted through CR-only blank lines and a CR inside quotes */
+    fails(m, "regime,age,health,patience,wealth\r\r  \rdead,50,\"two\rlines\",,\rworking,50,sick,patient,10\r",
+          LCM_E_INPUT, "initial.csv: line 6: column 'health'");
+    fails(m, "regime,age,health,patience,wealth\r\nworking,50,good\r\n", LCM_E_INPUT,
+          "initial.csv: line 2: 3 fields, but the header (line 1) has 5");
+    fails(m, "regime,age,health,patience,wealth\rworking,50,good\r", LCM_E_INPUT,
+          "initial.csv: line 2: 3 fields, but the header (line 1) has 5");
+    fails(m, "\r\r  \r", LCM_E_INPUT, "initial.csv: no subjects");
+}
+
 static void test_mortality_errors(const ir_model *m)
 {
     fails(m, "regime,age,helth,patience,wealth\nworking,50,good,patient,10\n", LCM_E_INPUT,
@@ -437,6 +489,7 @@ int main(void)
     const ir_model *m = load("models/mortality.lua", NULL, &keep);
     test_mortality_values(m);
     test_csv_syntax(m);
+    test_line_ends(m);
     test_mortality_errors(m);
     test_files(m);
     lcm_model_free(keep);

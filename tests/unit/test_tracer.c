@@ -114,5 +114,28 @@ int main(void)
         CHECK(param_slot(lcm_model_ir(m), "next_w__alive", "r") >= 0);
         lcm_model_free(m);
     }
+
+    /* fixed rows of Markov transitions keyed by label, as in a params file:
+     * the next regime's names and the next state's categories */
+    m = gen("local FIXED = { move = { { alive = 0.25, dead = 0.75 }, { dead = 1, alive = 0 }, { 0, 1 } },\n"
+            "  shift = { lo = { lo = 0.5, hi = 0.5 }, hi = { hi = 0.875, lo = 0.125 } } }\n"
+            "local H = lcm.categorical{'lo', 'hi'}\n"
+            "local alive = lcm.regime{\n"
+            "  active = function(age) return age < 2 end,\n"
+            "  states = { h = lcm.discrete(H) },\n"
+            "  functions = { utility = function(h) return h end },\n"
+            "  state_transitions = { h = lcm.markov(function(h, shift) return shift[h] end) },\n"
+            "  transition = lcm.markov(function(period, move) return move[period] end),\n"
+            "}\n");
+    if (m) {
+        ir = lcm_model_ir(m);
+        int move = param_slot(ir, "next_regime", "move"), shift = param_slot(ir, "next_h", "shift");
+        CHECK(move >= 0 && ir->params[move].fixed && !strcmp(ir->params[move].dimnames[1], "next_regime"));
+        CHECK(move >= 0 && ir->params[move].values[0] == 0.25 && ir->params[move].values[1] == 0.75 &&
+              ir->params[move].values[2] == 0 && ir->params[move].values[3] == 1);
+        CHECK(shift >= 0 && ir->params[shift].fixed && ir->params[shift].values[2] == 0.125 &&
+              ir->params[shift].values[3] == 0.875);
+        lcm_model_free(m);
+    }
     CHECK_DONE();
 }
