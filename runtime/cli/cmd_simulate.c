@@ -27,6 +27,7 @@ static const char simulate_usage[] =
     "  --subject-batch-size  subjects simulated at once (0 = all): bounds memory, never changes the panel\n"
     "  --targets             extra columns: the model's functions at each row's state and action\n"
     "  --out / --csv         the panel: subject_id,period,age,regime,value,<states>,<actions>,<targets>\n"
+    "                        (--csv -: to standard output); written all or none, never over an input\n"
     "  --log-level, --log-path, --log-keep  as for lcm solve (the checks cover the simulation too)\n";
 
 static const char run_usage[] =
