@@ -141,7 +141,7 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err)
+int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
 {
     if (!o->model) return lcm_fail(err, LCM_E_USAGE, "no model given (MODEL.lua or a directory made by lcmgen)");
     if (is_directory(o->model)) {
@@ -159,6 +159,8 @@ int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err)
     int rc = lcmgen_generate(o->model, o->defines, o->ndefines, &gen, err);
     if (rc) return rc;
     for (int i = 0; i < gen.nwarnings; ++i) lcm_warn("%s", gen.warnings[i]);
+    o->loaded = gen.deps, o->nloaded = gen.ndeps; /* taken over */
+    gen.deps = NULL, gen.ndeps = 0;
     rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
     lcmgen_output_free(&gen);
     return rc;
@@ -169,4 +171,7 @@ void cli_model_opts_free(cli_model_opts *o)
     for (int i = 0; i < o->ndefines; ++i) free(o->defines[i].name), free(o->defines[i].value);
     free(o->defines);
     o->defines = NULL, o->ndefines = 0;
+    for (int i = 0; i < o->nloaded; ++i) free(o->loaded[i]);
+    free(o->loaded);
+    o->loaded = NULL, o->nloaded = 0;
 }

@@ -9,6 +9,8 @@ typedef struct cli_model_opts {
     const char *model;  /* MODEL.lua or a directory written by lcmgen */
     ir_option *defines; /* -D name=value */
     int ndefines;
+    char **loaded;      /* once a .lua model is generated: the Lua files it loaded (itself, require) */
+    int nloaded;
 } cli_model_opts;
 
 /* Argument cursor: `--name value` and `--name=value` alike; the options
@@ -40,8 +42,8 @@ int cli_count(const char *opt, const char *s, unsigned long long max, unsigned l
  * --log-level, --log-path and --log-keep. */
 int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err *err);
 
-/* Generates (a .lua file) or opens (a directory) the model. */
-int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err);
+/* Generates (a .lua file: o->loaded filled) or opens (a directory) the model. */
+int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err);
 void cli_model_opts_free(cli_model_opts *o);
 
 /* A file a command reads or writes, named by the option that gave it. */
@@ -57,6 +59,8 @@ typedef struct cli_file {
  * exist, the resolved folder and the name of those to be created.  Usage
  * errors naming both options. */
 int cli_check_outputs(const cli_file *files, int n, lcm_err *err);
+/* The same once the model is generated, for the files it loaded. */
+int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err);
 /* Fails early when a file cannot be created in the directory of path. */
 int cli_check_writable(const char *path, lcm_err *err);
 

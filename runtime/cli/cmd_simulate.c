@@ -104,18 +104,25 @@ static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
     return 0;
 }
 
-/* Outputs that replace no input nor each other, and can be created: for lcm
- * run in DIR, made here once the inputs are known to be there. */
-static int check_outputs(const sim_cli *c, const char *solution_out, lcm_err *err)
+/* The run's files: its outputs (solution_out: lcm run's) and its inputs. */
+enum { SIM_FILES = 7 };
+static void sim_files(const sim_cli *c, const char *solution_out, cli_file files[SIM_FILES])
 {
     const char *out = c->run ? "--out-dir" : "--out", *csv = c->run ? "--out-dir" : "--csv";
-    const cli_file files[] = {{"--out-dir", solution_out, 1, 0}, {out, c->out, 1, 0}, {csv, c->csv, 1, 1},
-                              {"the model", c->mo.model, 0, 0}, {"--params", c->params_path, 0, 0},
-                              {"--initial", c->initial, 0, 0}, {"--solution", c->solution, 0, 0}};
-    int rc = cli_check_outputs(files, 7, err);
+    const cli_file all[SIM_FILES] = {{"--out-dir", solution_out, 1, 0}, {out, c->out, 1, 0}, {csv, c->csv, 1, 1},
+                                     {"the model", c->mo.model, 0, 0}, {"--params", c->params_path, 0, 0},
+                                     {"--initial", c->initial, 0, 0}, {"--solution", c->solution, 0, 0}};
+    memcpy(files, all, sizeof all);
+}
+
+/* Outputs that replace no input nor each other, and can be created: for lcm
+ * run in DIR, made here once the inputs are known to be there. */
+static int check_outputs(const sim_cli *c, const cli_file files[SIM_FILES], lcm_err *err)
+{
+    int rc = cli_check_outputs(files, SIM_FILES, err);
     if (!rc && c->run) rc = make_dirs(c->out_dir, err);
-    for (int i = 0; i < 3 && !rc; ++i)
-        if (files[i].path) rc = cli_check_writable(files[i].path, err);
+    for (int i = 0; i < SIM_FILES && !rc; ++i)
+        if (files[i].output && files[i].path) rc = cli_check_writable(files[i].path, err);
     return rc;
 }
 
@@ -194,7 +201,9 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc && run) rc = run_defaults(&c, owned, &err);
     if (!rc && !c.initial) rc = lcm_fail(&err, LCM_E_USAGE, "give the initial conditions: --initial I.csv");
     if (!rc && !c.out && !c.csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out PANEL.h5 and/or --csv PANEL.csv");
-    if (!rc) rc = check_outputs(&c, owned[2], &err);
+    cli_file files[SIM_FILES];
+    sim_files(&c, owned[2], files);
+    if (!rc) rc = check_outputs(&c, files, &err);
 
     lcm_pvalue *params = NULL;
     lcm_model *model = NULL;
@@ -205,6 +214,7 @@ static int simulate_main(int argc, char **argv, int run)
     double *buf = NULL;
     if (!rc) rc = read_params(&c, &params, &err);
     if (!rc) rc = cli_open_model(&c.mo, &model, &err);
+    if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err);
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
     if (!rc) rc = lcm_initial_read(lcm_model_ir(model), c.initial, &ic, &err);
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);

@@ -89,6 +89,7 @@ int cmd_solve(int argc, char **argv)
     lcm_solver *solver = NULL;
     lcm_solution *sol = NULL;
     if (!rc) rc = cli_open_model(&mo, &model, &err);
+    if (!rc) rc = cli_check_loaded(&mo, files, 4, &err);
     if (!rc) {
         /* check the parameters before compiling anything */
         double *buf = xcalloc(lcm_model_ir(model)->params_size + 1, sizeof *buf);

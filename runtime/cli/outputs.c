@@ -118,6 +118,18 @@ int cli_check_outputs(const cli_file *files, int n, lcm_err *err)
     return rc;
 }
 
+int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err)
+{
+    cli_file *all = xcalloc((size_t)(n + mo->nloaded), sizeof *all);
+    int count = 0;
+    for (int i = 0; i < n; ++i)
+        if (files[i].output) all[count++] = files[i];
+    for (int i = 0; i < mo->nloaded; ++i) all[count++] = (cli_file){"a file the model loads", mo->loaded[i], 0, 0};
+    int rc = cli_check_outputs(all, count, err);
+    free(all);
+    return rc;
+}
+
 int cli_check_writable(const char *path, lcm_err *err)
 {
     if (!strcmp(path, "-")) return 0; /* standard output */
