@@ -2,9 +2,10 @@
 # How lcm writes its outputs (runtime/output.c, ir/tempfile.c): '-' is
 # standard output for a CSV; temporaries are created under unguessable names,
 # so a symbolic link planted where the old NAME.tmp.PID went is not followed;
-# and a run interrupted by SIGINT, SIGTERM, SIGHUP or SIGPIPE while its
-# outputs are being written leaves no temporary and no output behind, keeps
-# the earlier file, and ends with the signal's usual status.
+# and a run interrupted by SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGXFSZ (a
+# file size limit) while its outputs are being written leaves no temporary
+# and no output behind, keeps the earlier file, and ends with the signal's
+# usual status.
 #
 # The interruptions are made deterministic with a FIFO as standard output:
 # the panel CSV goes there last, after the HDF5 panel is a finished temporary
@@ -72,6 +73,16 @@ interrupt TERM 143
 interrupt HUP 129
 interrupt PIPE 141
 set +m
+
+# a file size limit (SIGXFSZ, not ignored) while the CSV is written after the
+# HDF5 (mortality's V: ~55 KiB in HDF5, ~176 KiB as CSV)
+echo "earlier V" > v.h5
+(ulimit -f 100; exec $LCM solve $M/mortality.lua --params $M/mortality.params.lua --backend interp \
+  --log-level warning --out v.h5 --csv big.csv) 2> /dev/null
+status=$?
+check "SIGXFSZ: lcm ends with status 153 (got $status)" "[ $status = 153 ]"
+check "SIGXFSZ: no temporary remains" "[ -z \"\$(ls | grep '\\.tmp\\.')\" ]"
+check "SIGXFSZ: the earlier V is kept, no CSV" "[ \"\$(cat v.h5)\" = 'earlier V' ] && [ ! -e big.csv ]"
 
 cd /
 rm -rf "$work"
