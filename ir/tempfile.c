@@ -6,7 +6,10 @@
  * is marked live and marked free before it is filled again.  Linux hands a
  * process-directed signal to the main thread when it can, which is the
  * thread that writes outputs; the atomics keep the handler right when
- * another thread takes it. */
+ * another thread takes it.  A temporary is registered right after it is
+ * created (never before: the handler must not remove a file that is not
+ * ours), so a signal in between, a window of a few instructions, can still
+ * leave one behind. */
 #define _GNU_SOURCE /* getrandom */
 #include "tempfile.h"
 
@@ -45,13 +48,12 @@ static void remove_all(void)
         if (atomic_load(&slots[i].state) == SLOT_LIVE) unlink(slots[i].name);
 }
 
+static struct sigaction default_action; /* SIG_DFL, set up with the handlers */
+
 static void die_by(int sig)
 {
     remove_all();
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, NULL);
+    sigaction(sig, &default_action, NULL);
     raise(sig); /* blocked inside the handler: delivered as it returns */
 }
 
@@ -71,6 +73,8 @@ static void on_signal(int sig)
 static void install_handlers(void)
 {
     if (atomic_exchange(&installed, 1)) return;
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
     for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; ++i) {
         struct sigaction old, sa;
         if (sigaction(cleanup_signals[i], NULL, &old) != 0) continue;
@@ -107,7 +111,9 @@ static void untrack(const char *name)
 
 /* ---- names and creation --------------------------------------------------- */
 /* Ten characters from the kernel's random source (or, where it fails, the
- * clock, the process and a counter): 62^10 names, none guessable. */
+ * clock, the process and a counter): 62^10 names.  Safety does not rest on
+ * them: a name someone took, by a file or a link, fails O_EXCL and another
+ * is drawn; their being unguessable keeps such a squatter from stalling us. */
 static void random_suffix(char out[11])
 {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
