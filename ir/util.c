@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include "tempfile.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -202,43 +204,21 @@ int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *e
 {
     int bad = check_output_path(path, err);
     if (bad) return bad;
-    char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(e));
+    char *tmp;
+    int fd, why = 0;
+    if ((bad = temp_open(path, &tmp, &fd, err))) return bad;
+    for (const char *p = data; len > 0 && !why;) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno != EINTR) why = errno;
+        if (w > 0) p += w, len -= (size_t)w;
     }
-    const char *p = data;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(e));
-        }
-        p += w;
-        left -= (size_t)w;
+    if (!why && fsync(fd) != 0 && errno != EINVAL) why = errno;
+    if (close(fd) != 0 && !why) why = errno;
+    if (why) {
+        temp_discard(tmp);
+        return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(why));
     }
-    if (fsync(fd) != 0 && errno != EINVAL) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(e));
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(e));
-    }
-    free(tmp);
-    return 0;
+    return temp_commit(&tmp, &path, 1, err);
 }
 
 int write_file_if_changed(const char *path, const void *data, size_t len,

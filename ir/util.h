@@ -78,7 +78,8 @@ char *read_file(const char *path, size_t *len, lcm_err *err);
  * the name must be free or a regular file: renaming onto a device, a
  * directory or a symbolic link would replace it.  Checks that. */
 int check_output_path(const char *path, lcm_err *err);
-/* Writes atomically: temp file in the same directory, fsync, rename. */
+/* Writes atomically: a temporary in the same directory (tempfile.h), fsync,
+ * rename. */
 int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err);
 /* Like write_file_atomic, but leaves an identical existing file untouched
  * (its mtime too), so build systems do not rebuild.  *changed reports it. */

@@ -5,28 +5,62 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-static char *temp_name(const char *path) { return xasprintf("%s.tmp.%ld", path, (long)getpid()); }
+#include "tempfile.h"
 
-static int cannot_create(const char *path, lcm_err *err)
+/* The outputs held back between lcm_outputs_begin and lcm_outputs_end:
+ * finished temporaries and the names they go to. */
+static struct {
+    int open, n, cap;
+    char **tmp, **path;
+} held;
+
+static int is_stdout(const char *path) { return !strcmp(path, "-"); }
+
+static int write_failed(const char *path, int why, lcm_err *err)
 {
-    return lcm_fail(err, LCM_E_IO, "cannot create '%s' (does the directory exist and is it writable?)", path);
+    if (is_stdout(path))
+        return why ? lcm_fail(err, LCM_E_IO, "cannot write to standard output: %s", strerror(why))
+                   : lcm_fail(err, LCM_E_IO, "cannot write to standard output");
+    return why ? lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?): %s", path, strerror(why))
+               : lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
 }
 
-/* Moves a finished temporary file into place, or removes it when writing
- * failed: the requested name never holds a partial file.  `why` is the
- * errno of the failure (0: unknown). */
-static int commit(char *tmp, const char *path, int failed, int why, lcm_err *err)
+/* Moves a finished temporary into place (or holds it back until the run's
+ * other outputs are written), or removes it when writing failed: the
+ * requested name never holds a partial file.  `why` is the errno of the
+ * failure (0: unknown). */
+static int finish(char *tmp, const char *path, int failed, int why, lcm_err *err)
 {
-    int rc = 0;
-    if (!failed && rename(tmp, path) != 0) failed = 1, why = errno;
     if (failed) {
-        unlink(tmp);
-        rc = why ? lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?): %s", path, strerror(why))
-                 : lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
+        temp_discard(tmp);
+        return write_failed(path, why, err);
     }
-    free(tmp);
+    if (!held.open) return temp_commit(&tmp, &path, 1, err);
+    if (held.n == held.cap) {
+        held.cap = held.cap ? 2 * held.cap : 4;
+        held.tmp = xrealloc(held.tmp, (size_t)held.cap * sizeof *held.tmp);
+        held.path = xrealloc(held.path, (size_t)held.cap * sizeof *held.path);
+    }
+    held.tmp[held.n] = tmp;
+    held.path[held.n++] = xstrdup(path);
+    return 0;
+}
+
+void lcm_outputs_begin(void) { held.open = 1; }
+
+int lcm_outputs_end(int rc, lcm_err *err)
+{
+    if (rc) {
+        for (int i = 0; i < held.n; ++i) temp_discard(held.tmp[i]);
+    } else {
+        rc = temp_commit(held.tmp, (const char *const *)held.path, held.n, err);
+    }
+    for (int i = 0; i < held.n; ++i) free(held.path[i]);
+    free(held.tmp), free(held.path);
+    memset(&held, 0, sizeof held);
     return rc;
 }
 
@@ -57,12 +91,19 @@ int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err)
 
 FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
 {
-    if (check_output_path(path, err)) return NULL;
-    *tmp = temp_name(path);
-    FILE *f = fopen(*tmp, "w");
+    *tmp = NULL;
+    if (is_stdout(path)) {
+        clearerr(stdout);
+        return stdout;
+    }
+    int fd;
+    if (check_output_path(path, err) || temp_open(path, tmp, &fd, err)) return NULL;
+    FILE *f = fdopen(fd, "w");
     if (!f) {
-        free(*tmp);
-        cannot_create(path, err);
+        int why = errno;
+        close(fd);
+        temp_discard(*tmp);
+        write_failed(path, why, err);
     }
     return f;
 }
@@ -72,29 +113,47 @@ int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_
     int why = 0;
     if (ferror(f)) failed = 1, why = EIO;
     if (fflush(f) != 0) failed = 1, why = errno;
+    if (!tmp) return failed ? write_failed(path, why, err) : 0; /* standard output: stays open */
     if (fsync(fileno(f)) != 0 && !why) failed = 1, why = errno;
     if (fclose(f) != 0 && !why) failed = 1, why = errno;
-    return commit(tmp, path, failed, why, err);
+    return finish(tmp, path, failed, why, err);
+}
+
+/* Creates the HDF5 file `name` only if no file (or link) has that name. */
+static int h5_create_exclusive(const char *name, void *ctx)
+{
+    errno = 0;
+    hid_t f = H5Fcreate(name, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    if (f >= 0) {
+        *(hid_t *)ctx = f;
+        return 0;
+    }
+    if (errno == EEXIST) return EEXIST;
+    int why = errno ? errno : EIO;
+    struct stat st;
+    if (lstat(name, &st) == 0 && S_ISREG(st.st_mode)) unlink(name); /* ours: made exclusively, then failed */
+    return why;
 }
 
 hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err)
 {
+    *tmp = NULL;
+    if (is_stdout(path))
+        return lcm_fail(err, LCM_E_USAGE, "an HDF5 file cannot be written to standard output ('-' is for CSV)"), -1;
     if (check_output_path(path, err)) return -1;
     lcm_h5_prepare();
-    *tmp = temp_name(path);
-    hid_t f = H5Fcreate(*tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) {
-        free(*tmp);
-        cannot_create(path, err);
-    }
+    hid_t f = -1;
+    if (temp_create(path, h5_create_exclusive, &f, tmp, err)) return -1;
     return f;
 }
 
 int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
 {
     errno = 0;
-    failed |= H5Fclose(f) < 0;
-    return commit(tmp, path, failed, failed ? errno : 0, err);
+    int why = 0;
+    if (H5Fclose(f) < 0) failed = 1, why = errno;
+    if (!failed && (why = temp_sync(tmp))) failed = 1;
+    return finish(tmp, path, failed, why, err);
 }
 
 void lcm_csv_number(FILE *f, double x, int precision)

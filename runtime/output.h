@@ -1,8 +1,10 @@
-/* output.h - what every result file shares: written to a temporary file and
- * renamed into place (a failed write never leaves a partial file under the
- * requested name), numbers in CSV that read back bit for bit, and the HDF5
- * attributes the result files carry (written without object times, so the
- * same result gives the same bytes). */
+/* output.h - what every result file shares: written to a temporary file
+ * (tempfile.h: created exclusively, removed when the process is interrupted)
+ * and renamed into place, so a failed write never leaves a partial file under
+ * the requested name; a run's several outputs committed together; numbers
+ * in CSV that read back bit for bit; and the HDF5 attributes the result files
+ * carry (written without object times, so the same result gives the same
+ * bytes). */
 #ifndef LCM_OUTPUT_H
 #define LCM_OUTPUT_H
 
@@ -11,14 +13,26 @@
 
 #include "util.h"
 
-/* Opens a temporary file next to `path` for writing (*tmp: its name, freed by
- * lcm_output_commit). */
+/* Opens a temporary file next to `path` for writing (*tmp: its name, handed
+ * to the commit below).  A CSV `path` of "-" is standard output (*tmp NULL),
+ * written as it goes; HDF5 cannot go there (LCM_E_USAGE). */
 FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err);
 hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err);
-/* Finishes a CSV file (flush, fsync, close) / an HDF5 file, then moves it
- * into place, or removes it when `failed` or finishing fails. */
+/* Finishes a CSV file (flush, fsync, close) / an HDF5 file (close, fsync),
+ * then moves it into place -- or holds it back, between lcm_outputs_begin and
+ * lcm_outputs_end -- or removes it when `failed` or finishing fails. */
 int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err);
 int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err);
+
+/* A run's outputs, all or none: after lcm_outputs_begin, finished files wait
+ * as synced temporaries; lcm_outputs_end(rc) then renames them all into
+ * place when rc is 0 (temp_commit in tempfile.h says what a crash can still
+ * do) and returns 0 or the failed rename's status, or removes them all when
+ * rc is a failure (returned as it is), leaving every earlier file as it was.
+ * Standard output is not held back: write it last.  One batch at a time,
+ * from one thread. */
+void lcm_outputs_begin(void);
+int lcm_outputs_end(int rc, lcm_err *err);
 
 /* HDF5 set up the way lcm uses it (its errors silenced: lcm reports them);
  * called before any other HDF5 call. */

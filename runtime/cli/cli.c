@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "comm.h"
 #include "lcmgen.h"
@@ -20,22 +19,41 @@ int cli_die(const char *cmd, const lcm_err *err)
     return err->code ? err->code : 1;
 }
 
-int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err)
+/* An option with a value: 1 and *value when argv[i] is `name`, 0 when it is
+ * not, -1 for a missing or empty value or a second time for an option given
+ * once. */
+static int take_value(cli_args *a, const char *name, int once, const char **value, lcm_err *err)
 {
     const char *arg = a->argv[a->i];
     size_t n = strlen(name);
-    if (strncmp(arg, name, n)) return 0;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return 1;
-    }
-    if (arg[n]) return 0;
-    if (a->i + 1 >= a->argc) {
+    if (strncmp(arg, name, n) || (arg[n] && arg[n] != '=')) return 0;
+    if (!arg[n] && a->i + 1 >= a->argc) {
         lcm_fail(err, LCM_E_USAGE, "%s needs a value", name);
         return -1;
     }
-    *value = a->argv[++a->i];
+    const char *v = arg[n] ? arg + n + 1 : a->argv[++a->i];
+    if (!*v) {
+        lcm_fail(err, LCM_E_USAGE, "%s needs a value (it is empty)", name);
+        return -1;
+    }
+    for (int k = 0; once && k < a->nseen; ++k)
+        if (!strcmp(a->seen[k].name, name)) {
+            lcm_fail(err, LCM_E_USAGE, "%s is given twice ('%s' and '%s'): give it once", name, a->seen[k].value, v);
+            return -1;
+        }
+    if (once && a->nseen < CLI_MAX_OPTIONS) a->seen[a->nseen].name = name, a->seen[a->nseen++].value = v;
+    *value = v;
     return 1;
+}
+
+int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err)
+{
+    return take_value(a, name, 1, value, err);
+}
+
+int cli_each_value(cli_args *a, const char *name, const char **value, lcm_err *err)
+{
+    return take_value(a, name, 0, value, err);
 }
 
 int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
@@ -74,6 +92,18 @@ int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *e
     if (!*s || *end || errno || v < lo || v > hi)
         return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number from %d to %d, got '%s'", opt, lo, hi, s);
     *out = (int)v;
+    return 0;
+}
+
+int cli_count(const char *opt, const char *s, unsigned long long max, unsigned long long *out, lcm_err *err)
+{
+    const char *end = s;
+    while (*end >= '0' && *end <= '9') ++end;
+    errno = 0;
+    unsigned long long v = *s && !*end ? strtoull(s, NULL, 10) : 0; /* digits only: no sign, no spaces */
+    if (!*s || *end || errno == ERANGE || v > max)
+        return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number from 0 to %llu, got '%s'", opt, max, s);
+    *out = v;
     return 0;
 }
 
@@ -118,7 +148,7 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err)
+int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
 {
     if (!o->model) return lcm_fail(err, LCM_E_USAGE, "no model given (MODEL.lua or a directory made by lcmgen)");
     if (is_directory(o->model)) {
@@ -136,6 +166,8 @@ int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err)
     int rc = lcmgen_generate(o->model, o->defines, o->ndefines, &gen, err);
     if (rc) return rc;
     for (int i = 0; i < gen.nwarnings; ++i) lcm_warn("%s", gen.warnings[i]);
+    o->loaded = gen.deps, o->nloaded = gen.ndeps; /* taken over */
+    gen.deps = NULL, gen.ndeps = 0;
     rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
     lcmgen_output_free(&gen);
     return rc;
@@ -146,18 +178,7 @@ void cli_model_opts_free(cli_model_opts *o)
     for (int i = 0; i < o->ndefines; ++i) free(o->defines[i].name), free(o->defines[i].value);
     free(o->defines);
     o->defines = NULL, o->ndefines = 0;
-}
-
-int cli_check_writable(const char *path, lcm_err *err)
-{
-    if (is_directory(path)) return lcm_fail(err, LCM_E_IO, "output '%s' is a directory", path);
-    int rc = check_output_path(path, err);
-    if (rc) return rc;
-    char *dir = path_dirname(path);
-    if (!is_directory(dir) && file_exists(dir))
-        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': '%s' is a file, not a directory", path, dir);
-    else if (!is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
-    else if (access(dir, W_OK) != 0) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' is not writable", path, dir);
-    free(dir);
-    return rc;
+    for (int i = 0; i < o->nloaded; ++i) free(o->loaded[i]);
+    free(o->loaded);
+    o->loaded = NULL, o->nloaded = 0;
 }

@@ -9,29 +9,58 @@ typedef struct cli_model_opts {
     const char *model;  /* MODEL.lua or a directory written by lcmgen */
     ir_option *defines; /* -D name=value */
     int ndefines;
+    char **loaded;      /* once a .lua model is generated: the Lua files it loaded (itself, require) */
+    int nloaded;
 } cli_model_opts;
 
-/* Argument cursor: `--name value` and `--name=value` alike. */
+/* Argument cursor: `--name value` and `--name=value` alike; the options
+ * given so far that take one value. */
+#define CLI_MAX_OPTIONS 32 /* more than any command has */
 typedef struct cli_args {
     int argc, i;
     char **argv;
     const char *cmd;
+    struct {
+        const char *name, *value;
+    } seen[CLI_MAX_OPTIONS];
+    int nseen;
 } cli_args;
 
 /* If argv[i] is option `name`, stores its value (next or after '=') and
- * returns 1; a missing value is a usage error (-1, err filled). */
+ * returns 1; a missing or empty value, or a second --name, is a usage error
+ * (-1, err filled).  cli_each_value is for options that may be repeated
+ * (--set). */
 int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err);
+int cli_each_value(cli_args *a, const char *name, const char **value, lcm_err *err);
 /* Consumes -D name=value / -Dname=value into o. */
 int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err);
 int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *err);
+/* A whole number from 0 to max, digits only (no sign: strtoull would wrap
+ * "-1" round, and clamp what is too large). */
+int cli_count(const char *opt, const char *s, unsigned long long max, unsigned long long *out, lcm_err *err);
 /* Consumes --backend, --precision, --device, --devices, --threads,
  * --log-level, --log-path and --log-keep. */
 int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err *err);
 
-/* Generates (a .lua file) or opens (a directory) the model. */
-int cli_open_model(const cli_model_opts *o, lcm_model **out, lcm_err *err);
+/* Generates (a .lua file: o->loaded filled) or opens (a directory) the model. */
+int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err);
 void cli_model_opts_free(cli_model_opts *o);
 
+/* A file a command reads or writes, named by the option that gave it. */
+typedef struct cli_file {
+    const char *option; /* "--csv", "--params", "the model", ... */
+    const char *path;   /* NULL: not given */
+    int output, csv;    /* written; a CSV output may be '-' (standard output) */
+} cli_file;
+
+/* Before any work: standard output ('-') only for one CSV output, and no
+ * output is the same file as another output or an input (a directory input
+ * stands for its files) -- compared as files: device and inode of those that
+ * exist, the resolved folder and the name of those to be created.  Usage
+ * errors naming both options. */
+int cli_check_outputs(const cli_file *files, int n, lcm_err *err);
+/* The same once the model is generated, for the files it loaded. */
+int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err);
 /* Fails early when a file cannot be created in the directory of path. */
 int cli_check_writable(const char *path, lcm_err *err);
 

@@ -1,13 +1,14 @@
 /* cmd_simulate.c - `lcm simulate` (a panel from initial conditions, solving
  * first unless given a saved solution) and `lcm run` (solve and simulate a
  * model with the parameters and initial conditions bundled next to it). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "comm.h"
+#include "output.h"
 #include "params_lua.h"
 
 static const char simulate_usage[] =
@@ -26,6 +27,7 @@ static const char simulate_usage[] =
     "  --subject-batch-size  subjects simulated at once (0 = all): bounds memory, never changes the panel\n"
     "  --targets             extra columns: the model's functions at each row's state and action\n"
     "  --out / --csv         the panel: subject_id,period,age,regime,value,<states>,<actions>,<targets>\n"
+    "                        (--csv -: to standard output); written all or none, never over an input\n"
     "  --log-level, --log-path, --log-keep  as for lcm solve (the checks cover the simulation too)\n";
 
 static const char run_usage[] =
@@ -46,15 +48,6 @@ typedef struct sim_cli {
     int nsets;
 } sim_cli;
 
-static int parse_count(const char *opt, const char *s, long long *out, lcm_err *err)
-{
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (!*s || *end || v < 0) return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number >= 0, got '%s'", opt, s);
-    *out = v;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err)
 {
     cli_args a = {.argc = argc, .argv = argv, .i = 0, .cmd = c->run ? "run" : "simulate"};
@@ -63,7 +56,7 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
     for (a.i = 1; a.i < argc && !rc; ++a.i) {
         const char *arg = argv[a.i];
         int matched;
-        long long n;
+        unsigned long long n;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return *help = 1, 0;
         if ((rc = cli_define(&a, &c->mo, &matched, err)) || matched) continue;
         if ((r = cli_value(&a, "--params", &c->params_path, err))) rc = r < 0 ? err->code : 0;
@@ -73,11 +66,12 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
         else if (!c->run && (r = cli_value(&a, "--out", &c->out, err))) rc = r < 0 ? err->code : 0;
         else if (!c->run && (r = cli_value(&a, "--csv", &c->csv, err))) rc = r < 0 ? err->code : 0;
         else if (c->run && (r = cli_value(&a, "--out-dir", &c->out_dir, err))) rc = r < 0 ? err->code : 0;
-        else if ((r = cli_value(&a, "--set", &v, err))) rc = r < 0 ? err->code : (c->sets[c->nsets++] = v, 0);
+        else if ((r = cli_each_value(&a, "--set", &v, err))) rc = r < 0 ? err->code : (c->sets[c->nsets++] = v, 0);
         else if ((r = cli_value(&a, "--seed", &v, err))) {
-            if (!(rc = r < 0 ? err->code : parse_count("--seed", v, &n, err))) c->sim.seed = (unsigned long long)n;
+            rc = r < 0 ? err->code : cli_count("--seed", v, ULLONG_MAX, &c->sim.seed, err);
         } else if ((r = cli_value(&a, "--subject-batch-size", &v, err))) {
-            if (!(rc = r < 0 ? err->code : parse_count("--subject-batch-size", v, &n, err))) c->sim.subject_batch_size = n;
+            if (!(rc = r < 0 ? err->code : cli_count("--subject-batch-size", v, LLONG_MAX, &n, err)))
+                c->sim.subject_batch_size = (lcm_index)n;
         }
         else if ((rc = cli_solver_option(&a, &c->so, &matched, err)) || matched) continue;
         else if (arg[0] == '-')
@@ -102,13 +96,33 @@ static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
     owned[2] = xasprintf("%s/%s.solution.h5", out_dir, stem);
     c->out = owned[3] = xasprintf("%s/%s.panel.h5", out_dir, stem);
     c->csv = owned[4] = xasprintf("%s/%s.panel.csv", out_dir, stem);
-    /* the output folder only once the inputs are there */
-    int rc = 0;
-    if (!file_exists(c->initial))
-        rc = lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist (give --initial)",
-                      c->initial);
-    if (!rc) rc = make_dirs(out_dir, err);
+    c->out_dir = out_dir;
     free(dir), free(stem);
+    if (!file_exists(c->initial))
+        return lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist (give --initial)",
+                        c->initial);
+    return 0;
+}
+
+/* The run's files: its outputs (solution_out: lcm run's) and its inputs. */
+enum { SIM_FILES = 7 };
+static void sim_files(const sim_cli *c, const char *solution_out, cli_file files[SIM_FILES])
+{
+    const char *out = c->run ? "--out-dir" : "--out", *csv = c->run ? "--out-dir" : "--csv";
+    const cli_file all[SIM_FILES] = {{"--out-dir", solution_out, 1, 0}, {out, c->out, 1, 0}, {csv, c->csv, 1, 1},
+                                     {"the model", c->mo.model, 0, 0}, {"--params", c->params_path, 0, 0},
+                                     {"--initial", c->initial, 0, 0}, {"--solution", c->solution, 0, 0}};
+    memcpy(files, all, sizeof all);
+}
+
+/* Outputs that replace no input nor each other, and can be created: for lcm
+ * run in DIR, made here once the inputs are known to be there. */
+static int check_outputs(const sim_cli *c, const cli_file files[SIM_FILES], lcm_err *err)
+{
+    int rc = cli_check_outputs(files, SIM_FILES, err);
+    if (!rc && c->run) rc = make_dirs(c->out_dir, err);
+    for (int i = 0; i < SIM_FILES && !rc; ++i)
+        if (files[i].output && files[i].path) rc = cli_check_writable(files[i].path, err);
     return rc;
 }
 
@@ -157,17 +171,16 @@ static int load_inputs(const sim_cli *c, const lcm_model *model, const lcm_pvalu
     return rc;
 }
 
+/* All outputs or none (output.h); the CSV last, as it may be standard
+ * output, which cannot be held back. */
 static int write_outputs(const sim_cli *c, const lcm_solution *sol, const char *solution_out, const lcm_panel *p,
                          lcm_err *err)
 {
-    const char *written[3];
-    int n = 0, rc = 0;
-    if (solution_out && !(rc = lcm_solution_write_h5(sol, solution_out, err))) written[n++] = solution_out;
-    if (!rc && c->out && !(rc = lcm_panel_write_h5(p, c->out, err))) written[n++] = c->out;
-    if (!rc && c->csv && !(rc = lcm_panel_write_csv(p, c->csv, err))) written[n++] = c->csv;
-    if (rc)
-        for (int i = 0; i < n; ++i) unlink(written[i]); /* all outputs or none */
-    return rc;
+    lcm_outputs_begin();
+    int rc = solution_out ? lcm_solution_write_h5(sol, solution_out, err) : 0;
+    if (!rc && c->out) rc = lcm_panel_write_h5(p, c->out, err);
+    if (!rc && c->csv) rc = lcm_panel_write_csv(p, c->csv, err);
+    return lcm_outputs_end(rc, err);
 }
 
 static int simulate_main(int argc, char **argv, int run)
@@ -188,10 +201,9 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc && run) rc = run_defaults(&c, owned, &err);
     if (!rc && !c.initial) rc = lcm_fail(&err, LCM_E_USAGE, "give the initial conditions: --initial I.csv");
     if (!rc && !c.out && !c.csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out PANEL.h5 and/or --csv PANEL.csv");
-    if (!rc && c.out && c.csv && !strcmp(c.out, c.csv)) rc = lcm_fail(&err, LCM_E_USAGE, "--out and --csv name the same file");
-    const char *outs[] = {owned[2], c.out, c.csv};
-    for (int i = 0; i < 3 && !rc; ++i)
-        if (outs[i]) rc = cli_check_writable(outs[i], &err);
+    cli_file files[SIM_FILES];
+    sim_files(&c, owned[2], files);
+    if (!rc) rc = check_outputs(&c, files, &err);
 
     lcm_pvalue *params = NULL;
     lcm_model *model = NULL;
@@ -202,6 +214,7 @@ static int simulate_main(int argc, char **argv, int run)
     double *buf = NULL;
     if (!rc) rc = read_params(&c, &params, &err);
     if (!rc) rc = cli_open_model(&c.mo, &model, &err);
+    if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err);
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
     if (!rc) rc = lcm_initial_read(lcm_model_ir(model), c.initial, &ic, &err);
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);

@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "comm.h"
+#include "output.h"
 #include "params_lua.h"
 
 static const char usage[] =
@@ -17,7 +17,8 @@ static const char usage[] =
     "\n"
     "Solves the model by backward induction and writes V of every regime and period:\n"
     "  --out     HDF5, one dataset /V/period_<t>/<regime> with grid points as attributes\n"
-    "  --csv     long form: period,age,regime,<states...>,V\n"
+    "  --csv     long form: period,age,regime,<states...>,V (--csv -: to standard output)\n"
+    "            both written all or none, never over an input (docs/user-guide.md, section 5)\n"
     "  --params  a Lua file returning the parameters (see lcm params-template)\n"
     "  --set     overrides one parameter: --set discount_factor=0.95 --set alive.wage={1,2}\n"
     "  --backend auto (the default) solves on the GPU when one is usable, else on the CPU\n"
@@ -28,6 +29,16 @@ static const char usage[] =
     "               off: no checks, no messages\n"
     "  --log-path   a failed check writes a snapshot (model, parameters, V, report) into DIR,\n"
     "               which keeps the newest --log-keep (default 3)\n";
+
+/* Both outputs or neither (output.h); the CSV last, as it may be standard
+ * output, which cannot be held back. */
+static int write_outputs(const lcm_solution *sol, const char *out, const char *csv, lcm_err *err)
+{
+    lcm_outputs_begin();
+    int rc = out ? lcm_solution_write_h5(sol, out, err) : 0;
+    if (!rc && csv) rc = lcm_solution_write_csv(sol, csv, err);
+    return lcm_outputs_end(rc, err);
+}
 
 int cmd_solve(int argc, char **argv)
 {
@@ -51,7 +62,7 @@ int cmd_solve(int argc, char **argv)
         if ((r = cli_value(&a, "--params", &params_path, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_value(&a, "--out", &out, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_value(&a, "--csv", &csv, &err))) rc = r < 0 ? err.code : 0;
-        else if ((r = cli_value(&a, "--set", &v, &err))) rc = r < 0 ? err.code : (sets[nsets++] = v, 0);
+        else if ((r = cli_each_value(&a, "--set", &v, &err))) rc = r < 0 ? err.code : (sets[nsets++] = v, 0);
         else if ((rc = cli_solver_option(&a, &so, &matched, &err)) || matched) continue;
         else if (arg[0] == '-') {
             rc = lcm_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm solve --help)", arg);
@@ -63,7 +74,9 @@ int cmd_solve(int argc, char **argv)
     }
     if (!rc && !mo.model) rc = lcm_fail(&err, LCM_E_USAGE, "no model given\n%s", usage);
     if (!rc && !out && !csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out SOLUTION.h5 and/or --csv V.csv");
-    if (!rc && out && csv && !strcmp(out, csv)) rc = lcm_fail(&err, LCM_E_USAGE, "--out and --csv name the same file");
+    const cli_file files[] = {{"--out", out, 1, 0}, {"--csv", csv, 1, 1}, {"the model", mo.model, 0, 0},
+                              {"--params", params_path, 0, 0}};
+    if (!rc) rc = cli_check_outputs(files, 4, &err);
     if (!rc && out) rc = cli_check_writable(out, &err);
     if (!rc && csv) rc = cli_check_writable(csv, &err);
 
@@ -76,6 +89,7 @@ int cmd_solve(int argc, char **argv)
     lcm_solver *solver = NULL;
     lcm_solution *sol = NULL;
     if (!rc) rc = cli_open_model(&mo, &model, &err);
+    if (!rc) rc = cli_check_loaded(&mo, files, 4, &err);
     if (!rc) {
         /* check the parameters before compiling anything */
         double *buf = xcalloc(lcm_model_ir(model)->params_size + 1, sizeof *buf);
@@ -85,11 +99,7 @@ int cmd_solve(int argc, char **argv)
         free(buf);
     }
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
-    if (!rc && out && writer) rc = lcm_solution_write_h5(sol, out, &err);
-    if (!rc && csv && writer) {
-        rc = lcm_solution_write_csv(sol, csv, &err);
-        if (rc && out) unlink(out); /* all outputs or none */
-    }
+    if (!rc && writer) rc = write_outputs(sol, out, csv, &err);
     lcm_solution_free(sol);
     lcm_solver_free(solver);
     lcm_model_free(model);

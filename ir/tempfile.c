@@ -1,0 +1,229 @@
+/* tempfile.c - see tempfile.h.
+ *
+ * The signal handler may only make async-signal-safe calls (unlink,
+ * sigaction, raise) and read lock-free atomics, so the registry is a fixed
+ * table of name buffers, each with an atomic state: a slot is filled before it
+ * is marked live and marked free before it is filled again.  Linux hands a
+ * process-directed signal to the main thread when it can, which is the
+ * thread that writes outputs; the atomics keep the handler right when
+ * another thread takes it.  A temporary is registered right after it is
+ * created (never before: the handler must not remove a file that is not
+ * ours), so a signal in between, a window of a few instructions, can still
+ * leave one behind. */
+#define _GNU_SOURCE /* getrandom */
+#include "tempfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the registry ------------------------------------------------------- */
+enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE };
+#define TEMP_SLOTS 64 /* live at once: lcm holds at most a run's three outputs */
+
+static struct {
+    atomic_int state;
+    char name[PATH_MAX];
+} slots[TEMP_SLOTS];
+
+static atomic_int renaming; /* temp_commit calls between their first and last rename */
+static atomic_int dying;    /* a signal is removing the temporaries */
+static atomic_int deferred; /* a signal that came during renames: raised after them */
+static atomic_int installed;
+
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
+
+static void remove_all(void)
+{
+    for (int i = 0; i < TEMP_SLOTS; ++i)
+        if (atomic_load(&slots[i].state) == SLOT_LIVE) unlink(slots[i].name);
+}
+
+static struct sigaction default_action; /* SIG_DFL, set up with the handlers */
+
+static void die_by(int sig)
+{
+    remove_all();
+    sigaction(sig, &default_action, NULL);
+    raise(sig); /* blocked inside the handler: delivered as it returns */
+}
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    atomic_store(&dying, 1);
+    if (atomic_load(&renaming) > 0) {
+        atomic_store(&deferred, sig); /* let the renames finish: all outputs new */
+        errno = saved;
+        return;
+    }
+    die_by(sig);
+    errno = saved;
+}
+
+static void install_handlers(void)
+{
+    if (atomic_exchange(&installed, 1)) return;
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; ++i) {
+        struct sigaction old, sa;
+        if (sigaction(cleanup_signals[i], NULL, &old) != 0) continue;
+        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue; /* ignored or someone's */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(cleanup_signals[i], &sa, NULL);
+    }
+}
+
+static int track(const char *name)
+{
+    install_handlers();
+    for (int i = 0; i < TEMP_SLOTS; ++i) {
+        int free_state = SLOT_FREE;
+        if (!atomic_compare_exchange_strong(&slots[i].state, &free_state, SLOT_FILLING)) continue;
+        memcpy(slots[i].name, name, strlen(name) + 1); /* fits: checked by temp_create */
+        atomic_store(&slots[i].state, SLOT_LIVE);
+        return 0;
+    }
+    return -1;
+}
+
+static void untrack(const char *name)
+{
+    for (int i = 0; i < TEMP_SLOTS; ++i)
+        if (atomic_load(&slots[i].state) == SLOT_LIVE && !strcmp(slots[i].name, name)) {
+            atomic_store(&slots[i].state, SLOT_FREE);
+            return;
+        }
+}
+
+/* ---- names and creation --------------------------------------------------- */
+/* Ten characters from the kernel's random source (or, where it fails, the
+ * clock, the process and a counter): 62^10 names.  Safety does not rest on
+ * them: a name someone took, by a file or a link, fails O_EXCL and another
+ * is drawn; their being unguessable keeps such a squatter from stalling us. */
+static void random_suffix(char out[11])
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static atomic_uint counter;
+    unsigned char r[10];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 30) ^
+                               ((unsigned long long)getpid() << 12) ^ atomic_fetch_add(&counter, 1);
+        for (int i = 0; i < 10; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL, r[i] = (unsigned char)(x >> 56);
+    }
+    for (int i = 0; i < 10; ++i) out[i] = alphabet[r[i] % 62];
+    out[10] = 0;
+}
+
+int temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err)
+{
+    *tmp = NULL;
+    if (strlen(path) + 16 >= PATH_MAX) return lcm_fail(err, LCM_E_IO, "cannot create '%s': the name is too long", path);
+    int why = EEXIST;
+    for (int attempt = 0; attempt < 100 && why == EEXIST; ++attempt) {
+        char suffix[11];
+        random_suffix(suffix);
+        char *name = xasprintf("%s.tmp.%s", path, suffix);
+        why = create(name, ctx);
+        if (!why && track(name) != 0) {
+            unlink(name);
+            free(name);
+            return lcm_fail(err, LCM_E_INTERNAL, "cannot create '%s': more than %d temporary files at once", path,
+                            TEMP_SLOTS);
+        }
+        if (!why) {
+            *tmp = name;
+            return 0;
+        }
+        free(name);
+    }
+    return lcm_fail(err, LCM_E_IO, "cannot create '%s' (does the directory exist and is it writable?): %s", path,
+                    strerror(why));
+}
+
+static int open_exclusive(const char *name, void *ctx)
+{
+    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) return errno;
+    *(int *)ctx = fd;
+    return 0;
+}
+
+int temp_open(const char *path, char **tmp, int *fd, lcm_err *err)
+{
+    return temp_create(path, open_exclusive, fd, tmp, err);
+}
+
+int temp_sync(const char *tmp)
+{
+    int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno;
+    int why = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+    close(fd);
+    return why;
+}
+
+void temp_discard(char *tmp)
+{
+    if (!tmp) return;
+    untrack(tmp);
+    unlink(tmp);
+    free(tmp);
+}
+
+/* ---- committing ------------------------------------------------------------ */
+/* The renames are on disk once their folder is synced (best effort: some
+ * file systems cannot sync a folder). */
+static void sync_folder(const char *path)
+{
+    char *dir = path_dirname(path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) fsync(fd), close(fd);
+    free(dir);
+}
+
+/* Ends a commit's renaming; raises a signal that came during it. */
+static void end_renaming(void)
+{
+    if (atomic_fetch_sub(&renaming, 1) == 1 && atomic_load(&deferred)) die_by(atomic_load(&deferred));
+}
+
+int temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
+{
+    int rc = 0;
+    /* what makes a rename fail -- a directory or the like come in the way
+     * since the run began -- is looked for before the first one */
+    for (int i = 0; i < n && !rc; ++i) rc = check_output_path(path[i], err);
+    atomic_fetch_add(&renaming, 1);
+    if (!rc && n && atomic_load(&dying)) rc = lcm_fail(err, LCM_E_IO, "interrupted before '%s' was written", path[0]);
+    for (int i = 0; i < n; ++i) {
+        if (!rc && rename(tmp[i], path[i]) != 0)
+            rc = lcm_fail(err, LCM_E_IO, "cannot move '%s' onto '%s': %s%s", tmp[i], path[i], strerror(errno),
+                          i ? " (the outputs before it were replaced already)" : "");
+        if (rc) {
+            temp_discard(tmp[i]);
+        } else {
+            untrack(tmp[i]);
+            free(tmp[i]);
+        }
+        tmp[i] = NULL;
+    }
+    end_renaming();
+    for (int i = 0; i < n && !rc; ++i) sync_folder(path[i]);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/* tempfile.h - the temporary files that outputs are written to before they
+ * are renamed onto their names.
+ *
+ * A temporary lies in its target's folder (the rename stays on one file
+ * system) under the target's name plus ".tmp." and a random suffix, and is
+ * created exclusively (O_CREAT|O_EXCL, which also refuses a symbolic link):
+ * in a shared folder nobody can guess the name in advance or plant a link
+ * there that the write would follow.
+ *
+ * Every live temporary is listed in a registry.  SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE and SIGXFSZ (when their action is the default one: an ignored or
+ * handled signal is left alone) remove them all before the process ends with
+ * the signal's usual status, so an interrupted run leaves none behind.  The
+ * names are kept as given, relative to the working directory, which lcm never
+ * changes. */
+#ifndef LCM_TEMPFILE_H
+#define LCM_TEMPFILE_H
+
+#include "util.h"
+
+/* Creates the file `name` exclusively and returns 0, or an errno value:
+ * EEXIST when the name is taken (another is then tried).  A creator that
+ * fails part way removes what it made. */
+typedef int (*temp_creator)(const char *name, void *ctx);
+
+/* Creates a registered temporary for `path` with create(name, ctx); *tmp is
+ * its name, to be handed to temp_commit or temp_discard. */
+int temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err);
+/* The common case: a new empty file opened for writing (*fd). */
+int temp_open(const char *path, char **tmp, int *fd, lcm_err *err);
+/* Flushes a written and closed temporary to the disk; 0 or an errno value. */
+int temp_sync(const char *tmp);
+/* Removes a temporary, unregisters it and frees its name. */
+void temp_discard(char *tmp);
+/* Renames n finished (synced) temporaries onto their paths, in order, and
+ * frees their names.  The renames come last so that a failure before them
+ * changes nothing; a signal during them waits until all are done.  What
+ * remains possible: several renames are not one atomic step, so a crash or
+ * SIGKILL between two of them, or a rename that fails (after everything was
+ * written, on the same file system: practically never), leaves the earlier
+ * paths new and the later ones as they were -- each file is whole, old or
+ * new, never partial.  On a failure the temporaries not yet renamed are
+ * removed and the error names the path. */
+int temp_commit(char **tmp, const char *const *path, int n, lcm_err *err);
+
+#endif

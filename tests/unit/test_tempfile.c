@@ -1,0 +1,161 @@
+/* Temporaries (ir/tempfile.c) and the all-or-none commit of outputs
+ * (runtime/output.c): the names, a taken name, removal by a signal (and an
+ * ignored signal left ignored), renames that all happen or none, and a batch
+ * of outputs that leaves the earlier files when one of them fails. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "output.h"
+#include "tempfile.h"
+#include "testlib.h"
+
+/* A creator that finds the name taken `taken` times first. */
+static int taken;
+static int busy_then_create(const char *name, void *ctx)
+{
+    if (taken > 0) return --taken, EEXIST;
+    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) return errno;
+    *(int *)ctx = fd;
+    return 0;
+}
+
+static int temporaries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".tmp.") != NULL;
+    if (d) closedir(d);
+    return n;
+}
+
+static int holds(const char *path, const char *text)
+{
+    char *s = read_file(path, NULL, NULL);
+    int same = s && !strcmp(s, text);
+    free(s);
+    return same;
+}
+
+static void put(const char *path, const char *text)
+{
+    lcm_err err = {0};
+    CHECK_OK(write_file_atomic(path, text, strlen(text), &err));
+}
+
+/* A child writes a temporary, then gets `sig`; returns its wait status. */
+static int signalled_child(const char *path, int sig, int ignore)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (ignore) signal(sig, SIG_IGN);
+        char *tmp;
+        int fd;
+        if (temp_open(path, &tmp, &fd, NULL) || write(fd, "partial", 7) != 7) _exit(3);
+        raise(sig);
+        temp_discard(tmp); /* only reached when the signal is ignored */
+        _exit(0);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+/* A CSV output of the current batch holding `text`, or failing. */
+static int csv_output(const char *path, const char *text, int failed, lcm_err *err)
+{
+    char *tmp;
+    FILE *f = lcm_output_open_csv(path, &tmp, err);
+    if (!f) return err->code;
+    fputs(text, f);
+    return lcm_output_commit_csv(f, tmp, path, failed, err);
+}
+
+int main(void)
+{
+    char *dir = test_tmpdir("tempfile");
+    char *a = path_join(dir, "a.csv"), *b = path_join(dir, "b.csv"), *sub = path_join(dir, "sub");
+    lcm_err err = {0};
+    char *tmp, *tmp2;
+    int fd;
+
+    /* first, in children that installed nothing before: a signal removes the
+     * temporaries and ends the process as the signal does; an ignored one
+     * stays ignored */
+    int status = signalled_child(a, SIGTERM, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    status = signalled_child(a, SIGINT, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    CHECK(temporaries_in(dir) == 0 && !file_exists(a));
+    status = signalled_child(a, SIGHUP, 1);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(temporaries_in(dir) == 0);
+
+    /* the name: the target's, ".tmp." and ten random characters */
+    CHECK_OK(temp_open(a, &tmp, &fd, &err));
+    CHECK_OK(temp_open(a, &tmp2, &fd, &err));
+    size_t n = strlen(a);
+    CHECK(!strncmp(tmp, a, n) && !strncmp(tmp + n, ".tmp.", 5) && strlen(tmp) == n + 15 && strcmp(tmp, tmp2));
+    temp_discard(tmp), temp_discard(tmp2);
+    CHECK(temporaries_in(dir) == 0);
+
+    /* a taken name: another is tried, up to a point */
+    taken = 3;
+    CHECK_OK(temp_create(a, busy_then_create, &fd, &tmp, &err));
+    close(fd), temp_discard(tmp);
+    taken = 1000;
+    CHECK(temp_create(a, busy_then_create, &fd, &tmp, &err) == LCM_E_IO && strstr(err.msg, "File exists") && !tmp);
+
+    /* commit: every temporary renamed ... */
+    put(a, "old a"), put(b, "old b");
+    char *tmps[2];
+    const char *paths[2] = {a, b};
+    CHECK_OK(temp_open(a, &tmps[0], &fd, &err));
+    CHECK(write(fd, "new a", 5) == 5);
+    close(fd);
+    CHECK_OK(temp_open(b, &tmps[1], &fd, &err));
+    CHECK(write(fd, "new b", 5) == 5);
+    close(fd);
+    CHECK_OK(temp_commit(tmps, paths, 2, &err));
+    CHECK(holds(a, "new a") && holds(b, "new b") && temporaries_in(dir) == 0);
+    /* ... or none, when one target cannot take it (a folder came in the way) */
+    CHECK(mkdir(sub, 0777) == 0);
+    paths[1] = sub;
+    CHECK_OK(temp_open(a, &tmps[0], &fd, &err));
+    close(fd);
+    CHECK_OK(temp_open(sub, &tmps[1], &fd, &err));
+    close(fd);
+    CHECK(temp_commit(tmps, paths, 2, &err) == LCM_E_IO && strstr(err.msg, "sub"));
+    CHECK(holds(a, "new a") && is_directory(sub) && temporaries_in(dir) == 0);
+
+    /* a batch of outputs: held back until its end, then all or none */
+    lcm_outputs_begin();
+    CHECK_OK(csv_output(a, "batch a", 0, &err));
+    CHECK(holds(a, "new a") && temporaries_in(dir) == 1);
+    CHECK(csv_output(b, "batch b", 1, &err) == LCM_E_IO && strstr(err.msg, "b.csv"));
+    CHECK(lcm_outputs_end(err.code, &err) == LCM_E_IO);
+    CHECK(holds(a, "new a") && holds(b, "new b") && temporaries_in(dir) == 0);
+    lcm_outputs_begin();
+    CHECK_OK(csv_output(a, "batch a", 0, &err));
+    CHECK_OK(csv_output(b, "batch b", 0, &err));
+    CHECK(holds(a, "new a"));
+    CHECK_OK(lcm_outputs_end(0, &err));
+    CHECK(holds(a, "batch a") && holds(b, "batch b") && temporaries_in(dir) == 0);
+    /* without a batch an output is in place at once */
+    CHECK_OK(csv_output(a, "alone", 0, &err));
+    CHECK(holds(a, "alone") && temporaries_in(dir) == 0);
+    /* HDF5 cannot go to standard output */
+    CHECK(lcm_output_create_h5("-", &tmp, &err) < 0 && err.code == LCM_E_USAGE);
+
+    unlink(a), unlink(b), rmdir(sub), rmdir(dir);
+    free(a), free(b), free(sub), free(dir);
+    return check_failures;
+}
