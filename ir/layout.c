@@ -1,6 +1,6 @@
-/* layout.c - see layout.h.  Each formula is written once in C and, beside
- * it, once as the kernel text that computes the same; test_layout.c runs
- * both. */
+/* layout.c - see layout.h.  Each formula is written once in C and once as
+ * the kernel text that computes the same (the printers at the end, which
+ * read the same ir_state_layout); test_layout.c runs both. */
 #include "layout.h"
 
 #include <stdlib.h>
@@ -11,17 +11,6 @@ int ir_splays(const ir_grid *g) { return g->batch_size > 0 && g->batch_size < g-
 int ir_chunk_count(const ir_grid *g) { return ir_splays(g) ? (g->n + g->batch_size - 1) / g->batch_size : 1; }
 
 int ir_chunk_width(const ir_grid *g) { return ir_splays(g) ? g->batch_size : g->n; }
-
-/* The first point of chunk c, and the length of the chunk from `lo` on:
- * the kernels' `lo` and `len` (ir_layout_print_state). */
-static long long chunk_start(int c, int width) { return (long long)c * width; }
-static long long chunk_len(int n, long long lo, int width) { return n - lo < width ? n - lo : width; }
-
-int ir_chunk_length(const ir_grid *g, int c)
-{
-    int width = ir_chunk_width(g);
-    return (int)chunk_len(g->n, chunk_start(c, width), width);
-}
 
 void ir_strides(const ir_regime *r, long long *stride)
 {
@@ -97,6 +86,11 @@ void ir_layout_tile(const ir_state_layout *L, long long tile, int *chunk)
         tile /= n;
     }
 }
+
+/* The first point of chunk c, and the length of the chunk from `lo` on:
+ * the kernels' `lo` and `len` (ir_layout_print_state). */
+static long long chunk_start(int c, int width) { return (long long)c * width; }
+static long long chunk_len(int n, long long lo, int width) { return n - lo < width ? n - lo : width; }
 
 /* Where the launch's digit of axis x starts, and its length: the launch's
  * chunk of a splayed state, else the whole axis. */

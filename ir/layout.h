@@ -31,10 +31,9 @@
 int ir_splays(const ir_grid *g);
 /* Its chunks: ceil(n / batch_size) when splayed, else 1. */
 int ir_chunk_count(const ir_grid *g);
-/* Its longest chunk: batch_size when splayed, else n. */
+/* Its longest chunk: batch_size when splayed, else n (chunk c is
+ * min(width, n - c * width) long: ir_layout_launch_size). */
 int ir_chunk_width(const ir_grid *g);
-/* The length of chunk c: min(width, n - c * width). */
-int ir_chunk_length(const ir_grid *g, int c);
 
 /* The strides of V over the regime's states (r->nstates of them). */
 void ir_strides(const ir_regime *r, long long *stride);
