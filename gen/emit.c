@@ -9,8 +9,8 @@
 #include "embedded.h"
 #include "emit_internal.h"
 #include "grid.h"
+#include "layout.h"
 #include "process.h"
-#include "shard.h"
 #include "template.h"
 #include "vars.h"
 
@@ -345,10 +345,8 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     else if (*inline_only) sb_printf(b, "if (%s) {\n", inline_only);
     else sb_puts(b, "{\n");
 
-    /* strides of the target's V */
-    long long *stride = xcalloc((size_t)tr->nstates + 1, sizeof *stride);
-    long long acc = 1;
-    for (int s = tr->nstates - 1; s >= 0; --s) stride[s] = acc, acc *= tr->states[s].grid.n;
+    long long *stride = xcalloc((size_t)tr->nstates + 1, sizeof *stride); /* of the target's V */
+    ir_strides(tr, stride);
     int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
     for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
     int m1 = ncont ? ncont : 1;
@@ -464,34 +462,28 @@ static void e_accumulate(emitter *e, int level)
  * its read non-sharded states, a splayed one within its chunk. */
 static void table_row(emitter *e, int level)
 {
-    const ir_regime *r = e->r;
+    const ir_state_layout *lay = e->lay;
     lcm_sb *b = e->b;
-    int sharded = ir_shard_regime(e->m, e->S, r->id);
-    long long *stride = xcalloc((size_t)r->nstates + 1, sizeof *stride), acc = 1;
-    for (int i = r->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= r->states[i].grid.n;
-    /* a left-nested ((0 * n + code) * n + code)...: the parentheses first */
-    int open = e->pre.sharded ? e->S->nsharded + 1 : 0;
-    for (int i = 0; i < r->nstates; ++i)
-        open += (e->pre.states >> i & 1) && !(sharded && r->states[i].grid.distributed);
+    int nstates = e->r->nstates;
+    /* a left-nested ((0 * n + code) * n + code)...: the parentheses first;
+     * the sharded states slowest first, then the others slowest first */
+    int open = e->pre.sharded ? nstates - lay->nfree + 1 : 0;
+    for (int d = 0; d < lay->nfree; ++d) open += (int)(e->pre.states >> lay->order[d] & 1);
     emit_indent(e, level), sb_puts(b, "const lcm_index pre_row = pre ? ");
     for (int j = 0; j < open; ++j) sb_putc(b, '(');
     sb_puts(b, "0");
-    for (int k = 0; e->pre.sharded && k < e->S->nsharded; ++k) {
-        int i = ir_shard_state(e->V, e->S, r, k);
-        sb_printf(b, " * %d + point / %lld %% %d)", e->S->n[k], stride[i], r->states[i].grid.n);
+    for (int d = nstates - 1; e->pre.sharded && d >= lay->nfree; --d) {
+        sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
+        ir_layout_print_code(lay, lay->order[d], "point", b), sb_putc(b, ')');
     }
     if (e->pre.sharded) sb_puts(b, " - a->shard_lo)");
-    for (int i = 0; i < r->nstates; ++i) {
-        const ir_grid *g = &r->states[i].grid;
-        if (!(e->pre.states >> i & 1) || (sharded && g->distributed)) continue;
-        int chunk = g->batch_size < g->n ? ir_splay_index(r, i) : -1;
-        if (chunk < 0) sb_printf(b, " * %d + point / %lld %% %d)", g->n, stride[i], g->n);
-        else
-            sb_printf(b, " * %d + (point / %lld %% %d - a->chunk[%d] * %d))", g->batch_size, stride[i], g->n, chunk,
-                      g->batch_size);
+    for (int d = lay->nfree - 1; d >= 0; --d) {
+        int i = lay->order[d];
+        if (!(e->pre.states >> i & 1)) continue;
+        sb_printf(b, " * %d + ", lay->axis[i].width);
+        ir_layout_print_code(lay, i, "point", b), sb_putc(b, ')');
     }
     sb_puts(b, " : 0; /* the state's row of the table */\n");
-    free(stride);
 }
 
 /* The regime probabilities' check, hoisted to where they are all known. */
@@ -604,50 +596,6 @@ static void emit_level(emitter *e, int level)
     if (level >= LVL_ACTION0) emit_indent(e, level - 1), sb_puts(b, "}\n");
 }
 
-/* The launch's l-th state (templates/kernel.c.in, $(symbol)_state): the
- * non-sharded axes fastest, a splayed one within its chunk
- * (a->chunk[i] * batch_size, ...), then the sharded states' combined index
- * from a->shard_lo (ir/shard.h).  Without either knob, l itself. */
-static void state_of(const ir_model *m, const ir_vars *V, const ir_shard *S, const ir_regime *r, lcm_sb *b,
-                     lcm_sb *order)
-{
-    int splayed[IR_MAX_SPLAYED], nsplayed = ir_splayed(r, splayed), sharded = ir_shard_regime(m, S, r->id);
-    if (!nsplayed && !sharded) {
-        sb_puts(b, "    return l;");
-        sb_puts(order, "l itself.");
-        return;
-    }
-    long long *stride = xcalloc((size_t)r->nstates + 1, sizeof *stride);
-    long long acc = 1;
-    for (int i = r->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= r->states[i].grid.n;
-    sb_puts(b, "    lcm_index rest = l, s = 0;\n");
-    for (int i = r->nstates - 1; i >= 0; --i) {
-        const ir_grid *g = &r->states[i].grid;
-        if (sharded && g->distributed) continue;
-        int chunk = ir_splay_index(r, i);
-        if (chunk < 0) {
-            sb_printf(b, "    s += (rest %% %d) * %lld; /* %s */\n    rest /= %d;\n", g->n, stride[i], r->states[i].name, g->n);
-            continue;
-        }
-        sb_printf(b, "    { /* %s, splayed: chunks of %d */\n", r->states[i].name, g->batch_size);
-        sb_printf(b, "        const int lo = a->chunk[%d] * %d, len = %d - lo < %d ? %d - lo : %d;\n", chunk, g->batch_size,
-                  g->n, g->batch_size, g->n, g->batch_size);
-        sb_printf(b, "        s += (lo + rest %% len) * %lld;\n        rest /= len;\n    }\n", stride[i]);
-    }
-    if (sharded) {
-        sb_puts(b, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
-        for (int k = S->nsharded - 1; k >= 0; --k) {
-            int i = ir_shard_state(V, S, r, k);
-            sb_printf(b, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", S->n[k], stride[i],
-                      r->states[i].name, S->n[k]);
-        }
-    }
-    sb_puts(b, "    return s;");
-    sb_printf(order, "%s%s", sharded ? "this launch's block of the sharded states" : "",
-              nsplayed ? (sharded ? ", one chunk of the splayed states." : "one chunk of the splayed states.") : ".");
-    free(stride);
-}
-
 /* The table entry of a kernel (templates/table.c.in): entry j's read
  * actions and states (ir/precompute.h), then the continuation as the kernel
  * body computes it inline, every node at one level. */
@@ -670,25 +618,25 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
         else sb_printf(&decode, "    const real act%d = G[%zu + i%d];", j, f.L->action_off[r->id][j], j);
         sb_printf(&decode, " /* %s */\n", r->actions[j].name);
     }
-    int sharded = ir_shard_regime(f.m, f.S, r->id);
-    for (int i = r->nstates - 1; i >= 0; --i) {
+    const ir_state_layout *lay = f.lay;
+    for (int d = 0; d < lay->nfree; ++d) { /* the read states, fastest first, a splayed one within its chunk */
+        int i = lay->order[d];
         const ir_grid *g = &r->states[i].grid;
-        if (!(f.pre.states >> i & 1) || (sharded && g->distributed)) continue;
-        int chunk = g->batch_size < g->n ? ir_splay_index(r, i) : -1;
-        int dim = chunk < 0 ? g->n : g->batch_size;
+        if (!(f.pre.states >> i & 1)) continue;
         sb_puts(&decode, "    { const int c = ");
-        if (chunk >= 0) sb_printf(&decode, "a->chunk[%d] * %d + ", chunk, g->batch_size);
-        sb_printf(&decode, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; x[%d] = ", dim, dim, g->n, i);
+        if (lay->axis[i].chunk >= 0) ir_layout_print_chunk_start(lay, i, &decode), sb_puts(&decode, " + ");
+        sb_printf(&decode, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; x[%d] = ", lay->axis[i].width,
+                  lay->axis[i].width, g->n, i);
         if (grid_is_discrete(g)) sb_puts(&decode, "(real)c; }");
         else sb_printf(&decode, "G[%zu + c]; }", f.L->state_off[r->id][i]);
         sb_printf(&decode, " /* %s */\n", r->states[i].name);
     }
     if (f.pre.sharded) {
         sb_puts(&decode, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
-        for (int k = f.S->nsharded - 1; k >= 0; --k) {
-            int i = ir_shard_state(f.V, f.S, r, k);
-            sb_printf(&decode, "    x[%d] = (real)(combo %% %d); /* %s */\n    combo /= %d;\n", i, f.S->n[k],
-                      r->states[i].name, f.S->n[k]);
+        for (int d = lay->nfree; d < r->nstates; ++d) {
+            int i = lay->order[d];
+            sb_printf(&decode, "    x[%d] = (real)(combo %% %d); /* %s */\n    combo /= %d;\n", i, lay->axis[i].n,
+                      r->states[i].name, lay->axis[i].n);
         }
     }
     f.b = &body;
@@ -712,7 +660,9 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
                        const ir_kernel *k, lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
-    emitter e = {.m = m, .r = r, .k = k, .L = L, .V = V, .S = S, .leaves = LEAVES_KERNEL};
+    ir_state_layout lay;
+    ir_state_layout_build(m, V, S, r->id, &lay);
+    emitter e = {.m = m, .r = r, .k = k, .L = L, .S = S, .lay = &lay, .leaves = LEAVES_KERNEL};
     e.lvl = xcalloc(r->nnodes + 1, sizeof *e.lvl);
     e.needed = xcalloc(r->nnodes + 1, 1);
     e.has_enext = xcalloc(r->nnodes + 1, 1);
@@ -743,7 +693,7 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
         char nx[32], step[128];
         snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
         lcm_step_symbol(m, r->id, step, sizeof step);
-        state_of(m, V, S, r, &state, &order);
+        ir_layout_print_state(&lay, &state, &order);
         const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", names.s,
                             "body", body.s ? body.s : "", "nx", nx, "decode", decode.s ? decode.s : "",
                             "load", load.s ? load.s : "", "step", step, "state_of", state.s,
@@ -755,6 +705,7 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&names), sb_free(&load), sb_free(&state);
     sb_free(&order), sb_free(&table);
     free(e.lvl), free(e.needed), free(e.has_enext);
+    ir_state_layout_free(&lay);
     return rc;
 }
 

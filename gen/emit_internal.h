@@ -6,6 +6,7 @@
 
 #include "grid.h"
 #include "ir.h"
+#include "layout.h"
 #include "precompute.h"
 #include "vars.h"
 
@@ -26,8 +27,8 @@ typedef struct emitter {
     char *has_enext;
     int innermost, e_level;
     int rp_level; /* where the regime probabilities are all known (their check is hoisted there) */
-    const ir_vars *V;
     const ir_shard *S;
+    const ir_state_layout *lay; /* the regime's strides, chunks and launch map (ir/layout.h) */
     ir_pre pre;   /* the kernel's continuation table (ir/precompute.h) */
     int flat;     /* emitting the table's entry: every node at level -1, no loops */
     lcm_sb *b;

@@ -7,6 +7,7 @@
 #include "lua_sandbox.h"
 
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <lualib.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "embedded.h"
+#include "layout.h"
 
 static const struct {
     const char *module, *chunkname;
@@ -25,6 +27,28 @@ static const struct {
     {"lcm.build", "=lcm/build.lua", lcm_embed_build_lua},
     {"lcm.host", "=lcm/host.lua", lcm_embed_host_lua},
 };
+
+/* lcm.layout: the state layout's limits and splay predicate from their
+ * owner (ir/layout.h), for build.lua's checks, which name the model line. */
+static int layout_splays(lua_State *L)
+{
+    lua_Integer batch = luaL_checkinteger(L, 1), n = luaL_checkinteger(L, 2);
+    ir_grid g = {.batch_size = batch < INT_MAX ? (int)batch : INT_MAX, .n = n < INT_MAX ? (int)n : INT_MAX};
+    lua_pushboolean(L, ir_splays(&g));
+    return 1;
+}
+
+static int open_layout(lua_State *L)
+{
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, LCM_MAX_SPLAYED);
+    lua_setfield(L, -2, "max_splayed");
+    lua_pushinteger(L, IR_MAX_SHARDED);
+    lua_setfield(L, -2, "max_sharded");
+    lua_pushcfunction(L, layout_splays);
+    lua_setfield(L, -2, "splays");
+    return 1;
+}
 
 static int preload(lua_State *L, lcm_err *err)
 {
@@ -40,6 +64,8 @@ static int preload(lua_State *L, lcm_err *err)
         }
         lua_setfield(L, -2, dsl_modules[i].module);
     }
+    lua_pushcfunction(L, open_layout);
+    lua_setfield(L, -2, "lcm.layout");
     lua_pop(L, 2);
     return 0;
 }

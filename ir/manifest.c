@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "process.h"
 #include "sha256.h"
-#include "shard.h"
 
 /* ---- writing ------------------------------------------------------------ */
 static void put_str(lcm_sb *b, const char *s)
@@ -659,6 +659,7 @@ int ir_manifest_read(const char *text, ir_model *m, lcm_err *err)
         rc = ir_model_check(m, err);
     }
     if (!rc) rc = ir_shard_check(m, err);
+    if (!rc) rc = ir_splay_check(m, err);
     return rc;
 }
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
+
 /* Dependency masks of every node of a regime: which states and actions it reads. */
 static void node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
 {
@@ -51,8 +53,8 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
         if (!(p->states >> i & 1)) skipped *= g->n;
         else if (sharded && g->distributed) p->sharded = 1;
         else {
-            rows *= g->batch_size > 0 && g->batch_size < g->n ? g->batch_size : g->n;
-            p->splayed |= g->batch_size > 0;
+            rows *= ir_chunk_width(g);
+            p->splayed |= ir_splays(g);
         }
     }
     for (int j = 0; j < r->nactions; ++j)

@@ -33,7 +33,7 @@ typedef struct ir_pre {
     uint64_t actions;   /* bit j: ... action j */
     int sharded;        /* a read state is sharded: the table has a combo dimension */
     int splayed;        /* a read state is splayed: each chunk needs its own table */
-    long long rows;     /* product over the read non-sharded states (batch_size when splayed) */
+    long long rows;     /* product over the read non-sharded states (ir_chunk_width: a chunk when splayed) */
     long long acts;     /* product over the read actions */
 } ir_pre;
 

@@ -37,42 +37,18 @@ void ir_shard_block(const ir_shard *S, int w, int D, long long *lo, long long *h
 
 int ir_shard_owner(const ir_shard *S, long long combo, int D) { return (int)(combo / block_length(S, D)); }
 
-static int splayable(const ir_grid *g) { return g->batch_size > 0 && g->batch_size < g->n; }
-
 int ir_shard_check(const ir_model *m, lcm_err *err)
 {
     int sharded = 0;
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
-        int splayed = 0, here = 0;
-        for (int s = 0; s < R->nstates; ++s) {
-            splayed += splayable(&R->states[s].grid);
-            here += R->states[s].grid.distributed != 0;
-        }
-        if (splayed > IR_MAX_SPLAYED)
-            return lcm_fail(err, LCM_E_MODEL, "regime '%s': at most %d states can be splayed (batch_size)", R->name,
-                            IR_MAX_SPLAYED);
+        int here = 0;
+        for (int s = 0; s < R->nstates; ++s) here += R->states[s].grid.distributed != 0;
         if (here > sharded) sharded = here;
     }
     if (sharded > IR_MAX_SHARDED)
         return lcm_fail(err, LCM_E_MODEL, "at most %d states can be sharded (distributed = true)", IR_MAX_SHARDED);
     return 0;
-}
-
-int ir_splayed(const ir_regime *r, int *states)
-{
-    int n = 0;
-    for (int s = 0; s < r->nstates && n < IR_MAX_SPLAYED; ++s)
-        if (splayable(&r->states[s].grid)) states[n++] = s;
-    return n;
-}
-
-int ir_splay_index(const ir_regime *r, int i)
-{
-    int splayed[IR_MAX_SPLAYED], n = ir_splayed(r, splayed);
-    for (int c = 0; c < n; ++c)
-        if (splayed[c] == i) return c;
-    return -1;
 }
 
 int ir_shard_state(const ir_vars *V, const ir_shard *S, const ir_regime *r, int k)

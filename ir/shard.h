@@ -1,6 +1,7 @@
-/* shard.h - how the two knobs of a state axis divide the state sweep;
- * shared by the emitter (which bakes it into the kernels) and the runtime
- * (which launches the pieces).
+/* shard.h - how sharding divides the state sweep among workers; shared by
+ * the emitter (which bakes it into the kernels) and the runtime (which gives
+ * each worker its block).  The other knob, splay, and the map from a
+ * launch's threads to states are in layout.h.
  *
  * Shard (`distributed = true`, discrete states that never transition): the
  * model's sharded states, taken together in slot order (ir_vars), form a
@@ -10,9 +11,6 @@
  * or none (the generator checks it); regimes without them are solved by
  * every worker.  An uneven split just leaves the last blocks shorter (or
  * empty): padding that never reaches V.
- *
- * Splay (`batch_size = k` on a state): the state sweep of a regime runs in
- * chunks of k points along that axis, one launch per chunk, V unchanged.
  */
 #ifndef LCM_SHARD_H
 #define LCM_SHARD_H
@@ -20,7 +18,6 @@
 #include "vars.h"
 
 #define IR_MAX_SHARDED 8 /* sharded states per model */
-#define IR_MAX_SPLAYED 8 /* splayed states per regime; must match LCM_MAX_SPLAYED */
 
 typedef struct ir_shard {
     int nsharded;
@@ -36,14 +33,9 @@ int ir_shard_regime(const ir_model *m, const ir_shard *S, int r);
 void ir_shard_block(const ir_shard *S, int w, int D, long long *lo, long long *hi);
 /* The worker of D whose block holds combined index `combo`. */
 int ir_shard_owner(const ir_shard *S, long long combo, int D);
-/* Whether the model stays within IR_MAX_SHARDED and IR_MAX_SPLAYED (the
- * generator says so first; a hand-edited manifest is caught here). */
+/* Whether the model stays within IR_MAX_SHARDED (the generator says so
+ * first; a hand-edited manifest is caught here). */
 int ir_shard_check(const ir_model *m, lcm_err *err);
-/* The splayed states of regime r (batch_size > 0), in V order; returns how many. */
-int ir_splayed(const ir_regime *r, int *states);
-/* Which splayed state of regime r (in ir_splayed's order, the index of its
- * chunk in lcm_kernel_args.chunk) state i is, or -1. */
-int ir_splay_index(const ir_regime *r, int i);
 /* The state of regime r that is the k-th sharded state, or -1. */
 int ir_shard_state(const ir_vars *V, const ir_shard *S, const ir_regime *r, int k);
 

@@ -1,8 +1,9 @@
 /* backend_interp.c - backward induction by the IR interpreter: every state,
  * every action of the product, each pair evaluated by interp_point.c.  It
- * shares no code with the emitter or the kernel templates, so agreement
- * between the two is evidence; it is the oracle of the differential tests
- * and `--backend interp`. */
+ * shares no code with the emitter or the kernel templates but the state
+ * layout (ir/layout.h, whose C and printed forms test_layout.c compares),
+ * so agreement between the two is evidence; it is the oracle of the
+ * differential tests and `--backend interp`. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -26,6 +27,7 @@ typedef struct interp_backend {
     ir_grid_layout layout;
     ir_vars vars;
     ir_shard shard;
+    ir_state_layout *states; /* by regime: which state a launch's l-th is (ir/layout.h, as the kernels count) */
 } interp_backend;
 
 static double vnext_from_args(const void *ctx, int regime, lcm_index i)
@@ -209,7 +211,7 @@ static int interp_launch(interp_backend *b, int kernel, const lcm_kernel_args *c
 #pragma omp for schedule(dynamic, 4)
         for (lcm_index i = 0; i < n; ++i) {
             if (sim) sim_subject(b, &p, args, sim, sim->rows[i]);
-            else solve_state(&p, args, lcm_launch_state(b->m, &b->vars, &b->shard, r->id, args->shard_lo, args->chunk, i));
+            else solve_state(&p, args, ir_layout_state(&b->states[r->id], args->shard_lo, args->chunk, i));
         }
         free(p.vals);
     }
@@ -233,6 +235,8 @@ static int interp_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args
 static void interp_destroy(lcm_backend *base)
 {
     interp_backend *b = (interp_backend *)base;
+    for (int r = 0; r < b->m->nregimes; ++r) ir_state_layout_free(&b->states[r]);
+    free(b->states);
     ir_grid_layout_free(&b->layout);
     ir_vars_free(&b->vars);
     lcm_host_backend_release(base);
@@ -252,6 +256,8 @@ int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
     ir_grid_layout_build(m, &b->layout);
     ir_vars_build(m, &b->vars);
     ir_shard_build(m, &b->vars, &b->shard);
+    b->states = xcalloc((size_t)m->nregimes + 1, sizeof *b->states);
+    for (int r = 0; r < m->nregimes; ++r) ir_state_layout_build(m, &b->vars, &b->shard, r, &b->states[r]);
     *out = &b->base;
     (void)err;
     return 0;

@@ -167,14 +167,14 @@ size_t lcm_solver_table_bytes(const lcm_solver *s)
 
 /* ---- putting the blocks together ------------------------------------------------ */
 
-/* Where the states of the combined-index block [lo, hi) of sharded regime
- * r lie in its V, in the order the workers solve them (*n of them). */
-static lcm_index *block_states(const lcm_solver *sv, int r, long long lo, long long hi, lcm_index *n)
+/* Where the states of the combined-index block [lo, hi) of a sharded
+ * regime (its layout L) lie in its V, in the order the workers solve them
+ * (*n of them). */
+static lcm_index *block_states(const ir_state_layout *L, long long lo, long long hi, lcm_index *n)
 {
-    const ir_model *m = &sv->model->ir;
-    *n = (lcm_index)(hi > lo ? hi - lo : 0) * lcm_shard_states_per_combo(m, &sv->shard, r);
+    *n = ir_layout_launch_size(L, hi > lo ? hi - lo : 0, NULL);
     lcm_index *at = xcalloc((size_t)*n + 1, sizeof *at);
-    for (lcm_index l = 0; l < *n; ++l) at[l] = lcm_shard_state(m, &sv->vars, &sv->shard, r, lo, l);
+    for (lcm_index l = 0; l < *n; ++l) at[l] = ir_layout_state(L, lo, NULL, l);
     return at;
 }
 
@@ -185,7 +185,7 @@ static void copy_block(const lcm_solver *sv, const lcm_worker *w, const lcm_solu
     size_t rb = lcm_real_bytes(from->precision);
     for (int r = 0; r < m->nregimes; ++r) {
         if (!ir_shard_regime(m, &sv->shard, r)) continue;
-        lcm_index n, *at = block_states(sv, r, w->shard_lo, w->shard_hi, &n);
+        lcm_index n, *at = block_states(&w->states[r], w->shard_lo, w->shard_hi, &n);
         for (int t = 0; t < m->nperiods; ++t) {
             const char *src = from->V[t * m->nregimes + r];
             char *dst = to->V[t * m->nregimes + r];
@@ -235,9 +235,10 @@ static int combine_ranks(const lcm_solver *sv, lcm_solution *sol, lcm_err *err)
     size_t rb = lcm_real_bytes(sol->precision), *sizes = xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
     for (int r = 0; r < m->nregimes && !rc; ++r) {
         if (!ir_shard_regime(m, &sv->shard, r)) continue;
-        lcm_index per = lcm_shard_states_per_combo(m, &sv->shard, r), nall;
-        lcm_index *at = block_states(sv, r, from, to, &nall), *mine = at + (lo - from) * per;
-        lcm_index n = (lcm_index)(hi > lo ? hi - lo : 0) * per;
+        const ir_state_layout *L = &sv->workers[0]->states[r];
+        lcm_index per = L->per_combo, nall;
+        lcm_index *at = block_states(L, from, to, &nall), *mine = at + (lo - from) * per;
+        lcm_index n = ir_layout_launch_size(L, hi > lo ? hi - lo : 0, NULL);
         char *send = xcalloc((size_t)n * rb + 1, 1);
         for (int t = 0; t < m->nperiods && !rc; ++t) {
             char *V = sol->V[t * m->nregimes + r];

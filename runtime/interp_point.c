@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "eval.h"
+#include "layout.h"
 
 const ir_target *lcm_find_target(const ir_regime *r, int g)
 {
@@ -124,8 +125,7 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
     target_ctx c = {.p = p, .tr = &p->m->regimes[g], .tg = lcm_find_target(p->r, g)};
     const ir_regime *tr = c.tr;
     *codes_ok = 1;
-    lcm_index acc = 1;
-    for (int s = tr->nstates - 1; s >= 0; --s) c.stride[s] = acc, acc *= tr->states[s].grid.n;
+    ir_strides(tr, c.stride);
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &c.tg->next[s];
         const ir_grid *gr = &tr->states[s].grid;

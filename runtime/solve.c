@@ -5,7 +5,8 @@
  * period class, on its own queue: V_t from V_{t+1} of the regimes it can
  * move to; a barrier separates periods.  A regime carrying the sharded
  * states is solved only on the worker's block of them (ir/shard.h), and a
- * splayed regime in chunks of its splayed states, one launch each.  Host
+ * splayed regime in chunks of its splayed states, one launch each
+ * (ir/layout.h).  Host
  * backends compute straight into the solution.  Device backends keep only
  * two V buffers per regime (V_t and V_{t+1}, alternating) and queue a copy
  * of each finished V_t to pinned host memory; a backend that can record
@@ -21,8 +22,6 @@
 #include "cuda_api.h"
 #include "cuda_compile.h"
 #include "solver_internal.h"
-
-_Static_assert(IR_MAX_SPLAYED == LCM_MAX_SPLAYED, "the kernels' chunk[] holds every splayed state of a regime");
 
 /* Graph replay needs fixed host buffers for the results: only up to this size. */
 #define GRAPH_STAGE_LIMIT ((size_t)256 << 20)
@@ -86,6 +85,11 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
     ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
     s->pre = xcalloc((size_t)model->ir.nkernels + 1, sizeof *s->pre);
     for (int k = 0; k < model->ir.nkernels; ++k) ir_pre_plan(&model->ir, &s->shard, k, &s->pre[k]);
+    ir_vars vars;
+    ir_vars_build(&model->ir, &vars);
+    s->states = xcalloc((size_t)model->ir.nregimes + 1, sizeof *s->states);
+    for (int r = 0; r < model->ir.nregimes; ++r) ir_state_layout_build(&model->ir, &vars, &s->shard, r, &s->states[r]);
+    ir_vars_free(&vars);
     /* the parameter and grid buffers (solves and simulations): filled from
      * the parameters at every run */
     ir_grid_layout_build(&model->ir, &s->layout);
@@ -158,6 +162,8 @@ void lcm_worker_free(lcm_worker *s)
     lcm_cache_close(&s->cache);
     free(s->grids64);
     free(s->pre);
+    for (int r = 0; s->states && r < s->model->ir.nregimes; ++r) ir_state_layout_free(&s->states[r]);
+    free(s->states);
     free(s);
 }
 
@@ -293,47 +299,6 @@ void lcm_solution_free(lcm_solution *s)
     free(s);
 }
 
-/* ---- the states a worker solves ---------------------------------------------- */
-lcm_index lcm_shard_states_per_combo(const ir_model *m, const ir_shard *S, int r)
-{
-    const ir_regime *R = &m->regimes[r];
-    int sharded = ir_shard_regime(m, S, r);
-    lcm_index n = 1;
-    for (int i = 0; i < R->nstates; ++i)
-        if (!(sharded && R->states[i].grid.distributed)) n *= R->states[i].grid.n;
-    return n;
-}
-
-lcm_index lcm_launch_state(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, long long lo,
-                           const int *chunk, lcm_index l)
-{
-    const ir_regime *R = &m->regimes[r];
-    int sharded = ir_shard_regime(m, S, r);
-    lcm_index stride[64], acc = 1, s = 0, rest = l;
-    if (R->nstates > 64) return l;
-    for (int i = R->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= R->states[i].grid.n;
-    for (int i = R->nstates - 1; i >= 0; --i) {
-        const ir_grid *g = &R->states[i].grid;
-        if (sharded && g->distributed) continue;
-        int lo_i = 0, len = g->n, c = chunk ? ir_splay_index(R, i) : -1;
-        if (c >= 0) lo_i = chunk[c] * g->batch_size, len = g->n - lo_i < g->batch_size ? g->n - lo_i : g->batch_size;
-        s += (lo_i + rest % len) * stride[i];
-        rest /= len;
-    }
-    if (!sharded) return s;
-    long long combo = lo + rest;
-    for (int k = S->nsharded - 1; k >= 0; --k) {
-        int i = ir_shard_state(V, S, R, k);
-        s += (combo % S->n[k]) * stride[i], combo /= S->n[k];
-    }
-    return s;
-}
-
-lcm_index lcm_shard_state(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, long long lo, lcm_index l)
-{
-    return lcm_launch_state(m, V, S, r, lo, NULL, l);
-}
-
 /* ---- backward induction ------------------------------------------------- */
 
 /* Where V of (t, r) lives for the kernels. */
@@ -347,39 +312,23 @@ static void *v_at(const lcm_worker *w, const lcm_solution *sol, int t, int r)
  * sharded states, one launch per chunk of its splayed states. */
 static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_err *err)
 {
-    const ir_model *m = &w->model->ir;
-    const ir_regime *R = &m->regimes[r];
+    const ir_state_layout *L = &w->states[r];
     long long lo = 0, hi = 1;
-    if (ir_shard_regime(m, &w->shard, r)) lo = w->shard_lo, hi = w->shard_hi;
+    if (L->sharded) lo = w->shard_lo, hi = w->shard_hi;
     if (hi <= lo) return 0; /* none of this regime's states are in the block */
     a->shard_lo = lo;
-    int splayed[IR_MAX_SPLAYED], ns = ir_splayed(R, splayed), nchunks[IR_MAX_SPLAYED];
-    lcm_index per_combo = lcm_shard_states_per_combo(m, &w->shard, r);
-    long long tiles = 1;
-    for (int c = 0; c < ns; ++c) {
-        const ir_grid *g = &R->states[splayed[c]].grid;
-        nchunks[c] = (g->n + g->batch_size - 1) / g->batch_size;
-        tiles *= nchunks[c];
-        per_combo /= g->n;
-    }
     /* the continuation table, made before each launch (once when no state
      * it reads is splayed) */
     const ir_pre *pre = &w->pre[k];
     int table = pre->active && w->table[r];
     a->cont = table ? w->table[r] : NULL;
     a->cont_code = table ? (unsigned char *)w->table[r] + w->table_cap[r] * lcm_real_bytes(w->backend->precision) : NULL;
-    for (long long tile = 0; tile < tiles; ++tile) {
-        lcm_index n = (lcm_index)(hi - lo) * per_combo;
-        for (int c = ns - 1, q = (int)tile; c >= 0; q /= nchunks[c], --c) {
-            const ir_grid *g = &R->states[splayed[c]].grid;
-            a->chunk[c] = q % nchunks[c];
-            int start = a->chunk[c] * g->batch_size;
-            n *= g->n - start < g->batch_size ? g->n - start : g->batch_size;
-        }
+    for (long long tile = 0, tiles = ir_layout_tiles(L); tile < tiles; ++tile) {
+        ir_layout_tile(L, tile, a->chunk);
         int rc = 0;
         if (table && (tile == 0 || pre->splayed))
             rc = w->backend->launch_table(w->backend, k, a, ir_pre_entries(pre, hi - lo), r, err);
-        if (!rc) rc = w->backend->launch(w->backend, k, a, n, r, err);
+        if (!rc) rc = w->backend->launch(w->backend, k, a, ir_layout_launch_size(L, hi - lo, a->chunk), r, err);
         if (rc) return rc;
     }
     return 0;

@@ -6,8 +6,8 @@
 #include "cache.h"
 #include "grid.h"
 #include "lcm.h"
+#include "layout.h"
 #include "precompute.h"
-#include "shard.h"
 #include "vars.h"
 
 struct lcm_model {
@@ -40,6 +40,7 @@ typedef struct lcm_worker {
     ir_shard shard;
     long long shard_lo, shard_hi; /* its block of the sharded states' combined index */
     ir_pre *pre;         /* each kernel's table plan */
+    ir_state_layout *states; /* each regime's strides, chunks and launch map (ir/layout.h) */
     int index, total;    /* among all workers (every process of an MPI job) */
 } lcm_worker;
 
@@ -100,15 +101,6 @@ int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err);
 void lcm_worker_log_periods(lcm_worker *w);
 /* cuda when a device is present and asked for by auto. */
 lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked);
-/* The flat state index of the l-th state of a block of regime r's sharded
- * states starting at combined index lo (ir/shard.h, as the kernels count). */
-lcm_index lcm_shard_state(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, long long lo, lcm_index l);
-/* The same within one launch of a splayed regime: chunk[c] is the chunk of
- * its c-th splayed state (what the kernels' $(symbol)_state computes). */
-lcm_index lcm_launch_state(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, long long lo,
-                           const int *chunk, lcm_index l);
-/* States per combined-index value of regime r (all of them when unsharded). */
-lcm_index lcm_shard_states_per_combo(const ir_model *m, const ir_shard *S, int r);
 /* Converts n doubles to a precision (64 or 32) into dst. */
 void lcm_to_precision(const double *x, size_t n, int precision, void *dst);
 

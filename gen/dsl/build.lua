@@ -9,6 +9,7 @@
 
 local T = require("lcm.trace")
 local lcm = require("lcm")
+local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h
 
 local B = {}
 
@@ -884,9 +885,11 @@ end
 -- (distributed = true) form one combined index split across devices, so
 -- every regime carries all of them or none, each name with the same
 -- categories everywhere it appears; splay (batch_size) tiles the state
--- sweep, so on an action it would do nothing.
-local MAX_SHARDED, MAX_SPLAYED = 8, 8
+-- sweep, so on an action it would do nothing.  The limits and what counts
+-- as splayed are the layout's (ir/layout.h); ir/manifest.c checks them
+-- again, without the model's lines.
 local function check_knobs(M)
+  local MAX_SHARDED, MAX_SPLAYED = layout.max_sharded, layout.max_splayed
   local sharded, names = {}, {}
   for _, R in ipairs(M.regimes) do
     for _, v in ipairs(R.states) do
@@ -912,7 +915,7 @@ local function check_knobs(M)
           " categories here and " .. sh.n .. " in regime '" .. sh.regime .. "'")
       end
       has[v.name] = true
-      if v.grid.batch_size > 0 then splayed = splayed + 1 end
+      if layout.splays(v.grid.batch_size, v.grid.n) then splayed = splayed + 1 end
       if splayed > MAX_SPLAYED then
         fail_at(v.grid.where, "regime '" .. R.name .. "': at most " .. MAX_SPLAYED .. " states can be splayed (batch_size)")
       end

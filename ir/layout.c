@@ -1,0 +1,186 @@
+/* layout.c - see layout.h.  Each formula is written once in C and once as
+ * the kernel text that computes the same (the printers at the end, which
+ * read the same ir_state_layout); test_layout.c runs both. */
+#include "layout.h"
+
+#include <stdlib.h>
+
+/* ---- one state axis --------------------------------------------------------- */
+int ir_splays(const ir_grid *g) { return g->batch_size > 0 && g->batch_size < g->n; }
+
+int ir_chunk_count(const ir_grid *g) { return ir_splays(g) ? (g->n + g->batch_size - 1) / g->batch_size : 1; }
+
+int ir_chunk_width(const ir_grid *g) { return ir_splays(g) ? g->batch_size : g->n; }
+
+void ir_strides(const ir_regime *r, long long *stride)
+{
+    long long acc = 1;
+    for (int i = r->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= r->states[i].grid.n;
+}
+
+int ir_splay_check(const ir_model *m, lcm_err *err)
+{
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        int splayed = 0;
+        for (int s = 0; s < R->nstates; ++s) {
+            const ir_grid *g = &R->states[s].grid;
+            if (!ir_splays(g)) continue;
+            if (g->distributed)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': state '%s' is both splayed (batch_size) and sharded "
+                                "(distributed = true)", R->name, R->states[s].name);
+            if (++splayed > LCM_MAX_SPLAYED)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': at most %d states can be splayed (batch_size)",
+                                R->name, LCM_MAX_SPLAYED);
+        }
+    }
+    return 0;
+}
+
+/* ---- a regime's sweep ------------------------------------------------------- */
+void ir_state_layout_build(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, ir_state_layout *L)
+{
+    const ir_regime *R = &m->regimes[r];
+    long long *stride = xcalloc((size_t)R->nstates + 1, sizeof *stride);
+    ir_strides(R, stride);
+    L->r = R;
+    L->axis = xcalloc((size_t)R->nstates + 1, sizeof *L->axis);
+    L->order = xcalloc((size_t)R->nstates + 1, sizeof *L->order);
+    L->sharded = ir_shard_regime(m, S, r);
+    L->nsplayed = 0;
+    L->per_combo = 1;
+    for (int i = 0; i < R->nstates; ++i) {
+        const ir_grid *g = &R->states[i].grid;
+        ir_axis *x = &L->axis[i];
+        *x = (ir_axis){.stride = stride[i], .n = g->n, .width = ir_chunk_width(g), .chunk = -1};
+        if (ir_splays(g) && L->nsplayed < LCM_MAX_SPLAYED) x->chunk = L->nsplayed, L->splayed[L->nsplayed++] = i;
+    }
+    int d = 0;
+    for (int i = R->nstates - 1; i >= 0; --i)
+        if (!(L->sharded && R->states[i].grid.distributed)) L->order[d++] = i, L->per_combo *= R->states[i].grid.n;
+    L->nfree = d;
+    for (int k = S->nsharded - 1; L->sharded && k >= 0; --k) L->order[d++] = ir_shard_state(V, S, R, k);
+    free(stride);
+}
+
+void ir_state_layout_free(ir_state_layout *L)
+{
+    free(L->axis);
+    free(L->order);
+    L->axis = NULL;
+    L->order = NULL;
+}
+
+long long ir_layout_tiles(const ir_state_layout *L)
+{
+    long long tiles = 1;
+    for (int c = 0; c < L->nsplayed; ++c) tiles *= ir_chunk_count(&L->r->states[L->splayed[c]].grid);
+    return tiles;
+}
+
+void ir_layout_tile(const ir_state_layout *L, long long tile, int *chunk)
+{
+    for (int c = L->nsplayed - 1; c >= 0; --c) {
+        int n = ir_chunk_count(&L->r->states[L->splayed[c]].grid);
+        chunk[c] = (int)(tile % n);
+        tile /= n;
+    }
+}
+
+/* The first point of chunk c, and the length of the chunk from `lo` on:
+ * the kernels' `lo` and `len` (ir_layout_print_state). */
+static long long chunk_start(int c, int width) { return (long long)c * width; }
+static long long chunk_len(int n, long long lo, int width) { return n - lo < width ? n - lo : width; }
+
+/* Where the launch's digit of axis x starts, and its length: the launch's
+ * chunk of a splayed state, else the whole axis. */
+static long long digit_start(const ir_axis *x, const int *chunk)
+{
+    return x->chunk >= 0 && chunk ? chunk_start(chunk[x->chunk], x->width) : 0;
+}
+static long long digit_len(const ir_axis *x, const int *chunk)
+{
+    return x->chunk >= 0 && chunk ? chunk_len(x->n, digit_start(x, chunk), x->width) : x->n;
+}
+
+long long ir_layout_launch_size(const ir_state_layout *L, long long combos, const int *chunk)
+{
+    long long n = L->sharded ? combos : 1;
+    for (int d = 0; d < L->nfree; ++d) n *= digit_len(&L->axis[L->order[d]], chunk);
+    return n;
+}
+
+long long ir_layout_state(const ir_state_layout *L, long long shard_lo, const int *chunk, long long l)
+{
+    long long rest = l, s = 0;
+    for (int d = 0; d < L->nfree; ++d) {
+        const ir_axis *x = &L->axis[L->order[d]];
+        long long lo = digit_start(x, chunk), len = digit_len(x, chunk);
+        s += (lo + rest % len) * x->stride;
+        rest /= len;
+    }
+    if (!L->sharded) return s;
+    long long combo = shard_lo + rest; /* the sharded states, last fastest */
+    for (int d = L->nfree; d < L->r->nstates; ++d) {
+        const ir_axis *x = &L->axis[L->order[d]];
+        s += (combo % x->n) * x->stride;
+        combo /= x->n;
+    }
+    return s;
+}
+
+/* ---- the same formulas as kernel text ---------------------------------------- */
+void ir_layout_print_chunk_start(const ir_state_layout *L, int i, lcm_sb *b)
+{
+    sb_printf(b, "a->chunk[%d] * %d", L->axis[i].chunk, L->axis[i].width);
+}
+
+void ir_layout_print_code(const ir_state_layout *L, int i, const char *var, lcm_sb *b)
+{
+    const ir_axis *x = &L->axis[i];
+    if (x->chunk < 0) {
+        sb_printf(b, "%s / %lld %% %d", var, x->stride, x->n);
+        return;
+    }
+    sb_printf(b, "(%s / %lld %% %d - ", var, x->stride, x->n);
+    ir_layout_print_chunk_start(L, i, b);
+    sb_putc(b, ')');
+}
+
+/* Without either knob a launch solves every state in order: l itself. */
+void ir_layout_print_state(const ir_state_layout *L, lcm_sb *code, lcm_sb *order)
+{
+    const ir_regime *r = L->r;
+    if (!L->nsplayed && !L->sharded) {
+        sb_puts(code, "    return l;");
+        sb_puts(order, "l itself.");
+        return;
+    }
+    sb_puts(code, "    lcm_index rest = l, s = 0;\n");
+    for (int d = 0; d < L->nfree; ++d) {
+        int i = L->order[d];
+        const ir_axis *x = &L->axis[i];
+        if (x->chunk < 0) {
+            sb_printf(code, "    s += (rest %% %d) * %lld; /* %s */\n    rest /= %d;\n", x->n, x->stride,
+                      r->states[i].name, x->n);
+            continue;
+        }
+        sb_printf(code, "    { /* %s, splayed: chunks of %d */\n", r->states[i].name, x->width);
+        sb_puts(code, "        const int lo = "), ir_layout_print_chunk_start(L, i, code);
+        sb_printf(code, ", len = %d - lo < %d ? %d - lo : %d;\n", x->n, x->width, x->n, x->width);
+        sb_printf(code, "        s += (lo + rest %% len) * %lld;\n        rest /= len;\n    }\n", x->stride);
+    }
+    if (L->sharded) {
+        sb_puts(code, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
+        for (int d = L->nfree; d < r->nstates; ++d) {
+            int i = L->order[d];
+            const ir_axis *x = &L->axis[i];
+            sb_printf(code, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", x->n, x->stride,
+                      r->states[i].name, x->n);
+        }
+    }
+    sb_puts(code, "    return s;");
+    sb_printf(order, "%s%s", L->sharded ? "this launch's block of the sharded states" : "",
+              L->nsplayed ? (L->sharded ? ", one chunk of the splayed states." : "one chunk of the splayed states.")
+                          : ".");
+}
