@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static lcm_log_level current = LCM_LOG_DEBUG;
+static lcm_log_level current = LCM_LOG_INFO;
 static int bar_open; /* a progress bar's line is not finished */
 
 void lcm_log_end_line(void)
@@ -24,13 +24,18 @@ lcm_log_level lcm_get_log_level(void) { return current; }
 
 lcm_checks lcm_checks_mode(void)
 {
-    return current == LCM_LOG_OFF ? LCM_CHECKS_OFF : current == LCM_LOG_DEBUG ? LCM_CHECKS_RAISE : LCM_CHECKS_WARN;
+    switch (current) {
+    case LCM_LOG_OFF: return LCM_CHECKS_OFF;
+    case LCM_LOG_INFO:
+    case LCM_LOG_DEBUG: return LCM_CHECKS_RAISE;
+    default: return LCM_CHECKS_WARN;
+    }
 }
 
 int lcm_log_level_by_name(const char *name)
 {
-    static const char *names[] = {"off", "warning", "progress", "debug"};
-    for (int i = 0; i < 4; ++i)
+    static const char *names[] = {"off", "warning", "info", "progress", "debug"};
+    for (int i = 0; i < (int)(sizeof names / sizeof *names); ++i)
         if (!strcmp(name, names[i])) return i;
     return -1;
 }
@@ -57,6 +62,7 @@ static void emit(lcm_log_level level, const char *tag, const char *fmt, va_list 
     }
 
 LOG_FN(lcm_warn, LCM_LOG_WARNING, "warning: ")
+LOG_FN(lcm_info, LCM_LOG_INFO, "")
 LOG_FN(lcm_progress, LCM_LOG_PROGRESS, "")
 LOG_FN(lcm_debug, LCM_LOG_DEBUG, "")
 

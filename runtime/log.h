@@ -1,10 +1,13 @@
 /* log.h - messages on stderr, filtered by level, and what the numerical
  * checks do at each level.
  *
- * Levels follow pylcm: off (nothing, not even warnings, and no checks),
- * warning (checks warn and the run completes), progress (+ what is being
- * done and how long each period took), debug (the default: checks raise at
- * the first failing period; + V's min, max and mean per regime and period).
+ * Levels follow pylcm's, with one more, info, as the default: off (nothing,
+ * not even warnings, and no checks), warning (checks warn and the run
+ * completes), info (the default: checks raise at the first failing period;
+ * warnings, and one line per command of what was done and where the results
+ * went), progress (checks warn; + what is being done and how long each
+ * period took), debug (checks raise; + V's min, max and mean per regime and
+ * period, the backend's choices).
  * Errors are not logged here: they travel back as lcm_err to the caller.
  */
 #ifndef LCM_LOG_H
@@ -13,8 +16,9 @@
 typedef enum lcm_log_level {
     LCM_LOG_OFF = 0,
     LCM_LOG_WARNING = 1,
-    LCM_LOG_PROGRESS = 2,
-    LCM_LOG_DEBUG = 3
+    LCM_LOG_INFO = 2,
+    LCM_LOG_PROGRESS = 3,
+    LCM_LOG_DEBUG = 4
 } lcm_log_level;
 
 void lcm_set_log_level(lcm_log_level level);
@@ -28,10 +32,11 @@ typedef enum lcm_checks {
 
 /* What the checks do at the current level. */
 lcm_checks lcm_checks_mode(void);
-/* Parses "off|warning|progress|debug"; returns -1 if unknown. */
+/* Parses "off|warning|info|progress|debug"; returns -1 if unknown. */
 int lcm_log_level_by_name(const char *name);
 
 void lcm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lcm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lcm_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lcm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One step of a long task at level progress: on a terminal, a bar that

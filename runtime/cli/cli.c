@@ -46,6 +46,21 @@ static int take_value(cli_args *a, const char *name, int once, const char **valu
     return 1;
 }
 
+void cli_report(const char *done, const char *const *outputs, int n)
+{
+    lcm_sb line;
+    sb_init(&line);
+    sb_printf(&line, "%s", done);
+    const char *sep = ": wrote ";
+    for (int i = 0; i < n; ++i) {
+        if (!outputs[i]) continue;
+        sb_printf(&line, "%s%s", sep, strcmp(outputs[i], "-") ? outputs[i] : "standard output");
+        sep = ", ";
+    }
+    lcm_info("%s", line.s);
+    sb_free(&line);
+}
+
 int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err)
 {
     return take_value(a, name, 1, value, err);
@@ -134,7 +149,7 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
     if ((r = cli_value(a, "--log-level", &v, err))) {
         if (r < 0) return err->code;
         int l = lcm_log_level_by_name(v);
-        if (l < 0) return lcm_fail(err, LCM_E_USAGE, "--log-level must be off, warning, progress or debug, got '%s'", v);
+        if (l < 0) return lcm_fail(err, LCM_E_USAGE, "--log-level must be off, warning, info, progress or debug, got '%s'", v);
         lcm_set_log_level((lcm_log_level)l);
         return 0;
     }

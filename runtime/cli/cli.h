@@ -72,5 +72,9 @@ int cmd_compile(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 
 int cli_die(const char *cmd, const lcm_err *err);
+/* The line the default log level (info) prints when a command succeeded:
+ * what was done, then where each output went (NULL entries are skipped;
+ * "-" is standard output). */
+void cli_report(const char *done, const char *const *outputs, int n);
 
 #endif

@@ -16,7 +16,7 @@ static const char simulate_usage[] =
     "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
     "                    [-D name=value]... [--trust-model] [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
     "                    [--devices N]\n"
-    "                    [--threads N] [--log-level off|warning|progress|debug] [--log-path DIR [--log-keep N]]\n"
+    "                    [--threads N] [--log-level off|warning|info|progress|debug] [--log-path DIR [--log-keep N]]\n"
     "                    [--out PANEL.h5] [--csv PANEL.csv]\n"
     "\n"
     "Simulates the subjects of the initial conditions (one row each: regime, age and\n"
@@ -222,8 +222,16 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc) rc = lcm_simulate(solver, sol, ic, &c.sim, &panel, &err);
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */
     if (!rc && writer) rc = write_outputs(&c, sol, owned[2], panel, &err);
-    if (!rc && run && writer)
-        printf("solution: %s\npanel: %s and %s (%lld rows)\n", owned[2], c.out, c.csv, (long long)lcm_panel_rows(panel));
+    if (!rc && writer) {
+        char *done = xasprintf("%s %lld subjects of model '%s' on %s (float%d) in %.3g s (%lld panel rows)",
+                               run ? "solved and simulated" : "simulated", (long long)ic->n,
+                               lcm_model_ir(model)->name, lcm_solver_backend(solver), lcm_solver_precision(solver),
+                               lcm_panel_seconds(panel) + (c.solution ? 0 : lcm_solution_seconds(sol)),
+                               (long long)lcm_panel_rows(panel));
+        const char *outputs[] = {owned[2], c.out, c.csv};
+        cli_report(done, outputs, 3);
+        free(done);
+    }
     lcm_panel_free(panel);
     lcm_initial_free(ic);
     lcm_solution_free(sol);

@@ -12,7 +12,7 @@ static const char usage[] =
     "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--trust-model] [--set name=value]...\n"
     "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--devices N]\n"
     "                 [--threads N]\n"
-    "                 [--log-level off|warning|progress|debug] [--log-path DIR [--log-keep N]]\n"
+    "                 [--log-level off|warning|info|progress|debug] [--log-path DIR [--log-keep N]]\n"
     "                 [--out SOLUTION.h5] [--csv V.csv]\n"
     "\n"
     "Solves the model by backward induction and writes V of every regime and period:\n"
@@ -100,6 +100,13 @@ int cmd_solve(int argc, char **argv)
     }
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
     if (!rc && writer) rc = write_outputs(sol, out, csv, &err);
+    if (!rc && writer) {
+        char *done = xasprintf("solved model '%s' on %s (float%d) in %.3g s", lcm_model_ir(model)->name,
+                               lcm_solver_backend(solver), lcm_solver_precision(solver), lcm_solution_seconds(sol));
+        const char *outputs[] = {out, csv};
+        cli_report(done, outputs, 2);
+        free(done);
+    }
     lcm_solution_free(sol);
     lcm_solver_free(solver);
     lcm_model_free(model);

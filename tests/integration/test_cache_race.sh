@@ -13,7 +13,7 @@ model=$SRC/models/mortality.lua
 params=$SRC/models/mortality.params.lua
 
 for i in 1 2 3 4 5 6 7 8; do
-  "$LCM" solve "$model" --params "$params" --backend cpu --csv "$work/v$i.csv" 2> "$work/log$i" &
+  "$LCM" solve "$model" --params "$params" --backend cpu --log-level progress --csv "$work/v$i.csv" 2> "$work/log$i" &
 done
 wait
 for i in 1 2 3 4 5 6 7 8; do
@@ -26,7 +26,7 @@ check "the entry is valid" "'$LCM' cache list | grep -q ' ok\$'"
 
 if "$LCM" compile "$SRC/models/tiny.lua" --arch sm_90 --log-level off 2>/dev/null; then
   rm -rf "$LCM_CACHE_DIR/cuda"
-  for i in 1 2 3 4 5 6 7 8; do "$LCM" compile "$model" --arch sm_90 2> "$work/c$i" & done
+  for i in 1 2 3 4 5 6 7 8; do "$LCM" compile "$model" --arch sm_90 --log-level progress 2> "$work/c$i" & done
   wait
   check "eight GPU compiles leave one entry" "[ \$(ls '$LCM_CACHE_DIR/cuda' | wc -l) -eq 1 ]"
   check "every GPU compile succeeded" "! grep -l error '$work'/c? >/dev/null"
@@ -38,7 +38,7 @@ size=$(stat -c %s "$entry"); off=$((size / 2))
 byte=$(dd if="$entry" bs=1 skip=$off count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
 printf "$(printf '\\%03o' $((byte ^ 4)))" | dd of="$entry" bs=1 seek=$off conv=notrunc 2>/dev/null
 check "lcm cache list sees the damage" "'$LCM' cache list | grep -q 'checksum mismatch'"
-"$LCM" solve "$model" --params "$params" --backend cpu --csv "$work/after.csv" 2> "$work/flip"
+"$LCM" solve "$model" --params "$params" --backend cpu --log-level progress --csv "$work/after.csv" 2> "$work/flip"
 check "the flipped entry is reported" "grep -q 'is corrupt (checksum mismatch)' '$work/flip'"
 check "and rebuilt" "grep -q 'compiled the cpu solver' '$work/flip'"
 check "with the same V" "cmp -s '$work/v1.csv' '$work/after.csv'"

@@ -28,9 +28,9 @@ for model in "$SRC"/models/*.lua "$SRC"/tests/models/*.lua; do
 done
 entries=$(ls "$LCM_CACHE_DIR/cuda" | wc -l)
 check "one cache entry per compile ($n compiles, $entries entries)" "[ $entries -eq $n ]"
-"$LCM" compile "$SRC/models/mortality.lua" --arch sm_90 2> "$work/again"
+"$LCM" compile "$SRC/models/mortality.lua" --arch sm_90 --log-level progress 2> "$work/again"
 check "a second compile is a cache hit" "grep -q 'in the cache already' '$work/again'"
-"$LCM" compile "$SRC/models/tiny.lua" --arch sm_999 2> "$work/future"
+"$LCM" compile "$SRC/models/tiny.lua" --arch sm_999 --log-level progress 2> "$work/future"
 check "a GPU newer than NVRTC gets PTX" "grep -q '(PTX)' '$work/future'"
 # --backend cuda: without a usable GPU an error (exit 9) and no output; with one, a solve
 "$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --backend cuda --csv "$work/gpu.csv" 2> "$work/gpu"

@@ -1,7 +1,8 @@
 #!/bin/bash
-# The checks at every log level, on models with a planted failure: debug
-# (the default) raises at the first failing period and writes nothing,
-# progress and warning warn and complete (progress adds a line per period),
+# The checks at every log level, on models with a planted failure: info
+# (the default) and debug raise at the first failing period and write
+# nothing, progress and warning warn and complete (progress adds a line per
+# period),
 # off says nothing; checks of the warning kind (+inf, no feasible action)
 # only ever warn.  Then snapshots: what --log-path writes, that --log-keep
 # keeps the newest, and that a snapshot reproduces the failure on its own.
@@ -26,20 +27,20 @@ cases=(
 
 for c in "${cases[@]}"; do
   IFS='|' read -r name kind msg args <<< "$c"
-  for level in debug progress warning off; do
+  for level in info debug progress warning off; do
     out=$work/$name-$level
     flag="--log-level $level"
-    [ $level = debug ] && flag="" # the default
+    [ $level = info ] && flag="" # the default
     "$LCM" solve $args $flag --out "$out.h5" --csv "$out.csv" > /dev/null 2> "$out.err"
     rc=$?
     if [ $level = off ]; then
       check "$name at off: exit 0" "[ $rc -eq 0 ]"
       check "$name at off: silent" "[ ! -s '$out.err' ]"
       check "$name at off: outputs written" "[ -s '$out.h5' ] && [ -s '$out.csv' ]"
-    elif [ $level = debug ] && [ $kind = error ]; then
-      check "$name at debug: exit 7" "[ $rc -eq 7 ]"
-      check "$name at debug: error reported" "grep -qF 'error: regime' '$out.err' && grep -qF -- '$msg' '$out.err'"
-      check "$name at debug: nothing written" "[ ! -e '$out.h5' ] && [ ! -e '$out.csv' ]"
+    elif { [ $level = debug ] || [ $level = info ]; } && [ $kind = error ]; then
+      check "$name at $level: exit 7" "[ $rc -eq 7 ]"
+      check "$name at $level: error reported" "grep -qF 'error: regime' '$out.err' && grep -qF -- '$msg' '$out.err'"
+      check "$name at $level: nothing written" "[ ! -e '$out.h5' ] && [ ! -e '$out.csv' ]"
     else
       check "$name at $level: exit 0" "[ $rc -eq 0 ]"
       check "$name at $level: warned" "grep -F 'warning: regime' '$out.err' | grep -qF -- '$msg'"
@@ -56,8 +57,13 @@ for c in "${cases[@]}"; do
   done
 done
 
+# info, the default, says in one line what was done and where the results went
+"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/tiny-i.csv" --out "$work/tiny-i.h5" 2> "$work/tiny-i.err"
+check "info prints one line" "[ \$(wc -l < '$work/tiny-i.err') -eq 1 ]"
+check "info says what was done and where it went" "grep -q \"^lcm: solved model 'tiny' on .* s: wrote $work/tiny-i.h5, $work/tiny-i.csv\$\" '$work/tiny-i.err'"
+
 # debug adds V's range per period and regime; the others do not
-"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/tiny.csv" 2> "$work/tiny.err"
+"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/tiny.csv" --log-level debug 2> "$work/tiny.err"
 check "debug prints V statistics" "grep -q \"period 0 (age 0), regime 'alive': V min .* max .* mean .* over 10 states\" '$work/tiny.err'"
 "$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/tiny.csv" --log-level progress 2> "$work/tiny-p.err"
 check "progress prints no V statistics" "! grep -q 'V min' '$work/tiny-p.err'"
