@@ -459,9 +459,14 @@ static void constraints(emitter *e, int level)
     for (int c = 0; c < e->r->nconstraints; ++c) {
         const ir_named *cn = &e->r->constraints[c];
         if (e->lvl[cn->node] != level) continue;
-        emit_line_directive(e, e->r->nodes[cn->node].src);
-        emit_line(e, "if (!%s) %s; /* constraint %s */", emit_cond(e, cn->node),
-                  level < LVL_ACTION0 ? "break" : "continue", cn->name);
+        int src = e->r->nodes[cn->node].src;
+        char *what = xasprintf("constraint %s", cn->name);
+        emit_line_directive(e, src);
+        emit_start(e);
+        sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), level < LVL_ACTION0 ? "break" : "continue");
+        emit_comment(e, what, src);
+        sb_putc(e->b, '\n');
+        free(what);
     }
 }
 

@@ -344,12 +344,11 @@ void emit_line_directive(emitter *e, int src)
     sb_puts(e->b, "\"\n");
 }
 
-/* Source comment: where in the model file this node came from. */
-static void src_comment(emitter *e, int src)
+void emit_comment(emitter *e, const char *what, int src)
 {
-    if (src < 0) return;
-    sb_puts(e->b, " /* ");
-    for (const char *s = emit_base_name(ir_src(e->m, src)); *s; ++s) {
+    if (!what && src < 0) return;
+    sb_printf(e->b, " /* %s%s", what ? what : "", what && src >= 0 ? ": " : "");
+    for (const char *s = src >= 0 ? emit_base_name(ir_src(e->m, src)) : ""; *s; ++s) {
         if (s[0] == '*' && s[1] == '/') sb_puts(e->b, "* /");
         else sb_putc(e->b, *s);
     }
@@ -364,7 +363,7 @@ void emit_node_decl(emitter *e, int id)
     sb_printf(e->b, "const %s %s = ", n->type == IR_BOOL ? "int" : "real", emit_name(e, id));
     expr(e, id, e->b);
     sb_putc(e->b, ';');
-    src_comment(e, n->src);
+    emit_comment(e, NULL, n->src);
     sb_putc(e->b, '\n');
 }
 
