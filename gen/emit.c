@@ -430,6 +430,13 @@ static void checks(emitter *e)
 
 /* ---- the loop nest -------------------------------------------------------- */
 
+void emit_action_value(emitter *e, int j, char index)
+{
+    const ir_var *v = &e->r->actions[j];
+    if (grid_is_discrete(&v->grid)) emit_line(e, "const real act%d = (real)%c%d; /* %s */", j, index, j, v->name);
+    else emit_line(e, "const real act%d = G[%zu + %c%d]; /* %s */", j, e->L->action_off[e->r->id][j], index, j, v->name);
+}
+
 /* The loop of action j and its value act<j>; ai<j> counts the actions so far. */
 static void action_loop(emitter *e, int j)
 {
@@ -439,8 +446,7 @@ static void action_loop(emitter *e, int j)
         emit_open(e, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */", j, j, n, j, v->name);
     else
         emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, n, j, v->name);
-    if (grid_is_discrete(&v->grid)) emit_line(e, "const real act%d = (real)i%d;", j, j);
-    else emit_line(e, "const real act%d = G[%zu + i%d]; /* %s */", j, e->L->action_off[e->r->id][j], j, v->name);
+    emit_action_value(e, j, 'i');
     if (j == 0) emit_line(e, "const lcm_index ai0 = i0;");
     else emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, j - 1, n, j);
 }
@@ -584,8 +590,7 @@ static void table_decode(emitter *e)
         if (!(e->pre.actions >> j & 1)) continue;
         emit_line(e, "const int i%d = (int)(rest %% %d);", j, g->n);
         emit_line(e, "rest /= %d;", g->n);
-        if (grid_is_discrete(g)) emit_line(e, "const real act%d = (real)i%d; /* %s */", j, j, r->actions[j].name);
-        else emit_line(e, "const real act%d = G[%zu + i%d]; /* %s */", j, e->L->action_off[r->id][j], j, r->actions[j].name);
+        emit_action_value(e, j, 'i');
     }
     for (int d = 0; d < lay->nfree; ++d) { /* the read states, fastest first, a splayed one within its chunk */
         int i = lay->order[d], w = lay->axis[i].width;

@@ -103,6 +103,9 @@ void emit_mark(emitter *e, int id);
 /* The last path component (generated text must not depend on how the
  * model's path was spelled: it is part of the cache key). */
 const char *emit_base_name(const char *path);
+/* `const real act<j> = ...;`: the value of action j at its code, the
+ * variable <index><j> (the loop's i<j>, the step's c<j>). */
+void emit_action_value(emitter *e, int j, char index);
 /* The state names of a regime, for comments: "health, wealth" or "no states". */
 void emit_state_names(const ir_regime *r, lcm_sb *b);
 /* A fragment for a template hole that stands on its own line: its text

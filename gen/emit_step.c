@@ -51,9 +51,7 @@ static void decode_action(emitter *e, const ir_vars *V)
         if (j) emit_line(e, "rem /= %d;", r->actions[j].grid.n);
     }
     for (int j = 0; j < r->nactions; ++j) {
-        const ir_var *a = &r->actions[j];
-        if (grid_is_discrete(&a->grid)) emit_line(e, "const real act%d = (real)c%d; /* %s */", j, j, a->name);
-        else emit_line(e, "const real act%d = G[%zu + c%d]; /* %s */", j, e->L->action_off[r->id][j], j, a->name);
+        emit_action_value(e, j, 'c');
         emit_line(e, "an[%d] = act%d;", V->action_slot[r->id][j], j);
     }
 }
