@@ -2,6 +2,7 @@
 #include "emit.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,137 +14,6 @@
 #include "process.h"
 #include "template.h"
 #include "vars.h"
-
-void emit_indent(emitter *e, int level) { sb_printf(e->b, "%*s", 8 + 4 * level, ""); }
-
-void emit_literal(lcm_sb *b, double x)
-{
-    if (isnan(x)) sb_puts(b, "LCM_NAN");
-    else if (isinf(x)) sb_puts(b, x > 0 ? "LCM_INF" : "(-LCM_INF)");
-    else sb_printf(b, "((real)%.17g)", x);
-}
-
-/* A node used as a number / as a condition. */
-void emit_num(emitter *e, int id)
-{
-    if (e->r->nodes[id].type == IR_BOOL) sb_printf(e->b, "((real)v%d)", id);
-    else sb_printf(e->b, "v%d", id);
-}
-
-void emit_cond(emitter *e, int id)
-{
-    if (e->r->nodes[id].type == IR_BOOL) sb_printf(e->b, "v%d", id);
-    else sb_printf(e->b, "(v%d != 0)", id);
-}
-
-static void leaf(emitter *e, const ir_node *n)
-{
-    int ns = e->r->nstates, na = e->r->nactions;
-    if (e->leaves == LEAVES_VECTOR) {
-        switch (n->op) {
-        case OP_STATE: sb_printf(e->b, "x[%d]", n->ref); return;
-        case OP_ACTION: sb_printf(e->b, "x[%d]", ns + n->ref); return;
-        case OP_AGE: sb_printf(e->b, "x[%d]", ns + na); return;
-        case OP_PERIOD: sb_printf(e->b, "x[%d]", ns + na + 1); return;
-        case OP_ENEXT: sb_printf(e->b, "x[%d]", ns + na + 2); return;
-        default: return;
-        }
-    }
-    switch (n->op) {
-    case OP_STATE: sb_printf(e->b, "x[%d]", n->ref); return;
-    case OP_ACTION: sb_printf(e->b, "act%d", n->ref); return;
-    case OP_AGE: sb_puts(e->b, "((real)a->age)"); return;
-    case OP_PERIOD: sb_puts(e->b, "((real)a->period)"); return;
-    case OP_ENEXT: sb_puts(e->b, "E"); return;
-    default: return;
-    }
-}
-
-static void expr(emitter *e, int id)
-{
-    const ir_node *n = &e->r->nodes[id];
-    const int *a = n->args;
-    lcm_sb *b = e->b;
-    static const char *infix[OP_COUNT] = {
-        [OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/",
-        [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=", [OP_EQ] = "==", [OP_NE] = "!=",
-    };
-    static const char *call1[OP_COUNT] = {
-        [OP_LOG] = "LCM_LOG", [OP_EXP] = "LCM_EXP", [OP_SQRT] = "LCM_SQRT", [OP_ABS] = "LCM_ABS",
-        [OP_FLOOR] = "LCM_FLOOR", [OP_CEIL] = "LCM_CEIL", [OP_LOG1P] = "LCM_LOG1P",
-        [OP_EXPM1] = "LCM_EXPM1", [OP_NCDF] = "lcm_normal_cdf", [OP_TANH] = "LCM_TANH",
-    };
-    static const char *call2[OP_COUNT] = {
-        [OP_POW] = "LCM_POW", [OP_MOD] = "lcm_mod", [OP_MIN] = "lcm_min", [OP_MAX] = "lcm_max",
-    };
-    switch (n->op) {
-    case OP_CONST: emit_literal(b, n->k); return;
-    case OP_STATE: case OP_ACTION: case OP_AGE: case OP_PERIOD: case OP_ENEXT: leaf(e, n); return;
-    case OP_PARAM: sb_printf(b, "P[%zu]", e->m->params[n->ref].offset); return;
-    case OP_PIDX: {
-        const ir_param *p = &e->m->params[n->ref];
-        sb_printf(b, "P[%zu", p->offset);
-        size_t stride = p->size;
-        for (int d = 0; d < p->ndims; ++d) {
-            stride /= (size_t)p->dims[d];
-            sb_puts(b, " + (lcm_index)");
-            emit_num(e, a[d]);
-            if (stride != 1) sb_printf(b, " * %zu", stride);
-        }
-        sb_putc(b, ']');
-        return;
-    }
-    case OP_NEG: sb_puts(b, "(-"), emit_num(e, a[0]), sb_putc(b, ')'); return;
-    case OP_NOT: sb_puts(b, "(!"), emit_cond(e, a[0]), sb_putc(b, ')'); return;
-    case OP_AND: case OP_OR:
-        sb_putc(b, '('), emit_cond(e, a[0]), sb_puts(b, n->op == OP_AND ? " && " : " || "), emit_cond(e, a[1]);
-        sb_putc(b, ')');
-        return;
-    case OP_IDIV: sb_puts(b, "LCM_FLOOR("), emit_num(e, a[0]), sb_puts(b, " / "), emit_num(e, a[1]), sb_putc(b, ')'); return;
-    case OP_WHERE:
-        sb_putc(b, '('), emit_cond(e, a[0]), sb_puts(b, " ? ");
-        if (n->type == IR_BOOL) sb_printf(b, "v%d : v%d)", a[1], a[2]);
-        else emit_num(e, a[1]), sb_puts(b, " : "), emit_num(e, a[2]), sb_putc(b, ')');
-        return;
-    default: break;
-    }
-    if (infix[n->op]) {
-        sb_putc(b, '('), emit_num(e, a[0]), sb_printf(b, " %s ", infix[n->op]), emit_num(e, a[1]), sb_putc(b, ')');
-    } else if (call1[n->op]) {
-        sb_printf(b, "%s(", call1[n->op]), emit_num(e, a[0]), sb_putc(b, ')');
-    } else if (call2[n->op]) {
-        sb_printf(b, "%s(", call2[n->op]), emit_num(e, a[0]), sb_puts(b, ", "), emit_num(e, a[1]), sb_putc(b, ')');
-    }
-}
-
-const char *emit_base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* Source comment: where in the model file this node came from. */
-static void src_comment(emitter *e, const ir_node *n)
-{
-    if (n->src < 0) return;
-    sb_puts(e->b, " /* ");
-    for (const char *s = emit_base_name(ir_src(e->m, n->src)); *s; ++s) {
-        if (s[0] == '*' && s[1] == '/') sb_puts(e->b, "* /");
-        else sb_putc(e->b, *s);
-    }
-    sb_puts(e->b, " */");
-}
-
-void emit_node_decl(emitter *e, int id, int level)
-{
-    const ir_node *n = &e->r->nodes[id];
-    emit_indent(e, level);
-    sb_printf(e->b, "const %s v%d = ", n->type == IR_BOOL ? "int" : "real", id);
-    expr(e, id);
-    sb_putc(e->b, ';');
-    src_comment(e, n);
-    sb_putc(e->b, '\n');
-}
 
 /* ---- analysis of one kernel --------------------------------------------- */
 void emit_mark(emitter *e, int id)
@@ -254,28 +124,28 @@ static int analyze(emitter *e, lcm_err *err)
 static void piece_cell(emitter *e, const ir_grid *gr, int node)
 {
     lcm_sb *b = e->b;
+    const char *x = emit_num(e, node);
     int offset = 0;
     for (int k = 0; k < gr->npieces; offset += gr->pieces[k++].n) {
-        double start, stop, next_start = 0, next_stop;
+        double start, stop, next_start, next_stop;
         ir_piece_bounds(&gr->pieces[k], &start, &stop);
         if (k + 1 < gr->npieces) {
             ir_piece_bounds(&gr->pieces[k + 1], &next_start, &next_stop);
-            sb_putc(b, '('), emit_num(e, node), sb_puts(b, " < "), emit_literal(b, next_start), sb_puts(b, " ? ");
+            sb_printf(b, "(%s < %s ? ", x, emit_literal(next_start).s);
         }
         int np = gr->pieces[k].n;
-        if (gr->kind == GRID_PWLIN) {
-            sb_puts(b, "lcm_cell_pwlin("), emit_num(e, node), sb_puts(b, ", "), emit_literal(b, start);
-            sb_puts(b, ", "), emit_literal(b, (np - 1) / (stop - start));
-        } else {
-            sb_puts(b, "lcm_cell_pwlog("), emit_num(e, node), sb_puts(b, ", "), emit_literal(b, start);
-            sb_puts(b, ", "), emit_literal(b, log(start)), sb_puts(b, ", "), emit_literal(b, (np - 1) / (log(stop) - log(start)));
-        }
+        if (gr->kind == GRID_PWLIN)
+            sb_printf(b, "lcm_cell_pwlin(%s, %s, %s", x, emit_literal(start).s, emit_literal((np - 1) / (stop - start)).s);
+        else
+            sb_printf(b, "lcm_cell_pwlog(%s, %s, %s, %s", x, emit_literal(start).s, emit_literal(log(start)).s,
+                      emit_literal((np - 1) / (log(stop) - log(start))).s);
         sb_printf(b, ", %d, %d, %d)", offset, np, gr->n);
         if (k + 1 < gr->npieces) sb_puts(b, " : ");
     }
     for (int k = 0; k + 1 < gr->npieces; ++k) sb_putc(b, ')');
     sb_putc(b, ';');
 }
+
 /* Where the next-state weights of state s of a target are known: its
  * Markov probabilities' level, or the current state's (an AR(1) row). */
 static int weights_level(const emitter *e, const ir_next *nx)
@@ -287,180 +157,184 @@ static int weights_level(const emitter *e, const ir_next *nx)
     return l;
 }
 
+/* A process's transition matrix and, for an AR(1) process, the cell of the
+ * current value on its grid (its row of the matrix). */
+static void process_weights(emitter *e, int g, int s, const ir_next *nx)
+{
+    const ir_regime *tr = &e->m->regimes[g];
+    emit_line(e, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s.%s: transitions */", g, s, e->L->matrix_off[g][s],
+              tr->name, tr->states[s].name);
+    if (nx->src < 0) return;
+    size_t soff = e->L->state_off[e->r->id][nx->src];
+    const char *from = e->r->states[nx->src].name;
+    int n = tr->states[s].grid.n;
+    emit_line(e, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d); /* %s */", g, s, nx->src, soff, n, from);
+    emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
+}
+
+/* A Markov state's probabilities and their check. */
+static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
+{
+    emit_start(e);
+    sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
+    for (int j = 0; j < nx->nprobs; ++j) sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
+    sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
+    emit_line(e, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);", g, s, g, s, nx->nprobs);
+}
+
 /* The weights of the kernel's targets' stochastic next states known at this
  * level (and their check), declared here once rather than in every
  * continuation block below: a Markov state's probabilities, a process's
  * transition matrix and, for an AR(1) process, the row of the current value. */
 static void stochastic_weights(emitter *e, int level)
 {
-    lcm_sb *b = e->b;
     for (int t = 0; t < e->k->ntargets && !e->k->last; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
-        int g = tg->regime;
-        const ir_regime *tr = &e->m->regimes[g];
+        const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
             if (nx->kind == NEXT_DET || weights_level(e, nx) != level) continue;
-            if (nx->kind == NEXT_PROCESS) {
-                int n = tr->states[s].grid.n;
-                emit_indent(e, level), sb_printf(b, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s */\n", g, s,
-                                                 e->L->matrix_off[g][s], tr->states[s].name);
-                if (nx->src >= 0) {
-                    size_t soff = e->L->state_off[e->r->id][nx->src];
-                    emit_indent(e, level), sb_printf(b, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d);\n", g,
-                                                     s, nx->src, soff, n);
-                    emit_indent(e, level), sb_printf(b, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d);\n", g, s,
-                                                     nx->src, soff, g, s);
-                }
-                continue;
-            }
-            emit_indent(e, level), sb_printf(b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
-            for (int j = 0; j < nx->nprobs; ++j) {
-                if (j) sb_puts(b, ", ");
-                emit_num(e, nx->probs[j]);
-            }
-            sb_puts(b, "}; /* next ");
-            sb_puts(b, tr->states[s].name);
-            sb_puts(b, " */\n");
-            emit_indent(e, level), sb_printf(b, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);\n", g, s, g,
-                                             s, nx->nprobs);
+            if (nx->kind == NEXT_PROCESS) process_weights(e, tg->regime, s, nx);
+            else markov_weights(e, tg->regime, s, nx);
         }
     }
 }
 
+/* The deterministic next value of state s of target regime g: a discrete
+ * one moves the base of V; a continuous one gives its cell, fraction and
+ * stride (number kc of the interpolated axes). */
+static void next_cell(emitter *e, int g, int s, int node, int kc, long long stride)
+{
+    const ir_regime *tr = &e->m->regimes[g];
+    const ir_grid *gr = &tr->states[s].grid;
+    const char *x = emit_num(e, node);
+    lcm_sb *b = e->b;
+    if (grid_is_discrete(gr)) {
+        emit_line(e, "{ const int c = lcm_code(%s, %d); if (c < 0) code_ok%d = 0; else base += (lcm_index)c * %lld; } "
+                     "/* %s.%s */", x, gr->n, g, stride, tr->name, tr->states[s].name);
+        return;
+    }
+    size_t off = e->L->state_off[g][s];
+    emit_start(e);
+    sb_printf(b, "cell[%d] = ", kc);
+    switch (gr->kind) {
+    case GRID_LIN:
+        sb_printf(b, "lcm_cell_lin(%s, %s, %s, %d);", x, emit_literal(gr->start).s,
+                  emit_literal((gr->n - 1) / (gr->stop - gr->start)).s, gr->n);
+        break;
+    case GRID_LOG:
+        sb_printf(b, "lcm_cell_log(%s, %s, %s, %s, %d);", x, emit_literal(gr->start).s, emit_literal(log(gr->start)).s,
+                  emit_literal((gr->n - 1) / (log(gr->stop) - log(gr->start))).s, gr->n);
+        break;
+    case GRID_PWLIN:
+    case GRID_PWLOG: piece_cell(e, gr, node); break;
+    default: sb_printf(b, "lcm_cell_search(%s, G + %zu, %d);", x, off, gr->n); break;
+    }
+    sb_printf(b, " t[%d] = lcm_frac(%s, G + %zu, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, off, kc, kc, stride,
+              tr->name, tr->states[s].name);
+}
+
+/* The loop over the points of stochastic next state s (a Markov state's
+ * categories or a process's nodes), its weight the product with the weight
+ * of the enclosing loop (state `outer`, -1 for none); zero weights skipped. */
+static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
+{
+    int n = nx->kind == NEXT_MARKOV ? nx->nprobs : e->m->regimes[g].states[s].grid.n;
+    char w[64] = "";
+    if (outer >= 0) snprintf(w, sizeof w, "w%d * ", outer);
+    emit_open(e, "for (int k%d = 0; k%d < %d; ++k%d) {", s, s, n, s);
+    if (nx->kind == NEXT_MARKOV || nx->src < 0)
+        emit_line(e, "const real w%d = %spm%d_%d[k%d];", s, w, g, s, s);
+    else
+        emit_line(e, "const real w%d = %s((1 - pt%d_%d) * pm%d_%d[pc%d_%d * %d + k%d] + pt%d_%d * pm%d_%d[(pc%d_%d + 1) * %d + k%d]);",
+                  s, w, g, s, g, s, g, s, n, s, g, s, g, s, g, s, n, s);
+    emit_line(e, "if (w%d == 0) continue;", s);
+}
+
+/* The continuation in target regime tg: its V_{t+1} interpolated at the
+ * deterministic next states, summed over the stochastic ones. */
 static void target_block(emitter *e, const ir_target *tg, int level)
 {
-    const ir_model *m = e->m;
-    const ir_regime *tr = &m->regimes[tg->regime];
+    const ir_regime *tr = &e->m->regimes[tg->regime];
     int g = tg->regime, P = e->r->rprob[g];
-    lcm_sb *b = e->b;
-    emit_indent(e, level), sb_printf(b, "/* continuation in regime '%s' */\n", tr->name);
-    emit_indent(e, level), sb_printf(b, "real E%d = 0;\n", g);
-    emit_indent(e, level), sb_printf(b, "int code_ok%d = 1;\n", g);
-    emit_indent(e, level), sb_printf(b, "(void)code_ok%d;\n", g);
-    int guarded = e->lvl[P] <= level, in = level + 1;
+    emit_line(e, "/* continuation in regime '%s' */", tr->name);
+    emit_line(e, "real E%d = 0;", g);
+    emit_line(e, "int code_ok%d = 1;", g);
+    int guarded = e->lvl[P] <= level;
     const char *inline_only = reads_table(e) ? "!pre" : ""; /* with a table, the block is skipped */
-    emit_indent(e, level);
-    if (guarded) sb_printf(b, "if (%s%sv%d != 0) {\n", inline_only, *inline_only ? " && " : "", P);
-    else if (*inline_only) sb_printf(b, "if (%s) {\n", inline_only);
-    else sb_puts(b, "{\n");
+    if (guarded) emit_open(e, "if (%s%s%s != 0) {", inline_only, *inline_only ? " && " : "", emit_name(e, P));
+    else if (*inline_only) emit_open(e, "if (%s) {", inline_only);
+    else emit_open(e, "{");
 
     long long *stride = xcalloc((size_t)tr->nstates + 1, sizeof *stride); /* of the target's V */
     ir_strides(tr, stride);
     int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
     for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
     int m1 = ncont ? ncont : 1;
-    emit_indent(e, in), sb_printf(b, "const real *LCM_RESTRICT Vn = (const real *)a->v_next[%d];\n", g);
-    emit_indent(e, in), sb_puts(b, "lcm_index base = 0;\n");
-    emit_indent(e, in), sb_printf(b, "int cell[%d]; real t[%d]; lcm_index st[%d];\n", m1, m1, m1);
-    emit_indent(e, in), sb_puts(b, "(void)cell, (void)t, (void)st;\n");
-    int kc = 0;
-    for (int s = 0; s < tr->nstates; ++s) {
+    emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->v_next[%d];", g);
+    emit_line(e, "lcm_index base = 0;");
+    emit_line(e, "int cell[%d]; real t[%d]; lcm_index st[%d];", m1, m1, m1);
+    for (int s = 0, kc = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
-        const ir_grid *gr = &tr->states[s].grid;
         if (nx->kind != NEXT_DET) continue;
-        if (grid_is_discrete(gr)) {
-            emit_indent(e, in), sb_printf(b, "{ const int c = lcm_code(");
-            emit_num(e, nx->node);
-            sb_printf(b, ", %d); if (c < 0) code_ok%d = 0; else base += (lcm_index)c * %lld; }\n", gr->n, g,
-                      (long long)stride[s]);
-            continue;
-        }
-        size_t off = e->L->state_off[g][s];
-        emit_indent(e, in), sb_printf(b, "cell[%d] = ", kc);
-        switch (gr->kind) {
-        case GRID_LIN:
-            sb_puts(b, "lcm_cell_lin("), emit_num(e, nx->node), sb_puts(b, ", "), emit_literal(b, gr->start);
-            sb_puts(b, ", "), emit_literal(b, (gr->n - 1) / (gr->stop - gr->start)), sb_printf(b, ", %d);", gr->n);
-            break;
-        case GRID_LOG:
-            sb_puts(b, "lcm_cell_log("), emit_num(e, nx->node), sb_puts(b, ", "), emit_literal(b, gr->start);
-            sb_puts(b, ", "), emit_literal(b, log(gr->start));
-            sb_puts(b, ", "), emit_literal(b, (gr->n - 1) / (log(gr->stop) - log(gr->start)));
-            sb_printf(b, ", %d);", gr->n);
-            break;
-        case GRID_PWLIN:
-        case GRID_PWLOG:
-            piece_cell(e, gr, nx->node);
-            break;
-        default:
-            sb_puts(b, "lcm_cell_search("), emit_num(e, nx->node), sb_printf(b, ", G + %zu, %d);", off, gr->n);
-            break;
-        }
-        sb_printf(b, " t[%d] = lcm_frac(", kc), emit_num(e, nx->node);
-        sb_printf(b, ", G + %zu, cell[%d]); st[%d] = %lld; /* %s */\n", off, kc, kc, (long long)stride[s],
-                  tr->states[s].name);
-        ++kc;
+        next_cell(e, g, s, nx->node, kc, stride[s]);
+        kc += !grid_is_discrete(&tr->states[s].grid);
     }
     /* Markov states and processes: loops over next points, weighted */
-    int depth = in, nm = -1;
+    int loops = 0, outer = -1;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind == NEXT_DET) continue;
-        int n = nx->kind == NEXT_MARKOV ? nx->nprobs : tr->states[s].grid.n;
-        emit_indent(e, depth);
-        sb_printf(b, "for (int k%d = 0; k%d < %d; ++k%d) {\n", s, s, n, s);
-        emit_indent(e, depth + 1);
-        sb_printf(b, "const real w%d = ", s);
-        if (nm >= 0) sb_printf(b, "w%d * ", nm);
-        if (nx->kind == NEXT_MARKOV || nx->src < 0) sb_printf(b, "pm%d_%d[k%d];\n", g, s, s);
-        else
-            sb_printf(b, "((1 - pt%d_%d) * pm%d_%d[pc%d_%d * %d + k%d] + pt%d_%d * pm%d_%d[(pc%d_%d + 1) * %d + k%d]);\n",
-                      g, s, g, s, g, s, n, s, g, s, g, s, g, s, n, s);
-        emit_indent(e, depth + 1), sb_printf(b, "if (w%d == 0) continue;\n", s);
-        nm = s;
-        ++depth;
+        weight_loop(e, g, s, nx, outer);
+        outer = s;
+        ++loops;
     }
-    emit_indent(e, depth);
-    int any_markov = depth > in;
-    if (any_markov) {
-        sb_printf(b, "E%d += w%d * lcm_interp(Vn, base", g, nm);
+    emit_start(e);
+    if (loops) {
+        sb_printf(e->b, "E%d += w%d * lcm_interp(Vn, base", g, outer);
         for (int s = 0; s < tr->nstates; ++s)
-            if (tg->next[s].kind != NEXT_DET) sb_printf(b, " + (lcm_index)k%d * %lld", s, (long long)stride[s]);
+            if (tg->next[s].kind != NEXT_DET) sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
     } else {
-        sb_printf(b, "E%d = lcm_interp(Vn, base", g);
+        sb_printf(e->b, "E%d = lcm_interp(Vn, base", g);
     }
-    sb_printf(b, ", %d, st, cell, t);\n", ncont);
-    for (; depth > in; --depth) emit_indent(e, depth - 1), sb_puts(b, "}\n");
-    emit_indent(e, level), sb_puts(b, "}\n");
+    sb_printf(e->b, ", %d, st, cell, t);\n", ncont);
+    for (; loops > 0; --loops) emit_close(e);
+    emit_close(e);
     free(stride);
 }
 
 /* E: the targets' continuations weighted by their probabilities, or the
  * table's entry (and its off-grid byte) when the solve gives a table. */
-static void e_accumulate(emitter *e, int level)
+static void e_accumulate(emitter *e)
 {
-    lcm_sb *b = e->b;
-    emit_indent(e, level), sb_puts(b, "real E = 0;\n");
-    int table = reads_table(e), in = level;
+    int table = reads_table(e);
+    emit_line(e, "real E = 0;");
     if (table) {
-        emit_indent(e, level), sb_puts(b, "int pre_bad = 0;\n");
-        emit_indent(e, level), sb_puts(b, "if (pre) {\n");
-        emit_indent(e, level + 1), sb_puts(b, "const lcm_index at = ");
-        int open = 0;
-        for (int j = 0; j < e->r->nactions; ++j) open += (int)(e->pre.actions >> j & 1);
-        for (int j = 0; j < open; ++j) sb_putc(b, '(');
-        sb_puts(b, "pre_row");
+        emit_line(e, "int pre_bad = 0;");
+        emit_open(e, "if (pre) {");
+        emit_start(e);
+        sb_puts(e->b, "const lcm_index at = ");
         for (int j = 0; j < e->r->nactions; ++j)
-            if (e->pre.actions >> j & 1) sb_printf(b, " * %d + i%d)", e->r->actions[j].grid.n, j);
-        sb_puts(b, ";\n");
-        emit_indent(e, level + 1), sb_puts(b, "E = pre[at], pre_bad = pre_code[at];\n");
-        emit_indent(e, level), sb_puts(b, "} else {\n");
-        ++in;
+            if (e->pre.actions >> j & 1) sb_putc(e->b, '(');
+        sb_puts(e->b, "pre_row");
+        for (int j = 0; j < e->r->nactions; ++j)
+            if (e->pre.actions >> j & 1) sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
+        sb_puts(e->b, ";\n");
+        emit_line(e, "E = pre[at];");
+        emit_line(e, "pre_bad = pre_code[at];");
+        emit_else(e);
     }
     for (int t = 0; t < e->k->ntargets; ++t) {
         int g = e->k->targets[t], P = e->r->rprob[g];
-        emit_indent(e, in), sb_printf(b, "if (v%d != 0) E += ", P);
-        emit_num(e, P);
-        sb_printf(b, " * E%d;\n", g);
+        emit_line(e, "if (%s != 0) E += %s * E%d;", emit_name(e, P), emit_num(e, P), g);
     }
-    if (table) emit_indent(e, level), sb_puts(b, "}\n");
+    if (table) emit_close(e);
 }
 
 /* The table's row of the state with flat index `point` (ir/precompute.h):
  * the combined index of its sharded states within the launch's block, then
  * its read non-sharded states, a splayed one within its chunk. */
-static void table_row(emitter *e, int level)
+static void table_row(emitter *e)
 {
     const ir_state_layout *lay = e->lay;
     lcm_sb *b = e->b;
@@ -469,131 +343,276 @@ static void table_row(emitter *e, int level)
      * the sharded states slowest first, then the others slowest first */
     int open = e->pre.sharded ? nstates - lay->nfree + 1 : 0;
     for (int d = 0; d < lay->nfree; ++d) open += (int)(e->pre.states >> lay->order[d] & 1);
-    emit_indent(e, level), sb_puts(b, "const lcm_index pre_row = pre ? ");
+    emit_start(e);
+    sb_puts(b, "const lcm_index pre_row = pre ? ");
     for (int j = 0; j < open; ++j) sb_putc(b, '(');
     sb_puts(b, "0");
     for (int d = nstates - 1; e->pre.sharded && d >= lay->nfree; --d) {
         sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
-        ir_layout_print_code(lay, lay->order[d], "point", b), sb_putc(b, ')');
+        ir_layout_print_code(lay, lay->order[d], "point", b);
+        sb_putc(b, ')');
     }
     if (e->pre.sharded) sb_puts(b, " - a->shard_lo)");
     for (int d = lay->nfree - 1; d >= 0; --d) {
         int i = lay->order[d];
         if (!(e->pre.states >> i & 1)) continue;
         sb_printf(b, " * %d + ", lay->axis[i].width);
-        ir_layout_print_code(lay, i, "point", b), sb_putc(b, ')');
+        ir_layout_print_code(lay, i, "point", b);
+        sb_putc(b, ')');
     }
     sb_puts(b, " : 0; /* the state's row of the table */\n");
+}
+
+/* The number of regimes the regime may move to. */
+static int nreachable(const emitter *e)
+{
+    int n = 0;
+    for (int g = 0; g < e->m->nregimes; ++g) n += e->r->rprob[g] >= 0;
+    return n;
 }
 
 /* The regime probabilities' check, hoisted to where they are all known. */
 static void regime_prob_check(emitter *e, int level)
 {
     const ir_regime *r = e->r;
-    lcm_sb *b = e->b;
-    int nprob = 0;
-    for (int g = 0; g < e->m->nregimes; ++g) nprob += r->rprob[g] >= 0;
+    int nprob = nreachable(e);
     if (nprob == 0 || e->k->last || level != e->rp_level) return;
-    emit_indent(e, level), sb_printf(b, "const real rp[%d] = {", nprob);
+    emit_start(e);
+    sb_printf(e->b, "const real rp[%d] = {", nprob);
     for (int g = 0, first = 1; g < e->m->nregimes; ++g) {
         if (r->rprob[g] < 0) continue;
-        if (!first) sb_puts(b, ", ");
+        sb_printf(e->b, "%s%s", first ? "" : ", ", emit_num(e, r->rprob[g]));
         first = 0;
-        emit_num(e, r->rprob[g]);
     }
-    sb_puts(b, "};\n");
-    emit_indent(e, level), sb_printf(b, "const int rp_ok = !checks || lcm_probs_ok(rp, %d);\n", nprob);
+    sb_puts(e->b, "};\n");
+    emit_line(e, "const int rp_ok = !checks || lcm_probs_ok(rp, %d);", nprob);
+}
+
+/* One more term of a check statement: a continuation line `| term`. */
+static void check_term(emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check_term(emitter *e, const char *fmt, ...)
+{
+    va_list ap;
+    sb_putc(e->b, '\n');
+    e->depth++;
+    emit_start(e);
+    e->depth--;
+    sb_puts(e->b, "| ");
+    va_start(ap, fmt);
+    sb_vprintf(e->b, fmt, ap);
+    va_end(ap);
 }
 
 /* Probability and code checks, for feasible state-action pairs only: the
  * verdicts are computed at their own levels; here, without a branch, the
  * failed ones join `bad`, which the body flags once when it ends. */
-static void checks(emitter *e, int level)
+static void checks(emitter *e)
 {
     const ir_regime *r = e->r;
     const ir_kernel *k = e->k;
-    lcm_sb *b = e->b;
-    int nprob = 0;
-    for (int g = 0; g < e->m->nregimes; ++g) nprob += r->rprob[g] >= 0;
-    if (nprob == 0) return;
-    emit_indent(e, level), sb_puts(b, "if (checks) bad |= (unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
+    if (nreachable(e) == 0) return;
+    emit_start(e);
+    sb_puts(e->b, "if (checks) bad |= (unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
     for (int i = 0; i < k->ninactive; ++i)
-        sb_printf(b, "\n"), emit_indent(e, level + 1),
-            sb_printf(b, "| (unsigned)(v%d != 0) << LCM_FLAG_INACTIVE", r->rprob[k->inactive[i]]);
+        check_term(e, "(unsigned)(%s != 0) << LCM_FLAG_INACTIVE", emit_name(e, r->rprob[k->inactive[i]]));
     for (int t = 0; t < k->ntargets; ++t) {
         int g = k->targets[t];
         const ir_target *tg = ir_target_of(r, g);
-        const ir_regime *tr = &e->m->regimes[g];
-        sb_printf(b, "\n"), emit_indent(e, level + 1);
-        sb_printf(b, "| (unsigned)(v%d != 0 && !code_ok%d) << LCM_FLAG_CODE", r->rprob[g], g);
-        for (int s = 0; s < tr->nstates; ++s)
+        const char *P = emit_name(e, r->rprob[g]);
+        check_term(e, "(unsigned)(%s != 0 && !code_ok%d) << LCM_FLAG_CODE", P, g);
+        for (int s = 0; s < e->m->regimes[g].nstates; ++s)
             if (tg->next[s].kind == NEXT_MARKOV)
-                sb_printf(b, "\n"), emit_indent(e, level + 1),
-                    sb_printf(b, "| (unsigned)(v%d != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", r->rprob[g], g, s);
+                check_term(e, "(unsigned)(%s != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", P, g, s);
     }
-    if (reads_table(e)) sb_printf(b, "\n"), emit_indent(e, level + 1), sb_puts(b, "| (unsigned)pre_bad << LCM_FLAG_CODE");
-    sb_puts(b, ";\n");
+    if (reads_table(e)) check_term(e, "(unsigned)pre_bad << LCM_FLAG_CODE");
+    sb_puts(e->b, ";\n");
 }
 
 /* ---- the loop nest -------------------------------------------------------- */
+
+void emit_action_value(emitter *e, int j, char index)
+{
+    const ir_var *v = &e->r->actions[j];
+    if (grid_is_discrete(&v->grid)) emit_line(e, "const real act%d = (real)%c%d; /* %s */", j, index, j, v->name);
+    else emit_line(e, "const real act%d = G[%zu + %c%d]; /* %s */", j, e->L->action_off[e->r->id][j], index, j, v->name);
+}
+
+/* The loop of action j and its value act<j>; ai<j> counts the actions so far. */
+static void action_loop(emitter *e, int j)
+{
+    const ir_var *v = &e->r->actions[j];
+    int n = v->grid.n;
+    if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
+        emit_open(e, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */", j, j, n, j, v->name);
+    else
+        emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, n, j, v->name);
+    emit_action_value(e, j, 'i');
+    if (j == 0) emit_line(e, "const lcm_index ai0 = i0;");
+    else emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, j - 1, n, j);
+}
+
+/* The nodes of a level: those before E (enext = 0) or after it. */
+static void declare_level(emitter *e, int level, int enext)
+{
+    for (size_t i = 0; i < e->r->nnodes; ++i)
+        if (e->needed[i] && e->lvl[i] == level && e->has_enext[i] == enext) emit_node_decl(e, (int)i);
+}
+
+/* The constraints known at this level: a failing one skips the rest of the
+ * state (the action nest) or of this action's loop. */
+static void constraints(emitter *e, int level)
+{
+    for (int c = 0; c < e->r->nconstraints; ++c) {
+        const ir_named *cn = &e->r->constraints[c];
+        if (e->lvl[cn->node] != level) continue;
+        int src = e->r->nodes[cn->node].src;
+        char *what = xasprintf("constraint %s", cn->name);
+        emit_line_directive(e, src);
+        emit_start(e);
+        sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), level < LVL_ACTION0 ? "break" : "continue");
+        emit_comment(e, what, src);
+        sb_putc(e->b, '\n');
+        free(what);
+    }
+}
+
+/* Q of a feasible pair: the running max and its first argmax. */
+static void best_update(emitter *e)
+{
+    if (!e->k->last) checks(e);
+    emit_open(e, "{");
+    emit_line(e, "const real q = %s;", emit_num(e, e->r->q));
+    emit_line(e, "if (q != q) nan_q = 1;");
+    if (e->r->nactions)
+        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; }", e->r->nactions - 1);
+    else
+        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = 0; }");
+    emit_close(e);
+}
+
 static void emit_level(emitter *e, int level)
 {
-    const ir_regime *r = e->r;
-    lcm_sb *b = e->b;
-    if (level >= LVL_ACTION0) {
-        int j = level - LVL_ACTION0;
-        const ir_grid *g = &r->actions[j].grid;
-        emit_indent(e, level - 1);
-        if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
-            sb_printf(b, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */\n", j, j, g->n, j,
-                      r->actions[j].name);
-        else
-            sb_printf(b, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */\n", j, j, g->n, j, r->actions[j].name);
-        emit_indent(e, level);
-        if (grid_is_discrete(g)) sb_printf(b, "const real act%d = (real)i%d;\n", j, j);
-        else sb_printf(b, "const real act%d = G[%zu + i%d];\n", j, e->L->action_off[r->id][j], j);
-        emit_indent(e, level);
-        if (j == 0) sb_printf(b, "const lcm_index ai%d = i0;\n", j);
-        else sb_printf(b, "const lcm_index ai%d = ai%d * %d + i%d;\n", j, j - 1, g->n, j);
-    }
+    if (level >= LVL_ACTION0) action_loop(e, level - LVL_ACTION0);
     if (reads_table(e) && level == LVL_KERNEL) {
-        emit_indent(e, level), sb_puts(b, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* 0: inline */\n");
-        emit_indent(e, level), sb_puts(b, "const unsigned char *LCM_RESTRICT pre_code = a->cont_code;\n");
+        emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* 0: inline */");
+        emit_line(e, "const unsigned char *LCM_RESTRICT pre_code = a->cont_code;");
     }
-    if (reads_table(e) && level == LVL_STATE) table_row(e, level);
-    for (size_t i = 0; i < r->nnodes; ++i)
-        if (e->needed[i] && e->lvl[i] == level && !e->has_enext[i]) emit_node_decl(e, (int)i, level);
+    if (reads_table(e) && level == LVL_STATE) table_row(e);
+    declare_level(e, level, 0);
     regime_prob_check(e, level);
     stochastic_weights(e, level);
-    for (int c = 0; c < r->nconstraints; ++c) {
-        int id = r->constraints[c].node;
-        if (e->lvl[id] != level) continue;
-        emit_indent(e, level), sb_puts(b, "if (!");
-        emit_cond(e, id);
-        sb_printf(b, ") %s; /* constraint %s */\n", level < LVL_ACTION0 ? "break" : "continue", r->constraints[c].name);
-    }
+    constraints(e, level);
     for (int t = 0; t < e->k->ntargets; ++t) {
-        const ir_target *tg = ir_target_of(r, e->k->targets[t]);
+        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         if (target_level(e, tg) == level) target_block(e, tg, level);
     }
-    if (!e->k->last && level == e->e_level) e_accumulate(e, level);
-    for (size_t i = 0; i < r->nnodes; ++i)
-        if (e->needed[i] && e->lvl[i] == level && e->has_enext[i]) emit_node_decl(e, (int)i, level);
-    if (level == e->innermost) {
-        if (!e->k->last) checks(e, level);
-        emit_indent(e, level), sb_puts(b, "{\n");
-        emit_indent(e, level + 1), sb_puts(b, "const real q = "), emit_num(e, r->q), sb_puts(b, ";\n");
-        emit_indent(e, level + 1), sb_puts(b, "if (q != q) nan_q = 1;\n");
-        emit_indent(e, level + 1);
-        if (r->nactions)
-            sb_printf(b, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; }\n", r->nactions - 1);
-        else
-            sb_puts(b, "else if (q > best || best_a < 0) { best = q; best_a = 0; }\n");
-        emit_indent(e, level), sb_puts(b, "}\n");
-    } else {
-        emit_level(e, level + 1);
+    if (!e->k->last && level == e->e_level) e_accumulate(e);
+    declare_level(e, level, 1);
+    if (level == e->innermost) best_update(e);
+    else emit_level(e, level + 1);
+    if (level >= LVL_ACTION0) emit_close(e);
+}
+
+/* ---- the kernel's pieces --------------------------------------------------- */
+
+/* The state names of a regime, for comments: "health, wealth" or "no states". */
+void emit_state_names(const ir_regime *r, lcm_sb *b)
+{
+    for (int s = 0; s < r->nstates; ++s) sb_printf(b, "%s%s", s ? ", " : "", r->states[s].name);
+    if (!r->nstates) sb_puts(b, "no states");
+}
+
+/* The values x[] of a state in a grid: the code c, or the point c of the
+ * grid buffer (offset off). */
+static void state_value(emitter *e, int s, const ir_grid *g, size_t off)
+{
+    if (grid_is_discrete(g)) sb_printf(e->b, "x[%d] = (real)c; }", s);
+    else sb_printf(e->b, "x[%d] = G[%zu + c]; }", s, off);
+}
+
+/* Whether a regime has a continuous state (the decode reads G). */
+static int reads_grid(const ir_regime *r)
+{
+    for (int s = 0; s < r->nstates; ++s)
+        if (!grid_is_discrete(&r->states[s].grid)) return 1;
+    return 0;
+}
+
+/* The `_at` function's decode: flat index s -> codes -> values x[]. */
+static void state_decode(emitter *e)
+{
+    const ir_regime *r = e->r;
+    if (!r->nstates) {
+        emit_line(e, "/* no states */");
+        return;
     }
-    if (level >= LVL_ACTION0) emit_indent(e, level - 1), sb_puts(b, "}\n");
+    if (reads_grid(r)) emit_line(e, "const real *LCM_RESTRICT G = (const real *)a->grids;");
+    emit_line(e, "lcm_index rem = s;");
+    for (int s = r->nstates - 1; s >= 0; --s) {
+        const ir_grid *g = &r->states[s].grid;
+        emit_start(e);
+        sb_printf(e->b, "{ const int c = (int)(rem %% %d); rem /= %d; ", g->n, g->n);
+        state_value(e, s, g, e->L->state_off[r->id][s]);
+        sb_printf(e->b, " /* %s */\n", r->states[s].name);
+    }
+}
+
+/* Simulation: a subject's state values from its slots. */
+static void sim_load(emitter *e, const ir_vars *V)
+{
+    const ir_regime *r = e->r;
+    if (!r->nstates) {
+        emit_line(e, "/* no states */");
+        return;
+    }
+    emit_line(e, "const real *LCM_RESTRICT X = (const real *)sim->x + (lcm_index)row * sim->nstates;");
+    for (int s = 0; s < r->nstates; ++s)
+        emit_line(e, "x[%d] = X[%d]; /* %s */", s, V->state_slot[r->id][s], r->states[s].name);
+}
+
+/* The periods a kernel serves: "periods 0 1 2". */
+static void kernel_periods(const ir_model *m, const ir_kernel *k, lcm_sb *b)
+{
+    sb_puts(b, "periods");
+    for (int t = 0; t < m->nperiods; ++t)
+        if (m->period_kernel[k->regime * m->nperiods + t] == (int)(k - m->kernels)) sb_printf(b, " %d", t);
+}
+
+/* The table's decode: entry index `rest` -> the read actions act<j> and
+ * states x[] (a splayed one within its chunk, the sharded ones from the
+ * launch's block). */
+static void table_decode(emitter *e)
+{
+    const ir_regime *r = e->r;
+    const ir_state_layout *lay = e->lay;
+    for (int j = r->nactions - 1; j >= 0; --j) {
+        const ir_grid *g = &r->actions[j].grid;
+        if (!(e->pre.actions >> j & 1)) continue;
+        emit_line(e, "const int i%d = (int)(rest %% %d);", j, g->n);
+        emit_line(e, "rest /= %d;", g->n);
+        emit_action_value(e, j, 'i');
+    }
+    for (int d = 0; d < lay->nfree; ++d) { /* the read states, fastest first, a splayed one within its chunk */
+        int i = lay->order[d], w = lay->axis[i].width;
+        const ir_grid *g = &r->states[i].grid;
+        if (!(e->pre.states >> i & 1)) continue;
+        emit_start(e);
+        sb_puts(e->b, "{ const int c = ");
+        if (lay->axis[i].chunk >= 0) {
+            ir_layout_print_chunk_start(lay, i, e->b);
+            sb_puts(e->b, " + ");
+        }
+        sb_printf(e->b, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; ", w, w, g->n);
+        state_value(e, i, g, e->L->state_off[r->id][i]);
+        sb_printf(e->b, " /* %s */\n", r->states[i].name);
+    }
+    if (!e->pre.sharded) return;
+    emit_line(e, "lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */");
+    for (int d = lay->nfree; d < r->nstates; ++d) {
+        int i = lay->order[d];
+        emit_line(e, "x[%d] = (real)(combo %% %d); /* %s */", i, lay->axis[i].n, r->states[i].name);
+        emit_line(e, "combo /= %d;", lay->axis[i].n);
+    }
 }
 
 /* The table entry of a kernel (templates/table.c.in): entry j's read
@@ -604,51 +623,25 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     const ir_regime *r = e->r;
     emitter f = *e;
     f.flat = 1;
+    f.depth = 1;
     f.lvl = xcalloc(r->nnodes + 1, sizeof *f.lvl);
     f.needed = xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i) f.lvl[i] = -1;
     mark_continuation(&f);
     lcm_sb decode, body, off_grid;
     sb_init(&decode), sb_init(&body), sb_init(&off_grid);
-    for (int j = r->nactions - 1; j >= 0; --j) {
-        const ir_grid *g = &r->actions[j].grid;
-        if (!(f.pre.actions >> j & 1)) continue;
-        sb_printf(&decode, "    const int i%d = (int)(rest %% %d);\n    rest /= %d;\n", j, g->n, g->n);
-        if (grid_is_discrete(g)) sb_printf(&decode, "    const real act%d = (real)i%d;", j, j);
-        else sb_printf(&decode, "    const real act%d = G[%zu + i%d];", j, f.L->action_off[r->id][j], j);
-        sb_printf(&decode, " /* %s */\n", r->actions[j].name);
-    }
-    const ir_state_layout *lay = f.lay;
-    for (int d = 0; d < lay->nfree; ++d) { /* the read states, fastest first, a splayed one within its chunk */
-        int i = lay->order[d];
-        const ir_grid *g = &r->states[i].grid;
-        if (!(f.pre.states >> i & 1)) continue;
-        sb_puts(&decode, "    { const int c = ");
-        if (lay->axis[i].chunk >= 0) ir_layout_print_chunk_start(lay, i, &decode), sb_puts(&decode, " + ");
-        sb_printf(&decode, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; x[%d] = ", lay->axis[i].width,
-                  lay->axis[i].width, g->n, i);
-        if (grid_is_discrete(g)) sb_puts(&decode, "(real)c; }");
-        else sb_printf(&decode, "G[%zu + c]; }", f.L->state_off[r->id][i]);
-        sb_printf(&decode, " /* %s */\n", r->states[i].name);
-    }
-    if (f.pre.sharded) {
-        sb_puts(&decode, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
-        for (int d = lay->nfree; d < r->nstates; ++d) {
-            int i = lay->order[d];
-            sb_printf(&decode, "    x[%d] = (real)(combo %% %d); /* %s */\n    combo /= %d;\n", i, lay->axis[i].n,
-                      r->states[i].name, lay->axis[i].n);
-        }
-    }
+    f.b = &decode;
+    table_decode(&f);
     f.b = &body;
     for (size_t i = 0; i < r->nnodes; ++i)
-        if (f.needed[i] && !f.has_enext[i]) emit_node_decl(&f, (int)i, -1);
+        if (f.needed[i] && !f.has_enext[i]) emit_node_decl(&f, (int)i);
     stochastic_weights(&f, -1);
     for (int t = 0; t < f.k->ntargets; ++t) target_block(&f, ir_target_of(r, f.k->targets[t]), -1);
-    e_accumulate(&f, -1);
+    e_accumulate(&f);
     sb_puts(&off_grid, "0");
     for (int t = 0; t < f.k->ntargets; ++t)
-        sb_printf(&off_grid, " | (v%d != 0 && !code_ok%d)", r->rprob[f.k->targets[t]], f.k->targets[t]);
-    const char *kv[] = {"symbol", f.k->symbol, "nx", nx, "decode", decode.s ? decode.s : "", "body", body.s,
+        sb_printf(&off_grid, " | (%s != 0 && !code_ok%d)", emit_name(&f, r->rprob[f.k->targets[t]]), f.k->targets[t]);
+    const char *kv[] = {"symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode), "body", emit_fragment(&body),
                         "off_grid", off_grid.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
     sb_free(&decode), sb_free(&body), sb_free(&off_grid);
@@ -657,54 +650,49 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
 }
 
 static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
-                       const ir_kernel *k, lcm_sb *out, lcm_err *err)
+                       const ir_kernel *k, int lines, lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
     ir_state_layout lay;
     ir_state_layout_build(m, V, S, r->id, &lay);
-    emitter e = {.m = m, .r = r, .k = k, .L = L, .S = S, .lay = &lay, .leaves = LEAVES_KERNEL};
+    emit_names names;
+    emit_names_build(m, r, &names);
+    emitter e = {.m = m, .r = r, .k = k, .L = L, .S = S, .lay = &lay, .leaves = LEAVES_KERNEL, .names = &names,
+                 .lines = lines};
     e.lvl = xcalloc(r->nnodes + 1, sizeof *e.lvl);
     e.needed = xcalloc(r->nnodes + 1, 1);
     e.has_enext = xcalloc(r->nnodes + 1, 1);
-    lcm_sb body, decode, what, names, load, state, order, table;
-    sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&names), sb_init(&load), sb_init(&state);
+    lcm_sb body, decode, what, state_names, load, state, order, table;
+    sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&state_names), sb_init(&load), sb_init(&state);
     sb_init(&order), sb_init(&table);
-    int rc = analyze(&e, err);
-    if (!rc) {
-        e.b = &body;
-        emit_level(&e, LVL_KERNEL);
-        /* state decode: flat index -> codes -> values */
-        if (r->nstates) sb_printf(&decode, "    lcm_index rem = s;\n");
-        for (int s = r->nstates - 1; s >= 0; --s) {
-            const ir_grid *g = &r->states[s].grid;
-            sb_printf(&decode, "    { const int c = (int)(rem %% %d); rem /= %d; x[%d] = ", g->n, g->n, s);
-            if (grid_is_discrete(g)) sb_puts(&decode, "(real)c; }");
-            else sb_printf(&decode, "G[%zu + c]; }", L->state_off[r->id][s]);
-            sb_printf(&decode, " /* %s */\n", r->states[s].name);
-        }
-        sb_puts(&what, "periods");
-        for (int t = 0; t < m->nperiods; ++t)
-            if (m->period_kernel[r->id * m->nperiods + t] == (int)(k - m->kernels)) sb_printf(&what, " %d", t);
-        for (int s = 0; s < r->nstates; ++s) sb_printf(&names, "%s%s", s ? ", " : "", r->states[s].name);
-        if (!r->nstates) sb_puts(&names, "no states");
-        /* simulation: a subject's state values from its slots */
-        for (int s = 0; s < r->nstates; ++s)
-            sb_printf(&load, "    x[%d] = X[%d]; /* %s */\n", s, V->state_slot[r->id][s], r->states[s].name);
-        char nx[32], step[128];
-        snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
-        lcm_step_symbol(m, r->id, step, sizeof step);
-        ir_layout_print_state(&lay, &state, &order);
-        const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", names.s,
-                            "body", body.s ? body.s : "", "nx", nx, "decode", decode.s ? decode.s : "",
-                            "load", load.s ? load.s : "", "step", step, "state_of", state.s,
-                            "launch_order", order.s, "table", "", NULL};
-        if (e.pre.active) rc = emit_table(&e, nx, &table, err);
-        kv[sizeof kv / sizeof *kv - 2] = table.s ? table.s : "";
-        if (!rc) rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
-    }
-    sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&names), sb_free(&load), sb_free(&state);
+    char nx[32], step[128];
+    snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
+    lcm_step_symbol(m, r->id, step, sizeof step);
+
+    int rc;
+    LCM_CHECK_GOTO(analyze(&e, err), rc, done);
+    e.b = &body;
+    e.depth = 2; /* inside the body's do { } while (0) */
+    emit_level(&e, LVL_KERNEL);
+    e.b = &decode;
+    e.depth = 1;
+    state_decode(&e);
+    e.b = &load;
+    sim_load(&e, V);
+    kernel_periods(m, k, &what);
+    emit_state_names(r, &state_names);
+    ir_layout_print_state(&lay, &state, &order);
+    if (e.pre.active) LCM_CHECK_GOTO(emit_table(&e, nx, &table, err), rc, done);
+    const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", state_names.s,
+                        "body", emit_fragment(&body), "nx", nx, "decode", emit_fragment(&decode),
+                        "load", emit_fragment(&load), "step", step, "state_of", state.s,
+                        "launch_order", order.s, "table", table.s ? table.s : "", NULL};
+    rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
+done:
+    sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&state_names), sb_free(&load), sb_free(&state);
     sb_free(&order), sb_free(&table);
     free(e.lvl), free(e.needed), free(e.has_enext);
+    emit_names_free(&names);
     ir_state_layout_free(&lay);
     return rc;
 }
@@ -718,46 +706,57 @@ void lcm_emit_prelude(lcm_sb *out)
     sb_puts(out, lcm_embed_random_h);
 }
 
-int lcm_emit_source(const ir_model *m, lcm_sb *out, lcm_err *err)
+/* The simulation steps of the regimes that have kernels, then the kernels. */
+static int emit_regimes(const ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
 {
-    sb_printf(out, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n", emit_base_name(m->file ? m->file : "?"),
-              m->name);
-    lcm_emit_prelude(out);
     ir_grid_layout L = {0};
     ir_grid_layout_build(m, &L);
     ir_vars V;
     ir_vars_build(m, &V);
     ir_shard S;
     ir_shard_build(m, &V, &S);
-    int rc = 0;
-    /* the simulation steps of the regimes that have kernels, then the kernels */
-    for (int r = 0; r < m->nregimes && !rc; ++r) {
+    int rc = 0, lines = opt && opt->line_directives;
+    for (int r = 0; r < m->nregimes; ++r) {
         int used = 0;
         for (int k = 0; k < m->nkernels; ++k) used |= m->kernels[k].regime == r;
-        if (used) rc = lcm_emit_step(m, &L, &V, r, out, err);
+        if (used) LCM_CHECK_GOTO(lcm_emit_step(m, &L, &V, r, lines, out, err), rc, done);
     }
-    for (int k = 0; k < m->nkernels && !rc; ++k) rc = emit_kernel(m, &L, &V, &S, &m->kernels[k], out, err);
+    for (int k = 0; k < m->nkernels; ++k) LCM_CHECK_GOTO(emit_kernel(m, &L, &V, &S, &m->kernels[k], lines, out, err), rc, done);
+done:
     ir_vars_free(&V);
     ir_grid_layout_free(&L);
+    return rc;
+}
+
+int lcm_emit_source(const ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
+{
+    lcm_sb src;
+    sb_init(&src);
+    sb_printf(&src, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n",
+              emit_base_name(m->file ? m->file : "?"), m->name);
+    lcm_emit_prelude(&src);
+    int rc = emit_regimes(m, opt, &src, err);
+    if (!rc && opt && opt->line_directives) emit_line_returns(src.s, out);
+    else if (!rc) sb_puts(out, src.s);
+    sb_free(&src);
     return rc;
 }
 
 int lcm_emit_node_function(const ir_model *m, const ir_regime *r, int node, const char *name,
                            lcm_sb *out, lcm_err *err)
 {
-    emitter e = {.m = m, .r = r, .leaves = LEAVES_VECTOR, .b = out};
+    if (node < 0 || node >= (int)r->nnodes) return lcm_fail(err, LCM_E_INTERNAL, "no node %d", node);
+    emit_names names;
+    emit_names_build(m, r, &names);
+    emitter e = {.m = m, .r = r, .leaves = LEAVES_VECTOR, .names = &names, .b = out, .depth = 1};
     e.needed = xcalloc(r->nnodes + 1, 1);
-    if (node < 0 || node >= (int)r->nnodes) {
-        free(e.needed);
-        return lcm_fail(err, LCM_E_INTERNAL, "no node %d", node);
-    }
     emit_mark(&e, node);
-    sb_printf(out, "LCM_EXTERN real %s(const real *x, const real *P)\n{\n    (void)x, (void)P;\n", name);
+    sb_printf(out, "LCM_EXTERN real %s(LCM_UNUSED const real *x, LCM_UNUSED const real *P)\n{\n", name);
     for (int i = 0; i <= node; ++i)
-        if (e.needed[i]) emit_node_decl(&e, i, -1);
-    sb_printf(out, "    return ");
-    emit_num(&e, node);
-    sb_puts(out, ";\n}\n");
+        if (e.needed[i]) emit_node_decl(&e, i);
+    emit_line(&e, "return %s;", emit_num(&e, node));
+    sb_puts(out, "}\n");
     free(e.needed);
+    emit_names_free(&names);
     return 0;
 }

@@ -12,8 +12,15 @@
 
 #include "ir.h"
 
-/* m must have its kernels planned (analyze.h). */
-int lcm_emit_source(const ir_model *m, lcm_sb *out, lcm_err *err);
+typedef struct lcm_emit_options {
+    /* `#line N "model.lua"` before the code traced from line N of a model
+     * file, and `#line M "kernels.c"` after it, so that compiler messages,
+     * debuggers and profilers name the model's lines */
+    int line_directives;
+} lcm_emit_options;
+
+/* m must have its kernels planned (analyze.h); opt may be NULL (defaults). */
+int lcm_emit_source(const ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err);
 
 /* Emits `real name(const real *x, const real *P)` evaluating one node of a
  * regime DAG whose leaves are read as: state i -> x[i], action j ->

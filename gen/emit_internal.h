@@ -1,6 +1,7 @@
 /* emit_internal.h - what the parts of the emitter share: the per-kernel
- * emitter state and the printers of DAG nodes (emit.c), used by the
- * kernels (emit.c) and the simulation steps (emit_step.c). */
+ * emitter state; the text layer (emit_text.c: indented lines, the names of
+ * DAG nodes and their printers, #line directives), used by the kernels
+ * (emit.c) and the simulation steps (emit_step.c). */
 #ifndef LCM_EMIT_INTERNAL_H
 #define LCM_EMIT_INTERNAL_H
 
@@ -16,12 +17,21 @@ enum { LVL_KERNEL = 0, LVL_STATE = 1, LVL_ACTION0 = 2 };
 
 typedef enum leaf_mode { LEAVES_KERNEL, LEAVES_VECTOR } leaf_mode;
 
+/* The C text of each node of a regime: its name (`v12`, or after what it
+ * reads: `s_wealth`, `a_consumption`, `p_wage_health`, `period`, ...) and
+ * its use as a number and as a condition (a cast or a comparison added). */
+typedef struct emit_names {
+    char **name, **num, **cond;
+    size_t n;
+} emit_names;
+
 typedef struct emitter {
     const ir_model *m;
     const ir_regime *r;
     const ir_kernel *k;
     const ir_grid_layout *L;
     leaf_mode leaves;
+    const emit_names *names;
     int *lvl;
     char *needed;
     char *has_enext;
@@ -31,25 +41,80 @@ typedef struct emitter {
     const ir_state_layout *lay; /* the regime's strides, chunks and launch map (ir/layout.h) */
     ir_pre pre;   /* the kernel's continuation table (ir/precompute.h) */
     int flat;     /* emitting the table's entry: every node at level -1, no loops */
+    int lines;    /* #line directives before the code traced from a model line */
+    int depth;    /* indentation of the next line, in steps of four spaces */
     lcm_sb *b;
 } emitter;
 
-/* Indentation of a loop level (level -1: the function body). */
-void emit_indent(emitter *e, int level);
-void emit_literal(lcm_sb *b, double x);
+/* One check-and-cleanup pattern for functions that set up several things:
+ * each step that can fail is `LCM_CHECK_GOTO(step(...), rc, done);`, and
+ * `done:` frees everything, whatever was reached. */
+#define LCM_CHECK_GOTO(call, rc, label)                                                                   \
+    do {                                                                                              \
+        if (((rc) = (call)) != 0) goto label;                                                         \
+    } while (0)
+
+/* ---- lines ---------------------------------------------------------------
+ * Every line the emitter writes goes through these, at e->depth. */
+/* One whole line. */
+void emit_line(emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line that opens a block (its text ends in '{'): the lines after it are
+ * one step deeper until emit_close. */
+void emit_open(emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The '}' line of the innermost open block. */
+void emit_close(emitter *e);
+/* `} else {` between the two branches of the innermost open block. */
+void emit_else(emitter *e);
+/* The indentation of a line the caller writes piece by piece (with sb_*),
+ * ending it with '\n'. */
+void emit_start(emitter *e);
+
+/* ---- names ----------------------------------------------------------------- */
+void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out);
+void emit_names_free(emit_names *n);
+static inline const char *emit_name(const emitter *e, int id) { return e->names->name[id]; }
 /* A node used as a number / as a condition. */
-void emit_num(emitter *e, int id);
-void emit_cond(emitter *e, int id);
-/* `const real vN = <expr>;` with a comment naming the model line. */
-void emit_node_decl(emitter *e, int id, int level);
+static inline const char *emit_num(const emitter *e, int id) { return e->names->num[id]; }
+static inline const char *emit_cond(const emitter *e, int id) { return e->names->cond[id]; }
+
+/* A double as a C literal of type real (exact: 17 digits), `LCM_INF`, ... */
+typedef struct emit_lit {
+    char s[48];
+} emit_lit;
+emit_lit emit_literal(double x);
+
+/* `const real NAME = <expr>;` with a comment naming the model line (and
+ * before it, with e->lines, a #line directive pointing there). */
+void emit_node_decl(emitter *e, int id);
+/* A comment ending the line: what it is, and where in the model it came
+ * from (source location src, -1: none), as "mortality.lua:53
+ * (working.utility)" (runtime/compile_log.c reads it). */
+void emit_comment(emitter *e, const char *what, int src);
+/* With e->lines, `#line N "model.lua"` before the line of code traced from
+ * source location src (-1: none). */
+void emit_line_directive(emitter *e, int src);
+/* src with `#line N "kernels.c"` after the last traced line of each run
+ * (the line after a #line directive; the emitter writes no other), N the
+ * number of the line after it, so that the compiler counts the lines of
+ * kernels.c again. */
+void emit_line_returns(const char *src, lcm_sb *out);
 /* Marks a node and everything it depends on in e->needed. */
 void emit_mark(emitter *e, int id);
 /* The last path component (generated text must not depend on how the
  * model's path was spelled: it is part of the cache key). */
 const char *emit_base_name(const char *path);
+/* `const real act<j> = ...;`: the value of action j at its code, the
+ * variable <index><j> (the loop's i<j>, the step's c<j>). */
+void emit_action_value(emitter *e, int j, char index);
+/* The state names of a regime, for comments: "health, wealth" or "no states". */
+void emit_state_names(const ir_regime *r, lcm_sb *b);
+/* A fragment for a template hole that stands on its own line: its text
+ * without the last line break ("" when empty). */
+const char *emit_fragment(lcm_sb *b);
 
 /* The simulation step of regime r (templates/step.c.in), and its symbol. */
-int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, int r, lcm_sb *out, lcm_err *err);
+int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, int r, int lines, lcm_sb *out,
+                  lcm_err *err);
 void lcm_step_symbol(const ir_model *m, int r, char *buf, size_t len);
 
 #endif

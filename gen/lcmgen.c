@@ -26,6 +26,10 @@ int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
     return 0;
 }
 
+static int line_directives_option;
+
+void lcmgen_set_line_directives(int on) { line_directives_option = on; }
+
 int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefines,
                     lcmgen_output *out, lcm_err *err)
 {
@@ -48,7 +52,8 @@ int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefin
     lcm_plan_kernels(&out->model);
     lcm_sb src;
     sb_init(&src);
-    rc = lcm_emit_source(&out->model, &src, err);
+    lcm_emit_options opt = {.line_directives = line_directives_option || lcm_env_switch("LCM_LINE_DIRECTIVES")};
+    rc = lcm_emit_source(&out->model, &opt, &src, err);
     if (rc) {
         sb_free(&src);
         return rc;

@@ -20,6 +20,12 @@ int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefin
                     lcmgen_output *out, lcm_err *err);
 void lcmgen_output_free(lcmgen_output *out);
 
+/* `#line` directives in the kernel source pointing into the model file
+ * (lcmgen --line-directives; also on when LCM_LINE_DIRECTIVES=1, which is
+ * how `lcm` gets them for a .lua model): compiler messages, debuggers and
+ * profilers then name the model's lines.  Off by default. */
+void lcmgen_set_line_directives(int on);
+
 /* Writes DIR/kernels.c and DIR/manifest.lcm (only when their content
  * changed) and, if depfile is given, a Makefile depfile. */
 int lcmgen_write(const lcmgen_output *out, const char *dir, const char *depfile, lcm_err *err);

@@ -9,13 +9,16 @@
 #include "message.h"
 
 static const char usage[] =
-    "usage: lcmgen MODEL.lua -o DIR [-D name=value]... [-M DEPFILE] [--trust-model]\n"
+    "usage: lcmgen MODEL.lua -o DIR [-D name=value]... [-M DEPFILE] [--trust-model] [--line-directives]\n"
     "\n"
     "Generates DIR/kernels.c (compiles as C11 and as CUDA) and DIR/manifest.lcm\n"
     "from a model written in Lua.  Files are rewritten only when their content\n"
     "changes; -M writes a Makefile depfile listing every file the model read.\n"
     "The model runs in a sandbox (docs/model-language.md); --trust-model (or\n"
-    "LCM_TRUST_MODEL=1) gives a model you trust the full Lua library.\n";
+    "LCM_TRUST_MODEL=1) gives a model you trust the full Lua library.\n"
+    "--line-directives (or LCM_LINE_DIRECTIVES=1) puts #line directives into\n"
+    "kernels.c that point at the model's lines, for compiler messages,\n"
+    "debuggers and profilers.\n";
 
 typedef struct args {
     const char *model, *dir, *depfile;
@@ -53,6 +56,8 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
             if (add_define(a, s + 2, err)) return err->code;
         } else if (!strcmp(s, "--trust-model")) {
             lcm_sandbox_set_trusted(1);
+        } else if (!strcmp(s, "--line-directives")) {
+            lcmgen_set_line_directives(1);
         } else if (s[0] == '-') {
             return lcm_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcmgen --help)", s);
         } else if (a->model) {

@@ -2,8 +2,13 @@
  * C11 for the CPU backend (host compiler, OpenMP) and CUDA C++ through NVRTC
  * (which defines __CUDACC__).  LCM_PRECISION (64 or 32) selects `real`. */
 
+/* A declaration some kernels leave unused (an argument, a local that only
+ * some models read, a helper of the prelude): no warning either way.  GCC,
+ * Clang and NVRTC all take the GNU attribute. */
+#define LCM_UNUSED __attribute__((unused))
+
 #if defined(__CUDACC__)
-#  define LCM_DEVICE static __device__ __forceinline__
+#  define LCM_DEVICE static __device__ __forceinline__ LCM_UNUSED
 #  define LCM_RESTRICT __restrict__
 #  define LCM_EXTERN extern "C"
 #  ifndef INFINITY
@@ -14,7 +19,7 @@
 #  endif
 #else
 #  include <math.h>
-#  define LCM_DEVICE static inline
+#  define LCM_DEVICE static inline LCM_UNUSED
 #  define LCM_RESTRICT restrict
 #  define LCM_EXTERN
 #endif

@@ -82,9 +82,9 @@ int main(void)
     /* hoisting: log(wealth) is computed before the action loop, log(c) inside */
     const char *src = lcm_model_source(m);
     const char *loop = strstr(src, "for (int i0");
-    const char *logw = strstr(src, "= LCM_LOG(v");
+    const char *logw = strstr(src, "= LCM_LOG(s_wealth);");
     CHECK(loop && logw && logw < loop);
-    CHECK(strstr(loop, "LCM_LOG(") != NULL);
+    CHECK(strstr(loop, "= LCM_LOG(a_c);") != NULL);
     lcm_model_free(m);
 
     /* a transition that always returns one regime reaches only that one */
