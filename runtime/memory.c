@@ -224,9 +224,10 @@ static double describe_states(lcm_sb *b, const ir_regime *r)
     return n;
 }
 
-/* The grid buffer: every continuous grid's points (and each process's
- * transition matrix), described by the largest. */
-static void bill_grids(bill *b, const ir_model *m, double total, int side, double per_value, int copies)
+/* The grid buffers: every continuous grid's points (and each process's
+ * transition matrix), per_value bytes each over the copies, described by
+ * the largest grid. */
+static void bill_grids(bill *b, const ir_model *m, double total, int side, double per_value)
 {
     double most = 0;
     const ir_regime *at = NULL;
@@ -246,8 +247,7 @@ static void bill_grids(bill *b, const ir_model *m, double total, int side, doubl
     sb_init(&what);
     sb_puts(&what, "the grid points (");
     put_count(&what, total);
-    sb_printf(&what, " values%s; the largest grid: %s of regime '%s', %d points", copies > 1 ? ", in several copies" : "",
-              var->name, at->name, var->grid.n);
+    sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points", var->name, at->name, var->grid.n);
     if (var->grid.kind == GRID_PROCESS) sb_printf(&what, " and its %d x %d transition matrix", var->grid.n, var->grid.n);
     sb_puts(&what, ")");
     add(b, side, total * per_value, "%s", what.s);
@@ -297,8 +297,8 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
     /* the worker's float64 buffer and its staged copy, the backend's copy
      * (host backends), the solution's float64 copy */
     double total = (double)w->layout.total;
-    bill_grids(b, m, total, HOST, workers * (8 + rb + (host ? rb : 0) + 8), workers > 1 ? 2 : 1);
-    if (!host) bill_grids(b, m, total, DEVICE, rb, 1);
+    bill_grids(b, m, total, HOST, workers * (8 + rb + (host ? rb : 0) + 8));
+    if (!host) bill_grids(b, m, total, DEVICE, rb);
 }
 
 /* Targets a --targets spec asks for: named ones, or every function (an
