@@ -42,30 +42,36 @@ int lcm_fail_prefix(lcm_err *err, const char *fmt, ...)
 }
 
 /* ---- memory ------------------------------------------------------------- */
-static void out_of_memory(size_t n)
+/* An allocation failed (the machine, ulimit -v or the cgroup allows no
+ * more): the memory class of failure, not a bug, and no partial output is
+ * in place (outputs are renamed into place only when complete). */
+static void out_of_memory(double bytes)
 {
-    fprintf(stderr, "lcm: out of host memory (allocating %zu bytes)\n", n);
-    exit(LCM_E_INTERNAL);
+    int gib = bytes >= 1073741824.0;
+    fprintf(stderr, "%s: error: out of host memory allocating %.1f %s; a coarser grid, fewer subjects or "
+            "--precision 32 needs less\n", program_invocation_short_name, bytes / (gib ? 1073741824.0 : 1048576.0),
+            gib ? "GiB" : "MiB");
+    exit(LCM_E_MEMORY);
 }
 
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p) out_of_memory(n);
+    if (!p) out_of_memory((double)n);
     return p;
 }
 
 void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) out_of_memory(n * size);
+    if (!p) out_of_memory((double)n * (double)size);
     return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) out_of_memory(n);
+    if (!q) out_of_memory((double)n);
     return q;
 }
 

@@ -46,6 +46,9 @@ struct lcm_backend {
     int (*download)(lcm_backend *b, void *dst, const void *src, size_t bytes, int queue, lcm_err *err);
     void *(*alloc_host)(lcm_backend *b, size_t bytes, lcm_err *err);
     void (*release_host)(lcm_backend *b, void *p);
+    /* Optional (NULL: host backends): the device's free and total memory
+     * in bytes; 0, or non-zero when it cannot tell (memory.c). */
+    int (*memory_info)(lcm_backend *b, size_t *free_bytes, size_t *total_bytes);
     /* Waits for everything queued. */
     int (*finish)(lcm_backend *b, lcm_err *err);
     /* Timing: stamp i is when everything queued before it has run;

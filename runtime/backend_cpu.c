@@ -174,6 +174,22 @@ static int cpu_run_chunks(cpu_backend *b, int kernel, kernel_fn fn, const lcm_ke
     return 0;
 }
 
+/* Starts the OpenMP threads now, while little memory is in use: their
+ * stacks then count among what the memory check (memory.c) sees in use,
+ * and a process short of address space (ulimit -v) is refused there with
+ * the figures instead of stopped by libgomp when the first solve would
+ * start them. */
+static void start_threads(const cpu_backend *b)
+{
+    int threads = b->threads > 0 ? b->threads : omp_get_max_threads(), started = 0;
+#pragma omp parallel num_threads(threads) /* not empty: GCC drops an empty region */
+    {
+#pragma omp atomic
+        ++started;
+    }
+    (void)started;
+}
+
 static int cpu_run(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err)
 {
     (void)queue;
@@ -262,6 +278,7 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     }
     rc = load(b, so, len, err);
     free(so);
+    if (!rc) start_threads(b);
     if (!rc) {
         b->nkernels = m->nkernels;
         b->kernels = xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);

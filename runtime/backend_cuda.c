@@ -111,6 +111,13 @@ static void cuda_release(lcm_backend *base, void *ptr)
     b->cu->cuMemFree(p);
 }
 
+static int cuda_memory_info(lcm_backend *base, size_t *free_bytes, size_t *total_bytes)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    current(b);
+    return b->cu->cuMemGetInfo(free_bytes, total_bytes) != CUDA_SUCCESS;
+}
+
 static void *cuda_alloc_host(lcm_backend *base, size_t bytes, lcm_err *err)
 {
     cuda_backend *b = (cuda_backend *)base;
@@ -412,6 +419,7 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
     b->base.release = cuda_release;
     b->base.alloc_host = cuda_alloc_host;
     b->base.release_host = cuda_release_host;
+    b->base.memory_info = cuda_memory_info;
     b->base.upload = cuda_upload;
     b->base.download = cuda_download;
     b->base.finish = cuda_finish;

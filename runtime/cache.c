@@ -1,20 +1,43 @@
-/* cache.c - see cache.h. */
+/* cache.c - see cache.h.
+ *
+ * Every file operation goes through descriptors: the top directory is
+ * opened once (a link to it is followed: caches are moved to other disks
+ * that way) and checked, the kind directory below it is opened without
+ * following a link and checked, and entries are opened, created and renamed
+ * relative to that descriptor.  A name swapped for a link after a check
+ * cannot redirect what is read or written.
+ */
 #define _GNU_SOURCE
 #include "cache.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
-#include <sys/stat.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "sha256.h"
 
 static const char MAGIC[8] = {'L', 'C', 'M', 'C', 'A', 'C', 'H', 'E'};
+/* magic, format, name length, payload length, SHA-256 */
 #define HEADER_SIZE (8 + 4 + 4 + 8 + 32)
+#define DIGEST_AT 24
+/* "<kind>/<key>": keys are 64 hex digits */
+#define MAX_NAME 256
+
+/* The kinds of entries: the only folders lcm reads, lists and clears. */
+static const char *const KINDS[] = {"cpu", "cuda"};
+#define NKINDS ((int)(sizeof KINDS / sizeof *KINDS))
+
+/* Reasons an entry is not used (lcm_cache_decode, lcm cache list). */
+static const char OTHER_FORMAT[] = "written by another version of lcm";
+static const char OTHER_KEY[] = "it holds the solver of another key";
 
 char *lcm_cache_default_dir(void)
 {
@@ -29,7 +52,7 @@ char *lcm_cache_default_dir(void)
 void lcm_cache_open(lcm_cache *c, const char *dir)
 {
     c->dir = dir ? xstrdup(dir) : lcm_cache_default_dir();
-    c->warned_write = 0;
+    c->warned_write = c->warned_unsafe = 0;
 }
 
 void lcm_cache_close(lcm_cache *c)
@@ -43,10 +66,12 @@ char *lcm_cache_entry_path(const lcm_cache *c, const char *kind, const char *key
     return xasprintf("%s/%s/%s.lcmc", c->dir, kind, key);
 }
 
-static void put_u32(lcm_sb *b, uint32_t x)
+/* ---- the entry format ------------------------------------------------------ */
+static void put_le(lcm_sb *b, uint64_t x, int n)
 {
-    unsigned char v[4] = {(unsigned char)x, (unsigned char)(x >> 8), (unsigned char)(x >> 16), (unsigned char)(x >> 24)};
-    sb_putn(b, (const char *)v, 4);
+    unsigned char v[8];
+    for (int i = 0; i < n; ++i) v[i] = (unsigned char)(x >> (8 * i));
+    sb_putn(b, (const char *)v, (size_t)n);
 }
 
 static uint64_t get_le(const unsigned char *p, int n)
@@ -56,103 +81,354 @@ static uint64_t get_le(const unsigned char *p, int n)
     return x;
 }
 
-void lcm_cache_encode(const void *data, size_t len, lcm_sb *out)
+/* SHA-256 of everything but itself: the header before it, name, payload. */
+static void entry_digest(const unsigned char *head, const char *name, size_t nlen, const void *data, size_t len,
+                         unsigned char digest[32])
 {
-    unsigned char digest[32];
-    lcm_sha256 c;
-    sha256_init(&c);
-    sha256_update(&c, data, len);
-    sha256_final(&c, digest);
-    sb_putn(out, MAGIC, 8);
-    put_u32(out, LCM_CACHE_FORMAT);
-    put_u32(out, 0);
-    put_u32(out, (uint32_t)len);
-    put_u32(out, (uint32_t)((uint64_t)len >> 32));
-    sb_putn(out, (const char *)digest, 32);
-    sb_putn(out, data, len);
+    lcm_sha256 h;
+    sha256_init(&h);
+    sha256_update(&h, head, DIGEST_AT);
+    sha256_update(&h, name, nlen);
+    sha256_update(&h, data, len);
+    sha256_final(&h, digest);
 }
 
-const char *lcm_cache_decode(const char *file, size_t flen, const char **payload, size_t *plen)
+void lcm_cache_encode(const char *kind, const char *key, const void *data, size_t len, lcm_sb *out)
 {
-    const unsigned char *p = (const unsigned char *)file;
+    char *name = xasprintf("%s/%s", kind, key);
+    size_t nlen = strlen(name), at = out->len;
+    sb_putn(out, MAGIC, 8);
+    put_le(out, LCM_CACHE_FORMAT, 4);
+    put_le(out, nlen, 4);
+    put_le(out, len, 8);
+    unsigned char digest[32];
+    entry_digest((const unsigned char *)out->s + at, name, nlen, data, len, digest);
+    sb_putn(out, (const char *)digest, 32);
+    sb_putn(out, name, nlen);
+    sb_putn(out, data, len);
+    free(name);
+}
+
+/* The header of a file of flen bytes: NULL, with the name's and payload's
+ * lengths, or why it is no entry. */
+static const char *check_header(const unsigned char *p, size_t flen, size_t *nlen, size_t *plen)
+{
     if (flen < HEADER_SIZE) return "truncated header";
     if (memcmp(p, MAGIC, 8)) return "bad magic";
-    if (get_le(p + 8, 4) != LCM_CACHE_FORMAT) return "other format version";
-    if (get_le(p + 12, 4) != 0) return "bad header";
-    uint64_t len = get_le(p + 16, 8);
-    if (len != flen - HEADER_SIZE) return "truncated payload";
-    unsigned char digest[32];
-    lcm_sha256 c;
-    sha256_init(&c);
-    sha256_update(&c, p + HEADER_SIZE, (size_t)len);
-    sha256_final(&c, digest);
-    if (memcmp(digest, p + 24, 32)) return "checksum mismatch";
-    *payload = file + HEADER_SIZE;
-    *plen = (size_t)len;
+    if (get_le(p + 8, 4) != LCM_CACHE_FORMAT) return OTHER_FORMAT;
+    uint64_t n = get_le(p + 12, 4), len = get_le(p + 16, 8);
+    if (n == 0 || n > MAX_NAME || len > LCM_CACHE_MAX_ENTRY) return "bad header";
+    if (flen - HEADER_SIZE < n + len) return "truncated payload";
+    if (flen - HEADER_SIZE > n + len) return "bytes after the payload";
+    *nlen = (size_t)n, *plen = (size_t)len;
     return NULL;
+}
+
+const char *lcm_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
+                             size_t *plen)
+{
+    const unsigned char *p = (const unsigned char *)file;
+    size_t nlen, len;
+    const char *why = check_header(p, flen, &nlen, &len);
+    if (why) return why;
+    const char *name = file + HEADER_SIZE;
+    unsigned char digest[32];
+    entry_digest(p, name, nlen, name + nlen, len, digest);
+    if (memcmp(digest, p + DIGEST_AT, 32)) return "checksum mismatch";
+    size_t klen = strlen(kind);
+    if (nlen != klen + 1 + strlen(key) || memcmp(name, kind, klen) || name[klen] != '/' ||
+        memcmp(name + klen + 1, key, nlen - klen - 1))
+        return OTHER_KEY;
+    *payload = name + nlen;
+    *plen = len;
+    return NULL;
+}
+
+/* ---- directories ------------------------------------------------------------ */
+static int known_kind(const char *kind)
+{
+    for (int k = 0; k < NKINDS; ++k)
+        if (!strcmp(kind, KINDS[k])) return 1;
+    return 0;
+}
+
+/* A key names a file in its kind's folder: no path, no dot file. */
+static int plain_name(const char *s) { return *s && *s != '.' && !strchr(s, '/'); }
+
+/* Why the open directory `fd` cannot hold code lcm runs, or NULL: it must
+ * belong to the user or root, and nobody else may write into it. */
+static const char *untrusted(int fd, char *buf, size_t size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) return "it cannot be examined";
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        snprintf(buf, size, "it belongs to another user (uid %ld)", (long)st.st_uid);
+        return buf;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(buf, size, "others may write into it (mode %03o)", (unsigned)(st.st_mode & 0777));
+        return buf;
+    }
+    return NULL;
+}
+
+/* The cache's top folder, opened (made first when `create`), or -1 with err
+ * filled when it does not exist or cannot be made. */
+static int open_top(const lcm_cache *c, int create, lcm_err *err)
+{
+    int fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && create && !make_dirs(c->dir, err)) fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && !err->code) lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", c->dir, strerror(errno));
+    return fd;
+}
+
+/* A kind's folder below the top, never through a link (made first when
+ * `create`); -1 (errno set) when it is missing or something else. */
+static int open_kind_at(int top, const char *kind, int create)
+{
+    if (create && mkdirat(top, kind, 0755) != 0 && errno != EEXIST) return -1;
+    return openat(top, kind, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Says once, as a warning, that the cache is not used and why. */
+static void warn_unsafe(lcm_cache *c, const char *what, const char *why)
+{
+    if (c->warned_unsafe) return;
+    c->warned_unsafe = 1;
+    lcm_warn("not using the solver cache: %s: %s, and lcm would run code placed there; fix it or set LCM_CACHE_DIR "
+             "to a folder of your own (compiling in memory this time)", what, why);
+}
+
+/* The kind's folder of a cache that get and put may use, or -1: missing
+ * (err filled when `create` could not make it) or untrusted (warned). */
+static int open_kind(lcm_cache *c, const char *kind, int create, lcm_err *err)
+{
+    int top = open_top(c, create, err);
+    if (top < 0) return -1;
+    char buf[128], *sub = NULL;
+    const char *why = untrusted(top, buf, sizeof buf);
+    int fd = why ? -1 : open_kind_at(top, kind, create);
+    int e = errno;
+    close(top);
+    if (why) {
+        warn_unsafe(c, c->dir, why);
+        return -1;
+    }
+    if (fd < 0 && (e == ELOOP || e == ENOTDIR)) { /* a link or a file where the folder should be */
+        warn_unsafe(c, sub = xasprintf("%s/%s", c->dir, kind), "it is a symbolic link or not a folder");
+        free(sub);
+        return -1;
+    }
+    if (fd < 0) {
+        if (create) lcm_fail(err, LCM_E_IO, "cannot create directory '%s/%s': %s", c->dir, kind, strerror(e));
+        return -1;
+    }
+    if ((why = untrusted(fd, buf, sizeof buf))) {
+        close(fd);
+        warn_unsafe(c, sub = xasprintf("%s/%s", c->dir, kind), why);
+        free(sub);
+        return -1;
+    }
+    return fd;
+}
+
+/* ---- reading an entry --------------------------------------------------------- */
+/* 0, or -1 on an error (errno set), or 1 when the file ends first. */
+static int read_all(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return r < 0 ? -1 : 1;
+        p += r, n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* What reading an entry found. */
+typedef enum { ENTRY_NONE, ENTRY_READ, ENTRY_UNREADABLE, ENTRY_BAD } entry_state;
+
+/* Reads file `name` of a kind's folder if it can be an entry: a regular
+ * file (a link, FIFO, device or folder is refused unopened or unread) no
+ * larger than the largest entry, its header read and checked before the
+ * rest.  ENTRY_READ: *file (caller frees) holds flen bytes.  ENTRY_BAD:
+ * *why says what is wrong.  ENTRY_UNREADABLE: errno says why. */
+static entry_state read_entry(int dfd, const char *name, char **file, size_t *flen, const char **why)
+{
+    *file = NULL;
+    struct stat st;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? ENTRY_NONE : ENTRY_UNREADABLE;
+    if (S_ISLNK(st.st_mode)) return *why = "a symbolic link, not a file", ENTRY_BAD;
+    if (S_ISDIR(st.st_mode)) return *why = "a folder, not a file", ENTRY_BAD;
+    if (!S_ISREG(st.st_mode)) return *why = "a FIFO, socket or device, not a file", ENTRY_BAD;
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? ENTRY_NONE : errno == ELOOP ? (*why = "a symbolic link, not a file", ENTRY_BAD)
+                                                                      : ENTRY_UNREADABLE;
+    entry_state s = ENTRY_BAD;
+    unsigned char head[HEADER_SIZE];
+    size_t nlen, plen, size = 0;
+    int got = 0;
+    if (fstat(fd, &st) != 0) s = ENTRY_UNREADABLE; /* the same file as opened, whatever the name became */
+    else if (!S_ISREG(st.st_mode)) *why = "a FIFO, socket or device, not a file";
+    else if ((unsigned long long)st.st_size > HEADER_SIZE + MAX_NAME + LCM_CACHE_MAX_ENTRY)
+        *why = "larger than any solver can be";
+    else if ((got = read_all(fd, head, (size = (size_t)st.st_size) < HEADER_SIZE ? size : HEADER_SIZE)))
+        got < 0 ? (void)(s = ENTRY_UNREADABLE) : (void)(*why = "truncated header"); /* it shrank under us */
+    else if (!(*why = check_header(head, size, &nlen, &plen))) {
+        *file = xmalloc(size);
+        memcpy(*file, head, HEADER_SIZE);
+        if ((got = read_all(fd, *file + HEADER_SIZE, size - HEADER_SIZE))) {
+            free(*file), *file = NULL;
+            if (got < 0) s = ENTRY_UNREADABLE;
+            else *why = "truncated payload";
+        } else {
+            *flen = size;
+            s = ENTRY_READ;
+        }
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return s;
+}
+
+/* Reads and checks the entry of kind/key in its folder: ENTRY_READ with
+ * *file (caller frees) and the payload inside it, or why not. */
+static entry_state load_entry(int dfd, const char *kind, const char *key, char **file, const char **payload,
+                              size_t *plen, const char **why)
+{
+    char *name = xasprintf("%s.lcmc", key);
+    size_t flen = 0;
+    entry_state s = read_entry(dfd, name, file, &flen, why);
+    int e = errno;
+    if (s == ENTRY_READ && (*why = lcm_cache_decode(kind, key, *file, flen, payload, plen))) {
+        free(*file), *file = NULL;
+        s = ENTRY_BAD;
+    }
+    free(name);
+    errno = e;
+    return s;
 }
 
 int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, size_t *len)
 {
-    char *path = lcm_cache_entry_path(c, kind, key);
-    if (!file_exists(path)) {
-        free(path);
-        return 0;
+    lcm_err err = {0};
+    if (!known_kind(kind) || !plain_name(key)) return 0;
+    int dfd = open_kind(c, kind, 0, &err);
+    if (dfd < 0) return 0;
+    char *file = NULL, *path = lcm_cache_entry_path(c, kind, key);
+    const char *payload = NULL, *why = NULL;
+    size_t plen = 0;
+    entry_state s = load_entry(dfd, kind, key, &file, &payload, &plen, &why);
+    if (s == ENTRY_UNREADABLE) lcm_warn("cannot read cache entry %s (%s); rebuilding it", path, strerror(errno));
+    if (s == ENTRY_BAD) {
+        if (why == OTHER_FORMAT) lcm_progress("cache entry %s was %s; rebuilding it", path, why);
+        else lcm_warn("cache entry %s is corrupt (%s); rebuilding it", path, why);
+        char *name = xasprintf("%s.lcmc", key);
+        unlinkat(dfd, name, 0); /* a link goes, not what it names */
+        free(name);
     }
-    size_t flen;
-    char *file = read_file(path, &flen, NULL);
-    if (!file) {
-        lcm_warn("cannot read cache entry %s; rebuilding it", path);
-        free(path);
-        return 0;
+    if (s == ENTRY_READ) {
+        *data = xmalloc(plen);
+        memcpy(*data, payload, plen);
+        *len = plen;
     }
-    const char *payload;
-    size_t plen;
-    const char *why = lcm_cache_decode(file, flen, &payload, &plen);
-    if (why) {
-        lcm_warn("cache entry %s is corrupt (%s); rebuilding it", path, why);
-        unlink(path);
-        free(file);
-        free(path);
-        return 0;
-    }
-    *data = xmalloc(plen);
-    memcpy(*data, payload, plen);
-    *len = plen;
+    close(dfd);
     free(file);
     free(path);
-    return 1;
+    return s == ENTRY_READ;
+}
+
+/* ---- writing an entry ---------------------------------------------------------- */
+/* 64 unpredictable bits for temporary names. */
+static unsigned long long random_bits(void)
+{
+    unsigned long long x = 0;
+    if (getrandom(&x, sizeof x, GRND_NONBLOCK) == (ssize_t)sizeof x) return x;
+    static unsigned long long counter;
+    return (unsigned long long)getpid() << 32 ^ (unsigned long long)(now_seconds() * 1e9) ^ ++counter ^
+           (unsigned long long)(uintptr_t)&x;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return -1;
+        p += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes `name` in the folder dfd (at `path`, for messages) through a
+ * temporary of a random name, created exclusively and never through a link
+ * (a planted name is skipped, not followed), then renamed onto it. */
+static int write_entry(int dfd, const char *name, const char *path, const char *data, size_t len, lcm_err *err)
+{
+    char *tmp = NULL;
+    int fd = -1;
+    for (int tries = 0; tries < 8 && fd < 0; ++tries) {
+        free(tmp);
+        tmp = xasprintf("%s.tmp.%016llx", name, random_bits());
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    int rc = 0;
+    if (fd < 0) rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary file for '%s': %s", path, strerror(errno));
+    else if (write_all(fd, data, len) || (fsync(fd) != 0 && errno != EINVAL)) {
+        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(errno));
+        close(fd);
+    } else if (close(fd) != 0 || renameat(dfd, tmp, dfd, name) != 0)
+        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(errno));
+    if (rc && fd >= 0) unlinkat(dfd, tmp, 0);
+    free(tmp);
+    return rc;
 }
 
 int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len)
 {
-    char *sub = xasprintf("%s/%s", c->dir, kind);
-    char *path = lcm_cache_entry_path(c, kind, key);
     lcm_err err = {0};
-    lcm_sb b;
-    sb_init(&b);
-    lcm_cache_encode(data, len, &b);
-    int rc = make_dirs(sub, &err);
-    if (!rc) rc = write_file_atomic(path, b.s, b.len, &err);
-    if (rc && !c->warned_write) {
+    if (!known_kind(kind) || !plain_name(key))
+        return lcm_fail(&err, LCM_E_INTERNAL, "no cache entry kind '%s' key '%s'", kind, key);
+    if (len > LCM_CACHE_MAX_ENTRY) {
+        lcm_warn("the %s solver is %.1f MiB, more than a cache entry may hold (%zu MiB): not cached", kind,
+                 (double)len / 1048576.0, LCM_CACHE_MAX_ENTRY >> 20);
+        return LCM_E_IO;
+    }
+    int dfd = open_kind(c, kind, 1, &err);
+    int rc = dfd < 0 ? (err.code ? err.code : LCM_E_IO) : 0;
+    if (dfd >= 0) {
+        lcm_sb b;
+        sb_init(&b);
+        lcm_cache_encode(kind, key, data, len, &b);
+        char *name = xasprintf("%s.lcmc", key), *path = lcm_cache_entry_path(c, kind, key);
+        rc = write_entry(dfd, name, path, b.s, b.len, &err);
+        free(name), free(path);
+        sb_free(&b);
+        close(dfd);
+    }
+    if (rc && err.code && !c->warned_write) {
         lcm_warn("cannot write the solver cache (%s); compiling in memory this time", err.msg);
         c->warned_write = 1;
     }
-    sb_free(&b);
-    free(sub);
-    free(path);
     return rc;
 }
 
 /* ---- inspection ----------------------------------------------------------- */
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Sorted names in a directory (NULL-terminated), skipping dot files. */
-static char **list_dir(const char *dir, int *n)
+/* Sorted names in an open folder (kept open), skipping dot files. */
+static char **list_dir(int dfd, int *n)
 {
     *n = 0;
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
+    int fd = dup(dfd);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
     char **v = NULL;
     size_t cap = 0;
     for (struct dirent *e; (e = readdir(d));) {
@@ -171,61 +447,68 @@ static void free_list(char **v, int n)
     free(v);
 }
 
+/* The key of an entry's file name ("<key>.lcmc"), or NULL. */
+static char *entry_key(const char *file)
+{
+    size_t len = strlen(file);
+    return len > 5 && !strcmp(file + len - 5, ".lcmc") ? xstrndup(file, len - 5) : NULL;
+}
+
+static void scan_entry(const lcm_cache *c, int dfd, const char *kind, const char *file,
+                       void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx)
+{
+    char *key = entry_key(file), *path = xasprintf("%s/%s/%s", c->dir, kind, file), *data = NULL;
+    lcm_cache_entry e = {.kind = kind, .key = key, .path = path};
+    struct stat st;
+    if (fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) e.bytes = (size_t)st.st_size, e.mtime = (double)st.st_mtime;
+    const char *payload, *why = NULL;
+    size_t plen;
+    entry_state s = load_entry(dfd, kind, key, &data, &payload, &plen, &why);
+    e.problem = s == ENTRY_READ ? NULL : s == ENTRY_BAD ? why : "unreadable";
+    fn(&e, ctx);
+    free(data), free(key), free(path);
+}
+
 int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx)
 {
-    int nkinds, count = 0;
-    char **kinds = list_dir(c->dir, &nkinds);
-    for (int k = 0; k < nkinds; ++k) {
-        char *sub = path_join(c->dir, kinds[k]);
-        int nfiles;
-        char **files = list_dir(sub, &nfiles);
-        for (int f = 0; f < nfiles; ++f) {
-            size_t len = strlen(files[f]);
-            if (len < 6 || strcmp(files[f] + len - 5, ".lcmc")) continue;
-            char *path = path_join(sub, files[f]);
-            char *key = xstrndup(files[f], len - 5);
-            struct stat st;
-            lcm_cache_entry e = {.kind = kinds[k], .key = key, .path = path};
-            if (stat(path, &st) == 0) e.bytes = (size_t)st.st_size, e.mtime = (double)st.st_mtime;
-            size_t flen;
-            char *data = read_file(path, &flen, NULL);
-            const char *payload;
-            size_t plen;
-            e.problem = data ? lcm_cache_decode(data, flen, &payload, &plen) : "unreadable";
-            fn(&e, ctx);
-            free(data), free(key), free(path);
-            ++count;
+    lcm_err err = {0};
+    int top = open_top(c, 0, &err), count = 0;
+    for (int k = 0; k < NKINDS && top >= 0; ++k) {
+        int dfd = open_kind_at(top, KINDS[k], 0), nfiles;
+        char **files = dfd < 0 ? NULL : list_dir(dfd, &nfiles);
+        for (int f = 0; files && f < nfiles; ++f) {
+            char *key = entry_key(files[f]);
+            if (key && plain_name(key)) scan_entry(c, dfd, KINDS[k], files[f], fn, ctx), ++count;
+            free(key);
         }
-        free_list(files, nfiles);
-        free(sub);
+        if (files) free_list(files, nfiles);
+        if (dfd >= 0) close(dfd);
     }
-    free_list(kinds, nkinds);
+    if (top >= 0) close(top);
     return count;
 }
 
 int lcm_cache_clear(const lcm_cache *c, lcm_err *err)
 {
-    int nkinds, removed = 0;
-    char **kinds = list_dir(c->dir, &nkinds);
-    for (int k = 0; k < nkinds && removed >= 0; ++k) {
-        char *sub = path_join(c->dir, kinds[k]);
-        int nfiles;
-        char **files = list_dir(sub, &nfiles);
-        for (int f = 0; f < nfiles; ++f) {
-            if (!strstr(files[f], ".lcmc")) continue; /* entries and their temporary files */
-            char *path = path_join(sub, files[f]);
-            if (unlink(path) == 0) ++removed;
+    lcm_err none = {0};
+    int top = open_top(c, 0, &none), removed = 0;
+    for (int k = 0; k < NKINDS && top >= 0 && removed >= 0; ++k) {
+        int dfd = open_kind_at(top, KINDS[k], 0), nfiles;
+        char **files = dfd < 0 ? NULL : list_dir(dfd, &nfiles);
+        for (int f = 0; files && f < nfiles && removed >= 0; ++f) {
+            char *key = entry_key(files[f]);
+            int ours = key || strstr(files[f], ".lcmc.tmp."); /* entries and their temporary files */
+            free(key);
+            if (!ours) continue;
+            if (unlinkat(dfd, files[f], 0) == 0) ++removed;
             else if (errno != ENOENT) {
-                lcm_fail(err, LCM_E_IO, "cannot remove %s: %s", path, strerror(errno));
+                lcm_fail(err, LCM_E_IO, "cannot remove %s/%s/%s: %s", c->dir, KINDS[k], files[f], strerror(errno));
                 removed = -1;
             }
-            free(path);
-            if (removed < 0) break;
         }
-        free_list(files, nfiles);
-        rmdir(sub);
-        free(sub);
+        if (files) free_list(files, nfiles);
+        if (dfd >= 0) close(dfd), unlinkat(top, KINDS[k], AT_REMOVEDIR); /* when empty */
     }
-    free_list(kinds, nkinds);
+    if (top >= 0) close(top);
     return removed;
 }

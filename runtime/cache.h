@@ -1,13 +1,25 @@
 /* cache.h - compiled solvers kept on disk across runs.
  *
- * Location: $LCM_CACHE_DIR, else ~/.cache/lcm.  An entry is
- * <dir>/<kind>/<key>.lcmc: a header (magic, format version, payload length,
- * SHA-256 of the payload) followed by the payload (a shared object, a
- * cubin...).  Entries are written to a temporary file and renamed, so
- * concurrent processes never see half an entry; a truncated or corrupted
- * entry is detected, reported once as a warning and rebuilt; a cache that
- * cannot be written (read-only, full) is reported once and the solver is
- * used from memory.
+ * Location: $LCM_CACHE_DIR, else $XDG_CACHE_HOME/lcm, else ~/.cache/lcm.
+ * An entry is <dir>/<kind>/<key>.lcmc: a header (magic, format version,
+ * name length, payload length, SHA-256 of name and payload), the entry's
+ * name "<kind>/<key>", then the payload (a shared object, a cubin...).
+ *
+ * lcm runs what it finds here, so an entry is trusted only when it proves
+ * it is the one asked for: its stored name must be the key looked up (an
+ * entry copied under another key is another model's solver), its checksum
+ * must hold, and it must be a regular file of a plausible size, opened
+ * without following links and its header read before anything else (a
+ * FIFO, a link to /dev/zero or a huge sparse file is refused unread).  Any
+ * of these failures is reported once as a warning, and the entry is
+ * removed and rebuilt; an entry of another cache format is rebuilt with a
+ * progress message.  The directories must belong to the user (or root)
+ * and be writable by nobody else, or the cache is not used: whoever can
+ * write there chooses the code lcm runs.  Entries are written to a
+ * temporary file of a random name created exclusively (never through a
+ * planted link) and renamed, so concurrent processes never see half an
+ * entry; a cache that cannot be written (read-only, full) is reported once
+ * and the solver is used from memory.
  */
 #ifndef LCM_CACHE_H
 #define LCM_CACHE_H
@@ -16,11 +28,18 @@
 
 #include "util.h"
 
-#define LCM_CACHE_FORMAT 1
+/* 2: the entry stores its name (1 did not: an entry copied under another
+ * key was run).  Entries of other formats are rebuilt. */
+#define LCM_CACHE_FORMAT 2
+
+/* No solver comes near this (the bundled models' shared objects are tens
+ * of KiB, cubins a few MiB): a larger file is refused without reading it. */
+#define LCM_CACHE_MAX_ENTRY ((size_t)256 << 20)
 
 typedef struct lcm_cache {
     char *dir;
-    int warned_write; /* a failed write was already reported */
+    int warned_write;  /* a failed write was already reported */
+    int warned_unsafe; /* an untrusted directory was already reported */
 } lcm_cache;
 
 /* dir: NULL for the default location. Never fails: a missing or unusable
@@ -43,15 +62,18 @@ typedef struct lcm_cache_entry {
     const char *problem; /* NULL when the entry is valid */
 } lcm_cache_entry;
 
-/* Calls fn for every entry (kinds and keys in sorted order); returns the count. */
+/* Calls fn for every entry of the known kinds (cpu, cuda), keys in sorted
+ * order; returns the count. */
 int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx);
-/* Removes every entry and leftover temporary file; returns the number removed,
- * or -1 with err filled. */
+/* Removes every entry and leftover temporary file of the known kinds (and
+ * nothing else); returns the number removed, or -1 with err filled. */
 int lcm_cache_clear(const lcm_cache *c, lcm_err *err);
 
-/* Encodes/decodes the entry format (exposed for tests). */
-void lcm_cache_encode(const void *data, size_t len, lcm_sb *out);
-/* Returns 0 if `file` is a valid entry, else a reason (static string). */
-const char *lcm_cache_decode(const char *file, size_t flen, const char **payload, size_t *plen);
+/* Encodes/decodes the entry format (exposed for tests): an entry of
+ * kind/key.  decode returns 0 if `file` is a valid entry of that name, else
+ * a reason (static string). */
+void lcm_cache_encode(const char *kind, const char *key, const void *data, size_t len, lcm_sb *out);
+const char *lcm_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
+                             size_t *plen);
 
 #endif

@@ -21,6 +21,7 @@
 #include "comm.h"
 #include "diagnose.h"
 #include "grid.h"
+#include "memory.h"
 #include "panel.h"
 #include "process.h"
 #include "random.h"
@@ -472,12 +473,18 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
     return rc;
 }
 
+int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err)
+{
+    return lcm_memory_check_simulate(sv, ic->n, opts, err);
+}
+
 int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
                  lcm_panel **out, lcm_err *err)
 {
     lcm_sim_options o = {0};
     if (opts) o = *opts;
     int rc = check_inputs(sv, sol, err);
+    if (!rc) rc = lcm_simulate_fits(sv, ic, &o, err);
     if (rc) return rc;
     double t0 = now_seconds();
     const ir_model *m = &sv->model->ir;

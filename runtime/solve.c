@@ -21,6 +21,7 @@
 
 #include "cuda_api.h"
 #include "cuda_compile.h"
+#include "memory.h"
 #include "solver_internal.h"
 
 /* Graph replay needs fixed host buffers for the results: only up to this size. */
@@ -93,6 +94,10 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
     /* the parameter and grid buffers (solves and simulations): filled from
      * the parameters at every run */
     ir_grid_layout_build(&model->ir, &s->layout);
+    if ((rc = lcm_memory_check_solve(s, o->devices, err))) { /* before anything is made as large as the model */
+        lcm_worker_free(s);
+        return rc;
+    }
     s->grids64 = xcalloc(s->layout.total + 1, sizeof *s->grids64);
     size_t rb = lcm_real_bytes(o->precision), pbytes = (model->ir.params_size + 1) * rb,
            gbytes = (s->layout.total + 1) * rb;

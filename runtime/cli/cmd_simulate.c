@@ -218,6 +218,7 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
     if (!rc) rc = lcm_initial_read(lcm_model_ir(model), c.initial, &ic, &err);
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);
+    if (!rc) rc = lcm_simulate_fits(solver, ic, &c.sim, &err); /* before solving */
     if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);
     if (!rc) rc = lcm_simulate(solver, sol, ic, &c.sim, &panel, &err);
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */

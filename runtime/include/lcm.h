@@ -120,6 +120,11 @@ typedef struct lcm_sim_options {
  * the same for every batch size.  Rows are ordered by subject, then period. */
 int lcm_simulate(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
                  lcm_panel **out, lcm_err *err);
+/* Whether simulating the subjects of `ic` fits in the memory this process
+ * may use (and each worker's device): 0, or LCM_E_MEMORY with the figures.
+ * lcm_simulate checks it first; calling it before a solve refuses a panel
+ * too large without solving. */
+int lcm_simulate_fits(const lcm_solver *s, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err);
 lcm_index lcm_panel_rows(const lcm_panel *p);
 /* Copies a column into out[rows]: subject_id, period, age, regime (ids),
  * value, a state, an action or a target (codes for discrete variables, NaN

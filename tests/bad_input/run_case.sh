@@ -32,7 +32,7 @@ export HOME=$(mktemp -d "$BIN/bad-home-$name-XXXXXX")
 stderr=$BIN/bad-stderr-$name.$$
 fail=0
 # a listing with checksums of every file under the folders given
-snapshot() { find "$@" -type f -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum; }
+snapshot() { find "$@" -type f -print0 2>/dev/null | xargs -0 -r sha256sum | LC_ALL=C sort; }
 if [ -n "$prepare" ]; then
   ( cd "$OUT" && bash -c "$prepare" ) > /dev/null 2>&1 || { echo "prepare failed: $prepare"; fail=1; }
 fi
@@ -49,7 +49,7 @@ if [ -n "$left" ]; then echo "output or planted files left: $left"; fail=1; fi
 if [ "$src_before" != "$src_after" ]; then
   echo "the source tree changed:"; diff <(echo "$src_before") <(echo "$src_after") | head -10; fail=1
 fi
-lost=$(comm -23 <(echo "$work_before") <(echo "$work_after"))
+lost=$(LC_ALL=C comm -23 <(echo "$work_before") <(echo "$work_after"))
 if [ -n "$lost" ]; then echo "inputs or earlier outputs changed or removed:"; echo "$lost" | head -10; fail=1; fi
 if [ $fail -ne 0 ]; then echo "--- command: $cmd"; echo "--- stderr:"; cat "$stderr"; fi
 rm -rf "$OUT" "$WORK" "$HOME" "$stderr"

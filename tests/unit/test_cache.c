@@ -1,55 +1,240 @@
-/* The cache entry format and store: round trip, corruption detected,
- * unwritable directories tolerated. */
+/* The cache entry format and store: round trip, corruption detected, an
+ * entry copied under another key refused, files that are no entries (a
+ * FIFO, links, a huge sparse file, a folder) refused without hanging or
+ * reading them, untrusted folders not used, temporaries never written
+ * through a planted link, unwritable directories tolerated. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache.h"
 #include "check.h"
+#include "log.h"
 #include "testlib.h"
 
-int main(void)
+static const char payload[] = "pretend this is a shared object \x00\x01\x02 with binary bytes";
+#define PLEN sizeof payload
+
+static void test_format(void)
 {
-    const char payload[] = "pretend this is a shared object \x00\x01\x02 with binary bytes";
-    size_t plen = sizeof payload;
     lcm_sb b;
     sb_init(&b);
-    lcm_cache_encode(payload, plen, &b);
+    lcm_cache_encode("cpu", "k1", payload, PLEN, &b);
     const char *p;
     size_t n;
-    CHECK(lcm_cache_decode(b.s, b.len, &p, &n) == NULL && n == plen && !memcmp(p, payload, plen));
-    CHECK(!strcmp(lcm_cache_decode(b.s, b.len - 1, &p, &n), "truncated payload"));
-    CHECK(!strcmp(lcm_cache_decode(b.s, 20, &p, &n), "truncated header"));
+    CHECK(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n) == NULL && n == PLEN && !memcmp(p, payload, PLEN));
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, b.len - 1, &p, &n), "truncated payload"));
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, 20, &p, &n), "truncated header"));
+    /* the entry names what it holds: another key or kind is refused */
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k2", b.s, b.len, &p, &n), "it holds the solver of another key"));
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k", b.s, b.len, &p, &n), "it holds the solver of another key"));
+    CHECK(!strcmp(lcm_cache_decode("cuda", "k1", b.s, b.len, &p, &n), "it holds the solver of another key"));
     for (size_t bit = 0; bit < b.len * 8; bit += 37) {
         b.s[bit / 8] ^= (char)(1 << (bit % 8));
-        CHECK_MSG(lcm_cache_decode(b.s, b.len, &p, &n) != NULL, "bit %zu flipped undetected", bit);
+        CHECK_MSG(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n) != NULL, "bit %zu flipped undetected", bit);
         b.s[bit / 8] ^= (char)(1 << (bit % 8));
     }
+    /* an entry of the previous format (no name) is of another version */
+    b.s[8] = 1;
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n), "written by another version of lcm"));
+    sb_free(&b);
+}
 
-    char *dir = test_tmpdir("cache");
+/* Writes `len` bytes of `data` as the file at path (plainly, no rename). */
+static void plant(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(data, 1, len, f) == len);
+    if (f) fclose(f);
+}
+
+/* get finds nothing at the entry and removes what was there. */
+static void check_refused(lcm_cache *c, const char *key, const char *what)
+{
+    void *data = NULL;
+    size_t len = 0;
+    char *path = lcm_cache_entry_path(c, "cpu", key);
+    CHECK_MSG(lcm_cache_get(c, "cpu", key, &data, &len) == 0, "%s was used as an entry", what);
+    struct stat st;
+    CHECK_MSG(lstat(path, &st) != 0, "%s was left in place", what);
+    /* rebuilt: put replaces it, get finds the new one */
+    CHECK(lcm_cache_put(c, "cpu", key, payload, PLEN) == 0);
+    CHECK(lcm_cache_get(c, "cpu", key, &data, &len) == 1 && len == PLEN && !memcmp(data, payload, PLEN));
+    free(data);
+    free(path);
+}
+
+static void test_store(const char *dir)
+{
     lcm_cache c;
     lcm_cache_open(&c, dir);
     void *data;
     size_t len;
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, plen) == 0);
-    CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == plen && !memcmp(data, payload, plen));
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0);
+    CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == PLEN && !memcmp(data, payload, PLEN));
     free(data);
-    /* a damaged entry is reported, removed and not returned */
+    char *cpu = xasprintf("%s/cpu", dir);
+    struct stat st;
+    CHECK(stat(cpu, &st) == 0 && (st.st_mode & 022) == 0);
+
+    /* a damaged entry: half of it */
     char *path = lcm_cache_entry_path(&c, "cpu", "k1");
-    lcm_err err = {0};
-    CHECK_OK(write_file_atomic(path, b.s, b.len / 2, &err));
+    lcm_sb b;
+    sb_init(&b);
+    lcm_cache_encode("cpu", "k1", payload, PLEN, &b);
+    plant(path, b.s, b.len / 2);
+    check_refused(&c, "k1", "a truncated entry");
+
+    /* another key's entry copied under this key (valid in itself) */
+    char *other = lcm_cache_entry_path(&c, "cpu", "k2");
+    const char not_k1[] = "the solver of another model";
+    CHECK(lcm_cache_put(&c, "cpu", "k2", not_k1, sizeof not_k1) == 0);
+    sb_free(&b);
+    sb_init(&b);
+    lcm_cache_encode("cpu", "k2", not_k1, sizeof not_k1, &b);
+    plant(path, b.s, b.len);
+    CHECK(lcm_cache_get(&c, "cpu", "k2", &data, &len) == 1 && len == sizeof not_k1);
+    free(data);
+    check_refused(&c, "k1", "another key's entry");
+
+    /* an entry of the previous cache format */
+    b.s[8] = 1;
+    plant(path, b.s, b.len);
+    check_refused(&c, "k1", "an entry of format 1");
+
+    /* a FIFO (nobody writes it: reading would block for ever) */
+    alarm(20); /* a hang fails the test instead of blocking it */
+    unlink(path);
+    CHECK(mkfifo(path, 0644) == 0);
+    check_refused(&c, "k1", "a FIFO");
+    alarm(0);
+
+    /* a link to /dev/zero (endless), and one to a valid entry elsewhere */
+    unlink(path);
+    CHECK(symlink("/dev/zero", path) == 0);
+    check_refused(&c, "k1", "a link to /dev/zero");
+    unlink(path);
+    CHECK(symlink(other, path) == 0);
+    check_refused(&c, "k1", "a link to another entry");
+
+    /* a huge sparse file: refused by its size, unread */
+    unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0 && ftruncate(fd, (off_t)10 << 30) == 0);
+    if (fd >= 0) close(fd);
+    double t0 = now_seconds();
+    check_refused(&c, "k1", "a 10 GiB sparse file");
+    CHECK_MSG(now_seconds() - t0 < 5, "the sparse file took %.1f s: it was read", now_seconds() - t0);
+
+    /* a folder under the entry's name: nothing found, nothing removed */
+    unlink(path);
+    CHECK(mkdir(path, 0755) == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
-    CHECK(!file_exists(path));
-    free(path);
+    CHECK(rmdir(path) == 0);
+
+    /* a link planted at the old, predictable temporary name is not written through */
+    char *victim = xasprintf("%s/victim", dir), *planted = xasprintf("%s.tmp.%ld", path, (long)getpid());
+    plant(victim, "keep", 4);
+    CHECK(symlink(victim, planted) == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0);
+    char *kept = read_file(victim, &len, NULL);
+    CHECK(kept && len == 4 && !memcmp(kept, "keep", 4));
+    free(kept);
+    unlink(planted);
+
+    /* clear removes entries and temporaries, nothing else */
+    char *note = xasprintf("%s/notes.txt", cpu), *stray = xasprintf("%s/k3.lcmc.tmp.0123456789abcdef", cpu);
+    plant(note, "mine", 4);
+    plant(stray, "half", 4);
+    lcm_err err = {0};
+    CHECK(lcm_cache_clear(&c, &err) == 3); /* k1, k2 and the stray temporary */
+    CHECK(file_exists(note) && file_exists(victim) && !file_exists(stray) && !file_exists(path));
+    unlink(note);
+    free(note), free(stray), free(victim), free(planted);
+    free(other), free(path), free(cpu);
+    sb_free(&b);
+    lcm_cache_close(&c);
+}
+
+static void scan_count(const lcm_cache_entry *e, void *ctx)
+{
+    int *n = ctx;
+    n[0]++;
+    n[1] += e->problem != NULL;
+}
+
+/* Folders others control are not used; the top folder may be a link to
+ * one of the user's own. */
+static void test_folders(const char *dir)
+{
+    void *data;
+    size_t len;
+    lcm_cache c;
+    /* the kind folder is a link to elsewhere: neither read nor written */
+    char *top = xasprintf("%s/linked-kind", dir), *elsewhere = xasprintf("%s/elsewhere", dir);
+    char *cpu = xasprintf("%s/cpu", top);
+    CHECK(mkdir(top, 0755) == 0 && mkdir(elsewhere, 0755) == 0 && symlink(elsewhere, cpu) == 0);
+    lcm_cache_open(&c, top);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) != 0);
+    CHECK(c.warned_unsafe == 1 && c.warned_write == 0);
+    CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
+    char *inside = xasprintf("%s/k1.lcmc", elsewhere);
+    CHECK(!file_exists(inside));
+    lcm_err err = {0};
+    CHECK(lcm_cache_clear(&c, &err) == 0);
+    struct stat st;
+    CHECK(lstat(cpu, &st) == 0 && S_ISLNK(st.st_mode)); /* not followed, not removed */
     lcm_cache_close(&c);
 
+    /* a folder anyone may write into */
+    char *open_dir = xasprintf("%s/world", dir);
+    CHECK(mkdir(open_dir, 0755) == 0 && chmod(open_dir, 0777) == 0);
+    lcm_cache_open(&c, open_dir);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) != 0 && c.warned_unsafe == 1);
+    CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
+    lcm_cache_close(&c);
+
+    /* the top folder a link to the user's own folder: used */
+    char *own = xasprintf("%s/own", dir), *link = xasprintf("%s/own-link", dir);
+    CHECK(mkdir(own, 0700) == 0 && symlink(own, link) == 0);
+    lcm_cache_open(&c, link);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0 && c.warned_unsafe == 0);
+    CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == PLEN);
+    free(data);
+    /* a damaged entry beside it: listed with its problem */
+    char *bad = xasprintf("%s/cpu/k2.lcmc", own);
+    CHECK(mkfifo(bad, 0644) == 0);
+    int n[2] = {0, 0};
+    CHECK(lcm_cache_scan(&c, scan_count, n) == 2 && n[0] == 2 && n[1] == 1);
+    lcm_cache_close(&c);
+    free(bad), free(own), free(link), free(open_dir), free(inside), free(top), free(elsewhere), free(cpu);
+}
+
+int main(void)
+{
+    lcm_set_log_level(LCM_LOG_OFF);
+    test_format();
+    char *dir = test_tmpdir("cache");
+    char *store = xasprintf("%s/store", dir);
+    test_store(store);
+    test_folders(dir);
+
     /* a cache that cannot be written: put fails softly, get finds nothing */
+    void *data;
+    size_t len;
+    lcm_cache c;
     lcm_cache_open(&c, "/dev/null/lcm-cache");
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, plen) != 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) != 0);
     CHECK(c.warned_write == 1);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     lcm_cache_close(&c);
-    sb_free(&b);
-    free(dir);
+
+    char *rm = xasprintf("rm -rf '%s'", dir);
+    CHECK(system(rm) == 0);
+    free(rm), free(store), free(dir);
     CHECK_DONE();
 }

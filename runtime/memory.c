@@ -1,0 +1,438 @@
+/* memory.c - see memory.h.
+ *
+ * The figures follow what solve.c, group.c and simulate.c allocate, the
+ * large arrays only: V, the grid buffer, the continuation tables, the
+ * subjects, the simulation's records and the panel (flags, parameters and
+ * the process itself are small).  Sizes are multiplied in double: a model
+ * with many axes has more states than a 64-bit count holds, and it must be
+ * refused, not wrapped around into a small number.
+ */
+#define _GNU_SOURCE
+#include "memory.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* ---- what this process may allocate ------------------------------------------ */
+typedef struct room {
+    double bytes;
+    char *what, *end; /* what bounds it (the caller's buffer) */
+} room;
+
+static void bound(room *r, double bytes, const char *what)
+{
+    if (!(bytes < r->bytes)) return;
+    r->bytes = bytes > 0 ? bytes : 0;
+    snprintf(r->what, (size_t)(r->end - r->what), "%s", what);
+}
+
+/* The first number of a file ("max": infinite); -1 when it cannot be read. */
+static int read_value(const char *path, double *x)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char buf[64] = "";
+    int ok = fgets(buf, sizeof buf, f) != NULL;
+    fclose(f);
+    if (!ok) return -1;
+    if (!strncmp(buf, "max", 3)) return *x = INFINITY, 0;
+    char *end;
+    *x = strtod(buf, &end);
+    return end == buf ? -1 : 0;
+}
+
+static void meminfo_bound(room *r)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "MemAvailable:", 13)) kib = strtod(line + 13, NULL);
+    if (f) fclose(f);
+    if (kib >= 0) bound(r, kib * 1024, "the memory available on this machine, MemAvailable");
+    else bound(r, (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE),
+               "the free memory of this machine");
+}
+
+/* cgroup v2: the limit of the process's cgroup and of every cgroup above it. */
+static void cgroup2_bound(room *r, const char *path)
+{
+    char *dir = xstrdup(path);
+    for (;;) {
+        size_t len = strlen(dir);
+        if (len > 0 && dir[len - 1] == '/') dir[--len] = 0;
+        char *max = xasprintf("/sys/fs/cgroup%s/memory.max", dir), *cur = xasprintf("/sys/fs/cgroup%s/memory.current", dir);
+        double limit, used;
+        if (!read_value(max, &limit) && isfinite(limit) && !read_value(cur, &used))
+            bound(r, limit - used, "what the memory limit of its cgroup leaves");
+        free(max), free(cur);
+        char *slash = strrchr(dir, '/');
+        if (!slash) break;
+        *slash = 0;
+    }
+    free(dir);
+}
+
+/* cgroup v1: the memory controller's limit of the process's cgroup. */
+static void cgroup1_bound(room *r, const char *path)
+{
+    const char *dirs[] = {path, ""};
+    for (int i = 0; i < 2; ++i) {
+        char *max = xasprintf("/sys/fs/cgroup/memory%s/memory.limit_in_bytes", dirs[i]),
+             *cur = xasprintf("/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dirs[i]);
+        double limit, used;
+        int found = !read_value(max, &limit) && !read_value(cur, &used);
+        if (found && limit < 0x1p60) bound(r, limit - used, "what the memory limit of its cgroup leaves");
+        free(max), free(cur);
+        if (found) break;
+    }
+}
+
+static void cgroup_bound(room *r)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[4096];
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        *c1 = *c2 = 0;
+        char *controllers = c1 + 1, *path = c2 + 1, *save = NULL;
+        if (!strcmp(line, "0") && !*controllers) cgroup2_bound(r, path);
+        for (char *c = strtok_r(controllers, ",", &save); c; c = strtok_r(NULL, ",", &save))
+            if (!strcmp(c, "memory")) cgroup1_bound(r, path);
+    }
+    if (f) fclose(f);
+}
+
+/* An rlimit less what the process already holds (field of /proc/self/statm). */
+static void rlimit_bound(room *r, int resource, int field, const char *what)
+{
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return;
+    double pages[7] = {0};
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        for (int i = 0; i < 7 && fscanf(f, "%lf", &pages[i]) == 1; ++i) {}
+        fclose(f);
+    }
+    bound(r, (double)rl.rlim_cur - pages[field] * (double)sysconf(_SC_PAGESIZE), what);
+}
+
+/* "64G", "1.5T", "512MiB", "4096" -> bytes (K, M, G, T, P: powers of 1024). */
+static int parse_size(const char *s, double *out)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || !(x >= 0) || !isfinite(x)) return -1;
+    const char *units = "KMGTP", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (u) x *= pow(1024, (double)(u - units + 1)), ++end;
+    if (u && *end == 'i') ++end;
+    if (*end == 'B') ++end;
+    if (*end) return -1;
+    *out = x;
+    return 0;
+}
+
+int lcm_host_memory_room(double *bytes, char *what, size_t size, lcm_err *err)
+{
+    room r = {.bytes = INFINITY, .what = what, .end = what + size};
+    snprintf(what, size, "no limit found");
+    const char *env = getenv("LCM_MEMORY_LIMIT");
+    if (env && *env) {
+        double x;
+        if (parse_size(env, &x))
+            return lcm_fail(err, LCM_E_USAGE, "LCM_MEMORY_LIMIT must be a size in bytes like 64G or 512M, not '%s'",
+                            env);
+        bound(&r, x, "LCM_MEMORY_LIMIT");
+    } else {
+        meminfo_bound(&r);
+        cgroup_bound(&r);
+        rlimit_bound(&r, RLIMIT_AS, 0, "the room left under the address-space limit, ulimit -v");
+        rlimit_bound(&r, RLIMIT_DATA, 5, "the room left under the data size limit, ulimit -d");
+    }
+    *bytes = r.bytes;
+    return 0;
+}
+
+/* ---- the bill ------------------------------------------------------------------ */
+enum { HOST, DEVICE };
+
+typedef struct item {
+    int side;
+    double bytes;
+    char *text;
+} item;
+
+typedef struct bill {
+    item *items;
+    size_t n, cap;
+    double total[2];
+} bill;
+
+static void add(bill *b, int side, double bytes, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void add(bill *b, int side, double bytes, const char *fmt, ...)
+{
+    if (!(bytes > 0)) return;
+    lcm_sb text;
+    sb_init(&text);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&text, fmt, ap);
+    va_end(ap);
+    GROW(b->items, b->cap, b->n + 1);
+    b->items[b->n++] = (item){side, bytes, sb_take(&text)};
+    b->total[side] += bytes;
+}
+
+static void bill_free(bill *b)
+{
+    for (size_t i = 0; i < b->n; ++i) free(b->items[i].text);
+    free(b->items);
+}
+
+static void put_bytes(lcm_sb *b, double x)
+{
+    static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
+    int i = 0;
+    while (x >= 1024 && i < 8) x /= 1024, ++i;
+    if (i == 0) sb_printf(b, "%.0f bytes", x);
+    else sb_printf(b, "%.1f %s", x, units[i]);
+}
+
+/* A count: whole below 1e15, else like 1.2e+21. */
+static void put_count(lcm_sb *b, double x) { sb_printf(b, x < 1e15 ? "%.0f" : "%.3g", x); }
+
+/* "1e+15 states: a 1000 x b 1000 x c 1000 points" */
+static double describe_states(lcm_sb *b, const ir_regime *r)
+{
+    double n = 1;
+    for (int i = 0; i < r->nstates; ++i) n *= r->states[i].grid.n;
+    put_count(b, n);
+    sb_puts(b, n == 1 ? " state" : " states");
+    int listed = 0;
+    for (int i = 0; i < r->nstates; ++i)
+        if (r->states[i].grid.n > 1)
+            sb_printf(b, "%s%s %d", listed++ ? " x " : ": ", r->states[i].name, r->states[i].grid.n);
+    if (listed) sb_puts(b, " points");
+    return n;
+}
+
+/* The grid buffers: every continuous grid's points (and each process's
+ * transition matrix), per_value bytes each over the copies, described by
+ * the largest grid. */
+static void bill_grids(bill *b, const ir_model *m, double total, int side, double per_value)
+{
+    double most = 0;
+    const ir_regime *at = NULL;
+    const ir_var *var = NULL;
+    for (int r = 0; r < m->nregimes; ++r)
+        for (int k = 0; k < 2; ++k) {
+            const ir_var *v = k ? m->regimes[r].actions : m->regimes[r].states;
+            int n = k ? m->regimes[r].nactions : m->regimes[r].nstates;
+            for (int i = 0; i < n; ++i) {
+                const ir_grid *g = &v[i].grid;
+                double values = grid_is_discrete(g) ? 0 : g->n + (g->kind == GRID_PROCESS ? (double)g->n * g->n : 0);
+                if (values > most) most = values, at = &m->regimes[r], var = &v[i];
+            }
+        }
+    if (!var) return;
+    lcm_sb what;
+    sb_init(&what);
+    sb_puts(&what, "the grid points (");
+    put_count(&what, total);
+    sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points", var->name, at->name, var->grid.n);
+    if (var->grid.kind == GRID_PROCESS) sb_printf(&what, " and its %d x %d transition matrix", var->grid.n, var->grid.n);
+    sb_puts(&what, ")");
+    add(b, side, total * per_value, "%s", what.s);
+    sb_free(&what);
+}
+
+/* Entries of regime r's continuation table, as solve.c's make_tables
+ * sizes it: the largest of its kernels' for the worker's block. */
+static double table_entries(const lcm_worker *w, int r)
+{
+    const ir_model *m = &w->model->ir;
+    if (!w->backend->launch_table || lcm_env_switch("LCM_NO_TABLES")) return 0;
+    double most = 0;
+    for (int k = 0; k < m->nkernels; ++k)
+        if (m->kernels[k].regime == r && w->pre[k].active) {
+            double n = (double)ir_pre_entries(&w->pre[k], w->shard_hi - w->shard_lo);
+            if (n > most) most = n;
+        }
+    return most;
+}
+
+static void bill_solve(bill *b, const lcm_worker *w, int workers)
+{
+    const ir_model *m = &w->model->ir;
+    const lcm_backend *be = w->backend;
+    int host = be->host_memory;
+    double rb = (double)lcm_real_bytes(be->precision);
+    const char *each = workers > 1 ? ", for each worker (--devices)" : "";
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        int periods = 0;
+        for (int t = 0; t < m->nperiods; ++t) periods += R->active[t] != 0;
+        if (!periods) continue;
+        lcm_sb states;
+        sb_init(&states);
+        double n = describe_states(&states, R);
+        add(b, HOST, workers * (host ? 1 : 2) * n * rb * periods, "V of regime '%s' over %d period%s (%s)%s%s", R->name,
+            periods, periods == 1 ? "" : "s", states.s, host ? "" : ", twice: the solution and its pinned staging copy",
+            each);
+        if (!host) add(b, DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
+        sb_free(&states);
+        double entries = table_entries(w, r);
+        add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1),
+            "the continuation table of regime '%s' (%.0f entries; batch_size on a state it reads, or "
+            "LCM_NO_TABLES=1, makes it smaller)%s", R->name, entries, host ? each : "");
+    }
+    /* the worker's float64 buffer and its staged copy, the backend's copy
+     * (host backends), the solution's float64 copy */
+    double total = (double)w->layout.total;
+    bill_grids(b, m, total, HOST, workers * (8 + rb + (host ? rb : 0) + 8));
+    if (!host) bill_grids(b, m, total, DEVICE, rb);
+}
+
+/* Targets a --targets spec asks for: named ones, or every function (an
+ * upper bound: the same name in several regimes counts once in the panel). */
+static int count_targets(const ir_model *m, const char *spec)
+{
+    if (!spec || !*spec) return 0;
+    int n = 0;
+    if (!strcmp(spec, "all")) {
+        for (int r = 0; r < m->nregimes; ++r) n += m->regimes[r].nfuncs;
+        return n;
+    }
+    for (const char *c = spec; *c; ++c) n += *c == ',';
+    return n + 1; /* the names between the commas */
+}
+
+static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o)
+{
+    const ir_model *m = &sv->model->ir;
+    const lcm_backend *be = sv->workers[0]->backend;
+    double rb = (double)lcm_real_bytes(be->precision), n = (double)subjects, T = m->nperiods;
+    double ns = sv->vars.nstates, na = sv->vars.nactions, targets = count_targets(m, o ? o->targets : NULL);
+    double cells = n * T;
+    /* simulate.c: the records by (subject, period) and the compacted panel
+     * live together; the targets' column comes once the records are gone */
+    double records = cells * (1 + 8 + 4 + 8 * ns + 8 * na);
+    double panel = cells * (8 + 4 + 4 + 8 + 8 * (ns + 1) + 8 * (na + 1));
+    double extra = records > cells * 8 * targets ? records : cells * 8 * targets;
+    lcm_sb what;
+    sb_init(&what);
+    put_count(&what, n);
+    sb_printf(&what, " subjects x %d periods, up to ", m->nperiods);
+    put_count(&what, cells);
+    sb_printf(&what, " rows of %.0f state%s and %.0f action%s%s", ns, ns == 1 ? "" : "s", na, na == 1 ? "" : "s",
+              targets > 0 ? " and the targets" : "");
+    add(b, HOST, panel + extra, "the panel (%s)", what.s);
+    sb_free(&what);
+    add(b, HOST, n * (8 * ns + 4 + 4 + 1), "the state of %.0f subjects", n);
+    double K = o && o->subject_batch_size > 0 && o->subject_batch_size < subjects ? (double)o->subject_batch_size : n;
+    double batch = K * (4 + 4 + 8 + 2 * ns * rb + rb + na * rb);
+    const char *bound = "; --subject-batch-size bounds it";
+    add(b, HOST, (be->host_memory ? 2 : 1) * batch, "a batch of %.0f subjects%s", K, bound);
+    if (!be->host_memory) {
+        add(b, DEVICE, batch, "a batch of %.0f subjects%s", K, bound);
+        double vnext = 0;
+        for (int r = 0; r < m->nregimes; ++r) vnext += (double)ir_state_space_size(&m->regimes[r]) * rb;
+        add(b, DEVICE, vnext, "V of the next period");
+    }
+}
+
+/* ---- the verdict ------------------------------------------------------------------ */
+static int by_bytes(const void *a, const void *b)
+{
+    double x = ((const item *)a)->bytes, y = ((const item *)b)->bytes;
+    return (x < y) - (x > y);
+}
+
+/* The error: what is needed, what there is, and the items that make most
+ * of it (largest first, up to three), then the advice. */
+static int refuse(bill *b, int side, const char *doing, double room, const char *where, const char *advice,
+                  lcm_err *err)
+{
+    qsort(b->items, b->n, sizeof *b->items, by_bytes);
+    lcm_sb msg;
+    sb_init(&msg);
+    sb_printf(&msg, "%s needs about ", doing);
+    put_bytes(&msg, b->total[side]);
+    sb_printf(&msg, " of %s memory, more than the ", side == HOST ? "host" : "device");
+    put_bytes(&msg, room);
+    sb_printf(&msg, " %s: ", where);
+    double shown = 0;
+    int listed = 0;
+    for (size_t i = 0; i < b->n && listed < 3 && shown < 0.9 * b->total[side]; ++i) {
+        if (b->items[i].side != side) continue;
+        sb_printf(&msg, "%s%s, ", listed++ ? "; " : "", b->items[i].text);
+        put_bytes(&msg, b->items[i].bytes);
+        shown += b->items[i].bytes;
+    }
+    sb_printf(&msg, ". %s", advice);
+    int rc = lcm_fail(err, LCM_E_MEMORY, "%s", msg.s);
+    sb_free(&msg);
+    return rc;
+}
+
+static int settle(bill *b, const char *doing, const lcm_backend *be, const char *host_advice,
+                  const char *device_advice, lcm_err *err)
+{
+    double room;
+    char what[160], where[300];
+    int rc = lcm_host_memory_room(&room, what, sizeof what, err);
+    if (rc) return rc;
+    snprintf(where, sizeof where, "this process may use (%s)", what);
+    if (b->total[HOST] > room) return refuse(b, HOST, doing, room, where, host_advice, err);
+    size_t free_b = 0, total_b = 0;
+    if (b->total[DEVICE] > 0 && be->memory_info && !be->memory_info((lcm_backend *)be, &free_b, &total_b) &&
+        b->total[DEVICE] > (double)free_b) {
+        lcm_sb at;
+        sb_init(&at);
+        sb_printf(&at, "free on %s (of ", be->target ? be->target : be->name);
+        put_bytes(&at, (double)total_b);
+        sb_puts(&at, ")");
+        rc = refuse(b, DEVICE, doing, (double)free_b, at.s, device_advice, err);
+        sb_free(&at);
+    }
+    return rc;
+}
+
+int lcm_memory_check_solve(const lcm_worker *w, int workers, lcm_err *err)
+{
+    bill b = {0};
+    bill_solve(&b, w, workers > 0 ? workers : 1);
+    char doing[300];
+    snprintf(doing, sizeof doing, "solving model '%s'", w->model->ir.name);
+    int rc = settle(&b, doing, w->backend,
+                    "A coarser grid, fewer periods or --precision 32 needs less (LCM_MEMORY_LIMIT sets the memory lcm "
+                    "may use, docs/tuning.md)",
+                    "A coarser grid or --precision 32 needs less (sharding does not divide V on a GPU, "
+                    "docs/tuning.md)", err);
+    bill_free(&b);
+    return rc;
+}
+
+int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, lcm_err *err)
+{
+    bill b = {0};
+    bill_simulate(&b, sv, subjects, o);
+    char doing[300];
+    snprintf(doing, sizeof doing, "simulating %lld subjects of model '%s'", (long long)subjects, sv->model->ir.name);
+    int rc = 0;
+    for (int w = 0; w < sv->nworkers && !rc; ++w) /* each worker's device; the host once */
+        rc = settle(&b, doing, sv->workers[w]->backend,
+                    "Fewer subjects per run, fewer periods or fewer --targets need less (LCM_MEMORY_LIMIT sets the "
+                    "memory lcm may use, docs/tuning.md)",
+                    "A smaller --subject-batch-size needs less", err);
+    bill_free(&b);
+    return rc;
+}
