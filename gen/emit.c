@@ -16,14 +16,6 @@
 #include "vars.h"
 
 /* ---- analysis of one kernel --------------------------------------------- */
-void emit_mark(emitter *e, int id)
-{
-    if (id < 0 || e->needed[id]) return;
-    e->needed[id] = 1;
-    const ir_node *n = &e->r->nodes[id];
-    for (int i = 0; i < n->nargs; ++i) emit_mark(e, n->args[i]);
-}
-
 static void compute_levels(emitter *e, int enext_level)
 {
     const ir_regime *r = e->r;
@@ -430,13 +422,6 @@ static void checks(emitter *e)
 
 /* ---- the loop nest -------------------------------------------------------- */
 
-void emit_action_value(emitter *e, int j, char index)
-{
-    const ir_var *v = &e->r->actions[j];
-    if (grid_is_discrete(&v->grid)) emit_line(e, "const real act%d = (real)%c%d; /* %s */", j, index, j, v->name);
-    else emit_line(e, "const real act%d = G[%zu + %c%d]; /* %s */", j, e->L->action_off[e->r->id][j], index, j, v->name);
-}
-
 /* The loop of action j and its value act<j>; ai<j> counts the actions so far. */
 static void action_loop(emitter *e, int j)
 {
@@ -514,13 +499,6 @@ static void emit_level(emitter *e, int level)
 }
 
 /* ---- the kernel's pieces --------------------------------------------------- */
-
-/* The state names of a regime, for comments: "health, wealth" or "no states". */
-void emit_state_names(const ir_regime *r, lcm_sb *b)
-{
-    for (int s = 0; s < r->nstates; ++s) sb_printf(b, "%s%s", s ? ", " : "", r->states[s].name);
-    if (!r->nstates) sb_puts(b, "no states");
-}
 
 /* The values x[] of a state in a grid: the code c, or the point c of the
  * grid buffer (offset off). */

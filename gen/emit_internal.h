@@ -88,7 +88,7 @@ emit_lit emit_literal(double x);
 void emit_node_decl(emitter *e, int id);
 /* A comment ending the line: what it is, and where in the model it came
  * from (source location src, -1: none), as "mortality.lua:53
- * (working.utility)" (runtime/compile_log.c reads it). */
+ * (working.utility)" (runtime/backends/compile_log.c reads it). */
 void emit_comment(emitter *e, const char *what, int src);
 /* With e->lines, `#line N "model.lua"` before the line of code traced from
  * source location src (-1: none). */

@@ -386,3 +386,30 @@ void emit_line_returns(const char *src, lcm_sb *out)
         p += len;
     }
 }
+
+/* ---- shared by the kernel emitter (emit.c) and the step emitter
+ * (emit_step.c), which both build on this file and not on each other ---- */
+
+/* Marks node id and everything it depends on as needed. */
+void emit_mark(emitter *e, int id)
+{
+    if (id < 0 || e->needed[id]) return;
+    e->needed[id] = 1;
+    const ir_node *n = &e->r->nodes[id];
+    for (int i = 0; i < n->nargs; ++i) emit_mark(e, n->args[i]);
+}
+
+/* The value act<j> of action j at loop index <index><j>. */
+void emit_action_value(emitter *e, int j, char index)
+{
+    const ir_var *v = &e->r->actions[j];
+    if (grid_is_discrete(&v->grid)) emit_line(e, "const real act%d = (real)%c%d; /* %s */", j, index, j, v->name);
+    else emit_line(e, "const real act%d = G[%zu + %c%d]; /* %s */", j, e->L->action_off[e->r->id][j], index, j, v->name);
+}
+
+/* The state names of a regime, for comments: "health, wealth" or "no states". */
+void emit_state_names(const ir_regime *r, lcm_sb *b)
+{
+    for (int s = 0; s < r->nstates; ++s) sb_printf(b, "%s%s", s ? ", " : "", r->states[s].name);
+    if (!r->nstates) sb_puts(b, "no states");
+}

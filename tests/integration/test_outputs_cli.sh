@@ -1,5 +1,5 @@
 #!/bin/bash
-# How lcm writes its outputs (runtime/output.c, ir/tempfile.c): '-' is
+# How lcm writes its outputs (runtime/io/output.c, ir/tempfile.c): '-' is
 # standard output for a CSV; temporaries are created under unguessable names,
 # so a symbolic link planted where the old NAME.tmp.PID went is not followed;
 # and a run interrupted by SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGXFSZ (a

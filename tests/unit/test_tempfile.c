@@ -1,5 +1,5 @@
 /* Temporaries (ir/tempfile.c) and the all-or-none commit of outputs
- * (runtime/output.c): the names, a taken name, removal by a signal (and an
+ * (runtime/io/output.c): the names, a taken name, removal by a signal (and an
  * ignored signal left ignored), renames that all happen or none, and a batch
  * of outputs that leaves the earlier files when one of them fails. */
 #define _POSIX_C_SOURCE 200809L

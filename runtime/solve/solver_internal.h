@@ -8,6 +8,7 @@
 #include "lcm.h"
 #include "layout.h"
 #include "precompute.h"
+#include "snapshot.h"
 #include "vars.h"
 
 struct lcm_model {
@@ -71,8 +72,7 @@ struct lcm_solution {
     double seconds;
 };
 
-/* The solution's HDF5 file with only the V arrays of include[t * nregimes + r]. */
-int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err);
+#include "solution_io.h"
 
 /* A solution with V, grids and params allocated (V of active regimes only). */
 lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err);
@@ -85,7 +85,10 @@ void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, cons
  * discrete states). */
 void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out);
 
-/* ---- workers (solve.c) ------------------------------------------------------ */
+/* Where this solver's snapshots of failed checks go (snapshot.h). */
+void lcm_solver_snapshot_place(const lcm_solver *sv, lcm_snapshot_place *at);
+
+/* ---- workers (worker.c) ------------------------------------------------------ */
 /* A worker on `device` (cuda) solving block `index` of `total` of the
  * model's sharded states (shard, copied). */
 int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,

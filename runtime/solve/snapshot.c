@@ -9,6 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
+#include "params.h"
+#include "solution_io.h"
+
 #define PREFIX "lcm-snapshot-"
 
 /* A directory name that sorts by time: lcm-snapshot-20261121-134501-4242-0 */
@@ -70,43 +74,42 @@ static void prune(const char *log_path, int keep)
     free(names);
 }
 
-static int write_all(const lcm_solver *sv, const lcm_solution *sol, const double *params,
+static int write_all(const lcm_snapshot_place *at, const lcm_solution *sol, const double *params,
                      const unsigned char *include, const char *report, const char *dir, lcm_err *err)
 {
-    const lcm_model *model = sv->model;
-    const ir_model *m = &model->ir;
+    const ir_model *m = at->m;
     char *model_dir = path_join(dir, "model"), *v_path = path_join(dir, "V.h5");
     lcm_sb text, p;
     sb_init(&text), sb_init(&p);
     sb_printf(&text, "%s\n\nmodel '%s' (generated source sha256 %s), %s backend, float%d\n", report, m->name,
-              m->source_hash ? m->source_hash : "?", lcm_solver_backend(sv), lcm_solver_precision(sv));
+              m->source_hash ? m->source_hash : "?", at->backend, at->precision);
     sb_puts(&text, "\nAgain, from this directory:\n  lcm solve model --params params.lua --out V.h5\n");
     lcm_params_write_lua(m, params, &p);
     int rc = make_dirs(model_dir, err);
     if (!rc) rc = write_text(dir, "report.txt", text.s, err);
     if (!rc) rc = write_text(dir, "params.lua", p.s, err);
-    if (!rc) rc = write_text(model_dir, "manifest.lcm", model->manifest, err);
-    if (!rc) rc = write_text(model_dir, "kernels.c", model->source, err);
+    if (!rc) rc = write_text(model_dir, "manifest.lcm", at->manifest, err);
+    if (!rc) rc = write_text(model_dir, "kernels.c", at->source, err);
     if (!rc && sol) rc = lcm_solution_write_h5_subset(sol, v_path, include, err);
     sb_free(&text), sb_free(&p);
     free(model_dir), free(v_path);
     return rc;
 }
 
-void lcm_snapshot_write(const lcm_solver *sv, const lcm_solution *sol, const double *params,
+void lcm_snapshot_write(const lcm_snapshot_place *at, const lcm_solution *sol, const double *params,
                         const unsigned char *include, const char *report)
 {
-    if (!sv->log_path) return;
+    if (!at->log_path) return;
     lcm_err err = {0};
-    char *dir = new_name(sv->log_path);
+    char *dir = new_name(at->log_path);
     int rc = make_dirs(dir, &err);
-    if (!rc) rc = write_all(sv, sol, params, include, report, dir, &err);
+    if (!rc) rc = write_all(at, sol, params, include, report, dir, &err);
     if (rc) {
-        lcm_warn("cannot write a snapshot into '%s': %s", sv->log_path, err.msg);
+        lcm_warn("cannot write a snapshot into '%s': %s", at->log_path, err.msg);
         remove_snapshot(dir);
     } else {
         lcm_warn("snapshot of the failure written to %s", dir);
-        prune(sv->log_path, sv->log_keep);
+        prune(at->log_path, at->log_keep);
     }
     free(dir);
 }

@@ -25,7 +25,6 @@
 #include "panel.h"
 #include "process.h"
 #include "random.h"
-#include "snapshot.h"
 #include "solver_internal.h"
 
 typedef struct sim_run {
@@ -207,7 +206,9 @@ static int check_flags(sim_run *s, lcm_index b0, int t, lcm_err *err)
                 lcm_sb full;
                 sb_init(&full);
                 sb_printf(&full, "simulation: %s", report.s);
-                lcm_snapshot_write(s->sv, s->sol, s->sol->params, include, full.s);
+                lcm_snapshot_place at;
+                lcm_solver_snapshot_place(s->sv, &at);
+                lcm_snapshot_write(&at, s->sol, s->sol->params, include, full.s);
                 sb_free(&full);
                 free(include);
                 s->snapped = 1;

@@ -1,4 +1,4 @@
-/* group.c - solvers: the workers of this process (`--devices N`) and of
+/* solver.c - solvers: the workers of this process (`--devices N`) and of
  * the MPI job, each solving its block of the sharded states (ir/shard.h)
  * with no communication during the solve; then their blocks are put
  * together (on rank 0 across ranks), their check flags reduced, and the
@@ -12,7 +12,6 @@
 #include "comm.h"
 #include "cuda_api.h"
 #include "diagnose.h"
-#include "snapshot.h"
 #include "solver_internal.h"
 
 /* ---- solvers ---------------------------------------------------------------- */
@@ -313,7 +312,9 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id,
             unsigned char *include = xcalloc((size_t)(m->nperiods * m->nregimes), 1);
             include[t * m->nregimes + r_id] = 1;
             for (int g = 0; g < m->nregimes && t + 1 < m->nperiods; ++g) include[(t + 1) * m->nregimes + g] = 1;
-            lcm_snapshot_write(sv, sol, sol->params, include, report.s);
+            lcm_snapshot_place at;
+            lcm_solver_snapshot_place(sv, &at);
+            lcm_snapshot_write(&at, sol, sol->params, include, report.s);
             free(include);
             *snapped = 1;
         }
@@ -423,4 +424,11 @@ int lcm_solve(lcm_solver *sv, const lcm_pvalue *params, lcm_solution **out, lcm_
     if (!rc) rc = lcm_solve_resolved(sv, buf, out, err);
     free(buf);
     return rc;
+}
+
+void lcm_solver_snapshot_place(const lcm_solver *sv, lcm_snapshot_place *at)
+{
+    *at = (lcm_snapshot_place){.log_path = sv->log_path, .log_keep = sv->log_keep, .m = &sv->model->ir,
+                               .manifest = sv->model->manifest, .source = sv->model->source,
+                               .backend = lcm_solver_backend(sv), .precision = lcm_solver_precision(sv)};
 }

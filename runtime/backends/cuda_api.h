@@ -77,7 +77,7 @@
     X(nvrtcResult, nvrtcGetPTX, "nvrtcGetPTX", (nvrtcProgram, char *))
 
 #ifdef LCM_HAVE_NCCL
-/* NCCL: the collectives of GPU workers (group.c), loaded at run time too. */
+/* NCCL: the collectives of GPU workers (solver.c), loaded at run time too. */
 #define LCM_NCCL_FUNCS(X)                                                                                  \
     X(ncclResult_t, ncclGetVersion, "ncclGetVersion", (int *))                                             \
     X(ncclResult_t, ncclGetUniqueId, "ncclGetUniqueId", (ncclUniqueId *))                                  \

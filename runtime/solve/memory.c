@@ -1,6 +1,6 @@
 /* memory.c - see memory.h.
  *
- * The figures follow what solve.c, group.c and simulate.c allocate, the
+ * The figures follow what worker.c, solver.c and simulate.c allocate, the
  * large arrays only: V, the grid buffer, the continuation tables, the
  * subjects, the simulation's records and the panel (flags, parameters and
  * the process itself are small).  Sizes are multiplied in double: a model
@@ -254,7 +254,7 @@ static void bill_grids(bill *b, const ir_model *m, double total, int side, doubl
     sb_free(&what);
 }
 
-/* Entries of regime r's continuation table, as solve.c's make_tables
+/* Entries of regime r's continuation table, as worker.c's make_tables
  * sizes it: the largest of its kernels' for the worker's block. */
 static double table_entries(const lcm_worker *w, int r)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "backend.h"
-#include "solver_internal.h"
 #include "interp_point.h"
+#include "layout.h"
 #include "process.h"
 #include "random.h"
 #include "vars.h"

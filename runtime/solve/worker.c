@@ -1,5 +1,5 @@
-/* solve.c - workers: one backend each, solving one block of the sharded
- * states by backward induction (group.c makes a solver of them).
+/* worker.c - workers: one backend each, solving one block of the sharded
+ * states by backward induction (solver.c makes a solver of them).
  *
  * For t = T-1 down to 0, every regime active at t runs the kernel of its
  * period class, on its own queue: V_t from V_{t+1} of the regimes it can
@@ -13,7 +13,7 @@
  * graphs runs the first solve while recording it and replays the graph on
  * every later solve (an estimation loop), when the results fit a pinned
  * staging area.  Every kernel sets validation flags (kernel_abi.h) in its
- * own slot; the solution carries them, and group.c reports them.
+ * own slot; the solution carries them, and solver.c reports them.
  */
 #include <stdint.h>
 #include <stdlib.h>

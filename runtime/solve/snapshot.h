@@ -14,12 +14,23 @@
 #ifndef LCM_SNAPSHOT_H
 #define LCM_SNAPSHOT_H
 
-#include "solver_internal.h"
+#include "lcm.h"
+
+/* Where snapshots go and what they describe (the solver fills it in:
+ * lcm_solver_snapshot_place; the snapshot knows nothing of the solver). */
+typedef struct lcm_snapshot_place {
+    const char *log_path;   /* NULL: no snapshots */
+    int log_keep;           /* the newest this many are kept */
+    const ir_model *m;
+    const char *manifest, *source; /* the generated model, written out whole */
+    const char *backend;
+    int precision;
+} lcm_snapshot_place;
 
 /* Writes a snapshot of a failure at period t; include[t' * nregimes + r]
  * marks the V arrays of sol to save.  A snapshot that cannot be written
  * is a warning, never an error of its own: the failure is what matters. */
-void lcm_snapshot_write(const lcm_solver *sv, const lcm_solution *sol, const double *params,
+void lcm_snapshot_write(const lcm_snapshot_place *at, const lcm_solution *sol, const double *params,
                         const unsigned char *include, const char *report);
 
 #endif
