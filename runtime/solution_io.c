@@ -12,6 +12,7 @@
  * limits to 64 KiB: a grid of more than 8,190 points could not be written.
  * The reader takes both. */
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,15 @@ static int write_V(hid_t pg, const lcm_solution *s, int t, const ir_regime *R)
     return bad;
 }
 
-/* The solution, or the V arrays with include[t * nregimes + r] set (NULL: all). */
+/* Whether the file holds V of (t, r): the regime is active then, and
+ * include[t * nregimes + r] is set (include NULL: all). */
+static int written(const lcm_solution *s, const unsigned char *include, int t, int r)
+{
+    int i = t * s->m->nregimes + r;
+    return s->V[i] && (!include || include[i]);
+}
+
+/* The solution, or the V arrays that `written` names. */
 static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *include)
 {
     const ir_model *m = s->m;
@@ -122,15 +131,14 @@ static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *in
     bad |= vg < 0;
     for (int t = 0; t < m->nperiods && !bad; ++t) {
         int any = 0;
-        for (int r = 0; r < m->nregimes; ++r) any |= s->V[t * m->nregimes + r] && (!include || include[t * m->nregimes + r]);
+        for (int r = 0; r < m->nregimes; ++r) any |= written(s, include, t, r);
         if (!any) continue;
         char name[64];
         snprintf(name, sizeof name, "period_%d", t);
         hid_t pg = h5_group(vg, name);
         bad = pg < 0 || h5_attr_double(pg, "age", m->ages[t]) || h5_attr_int(pg, "period", t);
         for (int r = 0; r < m->nregimes && !bad; ++r)
-            if (s->V[t * m->nregimes + r] && (!include || include[t * m->nregimes + r]))
-                bad |= write_V(pg, s, t, &m->regimes[r]);
+            if (written(s, include, t, r)) bad |= write_V(pg, s, t, &m->regimes[r]);
         if (pg >= 0) H5Gclose(pg);
     }
     if (vg >= 0) H5Gclose(vg);
@@ -330,6 +338,41 @@ static int read_header(const ir_model *m, hid_t f, const char *path, int *versio
     return rc;
 }
 
+/* The first state whose V is NaN, or -1. */
+static lcm_index first_nan(const void *V, lcm_index n, int precision)
+{
+    const float *f = V;
+    const double *d = V;
+    for (lcm_index i = 0; i < n; ++i)
+        if (precision == 32 ? isnan(f[i]) : isnan(d[i])) return i;
+    return -1;
+}
+
+/* V of every period and active regime, without NaN: a solve that meets NaN
+ * stops, so a file with it was changed after lcm wrote it. */
+static int read_all_V(hid_t f, const char *path, lcm_solution *sol, lcm_err *err)
+{
+    const ir_model *m = sol->m;
+    for (int t = 0; t < m->nperiods; ++t)
+        for (int r = 0; r < m->nregimes; ++r) {
+            void *V = sol->V[t * m->nregimes + r];
+            if (!V) continue;
+            if (read_V(f, &m->regimes[r], t, V, sol->precision))
+                return lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is missing, of the wrong "
+                                "shape or type, or stored outside the file", path, m->regimes[r].name, t);
+            lcm_index bad = first_nan(V, sol->n[r], sol->precision);
+            if (bad < 0) continue;
+            lcm_sb at;
+            sb_init(&at);
+            lcm_describe_state(m, &m->regimes[r], bad, sol->grids, &sol->layout, &at);
+            lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is NaN at %s (a solve stops at NaN: "
+                     "the file was changed after lcm wrote it)", path, m->regimes[r].name, t, at.s);
+            sb_free(&at);
+            return err->code;
+        }
+    return 0;
+}
+
 static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_solution **out, lcm_err *err)
 {
     int version = 0, precision = 0;
@@ -342,13 +385,7 @@ static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_soluti
         rc = lcm_fail(err, LCM_E_INPUT, "'%s': the parameters of its solve are missing or of the wrong size", path);
     else if (ir_grid_buffer_fill(m, &sol->layout, sol->params, sol->grids, why, sizeof why))
         rc = lcm_fail(err, LCM_E_INPUT, "'%s': its parameters give invalid grids: %s", path, why);
-    for (int t = 0; t < m->nperiods && !rc; ++t)
-        for (int r = 0; r < m->nregimes && !rc; ++r) {
-            void *V = sol->V[t * m->nregimes + r];
-            if (V && read_V(f, &m->regimes[r], t, V, precision))
-                rc = lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is missing or of the wrong "
-                              "shape or type", path, m->regimes[r].name, t);
-        }
+    if (!rc) rc = read_all_V(f, path, sol, err);
     if (rc) lcm_solution_free(sol);
     else *out = sol;
     return rc;

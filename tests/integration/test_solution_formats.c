@@ -6,6 +6,9 @@
  * - a discrete state of 5,000 long labels, in the solution and in a panel;
  * - the format-2 files of tests/fixtures/solution-v2 read back, with V
  *   equal to a fresh solve's;
+ * - files changed after lcm wrote them: a newer format, NaN in V, no
+ *   parameters, V stored outside the file are refused; V in compressed
+ *   chunks (as h5repack leaves it) is read;
  * - an HDF5 failure other than a failed write is reported in HDF5's words,
  *   not as a full disk. */
 #define _GNU_SOURCE
@@ -196,6 +199,88 @@ static void read_format_2(const char *name)
     lcm_model_free(model);
 }
 
+/* How a test changes a solution file of models/tiny.lua. */
+typedef enum edit { NEWER_FORMAT, NAN_IN_V, NO_PARAMS, CHUNKED_V, EXTERNAL_V } edit;
+
+/* Replaces /V/period_0/alive (10 doubles) by v, stored as dcpl says. */
+static void replace_V(hid_t f, const double *v, hid_t dcpl)
+{
+    hsize_t n = 10;
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    H5Ldelete(f, "/V/period_0/alive", H5P_DEFAULT);
+    hid_t d = H5Dcreate2(f, "/V/period_0/alive", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d), H5Sclose(sp);
+}
+
+static void change(const char *path, edit e, const char *dir)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    double v[10];
+    hid_t d = H5Dopen2(f, "/V/period_0/alive", H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d);
+    hsize_t chunk = 4;
+    char *outside = path_join(dir, "outside.bin");
+    switch (e) {
+    case NEWER_FORMAT:
+        H5Adelete(f, "format_version");
+        CHECK(!h5_attr_int(f, "format_version", 4));
+        break;
+    case NAN_IN_V:
+        v[3] = NAN;
+        replace_V(f, v, dcpl);
+        break;
+    case NO_PARAMS: CHECK(H5Ldelete(f, "/params", H5P_DEFAULT) >= 0); break;
+    case CHUNKED_V:
+        H5Pset_chunk(dcpl, 1, &chunk);
+        H5Pset_deflate(dcpl, 6);
+        replace_V(f, v, dcpl);
+        break;
+    case EXTERNAL_V:
+        H5Pset_external(dcpl, outside, 0, sizeof v);
+        replace_V(f, v, dcpl);
+        break;
+    }
+    H5Pclose(dcpl), H5Fclose(f);
+    unlink(outside);
+    free(outside);
+}
+
+/* A solution of tiny, changed, read back: 0 or the status, with the
+ * message in err. */
+static int read_changed(const lcm_model *model, const lcm_solution *sol, edit e, const char *dir, lcm_solution **back)
+{
+    char *h5 = path_join(dir, "changed.h5");
+    CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
+    change(h5, e, dir);
+    int rc = lcm_solution_read_h5(lcm_model_ir(model), h5, back, &err);
+    unlink(h5);
+    free(h5);
+    return rc;
+}
+
+static void changed_files(const char *dir)
+{
+    lcm_model *model = NULL;
+    lcm_solution *sol = NULL, *back = NULL;
+    CHECK_OK(test_solve("models/tiny.lua", NULL, "models/tiny.params.lua", LCM_BACKEND_CPU, 64, &model, &sol, &err));
+    if (!sol) return;
+    CHECK(read_changed(model, sol, NEWER_FORMAT, dir, &back) == LCM_E_INPUT &&
+          strstr(err.msg, "was written by a newer lcm (format 4; this one reads formats 2 to 3)"));
+    CHECK_MSG(read_changed(model, sol, NAN_IN_V, dir, &back) == LCM_E_INPUT &&
+              strstr(err.msg, "V of regime 'alive' in period 0 is NaN at wealth=4 (a solve stops at NaN"), "%s",
+              err.msg);
+    CHECK(read_changed(model, sol, NO_PARAMS, dir, &back) == LCM_E_INPUT &&
+          strstr(err.msg, "the parameters of its solve are missing"));
+    CHECK(read_changed(model, sol, EXTERNAL_V, dir, &back) == LCM_E_INPUT &&
+          strstr(err.msg, "V of regime 'alive' in period 0 is missing, of the wrong shape or type, or stored outside"));
+    CHECK_MSG(!read_changed(model, sol, CHUNKED_V, dir, &back), "%s", err.msg);
+    if (back) CHECK(same_V(sol, back));
+    lcm_solution_free(back), lcm_solution_free(sol);
+    lcm_model_free(model);
+}
+
 /* An HDF5 failure that is no failed write (here: an attribute made twice)
  * names HDF5's reason, and leaves no file. */
 static void hdf5_reason(const char *dir)
@@ -228,6 +313,7 @@ int main(void)
     read_format_2("tiny");
     read_format_2("mortality");
     read_format_2("precautionary_savings");
+    changed_files(dir);
     hdf5_reason(dir);
     rmdir(dir);
     free(dir);
