@@ -213,7 +213,8 @@ static void replace_V(hid_t f, const double *v, hid_t dcpl)
     H5Dclose(d), H5Sclose(sp);
 }
 
-static void change(const char *path, edit e, const char *dir)
+/* (EXTERNAL_V: the raw data in the file `outside`.) */
+static void change(const char *path, edit e, const char *outside)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     double v[10];
@@ -221,7 +222,6 @@ static void change(const char *path, edit e, const char *dir)
     CHECK(d >= 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     H5Dclose(d);
     hsize_t chunk = 4;
-    char *outside = path_join(dir, "outside.bin");
     switch (e) {
     case NEWER_FORMAT:
         H5Adelete(f, "format_version");
@@ -243,20 +243,18 @@ static void change(const char *path, edit e, const char *dir)
         break;
     }
     H5Pclose(dcpl), H5Fclose(f);
-    unlink(outside);
-    free(outside);
 }
 
 /* A solution of tiny, changed, read back: 0 or the status, with the
  * message in err. */
 static int read_changed(const lcm_model *model, const lcm_solution *sol, edit e, const char *dir, lcm_solution **back)
 {
-    char *h5 = path_join(dir, "changed.h5");
+    char *h5 = path_join(dir, "changed.h5"), *outside = path_join(dir, "outside.bin");
     CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
-    change(h5, e, dir);
+    change(h5, e, outside);
     int rc = lcm_solution_read_h5(lcm_model_ir(model), h5, back, &err);
-    unlink(h5);
-    free(h5);
+    unlink(h5), unlink(outside);
+    free(h5), free(outside);
     return rc;
 }
 
