@@ -1,5 +1,5 @@
 /* fuzz_support.c - see fuzz_support.h. */
-#define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp, getcwd, chdir */
 #include "fuzz_support.h"
 
 #include <stdio.h>
@@ -54,12 +54,32 @@ char *fuzz_text(const uint8_t *data, size_t size)
     return s;
 }
 
+static void generate(const char *path, lcmgen_output *out)
+{
+    lcm_err err = {0};
+    if (lcmgen_generate(path, NULL, 0, out, &err)) fuzz_fail("cannot generate a fixed model", err.msg);
+}
+
 void fuzz_generate(const char *relative, lcmgen_output *out)
 {
     char *path = path_join(LCM_SOURCE_DIR, relative);
-    lcm_err err = {0};
-    if (lcmgen_generate(path, NULL, 0, out, &err)) fuzz_fail("cannot generate a fixed model", err.msg);
+    generate(path, out);
     free(path);
+}
+
+void fuzz_generate_as_typed(const char *relative, lcmgen_output *out)
+{
+    char *here = getcwd(NULL, 0);
+    if (!here || chdir(LCM_SOURCE_DIR) != 0) {
+        perror(LCM_SOURCE_DIR);
+        abort();
+    }
+    generate(relative, out);
+    if (chdir(here) != 0) {
+        perror(here);
+        abort();
+    }
+    free(here);
 }
 
 void fuzz_check_error(int rc, const lcm_err *err)

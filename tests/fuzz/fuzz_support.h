@@ -26,6 +26,10 @@ char *fuzz_text(const uint8_t *data, size_t size);
 
 /* Generates a bundled model (path relative to the source tree); aborts on failure. */
 void fuzz_generate(const char *relative, lcmgen_output *out);
+/* The same, as `lcm solve <relative>` run in the source tree generates it:
+ * the generated code records the model's path as typed, so the source hash
+ * of a solution file written that way names this model. */
+void fuzz_generate_as_typed(const char *relative, lcmgen_output *out);
 
 /* A reader's failure must be one clean error: a status of the input's kind
  * with a message.  Anything else, an internal error included, aborts, which

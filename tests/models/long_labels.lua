@@ -1,8 +1,9 @@
 -- long_labels.lua - a discrete state of 5,000 categories with long labels:
 -- more names than an HDF5 attribute holds (64 KiB, 16 bytes a name), so the
 -- solution and panel files keep labels as datasets
--- (tests/integration/test_solution_formats.c).  Cheap to solve: two periods,
--- two wealth points, two actions.
+-- (tests/integration/test_solution_formats.c; the bad-input catalogue's
+-- io_full_disk_*_datasets, with long_labels.initial.csv).  Cheap to solve:
+-- two periods, two wealth points, two actions.
 local lcm = require("lcm")
 
 local names = {}
