@@ -198,8 +198,11 @@ int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n)
 
 int h5_attr_string(hid_t obj, const char *name, const char *v)
 {
-    hid_t t = str_type();
-    int bad = attr_write(obj, name, t, H5Screate(H5S_SCALAR), &v);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(v) + 1);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    int bad = attr_write(obj, name, t, H5Screate(H5S_SCALAR), v);
     H5Tclose(t);
     return bad;
 }

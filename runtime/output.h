@@ -38,6 +38,9 @@ void lcm_csv_number(FILE *f, double x, int precision);
  * names of a V dataset (at most 32: HDF5's limit on dimensions).
  * Each returns non-zero when HDF5 fails; h5_finish then names its reason. */
 int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n);
+/* A single string, of fixed length (its own, NUL-terminated): reading it
+ * back needs no global heap, whose reader in HDF5 1.10 trusts the sizes and
+ * indices a file gives (lists of strings are variable-length). */
 int h5_attr_string(hid_t obj, const char *name, const char *v);
 int h5_attr_double(hid_t obj, const char *name, double v);
 int h5_attr_int(hid_t obj, const char *name, int v);

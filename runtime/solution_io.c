@@ -208,18 +208,45 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
 }
 
 /* ---- reading a solution back (to simulate without solving again) ---------- */
-static int read_attr_string(hid_t obj, const char *name, char *out, size_t len)
+/* A string attribute of fixed length, shorter than len (format 3). */
+static int read_fixed_string(hid_t a, hid_t t, char *out, size_t len)
 {
-    out[0] = 0;
-    if (H5Aexists(obj, name) <= 0) return 1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Aget_type(a), mt = H5Tcopy(H5T_C_S1);
+    size_t size = H5Tget_size(t);
+    if (H5Tis_variable_str(t) != 0 || size == 0 || size >= len) return 1;
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, size + 1); /* room for the NUL a padded string lacks */
+    H5Tset_strpad(mt, H5T_STR_NULLTERM);
+    H5Tset_cset(mt, H5Tget_cset(t));
+    int bad = H5Aread(a, mt, out) < 0;
+    H5Tclose(mt);
+    return bad;
+}
+
+/* A string attribute of variable length (format 2), through HDF5's global
+ * heap. */
+static int read_variable_string(hid_t a, hid_t t, char *out, size_t len)
+{
+    if (H5Tis_variable_str(t) <= 0) return 1;
+    hid_t mt = H5Tcopy(H5T_C_S1);
     H5Tset_size(mt, H5T_VARIABLE);
     H5Tset_cset(mt, H5Tget_cset(t));
     char *v = NULL;
-    int bad = H5Tget_class(t) != H5T_STRING || !H5Tis_variable_str(t) || H5Aread(a, mt, &v) < 0 || !v;
+    int bad = H5Aread(a, mt, &v) < 0 || !v;
     if (!bad) snprintf(out, len, "%s", v);
     if (v) H5free_memory(v);
-    H5Tclose(mt), H5Tclose(t), H5Aclose(a);
+    H5Tclose(mt);
+    return bad;
+}
+
+/* A scalar string attribute as the format writes it. */
+static int read_attr_string(hid_t obj, const char *name, int version, char *out, size_t len)
+{
+    out[0] = 0;
+    if (H5Aexists(obj, name) <= 0) return 1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Aget_type(a), sp = H5Aget_space(a);
+    int bad = H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_type(sp) != H5S_SCALAR;
+    if (!bad) bad = version >= 3 ? read_fixed_string(a, t, out, len) : read_variable_string(a, t, out, len);
+    H5Sclose(sp), H5Tclose(t), H5Aclose(a);
     return bad;
 }
 
@@ -304,19 +331,20 @@ static int read_V(hid_t f, const ir_regime *R, int t, void *V, int precision)
     return read_dataset(f, name, R->nstates, dims, precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, V);
 }
 
-/* The file's format and version: formats FORMAT_OLDEST to FORMAT are read. */
+/* The file's version and format: formats FORMAT_OLDEST to FORMAT are read. */
 static int read_version(hid_t root, const char *path, int *version, lcm_err *err)
 {
     char format[64];
-    if (read_attr_string(root, "format", format, sizeof format) || strcmp(format, "lcm-solution") ||
-        read_attr_numbers(root, "format_version", H5T_NATIVE_INT, version, 1))
+    if (read_attr_numbers(root, "format_version", H5T_NATIVE_INT, version, 1))
         return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
     if (*version < FORMAT_OLDEST)
-        return lcm_fail(err, LCM_E_INPUT, "'%s' was written by an older lcm (format %d, without the parameters of "
-                        "its solve); solve again", path, *version);
+        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out, or one an older lcm "
+                        "wrote (format %d, without the parameters of its solve); solve again", path, *version);
     if (*version > FORMAT)
         return lcm_fail(err, LCM_E_INPUT, "'%s' was written by a newer lcm (format %d; this one reads formats %d "
                         "to %d)", path, *version, FORMAT_OLDEST, FORMAT);
+    if (read_attr_string(root, "format", *version, format, sizeof format) || strcmp(format, "lcm-solution"))
+        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
     return 0;
 }
 
@@ -327,7 +355,7 @@ static int read_header(const ir_model *m, hid_t f, const char *path, int *versio
     if (root < 0) return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
     char hash[128];
     int rc = read_version(root, path, version, err);
-    if (!rc && (read_attr_string(root, "source_hash", hash, sizeof hash) || !m->source_hash ||
+    if (!rc && (read_attr_string(root, "source_hash", *version, hash, sizeof hash) || !m->source_hash ||
                 strcmp(hash, m->source_hash)))
         rc = lcm_fail(err, LCM_E_INPUT, "'%s' was computed for another model or another version of model '%s' "
                       "(its generated code differs); solve again", path, m->name);

@@ -56,14 +56,14 @@ fi
 # The solution reader's seeds: files written by `lcm solve` run here (so
 # that their source hash names the models fuzz_solution generates, as it
 # generates them from models/X.lua typed in the source tree), in both
-# precisions, and the format-2 files users may still have.  The interpreter
-# backend compiles nothing; lcm is built with the sanitizers, whose leak
-# report is not this harness's business.
+# precisions, and the format-2 files users may still have.  lcm is built
+# with the sanitizers, whose leak report is not this harness's business;
+# its solvers are cached in the build directory.
 seed_solutions() {
   for m in tiny mortality precautionary_savings; do
     for p in 64 32; do
       if ! ASAN_OPTIONS=detect_leaks=0 LCM_CACHE_DIR="$build/fuzz/cache" "$build/bin/lcm" solve "models/$m.lua" \
-        --params "models/$m.params.lua" --backend interp --precision $p --log-level warning --out "$1/$m.$p.h5"; then
+        --params "models/$m.params.lua" --backend cpu --precision $p --log-level warning --out "$1/$m.$p.h5"; then
         echo "fuzz_solution: lcm solve models/$m.lua failed: no seeds"
         return 1
       fi
