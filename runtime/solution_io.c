@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "grid.h"
+#include "h5_vlen.h"
 #include "output.h"
 #include "solver_internal.h"
 #include "vars.h"
@@ -222,30 +223,16 @@ static int read_fixed_string(hid_t a, hid_t t, char *out, size_t len)
     return bad;
 }
 
-/* A string attribute of variable length (format 2), through HDF5's global
- * heap. */
-static int read_variable_string(hid_t a, hid_t t, char *out, size_t len)
-{
-    if (H5Tis_variable_str(t) <= 0) return 1;
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
-    H5Tset_cset(mt, H5Tget_cset(t));
-    char *v = NULL;
-    int bad = H5Aread(a, mt, &v) < 0 || !v;
-    if (!bad) snprintf(out, len, "%s", v);
-    if (v) H5free_memory(v);
-    H5Tclose(mt);
-    return bad;
-}
-
-/* A scalar string attribute as the format writes it. */
-static int read_attr_string(hid_t obj, const char *name, int version, char *out, size_t len)
+/* A scalar string attribute of the file at `path` as the format writes it:
+ * of fixed length from format 3 on, of variable length in format 2 (read
+ * without HDF5's global heap reader: see h5_vlen.h). */
+static int read_attr_string(const char *path, hid_t obj, const char *name, int version, char *out, size_t len)
 {
     out[0] = 0;
     if (H5Aexists(obj, name) <= 0) return 1;
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Aget_type(a), sp = H5Aget_space(a);
     int bad = H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_type(sp) != H5S_SCALAR;
-    if (!bad) bad = version >= 3 ? read_fixed_string(a, t, out, len) : read_variable_string(a, t, out, len);
+    if (!bad) bad = version >= 3 ? read_fixed_string(a, t, out, len) : h5_vlen_attr_string(path, a, out, len);
     H5Sclose(sp), H5Tclose(t), H5Aclose(a);
     return bad;
 }
@@ -343,7 +330,7 @@ static int read_version(hid_t root, const char *path, int *version, lcm_err *err
     if (*version > FORMAT)
         return lcm_fail(err, LCM_E_INPUT, "'%s' was written by a newer lcm (format %d; this one reads formats %d "
                         "to %d)", path, *version, FORMAT_OLDEST, FORMAT);
-    if (read_attr_string(root, "format", *version, format, sizeof format) || strcmp(format, "lcm-solution"))
+    if (read_attr_string(path, root, "format", *version, format, sizeof format) || strcmp(format, "lcm-solution"))
         return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
     return 0;
 }
@@ -355,7 +342,7 @@ static int read_header(const ir_model *m, hid_t f, const char *path, int *versio
     if (root < 0) return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
     char hash[128];
     int rc = read_version(root, path, version, err);
-    if (!rc && (read_attr_string(root, "source_hash", *version, hash, sizeof hash) || !m->source_hash ||
+    if (!rc && (read_attr_string(path, root, "source_hash", *version, hash, sizeof hash) || !m->source_hash ||
                 strcmp(hash, m->source_hash)))
         rc = lcm_fail(err, LCM_E_INPUT, "'%s' was computed for another model or another version of model '%s' "
                       "(its generated code differs); solve again", path, m->name);
