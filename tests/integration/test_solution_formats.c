@@ -7,8 +7,9 @@
  * - the format-2 files of tests/fixtures/solution-v2 read back, with V
  *   equal to a fresh solve's;
  * - files changed after lcm wrote them: a newer format, NaN in V, no
- *   parameters, V stored outside the file are refused; V in compressed
- *   chunks (as h5repack leaves it) is read;
+ *   parameters, V stored outside the file, a format-2 file whose strings'
+ *   global heap is damaged are refused; V in compressed chunks (as
+ *   h5repack leaves it) is read;
  * - an HDF5 failure other than a failed write is reported in HDF5's words,
  *   not as a full disk. */
 #define _GNU_SOURCE
@@ -279,6 +280,29 @@ static void changed_files(const char *dir)
     lcm_model_free(model);
 }
 
+/* A format-2 file whose global heap gives its objects sizes beyond the
+ * heap (as fuzzing crafted, where HDF5's own reader copied past its
+ * buffers): a clean error. */
+static void damaged_heap(const char *dir)
+{
+    char *fixture = test_path("tests/fixtures/solution-v2/tiny.h5"), *copy = path_join(dir, "heap.h5");
+    size_t n;
+    char *bytes = read_file(fixture, &n, &err);
+    char *heap = bytes ? memmem(bytes, n, "GCOL", 4) : NULL;
+    CHECK(heap != NULL);
+    if (heap && heap + 24 + 8 <= bytes + n) memset(heap + 16 + 8, 0x7f, 8); /* the first object's size */
+    CHECK_OK(bytes ? write_file_atomic(copy, bytes, n, &err) : 1);
+    lcm_model *model = NULL;
+    CHECK_OK(test_generate("models/tiny.lua", NULL, &model, &err));
+    lcm_solution *sol = NULL;
+    if (model)
+        CHECK_MSG(lcm_solution_read_h5(lcm_model_ir(model), copy, &sol, &err) == LCM_E_INPUT &&
+                      strstr(err.msg, "is not a solution written by lcm solve --out"), "%s", err.msg);
+    lcm_solution_free(sol), lcm_model_free(model);
+    unlink(copy);
+    free(bytes), free(copy), free(fixture);
+}
+
 /* An HDF5 failure that is no failed write (here: an attribute made twice)
  * names HDF5's reason, and leaves no file. */
 static void hdf5_reason(const char *dir)
@@ -312,6 +336,7 @@ int main(void)
     read_format_2("mortality");
     read_format_2("precautionary_savings");
     changed_files(dir);
+    damaged_heap(dir);
     hdf5_reason(dir);
     rmdir(dir);
     free(dir);
