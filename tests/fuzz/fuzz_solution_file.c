@@ -9,17 +9,12 @@
  * generated as `lcm solve models/X.lua` in the source tree generates them,
  * so the files scripts/fuzz.sh writes that way as seeds read through.
  *
- * HDF5 1.10 (Debian's) does not survive crafted bytes: it trusts object
- * header sizes, attribute messages and global heap indices, and this
- * harness finds crashes inside HDF5 within seconds (tests/fuzz/crashes/
- * solution_file).  So scripts/fuzz.sh runs it only when asked; fuzz_solution
- * fuzzes the reader's own checks on files HDF5 wrote.
- *
- * A rejected file must give one clean error of a file's kind (cannot read,
- * or a bad saved solution); a read one must be a solution of its model: its
- * precision, V of every active regime and period with no NaN.  Either way
- * the reader must leave no HDF5 object open: one left open keeps its file
- * open and grows with every input. */
+ * HDF5 1.10 (Debian's) does not survive crafted bytes: it trusts the sizes
+ * in object headers and attribute messages, and this harness finds crashes
+ * inside HDF5 within seconds (tests/fuzz/crashes/solution_file).  So
+ * scripts/fuzz.sh runs it only when asked; fuzz_solution fuzzes the
+ * reader's own checks on files HDF5 wrote.  The checks of a read are
+ * fuzz_read_solution's. */
 #include "fuzz_support.h"
 
 #include <stdlib.h>
