@@ -58,8 +58,9 @@ static void solve(int k)
     lcm_solver_options o = {.backend = LCM_BACKEND_INTERP, .precision = 64};
     char *relative = xasprintf("%.*s.params.lua", (int)strlen(model_files[k]) - 4, model_files[k]);
     char *params_path = fuzz_source_path(relative);
-    if (lcm_model_from_text(gen.manifest, gen.source, &model, &err) || lcm_params_read_lua(params_path, &params, &err) ||
-        lcm_solver_new(model, &o, &solver, &err) || lcm_solve(solver, params, &solutions[k], &err))
+    if (lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
+        lcm_params_read_lua(params_path, &params, &err) || lcm_solver_new(model, &o, &solver, &err) ||
+        lcm_solve(solver, params, &solutions[k], &err))
         fuzz_fail("cannot solve a fixed model", err.msg);
     models[k] = lcm_model_ir(model); /* the model lives as long as the process */
     lcm_solver_free(solver), lcm_pv_free(params), lcmgen_output_free(&gen);
@@ -178,7 +179,8 @@ static double *current(hid_t f, const char *name, int *rank, hsize_t *dims, hssi
         *rank = r, *n = count;
         H5Sget_simple_extent_dims(space, dims, NULL);
         v = calloc((size_t)count + 1, sizeof *v);
-        if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) memset(v, 0, (size_t)count * sizeof *v);
+        if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) /* not numbers: zeros */
+            memset(v, 0, (size_t)count * sizeof *v);
     }
     H5Sclose(space), H5Dclose(d);
     return v;
@@ -201,7 +203,8 @@ static hssize_t reshape(cursor *c, int *rank, hsize_t *dims)
     case 3: *rank = 0;
     }
     hssize_t n = 1;
-    for (int k = 0; k < *rank && n >= 0; ++k) n = dims[k] > MAX_VALUES / (hsize_t)(n ? n : 1) ? -1 : n * (hssize_t)dims[k];
+    for (int k = 0; k < *rank && n >= 0; ++k)
+        n = dims[k] > MAX_VALUES / (hsize_t)(n ? n : 1) ? -1 : n * (hssize_t)dims[k];
     return n;
 }
 
@@ -364,11 +367,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cursor c = {data, size};
     int k = (int)pick(&c, NMODELS), edited = c.n > 0;
     write_solution(k);
-    H5open();
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0) fuzz_fail("cannot open a fixed solution to edit", model_files[k]);
     for (int e = 0; e < 16 && c.n > 0; ++e) edit(f, &objects[k], &c);
-    if (H5Fclose(f) < 0 || H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) != 0) fuzz_fail("the edits left HDF5 objects open", "");
+    if (H5Fclose(f) < 0 || H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) != 0)
+        fuzz_fail("the edits left HDF5 objects open", "");
     int which;
     lcm_solution *sol = fuzz_read_solution(path, models, NMODELS, &which);
     if (!edited && (which != k || !same_V(models[k], sol, solutions[k])))
