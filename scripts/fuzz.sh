@@ -1,11 +1,14 @@
 #!/bin/sh
 # Builds the libFuzzer harnesses (tests/fuzz) with clang into build-fuzz and
 # runs each over its corpus for a bounded time:
-#   sh scripts/fuzz.sh                      # model, params, set, initial: 60 s each
+#   sh scripts/fuzz.sh                      # model, params, set, initial, solution: 60 s each
 #   LCM_FUZZ_SECONDS=600 sh scripts/fuzz.sh params
 #   LCM_FUZZ_SECONDS=0 sh scripts/fuzz.sh   # only replay the corpora
+#   sh scripts/fuzz.sh solution_file        # raw HDF5 bytes: stops at HDF5 1.10's own bugs
 # The corpus is tests/fuzz/corpus/<harness> plus, as seeds, the project's
-# model and params files (models/, tests/models/, tests/bad_input/models/).
+# model and params files (models/, tests/models/, tests/bad_input/models/),
+# and for solution_file the files `lcm solve` writes for three bundled
+# models (lcm is built here too) and the format-2 files of tests/fixtures.
 # New inputs go to build-fuzz/fuzz/<harness>/corpus (the corpus in the
 # repository is only read).  A crash, sanitizer report, leak, timeout or
 # running out of memory leaves its input in build-fuzz/fuzz/<harness>/ and
@@ -15,11 +18,14 @@ cd "$(dirname "$0")/.."
 seconds=${LCM_FUZZ_SECONDS:-60}
 build=${LCM_FUZZ_BUILD_DIR:-build-fuzz}
 cc=${LCM_FUZZ_CC:-clang}
-harnesses=${*:-model params set initial}
+harnesses=${*:-model params set initial solution}
 
 case $seconds in '' | *[!0-9]*) echo "LCM_FUZZ_SECONDS must be a whole number of seconds, got '$seconds'"; exit 2 ;; esac
 for h in $harnesses; do
-  case $h in model | params | set | initial) ;; *) echo "unknown harness '$h' (model, params, set, initial)"; exit 2 ;; esac
+  case $h in
+    model | params | set | initial | solution | solution_file) ;;
+    *) echo "unknown harness '$h' (model, params, set, initial, solution, solution_file)"; exit 2 ;;
+  esac
 done
 
 skip() { echo "fuzzing skipped: $1"; exit 0; }
@@ -39,6 +45,8 @@ command -v "$cc" > /dev/null 2>&1 || skip "clang with libFuzzer is not installed
 
 targets=
 for h in $harnesses; do targets="$targets fuzz_$h"; done
+# solution_file's seeds are written by lcm itself
+case " $harnesses " in *" solution_file "*) targets="$targets lcm_cli" ;; esac
 mkdir -p "$build"
 echo "building$targets in $build with $cc (log: $build/fuzz-build.log)"
 # shellcheck disable=SC2086 # one word per target
@@ -49,6 +57,25 @@ if ! { CC=$cc cmake -S . -B "$build" -DLCM_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_B
   exit 1
 fi
 
+# solution_file's seeds: files written by `lcm solve` run here (so that
+# their source hash names the models fuzz_solution_file generates, as it
+# generates them from models/X.lua typed in the source tree), in both
+# precisions, and the format-2 files users may still have.  lcm is built
+# with the sanitizers, whose leak report is not this harness's business;
+# its solvers are cached in the build directory.
+seed_solutions() {
+  for m in tiny mortality precautionary_savings; do
+    for p in 64 32; do
+      if ! ASAN_OPTIONS=detect_leaks=0 LCM_CACHE_DIR="$build/fuzz/cache" "$build/bin/lcm" solve "models/$m.lua" \
+        --params "models/$m.params.lua" --backend cpu --precision $p --log-level warning --out "$1/$m.$p.h5"; then
+        echo "fuzz_solution_file: lcm solve models/$m.lua failed: no seeds"
+        return 1
+      fi
+    done
+  done
+  for f in tests/fixtures/solution-v2/*.h5; do cp "$f" "$1/v2_$(basename "$f")"; done
+}
+
 # A failing harness does not stop the others: every finding is reported.
 status=0
 for h in $harnesses; do
@@ -57,6 +84,8 @@ for h in $harnesses; do
     params) max_len=4096 dict=tests/fuzz/dict/lua.dict ;;
     set) max_len=1024 dict=tests/fuzz/dict/lua.dict ;;
     initial) max_len=4096 dict=tests/fuzz/dict/csv.dict ;;
+    solution) max_len=512 dict= ;; # edits of files HDF5 writes: no tokens
+    solution_file) max_len=131072 dict=tests/fuzz/dict/hdf5.dict ;;
   esac
   work=$build/fuzz/$h
   mkdir -p "$work/corpus"
@@ -70,6 +99,10 @@ for h in $harnesses; do
       params:*.params.lua | params:*/params.lua) cp "$f" "$work/seeds/$(echo "$f" | tr / _)" ;;
     esac
   done
+  if [ "$h" = solution_file ] && ! seed_solutions "$work/seeds"; then
+    status=1
+    continue
+  fi
   if [ "$seconds" = 0 ]; then
     bound=-runs=0
     echo "fuzz_$h: replaying tests/fuzz/corpus/$h (log: $work/fuzz.log)"
@@ -78,7 +111,8 @@ for h in $harnesses; do
     echo "fuzz_$h: $seconds s over tests/fuzz/corpus/$h (log: $work/fuzz.log)"
   fi
   # stdout closed: a model's print() would flood the log
-  if "$build/bin/fuzz_$h" "$bound" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -dict="$dict" \
+  # shellcheck disable=SC2086 # no dictionary: no word
+  if "$build/bin/fuzz_$h" "$bound" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" ${dict:+-dict=$dict} \
     -close_fd_mask=1 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$h" "$work/seeds" \
     > "$work/fuzz.log" 2>&1; then
     grep -E 'DONE|^stat::(number_of_executed_units|average_exec_per_sec)' "$work/fuzz.log" | sed 's/^/  /'

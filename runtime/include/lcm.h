@@ -92,7 +92,9 @@ double lcm_solution_value(const lcm_solution *s, int period, int regime, lcm_ind
 int lcm_solution_precision(const lcm_solution *s);
 double lcm_solution_seconds(const lcm_solution *s);
 const ir_model *lcm_solution_model(const lcm_solution *s);
-/* HDF5: /V/period_<t>/<regime>, with grid points, labels and names as attributes. */
+/* HDF5: /V/period_<t>/<regime>, the grids, labels and transition matrices
+ * in /axes/<regime>, the ages, parameters and names at the root
+ * (docs/user-guide.md, "Reading results"). */
 int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err);
 /* Long-form CSV: period,age,regime,<states...>,V */
 int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err);

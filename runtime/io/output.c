@@ -10,6 +10,8 @@
 
 #include "tempfile.h"
 
+static herr_t h5_note_failure(hid_t stack, void *unused);
+
 /* The outputs held back between lcm_outputs_begin and lcm_outputs_end:
  * finished temporaries and the names they go to. */
 static struct {
@@ -73,7 +75,7 @@ void lcm_h5_prepare(void)
      * close failed (a full disk) stays registered and crashes that cleanup
      * (HDF5 1.10), so lcm closes its files itself and turns it off. */
     H5dont_atexit();
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    H5Eset_auto2(H5E_DEFAULT, h5_note_failure, NULL);
 }
 
 int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err)
@@ -175,7 +177,57 @@ void lcm_csv_number(FILE *f, double x, int precision)
     fputs(buf, f);
 }
 
-/* ---- HDF5 attributes ------------------------------------------------------- */
+/* ---- HDF5's reason for a failure ------------------------------------------ */
+/* HDF5 calls this (instead of printing its error stack) when an API call
+ * fails; the first failure since h5_failure_reset is what h5_finish names. */
+static struct {
+    int failed;      /* an HDF5 call failed since h5_failure_reset */
+    int io;          /* a read or write of the file itself failed */
+    int sys_errno;   /* the system's errno of that failure (0: not given) */
+    char api[64];    /* the API function that failed */
+    char what[256];  /* HDF5's innermost description of why */
+} h5_failure;
+
+static herr_t note_frame(unsigned n, const H5E_error2_t *e, void *unused)
+{
+    (void)unused;
+    if (n == 0) snprintf(h5_failure.what, sizeof h5_failure.what, "%s", e->desc ? e->desc : "");
+    if (e->func_name) snprintf(h5_failure.api, sizeof h5_failure.api, "%s", e->func_name);
+    if (e->maj_num == H5E_IO) {
+        /* the file drivers put the system's errno in their description */
+        const char *at = e->desc ? strstr(e->desc, "errno = ") : NULL;
+        h5_failure.io = 1;
+        if (at) h5_failure.sys_errno = atoi(at + 8);
+    }
+    return 0;
+}
+
+static herr_t h5_note_failure(hid_t stack, void *unused)
+{
+    (void)unused;
+    if (h5_failure.failed) return 0;
+    h5_failure.failed = 1;
+    H5Ewalk2(stack, H5E_WALK_UPWARD, note_frame, NULL); /* innermost first, the API function last */
+    return 0;
+}
+
+void h5_failure_reset(void) { memset(&h5_failure, 0, sizeof h5_failure); }
+
+int h5_finish(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
+{
+    int rc = lcm_output_commit_h5(f, tmp, path, failed, err);
+    if (!rc || !h5_failure.failed) return rc; /* moving it into place failed: the commit's message says so */
+    if (!h5_failure.io)
+        return lcm_fail(err, LCM_E_IO, "cannot write '%s': HDF5 failed in %s: %s", path, h5_failure.api,
+                        h5_failure.what);
+    /* the file's own write failed (the driver's description names the temporary file: not shown) */
+    return h5_failure.sys_errno
+               ? lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?): %s", path,
+                          strerror(h5_failure.sys_errno))
+               : lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
+}
+
+/* ---- HDF5 attributes and datasets ----------------------------------------- */
 static hid_t str_type(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
@@ -184,46 +236,44 @@ static hid_t str_type(void)
     return t;
 }
 
+/* An attribute of one element or of n (an empty list: a null dataspace). */
+static int attr_write(hid_t obj, const char *name, hid_t type, hid_t space, const void *v)
+{
+    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Sget_simple_extent_type(space) == H5S_NULL ? 0 : H5Awrite(a, type, v);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    return rc < 0;
+}
+
 int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n)
 {
     hsize_t dims[1] = {(hsize_t)n};
-    hid_t sp = n ? H5Screate_simple(1, dims, NULL) : H5Screate(H5S_NULL), t = str_type();
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : (n ? H5Awrite(a, t, v) : 0);
-    if (a >= 0) H5Aclose(a);
-    H5Tclose(t), H5Sclose(sp);
-    return rc < 0;
+    hid_t t = str_type();
+    int bad = attr_write(obj, name, t, n ? H5Screate_simple(1, dims, NULL) : H5Screate(H5S_NULL), v);
+    H5Tclose(t);
+    return bad;
 }
 
 int h5_attr_string(hid_t obj, const char *name, const char *v)
 {
-    hid_t sp = H5Screate(H5S_SCALAR), t = str_type();
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, t, &v);
-    if (a >= 0) H5Aclose(a);
-    H5Tclose(t), H5Sclose(sp);
-    return rc < 0;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(v) + 1);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    int bad = attr_write(obj, name, t, H5Screate(H5S_SCALAR), v);
+    H5Tclose(t);
+    return bad;
 }
 
-int h5_attr_doubles(hid_t obj, const char *name, const double *v, int n, int scalar)
+int h5_attr_double(hid_t obj, const char *name, double v)
 {
-    hsize_t dims[1] = {(hsize_t)n};
-    hid_t sp = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, dims, NULL);
-    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_DOUBLE, v);
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    return rc < 0;
+    return attr_write(obj, name, H5T_NATIVE_DOUBLE, H5Screate(H5S_SCALAR), &v);
 }
 
 int h5_attr_int(hid_t obj, const char *name, int v)
 {
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT, &v);
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    return rc < 0;
+    return attr_write(obj, name, H5T_NATIVE_INT, H5Screate(H5S_SCALAR), &v);
 }
 
 hid_t h5_untimed(hid_t cls)
@@ -231,4 +281,45 @@ hid_t h5_untimed(hid_t cls)
     hid_t p = H5Pcreate(cls);
     H5Pset_obj_track_times(p, 0);
     return p;
+}
+
+hid_t h5_group(hid_t loc, const char *name)
+{
+    hid_t gcpl = h5_untimed(H5P_GROUP_CREATE);
+    hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    H5Pclose(gcpl);
+    return g;
+}
+
+hid_t h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
+{
+    hid_t space = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
+    hid_t dcpl = h5_untimed(H5P_DATASET_CREATE);
+    hid_t d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d >= 0 && H5Sget_simple_extent_npoints(space) > 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+        H5Dclose(d);
+        d = -1;
+    }
+    H5Pclose(dcpl), H5Sclose(space);
+    return d;
+}
+
+int h5_data(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
+{
+    hid_t d = h5_dataset(loc, name, type, rank, dims, v);
+    if (d >= 0) H5Dclose(d);
+    return d < 0;
+}
+
+int h5_data_doubles(hid_t loc, const char *name, const double *v, hsize_t n)
+{
+    return h5_data(loc, name, H5T_NATIVE_DOUBLE, 1, &n, v);
+}
+
+int h5_data_strings(hid_t loc, const char *name, const char *const *v, hsize_t n)
+{
+    hid_t t = str_type();
+    int bad = h5_data(loc, name, t, 1, &n, v);
+    H5Tclose(t);
+    return bad;
 }

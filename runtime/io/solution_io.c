@@ -1,57 +1,57 @@
 /* solution_io.c - solutions on disk: HDF5 for programs (and for simulating
- * later), CSV for eyes.  See output.h for how files are written. */
+ * later), CSV for eyes.  See output.h for how files are written.
+ *
+ * The HDF5 layout, format 3 (docs/user-guide.md, "Reading results"):
+ *   /                         attributes format, format_version, model,
+ *                             source_hash, precision, shards
+ *   /ages /params /regimes /sharded_states     datasets
+ *   /axes/<regime>/grid_<state>, labels_<state>, transition_<state>
+ *   /V/period_<t>/<regime>    V; attributes age, period, axes
+ * Format 2 kept the root's arrays as its attributes, and each V dataset's
+ * grids, labels and transitions as attributes of the dataset, which HDF5
+ * limits to 64 KiB: a grid of more than 8,190 points could not be written.
+ * The reader takes both. */
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grid.h"
+#include "h5_vlen.h"
 #include "output.h"
 #include "solver_internal.h"
 #include "vars.h"
 
-static int write_regime_axes(hid_t d, const ir_regime *r, const lcm_solution *sol)
+enum { FORMAT_OLDEST = 2, FORMAT = 3 };
+
+/* A regime with more states than HDF5 has dimensions cannot be a dataset. */
+static int check_rank(const ir_model *m, const char *path, lcm_err *err)
 {
-    int bad = 0;
-    const char **names = xcalloc((size_t)r->nstates + 1, sizeof *names);
-    for (int s = 0; s < r->nstates; ++s) names[s] = r->states[s].name;
-    bad |= h5_attr_strings(d, "axes", names, r->nstates);
-    free(names);
-    for (int s = 0; s < r->nstates && !bad; ++s) {
-        const ir_grid *g = &r->states[s].grid;
-        char key[256];
-        if (grid_is_discrete(g)) {
-            snprintf(key, sizeof key, "labels_%s", r->states[s].name);
-            bad |= h5_attr_strings(d, key, (const char *const *)g->labels, g->n);
-        } else {
-            snprintf(key, sizeof key, "grid_%s", r->states[s].name);
-            bad |= h5_attr_doubles(d, key, sol->grids + sol->layout.state_off[r->id][s], g->n, 0);
-            if (g->kind == GRID_PROCESS) { /* its transition matrix, row = current point */
-                snprintf(key, sizeof key, "transition_%s", r->states[s].name);
-                bad |= h5_attr_doubles(d, key, sol->grids + sol->layout.matrix_off[r->id][s], g->n * g->n, 0);
-            }
-        }
-    }
-    return bad;
+    for (int r = 0; r < m->nregimes; ++r)
+        if (m->regimes[r].nstates > H5S_MAX_RANK)
+            return lcm_fail(err, LCM_E_IO, "cannot write '%s': regime '%s' has %d states, but an HDF5 dataset has "
+                            "at most %d dimensions", path, m->regimes[r].name, m->regimes[r].nstates, H5S_MAX_RANK);
+    return 0;
 }
 
-/* The solution, or the V arrays with include[t * nregimes + r] set (NULL: all). */
-static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *include)
+/* The file's scalars as attributes of the root, its arrays as datasets there. */
+static int write_root(const lcm_solution *s, hid_t f)
 {
     const ir_model *m = s->m;
-    int bad = 0;
     hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
-    bad |= h5_attr_string(root, "format", "lcm-solution");
-    bad |= h5_attr_int(root, "format_version", 2);
-    bad |= h5_attr_string(root, "model", m->name);
-    bad |= h5_attr_string(root, "source_hash", m->source_hash ? m->source_hash : "");
-    bad |= h5_attr_int(root, "precision", s->precision);
-    bad |= h5_attr_doubles(root, "ages", m->ages, m->nperiods, 0);
+    int bad = h5_attr_string(root, "format", "lcm-solution") || h5_attr_int(root, "format_version", FORMAT) ||
+              h5_attr_string(root, "model", m->name) ||
+              h5_attr_string(root, "source_hash", m->source_hash ? m->source_hash : "") ||
+              h5_attr_int(root, "precision", s->precision) || h5_attr_int(root, "shards", s->shards);
+    H5Gclose(root);
+    if (bad) return bad;
+    bad |= h5_data_doubles(f, "ages", m->ages, (hsize_t)m->nperiods);
     /* the parameters of the solve: a simulation from this file uses them */
-    bad |= h5_attr_doubles(root, "params", s->params, (int)m->params_size, 0);
+    bad |= h5_data_doubles(f, "params", s->params, (hsize_t)m->params_size);
     const char **rn = xcalloc((size_t)m->nregimes, sizeof *rn);
     for (int r = 0; r < m->nregimes; ++r) rn[r] = m->regimes[r].name;
-    bad |= h5_attr_strings(root, "regimes", rn, m->nregimes);
+    bad |= h5_data_strings(f, "regimes", rn, (hsize_t)m->nregimes);
     free(rn);
     /* how it was solved: the workers that shared the sharded states (V itself is whole) */
     ir_vars V;
@@ -60,57 +60,100 @@ static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *in
     ir_shard_build(m, &V, &S);
     const char *sharded[IR_MAX_SHARDED];
     for (int k = 0; k < S.nsharded; ++k) sharded[k] = V.state_names[S.slot[k]];
-    bad |= h5_attr_strings(root, "sharded_states", sharded, S.nsharded);
-    bad |= h5_attr_int(root, "shards", s->shards);
+    bad |= h5_data_strings(f, "sharded_states", sharded, (hsize_t)S.nsharded);
     ir_vars_free(&V);
-    H5Gclose(root);
-    hid_t gcpl = h5_untimed(H5P_GROUP_CREATE), dcpl = h5_untimed(H5P_DATASET_CREATE);
-    hid_t vg = H5Gcreate2(f, "V", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    return bad;
+}
+
+/* /axes/<regime>: the labels of its discrete states, the points of its
+ * continuous ones and the transition matrix of its processes (row = current
+ * point), each named by the state. */
+static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution *sol)
+{
+    hid_t g = h5_group(axes, r->name);
+    int bad = g < 0;
+    for (int s = 0; s < r->nstates && !bad; ++s) {
+        const ir_grid *grid = &r->states[s].grid;
+        hsize_t n = (hsize_t)grid->n;
+        char key[256];
+        if (grid_is_discrete(grid)) {
+            snprintf(key, sizeof key, "labels_%s", r->states[s].name);
+            bad |= h5_data_strings(g, key, (const char *const *)grid->labels, n);
+            continue;
+        }
+        snprintf(key, sizeof key, "grid_%s", r->states[s].name);
+        bad |= h5_data_doubles(g, key, sol->grids + sol->layout.state_off[r->id][s], n);
+        if (grid->kind == GRID_PROCESS && !bad) {
+            hsize_t dims[2] = {n, n};
+            snprintf(key, sizeof key, "transition_%s", r->states[s].name);
+            bad |= h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, sol->grids + sol->layout.matrix_off[r->id][s]);
+        }
+    }
+    if (g >= 0) H5Gclose(g);
+    return bad;
+}
+
+/* V of regime R in period group pg: the regime's state grids as its shape
+ * (a scalar without states), its states' names as `axes`. */
+static int write_V(hid_t pg, const lcm_solution *s, int t, const ir_regime *R)
+{
+    hsize_t dims[H5S_MAX_RANK];
+    for (int k = 0; k < R->nstates; ++k) dims[k] = (hsize_t)R->states[k].grid.n;
     hid_t type = s->precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    for (int t = 0; t < m->nperiods && !bad && vg >= 0; ++t) {
+    hid_t d = h5_dataset(pg, R->name, type, R->nstates, dims, s->V[t * s->m->nregimes + R->id]);
+    if (d < 0) return 1;
+    const char **names = xcalloc((size_t)R->nstates + 1, sizeof *names);
+    for (int k = 0; k < R->nstates; ++k) names[k] = R->states[k].name;
+    int bad = h5_attr_double(d, "age", s->m->ages[t]) || h5_attr_int(d, "period", t) ||
+              h5_attr_strings(d, "axes", names, R->nstates);
+    free(names);
+    H5Dclose(d);
+    return bad;
+}
+
+/* Whether the file holds V of (t, r): the regime is active then, and
+ * include[t * nregimes + r] is set (include NULL: all). */
+static int written(const lcm_solution *s, const unsigned char *include, int t, int r)
+{
+    int i = t * s->m->nregimes + r;
+    return s->V[i] && (!include || include[i]);
+}
+
+/* The solution, or the V arrays that `written` names. */
+static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *include)
+{
+    const ir_model *m = s->m;
+    int bad = write_root(s, f);
+    hid_t axes = bad ? -1 : h5_group(f, "axes");
+    bad |= axes < 0;
+    for (int r = 0; r < m->nregimes && !bad; ++r) bad |= write_regime_axes(axes, &m->regimes[r], s);
+    if (axes >= 0) H5Gclose(axes);
+    hid_t vg = bad ? -1 : h5_group(f, "V");
+    bad |= vg < 0;
+    for (int t = 0; t < m->nperiods && !bad; ++t) {
         int any = 0;
-        for (int r = 0; r < m->nregimes; ++r) any |= !include || include[t * m->nregimes + r];
+        for (int r = 0; r < m->nregimes; ++r) any |= written(s, include, t, r);
         if (!any) continue;
         char name[64];
         snprintf(name, sizeof name, "period_%d", t);
-        hid_t pg = H5Gcreate2(vg, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
-        if (pg < 0) {
-            bad = 1;
-            break;
-        }
-        double age = m->ages[t];
-        bad |= h5_attr_doubles(pg, "age", &age, 1, 1);
-        bad |= h5_attr_int(pg, "period", t);
-        for (int r = 0; r < m->nregimes && !bad; ++r) {
-            const void *V = s->V[t * m->nregimes + r];
-            if (!V || (include && !include[t * m->nregimes + r])) continue;
-            const ir_regime *R = &m->regimes[r];
-            hsize_t dims[64];
-            for (int k = 0; k < R->nstates; ++k) dims[k] = (hsize_t)R->states[k].grid.n;
-            hid_t sp = R->nstates ? H5Screate_simple(R->nstates, dims, NULL) : H5Screate(H5S_SCALAR);
-            hid_t d = H5Dcreate2(pg, R->name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-            bad |= d < 0 || H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, V) < 0;
-            if (d >= 0) {
-                bad |= h5_attr_doubles(d, "age", &age, 1, 1) || h5_attr_int(d, "period", t);
-                bad |= write_regime_axes(d, R, s);
-                H5Dclose(d);
-            }
-            H5Sclose(sp);
-        }
-        H5Gclose(pg);
+        hid_t pg = h5_group(vg, name);
+        bad = pg < 0 || h5_attr_double(pg, "age", m->ages[t]) || h5_attr_int(pg, "period", t);
+        for (int r = 0; r < m->nregimes && !bad; ++r)
+            if (written(s, include, t, r)) bad |= write_V(pg, s, t, &m->regimes[r]);
+        if (pg >= 0) H5Gclose(pg);
     }
-    if (vg < 0) bad = 1;
-    else H5Gclose(vg);
-    H5Pclose(gcpl), H5Pclose(dcpl);
+    if (vg >= 0) H5Gclose(vg);
     return bad;
 }
 
 int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err)
 {
+    if (check_rank(s->m, path, err)) return err->code;
     char *tmp;
     hid_t f = lcm_output_create_h5(path, &tmp, err);
     if (f < 0) return err->code;
-    return lcm_output_commit_h5(f, tmp, path, write_h5_body(s, f, include), err);
+    h5_failure_reset();
+    return h5_finish(f, tmp, path, write_h5_body(s, f, include), err);
 }
 
 int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
@@ -166,18 +209,31 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
 }
 
 /* ---- reading a solution back (to simulate without solving again) ---------- */
-static int read_attr_string(hid_t obj, const char *name, char *out, size_t len)
+/* A string attribute of fixed length, shorter than len (format 3). */
+static int read_fixed_string(hid_t a, hid_t t, char *out, size_t len)
+{
+    size_t size = H5Tget_size(t);
+    if (H5Tis_variable_str(t) != 0 || size == 0 || size >= len) return 1;
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, size + 1); /* room for the NUL a padded string lacks */
+    H5Tset_strpad(mt, H5T_STR_NULLTERM);
+    H5Tset_cset(mt, H5Tget_cset(t));
+    int bad = H5Aread(a, mt, out) < 0;
+    H5Tclose(mt);
+    return bad;
+}
+
+/* A scalar string attribute of the file at `path` as the format writes it:
+ * of fixed length from format 3 on, of variable length in format 2 (read
+ * without HDF5's global heap reader: see h5_vlen.h). */
+static int read_attr_string(const char *path, hid_t obj, const char *name, int version, char *out, size_t len)
 {
     out[0] = 0;
     if (H5Aexists(obj, name) <= 0) return 1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Aget_type(a), mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
-    H5Tset_cset(mt, H5Tget_cset(t));
-    char *v = NULL;
-    int bad = H5Tget_class(t) != H5T_STRING || !H5Tis_variable_str(t) || H5Aread(a, mt, &v) < 0 || !v;
-    if (!bad) snprintf(out, len, "%s", v);
-    if (v) H5free_memory(v);
-    H5Tclose(mt), H5Tclose(t), H5Aclose(a);
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Aget_type(a), sp = H5Aget_space(a);
+    int bad = H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_type(sp) != H5S_SCALAR;
+    if (!bad) bad = version >= 3 ? read_fixed_string(a, t, out, len) : h5_vlen_attr_string(path, a, out, len);
+    H5Sclose(sp), H5Tclose(t), H5Aclose(a);
     return bad;
 }
 
@@ -191,76 +247,163 @@ static int read_attr_numbers(hid_t obj, const char *name, hid_t type, void *out,
     return bad;
 }
 
+/* Raw data as lcm writes it (contiguous or compact) or as h5repack may
+ * leave it (chunks no larger than the dataset, HDF5's own filters), so
+ * that what reading it allocates is bounded by the shape the model gives:
+ * not in other files (external or virtual storage). */
+static int plain_storage(hid_t d, int rank, const hsize_t *dims)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    if (dcpl < 0) return 0;
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    int ok = (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT || layout == H5D_CHUNKED) &&
+             H5Pget_external_count(dcpl) == 0;
+    if (ok && layout == H5D_CHUNKED) {
+        hsize_t chunk[H5S_MAX_RANK];
+        ok = rank > 0 && H5Pget_chunk(dcpl, rank, chunk) == rank;
+        for (int k = 0; k < rank && ok; ++k) ok = chunk[k] >= 1 && chunk[k] <= dims[k];
+        int nfilters = H5Pget_nfilters(dcpl);
+        ok &= nfilters >= 0;
+        for (int i = 0; i < nfilters && ok; ++i) {
+            unsigned flags;
+            size_t nvalues = 0;
+            H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, NULL, 0, NULL, NULL);
+            ok = id >= H5Z_FILTER_DEFLATE && id <= H5Z_FILTER_SCALEOFFSET;
+        }
+    }
+    H5Pclose(dcpl);
+    return ok;
+}
+
+/* A floating-point dataset at `path` of exactly the given shape (rank 0: a
+ * scalar), read as `type`. */
+static int read_dataset(hid_t f, const char *path, int rank, const hsize_t *dims, hid_t type, void *out)
+{
+    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return 1; /* fails as well when a group on the way is missing */
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    if (d < 0) return 1;
+    hid_t sp = H5Dget_space(d), ft = H5Dget_type(d);
+    hsize_t have[H5S_MAX_RANK];
+    int nd = H5Sget_simple_extent_ndims(sp);
+    int bad = nd != rank || H5Sget_simple_extent_type(sp) != (rank ? H5S_SIMPLE : H5S_SCALAR) ||
+              H5Tget_class(ft) != H5T_FLOAT || H5Tget_size(ft) != H5Tget_size(type);
+    if (!bad && rank > 0) bad = H5Sget_simple_extent_dims(sp, have, NULL) != rank;
+    for (int k = 0; k < rank && !bad; ++k) bad = have[k] != dims[k];
+    hssize_t n = bad ? 0 : H5Sget_simple_extent_npoints(sp);
+    if (!bad) bad = !plain_storage(d, rank, dims);
+    if (!bad && n > 0) bad = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0;
+    H5Tclose(ft), H5Sclose(sp), H5Dclose(d);
+    return bad;
+}
+
+/* The parameters of the solve: a dataset (format 3), the root's attribute (2). */
+static int read_params(hid_t f, int version, const ir_model *m, double *params)
+{
+    hsize_t n = (hsize_t)m->params_size;
+    if (version >= 3) return read_dataset(f, "/params", 1, &n, H5T_NATIVE_DOUBLE, params);
+    hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
+    int bad = read_attr_numbers(root, "params", H5T_NATIVE_DOUBLE, params, (hssize_t)n);
+    H5Gclose(root);
+    return bad;
+}
+
 /* V of (t, r): a dataset of the regime's shape and the solution's type. */
 static int read_V(hid_t f, const ir_regime *R, int t, void *V, int precision)
 {
     char name[512];
     snprintf(name, sizeof name, "/V/period_%d/%s", t, R->name);
-    if (H5Lexists(f, "/V", H5P_DEFAULT) <= 0 || H5Lexists(f, name, H5P_DEFAULT) <= 0) return 1;
-    hid_t d = H5Dopen2(f, name, H5P_DEFAULT), sp = H5Dget_space(d);
-    hsize_t dims[64];
-    int nd = H5Sget_simple_extent_ndims(sp), bad = nd != R->nstates || nd > 64;
-    if (!bad && nd > 0) H5Sget_simple_extent_dims(sp, dims, NULL);
-    for (int k = 0; k < nd && !bad; ++k) bad |= dims[k] != (hsize_t)R->states[k].grid.n;
-    hid_t type = precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    if (!bad) bad = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, V) < 0;
-    H5Sclose(sp), H5Dclose(d);
-    return bad;
+    hsize_t dims[H5S_MAX_RANK];
+    if (R->nstates > H5S_MAX_RANK) return 1;
+    for (int k = 0; k < R->nstates; ++k) dims[k] = (hsize_t)R->states[k].grid.n;
+    return read_dataset(f, name, R->nstates, dims, precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, V);
+}
+
+/* The file's version and format: formats FORMAT_OLDEST to FORMAT are read. */
+static int read_version(hid_t root, const char *path, int *version, lcm_err *err)
+{
+    char format[64];
+    if (read_attr_numbers(root, "format_version", H5T_NATIVE_INT, version, 1))
+        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
+    if (*version < FORMAT_OLDEST)
+        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out, or one an older lcm "
+                        "wrote (format %d, without the parameters of its solve); solve again", path, *version);
+    if (*version > FORMAT)
+        return lcm_fail(err, LCM_E_INPUT, "'%s' was written by a newer lcm (format %d; this one reads formats %d "
+                        "to %d)", path, *version, FORMAT_OLDEST, FORMAT);
+    if (read_attr_string(path, root, "format", *version, format, sizeof format) || strcmp(format, "lcm-solution"))
+        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
+    return 0;
+}
+
+/* The root's scalars: the format, the model the file is for, the precision. */
+static int read_header(const ir_model *m, hid_t f, const char *path, int *version, int *precision, lcm_err *err)
+{
+    hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
+    if (root < 0) return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
+    char hash[128];
+    int rc = read_version(root, path, version, err);
+    if (!rc && (read_attr_string(path, root, "source_hash", *version, hash, sizeof hash) || !m->source_hash ||
+                strcmp(hash, m->source_hash)))
+        rc = lcm_fail(err, LCM_E_INPUT, "'%s' was computed for another model or another version of model '%s' "
+                      "(its generated code differs); solve again", path, m->name);
+    if (!rc && (read_attr_numbers(root, "precision", H5T_NATIVE_INT, precision, 1) ||
+                (*precision != 64 && *precision != 32)))
+        rc = lcm_fail(err, LCM_E_INPUT, "'%s': no valid precision attribute", path);
+    H5Gclose(root);
+    return rc;
+}
+
+/* The first state whose V is NaN, or -1. */
+static lcm_index first_nan(const void *V, lcm_index n, int precision)
+{
+    const float *f = V;
+    const double *d = V;
+    for (lcm_index i = 0; i < n; ++i)
+        if (precision == 32 ? isnan(f[i]) : isnan(d[i])) return i;
+    return -1;
+}
+
+/* V of every period and active regime, without NaN: a solve that meets NaN
+ * stops, so a file with it was changed after lcm wrote it. */
+static int read_all_V(hid_t f, const char *path, lcm_solution *sol, lcm_err *err)
+{
+    const ir_model *m = sol->m;
+    for (int t = 0; t < m->nperiods; ++t)
+        for (int r = 0; r < m->nregimes; ++r) {
+            void *V = sol->V[t * m->nregimes + r];
+            if (!V) continue;
+            if (read_V(f, &m->regimes[r], t, V, sol->precision))
+                return lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is missing, of the wrong "
+                                "shape or type, or stored outside the file", path, m->regimes[r].name, t);
+            lcm_index bad = first_nan(V, sol->n[r], sol->precision);
+            if (bad < 0) continue;
+            lcm_sb at;
+            sb_init(&at);
+            lcm_describe_state(m, &m->regimes[r], bad, sol->grids, &sol->layout, &at);
+            lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is NaN at %s (a solve stops at NaN: "
+                     "the file was changed after lcm wrote it)", path, m->regimes[r].name, t, at.s);
+            sb_free(&at);
+            return err->code;
+        }
+    return 0;
 }
 
 static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_solution **out, lcm_err *err)
 {
-    char format[64], hash[128];
     int version = 0, precision = 0;
-    hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
-    int bad = read_attr_string(root, "format", format, sizeof format) || strcmp(format, "lcm-solution");
-    if (!bad) bad = read_attr_numbers(root, "format_version", H5T_NATIVE_INT, &version, 1);
-    if (bad) {
-        H5Gclose(root);
-        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
-    }
-    if (version < 2) {
-        H5Gclose(root);
-        return lcm_fail(err, LCM_E_INPUT, "'%s' was written by an older lcm (format %d, without the parameters of "
-                        "its solve); solve again", path, version);
-    }
-    bad = read_attr_string(root, "source_hash", hash, sizeof hash) || !m->source_hash || strcmp(hash, m->source_hash);
-    if (bad) {
-        H5Gclose(root);
-        return lcm_fail(err, LCM_E_INPUT, "'%s' was computed for another model or another version of model '%s' "
-                        "(its generated code differs); solve again", path, m->name);
-    }
-    if (read_attr_numbers(root, "precision", H5T_NATIVE_INT, &precision, 1) || (precision != 64 && precision != 32)) {
-        H5Gclose(root);
-        return lcm_fail(err, LCM_E_INPUT, "'%s': no valid precision attribute", path);
-    }
+    if (read_header(m, f, path, &version, &precision, err)) return err->code;
     lcm_solution *sol = lcm_solution_alloc(m, precision, err);
-    if (!sol) {
-        H5Gclose(root);
-        return err->code;
-    }
-    bad = read_attr_numbers(root, "params", H5T_NATIVE_DOUBLE, sol->params, (hssize_t)m->params_size);
-    H5Gclose(root);
-    if (bad) {
-        lcm_solution_free(sol);
-        return lcm_fail(err, LCM_E_INPUT, "'%s': the parameters of its solve are missing or of the wrong size", path);
-    }
+    if (!sol) return err->code;
+    int rc = 0;
     char why[512];
-    if (ir_grid_buffer_fill(m, &sol->layout, sol->params, sol->grids, why, sizeof why)) {
-        lcm_solution_free(sol);
-        return lcm_fail(err, LCM_E_INPUT, "'%s': its parameters give invalid grids: %s", path, why);
-    }
-    for (int t = 0; t < m->nperiods; ++t)
-        for (int r = 0; r < m->nregimes; ++r) {
-            void *V = sol->V[t * m->nregimes + r];
-            if (V && read_V(f, &m->regimes[r], t, V, precision)) {
-                lcm_solution_free(sol);
-                return lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is missing or of the wrong "
-                                "shape", path, m->regimes[r].name, t);
-            }
-        }
-    *out = sol;
-    return 0;
+    if (read_params(f, version, m, sol->params))
+        rc = lcm_fail(err, LCM_E_INPUT, "'%s': the parameters of its solve are missing or of the wrong size", path);
+    else if (ir_grid_buffer_fill(m, &sol->layout, sol->params, sol->grids, why, sizeof why))
+        rc = lcm_fail(err, LCM_E_INPUT, "'%s': its parameters give invalid grids: %s", path, why);
+    if (!rc) rc = read_all_V(f, path, sol, err);
+    if (rc) lcm_solution_free(sol);
+    else *out = sol;
+    return rc;
 }
 
 int lcm_solution_read_h5(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err)

@@ -160,53 +160,67 @@ static const ir_grid *shared_labels(const lcm_panel *p, const column *c)
     return c->grid;
 }
 
-static int write_column(hid_t f, const lcm_panel *p, const column *c, hid_t dcpl)
+/* The names of a column's codes: the regimes', or the labels of a discrete
+ * variable that every regime labels alike; NULL otherwise (n: how many). */
+static const char **code_names(const lcm_panel *p, const column *c, int *n)
 {
-    hsize_t dims[1] = {(hsize_t)p->n};
-    hid_t sp = H5Screate_simple(1, dims, NULL);
-    int integer = c->kind == COL_SUBJECT || c->kind == COL_PERIOD || c->kind == COL_REGIME;
-    hid_t type = integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE;
-    hid_t d = H5Dcreate2(f, c->name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    int bad = d < 0;
-    if (!bad) {
-        void *buf = xcalloc((size_t)p->n + 1, 8);
-        for (lcm_index i = 0; i < p->n; ++i) {
-            double x = cell(p, c, i);
-            if (integer) ((long long *)buf)[i] = (long long)x;
-            else ((double *)buf)[i] = x;
-        }
-        bad |= H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
-        free(buf);
-        if (c->kind == COL_REGIME) {
-            const char **names = xcalloc((size_t)p->m->nregimes, sizeof *names);
-            for (int r = 0; r < p->m->nregimes; ++r) names[r] = p->m->regimes[r].name;
-            bad |= h5_attr_strings(d, "labels", names, p->m->nregimes);
-            free(names);
-        } else if (shared_labels(p, c)) {
-            bad |= h5_attr_strings(d, "labels", (const char *const *)c->grid->labels, c->grid->n);
-        }
-        H5Dclose(d);
+    if (c->kind == COL_REGIME) {
+        const char **names = xcalloc((size_t)p->m->nregimes, sizeof *names);
+        for (int r = 0; r < p->m->nregimes; ++r) names[r] = p->m->regimes[r].name;
+        *n = p->m->nregimes;
+        return names;
     }
-    H5Sclose(sp);
+    const ir_grid *g = shared_labels(p, c);
+    if (!g) return NULL;
+    const char **names = xcalloc((size_t)g->n, sizeof *names);
+    for (int i = 0; i < g->n; ++i) names[i] = g->labels[i];
+    *n = g->n;
+    return names;
+}
+
+static int write_column(hid_t f, hid_t labels, const lcm_panel *p, const column *c)
+{
+    int integer = c->kind == COL_SUBJECT || c->kind == COL_PERIOD || c->kind == COL_REGIME;
+    void *buf = xcalloc((size_t)p->n + 1, 8);
+    for (lcm_index i = 0; i < p->n; ++i) {
+        double x = cell(p, c, i);
+        if (integer) ((long long *)buf)[i] = (long long)x;
+        else ((double *)buf)[i] = x;
+    }
+    hsize_t rows = (hsize_t)p->n;
+    int bad = h5_data(f, c->name, integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, 1, &rows, buf);
+    free(buf);
+    int n = 0;
+    const char **names = bad ? NULL : code_names(p, c, &n);
+    if (names) bad |= h5_data_strings(labels, c->name, names, (hsize_t)n);
+    free(names);
     return bad;
 }
 
+/* Format 2 (docs/simulation.md, "The panel"): a dataset per column at the
+ * root, the column order in `lcm-columns` and the names of codes in
+ * `lcm-labels/<column>` (a hyphen is in no column's name), which format 1
+ * kept as attributes, limited by HDF5 to 64 KiB. */
 int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *err)
 {
     char *tmp;
     hid_t f = lcm_output_create_h5(path, &tmp, err);
     if (f < 0) return err->code;
+    h5_failure_reset();
     column *c;
     int n = columns(p, &c);
-    hid_t root = H5Gopen2(f, "/", H5P_DEFAULT), dcpl = h5_untimed(H5P_DATASET_CREATE);
-    int bad = h5_attr_string(root, "format", "lcm-panel") || h5_attr_int(root, "format_version", 1) ||
+    hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
+    int bad = h5_attr_string(root, "format", "lcm-panel") || h5_attr_int(root, "format_version", 2) ||
               h5_attr_string(root, "model", p->m->name);
+    H5Gclose(root);
     const char **order = xcalloc((size_t)n, sizeof *order);
     for (int k = 0; k < n; ++k) order[k] = c[k].name;
-    bad |= h5_attr_strings(root, "columns", order, n);
+    bad = bad || h5_data_strings(f, "lcm-columns", order, (hsize_t)n);
     free(order);
-    for (int k = 0; k < n && !bad; ++k) bad |= write_column(f, p, &c[k], dcpl);
-    H5Pclose(dcpl), H5Gclose(root);
+    hid_t labels = bad ? -1 : h5_group(f, "lcm-labels");
+    bad |= labels < 0;
+    for (int k = 0; k < n && !bad; ++k) bad |= write_column(f, labels, p, &c[k]);
+    if (labels >= 0) H5Gclose(labels);
     free(c);
-    return lcm_output_commit_h5(f, tmp, path, bad, err);
+    return h5_finish(f, tmp, path, bad, err);
 }

@@ -1,6 +1,6 @@
 /* Solution files: HDF5 read back through the HDF5 library (datasets and
-#define _GNU_SOURCE
  * attributes), CSV layout, and byte-identical files for the same input. */
+#define _GNU_SOURCE
 #include <hdf5.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -50,26 +50,26 @@ int main(void)
     CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     int r = ir_find_regime(m, "working");
     for (int i = 0; i < 240; ++i) CHECK(v[i] == lcm_solution_value(sol, 2, r, i));
-    double grid[60];
-    hid_t a = H5Aopen(d, "grid_wealth", H5P_DEFAULT);
-    CHECK(a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, grid) >= 0);
-    CHECK(grid[0] == 1 && grid[59] == 100);
-    H5Aclose(a);
     double age;
-    a = H5Aopen(d, "age", H5P_DEFAULT);
+    hid_t a = H5Aopen(d, "age", H5P_DEFAULT);
     CHECK(a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &age) >= 0 && age == 60);
     H5Aclose(a);
-    /* labels of a categorical axis */
-    a = H5Aopen(d, "labels_health", H5P_DEFAULT);
+    /* grids and labels: datasets per regime under /axes */
+    double grid[60];
+    hid_t g = H5Dopen2(f, "/axes/working/grid_wealth", H5P_DEFAULT);
+    CHECK(g >= 0 && H5Dread(g, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, grid) >= 0);
+    CHECK(grid[0] == 1 && grid[59] == 100);
+    H5Dclose(g);
+    g = H5Dopen2(f, "/axes/working/labels_health", H5P_DEFAULT);
     hid_t st = H5Tcopy(H5T_C_S1);
     H5Tset_size(st, H5T_VARIABLE);
     H5Tset_cset(st, H5T_CSET_UTF8);
     char *labels[2] = {0};
-    CHECK(a >= 0 && H5Aread(a, st, labels) >= 0);
+    CHECK(g >= 0 && H5Dread(g, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels) >= 0);
     CHECK(labels[0] && !strcmp(labels[0], "bad") && labels[1] && !strcmp(labels[1], "good"));
-    hid_t lsp = H5Aget_space(a);
+    hid_t lsp = H5Dget_space(g);
     H5Dvlen_reclaim(st, lsp, H5P_DEFAULT, labels);
-    H5Sclose(lsp), H5Tclose(st), H5Aclose(a);
+    H5Sclose(lsp), H5Tclose(st), H5Dclose(g);
     /* the dead regime has no states: a scalar dataset */
     hid_t dd = H5Dopen2(f, "/V/period_6/dead", H5P_DEFAULT);
     hid_t dsp = H5Dget_space(dd);
