@@ -20,12 +20,12 @@ double bench_median(double *v, int n)
 
 char *bench_cpu_name(void)
 {
-    char *info = read_file("/proc/cpuinfo", NULL, NULL);
+    char *info = lcm_read_file("/proc/cpuinfo", NULL, NULL);
     char *name = NULL;
     char *p = info ? strstr(info, "model name") : NULL;
-    if (p && (p = strchr(p, ':'))) name = xstrndup(p + 2, strcspn(p + 2, "\n"));
+    if (p && (p = strchr(p, ':'))) name = lcm_xstrndup(p + 2, strcspn(p + 2, "\n"));
     free(info);
-    return name ? name : xstrdup("unknown CPU");
+    return name ? name : lcm_xstrdup("unknown CPU");
 }
 
 void bench_die(const char *prog, const lcm_err *err)

@@ -22,13 +22,13 @@ static void fail(const lcm_err *err) { bench_die("bench_simulate", err); }
 /* n subjects: the file's rows over and over (each keeps its own draws: ids differ). */
 static lcm_initial *tile(const lcm_initial *base, lcm_index n)
 {
-    lcm_initial *ic = xcalloc(1, sizeof *ic);
+    lcm_initial *ic = lcm_xcalloc(1, sizeof *ic);
     size_t ns = (size_t)base->nslots;
     ic->n = n, ic->nslots = base->nslots;
-    ic->regime = xcalloc((size_t)n, sizeof *ic->regime);
-    ic->period = xcalloc((size_t)n, sizeof *ic->period);
-    ic->x = xcalloc((size_t)n * ns + 1, sizeof *ic->x);
-    ic->given = xcalloc((size_t)n * ns + 1, 1);
+    ic->regime = lcm_xcalloc((size_t)n, sizeof *ic->regime);
+    ic->period = lcm_xcalloc((size_t)n, sizeof *ic->period);
+    ic->x = lcm_xcalloc((size_t)n * ns + 1, sizeof *ic->x);
+    ic->given = lcm_xcalloc((size_t)n * ns + 1, 1);
     for (lcm_index i = 0; i < n; ++i) {
         lcm_index j = i % base->n;
         ic->regime[i] = base->regime[j], ic->period[i] = base->period[j];
@@ -92,9 +92,9 @@ int main(int argc, char **argv)
     lcm_index rows = 0;
     for (int k = 0; k < repeat; ++k) {
         lcm_panel *p;
-        double t0 = now_seconds();
+        double t0 = lcm_now_seconds();
         if (lcm_simulate(solver, sol, ic, &sim, &p, &err)) fail(&err);
-        wall[k] = now_seconds() - t0;
+        wall[k] = lcm_now_seconds() - t0;
         rows = lcm_panel_rows(p);
         lcm_panel_free(p);
     }

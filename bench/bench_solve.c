@@ -59,10 +59,10 @@ int main(int argc, char **argv)
     if (log_level < 0) log_level = LCM_LOG_WARNING;
     lcm_set_log_level((lcm_log_level)log_level); /* warning: checks on, quiet; off: checks off */
 
-    double t0 = now_seconds();
+    double t0 = lcm_now_seconds();
     lcmgen_output gen;
     if (lcmgen_generate(model_path, defs, ndefs, &gen, &err)) fail(&err);
-    double t_gen = now_seconds() - t0;
+    double t_gen = lcm_now_seconds() - t0;
     lcm_model *model;
     if (lcm_model_from_text(gen.manifest, gen.source, &model, &err)) fail(&err);
     const ir_model *m = lcm_model_ir(model);
@@ -76,22 +76,22 @@ int main(int argc, char **argv)
         char *target = NULL, nvdir[] = "/tmp/lcm-bench-nvrtc-XXXXXX";
         if (!arch || !mkdtemp(nvdir)) return 2;
         for (int k = 0; k < repeat; ++k) {
-            char *cmd = xasprintf("rm -rf %s/*", nvdir);
+            char *cmd = lcm_xasprintf("rm -rf %s/*", nvdir);
             if (system(cmd)) {
             }
             free(cmd), free(target), target = NULL;
-            t0 = now_seconds();
+            t0 = lcm_now_seconds();
             if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
-            cold_nv[k] = now_seconds() - t0;
-            t0 = now_seconds();
+            cold_nv[k] = lcm_now_seconds() - t0;
+            t0 = lcm_now_seconds();
             free(target), target = NULL;
             if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
-            warm_nv[k] = now_seconds() - t0;
+            warm_nv[k] = lcm_now_seconds() - t0;
         }
         printf("model              %s (%d kernels), float%d\n", m->name, m->nkernels, so.precision);
         printf("NVRTC, cold        %.3f s for %s (median of %d)\n", bench_median(cold_nv, repeat), target, repeat);
         printf("NVRTC, cached      %.4f s (median of %d)\n", bench_median(warm_nv, repeat), repeat);
-        char *cmd = xasprintf("rm -rf %s", nvdir);
+        char *cmd = lcm_xasprintf("rm -rf %s", nvdir);
         if (system(cmd)) {
         }
         free(cmd), free(target), free(cold_nv), free(warm_nv);
@@ -110,27 +110,27 @@ int main(int argc, char **argv)
     lcm_solver *solver = NULL;
     int ncold = so.backend == LCM_BACKEND_INTERP ? 0 : (repeat < 3 ? repeat : 3);
     for (int k = 0; k < ncold; ++k) {
-        char *cmd = xasprintf("rm -rf %s/*", cache_dir);
+        char *cmd = lcm_xasprintf("rm -rf %s/*", cache_dir);
         if (system(cmd)) {
         }
         free(cmd);
-        t0 = now_seconds();
+        t0 = lcm_now_seconds();
         if (lcm_solver_new(model, &so, &solver, &err)) fail(&err);
-        cold[k] = now_seconds() - t0;
+        cold[k] = lcm_now_seconds() - t0;
         lcm_solver_free(solver);
     }
     for (int k = 0; k < repeat; ++k) {
-        t0 = now_seconds();
+        t0 = lcm_now_seconds();
         if (lcm_solver_new(model, &so, &solver, &err)) fail(&err);
-        warm[k] = now_seconds() - t0;
+        warm[k] = lcm_now_seconds() - t0;
         if (k + 1 < repeat) lcm_solver_free(solver);
     }
     double *solve = calloc((size_t)repeat, sizeof *solve);
     lcm_solution *sol;
     for (int k = 0; k < repeat; ++k) {
-        t0 = now_seconds();
+        t0 = lcm_now_seconds();
         if (lcm_solve(solver, params, &sol, &err)) fail(&err);
-        solve[k] = now_seconds() - t0;
+        solve[k] = lcm_now_seconds() - t0;
         lcm_solution_free(sol);
     }
     double pairs = 0, states = 0;
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
     printf("continuation tables %.2f MiB (ir/precompute.h)\n", (double)lcm_solver_table_bytes(solver) / 1048576.0);
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
-    char *cmd = xasprintf("rm -rf %s", cache_dir);
+    char *cmd = lcm_xasprintf("rm -rf %s", cache_dir);
     if (system(cmd)) {
     }
     free(cmd), free(cpu), free(cold), free(warm), free(solve);

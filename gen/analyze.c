@@ -19,9 +19,9 @@ static int find_or_add_kernel(ir_model *m, int regime, int last, int *targets, i
             return k;
         }
     }
-    m->kernels = xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
+    m->kernels = lcm_xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
     ir_kernel *kn = &m->kernels[m->nkernels];
-    kn->symbol = xasprintf("lcm_k%d_%s", m->nkernels, m->regimes[regime].name);
+    kn->symbol = lcm_xasprintf("lcm_k%d_%s", m->nkernels, m->regimes[regime].name);
     kn->regime = regime;
     kn->last = last;
     kn->targets = targets, kn->ntargets = nt;
@@ -37,14 +37,14 @@ static int find_or_add_kernel(ir_model *m, int regime, int last, int *targets, i
 void lcm_plan_kernels(ir_model *m)
 {
     int T = m->nperiods;
-    m->period_kernel = xmalloc((size_t)(m->nregimes * T) * sizeof *m->period_kernel);
+    m->period_kernel = lcm_xmalloc((size_t)(m->nregimes * T) * sizeof *m->period_kernel);
     for (int i = 0; i < m->nregimes * T; ++i) m->period_kernel[i] = -1;
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         for (int t = 0; t < T; ++t) {
             if (!R->active[t]) continue;
-            int *targets = xcalloc((size_t)m->nregimes, sizeof *targets);
-            int *inactive = xcalloc((size_t)m->nregimes, sizeof *inactive);
+            int *targets = lcm_xcalloc((size_t)m->nregimes, sizeof *targets);
+            int *inactive = lcm_xcalloc((size_t)m->nregimes, sizeof *inactive);
             int nt = 0, ni = 0;
             if (!R->terminal && t + 1 < T) {
                 for (int k = 0; k < R->ntargets; ++k) {

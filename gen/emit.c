@@ -123,19 +123,19 @@ static void piece_cell(emitter *e, const ir_grid *gr, int node)
         ir_piece_bounds(&gr->pieces[k], &start, &stop);
         if (k + 1 < gr->npieces) {
             ir_piece_bounds(&gr->pieces[k + 1], &next_start, &next_stop);
-            sb_printf(b, "(%s < %s ? ", x, emit_literal(next_start).s);
+            lcm_sb_printf(b, "(%s < %s ? ", x, emit_literal(next_start).s);
         }
         int np = gr->pieces[k].n;
         if (gr->kind == GRID_PWLIN)
-            sb_printf(b, "lcm_cell_pwlin(%s, %s, %s", x, emit_literal(start).s, emit_literal((np - 1) / (stop - start)).s);
+            lcm_sb_printf(b, "lcm_cell_pwlin(%s, %s, %s", x, emit_literal(start).s, emit_literal((np - 1) / (stop - start)).s);
         else
-            sb_printf(b, "lcm_cell_pwlog(%s, %s, %s, %s", x, emit_literal(start).s, emit_literal(log(start)).s,
+            lcm_sb_printf(b, "lcm_cell_pwlog(%s, %s, %s, %s", x, emit_literal(start).s, emit_literal(log(start)).s,
                       emit_literal((np - 1) / (log(stop) - log(start))).s);
-        sb_printf(b, ", %d, %d, %d)", offset, np, gr->n);
-        if (k + 1 < gr->npieces) sb_puts(b, " : ");
+        lcm_sb_printf(b, ", %d, %d, %d)", offset, np, gr->n);
+        if (k + 1 < gr->npieces) lcm_sb_puts(b, " : ");
     }
-    for (int k = 0; k + 1 < gr->npieces; ++k) sb_putc(b, ')');
-    sb_putc(b, ';');
+    for (int k = 0; k + 1 < gr->npieces; ++k) lcm_sb_putc(b, ')');
+    lcm_sb_putc(b, ';');
 }
 
 /* Where the next-state weights of state s of a target are known: its
@@ -168,9 +168,9 @@ static void process_weights(emitter *e, int g, int s, const ir_next *nx)
 static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
 {
     emit_start(e);
-    sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
-    for (int j = 0; j < nx->nprobs; ++j) sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
-    sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
+    lcm_sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
+    for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
+    lcm_sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
     emit_line(e, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);", g, s, g, s, nx->nprobs);
 }
 
@@ -208,21 +208,21 @@ static void next_cell(emitter *e, int g, int s, int node, int kc, long long stri
     }
     size_t off = e->L->state_off[g][s];
     emit_start(e);
-    sb_printf(b, "cell[%d] = ", kc);
+    lcm_sb_printf(b, "cell[%d] = ", kc);
     switch (gr->kind) {
     case GRID_LIN:
-        sb_printf(b, "lcm_cell_lin(%s, %s, %s, %d);", x, emit_literal(gr->start).s,
+        lcm_sb_printf(b, "lcm_cell_lin(%s, %s, %s, %d);", x, emit_literal(gr->start).s,
                   emit_literal((gr->n - 1) / (gr->stop - gr->start)).s, gr->n);
         break;
     case GRID_LOG:
-        sb_printf(b, "lcm_cell_log(%s, %s, %s, %s, %d);", x, emit_literal(gr->start).s, emit_literal(log(gr->start)).s,
+        lcm_sb_printf(b, "lcm_cell_log(%s, %s, %s, %s, %d);", x, emit_literal(gr->start).s, emit_literal(log(gr->start)).s,
                   emit_literal((gr->n - 1) / (log(gr->stop) - log(gr->start))).s, gr->n);
         break;
     case GRID_PWLIN:
     case GRID_PWLOG: piece_cell(e, gr, node); break;
-    default: sb_printf(b, "lcm_cell_search(%s, G + %zu, %d);", x, off, gr->n); break;
+    default: lcm_sb_printf(b, "lcm_cell_search(%s, G + %zu, %d);", x, off, gr->n); break;
     }
-    sb_printf(b, " t[%d] = lcm_frac(%s, G + %zu, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, off, kc, kc, stride,
+    lcm_sb_printf(b, " t[%d] = lcm_frac(%s, G + %zu, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, off, kc, kc, stride,
               tr->name, tr->states[s].name);
 }
 
@@ -258,7 +258,7 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     else if (*inline_only) emit_open(e, "if (%s) {", inline_only);
     else emit_open(e, "{");
 
-    long long *stride = xcalloc((size_t)tr->nstates + 1, sizeof *stride); /* of the target's V */
+    long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride); /* of the target's V */
     ir_strides(tr, stride);
     int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
     for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
@@ -283,13 +283,13 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     }
     emit_start(e);
     if (loops) {
-        sb_printf(e->b, "E%d += w%d * lcm_interp(Vn, base", g, outer);
+        lcm_sb_printf(e->b, "E%d += w%d * lcm_interp(Vn, base", g, outer);
         for (int s = 0; s < tr->nstates; ++s)
-            if (tg->next[s].kind != NEXT_DET) sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
+            if (tg->next[s].kind != NEXT_DET) lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
     } else {
-        sb_printf(e->b, "E%d = lcm_interp(Vn, base", g);
+        lcm_sb_printf(e->b, "E%d = lcm_interp(Vn, base", g);
     }
-    sb_printf(e->b, ", %d, st, cell, t);\n", ncont);
+    lcm_sb_printf(e->b, ", %d, st, cell, t);\n", ncont);
     for (; loops > 0; --loops) emit_close(e);
     emit_close(e);
     free(stride);
@@ -305,13 +305,13 @@ static void e_accumulate(emitter *e)
         emit_line(e, "int pre_bad = 0;");
         emit_open(e, "if (pre) {");
         emit_start(e);
-        sb_puts(e->b, "const lcm_index at = ");
+        lcm_sb_puts(e->b, "const lcm_index at = ");
         for (int j = 0; j < e->r->nactions; ++j)
-            if (e->pre.actions >> j & 1) sb_putc(e->b, '(');
-        sb_puts(e->b, "pre_row");
+            if (e->pre.actions >> j & 1) lcm_sb_putc(e->b, '(');
+        lcm_sb_puts(e->b, "pre_row");
         for (int j = 0; j < e->r->nactions; ++j)
-            if (e->pre.actions >> j & 1) sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
-        sb_puts(e->b, ";\n");
+            if (e->pre.actions >> j & 1) lcm_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
+        lcm_sb_puts(e->b, ";\n");
         emit_line(e, "E = pre[at];");
         emit_line(e, "pre_bad = pre_code[at];");
         emit_else(e);
@@ -336,23 +336,23 @@ static void table_row(emitter *e)
     int open = e->pre.sharded ? nstates - lay->nfree + 1 : 0;
     for (int d = 0; d < lay->nfree; ++d) open += (int)(e->pre.states >> lay->order[d] & 1);
     emit_start(e);
-    sb_puts(b, "const lcm_index pre_row = pre ? ");
-    for (int j = 0; j < open; ++j) sb_putc(b, '(');
-    sb_puts(b, "0");
+    lcm_sb_puts(b, "const lcm_index pre_row = pre ? ");
+    for (int j = 0; j < open; ++j) lcm_sb_putc(b, '(');
+    lcm_sb_puts(b, "0");
     for (int d = nstates - 1; e->pre.sharded && d >= lay->nfree; --d) {
-        sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
+        lcm_sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
         ir_layout_print_code(lay, lay->order[d], "point", b);
-        sb_putc(b, ')');
+        lcm_sb_putc(b, ')');
     }
-    if (e->pre.sharded) sb_puts(b, " - a->shard_lo)");
+    if (e->pre.sharded) lcm_sb_puts(b, " - a->shard_lo)");
     for (int d = lay->nfree - 1; d >= 0; --d) {
         int i = lay->order[d];
         if (!(e->pre.states >> i & 1)) continue;
-        sb_printf(b, " * %d + ", lay->axis[i].width);
+        lcm_sb_printf(b, " * %d + ", lay->axis[i].width);
         ir_layout_print_code(lay, i, "point", b);
-        sb_putc(b, ')');
+        lcm_sb_putc(b, ')');
     }
-    sb_puts(b, " : 0; /* the state's row of the table */\n");
+    lcm_sb_puts(b, " : 0; /* the state's row of the table */\n");
 }
 
 /* The number of regimes the regime may move to. */
@@ -370,13 +370,13 @@ static void regime_prob_check(emitter *e, int level)
     int nprob = nreachable(e);
     if (nprob == 0 || e->k->last || level != e->rp_level) return;
     emit_start(e);
-    sb_printf(e->b, "const real rp[%d] = {", nprob);
+    lcm_sb_printf(e->b, "const real rp[%d] = {", nprob);
     for (int g = 0, first = 1; g < e->m->nregimes; ++g) {
         if (r->rprob[g] < 0) continue;
-        sb_printf(e->b, "%s%s", first ? "" : ", ", emit_num(e, r->rprob[g]));
+        lcm_sb_printf(e->b, "%s%s", first ? "" : ", ", emit_num(e, r->rprob[g]));
         first = 0;
     }
-    sb_puts(e->b, "};\n");
+    lcm_sb_puts(e->b, "};\n");
     emit_line(e, "const int rp_ok = !checks || lcm_probs_ok(rp, %d);", nprob);
 }
 
@@ -385,13 +385,13 @@ static void check_term(emitter *e, const char *fmt, ...) __attribute__((format(p
 static void check_term(emitter *e, const char *fmt, ...)
 {
     va_list ap;
-    sb_putc(e->b, '\n');
+    lcm_sb_putc(e->b, '\n');
     e->depth++;
     emit_start(e);
     e->depth--;
-    sb_puts(e->b, "| ");
+    lcm_sb_puts(e->b, "| ");
     va_start(ap, fmt);
-    sb_vprintf(e->b, fmt, ap);
+    lcm_sb_vprintf(e->b, fmt, ap);
     va_end(ap);
 }
 
@@ -404,7 +404,7 @@ static void checks(emitter *e)
     const ir_kernel *k = e->k;
     if (nreachable(e) == 0) return;
     emit_start(e);
-    sb_puts(e->b, "if (checks) bad |= (unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
+    lcm_sb_puts(e->b, "if (checks) bad |= (unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
     for (int i = 0; i < k->ninactive; ++i)
         check_term(e, "(unsigned)(%s != 0) << LCM_FLAG_INACTIVE", emit_name(e, r->rprob[k->inactive[i]]));
     for (int t = 0; t < k->ntargets; ++t) {
@@ -417,7 +417,7 @@ static void checks(emitter *e)
                 check_term(e, "(unsigned)(%s != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", P, g, s);
     }
     if (reads_table(e)) check_term(e, "(unsigned)pre_bad << LCM_FLAG_CODE");
-    sb_puts(e->b, ";\n");
+    lcm_sb_puts(e->b, ";\n");
 }
 
 /* ---- the loop nest -------------------------------------------------------- */
@@ -451,12 +451,12 @@ static void constraints(emitter *e, int level)
         const ir_named *cn = &e->r->constraints[c];
         if (e->lvl[cn->node] != level) continue;
         int src = e->r->nodes[cn->node].src;
-        char *what = xasprintf("constraint %s", cn->name);
+        char *what = lcm_xasprintf("constraint %s", cn->name);
         emit_line_directive(e, src);
         emit_start(e);
-        sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), level < LVL_ACTION0 ? "break" : "continue");
+        lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), level < LVL_ACTION0 ? "break" : "continue");
         emit_comment(e, what, src);
-        sb_putc(e->b, '\n');
+        lcm_sb_putc(e->b, '\n');
         free(what);
     }
 }
@@ -504,8 +504,8 @@ static void emit_level(emitter *e, int level)
  * grid buffer (offset off). */
 static void state_value(emitter *e, int s, const ir_grid *g, size_t off)
 {
-    if (grid_is_discrete(g)) sb_printf(e->b, "x[%d] = (real)c; }", s);
-    else sb_printf(e->b, "x[%d] = G[%zu + c]; }", s, off);
+    if (grid_is_discrete(g)) lcm_sb_printf(e->b, "x[%d] = (real)c; }", s);
+    else lcm_sb_printf(e->b, "x[%d] = G[%zu + c]; }", s, off);
 }
 
 /* Whether a regime has a continuous state (the decode reads G). */
@@ -529,9 +529,9 @@ static void state_decode(emitter *e)
     for (int s = r->nstates - 1; s >= 0; --s) {
         const ir_grid *g = &r->states[s].grid;
         emit_start(e);
-        sb_printf(e->b, "{ const int c = (int)(rem %% %d); rem /= %d; ", g->n, g->n);
+        lcm_sb_printf(e->b, "{ const int c = (int)(rem %% %d); rem /= %d; ", g->n, g->n);
         state_value(e, s, g, e->L->state_off[r->id][s]);
-        sb_printf(e->b, " /* %s */\n", r->states[s].name);
+        lcm_sb_printf(e->b, " /* %s */\n", r->states[s].name);
     }
 }
 
@@ -551,9 +551,9 @@ static void sim_load(emitter *e, const ir_vars *V)
 /* The periods a kernel serves: "periods 0 1 2". */
 static void kernel_periods(const ir_model *m, const ir_kernel *k, lcm_sb *b)
 {
-    sb_puts(b, "periods");
+    lcm_sb_puts(b, "periods");
     for (int t = 0; t < m->nperiods; ++t)
-        if (m->period_kernel[k->regime * m->nperiods + t] == (int)(k - m->kernels)) sb_printf(b, " %d", t);
+        if (m->period_kernel[k->regime * m->nperiods + t] == (int)(k - m->kernels)) lcm_sb_printf(b, " %d", t);
 }
 
 /* The table's decode: entry index `rest` -> the read actions act<j> and
@@ -575,14 +575,14 @@ static void table_decode(emitter *e)
         const ir_grid *g = &r->states[i].grid;
         if (!(e->pre.states >> i & 1)) continue;
         emit_start(e);
-        sb_puts(e->b, "{ const int c = ");
+        lcm_sb_puts(e->b, "{ const int c = ");
         if (lay->axis[i].chunk >= 0) {
             ir_layout_print_chunk_start(lay, i, e->b);
-            sb_puts(e->b, " + ");
+            lcm_sb_puts(e->b, " + ");
         }
-        sb_printf(e->b, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; ", w, w, g->n);
+        lcm_sb_printf(e->b, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; ", w, w, g->n);
         state_value(e, i, g, e->L->state_off[r->id][i]);
-        sb_printf(e->b, " /* %s */\n", r->states[i].name);
+        lcm_sb_printf(e->b, " /* %s */\n", r->states[i].name);
     }
     if (!e->pre.sharded) return;
     emit_line(e, "lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */");
@@ -602,12 +602,12 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     emitter f = *e;
     f.flat = 1;
     f.depth = 1;
-    f.lvl = xcalloc(r->nnodes + 1, sizeof *f.lvl);
-    f.needed = xcalloc(r->nnodes + 1, 1);
+    f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
+    f.needed = lcm_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i) f.lvl[i] = -1;
     mark_continuation(&f);
     lcm_sb decode, body, off_grid;
-    sb_init(&decode), sb_init(&body), sb_init(&off_grid);
+    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&off_grid);
     f.b = &decode;
     table_decode(&f);
     f.b = &body;
@@ -616,13 +616,13 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     stochastic_weights(&f, -1);
     for (int t = 0; t < f.k->ntargets; ++t) target_block(&f, ir_target_of(r, f.k->targets[t]), -1);
     e_accumulate(&f);
-    sb_puts(&off_grid, "0");
+    lcm_sb_puts(&off_grid, "0");
     for (int t = 0; t < f.k->ntargets; ++t)
-        sb_printf(&off_grid, " | (%s != 0 && !code_ok%d)", emit_name(&f, r->rprob[f.k->targets[t]]), f.k->targets[t]);
+        lcm_sb_printf(&off_grid, " | (%s != 0 && !code_ok%d)", emit_name(&f, r->rprob[f.k->targets[t]]), f.k->targets[t]);
     const char *kv[] = {"symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode), "body", emit_fragment(&body),
                         "off_grid", off_grid.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
-    sb_free(&decode), sb_free(&body), sb_free(&off_grid);
+    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&off_grid);
     free(f.lvl), free(f.needed);
     return rc;
 }
@@ -637,12 +637,12 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     emit_names_build(m, r, &names);
     emitter e = {.m = m, .r = r, .k = k, .L = L, .S = S, .lay = &lay, .leaves = LEAVES_KERNEL, .names = &names,
                  .lines = lines};
-    e.lvl = xcalloc(r->nnodes + 1, sizeof *e.lvl);
-    e.needed = xcalloc(r->nnodes + 1, 1);
-    e.has_enext = xcalloc(r->nnodes + 1, 1);
+    e.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *e.lvl);
+    e.needed = lcm_xcalloc(r->nnodes + 1, 1);
+    e.has_enext = lcm_xcalloc(r->nnodes + 1, 1);
     lcm_sb body, decode, what, state_names, load, state, order, table;
-    sb_init(&body), sb_init(&decode), sb_init(&what), sb_init(&state_names), sb_init(&load), sb_init(&state);
-    sb_init(&order), sb_init(&table);
+    lcm_sb_init(&body), lcm_sb_init(&decode), lcm_sb_init(&what), lcm_sb_init(&state_names), lcm_sb_init(&load), lcm_sb_init(&state);
+    lcm_sb_init(&order), lcm_sb_init(&table);
     char nx[32], step[128];
     snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
     lcm_step_symbol(m, r->id, step, sizeof step);
@@ -667,8 +667,8 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
                         "launch_order", order.s, "table", table.s ? table.s : "", NULL};
     rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
 done:
-    sb_free(&body), sb_free(&decode), sb_free(&what), sb_free(&state_names), sb_free(&load), sb_free(&state);
-    sb_free(&order), sb_free(&table);
+    lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);
+    lcm_sb_free(&order), lcm_sb_free(&table);
     free(e.lvl), free(e.needed), free(e.has_enext);
     emit_names_free(&names);
     ir_state_layout_free(&lay);
@@ -677,11 +677,11 @@ done:
 
 void lcm_emit_prelude(lcm_sb *out)
 {
-    sb_puts(out, lcm_embed_kernel_abi_h);
-    sb_puts(out, "\n");
-    sb_puts(out, lcm_embed_prelude_h);
-    sb_puts(out, "\n");
-    sb_puts(out, lcm_embed_random_h);
+    lcm_sb_puts(out, lcm_embed_kernel_abi_h);
+    lcm_sb_puts(out, "\n");
+    lcm_sb_puts(out, lcm_embed_prelude_h);
+    lcm_sb_puts(out, "\n");
+    lcm_sb_puts(out, lcm_embed_random_h);
 }
 
 /* The simulation steps of the regimes that have kernels, then the kernels. */
@@ -709,14 +709,14 @@ done:
 int lcm_emit_source(const ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
 {
     lcm_sb src;
-    sb_init(&src);
-    sb_printf(&src, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n",
+    lcm_sb_init(&src);
+    lcm_sb_printf(&src, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n",
               emit_base_name(m->file ? m->file : "?"), m->name);
     lcm_emit_prelude(&src);
     int rc = emit_regimes(m, opt, &src, err);
     if (!rc && opt && opt->line_directives) emit_line_returns(src.s, out);
-    else if (!rc) sb_puts(out, src.s);
-    sb_free(&src);
+    else if (!rc) lcm_sb_puts(out, src.s);
+    lcm_sb_free(&src);
     return rc;
 }
 
@@ -727,13 +727,13 @@ int lcm_emit_node_function(const ir_model *m, const ir_regime *r, int node, cons
     emit_names names;
     emit_names_build(m, r, &names);
     emitter e = {.m = m, .r = r, .leaves = LEAVES_VECTOR, .names = &names, .b = out, .depth = 1};
-    e.needed = xcalloc(r->nnodes + 1, 1);
+    e.needed = lcm_xcalloc(r->nnodes + 1, 1);
     emit_mark(&e, node);
-    sb_printf(out, "LCM_EXTERN real %s(LCM_UNUSED const real *x, LCM_UNUSED const real *P)\n{\n", name);
+    lcm_sb_printf(out, "LCM_EXTERN real %s(LCM_UNUSED const real *x, LCM_UNUSED const real *P)\n{\n", name);
     for (int i = 0; i <= node; ++i)
         if (e.needed[i]) emit_node_decl(&e, i);
     emit_line(&e, "return %s;", emit_num(&e, node));
-    sb_puts(out, "}\n");
+    lcm_sb_puts(out, "}\n");
     free(e.needed);
     emit_names_free(&names);
     return 0;

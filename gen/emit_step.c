@@ -60,9 +60,9 @@ static void decode_action(emitter *e, const ir_vars *V)
 static void markov_draw(emitter *e, const ir_next *nx, int slot, const char *draw_args)
 {
     emit_start(e);
-    sb_printf(e->b, "const double pm[%d] = {", nx->nprobs);
-    for (int j = 0; j < nx->nprobs; ++j) sb_printf(e->b, "%s(double)%s", j ? ", " : "", emit_num(e, nx->probs[j]));
-    sb_puts(e->b, "};\n");
+    lcm_sb_printf(e->b, "const double pm[%d] = {", nx->nprobs);
+    for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s(double)%s", j ? ", " : "", emit_num(e, nx->probs[j]));
+    lcm_sb_puts(e->b, "};\n");
     emit_line(e, "const int c = lcm_pick(pm, %d, lcm_uniform(%s, LCM_DRAW_STATE + %du));", nx->nprobs, draw_args, slot);
     emit_line(e, "if (c < 0 || (a->checks && !lcm_probs_valid(pm, %d, LCM_PROB_TOL))) "
                  "lcm_flag(a->flags, LCM_FLAG_STATE_PROB, row);", nx->nprobs);
@@ -73,19 +73,19 @@ static void markov_draw(emitter *e, const ir_next *nx, int slot, const char *dra
 static void process_draw(emitter *e, const ir_next *nx, const ir_grid *gr, int slot, const char *draw_args)
 {
     emit_start(e);
-    sb_printf(e->b, "const double pv[%d] = {", gr->nslots ? gr->nslots : 1);
+    lcm_sb_printf(e->b, "const double pv[%d] = {", gr->nslots ? gr->nslots : 1);
     for (int i = 0; i < gr->nslots; ++i) {
         const ir_param *p = &e->m->params[gr->slots[i]];
-        sb_printf(e->b, "%s(double)P[%zu] /* %s */", i ? ", " : "", p->offset, p->name);
+        lcm_sb_printf(e->b, "%s(double)P[%zu] /* %s */", i ? ", " : "", p->offset, p->name);
     }
-    if (!gr->nslots) sb_puts(e->b, "0");
-    sb_puts(e->b, "};\n");
+    if (!gr->nslots) lcm_sb_puts(e->b, "0");
+    lcm_sb_puts(e->b, "};\n");
     emit_start(e);
-    sb_printf(e->b, "xn[%d] = (real)lcm_process_next(%d /* %s */, pv, ", slot, gr->process,
+    lcm_sb_printf(e->b, "xn[%d] = (real)lcm_process_next(%d /* %s */, pv, ", slot, gr->process,
               ir_process_name((ir_process_kind)gr->process));
-    if (nx->src >= 0) sb_printf(e->b, "(double)x[%d]", nx->src);
-    else sb_puts(e->b, "0.0");
-    sb_printf(e->b, ", %s, LCM_DRAW_STATE + %du);\n", draw_args, slot);
+    if (nx->src >= 0) lcm_sb_printf(e->b, "(double)x[%d]", nx->src);
+    else lcm_sb_puts(e->b, "0.0");
+    lcm_sb_printf(e->b, ", %s, LCM_DRAW_STATE + %du);\n", draw_args, slot);
 }
 
 /* The next value of state s of target regime g (slot `slot`). */
@@ -115,15 +115,15 @@ static void regime_draw(emitter *e, const int *ids, int n)
 {
     const ir_model *m = e->m;
     emit_start(e);
-    sb_printf(e->b, "const double rp[%d] = {", n);
-    for (int i = 0; i < n; ++i) sb_printf(e->b, "%s(double)%s", i ? ", " : "", emit_num(e, e->r->rprob[ids[i]]));
-    sb_puts(e->b, "};\n");
+    lcm_sb_printf(e->b, "const double rp[%d] = {", n);
+    for (int i = 0; i < n; ++i) lcm_sb_printf(e->b, "%s(double)%s", i ? ", " : "", emit_num(e, e->r->rprob[ids[i]]));
+    lcm_sb_puts(e->b, "};\n");
     emit_start(e);
-    sb_printf(e->b, "const int ids[%d] = {", n);
-    for (int i = 0; i < n; ++i) sb_printf(e->b, "%s%d", i ? ", " : "", ids[i]);
-    sb_puts(e->b, "}; /*");
-    for (int i = 0; i < n; ++i) sb_printf(e->b, " %s", m->regimes[ids[i]].name);
-    sb_puts(e->b, " */\n");
+    lcm_sb_printf(e->b, "const int ids[%d] = {", n);
+    for (int i = 0; i < n; ++i) lcm_sb_printf(e->b, "%s%d", i ? ", " : "", ids[i]);
+    lcm_sb_puts(e->b, "}; /*");
+    for (int i = 0; i < n; ++i) lcm_sb_printf(e->b, " %s", m->regimes[ids[i]].name);
+    lcm_sb_puts(e->b, " */\n");
     emit_line(e, "const int pick = lcm_pick(rp, %d, lcm_uniform(sim->seed, sim->subject[row], (lcm_u32)a->period, "
                  "LCM_DRAW_REGIME));", n);
     emit_line(e, "if (pick < 0 || (a->checks && !lcm_probs_valid(rp, %d, LCM_PROB_TOL))) "
@@ -142,7 +142,7 @@ static int next_period(emitter *e, const ir_vars *V, lcm_err *err)
         return 0;
     }
     emit_line(e, "if (sim->ends) return;");
-    char *done = xcalloc(r->nnodes + 1, 1), *outer = xcalloc(r->nnodes + 1, 1);
+    char *done = lcm_xcalloc(r->nnodes + 1, 1), *outer = lcm_xcalloc(r->nnodes + 1, 1);
     int ids[IR_MAX_REGIMES], n = 0, rc;
     for (int g = 0; g < m->nregimes; ++g)
         if (r->rprob[g] >= 0) ids[n++] = g, emit_mark(e, r->rprob[g]);
@@ -178,11 +178,11 @@ int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, 
 {
     const ir_regime *R = &m->regimes[r];
     lcm_sb actions, next, state_names;
-    sb_init(&actions), sb_init(&next), sb_init(&state_names);
+    lcm_sb_init(&actions), lcm_sb_init(&next), lcm_sb_init(&state_names);
     emit_names names;
     emit_names_build(m, R, &names);
     emitter e = {.m = m, .r = R, .L = L, .leaves = LEAVES_KERNEL, .names = &names, .lines = lines, .depth = 1};
-    e.needed = xcalloc(R->nnodes + 1, 1);
+    e.needed = lcm_xcalloc(R->nnodes + 1, 1);
     e.b = &actions;
     decode_action(&e, V);
     e.b = &next;
@@ -195,7 +195,7 @@ int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, 
                         "actions", emit_fragment(&actions), "next", emit_fragment(&next), NULL};
     rc = lcm_fill_template(lcm_embed_step_c_in, kv, out, err);
 done:
-    sb_free(&actions), sb_free(&next), sb_free(&state_names);
+    lcm_sb_free(&actions), lcm_sb_free(&next), lcm_sb_free(&state_names);
     free(e.needed);
     emit_names_free(&names);
     return rc;

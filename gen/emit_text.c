@@ -11,13 +11,13 @@
 #include "emit_internal.h"
 
 /* ---- lines ---------------------------------------------------------------- */
-void emit_start(emitter *e) { sb_printf(e->b, "%*s", 4 * e->depth, ""); }
+void emit_start(emitter *e) { lcm_sb_printf(e->b, "%*s", 4 * e->depth, ""); }
 
 static void vline(emitter *e, const char *fmt, va_list ap)
 {
     emit_start(e);
-    sb_vprintf(e->b, fmt, ap);
-    sb_putc(e->b, '\n');
+    lcm_sb_vprintf(e->b, fmt, ap);
+    lcm_sb_putc(e->b, '\n');
 }
 
 void emit_line(emitter *e, const char *fmt, ...)
@@ -78,7 +78,7 @@ const char *emit_base_name(const char *path)
  * `v<id>`.  Model names are identifiers; labels are mangled to one. */
 static void put_mangled(lcm_sb *b, const char *s)
 {
-    for (; *s; ++s) sb_putc(b, isalnum((unsigned char)*s) || *s == '_' ? *s : '_');
+    for (; *s; ++s) lcm_sb_putc(b, isalnum((unsigned char)*s) || *s == '_' ? *s : '_');
 }
 
 /* The discrete grid of state or action `var` of size n: the regime's, else
@@ -116,19 +116,19 @@ static void index_name(const ir_model *m, const ir_regime *r, const ir_param *p,
     switch (n->op) {
     case OP_STATE: put_mangled(b, r->states[n->ref].name); return;
     case OP_ACTION: put_mangled(b, r->actions[n->ref].name); return;
-    case OP_AGE: sb_puts(b, "age"); return;
-    case OP_PERIOD: sb_puts(b, "period"); return;
+    case OP_AGE: lcm_sb_puts(b, "age"); return;
+    case OP_PERIOD: lcm_sb_puts(b, "period"); return;
     case OP_CONST:
         if (n->k >= 0 && n->k < p->dims[d] && n->k == floor(n->k)) {
             const ir_grid *g = dim_grid(m, r, p, d);
             if (g && g->labels) put_mangled(b, g->labels[(int)n->k]);
-            else sb_printf(b, "%d", (int)n->k);
+            else lcm_sb_printf(b, "%d", (int)n->k);
             return;
         }
         break;
     default: break;
     }
-    sb_printf(b, "v%d", ix);
+    lcm_sb_printf(b, "v%d", ix);
 }
 
 /* Whether a parameter slot's name is also the name of another slot the
@@ -150,37 +150,37 @@ static char *model_name(const ir_model *m, const ir_regime *r, int id)
 {
     const ir_node *n = &r->nodes[id];
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     switch (n->op) {
     case OP_STATE:
-        sb_puts(&b, "s_");
+        lcm_sb_puts(&b, "s_");
         put_mangled(&b, r->states[n->ref].name);
         break;
     case OP_ACTION:
-        sb_puts(&b, "a_");
+        lcm_sb_puts(&b, "a_");
         put_mangled(&b, r->actions[n->ref].name);
         break;
-    case OP_AGE: sb_puts(&b, "age"); break;
-    case OP_PERIOD: sb_puts(&b, "period"); break;
-    case OP_ENEXT: sb_puts(&b, "E_next_V"); break;
+    case OP_AGE: lcm_sb_puts(&b, "age"); break;
+    case OP_PERIOD: lcm_sb_puts(&b, "period"); break;
+    case OP_ENEXT: lcm_sb_puts(&b, "E_next_V"); break;
     case OP_PARAM:
     case OP_PIDX: {
         const ir_param *p = &m->params[n->ref];
-        sb_puts(&b, "p_");
+        lcm_sb_puts(&b, "p_");
         if (p->func && *p->func && shared_name(m, r, n->ref)) {
             put_mangled(&b, p->func);
-            sb_putc(&b, '_');
+            lcm_sb_putc(&b, '_');
         }
         put_mangled(&b, p->name);
         for (int d = 0; n->op == OP_PIDX && d < p->ndims; ++d) {
-            sb_putc(&b, '_');
+            lcm_sb_putc(&b, '_');
             index_name(m, r, p, d, n->args[d], &b);
         }
         break;
     }
     default: return NULL;
     }
-    return sb_take(&b);
+    return lcm_sb_take(&b);
 }
 
 /* Node i's model name, or with its id appended until no earlier name is
@@ -190,7 +190,7 @@ static char *unique_name(char *name, size_t i, char **named, int nnamed)
 {
     for (int j = 0; j < nnamed; ++j)
         if (!strcmp(named[j], name)) {
-            char *longer = xasprintf("%s_%zu", name, i);
+            char *longer = lcm_xasprintf("%s_%zu", name, i);
             free(name);
             name = longer;
             j = -1;
@@ -201,10 +201,10 @@ static char *unique_name(char *name, size_t i, char **named, int nnamed)
 void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out)
 {
     out->n = r->nnodes;
-    out->name = xcalloc(r->nnodes + 1, sizeof *out->name);
-    out->num = xcalloc(r->nnodes + 1, sizeof *out->num);
-    out->cond = xcalloc(r->nnodes + 1, sizeof *out->cond);
-    char **named = xcalloc(r->nnodes + 1, sizeof *named); /* the model names given so far */
+    out->name = lcm_xcalloc(r->nnodes + 1, sizeof *out->name);
+    out->num = lcm_xcalloc(r->nnodes + 1, sizeof *out->num);
+    out->cond = lcm_xcalloc(r->nnodes + 1, sizeof *out->cond);
+    char **named = lcm_xcalloc(r->nnodes + 1, sizeof *named); /* the model names given so far */
     int nnamed = 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
         char *name = model_name(m, r, (int)i);
@@ -212,12 +212,12 @@ void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out)
             name = unique_name(name, i, named, nnamed);
             named[nnamed++] = name;
         } else {
-            name = xasprintf("v%zu", i);
+            name = lcm_xasprintf("v%zu", i);
         }
         int boolean = r->nodes[i].type == IR_BOOL;
         out->name[i] = name;
-        out->num[i] = boolean ? xasprintf("((real)%s)", name) : xstrdup(name);
-        out->cond[i] = boolean ? xstrdup(name) : xasprintf("(%s != 0)", name);
+        out->num[i] = boolean ? lcm_xasprintf("((real)%s)", name) : lcm_xstrdup(name);
+        out->cond[i] = boolean ? lcm_xstrdup(name) : lcm_xasprintf("(%s != 0)", name);
     }
     free(named);
 }
@@ -235,20 +235,20 @@ static void leaf(const emitter *e, const ir_node *n, lcm_sb *b)
     int ns = e->r->nstates, na = e->r->nactions;
     if (e->leaves == LEAVES_VECTOR) {
         switch (n->op) {
-        case OP_STATE: sb_printf(b, "x[%d]", n->ref); return;
-        case OP_ACTION: sb_printf(b, "x[%d]", ns + n->ref); return;
-        case OP_AGE: sb_printf(b, "x[%d]", ns + na); return;
-        case OP_PERIOD: sb_printf(b, "x[%d]", ns + na + 1); return;
-        case OP_ENEXT: sb_printf(b, "x[%d]", ns + na + 2); return;
+        case OP_STATE: lcm_sb_printf(b, "x[%d]", n->ref); return;
+        case OP_ACTION: lcm_sb_printf(b, "x[%d]", ns + n->ref); return;
+        case OP_AGE: lcm_sb_printf(b, "x[%d]", ns + na); return;
+        case OP_PERIOD: lcm_sb_printf(b, "x[%d]", ns + na + 1); return;
+        case OP_ENEXT: lcm_sb_printf(b, "x[%d]", ns + na + 2); return;
         default: return;
         }
     }
     switch (n->op) {
-    case OP_STATE: sb_printf(b, "x[%d]", n->ref); return;
-    case OP_ACTION: sb_printf(b, "act%d", n->ref); return;
-    case OP_AGE: sb_puts(b, "((real)a->age)"); return;
-    case OP_PERIOD: sb_puts(b, "((real)a->period)"); return;
-    case OP_ENEXT: sb_puts(b, "E"); return;
+    case OP_STATE: lcm_sb_printf(b, "x[%d]", n->ref); return;
+    case OP_ACTION: lcm_sb_printf(b, "act%d", n->ref); return;
+    case OP_AGE: lcm_sb_puts(b, "((real)a->age)"); return;
+    case OP_PERIOD: lcm_sb_puts(b, "((real)a->period)"); return;
+    case OP_ENEXT: lcm_sb_puts(b, "E"); return;
     default: return;
     }
 }
@@ -257,14 +257,14 @@ static void leaf(const emitter *e, const ir_node *n, lcm_sb *b)
 static void param_read(const emitter *e, const ir_node *n, lcm_sb *b)
 {
     const ir_param *p = &e->m->params[n->ref];
-    sb_printf(b, "P[%zu", p->offset);
+    lcm_sb_printf(b, "P[%zu", p->offset);
     size_t stride = p->size;
     for (int d = 0; n->op == OP_PIDX && d < p->ndims; ++d) {
         stride /= (size_t)p->dims[d];
-        sb_printf(b, " + (lcm_index)%s", emit_num(e, n->args[d]));
-        if (stride != 1) sb_printf(b, " * %zu", stride);
+        lcm_sb_printf(b, " + (lcm_index)%s", emit_num(e, n->args[d]));
+        if (stride != 1) lcm_sb_printf(b, " * %zu", stride);
     }
-    sb_putc(b, ']');
+    lcm_sb_putc(b, ']');
 }
 
 static void expr(const emitter *e, int id, lcm_sb *b)
@@ -284,26 +284,26 @@ static void expr(const emitter *e, int id, lcm_sb *b)
         [OP_POW] = "LCM_POW", [OP_MOD] = "lcm_mod", [OP_MIN] = "lcm_min", [OP_MAX] = "lcm_max",
     };
     switch (n->op) {
-    case OP_CONST: sb_puts(b, emit_literal(n->k).s); return;
+    case OP_CONST: lcm_sb_puts(b, emit_literal(n->k).s); return;
     case OP_STATE: case OP_ACTION: case OP_AGE: case OP_PERIOD: case OP_ENEXT: leaf(e, n, b); return;
     case OP_PARAM: case OP_PIDX: param_read(e, n, b); return;
-    case OP_NEG: sb_printf(b, "(-%s)", emit_num(e, a[0])); return;
-    case OP_NOT: sb_printf(b, "(!%s)", emit_cond(e, a[0])); return;
+    case OP_NEG: lcm_sb_printf(b, "(-%s)", emit_num(e, a[0])); return;
+    case OP_NOT: lcm_sb_printf(b, "(!%s)", emit_cond(e, a[0])); return;
     case OP_AND: case OP_OR:
-        sb_printf(b, "(%s %s %s)", emit_cond(e, a[0]), n->op == OP_AND ? "&&" : "||", emit_cond(e, a[1]));
+        lcm_sb_printf(b, "(%s %s %s)", emit_cond(e, a[0]), n->op == OP_AND ? "&&" : "||", emit_cond(e, a[1]));
         return;
-    case OP_IDIV: sb_printf(b, "LCM_FLOOR(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1])); return;
+    case OP_IDIV: lcm_sb_printf(b, "LCM_FLOOR(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1])); return;
     case OP_WHERE:
         if (n->type == IR_BOOL)
-            sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_name(e, a[1]), emit_name(e, a[2]));
+            lcm_sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_name(e, a[1]), emit_name(e, a[2]));
         else
-            sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_num(e, a[1]), emit_num(e, a[2]));
+            lcm_sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_num(e, a[1]), emit_num(e, a[2]));
         return;
     default: break;
     }
-    if (infix[n->op]) sb_printf(b, "(%s %s %s)", emit_num(e, a[0]), infix[n->op], emit_num(e, a[1]));
-    else if (call1[n->op]) sb_printf(b, "%s(%s)", call1[n->op], emit_num(e, a[0]));
-    else if (call2[n->op]) sb_printf(b, "%s(%s, %s)", call2[n->op], emit_num(e, a[0]), emit_num(e, a[1]));
+    if (infix[n->op]) lcm_sb_printf(b, "(%s %s %s)", emit_num(e, a[0]), infix[n->op], emit_num(e, a[1]));
+    else if (call1[n->op]) lcm_sb_printf(b, "%s(%s)", call1[n->op], emit_num(e, a[0]));
+    else if (call2[n->op]) lcm_sb_printf(b, "%s(%s, %s)", call2[n->op], emit_num(e, a[0]), emit_num(e, a[1]));
 }
 
 /* ---- source positions --------------------------------------------------------- */
@@ -326,9 +326,9 @@ static void put_c_string(lcm_sb *b, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; ++i) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') sb_printf(b, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f) sb_printf(b, "\\%03o", c);
-        else sb_putc(b, (char)c);
+        if (c == '"' || c == '\\') lcm_sb_printf(b, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) lcm_sb_printf(b, "\\%03o", c);
+        else lcm_sb_putc(b, (char)c);
     }
 }
 
@@ -339,20 +339,20 @@ void emit_line_directive(emitter *e, int src)
     size_t file_len;
     int line = src_position(where, &file_len);
     if (line <= 0) return;
-    sb_printf(e->b, "#line %d \"", line);
+    lcm_sb_printf(e->b, "#line %d \"", line);
     put_c_string(e->b, where, file_len);
-    sb_puts(e->b, "\"\n");
+    lcm_sb_puts(e->b, "\"\n");
 }
 
 void emit_comment(emitter *e, const char *what, int src)
 {
     if (!what && src < 0) return;
-    sb_printf(e->b, " /* %s%s", what ? what : "", what && src >= 0 ? ": " : "");
+    lcm_sb_printf(e->b, " /* %s%s", what ? what : "", what && src >= 0 ? ": " : "");
     for (const char *s = src >= 0 ? emit_base_name(ir_src(e->m, src)) : ""; *s; ++s) {
-        if (s[0] == '*' && s[1] == '/') sb_puts(e->b, "* /");
-        else sb_putc(e->b, *s);
+        if (s[0] == '*' && s[1] == '/') lcm_sb_puts(e->b, "* /");
+        else lcm_sb_putc(e->b, *s);
     }
-    sb_puts(e->b, " */");
+    lcm_sb_puts(e->b, " */");
 }
 
 void emit_node_decl(emitter *e, int id)
@@ -360,11 +360,11 @@ void emit_node_decl(emitter *e, int id)
     const ir_node *n = &e->r->nodes[id];
     emit_line_directive(e, n->src);
     emit_start(e);
-    sb_printf(e->b, "const %s %s = ", n->type == IR_BOOL ? "int" : "real", emit_name(e, id));
+    lcm_sb_printf(e->b, "const %s %s = ", n->type == IR_BOOL ? "int" : "real", emit_name(e, id));
     expr(e, id, e->b);
-    sb_putc(e->b, ';');
+    lcm_sb_putc(e->b, ';');
     emit_comment(e, NULL, n->src);
-    sb_putc(e->b, '\n');
+    lcm_sb_putc(e->b, '\n');
 }
 
 void emit_line_returns(const char *src, lcm_sb *out)
@@ -375,13 +375,13 @@ void emit_line_returns(const char *src, lcm_sb *out)
         size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
         int directive = !strncmp(p, "#line ", 6);
         if (traced && !directive && !after_directive) {
-            sb_printf(out, "#line %d \"kernels.c\"\n", line + 1);
+            lcm_sb_printf(out, "#line %d \"kernels.c\"\n", line + 1);
             ++line;
             traced = 0;
         }
         traced = after_directive || (traced && directive);
         after_directive = directive;
-        sb_putn(out, p, len);
+        lcm_sb_putn(out, p, len);
         line += nl != NULL;
         p += len;
     }
@@ -410,6 +410,6 @@ void emit_action_value(emitter *e, int j, char index)
 /* The state names of a regime, for comments: "health, wealth" or "no states". */
 void emit_state_names(const ir_regime *r, lcm_sb *b)
 {
-    for (int s = 0; s < r->nstates; ++s) sb_printf(b, "%s%s", s ? ", " : "", r->states[s].name);
-    if (!r->nstates) sb_puts(b, "no states");
+    for (int s = 0; s < r->nstates; ++s) lcm_sb_printf(b, "%s%s", s ? ", " : "", r->states[s].name);
+    if (!r->nstates) lcm_sb_puts(b, "no states");
 }

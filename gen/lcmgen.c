@@ -16,9 +16,9 @@ int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg)
         return lcm_fail(err, LCM_E_USAGE, "-D expects name=value, got '%s'", arg);
-    out->name = xstrndup(arg, (size_t)(eq - arg));
-    out->value = xstrdup(eq + 1);
-    if (!is_identifier(out->name)) {
+    out->name = lcm_xstrndup(arg, (size_t)(eq - arg));
+    out->value = lcm_xstrdup(eq + 1);
+    if (!lcm_is_identifier(out->name)) {
         int rc = lcm_fail(err, LCM_E_USAGE, "-D %s: '%s' is not an option name", arg, out->name);
         free(out->name), free(out->value);
         return rc;
@@ -34,8 +34,8 @@ int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefin
                     lcmgen_output *out, lcm_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (!file_exists(model_path)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", model_path);
-    if (is_directory(model_path)) return lcm_fail(err, LCM_E_IO, "'%s' is a directory, not a model file", model_path);
+    if (!lcm_file_exists(model_path)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", model_path);
+    if (lcm_is_directory(model_path)) return lcm_fail(err, LCM_E_IO, "'%s' is a directory, not a model file", model_path);
     lcm_trace_result tr;
     int rc = lcm_trace_model(model_path, defines, ndefines, &tr, err);
     if (rc) return rc;
@@ -51,21 +51,21 @@ int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefin
 
     lcm_plan_kernels(&out->model);
     lcm_sb src;
-    sb_init(&src);
+    lcm_sb_init(&src);
     lcm_emit_options opt = {.line_directives = line_directives_option || lcm_env_switch("LCM_LINE_DIRECTIVES")};
     rc = lcm_emit_source(&out->model, &opt, &src, err);
     if (rc) {
-        sb_free(&src);
+        lcm_sb_free(&src);
         return rc;
     }
-    out->source = sb_take(&src);
+    out->source = lcm_sb_take(&src);
     char hash[65];
-    sha256_hex(out->source, strlen(out->source), hash);
-    out->model.source_hash = xstrdup(hash);
+    lcm_sha256_hex(out->source, strlen(out->source), hash);
+    out->model.source_hash = lcm_xstrdup(hash);
     lcm_sb man;
-    sb_init(&man);
+    lcm_sb_init(&man);
     ir_manifest_write(&out->model, &man);
-    out->manifest = sb_take(&man);
+    out->manifest = lcm_sb_take(&man);
     return 0;
 }
 
@@ -89,8 +89,8 @@ static void glob_quote(const char *path, lcm_sb *out)
 {
     int globbed = strpbrk(path, "*?[") != NULL;
     for (const char *c = path; *c; ++c) {
-        if (globbed && strchr("*?[\\", *c)) sb_putc(out, '\\');
-        sb_putc(out, *c);
+        if (globbed && strchr("*?[\\", *c)) lcm_sb_putc(out, '\\');
+        lcm_sb_putc(out, *c);
     }
 }
 
@@ -108,27 +108,27 @@ static int put_make_name(lcm_sb *b, const char *path, int target, lcm_err *err)
 {
     if (strpbrk(path, "\n\t;")) {
         lcm_sb shown;
-        sb_init(&shown);
+        lcm_sb_init(&shown);
         lcm_escape_text(&shown, path, 0);
         lcm_fail(err, LCM_E_IO, "-M: the path '%s' holds a line break, a tab or ';', which a Makefile rule cannot "
                  "hold; move the file to a path without them (or leave out -M)", shown.s);
-        sb_free(&shown);
+        lcm_sb_free(&shown);
         return err->code;
     }
     lcm_sb glob;
-    sb_init(&glob);
+    lcm_sb_init(&glob);
     glob_quote(path, &glob);
     size_t slashes = 0; /* backslashes written just before the current character */
     for (const char *c = glob.s ? glob.s : ""; *c; ++c) {
         if (strchr(" #:", *c) || (target && *c == '%'))
-            for (size_t i = 0; i <= slashes; ++i) sb_putc(b, '\\');
-        if (*c == '$') sb_puts(b, "$$");
-        else if (*c == '=') sb_puts(b, "$(strip =)");
-        else sb_putc(b, *c);
+            for (size_t i = 0; i <= slashes; ++i) lcm_sb_putc(b, '\\');
+        if (*c == '$') lcm_sb_puts(b, "$$");
+        else if (*c == '=') lcm_sb_puts(b, "$(strip =)");
+        else lcm_sb_putc(b, *c);
         slashes = *c == '\\' ? slashes + 1 : 0;
     }
-    for (size_t i = 0; i < slashes; ++i) sb_putc(b, '\\');
-    sb_free(&glob);
+    for (size_t i = 0; i < slashes; ++i) lcm_sb_putc(b, '\\');
+    lcm_sb_free(&glob);
     return 0;
 }
 
@@ -139,34 +139,34 @@ static int depfile_text(const lcmgen_output *out, const char *man_path, const ch
                         lcm_err *err)
 {
     int rc = put_make_name(d, man_path, 1, err);
-    sb_putc(d, ' ');
+    lcm_sb_putc(d, ' ');
     if (!rc) rc = put_make_name(d, src_path, 1, err);
-    sb_putc(d, ':');
+    lcm_sb_putc(d, ':');
     for (int i = 0; i < out->ndeps && !rc; ++i) {
-        sb_puts(d, " \\\n  ");
+        lcm_sb_puts(d, " \\\n  ");
         rc = put_make_name(d, out->deps[i], 0, err);
     }
-    sb_putc(d, '\n');
+    lcm_sb_putc(d, '\n');
     for (int i = 0; i < out->ndeps && !rc; ++i) {
         rc = put_make_name(d, out->deps[i], 1, err);
-        sb_puts(d, ":\n");
+        lcm_sb_puts(d, ":\n");
     }
     return rc;
 }
 
 int lcmgen_write(const lcmgen_output *out, const char *dir, const char *depfile, lcm_err *err)
 {
-    char *src_path = path_join(dir, "kernels.c");
-    char *man_path = path_join(dir, "manifest.lcm");
+    char *src_path = lcm_path_join(dir, "kernels.c");
+    char *man_path = lcm_path_join(dir, "manifest.lcm");
     lcm_sb d;
-    sb_init(&d);
+    lcm_sb_init(&d);
     /* the depfile is made first: a path it cannot hold is refused before anything is written */
     int rc = depfile ? depfile_text(out, man_path, src_path, &d, err) : 0;
-    if (!rc) rc = make_dirs(dir, err);
-    if (!rc) rc = write_file_if_changed(src_path, out->source, strlen(out->source), NULL, err);
-    if (!rc) rc = write_file_if_changed(man_path, out->manifest, strlen(out->manifest), NULL, err);
-    if (!rc && depfile) rc = write_file_if_changed(depfile, d.s, d.len, NULL, err);
-    sb_free(&d);
+    if (!rc) rc = lcm_make_dirs(dir, err);
+    if (!rc) rc = lcm_write_file_if_changed(src_path, out->source, strlen(out->source), NULL, err);
+    if (!rc) rc = lcm_write_file_if_changed(man_path, out->manifest, strlen(out->manifest), NULL, err);
+    if (!rc && depfile) rc = lcm_write_file_if_changed(depfile, d.s, d.len, NULL, err);
+    lcm_sb_free(&d);
     free(src_path), free(man_path);
     return rc;
 }

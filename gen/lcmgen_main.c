@@ -73,7 +73,7 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
 
 int main(int argc, char **argv)
 {
-    args a = {.defs = xcalloc((size_t)argc + 1, sizeof(ir_option))};
+    args a = {.defs = lcm_xcalloc((size_t)argc + 1, sizeof(ir_option))};
     lcm_err err = {0};
     lcmgen_output out = {0};
     int rc = parse(argc, argv, &a, &err);

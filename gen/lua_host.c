@@ -129,10 +129,10 @@ static int run_protected(lua_State *L)
 static char **string_list(lua_State *L, int index, int *n)
 {
     lua_Unsigned len = lua_rawlen(L, index);
-    char **v = xcalloc((size_t)len + 1, sizeof *v);
+    char **v = lcm_xcalloc((size_t)len + 1, sizeof *v);
     for (lua_Unsigned i = 1; i <= len; ++i) {
         lua_rawgeti(L, index, (lua_Integer)i);
-        v[(*n)++] = xstrdup(lua_tostring(L, -1));
+        v[(*n)++] = lcm_xstrdup(lua_tostring(L, -1));
         lua_pop(L, 1);
     }
     return v;
@@ -164,7 +164,7 @@ int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefin
         lua_close(L);
         return rc;
     }
-    out->manifest = xstrdup(lua_tostring(L, -3));
+    out->manifest = lcm_xstrdup(lua_tostring(L, -3));
     out->deps = string_list(L, -2, &out->ndeps);
     out->warnings = string_list(L, -1, &out->nwarnings);
     lua_close(L);

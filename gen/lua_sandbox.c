@@ -66,19 +66,19 @@ static int read_regular(const char *path, const char *shown, char **data, size_t
     struct stat st;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW), rc = -1;
     if (fd < 0 || fstat(fd, &st))
-        *msg = xasprintf("cannot open '%s': %s", shown, strerror(errno));
+        *msg = lcm_xasprintf("cannot open '%s': %s", shown, strerror(errno));
     else if (!S_ISREG(st.st_mode))
-        *msg = xasprintf("'%s' is not a regular file", shown);
+        *msg = lcm_xasprintf("'%s' is not a regular file", shown);
     else if (st.st_size > MAX_FILE_BYTES)
-        *msg = xasprintf("'%s' is larger than %ld MiB", shown, MAX_FILE_BYTES >> 20);
+        *msg = lcm_xasprintf("'%s' is larger than %ld MiB", shown, MAX_FILE_BYTES >> 20);
     else {
         *size = (size_t)st.st_size;
-        *data = xmalloc(*size + 1);
+        *data = lcm_xmalloc(*size + 1);
         size_t got = 0;
         ssize_t n = 1;
         while (got < *size && (n = read(fd, *data + got, *size - got)) > 0) got += (size_t)n;
         if (n < 0 || got != *size) {
-            *msg = xasprintf("cannot read '%s': %s", shown, n < 0 ? strerror(errno) : "it changed while read");
+            *msg = lcm_xasprintf("cannot read '%s': %s", shown, n < 0 ? strerror(errno) : "it changed while read");
             free(*data), *data = NULL;
         } else rc = 0;
     }
@@ -113,29 +113,29 @@ static int read_beside(lua_State *L, const char *name, size_t len, char **data, 
     int trusted = lua_toboolean(L, -1);
     lua_pop(L, 3); /* the box holds the strings */
     *data = *path = *msg = NULL;
-    if (!real) return *msg = xstrdup("this file may read no other file"), READ_REFUSED;
-    if (!len || strlen(name) != len) return *msg = xstrdup("not a file name"), READ_REFUSED;
+    if (!real) return *msg = lcm_xstrdup("this file may read no other file"), READ_REFUSED;
+    if (!len || strlen(name) != len) return *msg = lcm_xstrdup("not a file name"), READ_REFUSED;
     if (name[0] == '/' && !trusted)
-        return *msg = xasprintf("'%s' is an absolute path: name files relative to the folder '%s'", name, dir),
+        return *msg = lcm_xasprintf("'%s' is an absolute path: name files relative to the folder '%s'", name, dir),
                READ_REFUSED;
     if (!trusted && climbs_out(name))
-        return *msg = xasprintf("'%s' is outside the folder '%s' (a model or params file reads files in its own "
+        return *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model or params file reads files in its own "
                                 "folder and below)", name, dir),
                READ_REFUSED;
-    *path = name[0] == '/' || !strcmp(dir, ".") ? xstrdup(name) : xasprintf("%s/%s", dir, name);
-    char *joined = name[0] == '/' ? xstrdup(name) : xasprintf("%s/%s", real, name);
+    *path = name[0] == '/' || !strcmp(dir, ".") ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", dir, name);
+    char *joined = name[0] == '/' ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", real, name);
     char *resolved = realpath(joined, NULL);
     free(joined);
     if (!resolved) {
         int missing = errno == ENOENT || errno == ENOTDIR;
-        *msg = xasprintf("cannot open '%s': %s", *path, strerror(errno));
+        *msg = lcm_xasprintf("cannot open '%s': %s", *path, strerror(errno));
         return missing ? READ_MISSING : READ_REFUSED;
     }
     size_t rl = strlen(real);
     int inside = !strncmp(resolved, real, rl) && (resolved[rl] == '/' || (rl == 1 && real[0] == '/'));
     int rc = READ_REFUSED;
     if (!inside && !trusted)
-        *msg = xasprintf("'%s' is outside the folder '%s' (a model or params file reads files in its own folder "
+        *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model or params file reads files in its own folder "
                          "and below)", name, dir);
     else rc = read_regular(resolved, *path, data, size, msg) ? READ_REFUSED : READ_OK;
     free(resolved);
@@ -167,7 +167,7 @@ static int push_file(lua_State *L, const char *what, char **msg)
     size_t size = 0;
     int rc = read_beside(L, name, len, &data, &size, &path, &why);
     if (rc != READ_OK) {
-        *msg = xasprintf("%s: %s", what, why);
+        *msg = lcm_xasprintf("%s: %s", what, why);
         free(why), free(path);
         return rc;
     }
@@ -312,7 +312,7 @@ static int sb_require(lua_State *L)
     if (!valid_module_name(name))
         return raise_at_caller(L, lua_pushfstring(L, "require '%s': a module name is made of letters, digits and "
                                                   "_, with dots between folders", name));
-    char *file = xasprintf("%s.lua", name);
+    char *file = lcm_xasprintf("%s.lua", name);
     for (char *p = file; *p && p < file + strlen(name); ++p)
         if (*p == '.') *p = '/';
     lua_pushstring(L, file);
@@ -331,7 +331,7 @@ static int sb_require(lua_State *L)
             lua_call(L, 1, 1);
             return 1;
         }
-        char *m = xasprintf("require '%s': no file %s beside the model (modules are Lua files in its folder)", name,
+        char *m = lcm_xasprintf("require '%s': no file %s beside the model (modules are Lua files in its folder)", name,
                             lua_tostring(L, 1));
         free(msg);
         return fail_read(L, m);

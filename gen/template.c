@@ -9,10 +9,10 @@ int lcm_fill_template(const char *tmpl, const char *const *kv, lcm_sb *out, lcm_
     for (;;) {
         const char *hole = strstr(p, "$(");
         if (!hole) {
-            sb_puts(out, p);
+            lcm_sb_puts(out, p);
             return 0;
         }
-        sb_putn(out, p, (size_t)(hole - p));
+        lcm_sb_putn(out, p, (size_t)(hole - p));
         const char *end = strchr(hole, ')');
         if (!end) return lcm_fail(err, LCM_E_INTERNAL, "template: unterminated hole");
         size_t klen = (size_t)(end - hole - 2);
@@ -21,7 +21,7 @@ int lcm_fill_template(const char *tmpl, const char *const *kv, lcm_sb *out, lcm_
             if (strlen(*k) == klen && !strncmp(*k, hole + 2, klen)) value = k[1];
         if (!value)
             return lcm_fail(err, LCM_E_INTERNAL, "template: no value for $(%.*s)", (int)klen, hole + 2);
-        sb_puts(out, value);
+        lcm_sb_puts(out, value);
         p = end + 1;
     }
 }

@@ -93,8 +93,8 @@ void ir_grid_points(const ir_grid *g, double *out)
 
 static size_t *layout_vars(const ir_var *v, int n, size_t *total, size_t **matrix_off)
 {
-    size_t *off = xcalloc((size_t)n + 1, sizeof *off);
-    if (matrix_off) *matrix_off = xcalloc((size_t)n + 1, sizeof **matrix_off);
+    size_t *off = lcm_xcalloc((size_t)n + 1, sizeof *off);
+    if (matrix_off) *matrix_off = lcm_xcalloc((size_t)n + 1, sizeof **matrix_off);
     for (int i = 0; i < n; ++i) {
         off[i] = *total;
         if (!grid_is_discrete(&v[i].grid)) *total += (size_t)v[i].grid.n;

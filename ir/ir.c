@@ -19,9 +19,9 @@ int ir_op_by_name(const char *name)
 
 static const char *grid_kind_names[] = {"discrete", "lin", "log", "irregular", "pwlin", "pwlog", "process"};
 
-const char *grid_kind_name(grid_kind k) { return grid_kind_names[k]; }
+const char *lcm_grid_kind_name(grid_kind k) { return grid_kind_names[k]; }
 
-int grid_kind_by_name(const char *name)
+int lcm_grid_kind_by_name(const char *name)
 {
     for (int i = 0; i < (int)(sizeof grid_kind_names / sizeof *grid_kind_names); ++i)
         if (strcmp(grid_kind_names[i], name) == 0) return i;

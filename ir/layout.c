@@ -41,11 +41,11 @@ int ir_splay_check(const ir_model *m, lcm_err *err)
 void ir_state_layout_build(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, ir_state_layout *L)
 {
     const ir_regime *R = &m->regimes[r];
-    long long *stride = xcalloc((size_t)R->nstates + 1, sizeof *stride);
+    long long *stride = lcm_xcalloc((size_t)R->nstates + 1, sizeof *stride);
     ir_strides(R, stride);
     L->r = R;
-    L->axis = xcalloc((size_t)R->nstates + 1, sizeof *L->axis);
-    L->order = xcalloc((size_t)R->nstates + 1, sizeof *L->order);
+    L->axis = lcm_xcalloc((size_t)R->nstates + 1, sizeof *L->axis);
+    L->order = lcm_xcalloc((size_t)R->nstates + 1, sizeof *L->order);
     L->sharded = ir_shard_regime(m, S, r);
     L->nsplayed = 0;
     L->per_combo = 1;
@@ -132,19 +132,19 @@ long long ir_layout_state(const ir_state_layout *L, long long shard_lo, const in
 /* ---- the same formulas as kernel text ---------------------------------------- */
 void ir_layout_print_chunk_start(const ir_state_layout *L, int i, lcm_sb *b)
 {
-    sb_printf(b, "a->chunk[%d] * %d", L->axis[i].chunk, L->axis[i].width);
+    lcm_sb_printf(b, "a->chunk[%d] * %d", L->axis[i].chunk, L->axis[i].width);
 }
 
 void ir_layout_print_code(const ir_state_layout *L, int i, const char *var, lcm_sb *b)
 {
     const ir_axis *x = &L->axis[i];
     if (x->chunk < 0) {
-        sb_printf(b, "%s / %lld %% %d", var, x->stride, x->n);
+        lcm_sb_printf(b, "%s / %lld %% %d", var, x->stride, x->n);
         return;
     }
-    sb_printf(b, "(%s / %lld %% %d - ", var, x->stride, x->n);
+    lcm_sb_printf(b, "(%s / %lld %% %d - ", var, x->stride, x->n);
     ir_layout_print_chunk_start(L, i, b);
-    sb_putc(b, ')');
+    lcm_sb_putc(b, ')');
 }
 
 /* Without either knob a launch solves every state in order: l itself. */
@@ -152,35 +152,35 @@ void ir_layout_print_state(const ir_state_layout *L, lcm_sb *code, lcm_sb *order
 {
     const ir_regime *r = L->r;
     if (!L->nsplayed && !L->sharded) {
-        sb_puts(code, "    return l;");
-        sb_puts(order, "l itself.");
+        lcm_sb_puts(code, "    return l;");
+        lcm_sb_puts(order, "l itself.");
         return;
     }
-    sb_puts(code, "    lcm_index rest = l, s = 0;\n");
+    lcm_sb_puts(code, "    lcm_index rest = l, s = 0;\n");
     for (int d = 0; d < L->nfree; ++d) {
         int i = L->order[d];
         const ir_axis *x = &L->axis[i];
         if (x->chunk < 0) {
-            sb_printf(code, "    s += (rest %% %d) * %lld; /* %s */\n    rest /= %d;\n", x->n, x->stride,
+            lcm_sb_printf(code, "    s += (rest %% %d) * %lld; /* %s */\n    rest /= %d;\n", x->n, x->stride,
                       r->states[i].name, x->n);
             continue;
         }
-        sb_printf(code, "    { /* %s, splayed: chunks of %d */\n", r->states[i].name, x->width);
-        sb_puts(code, "        const int lo = "), ir_layout_print_chunk_start(L, i, code);
-        sb_printf(code, ", len = %d - lo < %d ? %d - lo : %d;\n", x->n, x->width, x->n, x->width);
-        sb_printf(code, "        s += (lo + rest %% len) * %lld;\n        rest /= len;\n    }\n", x->stride);
+        lcm_sb_printf(code, "    { /* %s, splayed: chunks of %d */\n", r->states[i].name, x->width);
+        lcm_sb_puts(code, "        const int lo = "), ir_layout_print_chunk_start(L, i, code);
+        lcm_sb_printf(code, ", len = %d - lo < %d ? %d - lo : %d;\n", x->n, x->width, x->n, x->width);
+        lcm_sb_printf(code, "        s += (lo + rest %% len) * %lld;\n        rest /= len;\n    }\n", x->stride);
     }
     if (L->sharded) {
-        sb_puts(code, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
+        lcm_sb_puts(code, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
         for (int d = L->nfree; d < r->nstates; ++d) {
             int i = L->order[d];
             const ir_axis *x = &L->axis[i];
-            sb_printf(code, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", x->n, x->stride,
+            lcm_sb_printf(code, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", x->n, x->stride,
                       r->states[i].name, x->n);
         }
     }
-    sb_puts(code, "    return s;");
-    sb_printf(order, "%s%s", L->sharded ? "this launch's block of the sharded states" : "",
+    lcm_sb_puts(code, "    return s;");
+    lcm_sb_printf(order, "%s%s", L->sharded ? "this launch's block of the sharded states" : "",
               L->nsplayed ? (L->sharded ? ", one chunk of the splayed states." : "one chunk of the splayed states.")
                           : ".");
 }

@@ -24,7 +24,7 @@ static void put_hex(lcm_sb *b, unsigned char c)
 {
     static const char digits[] = "0123456789abcdef";
     char e[4] = {'\\', 'x', digits[c >> 4], digits[c & 15]};
-    sb_putn(b, e, 4);
+    lcm_sb_putn(b, e, 4);
 }
 
 void lcm_escape_text(lcm_sb *b, const char *s, int keep_layout)
@@ -32,18 +32,18 @@ void lcm_escape_text(lcm_sb *b, const char *s, int keep_layout)
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         if ((*p == '\n' || *p == '\t') && keep_layout) {
-            sb_putc(b, (char)*p++);
+            lcm_sb_putc(b, (char)*p++);
         } else if (*p == '\n' || *p == '\t') {
-            sb_puts(b, *p++ == '\n' ? "\\n" : "\\t");
+            lcm_sb_puts(b, *p++ == '\n' ? "\\n" : "\\t");
         } else if (*p < 0x20 || *p == 0x7F) {
             put_hex(b, *p++);
         } else if (*p < 0x80) {
-            sb_putc(b, (char)*p++);
+            lcm_sb_putc(b, (char)*p++);
         } else {
             int n = utf8_length(p);
             int c1 = n == 2 && p[0] == 0xC2 && p[1] < 0xA0; /* U+0080..U+009F */
             if (n && !c1) {
-                sb_putn(b, (const char *)p, (size_t)n);
+                lcm_sb_putn(b, (const char *)p, (size_t)n);
                 p += n;
             } else {
                 for (int i = 0; i < (n ? n : 1); ++i) put_hex(b, *p++);
@@ -55,11 +55,11 @@ void lcm_escape_text(lcm_sb *b, const char *s, int keep_layout)
 void lcm_vput_message(FILE *f, const char *fmt, va_list ap)
 {
     lcm_sb text, shown;
-    sb_init(&text), sb_init(&shown);
-    sb_vprintf(&text, fmt, ap);
+    lcm_sb_init(&text), lcm_sb_init(&shown);
+    lcm_sb_vprintf(&text, fmt, ap);
     lcm_escape_text(&shown, text.s ? text.s : "", 1);
     if (shown.len) fwrite(shown.s, 1, shown.len, f);
-    sb_free(&text), sb_free(&shown);
+    lcm_sb_free(&text), lcm_sb_free(&shown);
 }
 
 void lcm_put_message(FILE *f, const char *fmt, ...)

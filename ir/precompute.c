@@ -29,7 +29,7 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
     const ir_kernel *kn = &m->kernels[k];
     const ir_regime *r = &m->regimes[kn->regime];
     if (kn->last || kn->ntargets == 0 || r->nstates > 64 || r->nactions > 64) return;
-    uint64_t *sm = xcalloc(r->nnodes + 1, sizeof *sm), *am = xcalloc(r->nnodes + 1, sizeof *am);
+    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
     node_masks(r, sm, am);
     for (int t = 0; t < kn->ntargets; ++t) {
         const ir_target *tg = ir_target_of(r, kn->targets[t]);

@@ -130,7 +130,7 @@ static void random_suffix(char out[11])
     out[10] = 0;
 }
 
-int temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err)
+int lcm_temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err)
 {
     *tmp = NULL;
     if (strlen(path) + 16 >= PATH_MAX) return lcm_fail(err, LCM_E_IO, "cannot create '%s': the name is too long", path);
@@ -138,7 +138,7 @@ int temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lc
     for (int attempt = 0; attempt < 100 && why == EEXIST; ++attempt) {
         char suffix[11];
         random_suffix(suffix);
-        char *name = xasprintf("%s.tmp.%s", path, suffix);
+        char *name = lcm_xasprintf("%s.tmp.%s", path, suffix);
         why = create(name, ctx);
         if (!why && track(name) != 0) {
             unlink(name);
@@ -164,12 +164,12 @@ static int open_exclusive(const char *name, void *ctx)
     return 0;
 }
 
-int temp_open(const char *path, char **tmp, int *fd, lcm_err *err)
+int lcm_temp_open(const char *path, char **tmp, int *fd, lcm_err *err)
 {
-    return temp_create(path, open_exclusive, fd, tmp, err);
+    return lcm_temp_create(path, open_exclusive, fd, tmp, err);
 }
 
-int temp_sync(const char *tmp)
+int lcm_temp_sync(const char *tmp)
 {
     int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return errno;
@@ -178,7 +178,7 @@ int temp_sync(const char *tmp)
     return why;
 }
 
-void temp_discard(char *tmp)
+void lcm_temp_discard(char *tmp)
 {
     if (!tmp) return;
     untrack(tmp);
@@ -191,7 +191,7 @@ void temp_discard(char *tmp)
  * file systems cannot sync a folder). */
 static void sync_folder(const char *path)
 {
-    char *dir = path_dirname(path);
+    char *dir = lcm_path_dirname(path);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) fsync(fd), close(fd);
     free(dir);
@@ -203,12 +203,12 @@ static void end_renaming(void)
     if (atomic_fetch_sub(&renaming, 1) == 1 && atomic_load(&deferred)) die_by(atomic_load(&deferred));
 }
 
-int temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
+int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
 {
     int rc = 0;
     /* what makes a rename fail -- a directory or the like come in the way
      * since the run began -- is looked for before the first one */
-    for (int i = 0; i < n && !rc; ++i) rc = check_output_path(path[i], err);
+    for (int i = 0; i < n && !rc; ++i) rc = lcm_check_output_path(path[i], err);
     atomic_fetch_add(&renaming, 1);
     if (!rc && n && atomic_load(&dying)) rc = lcm_fail(err, LCM_E_IO, "interrupted before '%s' was written", path[0]);
     for (int i = 0; i < n; ++i) {
@@ -216,7 +216,7 @@ int temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
             rc = lcm_fail(err, LCM_E_IO, "cannot move '%s' onto '%s': %s%s", tmp[i], path[i], strerror(errno),
                           i ? " (the outputs before it were replaced already)" : "");
         if (rc) {
-            temp_discard(tmp[i]);
+            lcm_temp_discard(tmp[i]);
         } else {
             untrack(tmp[i]);
             free(tmp[i]);

@@ -25,13 +25,13 @@ typedef int (*temp_creator)(const char *name, void *ctx);
 
 /* Creates a registered temporary for `path` with create(name, ctx); *tmp is
  * its name, to be handed to temp_commit or temp_discard. */
-int temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err);
+int lcm_temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err);
 /* The common case: a new empty file opened for writing (*fd). */
-int temp_open(const char *path, char **tmp, int *fd, lcm_err *err);
+int lcm_temp_open(const char *path, char **tmp, int *fd, lcm_err *err);
 /* Flushes a written and closed temporary to the disk; 0 or an errno value. */
-int temp_sync(const char *tmp);
+int lcm_temp_sync(const char *tmp);
 /* Removes a temporary, unregisters it and frees its name. */
-void temp_discard(char *tmp);
+void lcm_temp_discard(char *tmp);
 /* Renames n finished (synced) temporaries onto their paths, in order, and
  * frees their names.  The renames come last so that a failure before them
  * changes nothing; a signal during them waits until all are done.  What
@@ -41,6 +41,6 @@ void temp_discard(char *tmp);
  * paths new and the later ones as they were -- each file is whole, old or
  * new, never partial.  On a failure the temporaries not yet renamed are
  * removed and the error names the path. */
-int temp_commit(char **tmp, const char *const *path, int n, lcm_err *err);
+int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err);
 
 #endif

@@ -54,72 +54,72 @@ static void out_of_memory(double bytes)
     exit(LCM_E_MEMORY);
 }
 
-void *xmalloc(size_t n)
+void *lcm_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p) out_of_memory((double)n);
     return p;
 }
 
-void *xcalloc(size_t n, size_t size)
+void *lcm_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p) out_of_memory((double)n * (double)size);
     return p;
 }
 
-void *xrealloc(void *p, size_t n)
+void *lcm_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) out_of_memory((double)n);
     return q;
 }
 
-char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+char *lcm_xstrdup(const char *s) { return lcm_xstrndup(s, strlen(s)); }
 
-char *xstrndup(const char *s, size_t n)
+char *lcm_xstrndup(const char *s, size_t n)
 {
-    char *d = xmalloc(n + 1);
+    char *d = lcm_xmalloc(n + 1);
     memcpy(d, s, n);
     d[n] = 0;
     return d;
 }
 
-void grow_array(void **arr, size_t *cap, size_t need, size_t elem)
+void lcm_grow_array(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) return;
     size_t c = *cap ? *cap : 8;
     while (c < need) c *= 2;
-    *arr = xrealloc(*arr, c * elem);
+    *arr = lcm_xrealloc(*arr, c * elem);
     memset((char *)*arr + *cap * elem, 0, (c - *cap) * elem);
     *cap = c;
 }
 
-char *xasprintf(const char *fmt, ...)
+char *lcm_xasprintf(const char *fmt, ...)
 {
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&b, fmt, ap);
+    lcm_sb_vprintf(&b, fmt, ap);
     va_end(ap);
-    return sb_take(&b);
+    return lcm_sb_take(&b);
 }
 
 /* ---- string builder ----------------------------------------------------- */
-void sb_init(lcm_sb *b) { b->s = NULL, b->len = b->cap = 0; }
-void sb_free(lcm_sb *b) { free(b->s), sb_init(b); }
+void lcm_sb_init(lcm_sb *b) { b->s = NULL, b->len = b->cap = 0; }
+void lcm_sb_free(lcm_sb *b) { free(b->s), lcm_sb_init(b); }
 
 static void sb_reserve(lcm_sb *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap) return;
     size_t c = b->cap ? b->cap : 64;
     while (c < b->len + extra + 1) c *= 2;
-    b->s = xrealloc(b->s, c);
+    b->s = lcm_xrealloc(b->s, c);
     b->cap = c;
 }
 
-void sb_putn(lcm_sb *b, const char *s, size_t n)
+void lcm_sb_putn(lcm_sb *b, const char *s, size_t n)
 {
     sb_reserve(b, n);
     memcpy(b->s + b->len, s, n);
@@ -127,10 +127,10 @@ void sb_putn(lcm_sb *b, const char *s, size_t n)
     b->s[b->len] = 0;
 }
 
-void sb_putc(lcm_sb *b, char c) { sb_putn(b, &c, 1); }
-void sb_puts(lcm_sb *b, const char *s) { sb_putn(b, s, strlen(s)); }
+void lcm_sb_putc(lcm_sb *b, char c) { lcm_sb_putn(b, &c, 1); }
+void lcm_sb_puts(lcm_sb *b, const char *s) { lcm_sb_putn(b, s, strlen(s)); }
 
-void sb_vprintf(lcm_sb *b, const char *fmt, va_list ap)
+void lcm_sb_vprintf(lcm_sb *b, const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
@@ -142,18 +142,18 @@ void sb_vprintf(lcm_sb *b, const char *fmt, va_list ap)
     b->len += (size_t)n;
 }
 
-void sb_printf(lcm_sb *b, const char *fmt, ...)
+void lcm_sb_printf(lcm_sb *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(b, fmt, ap);
+    lcm_sb_vprintf(b, fmt, ap);
     va_end(ap);
 }
 
-void sb_double(lcm_sb *b, double x)
+void lcm_sb_double(lcm_sb *b, double x)
 {
-    if (isnan(x)) sb_puts(b, "nan");
-    else if (isinf(x)) sb_puts(b, x > 0 ? "inf" : "-inf");
+    if (isnan(x)) lcm_sb_puts(b, "nan");
+    else if (isinf(x)) lcm_sb_puts(b, x > 0 ? "inf" : "-inf");
     else {
         /* the shortest of %.15g, %.16g, %.17g that reads back exactly: 0.03, not 0.029999999999999999 */
         char buf[40];
@@ -161,19 +161,19 @@ void sb_double(lcm_sb *b, double x)
             snprintf(buf, sizeof buf, "%.*g", digits, x);
             if (strtod(buf, NULL) == x) break;
         }
-        sb_puts(b, buf);
+        lcm_sb_puts(b, buf);
     }
 }
 
-char *sb_take(lcm_sb *b)
+char *lcm_sb_take(lcm_sb *b)
 {
-    char *s = b->s ? b->s : xstrdup("");
-    sb_init(b);
+    char *s = b->s ? b->s : lcm_xstrdup("");
+    lcm_sb_init(b);
     return s;
 }
 
 /* ---- files -------------------------------------------------------------- */
-char *read_file(const char *path, size_t *len, lcm_err *err)
+char *lcm_read_file(const char *path, size_t *len, lcm_err *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -181,22 +181,22 @@ char *read_file(const char *path, size_t *len, lcm_err *err)
         return NULL;
     }
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&b, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) lcm_sb_putn(&b, buf, n);
     int bad = ferror(f);
     fclose(f);
     if (bad) {
-        sb_free(&b);
+        lcm_sb_free(&b);
         lcm_fail(err, LCM_E_IO, "cannot read '%s'", path);
         return NULL;
     }
     if (len) *len = b.len;
-    return sb_take(&b);
+    return lcm_sb_take(&b);
 }
 
-int check_output_path(const char *path, lcm_err *err)
+int lcm_check_output_path(const char *path, lcm_err *err)
 {
     struct stat st;
     if (lstat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
@@ -206,13 +206,13 @@ int check_output_path(const char *path, lcm_err *err)
                                               : "a device, pipe or socket");
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err)
+int lcm_write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err)
 {
-    int bad = check_output_path(path, err);
+    int bad = lcm_check_output_path(path, err);
     if (bad) return bad;
     char *tmp;
     int fd, why = 0;
-    if ((bad = temp_open(path, &tmp, &fd, err))) return bad;
+    if ((bad = lcm_temp_open(path, &tmp, &fd, err))) return bad;
     for (const char *p = data; len > 0 && !why;) {
         ssize_t w = write(fd, p, len);
         if (w < 0 && errno != EINTR) why = errno;
@@ -221,28 +221,28 @@ int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *e
     if (!why && fsync(fd) != 0 && errno != EINVAL) why = errno;
     if (close(fd) != 0 && !why) why = errno;
     if (why) {
-        temp_discard(tmp);
+        lcm_temp_discard(tmp);
         return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(why));
     }
-    return temp_commit(&tmp, &path, 1, err);
+    return lcm_temp_commit(&tmp, &path, 1, err);
 }
 
-int write_file_if_changed(const char *path, const void *data, size_t len,
+int lcm_write_file_if_changed(const char *path, const void *data, size_t len,
                           int *changed, lcm_err *err)
 {
-    int bad = check_output_path(path, err); /* before reading it: a FIFO would block */
+    int bad = lcm_check_output_path(path, err); /* before reading it: a FIFO would block */
     if (bad) return bad;
     size_t old_len;
-    char *old = file_exists(path) ? read_file(path, &old_len, NULL) : NULL;
+    char *old = lcm_file_exists(path) ? lcm_read_file(path, &old_len, NULL) : NULL;
     int same = old && old_len == len && memcmp(old, data, len) == 0;
     free(old);
     if (changed) *changed = !same;
-    return same ? 0 : write_file_atomic(path, data, len, err);
+    return same ? 0 : lcm_write_file_atomic(path, data, len, err);
 }
 
-int make_dirs(const char *path, lcm_err *err)
+int lcm_make_dirs(const char *path, lcm_err *err)
 {
-    char *p = xstrdup(path);
+    char *p = lcm_xstrdup(path);
     for (char *s = p + 1; *s; ++s) {
         if (*s != '/') continue;
         *s = 0;
@@ -257,49 +257,49 @@ int make_dirs(const char *path, lcm_err *err)
     int rc = 0;
     if (mkdir(p, 0755) != 0 && errno != EEXIST)
         rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
-    else if (!is_directory(p))
+    else if (!lcm_is_directory(p))
         rc = lcm_fail(err, LCM_E_IO, "'%s' exists and is not a directory", p);
     free(p);
     return rc;
 }
 
-int file_exists(const char *path)
+int lcm_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
 }
 
-int is_directory(const char *path)
+int lcm_is_directory(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-char *path_dirname(const char *path)
+char *lcm_path_dirname(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash) return xstrdup(".");
-    if (slash == path) return xstrdup("/");
-    return xstrndup(path, (size_t)(slash - path));
+    if (!slash) return lcm_xstrdup(".");
+    if (slash == path) return lcm_xstrdup("/");
+    return lcm_xstrndup(path, (size_t)(slash - path));
 }
 
-char *path_stem(const char *path)
+char *lcm_path_stem(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
-    return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
+    return dot && dot != base ? lcm_xstrndup(base, (size_t)(dot - base)) : lcm_xstrdup(base);
 }
 
-char *path_join(const char *a, const char *b)
+char *lcm_path_join(const char *a, const char *b)
 {
-    if (b[0] == '/' || !a[0]) return xstrdup(b);
+    if (b[0] == '/' || !a[0]) return lcm_xstrdup(b);
     size_t n = strlen(a);
-    return xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
+    return lcm_xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
 }
 
 /* ---- misc --------------------------------------------------------------- */
-int is_identifier(const char *s)
+int lcm_is_identifier(const char *s)
 {
     if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
     for (++s; *s; ++s)
@@ -307,7 +307,7 @@ int is_identifier(const char *s)
     return 1;
 }
 
-double now_seconds(void)
+double lcm_now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -46,62 +46,62 @@ typedef struct lcm_sb {
     size_t len, cap;
 } lcm_sb;
 
-void sb_init(lcm_sb *b);
-void sb_free(lcm_sb *b);
-void sb_putc(lcm_sb *b, char c);
-void sb_puts(lcm_sb *b, const char *s);
-void sb_putn(lcm_sb *b, const char *s, size_t n);
-void sb_printf(lcm_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_vprintf(lcm_sb *b, const char *fmt, va_list ap);
+void lcm_sb_init(lcm_sb *b);
+void lcm_sb_free(lcm_sb *b);
+void lcm_sb_putc(lcm_sb *b, char c);
+void lcm_sb_puts(lcm_sb *b, const char *s);
+void lcm_sb_putn(lcm_sb *b, const char *s, size_t n);
+void lcm_sb_printf(lcm_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lcm_sb_vprintf(lcm_sb *b, const char *fmt, va_list ap);
 /* Appends a double so that strtod() gives back exactly the same bits. */
-void sb_double(lcm_sb *b, double x);
+void lcm_sb_double(lcm_sb *b, double x);
 /* Detaches the buffer (NUL-terminated, caller frees). */
-char *sb_take(lcm_sb *b);
+char *lcm_sb_take(lcm_sb *b);
 
 /* ---- memory ------------------------------------------------------------- */
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
+void *lcm_xmalloc(size_t n);
+void *lcm_xcalloc(size_t n, size_t size);
+void *lcm_xrealloc(void *p, size_t n);
+char *lcm_xstrdup(const char *s);
 /* Whether the environment switch `name` is on: set, not empty, not "0". */
 int lcm_env_switch(const char *name);
-char *xstrndup(const char *s, size_t n);
+char *lcm_xstrndup(const char *s, size_t n);
 
 /* Grows *arr (of element size elem) so that index `need - 1` is valid. */
-void grow_array(void **arr, size_t *cap, size_t need, size_t elem);
-#define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof *(arr))
+void lcm_grow_array(void **arr, size_t *cap, size_t need, size_t elem);
+#define LCM_GROW(arr, cap, need) lcm_grow_array((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* ---- files -------------------------------------------------------------- */
 /* Reads a whole file; returns NULL and fills err on failure. */
-char *read_file(const char *path, size_t *len, lcm_err *err);
+char *lcm_read_file(const char *path, size_t *len, lcm_err *err);
 /* Outputs are written to a temporary file and renamed onto their name, so
  * the name must be free or a regular file: renaming onto a device, a
  * directory or a symbolic link would replace it.  Checks that. */
-int check_output_path(const char *path, lcm_err *err);
+int lcm_check_output_path(const char *path, lcm_err *err);
 /* Writes atomically: a temporary in the same directory (tempfile.h), fsync,
  * rename. */
-int write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err);
+int lcm_write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err);
 /* Like write_file_atomic, but leaves an identical existing file untouched
  * (its mtime too), so build systems do not rebuild.  *changed reports it. */
-int write_file_if_changed(const char *path, const void *data, size_t len,
+int lcm_write_file_if_changed(const char *path, const void *data, size_t len,
                           int *changed, lcm_err *err);
 /* mkdir -p. */
-int make_dirs(const char *path, lcm_err *err);
-int file_exists(const char *path);
-int is_directory(const char *path);
+int lcm_make_dirs(const char *path, lcm_err *err);
+int lcm_file_exists(const char *path);
+int lcm_is_directory(const char *path);
 /* Directory part of a path ("." if none); caller frees. */
-char *path_dirname(const char *path);
+char *lcm_path_dirname(const char *path);
 /* "a/b/model.lua" -> "model" ; caller frees. */
-char *path_stem(const char *path);
-char *path_join(const char *a, const char *b);
+char *lcm_path_stem(const char *path);
+char *lcm_path_join(const char *a, const char *b);
 
 /* ---- misc --------------------------------------------------------------- */
-int is_identifier(const char *s);
+int lcm_is_identifier(const char *s);
 /* Levenshtein distance of two names (99 beyond 64 characters), for
  * "did you mean" suggestions. */
 unsigned lcm_edit_distance(const char *a, const char *b);
-double now_seconds(void);
+double lcm_now_seconds(void);
 /* printf-style into a fresh heap string. */
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *lcm_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

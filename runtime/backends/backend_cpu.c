@@ -56,13 +56,13 @@ static int compiler_identity(const char *cc, lcm_sb *id, lcm_err *err)
     }
     char *nl = strchr(out, '\n');
     if (nl) *nl = 0;
-    sb_printf(id, "cc=%s\nversion=%s\n", cc, out);
+    lcm_sb_printf(id, "cc=%s\nversion=%s\n", cc, out);
     free(out);
     char *argv2[] = {(char *)cc, "-dumpmachine", NULL};
-    if (lcm_run_capture(argv2, &out) == 0) sb_printf(id, "target=%s", out);
+    if (lcm_run_capture(argv2, &out) == 0) lcm_sb_printf(id, "target=%s", out);
     free(out);
-    for (const char *const *f = CFLAGS; *f; ++f) sb_printf(id, "flag=%s\n", *f);
-    char *cpuinfo = read_file("/proc/cpuinfo", NULL, NULL);
+    for (const char *const *f = CFLAGS; *f; ++f) lcm_sb_printf(id, "flag=%s\n", *f);
+    char *cpuinfo = lcm_read_file("/proc/cpuinfo", NULL, NULL);
     if (cpuinfo) {
         /* the first processor's model and feature flags */
         const char *keys[] = {"model name", "flags"};
@@ -70,7 +70,7 @@ static int compiler_identity(const char *cc, lcm_sb *id, lcm_err *err)
             char *p = strstr(cpuinfo, keys[k]);
             if (!p) continue;
             char *e = strchr(p, '\n');
-            if (e) sb_putn(id, p, (size_t)(e - p)), sb_putc(id, '\n');
+            if (e) lcm_sb_putn(id, p, (size_t)(e - p)), lcm_sb_putc(id, '\n');
         }
         free(cpuinfo);
     }
@@ -79,7 +79,7 @@ static int compiler_identity(const char *cc, lcm_sb *id, lcm_err *err)
 
 static void cleanup_dir(const char *dir)
 {
-    char *a = path_join(dir, "kernels.c"), *b = path_join(dir, "kernels.so");
+    char *a = lcm_path_join(dir, "kernels.c"), *b = lcm_path_join(dir, "kernels.so");
     unlink(a), unlink(b), rmdir(dir);
     free(a), free(b);
 }
@@ -88,17 +88,17 @@ static void cleanup_dir(const char *dir)
 static int compile(const char *cc, const char *source, int precision, void **so, size_t *len, lcm_err *err)
 {
     const char *tmp = getenv("TMPDIR");
-    char *dir = xasprintf("%s/lcm-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    char *dir = lcm_xasprintf("%s/lcm-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         int rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary directory in %s: %s",
                           tmp && *tmp ? tmp : "/tmp", strerror(errno));
         free(dir);
         return rc;
     }
-    char *src = path_join(dir, "kernels.c"), *obj = path_join(dir, "kernels.so");
+    char *src = lcm_path_join(dir, "kernels.c"), *obj = lcm_path_join(dir, "kernels.so");
     char define[32];
     snprintf(define, sizeof define, "-DLCM_PRECISION=%d", precision);
-    int rc = write_file_atomic(src, source, strlen(source), err);
+    int rc = lcm_write_file_atomic(src, source, strlen(source), err);
     if (!rc) {
         char *argv[16];
         int n = 0;
@@ -111,17 +111,17 @@ static int compile(const char *cc, const char *source, int precision, void **so,
         if (st != 0) {
             /* keep the source for inspection; show the start of the diagnostics */
             lcm_sb b;
-            sb_init(&b);
-            sb_printf(&b, "compiling the generated solver with '%s' failed (status %d)", cc, st);
+            lcm_sb_init(&b);
+            lcm_sb_printf(&b, "compiling the generated solver with '%s' failed (status %d)", cc, st);
             lcm_explain_compile_log(out, source, &b);
-            sb_printf(&b, "\n  the source is kept at %s\n  compiler output:\n%.2000s", src, out);
+            lcm_sb_printf(&b, "\n  the source is kept at %s\n  compiler output:\n%.2000s", src, out);
             rc = lcm_fail(err, LCM_E_COMPILE, "%s", b.s);
-            sb_free(&b);
+            lcm_sb_free(&b);
             free(out), free(src), free(obj), free(dir);
             return rc;
         }
         free(out);
-        *so = read_file(obj, len, err);
+        *so = lcm_read_file(obj, len, err);
         if (!*so) rc = err->code;
     }
     cleanup_dir(dir);
@@ -231,7 +231,7 @@ static void cpu_destroy(lcm_backend *base)
 int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lcm_cache *cache,
                         int threads, lcm_backend **out, lcm_err *err)
 {
-    cpu_backend *b = xcalloc(1, sizeof *b);
+    cpu_backend *b = lcm_xcalloc(1, sizeof *b);
     b->memfd = -1;
     b->threads = threads;
     b->base.name = "cpu";
@@ -244,36 +244,36 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
 
     const char *cc = compiler();
     lcm_sb id;
-    sb_init(&id);
+    lcm_sb_init(&id);
     int rc = compiler_identity(cc, &id, err);
     if (rc) {
-        sb_free(&id);
+        lcm_sb_free(&id);
         cpu_destroy(&b->base);
         return rc;
     }
     lcm_sha256 h;
-    sha256_init(&h);
+    lcm_sha256_init(&h);
     char head[64];
     snprintf(head, sizeof head, "lcm-cpu abi=%d precision=%d\n", LCM_ABI_VERSION, precision);
-    sha256_update(&h, head, strlen(head));
-    sha256_update(&h, id.s, id.len);
-    sha256_update(&h, source, strlen(source));
+    lcm_sha256_update(&h, head, strlen(head));
+    lcm_sha256_update(&h, id.s, id.len);
+    lcm_sha256_update(&h, source, strlen(source));
     char key[65];
-    sha256_hex_final(&h, key);
-    sb_free(&id);
+    lcm_sha256_hex_final(&h, key);
+    lcm_sb_free(&id);
 
     void *so = NULL;
     size_t len = 0;
     b->base.cache_entry = lcm_cache_entry_path(cache, "cpu", key);
     if (!lcm_cache_get(cache, "cpu", key, &so, &len)) {
-        double t0 = now_seconds();
+        double t0 = lcm_now_seconds();
         rc = compile(cc, source, precision, &so, &len, err);
         if (rc) {
             cpu_destroy(&b->base);
             return rc;
         }
         b->base.compiled = 1;
-        b->base.compile_seconds = now_seconds() - t0;
+        b->base.compile_seconds = lcm_now_seconds() - t0;
         lcm_cache_put(cache, "cpu", key, so, len);
     }
     rc = load(b, so, len, err);
@@ -281,10 +281,10 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     if (!rc) start_threads(b);
     if (!rc) {
         b->nkernels = m->nkernels;
-        b->kernels = xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);
-        b->sims = xcalloc((size_t)m->nkernels + 1, sizeof *b->sims);
-        b->tables = xcalloc((size_t)m->nkernels + 1, sizeof *b->tables);
-        b->names = xcalloc((size_t)m->nkernels + 1, sizeof *b->names);
+        b->kernels = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);
+        b->sims = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sims);
+        b->tables = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->tables);
+        b->names = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->names);
         for (int k = 0; k < m->nkernels && !rc; ++k) {
             char sim_symbol[256], table_symbol[256];
             snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", m->kernels[k].symbol);
@@ -325,8 +325,8 @@ static int host_nothing(lcm_backend *b, lcm_err *err) { return 0; }
 static int host_stamp(lcm_backend *b, int i, lcm_err *err)
 {
     if (i < 0) return lcm_fail(err, LCM_E_INTERNAL, "stamp %d", i);
-    GROW(b->stamp_at, b->stamp_cap, (size_t)i + 1);
-    b->stamp_at[i] = now_seconds();
+    LCM_GROW(b->stamp_at, b->stamp_cap, (size_t)i + 1);
+    b->stamp_at[i] = lcm_now_seconds();
     return 0;
 }
 

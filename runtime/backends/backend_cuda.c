@@ -90,7 +90,7 @@ static void *cuda_alloc(lcm_backend *base, size_t bytes, lcm_err *err)
                  (double)bytes / 1048576.0, (double)free_b / 1048576.0, (double)total / 1048576.0, lcm_cu_error(r));
         return NULL;
     }
-    GROW(b->allocs, b->cap, b->nallocs + 1);
+    LCM_GROW(b->allocs, b->cap, b->nallocs + 1);
     b->allocs[b->nallocs++] = (allocation){p, bytes};
     base->bytes_now += bytes;
     if (base->bytes_now > base->bytes_peak) base->bytes_peak = base->bytes_now;
@@ -244,7 +244,7 @@ static int cuda_stamp(lcm_backend *base, int i, lcm_err *err)
     cuda_backend *b = (cuda_backend *)base;
     current(b);
     if (i >= b->nstamps) {
-        b->stamps = xrealloc(b->stamps, (size_t)(i + 1) * sizeof *b->stamps);
+        b->stamps = lcm_xrealloc(b->stamps, (size_t)(i + 1) * sizeof *b->stamps);
         for (; b->nstamps <= i; ++b->nstamps) {
             b->stamps[b->nstamps] = NULL;
             CU(cuEventCreate(&b->stamps[b->nstamps], 0), "creating a timing event");
@@ -407,7 +407,7 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
 {
     const lcm_cu_api *cu = lcm_cu(err);
     if (!cu) return err->code;
-    cuda_backend *b = xcalloc(1, sizeof *b);
+    cuda_backend *b = lcm_xcalloc(1, sizeof *b);
     b->cu = cu;
     b->base.name = "cuda";
     b->base.precision = precision;
@@ -445,18 +445,18 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
         b->base.compiled = img.compiled;
         b->base.compile_seconds = img.seconds;
         b->base.cache_entry = img.cache_entry, img.cache_entry = NULL;
-        b->base.target = xasprintf("%s, %s", b->name, img.target);
+        b->base.target = lcm_xasprintf("%s, %s", b->name, img.target);
         rc = check(b, cu->cuModuleLoadData(&b->mod, img.data), "loading the compiled solver", err);
     }
     lcm_cuda_image_free(&img);
     if (!rc) {
         b->nkernels = m->nkernels;
-        b->fns = xcalloc((size_t)m->nkernels + 1, sizeof *b->fns);
-        b->sim_fns = xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
-        b->par_n = xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
-        b->max_block = xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
-        b->table_fns = xcalloc((size_t)m->nkernels + 1, sizeof *b->table_fns);
-        b->table_block = xcalloc((size_t)m->nkernels + 1, sizeof *b->table_block);
+        b->fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->fns);
+        b->sim_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
+        b->par_n = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
+        b->max_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
+        b->table_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_fns);
+        b->table_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_block);
         for (int k = 0; k < m->nkernels && !rc; ++k) {
             const ir_kernel *kn = &m->kernels[k];
             char sim_symbol[256];
@@ -488,9 +488,9 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
         }
     }
     b->nqueues = m->nregimes + 1;
-    b->streams = xcalloc((size_t)b->nqueues, sizeof *b->streams);
-    b->events = xcalloc((size_t)b->nqueues, sizeof *b->events);
-    b->dirty = xcalloc((size_t)b->nqueues, 1);
+    b->streams = lcm_xcalloc((size_t)b->nqueues, sizeof *b->streams);
+    b->events = lcm_xcalloc((size_t)b->nqueues, sizeof *b->events);
+    b->dirty = lcm_xcalloc((size_t)b->nqueues, 1);
     for (int q = 0; q < b->nqueues && !rc; ++q) {
         rc = check(b, cu->cuStreamCreate(&b->streams[q], CU_STREAM_NON_BLOCKING), "creating a stream", err);
         if (!rc) rc = check(b, cu->cuEventCreate(&b->events[q], CU_EVENT_DISABLE_TIMING), "creating an event", err);

@@ -207,7 +207,7 @@ static int interp_launch(interp_backend *b, int kernel, const lcm_kernel_args *c
     {
         lcm_point p = {.m = b->m, .k = k, .r = r, .L = &b->layout, .G = args->grids, .params = args->params,
                        .vnext = vnext_from_args, .vnext_ctx = args, .age = args->age, .period = args->period};
-        p.vals = xcalloc(r->nnodes + 1, sizeof *p.vals);
+        p.vals = lcm_xcalloc(r->nnodes + 1, sizeof *p.vals);
 #pragma omp for schedule(dynamic, 4)
         for (lcm_index i = 0; i < n; ++i) {
             if (sim) sim_subject(b, &p, args, sim, sim->rows[i]);
@@ -245,7 +245,7 @@ static void interp_destroy(lcm_backend *base)
 
 int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
 {
-    interp_backend *b = xcalloc(1, sizeof *b);
+    interp_backend *b = lcm_xcalloc(1, sizeof *b);
     b->m = m;
     b->base.name = "interp";
     b->base.precision = 64;
@@ -256,7 +256,7 @@ int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
     ir_grid_layout_build(m, &b->layout);
     ir_vars_build(m, &b->vars);
     ir_shard_build(m, &b->vars, &b->shard);
-    b->states = xcalloc((size_t)m->nregimes + 1, sizeof *b->states);
+    b->states = lcm_xcalloc((size_t)m->nregimes + 1, sizeof *b->states);
     for (int r = 0; r < m->nregimes; ++r) ir_state_layout_build(m, &b->vars, &b->shard, r, &b->states[r]);
     *out = &b->base;
     (void)err;

@@ -42,16 +42,16 @@ static const char OTHER_KEY[] = "it holds the solver of another key";
 char *lcm_cache_default_dir(void)
 {
     const char *env = getenv("LCM_CACHE_DIR");
-    if (env && *env) return xstrdup(env);
+    if (env && *env) return lcm_xstrdup(env);
     const char *xdg = getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg) return xasprintf("%s/lcm", xdg);
+    if (xdg && *xdg) return lcm_xasprintf("%s/lcm", xdg);
     const char *home = getenv("HOME");
-    return xasprintf("%s/.cache/lcm", home && *home ? home : "/tmp");
+    return lcm_xasprintf("%s/.cache/lcm", home && *home ? home : "/tmp");
 }
 
 void lcm_cache_open(lcm_cache *c, const char *dir)
 {
-    c->dir = dir ? xstrdup(dir) : lcm_cache_default_dir();
+    c->dir = dir ? lcm_xstrdup(dir) : lcm_cache_default_dir();
     c->warned_write = c->warned_unsafe = 0;
 }
 
@@ -63,7 +63,7 @@ void lcm_cache_close(lcm_cache *c)
 
 char *lcm_cache_entry_path(const lcm_cache *c, const char *kind, const char *key)
 {
-    return xasprintf("%s/%s/%s.lcmc", c->dir, kind, key);
+    return lcm_xasprintf("%s/%s/%s.lcmc", c->dir, kind, key);
 }
 
 /* ---- the entry format ------------------------------------------------------ */
@@ -71,7 +71,7 @@ static void put_le(lcm_sb *b, uint64_t x, int n)
 {
     unsigned char v[8];
     for (int i = 0; i < n; ++i) v[i] = (unsigned char)(x >> (8 * i));
-    sb_putn(b, (const char *)v, (size_t)n);
+    lcm_sb_putn(b, (const char *)v, (size_t)n);
 }
 
 static uint64_t get_le(const unsigned char *p, int n)
@@ -86,26 +86,26 @@ static void entry_digest(const unsigned char *head, const char *name, size_t nle
                          unsigned char digest[32])
 {
     lcm_sha256 h;
-    sha256_init(&h);
-    sha256_update(&h, head, DIGEST_AT);
-    sha256_update(&h, name, nlen);
-    sha256_update(&h, data, len);
-    sha256_final(&h, digest);
+    lcm_sha256_init(&h);
+    lcm_sha256_update(&h, head, DIGEST_AT);
+    lcm_sha256_update(&h, name, nlen);
+    lcm_sha256_update(&h, data, len);
+    lcm_sha256_final(&h, digest);
 }
 
 void lcm_cache_encode(const char *kind, const char *key, const void *data, size_t len, lcm_sb *out)
 {
-    char *name = xasprintf("%s/%s", kind, key);
+    char *name = lcm_xasprintf("%s/%s", kind, key);
     size_t nlen = strlen(name), at = out->len;
-    sb_putn(out, MAGIC, 8);
+    lcm_sb_putn(out, MAGIC, 8);
     put_le(out, LCM_CACHE_FORMAT, 4);
     put_le(out, nlen, 4);
     put_le(out, len, 8);
     unsigned char digest[32];
     entry_digest((const unsigned char *)out->s + at, name, nlen, data, len, digest);
-    sb_putn(out, (const char *)digest, 32);
-    sb_putn(out, name, nlen);
-    sb_putn(out, data, len);
+    lcm_sb_putn(out, (const char *)digest, 32);
+    lcm_sb_putn(out, name, nlen);
+    lcm_sb_putn(out, data, len);
     free(name);
 }
 
@@ -177,7 +177,7 @@ static const char *untrusted(int fd, char *buf, size_t size)
 static int open_top(const lcm_cache *c, int create, lcm_err *err)
 {
     int fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 && create && !make_dirs(c->dir, err)) fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && create && !lcm_make_dirs(c->dir, err)) fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 && !err->code) lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", c->dir, strerror(errno));
     return fd;
 }
@@ -215,7 +215,7 @@ static int open_kind(lcm_cache *c, const char *kind, int create, lcm_err *err)
         return -1;
     }
     if (fd < 0 && (e == ELOOP || e == ENOTDIR)) { /* a link or a file where the folder should be */
-        warn_unsafe(c, sub = xasprintf("%s/%s", c->dir, kind), "it is a symbolic link or not a folder");
+        warn_unsafe(c, sub = lcm_xasprintf("%s/%s", c->dir, kind), "it is a symbolic link or not a folder");
         free(sub);
         return -1;
     }
@@ -225,7 +225,7 @@ static int open_kind(lcm_cache *c, const char *kind, int create, lcm_err *err)
     }
     if ((why = untrusted(fd, buf, sizeof buf))) {
         close(fd);
-        warn_unsafe(c, sub = xasprintf("%s/%s", c->dir, kind), why);
+        warn_unsafe(c, sub = lcm_xasprintf("%s/%s", c->dir, kind), why);
         free(sub);
         return -1;
     }
@@ -276,7 +276,7 @@ static entry_state read_entry(int dfd, const char *name, char **file, size_t *fl
     else if ((got = read_all(fd, head, (size = (size_t)st.st_size) < HEADER_SIZE ? size : HEADER_SIZE)))
         got < 0 ? (void)(s = ENTRY_UNREADABLE) : (void)(*why = "truncated header"); /* it shrank under us */
     else if (!(*why = check_header(head, size, &nlen, &plen))) {
-        *file = xmalloc(size);
+        *file = lcm_xmalloc(size);
         memcpy(*file, head, HEADER_SIZE);
         if ((got = read_all(fd, *file + HEADER_SIZE, size - HEADER_SIZE))) {
             free(*file), *file = NULL;
@@ -298,7 +298,7 @@ static entry_state read_entry(int dfd, const char *name, char **file, size_t *fl
 static entry_state load_entry(int dfd, const char *kind, const char *key, char **file, const char **payload,
                               size_t *plen, const char **why)
 {
-    char *name = xasprintf("%s.lcmc", key);
+    char *name = lcm_xasprintf("%s.lcmc", key);
     size_t flen = 0;
     entry_state s = read_entry(dfd, name, file, &flen, why);
     int e = errno;
@@ -325,12 +325,12 @@ int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, 
     if (s == ENTRY_BAD) {
         if (why == OTHER_FORMAT) lcm_progress("cache entry %s was %s; rebuilding it", path, why);
         else lcm_warn("cache entry %s is corrupt (%s); rebuilding it", path, why);
-        char *name = xasprintf("%s.lcmc", key);
+        char *name = lcm_xasprintf("%s.lcmc", key);
         unlinkat(dfd, name, 0); /* a link goes, not what it names */
         free(name);
     }
     if (s == ENTRY_READ) {
-        *data = xmalloc(plen);
+        *data = lcm_xmalloc(plen);
         memcpy(*data, payload, plen);
         *len = plen;
     }
@@ -347,7 +347,7 @@ static unsigned long long random_bits(void)
     unsigned long long x = 0;
     if (getrandom(&x, sizeof x, GRND_NONBLOCK) == (ssize_t)sizeof x) return x;
     static unsigned long long counter;
-    return (unsigned long long)getpid() << 32 ^ (unsigned long long)(now_seconds() * 1e9) ^ ++counter ^
+    return (unsigned long long)getpid() << 32 ^ (unsigned long long)(lcm_now_seconds() * 1e9) ^ ++counter ^
            (unsigned long long)(uintptr_t)&x;
 }
 
@@ -371,7 +371,7 @@ static int write_entry(int dfd, const char *name, const char *path, const char *
     int fd = -1;
     for (int tries = 0; tries < 8 && fd < 0; ++tries) {
         free(tmp);
-        tmp = xasprintf("%s.tmp.%016llx", name, random_bits());
+        tmp = lcm_xasprintf("%s.tmp.%016llx", name, random_bits());
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST) break;
     }
@@ -401,12 +401,12 @@ int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *d
     int rc = dfd < 0 ? (err.code ? err.code : LCM_E_IO) : 0;
     if (dfd >= 0) {
         lcm_sb b;
-        sb_init(&b);
+        lcm_sb_init(&b);
         lcm_cache_encode(kind, key, data, len, &b);
-        char *name = xasprintf("%s.lcmc", key), *path = lcm_cache_entry_path(c, kind, key);
+        char *name = lcm_xasprintf("%s.lcmc", key), *path = lcm_cache_entry_path(c, kind, key);
         rc = write_entry(dfd, name, path, b.s, b.len, &err);
         free(name), free(path);
-        sb_free(&b);
+        lcm_sb_free(&b);
         close(dfd);
     }
     if (rc && err.code && !c->warned_write) {
@@ -433,8 +433,8 @@ static char **list_dir(int dfd, int *n)
     size_t cap = 0;
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.') continue;
-        GROW(v, cap, (size_t)*n + 2);
-        v[(*n)++] = xstrdup(e->d_name);
+        LCM_GROW(v, cap, (size_t)*n + 2);
+        v[(*n)++] = lcm_xstrdup(e->d_name);
     }
     closedir(d);
     if (v) qsort(v, (size_t)*n, sizeof *v, cmp_names);
@@ -451,13 +451,13 @@ static void free_list(char **v, int n)
 static char *entry_key(const char *file)
 {
     size_t len = strlen(file);
-    return len > 5 && !strcmp(file + len - 5, ".lcmc") ? xstrndup(file, len - 5) : NULL;
+    return len > 5 && !strcmp(file + len - 5, ".lcmc") ? lcm_xstrndup(file, len - 5) : NULL;
 }
 
 static void scan_entry(const lcm_cache *c, int dfd, const char *kind, const char *file,
                        void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx)
 {
-    char *key = entry_key(file), *path = xasprintf("%s/%s/%s", c->dir, kind, file), *data = NULL;
+    char *key = entry_key(file), *path = lcm_xasprintf("%s/%s/%s", c->dir, kind, file), *data = NULL;
     lcm_cache_entry e = {.kind = kind, .key = key, .path = path};
     struct stat st;
     if (fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) e.bytes = (size_t)st.st_size, e.mtime = (double)st.st_mtime;

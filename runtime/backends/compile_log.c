@@ -11,7 +11,7 @@ static char *source_line(const char *src, int n)
         src = strchr(src, '\n');
         if (src) ++src;
     }
-    return src ? xstrndup(src, strcspn(src, "\n")) : xstrdup("");
+    return src ? lcm_xstrndup(src, strcspn(src, "\n")) : lcm_xstrdup("");
 }
 
 /* The model location in the source comment on line l or the nearest above. */
@@ -22,7 +22,7 @@ static char *origin(const char *src, int line)
         char *c = strstr(text, "/* ");
         char *e = c ? strstr(c, " */") : NULL;
         char *lua = c ? strstr(c, ".lua:") : NULL; /* "file.lua:17 (regime.function)" */
-        char *found = lua && e && lua < e ? xstrndup(c + 3, (size_t)(e - c - 3)) : NULL;
+        char *found = lua && e && lua < e ? lcm_xstrndup(c + 3, (size_t)(e - c - 3)) : NULL;
         free(text);
         if (found) return found;
     }
@@ -41,8 +41,8 @@ void lcm_explain_compile_log(const char *log, const char *src, lcm_sb *out)
         char *code = source_line(src, line), *from = origin(src, line);
         const char *trimmed = code;
         while (isspace((unsigned char)*trimmed)) ++trimmed;
-        sb_printf(out, "\n  generated line %d: %.160s", line, trimmed);
-        if (from) sb_printf(out, "\n    from %s", from);
+        lcm_sb_printf(out, "\n  generated line %d: %.160s", line, trimmed);
+        if (from) lcm_sb_printf(out, "\n    from %s", from);
         free(code), free(from);
         ++shown;
     }

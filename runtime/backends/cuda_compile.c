@@ -36,14 +36,14 @@ void lcm_cuda_image_free(lcm_cuda_image *img)
 static char *keep_source(const char *src)
 {
     const char *tmp = getenv("TMPDIR");
-    char *dir = xasprintf("%s/lcm-nvrtc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    char *dir = lcm_xasprintf("%s/lcm-nvrtc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         free(dir);
         return NULL;
     }
-    char *path = path_join(dir, "kernels.c");
+    char *path = lcm_path_join(dir, "kernels.c");
     free(dir);
-    if (write_file_atomic(path, src, strlen(src), NULL)) {
+    if (lcm_write_file_atomic(path, src, strlen(src), NULL)) {
         free(path);
         return NULL;
     }
@@ -54,7 +54,7 @@ static int pick_target(const lcm_nvrtc_api *nv, int arch, int *target, int *ptx,
 {
     int n = 0;
     nv->nvrtcGetNumSupportedArchs(&n);
-    int *archs = xcalloc((size_t)n + 1, sizeof *archs);
+    int *archs = lcm_xcalloc((size_t)n + 1, sizeof *archs);
     nv->nvrtcGetSupportedArchs(archs);
     int lo = n ? archs[0] : 0, hi = n ? archs[n - 1] : 0, exact = 0, below = 0;
     for (int i = 0; i < n; ++i) {
@@ -92,19 +92,19 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
     snprintf(out->target, sizeof out->target, ptx ? "compute_%d (PTX)" : "sm_%d", target);
 
     lcm_sha256 h;
-    sha256_init(&h);
+    lcm_sha256_init(&h);
     char head[256];
     snprintf(head, sizeof head, "lcm-cuda abi=%d nvrtc=%d.%d", LCM_ABI_VERSION, major, minor);
-    sha256_update(&h, head, strlen(head));
-    for (int i = 0; i < nopts; ++i) sha256_update(&h, " ", 1), sha256_update(&h, opts[i], strlen(opts[i]));
-    sha256_update(&h, "\n", 1);
-    sha256_update(&h, source, strlen(source));
+    lcm_sha256_update(&h, head, strlen(head));
+    for (int i = 0; i < nopts; ++i) lcm_sha256_update(&h, " ", 1), lcm_sha256_update(&h, opts[i], strlen(opts[i]));
+    lcm_sha256_update(&h, "\n", 1);
+    lcm_sha256_update(&h, source, strlen(source));
     char key[65];
-    sha256_hex_final(&h, key);
+    lcm_sha256_hex_final(&h, key);
     out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
     if (lcm_cache_get(cache, "cuda", key, &out->data, &out->len)) return 0;
 
-    double t0 = now_seconds();
+    double t0 = lcm_now_seconds();
     nvrtcProgram prog;
     nvrtcResult r = nv->nvrtcCreateProgram(&prog, source, "kernels.c", 0, NULL, NULL);
     if (r != NVRTC_SUCCESS) return lcm_fail(err, LCM_E_COMPILE, "NVRTC: %s", nv->nvrtcGetErrorString(r));
@@ -112,32 +112,32 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
     if (r != NVRTC_SUCCESS) {
         size_t ls = 0;
         nv->nvrtcGetProgramLogSize(prog, &ls);
-        char *log = xcalloc(ls + 1, 1);
+        char *log = lcm_xcalloc(ls + 1, 1);
         nv->nvrtcGetProgramLog(prog, log);
         lcm_sb b;
-        sb_init(&b);
-        sb_printf(&b, "NVRTC could not compile the generated solver of model '%s' for %s (%s)", m->name, out->target,
+        lcm_sb_init(&b);
+        lcm_sb_printf(&b, "NVRTC could not compile the generated solver of model '%s' for %s (%s)", m->name, out->target,
                   nv->nvrtcGetErrorString(r));
         lcm_explain_compile_log(log, source, &b);
         char *kept = keep_source(source);
-        if (kept) sb_printf(&b, "\n  the source is kept at %s", kept);
-        sb_printf(&b, "\n  compiler log:\n%.2000s", log);
+        if (kept) lcm_sb_printf(&b, "\n  the source is kept at %s", kept);
+        lcm_sb_printf(&b, "\n  compiler log:\n%.2000s", log);
         rc = lcm_fail(err, LCM_E_COMPILE, "%s", b.s);
-        sb_free(&b), free(log), free(kept);
+        lcm_sb_free(&b), free(log), free(kept);
         nv->nvrtcDestroyProgram(&prog);
         return rc;
     }
     size_t len = 0;
     if (ptx) nv->nvrtcGetPTXSize(prog, &len);
     else nv->nvrtcGetCUBINSize(prog, &len);
-    out->data = xmalloc(len + 1);
+    out->data = lcm_xmalloc(len + 1);
     out->len = len;
     r = ptx ? nv->nvrtcGetPTX(prog, out->data) : nv->nvrtcGetCUBIN(prog, out->data);
     nv->nvrtcDestroyProgram(&prog);
     if (r != NVRTC_SUCCESS)
         return lcm_fail(err, LCM_E_COMPILE, "NVRTC: reading the compiled solver: %s", nv->nvrtcGetErrorString(r));
     out->compiled = 1;
-    out->seconds = now_seconds() - t0;
+    out->seconds = lcm_now_seconds() - t0;
     lcm_cache_put(cache, "cuda", key, out->data, out->len);
     return 0;
 }

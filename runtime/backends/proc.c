@@ -17,7 +17,7 @@ int lcm_run_capture(char *const argv[], char **output)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        *output = xasprintf("pipe: %s", strerror(errno));
+        *output = lcm_xasprintf("pipe: %s", strerror(errno));
         return -1;
     }
     posix_spawn_file_actions_t fa;
@@ -30,11 +30,11 @@ int lcm_run_capture(char *const argv[], char **output)
     close(fds[1]);
     if (rc != 0) {
         close(fds[0]);
-        *output = xasprintf("cannot run '%s': %s", argv[0], strerror(rc));
+        *output = lcm_xasprintf("cannot run '%s': %s", argv[0], strerror(rc));
         return -1;
     }
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     char buf[4096];
     ssize_t n;
     while ((n = read(fds[0], buf, sizeof buf)) != 0) {
@@ -42,12 +42,12 @@ int lcm_run_capture(char *const argv[], char **output)
             if (errno == EINTR) continue;
             break;
         }
-        sb_putn(&b, buf, (size_t)n);
+        lcm_sb_putn(&b, buf, (size_t)n);
     }
     close(fds[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    *output = sb_take(&b);
+    *output = lcm_sb_take(&b);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

@@ -49,16 +49,16 @@ static int take_value(cli_args *a, const char *name, int once, const char **valu
 void cli_report(const char *done, const char *const *outputs, int n)
 {
     lcm_sb line;
-    sb_init(&line);
-    sb_printf(&line, "%s", done);
+    lcm_sb_init(&line);
+    lcm_sb_printf(&line, "%s", done);
     const char *sep = ": wrote ";
     for (int i = 0; i < n; ++i) {
         if (!outputs[i]) continue;
-        sb_printf(&line, "%s%s", sep, strcmp(outputs[i], "-") ? outputs[i] : "standard output");
+        lcm_sb_printf(&line, "%s%s", sep, strcmp(outputs[i], "-") ? outputs[i] : "standard output");
         sep = ", ";
     }
     lcm_info("%s", line.s);
-    sb_free(&line);
+    lcm_sb_free(&line);
 }
 
 int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err)
@@ -89,7 +89,7 @@ int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
         return 0;
     }
     *matched = 1;
-    o->defines = xrealloc(o->defines, (size_t)(o->ndefines + 1) * sizeof *o->defines);
+    o->defines = lcm_xrealloc(o->defines, (size_t)(o->ndefines + 1) * sizeof *o->defines);
     int rc = lcmgen_parse_define(def, &o->defines[o->ndefines], err);
     if (rc) return rc;
     o->ndefines++; /* owned from here on, also when it is a duplicate */
@@ -166,17 +166,17 @@ static int ends_with(const char *s, const char *suffix)
 int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
 {
     if (!o->model) return lcm_fail(err, LCM_E_USAGE, "no model given (MODEL.lua or a directory made by lcmgen)");
-    if (is_directory(o->model)) {
+    if (lcm_is_directory(o->model)) {
         if (o->ndefines)
             return lcm_fail(err, LCM_E_USAGE, "-D %s: options apply when the model is a .lua file; '%s' was "
                             "generated already (run lcmgen with -D instead)", o->defines[0].name, o->model);
         return lcm_model_open_dir(o->model, out, err);
     }
     if (!ends_with(o->model, ".lua")) {
-        if (!file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model '%s' does not exist", o->model);
+        if (!lcm_file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model '%s' does not exist", o->model);
         return lcm_fail(err, LCM_E_USAGE, "model '%s' is neither a .lua file nor a directory made by lcmgen", o->model);
     }
-    if (!file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", o->model);
+    if (!lcm_file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", o->model);
     lcmgen_output gen;
     int rc = lcmgen_generate(o->model, o->defines, o->ndefines, &gen, err);
     if (rc) return rc;

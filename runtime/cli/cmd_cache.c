@@ -65,7 +65,7 @@ int cmd_cache(int argc, char **argv)
         printf("location   %s%s\n", c.dir, getenv("LCM_CACHE_DIR") ? " (from LCM_CACHE_DIR)" : "");
         printf("entries    %d (%.1f MiB)%s\n", s.count, (double)s.bytes / 1048576.0, s.bad ? ", some damaged" : "");
         if (s.bad) printf("damaged    %d (rebuilt when next needed)\n", s.bad);
-        printf("writable   %s\n", is_directory(c.dir) ? (access(c.dir, W_OK) == 0 ? "yes" : "no") : "not created yet");
+        printf("writable   %s\n", lcm_is_directory(c.dir) ? (access(c.dir, W_OK) == 0 ? "yes" : "no") : "not created yet");
     } else if (!strcmp(argv[1], "clear")) {
         int n = lcm_cache_clear(&c, &err);
         if (n < 0) rc = err.code;

@@ -32,10 +32,10 @@ int cmd_params_template(int argc, char **argv)
     if (!rc) rc = cli_open_model(&mo, &model, &err);
     if (!rc) {
         lcm_sb b;
-        sb_init(&b);
+        lcm_sb_init(&b);
         lcm_params_template(lcm_model_ir(model), &b);
         fputs(b.s, stdout);
-        sb_free(&b);
+        lcm_sb_free(&b);
     }
     lcm_model_free(model);
     cli_model_opts_free(&mo);

@@ -87,18 +87,18 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
 static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
 {
     if (!c->mo.model) return 0;
-    char *dir = path_dirname(c->mo.model), *stem = path_stem(c->mo.model);
+    char *dir = lcm_path_dirname(c->mo.model), *stem = lcm_path_stem(c->mo.model);
     const char *out_dir = c->out_dir ? c->out_dir : "results";
     char *name;
-    if (!c->params_path && file_exists(name = xasprintf("%s/%s.params.lua", dir, stem))) c->params_path = owned[0] = name;
+    if (!c->params_path && lcm_file_exists(name = lcm_xasprintf("%s/%s.params.lua", dir, stem))) c->params_path = owned[0] = name;
     else if (!c->params_path) free(name);
-    if (!c->initial) c->initial = owned[1] = xasprintf("%s/%s.initial.csv", dir, stem);
-    owned[2] = xasprintf("%s/%s.solution.h5", out_dir, stem);
-    c->out = owned[3] = xasprintf("%s/%s.panel.h5", out_dir, stem);
-    c->csv = owned[4] = xasprintf("%s/%s.panel.csv", out_dir, stem);
+    if (!c->initial) c->initial = owned[1] = lcm_xasprintf("%s/%s.initial.csv", dir, stem);
+    owned[2] = lcm_xasprintf("%s/%s.solution.h5", out_dir, stem);
+    c->out = owned[3] = lcm_xasprintf("%s/%s.panel.h5", out_dir, stem);
+    c->csv = owned[4] = lcm_xasprintf("%s/%s.panel.csv", out_dir, stem);
     c->out_dir = out_dir;
     free(dir), free(stem);
-    if (!file_exists(c->initial))
+    if (!lcm_file_exists(c->initial))
         return lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist (give --initial)",
                         c->initial);
     return 0;
@@ -120,7 +120,7 @@ static void sim_files(const sim_cli *c, const char *solution_out, cli_file files
 static int check_outputs(const sim_cli *c, const cli_file files[SIM_FILES], lcm_err *err)
 {
     int rc = cli_check_outputs(files, SIM_FILES, err);
-    if (!rc && c->run) rc = make_dirs(c->out_dir, err);
+    if (!rc && c->run) rc = lcm_make_dirs(c->out_dir, err);
     for (int i = 0; i < SIM_FILES && !rc; ++i)
         if (files[i].output && files[i].path) rc = cli_check_writable(files[i].path, err);
     return rc;
@@ -146,11 +146,11 @@ static int check_solution_params(const ir_model *m, const lcm_solution *sol, con
         for (size_t k = 0; k < p->size; ++k) {
             if (!memcmp(&used[p->offset + k], &given[p->offset + k], sizeof *used)) continue;
             lcm_sb there, here;
-            sb_init(&there), sb_init(&here);
-            sb_double(&there, used[p->offset + k]), sb_double(&here, given[p->offset + k]);
+            lcm_sb_init(&there), lcm_sb_init(&here);
+            lcm_sb_double(&there, used[p->offset + k]), lcm_sb_double(&here, given[p->offset + k]);
             lcm_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there and "
                      "%s here; solve again or leave out --params/--set", p->name, p->regime, p->func, there.s, here.s);
-            sb_free(&there), sb_free(&here);
+            lcm_sb_free(&there), lcm_sb_free(&here);
             return err->code;
         }
     }
@@ -163,7 +163,7 @@ static int load_inputs(const sim_cli *c, const lcm_model *model, const lcm_pvalu
                        lcm_solution **sol, lcm_err *err)
 {
     const ir_model *m = lcm_model_ir(model);
-    *buf = xcalloc(m->params_size + 1, sizeof **buf);
+    *buf = lcm_xcalloc(m->params_size + 1, sizeof **buf);
     if (!params && !c->solution) return lcm_fail(err, LCM_E_USAGE, "give --params (or --solution with a saved solution)");
     int rc = params ? lcm_params_resolve(m, params, *buf, err) : 0;
     if (!rc && c->solution) rc = lcm_solution_read_h5(m, c->solution, sol, err);
@@ -186,7 +186,7 @@ static int write_outputs(const sim_cli *c, const lcm_solution *sol, const char *
 static int simulate_main(int argc, char **argv, int run)
 {
     sim_cli c = {.run = run, .so = {.backend = LCM_BACKEND_AUTO, .precision = 64}};
-    c.sets = xcalloc((size_t)argc + 1, sizeof *c.sets);
+    c.sets = lcm_xcalloc((size_t)argc + 1, sizeof *c.sets);
     char *owned[5] = {0};
     lcm_err err = {0};
     int help = 0, rc = parse_args(argc, argv, &c, &help, &err);
@@ -224,7 +224,7 @@ static int simulate_main(int argc, char **argv, int run)
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */
     if (!rc && writer) rc = write_outputs(&c, sol, owned[2], panel, &err);
     if (!rc && writer) {
-        char *done = xasprintf("%s %lld subjects of model '%s' on %s (float%d) in %.3g s (%lld panel rows)",
+        char *done = lcm_xasprintf("%s %lld subjects of model '%s' on %s (float%d) in %.3g s (%lld panel rows)",
                                run ? "solved and simulated" : "simulated", (long long)ic->n,
                                lcm_model_ir(model)->name, lcm_solver_backend(solver), lcm_solver_precision(solver),
                                lcm_panel_seconds(panel) + (c.solution ? 0 : lcm_solution_seconds(sol)),

@@ -45,7 +45,7 @@ int cmd_solve(int argc, char **argv)
     cli_args a = {.argc = argc, .argv = argv, .i = 0, .cmd = "solve"};
     cli_model_opts mo = {0};
     const char *params_path = NULL, *out = NULL, *csv = NULL, *v;
-    const char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
+    const char **sets = lcm_xcalloc((size_t)argc + 1, sizeof *sets);
     int nsets = 0;
     lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
     lcm_err err = {0};
@@ -92,7 +92,7 @@ int cmd_solve(int argc, char **argv)
     if (!rc) rc = cli_check_loaded(&mo, files, 4, &err);
     if (!rc) {
         /* check the parameters before compiling anything */
-        double *buf = xcalloc(lcm_model_ir(model)->params_size + 1, sizeof *buf);
+        double *buf = lcm_xcalloc(lcm_model_ir(model)->params_size + 1, sizeof *buf);
         rc = lcm_params_resolve(lcm_model_ir(model), params, buf, &err);
         if (!rc) rc = lcm_solver_new(model, &so, &solver, &err);
         if (!rc) rc = lcm_solve_resolved(solver, buf, &sol, &err);
@@ -101,7 +101,7 @@ int cmd_solve(int argc, char **argv)
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
     if (!rc && writer) rc = write_outputs(sol, out, csv, &err);
     if (!rc && writer) {
-        char *done = xasprintf("solved model '%s' on %s (float%d) in %.3g s", lcm_model_ir(model)->name,
+        char *done = lcm_xasprintf("solved model '%s' on %s (float%d) in %.3g s", lcm_model_ir(model)->name,
                                lcm_solver_backend(solver), lcm_solver_precision(solver), lcm_solution_seconds(sol));
         const char *outputs[] = {out, csv};
         cli_report(done, outputs, 2);

@@ -31,9 +31,9 @@ static void identify(const cli_file *file, const char *path, file_id *id)
         id->exists = 1, id->dev = st.st_dev, id->ino = st.st_ino;
         return;
     }
-    char *dir = path_dirname(path), *real = realpath(dir, NULL);
+    char *dir = lcm_path_dirname(path), *real = realpath(dir, NULL);
     const char *base = strrchr(path, '/');
-    id->where = real ? xasprintf("%s/%s", real, base ? base + 1 : path) : xstrdup(path);
+    id->where = real ? lcm_xasprintf("%s/%s", real, base ? base + 1 : path) : lcm_xstrdup(path);
     free(dir), free(real);
 }
 
@@ -54,20 +54,20 @@ static file_id *identify_all(const cli_file *files, int n, int *count, char ***o
         if (!files[i].path || !strcmp(files[i].path, "-")) continue;
         DIR *d = files[i].output ? NULL : opendir(files[i].path);
         if (!d) {
-            GROW(ids, cap, (size_t)*count + 1);
+            LCM_GROW(ids, cap, (size_t)*count + 1);
             identify(&files[i], files[i].path, &ids[(*count)++]);
             continue;
         }
         for (struct dirent *e; (e = readdir(d));) {
-            char *p = path_join(files[i].path, e->d_name);
+            char *p = lcm_path_join(files[i].path, e->d_name);
             struct stat st;
             if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
                 free(p);
                 continue;
             }
-            *owned = xrealloc(*owned, (size_t)(*nowned + 1) * sizeof **owned);
+            *owned = lcm_xrealloc(*owned, (size_t)(*nowned + 1) * sizeof **owned);
             (*owned)[(*nowned)++] = p;
-            GROW(ids, cap, (size_t)*count + 1);
+            LCM_GROW(ids, cap, (size_t)*count + 1);
             identify(&files[i], p, &ids[(*count)++]);
         }
         closedir(d);
@@ -120,7 +120,7 @@ int cli_check_outputs(const cli_file *files, int n, lcm_err *err)
 
 int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err)
 {
-    cli_file *all = xcalloc((size_t)(n + mo->nloaded), sizeof *all);
+    cli_file *all = lcm_xcalloc((size_t)(n + mo->nloaded), sizeof *all);
     int count = 0;
     for (int i = 0; i < n; ++i)
         if (files[i].output) all[count++] = files[i];
@@ -133,13 +133,13 @@ int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm
 int cli_check_writable(const char *path, lcm_err *err)
 {
     if (!strcmp(path, "-")) return 0; /* standard output */
-    if (is_directory(path)) return lcm_fail(err, LCM_E_IO, "output '%s' is a directory", path);
-    int rc = check_output_path(path, err);
+    if (lcm_is_directory(path)) return lcm_fail(err, LCM_E_IO, "output '%s' is a directory", path);
+    int rc = lcm_check_output_path(path, err);
     if (rc) return rc;
-    char *dir = path_dirname(path);
-    if (!is_directory(dir) && file_exists(dir))
+    char *dir = lcm_path_dirname(path);
+    if (!lcm_is_directory(dir) && lcm_file_exists(dir))
         rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': '%s' is a file, not a directory", path, dir);
-    else if (!is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
+    else if (!lcm_is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
     else if (access(dir, W_OK) != 0) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' is not writable", path, dir);
     free(dir);
     return rc;

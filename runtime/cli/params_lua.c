@@ -68,7 +68,7 @@ static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out,
         lcm_pvalue *list = lcm_pv_list();
         for (lua_Integer i = 1; i <= len && !rc; ++i) {
             lua_rawgeti(L, -1, i);
-            char *w = xasprintf("%s[%lld]", where, (long long)i);
+            char *w = lcm_xasprintf("%s[%lld]", where, (long long)i);
             lcm_pvalue *item = NULL;
             rc = convert(L, w, depth + 1, &item, err);
             free(w);
@@ -81,11 +81,11 @@ static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out,
     }
     /* by name, in sorted order: the tree and its errors do not depend on
      * Lua's hash order */
-    char **keys = xcalloc((size_t)nstr, sizeof *keys);
+    char **keys = lcm_xcalloc((size_t)nstr, sizeof *keys);
     int n = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-        keys[n++] = xstrdup(lua_tostring(L, -2));
+        keys[n++] = lcm_xstrdup(lua_tostring(L, -2));
         lua_pop(L, 1);
     }
     qsort(keys, (size_t)n, sizeof *keys, cmp_keys);
@@ -93,7 +93,7 @@ static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out,
     for (int i = 0; i < n && !rc; ++i) {
         lua_pushstring(L, keys[i]);
         lua_rawget(L, -2);
-        char *w = *where ? xasprintf("%s.%s", where, keys[i]) : xasprintf("'%s'", keys[i]);
+        char *w = *where ? lcm_xasprintf("%s.%s", where, keys[i]) : lcm_xasprintf("'%s'", keys[i]);
         lcm_pvalue *item = NULL;
         rc = convert(L, w, depth + 1, &item, err);
         free(w);
@@ -121,13 +121,13 @@ static int fail_lua(lcm_err *err, const char *path, const char *msg)
 int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
 {
     *out = NULL;
-    if (!file_exists(path)) return lcm_fail(err, LCM_E_IO, "params file '%s' does not exist", path);
+    if (!lcm_file_exists(path)) return lcm_fail(err, LCM_E_IO, "params file '%s' does not exist", path);
     size_t len = 0;
-    char *text = read_file(path, &len, err);
+    char *text = lcm_read_file(path, &len, err);
     if (!text) return err->code;
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrdup(".");
-    char *chunkname = xasprintf("@%s", path);
+    char *dir = slash ? lcm_xstrndup(path, (size_t)(slash - path) + (slash == path)) : lcm_xstrdup(".");
+    char *chunkname = lcm_xasprintf("@%s", path);
     lcm_lua_limits lim;
     lua_State *L = new_state(&lim, dir);
     free(dir);
@@ -171,9 +171,9 @@ int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
     lcm_lua_limits lim;
     lua_State *L = new_state(&lim, NULL);
     if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
-    char *path = xstrndup(assignment, (size_t)(eq - assignment));
-    char *where = xasprintf("--set %s", path);
-    char *chunk = xasprintf("return %s", eq + 1);
+    char *path = lcm_xstrndup(assignment, (size_t)(eq - assignment));
+    char *where = lcm_xasprintf("--set %s", path);
+    char *chunk = lcm_xasprintf("return %s", eq + 1);
     int rc = 0;
     lcm_lua_limits_arm(L, &lim);
     if (load_sandboxed(L, chunk, strlen(chunk), "=--set") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {

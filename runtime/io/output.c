@@ -37,17 +37,17 @@ static int write_failed(const char *path, int why, lcm_err *err)
 static int finish(char *tmp, const char *path, int failed, int why, lcm_err *err)
 {
     if (failed) {
-        temp_discard(tmp);
+        lcm_temp_discard(tmp);
         return write_failed(path, why, err);
     }
-    if (!held.open) return temp_commit(&tmp, &path, 1, err);
+    if (!held.open) return lcm_temp_commit(&tmp, &path, 1, err);
     if (held.n == held.cap) {
         held.cap = held.cap ? 2 * held.cap : 4;
-        held.tmp = xrealloc(held.tmp, (size_t)held.cap * sizeof *held.tmp);
-        held.path = xrealloc(held.path, (size_t)held.cap * sizeof *held.path);
+        held.tmp = lcm_xrealloc(held.tmp, (size_t)held.cap * sizeof *held.tmp);
+        held.path = lcm_xrealloc(held.path, (size_t)held.cap * sizeof *held.path);
     }
     held.tmp[held.n] = tmp;
-    held.path[held.n++] = xstrdup(path);
+    held.path[held.n++] = lcm_xstrdup(path);
     return 0;
 }
 
@@ -56,9 +56,9 @@ void lcm_outputs_begin(void) { held.open = 1; }
 int lcm_outputs_end(int rc, lcm_err *err)
 {
     if (rc) {
-        for (int i = 0; i < held.n; ++i) temp_discard(held.tmp[i]);
+        for (int i = 0; i < held.n; ++i) lcm_temp_discard(held.tmp[i]);
     } else {
-        rc = temp_commit(held.tmp, (const char *const *)held.path, held.n, err);
+        rc = lcm_temp_commit(held.tmp, (const char *const *)held.path, held.n, err);
     }
     for (int i = 0; i < held.n; ++i) free(held.path[i]);
     free(held.tmp), free(held.path);
@@ -99,12 +99,12 @@ FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
         return stdout;
     }
     int fd;
-    if (check_output_path(path, err) || temp_open(path, tmp, &fd, err)) return NULL;
+    if (lcm_check_output_path(path, err) || lcm_temp_open(path, tmp, &fd, err)) return NULL;
     FILE *f = fdopen(fd, "w");
     if (!f) {
         int why = errno;
         close(fd);
-        temp_discard(*tmp);
+        lcm_temp_discard(*tmp);
         write_failed(path, why, err);
     }
     return f;
@@ -142,10 +142,10 @@ hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err)
     *tmp = NULL;
     if (is_stdout(path))
         return lcm_fail(err, LCM_E_USAGE, "an HDF5 file cannot be written to standard output ('-' is for CSV)"), -1;
-    if (check_output_path(path, err)) return -1;
+    if (lcm_check_output_path(path, err)) return -1;
     lcm_h5_prepare();
     hid_t f = -1;
-    if (temp_create(path, h5_create_exclusive, &f, tmp, err)) return -1;
+    if (lcm_temp_create(path, h5_create_exclusive, &f, tmp, err)) return -1;
     return f;
 }
 
@@ -154,7 +154,7 @@ int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_e
     errno = 0;
     int why = 0;
     if (H5Fclose(f) < 0) failed = 1, why = errno;
-    if (!failed && (why = temp_sync(tmp))) failed = 1;
+    if (!failed && (why = lcm_temp_sync(tmp))) failed = 1;
     return finish(tmp, path, failed, why, err);
 }
 
@@ -211,9 +211,9 @@ static herr_t h5_note_failure(hid_t stack, void *unused)
     return 0;
 }
 
-void h5_failure_reset(void) { memset(&h5_failure, 0, sizeof h5_failure); }
+void lcm_h5_failure_reset(void) { memset(&h5_failure, 0, sizeof h5_failure); }
 
-int h5_finish(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
+int lcm_h5_finish(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
 {
     int rc = lcm_output_commit_h5(f, tmp, path, failed, err);
     if (!rc || !h5_failure.failed) return rc; /* moving it into place failed: the commit's message says so */
@@ -246,7 +246,7 @@ static int attr_write(hid_t obj, const char *name, hid_t type, hid_t space, cons
     return rc < 0;
 }
 
-int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n)
+int lcm_h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n)
 {
     hsize_t dims[1] = {(hsize_t)n};
     hid_t t = str_type();
@@ -255,7 +255,7 @@ int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n)
     return bad;
 }
 
-int h5_attr_string(hid_t obj, const char *name, const char *v)
+int lcm_h5_attr_string(hid_t obj, const char *name, const char *v)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     H5Tset_size(t, strlen(v) + 1);
@@ -266,35 +266,35 @@ int h5_attr_string(hid_t obj, const char *name, const char *v)
     return bad;
 }
 
-int h5_attr_double(hid_t obj, const char *name, double v)
+int lcm_h5_attr_double(hid_t obj, const char *name, double v)
 {
     return attr_write(obj, name, H5T_NATIVE_DOUBLE, H5Screate(H5S_SCALAR), &v);
 }
 
-int h5_attr_int(hid_t obj, const char *name, int v)
+int lcm_h5_attr_int(hid_t obj, const char *name, int v)
 {
     return attr_write(obj, name, H5T_NATIVE_INT, H5Screate(H5S_SCALAR), &v);
 }
 
-hid_t h5_untimed(hid_t cls)
+hid_t lcm_h5_untimed(hid_t cls)
 {
     hid_t p = H5Pcreate(cls);
     H5Pset_obj_track_times(p, 0);
     return p;
 }
 
-hid_t h5_group(hid_t loc, const char *name)
+hid_t lcm_h5_group(hid_t loc, const char *name)
 {
-    hid_t gcpl = h5_untimed(H5P_GROUP_CREATE);
+    hid_t gcpl = lcm_h5_untimed(H5P_GROUP_CREATE);
     hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
     H5Pclose(gcpl);
     return g;
 }
 
-hid_t h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
+hid_t lcm_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
 {
     hid_t space = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
-    hid_t dcpl = h5_untimed(H5P_DATASET_CREATE);
+    hid_t dcpl = lcm_h5_untimed(H5P_DATASET_CREATE);
     hid_t d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d >= 0 && H5Sget_simple_extent_npoints(space) > 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
         H5Dclose(d);
@@ -304,22 +304,22 @@ hid_t h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_
     return d;
 }
 
-int h5_data(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
+int lcm_h5_data(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
 {
-    hid_t d = h5_dataset(loc, name, type, rank, dims, v);
+    hid_t d = lcm_h5_dataset(loc, name, type, rank, dims, v);
     if (d >= 0) H5Dclose(d);
     return d < 0;
 }
 
-int h5_data_doubles(hid_t loc, const char *name, const double *v, hsize_t n)
+int lcm_h5_data_doubles(hid_t loc, const char *name, const double *v, hsize_t n)
 {
-    return h5_data(loc, name, H5T_NATIVE_DOUBLE, 1, &n, v);
+    return lcm_h5_data(loc, name, H5T_NATIVE_DOUBLE, 1, &n, v);
 }
 
-int h5_data_strings(hid_t loc, const char *name, const char *const *v, hsize_t n)
+int lcm_h5_data_strings(hid_t loc, const char *name, const char *const *v, hsize_t n)
 {
     hid_t t = str_type();
-    int bad = h5_data(loc, name, t, 1, &n, v);
+    int bad = lcm_h5_data(loc, name, t, 1, &n, v);
     H5Tclose(t);
     return bad;
 }

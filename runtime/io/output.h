@@ -51,32 +51,32 @@ void lcm_csv_number(FILE *f, double x, int precision);
  * (8,190 doubles, 4,095 strings).  Attributes hold scalars and the state
  * names of a V dataset (at most 32: HDF5's limit on dimensions).
  * Each returns non-zero when HDF5 fails; h5_finish then names its reason. */
-int h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n);
+int lcm_h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n);
 /* A single string, of fixed length (its own, NUL-terminated): reading it
  * back needs no global heap, whose reader in HDF5 1.10 trusts the sizes and
  * indices a file gives (lists of strings are variable-length). */
-int h5_attr_string(hid_t obj, const char *name, const char *v);
-int h5_attr_double(hid_t obj, const char *name, double v);
-int h5_attr_int(hid_t obj, const char *name, int v);
+int lcm_h5_attr_string(hid_t obj, const char *name, const char *v);
+int lcm_h5_attr_double(hid_t obj, const char *name, double v);
+int lcm_h5_attr_int(hid_t obj, const char *name, int v);
 /* Property lists for groups and datasets without object times. */
-hid_t h5_untimed(hid_t cls);
+hid_t lcm_h5_untimed(hid_t cls);
 /* A group without object times, or -1. */
-hid_t h5_group(hid_t loc, const char *name);
+hid_t lcm_h5_group(hid_t loc, const char *name);
 /* A dataset of `rank` dimensions (0: a scalar) written from v (of `type`,
  * in memory and in the file), left open (the caller closes it), or -1. */
-hid_t h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v);
+hid_t lcm_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v);
 /* The same, closed. */
-int h5_data(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v);
-int h5_data_doubles(hid_t loc, const char *name, const double *v, hsize_t n);
+int lcm_h5_data(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v);
+int lcm_h5_data_doubles(hid_t loc, const char *name, const double *v, hsize_t n);
 /* UTF-8 strings of variable length. */
-int h5_data_strings(hid_t loc, const char *name, const char *const *v, hsize_t n);
+int lcm_h5_data_strings(hid_t loc, const char *name, const char *const *v, hsize_t n);
 
 /* Forgets HDF5's failures so far: called once a file to write is created. */
-void h5_failure_reset(void);
+void lcm_h5_failure_reset(void);
 /* lcm_output_commit_h5 for a file written since h5_failure_reset, whose
  * error names HDF5's reason when an HDF5 call failed: a failed write of the
  * file itself as a full or unwritable disk (with the system's reason), any
  * other failure in HDF5's own words. */
-int h5_finish(hid_t f, char *tmp, const char *path, int failed, lcm_err *err);
+int lcm_h5_finish(hid_t f, char *tmp, const char *path, int failed, lcm_err *err);
 
 #endif

@@ -40,18 +40,18 @@ static int write_root(const lcm_solution *s, hid_t f)
 {
     const ir_model *m = s->m;
     hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
-    int bad = h5_attr_string(root, "format", "lcm-solution") || h5_attr_int(root, "format_version", FORMAT) ||
-              h5_attr_string(root, "model", m->name) ||
-              h5_attr_string(root, "source_hash", m->source_hash ? m->source_hash : "") ||
-              h5_attr_int(root, "precision", s->precision) || h5_attr_int(root, "shards", s->shards);
+    int bad = lcm_h5_attr_string(root, "format", "lcm-solution") || lcm_h5_attr_int(root, "format_version", FORMAT) ||
+              lcm_h5_attr_string(root, "model", m->name) ||
+              lcm_h5_attr_string(root, "source_hash", m->source_hash ? m->source_hash : "") ||
+              lcm_h5_attr_int(root, "precision", s->precision) || lcm_h5_attr_int(root, "shards", s->shards);
     H5Gclose(root);
     if (bad) return bad;
-    bad |= h5_data_doubles(f, "ages", m->ages, (hsize_t)m->nperiods);
+    bad |= lcm_h5_data_doubles(f, "ages", m->ages, (hsize_t)m->nperiods);
     /* the parameters of the solve: a simulation from this file uses them */
-    bad |= h5_data_doubles(f, "params", s->params, (hsize_t)m->params_size);
-    const char **rn = xcalloc((size_t)m->nregimes, sizeof *rn);
+    bad |= lcm_h5_data_doubles(f, "params", s->params, (hsize_t)m->params_size);
+    const char **rn = lcm_xcalloc((size_t)m->nregimes, sizeof *rn);
     for (int r = 0; r < m->nregimes; ++r) rn[r] = m->regimes[r].name;
-    bad |= h5_data_strings(f, "regimes", rn, (hsize_t)m->nregimes);
+    bad |= lcm_h5_data_strings(f, "regimes", rn, (hsize_t)m->nregimes);
     free(rn);
     /* how it was solved: the workers that shared the sharded states (V itself is whole) */
     ir_vars V;
@@ -60,7 +60,7 @@ static int write_root(const lcm_solution *s, hid_t f)
     ir_shard_build(m, &V, &S);
     const char *sharded[IR_MAX_SHARDED];
     for (int k = 0; k < S.nsharded; ++k) sharded[k] = V.state_names[S.slot[k]];
-    bad |= h5_data_strings(f, "sharded_states", sharded, (hsize_t)S.nsharded);
+    bad |= lcm_h5_data_strings(f, "sharded_states", sharded, (hsize_t)S.nsharded);
     ir_vars_free(&V);
     return bad;
 }
@@ -70,7 +70,7 @@ static int write_root(const lcm_solution *s, hid_t f)
  * point), each named by the state. */
 static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution *sol)
 {
-    hid_t g = h5_group(axes, r->name);
+    hid_t g = lcm_h5_group(axes, r->name);
     int bad = g < 0;
     for (int s = 0; s < r->nstates && !bad; ++s) {
         const ir_grid *grid = &r->states[s].grid;
@@ -78,15 +78,15 @@ static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution 
         char key[256];
         if (grid_is_discrete(grid)) {
             snprintf(key, sizeof key, "labels_%s", r->states[s].name);
-            bad |= h5_data_strings(g, key, (const char *const *)grid->labels, n);
+            bad |= lcm_h5_data_strings(g, key, (const char *const *)grid->labels, n);
             continue;
         }
         snprintf(key, sizeof key, "grid_%s", r->states[s].name);
-        bad |= h5_data_doubles(g, key, sol->grids + sol->layout.state_off[r->id][s], n);
+        bad |= lcm_h5_data_doubles(g, key, sol->grids + sol->layout.state_off[r->id][s], n);
         if (grid->kind == GRID_PROCESS && !bad) {
             hsize_t dims[2] = {n, n};
             snprintf(key, sizeof key, "transition_%s", r->states[s].name);
-            bad |= h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, sol->grids + sol->layout.matrix_off[r->id][s]);
+            bad |= lcm_h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, sol->grids + sol->layout.matrix_off[r->id][s]);
         }
     }
     if (g >= 0) H5Gclose(g);
@@ -100,12 +100,12 @@ static int write_V(hid_t pg, const lcm_solution *s, int t, const ir_regime *R)
     hsize_t dims[H5S_MAX_RANK];
     for (int k = 0; k < R->nstates; ++k) dims[k] = (hsize_t)R->states[k].grid.n;
     hid_t type = s->precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    hid_t d = h5_dataset(pg, R->name, type, R->nstates, dims, s->V[t * s->m->nregimes + R->id]);
+    hid_t d = lcm_h5_dataset(pg, R->name, type, R->nstates, dims, s->V[t * s->m->nregimes + R->id]);
     if (d < 0) return 1;
-    const char **names = xcalloc((size_t)R->nstates + 1, sizeof *names);
+    const char **names = lcm_xcalloc((size_t)R->nstates + 1, sizeof *names);
     for (int k = 0; k < R->nstates; ++k) names[k] = R->states[k].name;
-    int bad = h5_attr_double(d, "age", s->m->ages[t]) || h5_attr_int(d, "period", t) ||
-              h5_attr_strings(d, "axes", names, R->nstates);
+    int bad = lcm_h5_attr_double(d, "age", s->m->ages[t]) || lcm_h5_attr_int(d, "period", t) ||
+              lcm_h5_attr_strings(d, "axes", names, R->nstates);
     free(names);
     H5Dclose(d);
     return bad;
@@ -124,11 +124,11 @@ static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *in
 {
     const ir_model *m = s->m;
     int bad = write_root(s, f);
-    hid_t axes = bad ? -1 : h5_group(f, "axes");
+    hid_t axes = bad ? -1 : lcm_h5_group(f, "axes");
     bad |= axes < 0;
     for (int r = 0; r < m->nregimes && !bad; ++r) bad |= write_regime_axes(axes, &m->regimes[r], s);
     if (axes >= 0) H5Gclose(axes);
-    hid_t vg = bad ? -1 : h5_group(f, "V");
+    hid_t vg = bad ? -1 : lcm_h5_group(f, "V");
     bad |= vg < 0;
     for (int t = 0; t < m->nperiods && !bad; ++t) {
         int any = 0;
@@ -136,8 +136,8 @@ static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *in
         if (!any) continue;
         char name[64];
         snprintf(name, sizeof name, "period_%d", t);
-        hid_t pg = h5_group(vg, name);
-        bad = pg < 0 || h5_attr_double(pg, "age", m->ages[t]) || h5_attr_int(pg, "period", t);
+        hid_t pg = lcm_h5_group(vg, name);
+        bad = pg < 0 || lcm_h5_attr_double(pg, "age", m->ages[t]) || lcm_h5_attr_int(pg, "period", t);
         for (int r = 0; r < m->nregimes && !bad; ++r)
             if (written(s, include, t, r)) bad |= write_V(pg, s, t, &m->regimes[r]);
         if (pg >= 0) H5Gclose(pg);
@@ -152,8 +152,8 @@ int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const 
     char *tmp;
     hid_t f = lcm_output_create_h5(path, &tmp, err);
     if (f < 0) return err->code;
-    h5_failure_reset();
-    return h5_finish(f, tmp, path, write_h5_body(s, f, include), err);
+    lcm_h5_failure_reset();
+    return lcm_h5_finish(f, tmp, path, write_h5_body(s, f, include), err);
 }
 
 int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
@@ -180,11 +180,11 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
         for (int r = 0; r < m->nregimes; ++r) {
             const ir_regime *R = &m->regimes[r];
             if (!s->V[t * m->nregimes + r]) continue;
-            const double **pts = xcalloc((size_t)R->nstates + 1, sizeof *pts);
-            int *col_of = xcalloc((size_t)ncols + 1, sizeof *col_of);
+            const double **pts = lcm_xcalloc((size_t)R->nstates + 1, sizeof *pts);
+            int *col_of = lcm_xcalloc((size_t)ncols + 1, sizeof *col_of);
             for (int k = 0; k < R->nstates; ++k) pts[k] = s->grids + s->layout.state_off[r][k];
             for (int c = 0; c < ncols; ++c) col_of[c] = ir_find_state(R, cols[c]);
-            int *code = xcalloc((size_t)R->nstates + 1, sizeof *code);
+            int *code = lcm_xcalloc((size_t)R->nstates + 1, sizeof *code);
             for (lcm_index i = 0; i < s->n[r]; ++i) {
                 lcm_index rem = i;
                 for (int k = R->nstates - 1; k >= 0; --k) code[k] = (int)(rem % R->states[k].grid.n), rem /= R->states[k].grid.n;
@@ -232,7 +232,7 @@ static int read_attr_string(const char *path, hid_t obj, const char *name, int v
     if (H5Aexists(obj, name) <= 0) return 1;
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Aget_type(a), sp = H5Aget_space(a);
     int bad = H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_type(sp) != H5S_SCALAR;
-    if (!bad) bad = version >= 3 ? read_fixed_string(a, t, out, len) : h5_vlen_attr_string(path, a, out, len);
+    if (!bad) bad = version >= 3 ? read_fixed_string(a, t, out, len) : lcm_h5_vlen_attr_string(path, a, out, len);
     H5Sclose(sp), H5Tclose(t), H5Aclose(a);
     return bad;
 }
@@ -378,11 +378,11 @@ static int read_all_V(hid_t f, const char *path, lcm_solution *sol, lcm_err *err
             lcm_index bad = first_nan(V, sol->n[r], sol->precision);
             if (bad < 0) continue;
             lcm_sb at;
-            sb_init(&at);
+            lcm_sb_init(&at);
             lcm_describe_state(m, &m->regimes[r], bad, sol->grids, &sol->layout, &at);
             lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is NaN at %s (a solve stops at NaN: "
                      "the file was changed after lcm wrote it)", path, m->regimes[r].name, t, at.s);
-            sb_free(&at);
+            lcm_sb_free(&at);
             return err->code;
         }
     return 0;

@@ -44,50 +44,50 @@ static int is_whole(double x) { return isfinite(x) && x == floor(x); }
 
 /* Numbers in messages: enough digits to tell ages apart, without the
  * noise of %.17g (0.1 stays 0.1). */
-static void show_number(lcm_sb *b, double x) { sb_printf(b, "%.15g", x); }
+static void show_number(lcm_sb *b, double x) { lcm_sb_printf(b, "%.15g", x); }
 
 /* A cell as its message quotes it: text in quotes, numbers bare. */
 static char *show_cell(const cell *c)
 {
     lcm_sb b;
-    sb_init(&b);
-    if (c->text) sb_printf(&b, "'%s'", c->text);
+    lcm_sb_init(&b);
+    if (c->text) lcm_sb_printf(&b, "'%s'", c->text);
     else show_number(&b, c->num);
-    return sb_take(&b);
+    return lcm_sb_take(&b);
 }
 
 /* "a, b, c" */
 static char *join(const char *const *names, int n)
 {
     lcm_sb b;
-    sb_init(&b);
-    for (int i = 0; i < n; ++i) sb_printf(&b, "%s%s", i ? ", " : "", names[i]);
-    return sb_take(&b);
+    lcm_sb_init(&b);
+    for (int i = 0; i < n; ++i) lcm_sb_printf(&b, "%s%s", i ? ", " : "", names[i]);
+    return lcm_sb_take(&b);
 }
 
 static char *list_regimes(const ir_model *m)
 {
     lcm_sb b;
-    sb_init(&b);
-    for (int r = 0; r < m->nregimes; ++r) sb_printf(&b, "%s%s", r ? ", " : "", m->regimes[r].name);
-    return sb_take(&b);
+    lcm_sb_init(&b);
+    for (int r = 0; r < m->nregimes; ++r) lcm_sb_printf(&b, "%s%s", r ? ", " : "", m->regimes[r].name);
+    return lcm_sb_take(&b);
 }
 
 /* All ages when there are few, else the first five and the last. */
 static char *list_ages(const ir_model *m)
 {
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     int all = m->nperiods <= 12;
     for (int t = 0; t < m->nperiods; ++t) {
         if (!all && t == 5) {
-            sb_puts(&b, ", ...");
+            lcm_sb_puts(&b, ", ...");
             t = m->nperiods - 1;
         }
-        if (t) sb_puts(&b, ", ");
+        if (t) lcm_sb_puts(&b, ", ");
         show_number(&b, m->ages[t]);
     }
-    return sb_take(&b);
+    return lcm_sb_take(&b);
 }
 
 /* ---- the reader: columns matched to the model, subjects as they come ------- */
@@ -112,7 +112,7 @@ static void reader_init(reader *rd, const ir_model *m, const char *path, int hdf
     rd->path = path;
     rd->hdf5 = hdf5;
     ir_vars_build(m, &rd->vars);
-    rd->ic = xcalloc(1, sizeof *rd->ic);
+    rd->ic = lcm_xcalloc(1, sizeof *rd->ic);
     rd->ic->nslots = rd->vars.nstates;
 }
 
@@ -130,8 +130,8 @@ static int reader_finish(reader *rd, int rc, lcm_initial **out)
 
 static void reader_add_column(reader *rd, const char *name)
 {
-    rd->names = xrealloc(rd->names, (size_t)(rd->ncols + 1) * sizeof *rd->names);
-    rd->names[rd->ncols++] = xstrdup(name);
+    rd->names = lcm_xrealloc(rd->names, (size_t)(rd->ncols + 1) * sizeof *rd->names);
+    rd->names[rd->ncols++] = lcm_xstrdup(name);
 }
 
 /* Where a message points: "<path>: line 3: column 'wealth'" for CSV;
@@ -140,25 +140,25 @@ static void reader_add_column(reader *rd, const char *name)
 static void where(const reader *rd, const char *column, int in_cell, lcm_sb *b)
 {
     if (!rd->hdf5) {
-        sb_printf(b, "%s: line %ld: column '%s'", rd->path, rd->line, column);
+        lcm_sb_printf(b, "%s: line %ld: column '%s'", rd->path, rd->line, column);
         return;
     }
-    sb_printf(b, "%s: dataset '%s'", rd->path, column);
-    if (in_cell) sb_printf(b, ": subject %lld", (long long)rd->ic->n);
+    lcm_sb_printf(b, "%s: dataset '%s'", rd->path, column);
+    if (in_cell) lcm_sb_printf(b, ": subject %lld", (long long)rd->ic->n);
 }
 
 __attribute__((format(printf, 5, 6)))
 static int fail_at(const reader *rd, const char *column, int in_cell, lcm_err *err, const char *fmt, ...)
 {
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     where(rd, column, in_cell, &b);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&b, fmt, ap);
+    lcm_sb_vprintf(&b, fmt, ap);
     va_end(ap);
     int rc = lcm_fail(err, LCM_E_INPUT, "%s", b.s);
-    sb_free(&b);
+    lcm_sb_free(&b);
     return rc;
 }
 
@@ -216,7 +216,7 @@ static int fail_unknown_column(const reader *rd, const char *name, lcm_err *err)
 static int match_columns(reader *rd, lcm_err *err)
 {
     rd->regime_col = rd->age_col = -1;
-    rd->slot_col = xmalloc(((size_t)rd->vars.nstates + 1) * sizeof *rd->slot_col);
+    rd->slot_col = lcm_xmalloc(((size_t)rd->vars.nstates + 1) * sizeof *rd->slot_col);
     for (int s = 0; s < rd->vars.nstates; ++s) rd->slot_col[s] = -1;
     for (int c = 0; c < rd->ncols; ++c) {
         const char *name = rd->names[c];
@@ -270,11 +270,11 @@ static int read_age(const reader *rd, const cell *c, int *t, lcm_err *err)
     for (*t = 0; *t < m->nperiods; ++*t)
         if (fabs(age - m->ages[*t]) <= 1e-9 * fmax(1.0, fabs(age))) return 0;
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     show_number(&b, age);
     char *ages = list_ages(m);
     int rc = fail_at(rd, "age", 1, err, ": age %s is not an age of the model (%s)", b.s, ages);
-    sb_free(&b), free(ages);
+    lcm_sb_free(&b), free(ages);
     return rc;
 }
 
@@ -282,11 +282,11 @@ static int check_active(const reader *rd, int r, int t, lcm_err *err)
 {
     if (rd->m->regimes[r].active[t]) return 0;
     lcm_sb age;
-    sb_init(&age);
+    lcm_sb_init(&age);
     show_number(&age, rd->m->ages[t]);
     int rc = fail_at(rd, "regime", 1, err, ": regime '%s' is not active at age %s (period %d)",
                      rd->m->regimes[r].name, age.s, t);
-    sb_free(&age);
+    lcm_sb_free(&age);
     return rc;
 }
 
@@ -351,10 +351,10 @@ static void reserve_subject(reader *rd)
     if ((size_t)ic->n < rd->cap) return;
     rd->cap = rd->cap ? 2 * rd->cap : 64;
     size_t cells = rd->cap * (size_t)ic->nslots;
-    ic->regime = xrealloc(ic->regime, rd->cap * sizeof *ic->regime);
-    ic->period = xrealloc(ic->period, rd->cap * sizeof *ic->period);
-    ic->x = xrealloc(ic->x, cells * sizeof *ic->x);
-    ic->given = xrealloc(ic->given, cells * sizeof *ic->given);
+    ic->regime = lcm_xrealloc(ic->regime, rd->cap * sizeof *ic->regime);
+    ic->period = lcm_xrealloc(ic->period, rd->cap * sizeof *ic->period);
+    ic->x = lcm_xrealloc(ic->x, cells * sizeof *ic->x);
+    ic->given = lcm_xrealloc(ic->given, cells * sizeof *ic->given);
 }
 
 /* Validates one row (a cell per column) and appends it as the next subject.
@@ -435,7 +435,7 @@ static void skip_blank_lines(csv_cursor *c)
  * hold commas, line breaks and "" for a quote. */
 static int csv_field(csv_cursor *c, csv_record *rec, const char *path, lcm_err *err)
 {
-    GROW(rec->start, rec->cap, (size_t)rec->n + 1);
+    LCM_GROW(rec->start, rec->cap, (size_t)rec->n + 1);
     rec->start[rec->n++] = rec->text.len;
     const char *p = c->p;
     while (is_blank(*p)) ++p;
@@ -446,7 +446,7 @@ static int csv_field(csv_cursor *c, csv_record *rec, const char *path, lcm_err *
             if (*p == '"' && p[1] != '"') break;
             if (*p == '"') ++p; /* "" is one quote */
             else if (ends_line(p)) ++c->line;
-            sb_putc(&rec->text, *p);
+            lcm_sb_putc(&rec->text, *p);
         }
         for (++p; is_blank(*p); ++p) {}
         if (!at_field_end(p))
@@ -457,9 +457,9 @@ static int csv_field(csv_cursor *c, csv_record *rec, const char *path, lcm_err *
         while (!at_field_end(p)) ++p;
         const char *end = p;
         while (end > start && is_blank(end[-1])) --end;
-        sb_putn(&rec->text, start, (size_t)(end - start));
+        lcm_sb_putn(&rec->text, start, (size_t)(end - start));
     }
-    sb_putc(&rec->text, 0);
+    lcm_sb_putc(&rec->text, 0);
     c->p = p;
     return 0;
 }
@@ -494,7 +494,7 @@ static int read_csv_records(reader *rd, csv_cursor *c, csv_record *rec, lcm_err 
     for (int i = 0; i < rec->n; ++i) reader_add_column(rd, csv_field_text(rec, i));
     long header_line = rec->line;
     if ((rc = match_columns(rd, err))) return rc;
-    cell *row = xcalloc((size_t)rd->ncols, sizeof *row);
+    cell *row = lcm_xcalloc((size_t)rd->ncols, sizeof *row);
     while (!(rc = csv_next(c, rec, &got, rd->path, err)) && got) {
         rd->line = rec->line;
         if (rec->n != rd->ncols) {
@@ -519,9 +519,9 @@ int lcm_initial_parse_csv(const ir_model *m, const char *path, const char *text,
     reader_init(&rd, m, path, 0);
     csv_cursor c = {text, 1};
     csv_record rec = {.start = NULL};
-    sb_init(&rec.text);
+    lcm_sb_init(&rec.text);
     int rc = read_csv_records(&rd, &c, &rec, err);
-    sb_free(&rec.text);
+    lcm_sb_free(&rec.text);
     free(rec.start);
     return reader_finish(&rd, rc, out);
 }
@@ -554,18 +554,18 @@ static char *trimmed_copy(const char *s)
     while (is_blank(*s)) ++s;
     size_t n = strlen(s);
     while (n && is_blank(s[n - 1])) --n;
-    return xstrndup(s, n);
+    return lcm_xstrndup(s, n);
 }
 
 static int h5_read_strings(hid_t d, hid_t file_type, h5_column *col)
 {
-    col->text = xcalloc(col->len, sizeof *col->text);
+    col->text = lcm_xcalloc(col->len, sizeof *col->text);
     hid_t mem = H5Tcopy(H5T_C_S1);
     H5Tset_cset(mem, H5Tget_cset(file_type)); /* HDF5 converts no character sets */
     herr_t rc;
     if (H5Tis_variable_str(file_type) > 0) {
         H5Tset_size(mem, H5T_VARIABLE);
-        char **v = xcalloc(col->len, sizeof *v);
+        char **v = lcm_xcalloc(col->len, sizeof *v);
         rc = H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
         if (rc >= 0) {
             for (size_t i = 0; i < col->len; ++i) col->text[i] = trimmed_copy(v[i] ? v[i] : "");
@@ -579,7 +579,7 @@ static int h5_read_strings(hid_t d, hid_t file_type, h5_column *col)
         size_t width = H5Tget_size(file_type) + 1;
         H5Tset_size(mem, width);
         H5Tset_strpad(mem, H5T_STR_NULLTERM);
-        char *buf = xcalloc(col->len, width);
+        char *buf = lcm_xcalloc(col->len, width);
         rc = H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
         for (size_t i = 0; rc >= 0 && i < col->len; ++i) col->text[i] = trimmed_copy(buf + i * width);
         free(buf);
@@ -590,7 +590,7 @@ static int h5_read_strings(hid_t d, hid_t file_type, h5_column *col)
 
 static int h5_read_numbers(hid_t d, h5_column *col)
 {
-    col->num = xcalloc(col->len, sizeof *col->num);
+    col->num = lcm_xcalloc(col->len, sizeof *col->num);
     return H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, col->num) < 0;
 }
 
@@ -625,12 +625,12 @@ static int h5_read_table(hid_t f, const char *path, h5_table *tab, lcm_err *err)
 {
     H5G_info_t info;
     if (H5Gget_info(f, &info) < 0) return lcm_fail(err, LCM_E_IO, "%s: cannot list the root group", path);
-    tab->cols = xcalloc((size_t)info.nlinks, sizeof *tab->cols);
+    tab->cols = lcm_xcalloc((size_t)info.nlinks, sizeof *tab->cols);
     for (hsize_t i = 0; i < info.nlinks; ++i) {
         ssize_t len = H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, NULL, 0, H5P_DEFAULT);
         if (len < 0) return lcm_fail(err, LCM_E_IO, "%s: cannot list the root group", path);
         h5_column *col = &tab->cols[tab->n++];
-        col->name = xcalloc((size_t)len + 1, 1);
+        col->name = lcm_xcalloc((size_t)len + 1, 1);
         H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, col->name, (size_t)len + 1, H5P_DEFAULT);
         int rc = h5_read_column(f, path, col, err);
         if (rc) return rc;
@@ -657,7 +657,7 @@ static int read_h5_subjects(reader *rd, const h5_table *tab, lcm_err *err)
     int rc = match_columns(rd, err);
     if (rc) return rc;
     if (!tab->cols[0].len) return fail_no_subjects(rd->path, expected, err);
-    cell *row = xcalloc((size_t)tab->n, sizeof *row);
+    cell *row = lcm_xcalloc((size_t)tab->n, sizeof *row);
     for (size_t i = 0; !rc && i < tab->cols[0].len; ++i) {
         for (int c = 0; c < tab->n; ++c) {
             const h5_column *col = &tab->cols[c];
@@ -696,7 +696,7 @@ int lcm_initial_read(const ir_model *m, const char *path, lcm_initial **out, lcm
     *out = NULL;
     if (has_extension(path, ".h5") || has_extension(path, ".hdf5")) return read_h5(m, path, out, err);
     size_t len;
-    char *text = read_file(path, &len, err);
+    char *text = lcm_read_file(path, &len, err);
     if (!text) return err->code;
     int rc;
     /* a NUL would silently end the text: most likely a binary file under another name */

@@ -7,18 +7,18 @@
 
 lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n)
 {
-    lcm_panel *p = xcalloc(1, sizeof *p);
+    lcm_panel *p = lcm_xcalloc(1, sizeof *p);
     p->m = m;
     p->precision = precision;
     p->n = n;
     ir_vars_build(m, &p->vars);
     size_t rows = (size_t)n + 1;
-    p->subject = xcalloc(rows, sizeof *p->subject);
-    p->period = xcalloc(rows, sizeof *p->period);
-    p->regime = xcalloc(rows, sizeof *p->regime);
-    p->value = xcalloc(rows, sizeof *p->value);
-    p->x = xcalloc(rows * (size_t)(p->vars.nstates + 1), sizeof *p->x);
-    p->act = xcalloc(rows * (size_t)(p->vars.nactions + 1), sizeof *p->act);
+    p->subject = lcm_xcalloc(rows, sizeof *p->subject);
+    p->period = lcm_xcalloc(rows, sizeof *p->period);
+    p->regime = lcm_xcalloc(rows, sizeof *p->regime);
+    p->value = lcm_xcalloc(rows, sizeof *p->value);
+    p->x = lcm_xcalloc(rows * (size_t)(p->vars.nstates + 1), sizeof *p->x);
+    p->act = lcm_xcalloc(rows * (size_t)(p->vars.nactions + 1), sizeof *p->act);
     return p;
 }
 
@@ -52,7 +52,7 @@ static int columns(const lcm_panel *p, column **out)
 {
     const ir_vars *V = &p->vars;
     int n = 5 + V->nstates + V->nactions + p->ntargets, k = 0;
-    column *c = xcalloc((size_t)n, sizeof *c);
+    column *c = lcm_xcalloc((size_t)n, sizeof *c);
     c[k++] = (column){COL_SUBJECT, 0, "subject_id", NULL};
     c[k++] = (column){COL_PERIOD, 0, "period", NULL};
     c[k++] = (column){COL_AGE, 0, "age", NULL};
@@ -100,10 +100,10 @@ int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err 
         if (!strcmp(c[k].name, name)) found = k;
     if (found < 0) {
         lcm_sb names;
-        sb_init(&names);
-        for (int k = 0; k < n; ++k) sb_printf(&names, "%s%s", k ? ", " : "", c[k].name);
+        lcm_sb_init(&names);
+        for (int k = 0; k < n; ++k) lcm_sb_printf(&names, "%s%s", k ? ", " : "", c[k].name);
         lcm_fail(err, LCM_E_USAGE, "the panel has no column '%s' (columns: %s)", name, names.s);
-        sb_free(&names);
+        lcm_sb_free(&names);
         free(c);
         return err->code;
     }
@@ -165,14 +165,14 @@ static const ir_grid *shared_labels(const lcm_panel *p, const column *c)
 static const char **code_names(const lcm_panel *p, const column *c, int *n)
 {
     if (c->kind == COL_REGIME) {
-        const char **names = xcalloc((size_t)p->m->nregimes, sizeof *names);
+        const char **names = lcm_xcalloc((size_t)p->m->nregimes, sizeof *names);
         for (int r = 0; r < p->m->nregimes; ++r) names[r] = p->m->regimes[r].name;
         *n = p->m->nregimes;
         return names;
     }
     const ir_grid *g = shared_labels(p, c);
     if (!g) return NULL;
-    const char **names = xcalloc((size_t)g->n, sizeof *names);
+    const char **names = lcm_xcalloc((size_t)g->n, sizeof *names);
     for (int i = 0; i < g->n; ++i) names[i] = g->labels[i];
     *n = g->n;
     return names;
@@ -181,18 +181,18 @@ static const char **code_names(const lcm_panel *p, const column *c, int *n)
 static int write_column(hid_t f, hid_t labels, const lcm_panel *p, const column *c)
 {
     int integer = c->kind == COL_SUBJECT || c->kind == COL_PERIOD || c->kind == COL_REGIME;
-    void *buf = xcalloc((size_t)p->n + 1, 8);
+    void *buf = lcm_xcalloc((size_t)p->n + 1, 8);
     for (lcm_index i = 0; i < p->n; ++i) {
         double x = cell(p, c, i);
         if (integer) ((long long *)buf)[i] = (long long)x;
         else ((double *)buf)[i] = x;
     }
     hsize_t rows = (hsize_t)p->n;
-    int bad = h5_data(f, c->name, integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, 1, &rows, buf);
+    int bad = lcm_h5_data(f, c->name, integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, 1, &rows, buf);
     free(buf);
     int n = 0;
     const char **names = bad ? NULL : code_names(p, c, &n);
-    if (names) bad |= h5_data_strings(labels, c->name, names, (hsize_t)n);
+    if (names) bad |= lcm_h5_data_strings(labels, c->name, names, (hsize_t)n);
     free(names);
     return bad;
 }
@@ -206,21 +206,21 @@ int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *err)
     char *tmp;
     hid_t f = lcm_output_create_h5(path, &tmp, err);
     if (f < 0) return err->code;
-    h5_failure_reset();
+    lcm_h5_failure_reset();
     column *c;
     int n = columns(p, &c);
     hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
-    int bad = h5_attr_string(root, "format", "lcm-panel") || h5_attr_int(root, "format_version", 2) ||
-              h5_attr_string(root, "model", p->m->name);
+    int bad = lcm_h5_attr_string(root, "format", "lcm-panel") || lcm_h5_attr_int(root, "format_version", 2) ||
+              lcm_h5_attr_string(root, "model", p->m->name);
     H5Gclose(root);
-    const char **order = xcalloc((size_t)n, sizeof *order);
+    const char **order = lcm_xcalloc((size_t)n, sizeof *order);
     for (int k = 0; k < n; ++k) order[k] = c[k].name;
-    bad = bad || h5_data_strings(f, "lcm-columns", order, (hsize_t)n);
+    bad = bad || lcm_h5_data_strings(f, "lcm-columns", order, (hsize_t)n);
     free(order);
-    hid_t labels = bad ? -1 : h5_group(f, "lcm-labels");
+    hid_t labels = bad ? -1 : lcm_h5_group(f, "lcm-labels");
     bad |= labels < 0;
     for (int k = 0; k < n && !bad; ++k) bad |= write_column(f, labels, p, &c[k]);
     if (labels >= 0) H5Gclose(labels);
     free(c);
-    return h5_finish(f, tmp, path, bad, err);
+    return lcm_h5_finish(f, tmp, path, bad, err);
 }

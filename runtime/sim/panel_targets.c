@@ -21,7 +21,7 @@ static int function_names(const ir_model *m, const char ***out)
             const char *name = m->regimes[r].funcs[f].name;
             int seen = 0;
             for (int i = 0; i < n; ++i) seen |= !strcmp(names[i], name);
-            if (!seen) names = xrealloc(names, (size_t)(n + 1) * sizeof *names), names[n++] = name;
+            if (!seen) names = lcm_xrealloc(names, (size_t)(n + 1) * sizeof *names), names[n++] = name;
         }
     *out = names;
     return n;
@@ -34,8 +34,8 @@ static int parse_targets(lcm_panel *p, const char *spec, lcm_err *err)
     int nall = function_names(p->m, &all), rc = 0;
     if (!strcmp(spec, "all")) {
         for (int i = 0; i < nall; ++i) {
-            p->target_names = xrealloc(p->target_names, (size_t)(p->ntargets + 1) * sizeof *p->target_names);
-            p->target_names[p->ntargets++] = xstrdup(all[i]);
+            p->target_names = lcm_xrealloc(p->target_names, (size_t)(p->ntargets + 1) * sizeof *p->target_names);
+            p->target_names[p->ntargets++] = lcm_xstrdup(all[i]);
         }
         free(all);
         return 0;
@@ -43,22 +43,22 @@ static int parse_targets(lcm_panel *p, const char *spec, lcm_err *err)
     for (const char *at = spec; !rc;) {
         const char *comma = strchr(at, ',');
         size_t len = comma ? (size_t)(comma - at) : strlen(at);
-        char *name = xstrndup(at, len);
+        char *name = lcm_xstrndup(at, len);
         int known = 0, twice = 0;
         for (int i = 0; i < nall; ++i) known |= !strcmp(all[i], name);
         for (int i = 0; i < p->ntargets; ++i) twice |= !strcmp(p->target_names[i], name);
         if (!known || twice) {
             lcm_sb list;
-            sb_init(&list);
-            for (int i = 0; i < nall; ++i) sb_printf(&list, "%s%s", i ? ", " : "", all[i]);
+            lcm_sb_init(&list);
+            for (int i = 0; i < nall; ++i) lcm_sb_printf(&list, "%s%s", i ? ", " : "", all[i]);
             if (twice) rc = lcm_fail(err, LCM_E_USAGE, "--targets: '%s' is given twice", name);
             else rc = lcm_fail(err, LCM_E_USAGE, "--targets: the model has no function '%s' (its functions: %s; or "
                                "'all')", name, nall ? list.s : "none");
-            sb_free(&list);
+            lcm_sb_free(&list);
             free(name);
             break;
         }
-        p->target_names = xrealloc(p->target_names, (size_t)(p->ntargets + 1) * sizeof *p->target_names);
+        p->target_names = lcm_xrealloc(p->target_names, (size_t)(p->ntargets + 1) * sizeof *p->target_names);
         p->target_names[p->ntargets++] = name;
         if (!comma) break;
         at = comma + 1;
@@ -110,13 +110,13 @@ int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
         if (p->m->regimes[r].nstates > 64 || p->m->regimes[r].nactions > 64)
             return lcm_fail(err, LCM_E_USAGE, "--targets: regime '%s' has more than 64 states or actions",
                             p->m->regimes[r].name);
-    p->targets = xcalloc((size_t)p->n * (size_t)p->ntargets + 1, sizeof *p->targets);
+    p->targets = lcm_xcalloc((size_t)p->n * (size_t)p->ntargets + 1, sizeof *p->targets);
     size_t most = 1;
     for (int r = 0; r < p->m->nregimes; ++r)
         if (p->m->regimes[r].nnodes > most) most = p->m->regimes[r].nnodes;
 #pragma omp parallel
     {
-        double *vals = xcalloc(most + 1, sizeof *vals);
+        double *vals = lcm_xcalloc(most + 1, sizeof *vals);
 #pragma omp for schedule(dynamic, 256)
         for (lcm_index k = 0; k < p->n; ++k) eval_row(p, sol, k, vals);
         free(vals);

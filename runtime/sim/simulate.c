@@ -128,8 +128,8 @@ static int initial_states(sim_run *s, const lcm_initial *ic, lcm_err *err)
 {
     const ir_model *m = s->m;
     if (ic->nslots != s->ns) return lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model");
-    s->x = xcalloc((size_t)s->n * (size_t)s->ns + 1, sizeof *s->x);
-    s->regime = xcalloc((size_t)s->n + 1, sizeof *s->regime);
+    s->x = lcm_xcalloc((size_t)s->n * (size_t)s->ns + 1, sizeof *s->x);
+    s->regime = lcm_xcalloc((size_t)s->n + 1, sizeof *s->regime);
     s->start = ic->period;
     memcpy(s->x, ic->x, (size_t)s->n * (size_t)s->ns * sizeof *s->x);
     for (lcm_index i = 0; i < s->n; ++i) {
@@ -171,7 +171,7 @@ static void describe_subject(const sim_run *s, lcm_index i, int t, lcm_sb *out)
     double x[64];
     const double *row = s->x + (size_t)i * (size_t)s->ns;
     for (int k = 0; k < r->nstates && k < 64; ++k) x[k] = row[s->V.state_slot[r->id][k]];
-    sb_printf(out, "subject %lld, period %d (age %g), regime '%s' at ", (long long)i, t, s->m->ages[t], r->name);
+    lcm_sb_printf(out, "subject %lld, period %d (age %g), regime '%s' at ", (long long)i, t, s->m->ages[t], r->name);
     lcm_describe_values(r, x, out);
 }
 
@@ -189,34 +189,34 @@ static int check_flags(sim_run *s, lcm_index b0, int t, lcm_err *err)
             if (!(f->bits & (1u << bit)) || (!raise && (s->warned[t] & (1u << bit)))) continue;
             lcm_index i = b0 + f->first[bit];
             lcm_sb report, detail;
-            sb_init(&report), sb_init(&detail);
+            lcm_sb_init(&report), lcm_sb_init(&detail);
             describe_subject(s, i, t, &report);
             double x[64];
             const ir_regime *reg = &s->m->regimes[s->regime[i]];
             for (int q = 0; q < reg->nstates && q < 64; ++q)
                 x[q] = s->x[(size_t)i * (size_t)s->ns + (size_t)s->V.state_slot[reg->id][q]];
             lcm_diagnose_at(s->m, &s->sol->layout, s->sol->grids, s->sol->params, s->sol, t, reg->id, x, bit, &detail);
-            sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
+            lcm_sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
             if (sim_flag_text[k].error && !s->snapped) {
-                unsigned char *include = xcalloc((size_t)(s->T * s->R), 1);
+                unsigned char *include = lcm_xcalloc((size_t)(s->T * s->R), 1);
                 for (int g = 0; g < s->R; ++g) {
                     include[t * s->R + g] = 1;
                     if (t + 1 < s->T) include[(t + 1) * s->R + g] = 1;
                 }
                 lcm_sb full;
-                sb_init(&full);
-                sb_printf(&full, "simulation: %s", report.s);
+                lcm_sb_init(&full);
+                lcm_sb_printf(&full, "simulation: %s", report.s);
                 lcm_snapshot_place at;
                 lcm_solver_snapshot_place(s->sv, &at);
                 lcm_snapshot_write(&at, s->sol, s->sol->params, include, full.s);
-                sb_free(&full);
+                lcm_sb_free(&full);
                 free(include);
                 s->snapped = 1;
             }
             s->warned[t] |= 1u << bit;
             int rc = raise ? lcm_fail(err, LCM_E_NUMERIC, "simulation: %s", report.s) : 0;
             if (!raise) lcm_warn("simulation: %s", report.s);
-            sb_free(&report), sb_free(&detail);
+            lcm_sb_free(&report), lcm_sb_free(&detail);
             if (rc) return rc;
         }
     return 0;
@@ -231,7 +231,7 @@ static lcm_index group_rows(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_i
         if (s->mine[b0 + row] && s->start[b0 + row] <= t && s->regime[b0 + row] >= 0) ++counts[s->regime[b0 + row]];
     lcm_index total = 0;
     for (int r = 0; r < s->R; ++r) offsets[r] = total, total += counts[r];
-    lcm_index *fill = xcalloc((size_t)s->R, sizeof *fill);
+    lcm_index *fill = lcm_xcalloc((size_t)s->R, sizeof *fill);
     for (lcm_index row = 0; row < bn; ++row) {
         int r = s->regime[b0 + row];
         if (s->mine[b0 + row] && s->start[b0 + row] <= t && r >= 0) s->rows_h[offsets[r] + fill[r]++] = (int)row;
@@ -304,11 +304,11 @@ static int advance(sim_run *s, lcm_index b0, int t, lcm_index live, lcm_err *err
         int g = s->rn_h[row];
         if (g >= 0 && !(t + 1 < s->T && s->m->regimes[g].active[t + 1])) {
             lcm_sb who;
-            sb_init(&who);
+            lcm_sb_init(&who);
             describe_subject(s, i, t, &who);
             lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: moved to regime '%s', which is not active in period %d",
                      who.s, s->m->regimes[g].name, t + 1);
-            sb_free(&who);
+            lcm_sb_free(&who);
             return err->code;
         }
         s->regime[i] = g;
@@ -332,9 +332,9 @@ static int upload_vnext(sim_run *s, int t, lcm_err *err)
 
 static int run_period(sim_run *s, int t, lcm_err *err)
 {
-    lcm_index *counts = xcalloc((size_t)s->R, sizeof *counts), *offsets = xcalloc((size_t)s->R, sizeof *offsets);
+    lcm_index *counts = lcm_xcalloc((size_t)s->R, sizeof *counts), *offsets = lcm_xcalloc((size_t)s->R, sizeof *offsets);
     lcm_index stepped = 0;
-    double t0 = now_seconds();
+    double t0 = lcm_now_seconds();
     int rc = upload_vnext(s, t, err);
     for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K) {
         lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
@@ -352,7 +352,7 @@ static int run_period(sim_run *s, int t, lcm_err *err)
     }
     if (!rc)
         lcm_progress_step(t + 1, s->T, "simulating '%s': period %d (age %g), %lld subjects in %.4f s", s->m->name, t,
-                          s->m->ages[t], (long long)stepped, now_seconds() - t0);
+                          s->m->ages[t], (long long)stepped, lcm_now_seconds() - t0);
     free(counts), free(offsets);
     return rc;
 }
@@ -438,7 +438,7 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
     lcm_panel *mine = *p;
     size_t ns = (size_t)mine->vars.nstates, na = (size_t)mine->vars.nactions;
     size_t row = sizeof(unsigned long long) + 2 * sizeof(int) + (1 + ns + na) * sizeof(double);
-    char *buf = xcalloc((size_t)mine->n * row + 1, 1);
+    char *buf = lcm_xcalloc((size_t)mine->n * row + 1, 1);
     for (lcm_index i = 0; i < mine->n; ++i) {
         char *at = buf + (size_t)i * row;
         memcpy(at, &mine->subject[i], 8), memcpy(at + 8, &mine->period[i], 4), memcpy(at + 12, &mine->regime[i], 4);
@@ -446,13 +446,13 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
         memcpy(at + 24, mine->x + (size_t)i * ns, ns * 8), memcpy(at + 24 + ns * 8, mine->act + (size_t)i * na, na * 8);
     }
     void *all = NULL;
-    size_t *sizes = xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
+    size_t *sizes = lcm_xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
     int rc = lcm_comm_gather(buf, (size_t)mine->n * row, &all, sizes, err);
     free(buf);
     if (!rc) {
         size_t total = 0;
         for (int k = 0; all && k < lcm_comm_size(); ++k) total += sizes[k] / row;
-        row_ref *order = xcalloc(total + 1, sizeof *order);
+        row_ref *order = lcm_xcalloc(total + 1, sizeof *order);
         for (size_t i = 0; i < total; ++i) {
             const char *at = (const char *)all + i * row;
             memcpy(&order[i].subject, at, 8), memcpy(&order[i].period, at + 8, 4);
@@ -487,7 +487,7 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     int rc = check_inputs(sv, sol, err);
     if (!rc) rc = lcm_simulate_fits(sv, ic, &o, err);
     if (rc) return rc;
-    double t0 = now_seconds();
+    double t0 = lcm_now_seconds();
     const ir_model *m = &sv->model->ir;
     sim_run s = {.sv = sv, .sol = sol, .m = m, .T = m->nperiods, .R = m->nregimes,
                  .rb = lcm_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
@@ -496,14 +496,14 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
     if (s.K < 1) s.K = 1;
     size_t cells = (size_t)s.n * (size_t)s.T;
-    s.lived = xcalloc(cells + 1, 1);
-    s.warned = xcalloc((size_t)s.T + 1, sizeof *s.warned);
-    s.rec_value = xcalloc(cells + 1, sizeof *s.rec_value);
-    s.rec_regime = xcalloc(cells + 1, sizeof *s.rec_regime);
-    s.rec_x = xcalloc(cells * (size_t)s.ns + 1, sizeof *s.rec_x);
-    s.rec_act = xcalloc(cells * (size_t)s.na + 1, sizeof *s.rec_act);
-    int *owner = xcalloc((size_t)s.n + 1, sizeof *owner);
-    unsigned char *mine = xcalloc((size_t)s.n + 1, 1);
+    s.lived = lcm_xcalloc(cells + 1, 1);
+    s.warned = lcm_xcalloc((size_t)s.T + 1, sizeof *s.warned);
+    s.rec_value = lcm_xcalloc(cells + 1, sizeof *s.rec_value);
+    s.rec_regime = lcm_xcalloc(cells + 1, sizeof *s.rec_regime);
+    s.rec_x = lcm_xcalloc(cells * (size_t)s.ns + 1, sizeof *s.rec_x);
+    s.rec_act = lcm_xcalloc(cells * (size_t)s.na + 1, sizeof *s.rec_act);
+    int *owner = lcm_xcalloc((size_t)s.n + 1, sizeof *owner);
+    unsigned char *mine = lcm_xcalloc((size_t)s.n + 1, 1);
     for (lcm_index i = 0; i < s.n; ++i) owner[i] = owner_of(sv, ic, i);
     rc = initial_states(&s, ic, err);
     for (int k = 0; k < sv->nworkers && !rc; ++k) {
@@ -521,7 +521,7 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
         lcm_panel_free(p);
         return rc;
     }
-    p->seconds = now_seconds() - t0;
+    p->seconds = lcm_now_seconds() - t0;
     lcm_progress("simulated %lld subjects of model '%s' on %s (float%d): %lld rows in %.3f s", (long long)s.n, m->name,
                  lcm_solver_backend(sv), lcm_solver_precision(sv), (long long)p->n, p->seconds);
     *out = p;

@@ -58,14 +58,14 @@ int lcm_comm_gather(const void *mine, size_t bytes, void **all, size_t *sizes, l
 {
     *all = NULL;
     if (!active || size == 1) {
-        *all = xmalloc(bytes + 1);
+        *all = lcm_xmalloc(bytes + 1);
         memcpy(*all, mine, bytes);
         sizes[0] = bytes;
         return 0;
     }
     /* sizes first, then the bytes; counts go through int, so large
      * messages travel in units of 8 bytes */
-    long long b = (long long)bytes, *counts = rank == 0 ? xcalloc((size_t)size, sizeof *counts) : NULL;
+    long long b = (long long)bytes, *counts = rank == 0 ? lcm_xcalloc((size_t)size, sizeof *counts) : NULL;
     if (MPI_Gather(&b, 1, MPI_LONG_LONG, counts, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
         free(counts);
         return mpi_failed("gathering sizes", err);
@@ -73,17 +73,17 @@ int lcm_comm_gather(const void *mine, size_t bytes, void **all, size_t *sizes, l
     int *ic = NULL, *displ = NULL;
     size_t total = 0;
     if (rank == 0) {
-        ic = xcalloc((size_t)size, sizeof *ic), displ = xcalloc((size_t)size, sizeof *displ);
+        ic = lcm_xcalloc((size_t)size, sizeof *ic), displ = lcm_xcalloc((size_t)size, sizeof *displ);
         for (int r = 0; r < size; ++r) {
             sizes[r] = (size_t)counts[r];
             ic[r] = (int)((counts[r] + 7) / 8);
             displ[r] = (int)(total / 8);
             total += (size_t)ic[r] * 8;
         }
-        *all = xcalloc(total + 8, 1);
+        *all = lcm_xcalloc(total + 8, 1);
     }
     size_t words = (bytes + 7) / 8;
-    char *send = xcalloc(words * 8 + 8, 1);
+    char *send = lcm_xcalloc(words * 8 + 8, 1);
     memcpy(send, mine, bytes);
     int rc = MPI_Gatherv(send, (int)words, MPI_DOUBLE, *all, ic, displ, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank == 0 && rc == MPI_SUCCESS) { /* pack the parts back to back */
@@ -157,7 +157,7 @@ int lcm_comm_min_i64(long long *v, size_t n, lcm_err *err) { return (void)v, (vo
 int lcm_comm_gather(const void *mine, size_t bytes, void **all, size_t *sizes, lcm_err *err)
 {
     (void)err;
-    *all = xmalloc(bytes + 1);
+    *all = lcm_xmalloc(bytes + 1);
     memcpy(*all, mine, bytes);
     sizes[0] = bytes;
     return 0;

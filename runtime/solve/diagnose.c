@@ -19,9 +19,9 @@ static double vnext_from_solution(const void *ctx, int regime, lcm_index i)
 
 static void put_value(lcm_sb *b, double x)
 {
-    if (isnan(x)) sb_puts(b, "nan");
-    else if (isinf(x)) sb_puts(b, x > 0 ? "inf" : "-inf");
-    else sb_printf(b, "%.10g", x);
+    if (isnan(x)) lcm_sb_puts(b, "nan");
+    else if (isinf(x)) lcm_sb_puts(b, x > 0 ? "inf" : "-inf");
+    else lcm_sb_printf(b, "%.10g", x);
 }
 
 /* The first traced function (in computation order) whose value is NaN. */
@@ -58,13 +58,13 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
     case LCM_FLAG_NAN:
     case LCM_FLAG_INF: {
         if (bit == LCM_FLAG_NAN ? !isnan(p->q) : p->q != INFINITY) return 0;
-        sb_printf(b, "utility = "), put_value(b, v[r->utility]);
-        if (!p->k->last) sb_puts(b, ", E_next_V = "), put_value(b, p->E);
-        sb_puts(b, ", Q = "), put_value(b, p->q);
+        lcm_sb_printf(b, "utility = "), put_value(b, v[r->utility]);
+        if (!p->k->last) lcm_sb_puts(b, ", E_next_V = "), put_value(b, p->E);
+        lcm_sb_puts(b, ", Q = "), put_value(b, p->q);
         const char *f = bit == LCM_FLAG_NAN ? first_nan_function(p) : NULL;
-        if (f) sb_printf(b, "; the first NaN is function '%s'", f);
+        if (f) lcm_sb_printf(b, "; the first NaN is function '%s'", f);
         else if (isnan(p->E))
-            sb_puts(b, "; E_next_V is NaN: next period's V is infinite where it is read (inf - inf, or 0 * inf)");
+            lcm_sb_puts(b, "; E_next_V is NaN: next period's V is infinite where it is read (inf - inf, or 0 * inf)");
         return 1;
     }
     case LCM_FLAG_REGIME_PROB: {
@@ -73,17 +73,17 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
         for (int g = 0; g < m->nregimes; ++g)
             if (r->rprob[g] >= 0) pr[n++] = v[r->rprob[g]];
         if (!probs_bad(pr, n, &sum)) return 0;
-        sb_puts(b, "next regime probabilities");
+        lcm_sb_puts(b, "next regime probabilities");
         for (int g = 0, i = 0; g < m->nregimes; ++g)
-            if (r->rprob[g] >= 0) sb_printf(b, "%s %s=", i++ ? "," : "", m->regimes[g].name), put_value(b, v[r->rprob[g]]);
-        sb_puts(b, " (sum "), put_value(b, sum), sb_putc(b, ')');
+            if (r->rprob[g] >= 0) lcm_sb_printf(b, "%s %s=", i++ ? "," : "", m->regimes[g].name), put_value(b, v[r->rprob[g]]);
+        lcm_sb_puts(b, " (sum "), put_value(b, sum), lcm_sb_putc(b, ')');
         return 1;
     }
     case LCM_FLAG_INACTIVE:
         for (int i = 0; i < p->k->ninactive; ++i) {
             int g = p->k->inactive[i];
             if (v[r->rprob[g]] == 0) continue;
-            sb_printf(b, "regime '%s' is inactive at age %g but has probability ", m->regimes[g].name,
+            lcm_sb_printf(b, "regime '%s' is inactive at age %g but has probability ", m->regimes[g].name,
                       m->ages[(int)p->period + 1]);
             put_value(b, v[r->rprob[g]]);
             return 1;
@@ -102,9 +102,9 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
                 if (bit == LCM_FLAG_CODE && nx->kind == NEXT_DET && grid_is_discrete(gr)) {
                     double x = v[nx->node];
                     if (x >= 0 && x <= gr->n - 1 && x == floor(x)) continue;
-                    sb_printf(b, "the next '%s' (in regime '%s') is ", tr->states[s].name, tr->name);
+                    lcm_sb_printf(b, "the next '%s' (in regime '%s') is ", tr->states[s].name, tr->name);
                     put_value(b, x);
-                    sb_printf(b, ", not a code of 0..%d", gr->n - 1);
+                    lcm_sb_printf(b, ", not a code of 0..%d", gr->n - 1);
                     return 1;
                 }
                 if (bit == LCM_FLAG_STATE_PROB && nx->kind == NEXT_MARKOV) {
@@ -112,9 +112,9 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
                     int n = nx->nprobs < 256 ? nx->nprobs : 256;
                     for (int j = 0; j < n; ++j) pr[j] = v[nx->probs[j]];
                     if (!probs_bad(pr, n, &sum)) continue;
-                    sb_printf(b, "the probabilities of the next '%s' (in regime '%s') are", tr->states[s].name, tr->name);
-                    for (int j = 0; j < n; ++j) sb_printf(b, "%s %s=", j ? "," : "", gr->labels[j]), put_value(b, pr[j]);
-                    sb_puts(b, " (sum "), put_value(b, sum), sb_putc(b, ')');
+                    lcm_sb_printf(b, "the probabilities of the next '%s' (in regime '%s') are", tr->states[s].name, tr->name);
+                    for (int j = 0; j < n; ++j) lcm_sb_printf(b, "%s %s=", j ? "," : "", gr->labels[j]), put_value(b, pr[j]);
+                    lcm_sb_puts(b, " (sum "), put_value(b, sum), lcm_sb_putc(b, ')');
                     return 1;
                 }
             }
@@ -146,37 +146,37 @@ void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G
     next_ctx ctx = {.sol = sol, .period = period};
     lcm_point p = {.m = m, .k = &m->kernels[k], .r = r, .L = L, .G = G, .params = params,
                    .vnext = vnext_from_solution, .vnext_ctx = &ctx, .age = m->ages[period], .period = period};
-    p.vals = xcalloc(r->nnodes + 1, sizeof *p.vals);
+    p.vals = lcm_xcalloc(r->nnodes + 1, sizeof *p.vals);
     for (int s = 0; s < r->nstates; ++s) p.x[s] = x[s];
     lcm_index na = ir_action_space_size(r);
-    int *fails = xcalloc((size_t)r->nconstraints + 1, sizeof *fails);
+    int *fails = lcm_xcalloc((size_t)r->nconstraints + 1, sizeof *fails);
     for (lcm_index a = 0; a < na; ++a) {
         lcm_point_action(&p, a);
         lcm_point_eval(&p);
         for (int c = 0; c < r->nconstraints; ++c) fails[c] += p.vals[r->constraints[c].node] == 0;
         if (!p.feasible || bit == LCM_FLAG_INFEASIBLE) continue;
         lcm_sb detail;
-        sb_init(&detail);
+        lcm_sb_init(&detail);
         if (explain(&p, bit, &detail)) {
             if (r->nactions) {
-                sb_puts(out, "; at ");
+                lcm_sb_puts(out, "; at ");
                 lcm_describe_action(&p, a, out);
-                sb_puts(out, " (feasible):");
+                lcm_sb_puts(out, " (feasible):");
             }
-            sb_printf(out, "; %s" + (r->nactions ? 1 : 0), detail.s);
+            lcm_sb_printf(out, "; %s" + (r->nactions ? 1 : 0), detail.s);
             if (bit != LCM_FLAG_NAN && bit != LCM_FLAG_INF) { /* those say it already */
-                sb_puts(out, "; utility = "), put_value(out, p.vals[r->utility]);
-                if (!p.k->last) sb_puts(out, ", E_next_V = "), put_value(out, p.E);
-                sb_puts(out, ", Q = "), put_value(out, p.q);
+                lcm_sb_puts(out, "; utility = "), put_value(out, p.vals[r->utility]);
+                if (!p.k->last) lcm_sb_puts(out, ", E_next_V = "), put_value(out, p.E);
+                lcm_sb_puts(out, ", Q = "), put_value(out, p.q);
             }
-            sb_free(&detail);
+            lcm_sb_free(&detail);
             break;
         }
-        sb_free(&detail);
+        lcm_sb_free(&detail);
     }
     if (bit == LCM_FLAG_INFEASIBLE)
         for (int c = 0; c < r->nconstraints; ++c)
-            if (fails[c]) sb_printf(out, "; constraint '%s' fails for %d of %lld actions", r->constraints[c].name,
+            if (fails[c]) lcm_sb_printf(out, "; constraint '%s' fails for %d of %lld actions", r->constraints[c].name,
                                     fails[c], (long long)na);
     free(fails);
     free(p.vals);

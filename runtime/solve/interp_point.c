@@ -39,16 +39,16 @@ void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
 {
     const ir_regime *r = p->r;
     if (!r->nactions) {
-        sb_puts(out, "(no actions)");
+        lcm_sb_puts(out, "(no actions)");
         return;
     }
     double v[64];
     decode(r->actions, r->nactions, p->L->action_off[r->id], p->G, a, v);
     for (int i = 0; i < r->nactions; ++i) {
         const ir_grid *g = &r->actions[i].grid;
-        sb_printf(out, "%s%s=", i ? ", " : "", r->actions[i].name);
-        if (grid_is_discrete(g)) sb_puts(out, g->labels[(int)v[i]]);
-        else sb_printf(out, "%.10g", v[i]);
+        lcm_sb_printf(out, "%s%s=", i ? ", " : "", r->actions[i].name);
+        if (grid_is_discrete(g)) lcm_sb_puts(out, g->labels[(int)v[i]]);
+        else lcm_sb_printf(out, "%.10g", v[i]);
     }
 }
 

@@ -63,11 +63,11 @@ static void meminfo_bound(room *r)
 /* cgroup v2: the limit of the process's cgroup and of every cgroup above it. */
 static void cgroup2_bound(room *r, const char *path)
 {
-    char *dir = xstrdup(path);
+    char *dir = lcm_xstrdup(path);
     for (;;) {
         size_t len = strlen(dir);
         if (len > 0 && dir[len - 1] == '/') dir[--len] = 0;
-        char *max = xasprintf("/sys/fs/cgroup%s/memory.max", dir), *cur = xasprintf("/sys/fs/cgroup%s/memory.current", dir);
+        char *max = lcm_xasprintf("/sys/fs/cgroup%s/memory.max", dir), *cur = lcm_xasprintf("/sys/fs/cgroup%s/memory.current", dir);
         double limit, used;
         if (!read_value(max, &limit) && isfinite(limit) && !read_value(cur, &used))
             bound(r, limit - used, "what the memory limit of its cgroup leaves");
@@ -84,8 +84,8 @@ static void cgroup1_bound(room *r, const char *path)
 {
     const char *dirs[] = {path, ""};
     for (int i = 0; i < 2; ++i) {
-        char *max = xasprintf("/sys/fs/cgroup/memory%s/memory.limit_in_bytes", dirs[i]),
-             *cur = xasprintf("/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dirs[i]);
+        char *max = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.limit_in_bytes", dirs[i]),
+             *cur = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dirs[i]);
         double limit, used;
         int found = !read_value(max, &limit) && !read_value(cur, &used);
         if (found && limit < 0x1p60) bound(r, limit - used, "what the memory limit of its cgroup leaves");
@@ -181,13 +181,13 @@ static void add(bill *b, int side, double bytes, const char *fmt, ...)
 {
     if (!(bytes > 0)) return;
     lcm_sb text;
-    sb_init(&text);
+    lcm_sb_init(&text);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&text, fmt, ap);
+    lcm_sb_vprintf(&text, fmt, ap);
     va_end(ap);
-    GROW(b->items, b->cap, b->n + 1);
-    b->items[b->n++] = (item){side, bytes, sb_take(&text)};
+    LCM_GROW(b->items, b->cap, b->n + 1);
+    b->items[b->n++] = (item){side, bytes, lcm_sb_take(&text)};
     b->total[side] += bytes;
 }
 
@@ -202,12 +202,12 @@ static void put_bytes(lcm_sb *b, double x)
     static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
     int i = 0;
     while (x >= 1024 && i < 8) x /= 1024, ++i;
-    if (i == 0) sb_printf(b, "%.0f bytes", x);
-    else sb_printf(b, "%.1f %s", x, units[i]);
+    if (i == 0) lcm_sb_printf(b, "%.0f bytes", x);
+    else lcm_sb_printf(b, "%.1f %s", x, units[i]);
 }
 
 /* A count: whole below 1e15, else like 1.2e+21. */
-static void put_count(lcm_sb *b, double x) { sb_printf(b, x < 1e15 ? "%.0f" : "%.3g", x); }
+static void put_count(lcm_sb *b, double x) { lcm_sb_printf(b, x < 1e15 ? "%.0f" : "%.3g", x); }
 
 /* "1e+15 states: a 1000 x b 1000 x c 1000 points" */
 static double describe_states(lcm_sb *b, const ir_regime *r)
@@ -215,12 +215,12 @@ static double describe_states(lcm_sb *b, const ir_regime *r)
     double n = 1;
     for (int i = 0; i < r->nstates; ++i) n *= r->states[i].grid.n;
     put_count(b, n);
-    sb_puts(b, n == 1 ? " state" : " states");
+    lcm_sb_puts(b, n == 1 ? " state" : " states");
     int listed = 0;
     for (int i = 0; i < r->nstates; ++i)
         if (r->states[i].grid.n > 1)
-            sb_printf(b, "%s%s %d", listed++ ? " x " : ": ", r->states[i].name, r->states[i].grid.n);
-    if (listed) sb_puts(b, " points");
+            lcm_sb_printf(b, "%s%s %d", listed++ ? " x " : ": ", r->states[i].name, r->states[i].grid.n);
+    if (listed) lcm_sb_puts(b, " points");
     return n;
 }
 
@@ -244,14 +244,14 @@ static void bill_grids(bill *b, const ir_model *m, double total, int side, doubl
         }
     if (!var) return;
     lcm_sb what;
-    sb_init(&what);
-    sb_puts(&what, "the grid points (");
+    lcm_sb_init(&what);
+    lcm_sb_puts(&what, "the grid points (");
     put_count(&what, total);
-    sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points", var->name, at->name, var->grid.n);
-    if (var->grid.kind == GRID_PROCESS) sb_printf(&what, " and its %d x %d transition matrix", var->grid.n, var->grid.n);
-    sb_puts(&what, ")");
+    lcm_sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points", var->name, at->name, var->grid.n);
+    if (var->grid.kind == GRID_PROCESS) lcm_sb_printf(&what, " and its %d x %d transition matrix", var->grid.n, var->grid.n);
+    lcm_sb_puts(&what, ")");
     add(b, side, total * per_value, "%s", what.s);
-    sb_free(&what);
+    lcm_sb_free(&what);
 }
 
 /* Entries of regime r's continuation table, as worker.c's make_tables
@@ -282,13 +282,13 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
         for (int t = 0; t < m->nperiods; ++t) periods += R->active[t] != 0;
         if (!periods) continue;
         lcm_sb states;
-        sb_init(&states);
+        lcm_sb_init(&states);
         double n = describe_states(&states, R);
         add(b, HOST, workers * (host ? 1 : 2) * n * rb * periods, "V of regime '%s' over %d period%s (%s)%s%s", R->name,
             periods, periods == 1 ? "" : "s", states.s, host ? "" : ", twice: the solution and its pinned staging copy",
             each);
         if (!host) add(b, DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
-        sb_free(&states);
+        lcm_sb_free(&states);
         double entries = table_entries(w, r);
         add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1),
             "the continuation table of regime '%s' (%.0f entries; batch_size on a state it reads, or "
@@ -328,14 +328,14 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
     double panel = cells * (8 + 4 + 4 + 8 + 8 * (ns + 1) + 8 * (na + 1));
     double extra = records > cells * 8 * targets ? records : cells * 8 * targets;
     lcm_sb what;
-    sb_init(&what);
+    lcm_sb_init(&what);
     put_count(&what, n);
-    sb_printf(&what, " subjects x %d periods, up to ", m->nperiods);
+    lcm_sb_printf(&what, " subjects x %d periods, up to ", m->nperiods);
     put_count(&what, cells);
-    sb_printf(&what, " rows of %.0f state%s and %.0f action%s%s", ns, ns == 1 ? "" : "s", na, na == 1 ? "" : "s",
+    lcm_sb_printf(&what, " rows of %.0f state%s and %.0f action%s%s", ns, ns == 1 ? "" : "s", na, na == 1 ? "" : "s",
               targets > 0 ? " and the targets" : "");
     add(b, HOST, panel + extra, "the panel (%s)", what.s);
-    sb_free(&what);
+    lcm_sb_free(&what);
     add(b, HOST, n * (8 * ns + 4 + 4 + 1), "the state of %.0f subjects", n);
     double K = o && o->subject_batch_size > 0 && o->subject_batch_size < subjects ? (double)o->subject_batch_size : n;
     double batch = K * (4 + 4 + 8 + 2 * ns * rb + rb + na * rb);
@@ -363,23 +363,23 @@ static int refuse(bill *b, int side, const char *doing, double room, const char 
 {
     qsort(b->items, b->n, sizeof *b->items, by_bytes);
     lcm_sb msg;
-    sb_init(&msg);
-    sb_printf(&msg, "%s needs about ", doing);
+    lcm_sb_init(&msg);
+    lcm_sb_printf(&msg, "%s needs about ", doing);
     put_bytes(&msg, b->total[side]);
-    sb_printf(&msg, " of %s memory, more than the ", side == HOST ? "host" : "device");
+    lcm_sb_printf(&msg, " of %s memory, more than the ", side == HOST ? "host" : "device");
     put_bytes(&msg, room);
-    sb_printf(&msg, " %s: ", where);
+    lcm_sb_printf(&msg, " %s: ", where);
     double shown = 0;
     int listed = 0;
     for (size_t i = 0; i < b->n && listed < 3 && shown < 0.9 * b->total[side]; ++i) {
         if (b->items[i].side != side) continue;
-        sb_printf(&msg, "%s%s, ", listed++ ? "; " : "", b->items[i].text);
+        lcm_sb_printf(&msg, "%s%s, ", listed++ ? "; " : "", b->items[i].text);
         put_bytes(&msg, b->items[i].bytes);
         shown += b->items[i].bytes;
     }
-    sb_printf(&msg, ". %s", advice);
+    lcm_sb_printf(&msg, ". %s", advice);
     int rc = lcm_fail(err, LCM_E_MEMORY, "%s", msg.s);
-    sb_free(&msg);
+    lcm_sb_free(&msg);
     return rc;
 }
 
@@ -396,12 +396,12 @@ static int settle(bill *b, const char *doing, const lcm_backend *be, const char 
     if (b->total[DEVICE] > 0 && be->memory_info && !be->memory_info((lcm_backend *)be, &free_b, &total_b) &&
         b->total[DEVICE] > (double)free_b) {
         lcm_sb at;
-        sb_init(&at);
-        sb_printf(&at, "free on %s (of ", be->target ? be->target : be->name);
+        lcm_sb_init(&at);
+        lcm_sb_printf(&at, "free on %s (of ", be->target ? be->target : be->name);
         put_bytes(&at, (double)total_b);
-        sb_puts(&at, ")");
+        lcm_sb_puts(&at, ")");
         rc = refuse(b, DEVICE, doing, (double)free_b, at.s, device_advice, err);
-        sb_free(&at);
+        lcm_sb_free(&at);
     }
     return rc;
 }

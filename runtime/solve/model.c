@@ -10,14 +10,14 @@
 
 int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err)
 {
-    lcm_model *m = xcalloc(1, sizeof *m);
+    lcm_model *m = lcm_xcalloc(1, sizeof *m);
     int rc = ir_manifest_read(manifest, &m->ir, err);
     if (!rc && (!m->ir.sealed || !m->ir.nkernels || !m->ir.period_kernel || !m->ir.source_hash))
         rc = lcm_fail(err, LCM_E_MODEL, "the manifest was not written by lcmgen (no kernel table or checksum); "
                       "regenerate the model");
     if (!rc) {
         char hash[65];
-        sha256_hex(source, strlen(source), hash);
+        lcm_sha256_hex(source, strlen(source), hash);
         if (strcmp(hash, m->ir.source_hash))
             rc = lcm_fail(err, LCM_E_MODEL, "kernels.c does not match manifest.lcm (edited or from another "
                           "lcmgen run); regenerate the model");
@@ -26,20 +26,20 @@ int lcm_model_from_text(const char *manifest, const char *source, lcm_model **ou
         lcm_model_free(m);
         return rc;
     }
-    m->manifest = xstrdup(manifest);
-    m->source = xstrdup(source);
+    m->manifest = lcm_xstrdup(manifest);
+    m->source = lcm_xstrdup(source);
     *out = m;
     return 0;
 }
 
 int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err)
 {
-    char *mp = path_join(dir, "manifest.lcm"), *sp = path_join(dir, "kernels.c");
+    char *mp = lcm_path_join(dir, "manifest.lcm"), *sp = lcm_path_join(dir, "kernels.c");
     int rc = 0;
-    if (!is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "'%s' is not a directory made by lcmgen", dir);
-    else if (!file_exists(mp)) rc = lcm_fail(err, LCM_E_IO, "'%s' has no manifest.lcm: run lcmgen MODEL.lua -o %s", dir, dir);
-    char *manifest = rc ? NULL : read_file(mp, NULL, err);
-    char *source = manifest ? read_file(sp, NULL, err) : NULL;
+    if (!lcm_is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "'%s' is not a directory made by lcmgen", dir);
+    else if (!lcm_file_exists(mp)) rc = lcm_fail(err, LCM_E_IO, "'%s' has no manifest.lcm: run lcmgen MODEL.lua -o %s", dir, dir);
+    char *manifest = rc ? NULL : lcm_read_file(mp, NULL, err);
+    char *source = manifest ? lcm_read_file(sp, NULL, err) : NULL;
     if (!rc && (!manifest || !source)) rc = err->code;
     if (!rc) {
         rc = lcm_model_from_text(manifest, source, out, err);
@@ -64,16 +64,16 @@ void lcm_model_free(lcm_model *m)
 void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out)
 {
     if (r->nstates == 0) {
-        sb_puts(out, "the only state (the regime has no states)");
+        lcm_sb_puts(out, "the only state (the regime has no states)");
         return;
     }
     for (int i = 0; i < r->nstates; ++i) {
         const ir_grid *g = &r->states[i].grid;
-        sb_printf(out, "%s%s=", i ? ", " : "", r->states[i].name);
+        lcm_sb_printf(out, "%s%s=", i ? ", " : "", r->states[i].name);
         /* a code only when x is one (the range test first: casting NaN or a huge x is undefined) */
         if (grid_is_discrete(g) && x[i] >= 0 && x[i] < g->n && x[i] == (double)(int)x[i])
-            sb_puts(out, g->labels[(int)x[i]]);
-        else sb_printf(out, "%.10g", x[i]);
+            lcm_sb_puts(out, g->labels[(int)x[i]]);
+        else lcm_sb_printf(out, "%.10g", x[i]);
     }
 }
 
@@ -81,7 +81,7 @@ void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, cons
                         lcm_sb *out)
 {
     (void)m;
-    double *x = xcalloc((size_t)r->nstates + 1, sizeof *x);
+    double *x = lcm_xcalloc((size_t)r->nstates + 1, sizeof *x);
     for (int i = r->nstates - 1; i >= 0; --i) {
         int code = (int)(s % r->states[i].grid.n);
         s /= r->states[i].grid.n;

@@ -8,7 +8,7 @@
 /* ---- the value tree ----------------------------------------------------- */
 static lcm_pvalue *pv_new(lcm_pv_kind k)
 {
-    lcm_pvalue *v = xcalloc(1, sizeof *v);
+    lcm_pvalue *v = lcm_xcalloc(1, sizeof *v);
     v->kind = k;
     return v;
 }
@@ -26,8 +26,8 @@ static void pv_push(lcm_pvalue *v, char *key, lcm_pvalue *item)
 {
     if (v->n == v->cap) {
         v->cap = v->cap ? 2 * v->cap : 8;
-        v->items = xrealloc(v->items, (size_t)v->cap * sizeof *v->items);
-        v->keys = xrealloc(v->keys, (size_t)v->cap * sizeof *v->keys);
+        v->items = lcm_xrealloc(v->items, (size_t)v->cap * sizeof *v->items);
+        v->keys = lcm_xrealloc(v->keys, (size_t)v->cap * sizeof *v->keys);
     }
     v->keys[v->n] = key;
     v->items[v->n++] = item;
@@ -43,7 +43,7 @@ void lcm_pv_put(lcm_pvalue *t, const char *key, lcm_pvalue *item)
             t->items[i] = item;
             return;
         }
-    pv_push(t, xstrdup(key), item);
+    pv_push(t, lcm_xstrdup(key), item);
 }
 
 lcm_pvalue *lcm_pv_get(const lcm_pvalue *t, const char *key)
@@ -58,7 +58,7 @@ lcm_pvalue *lcm_pv_copy(const lcm_pvalue *v)
 {
     lcm_pvalue *c = pv_new(v->kind);
     c->num = v->num;
-    for (int i = 0; i < v->n; ++i) pv_push(c, v->keys[i] ? xstrdup(v->keys[i]) : NULL, lcm_pv_copy(v->items[i]));
+    for (int i = 0; i < v->n; ++i) pv_push(c, v->keys[i] ? lcm_xstrdup(v->keys[i]) : NULL, lcm_pv_copy(v->items[i]));
     return c;
 }
 
@@ -81,8 +81,8 @@ int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_er
     for (;;) {
         const char *dot = strchr(p, '.');
         size_t len = dot ? (size_t)(dot - p) : strlen(p);
-        char *key = xstrndup(p, len);
-        if (!is_identifier(key)) {
+        char *key = lcm_xstrndup(p, len);
+        if (!lcm_is_identifier(key)) {
             int rc = lcm_fail(err, LCM_E_PARAMS, "'%s': '%s' is not a parameter, regime or function name", path, key);
             free(key);
             lcm_pv_free(item);
@@ -152,8 +152,8 @@ static void path_add(path_set *s, const char *p)
 {
     for (int i = 0; i < s->n; ++i)
         if (!strcmp(s->v[i], p)) return;
-    if (s->n == s->cap) s->cap = s->cap ? 2 * s->cap : 16, s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
-    s->v[s->n++] = xstrdup(p);
+    if (s->n == s->cap) s->cap = s->cap ? 2 * s->cap : 16, s->v = lcm_xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+    s->v[s->n++] = lcm_xstrdup(p);
 }
 
 static int path_has(const path_set *s, const char *p)
@@ -172,12 +172,12 @@ static void path_free(path_set *s)
 static void describe_shape(const ir_param *p, lcm_sb *b)
 {
     if (p->ndims == 0) {
-        sb_puts(b, "a number");
+        lcm_sb_puts(b, "a number");
         return;
     }
-    for (int d = 0; d < p->ndims; ++d) sb_printf(b, "%s%d", d ? " x " : "", p->dims[d]);
-    sb_puts(b, " values by ");
-    for (int d = 0; d < p->ndims; ++d) sb_printf(b, "%s%s", d ? ", " : "", p->dimnames[d]);
+    for (int d = 0; d < p->ndims; ++d) lcm_sb_printf(b, "%s%d", d ? " x " : "", p->dims[d]);
+    lcm_sb_puts(b, " values by ");
+    for (int d = 0; d < p->ndims; ++d) lcm_sb_printf(b, "%s%s", d ? ", " : "", p->dimnames[d]);
 }
 
 /* Flattens v into out[] following p's dimensions from dimension d. */
@@ -195,10 +195,10 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
     int n = p->dims[d];
     if (v->kind == LCM_PV_NUM) {
         lcm_sb b;
-        sb_init(&b);
+        lcm_sb_init(&b);
         describe_shape(p, &b);
         int rc = lcm_fail(err, LCM_E_PARAMS, "parameter %s: expected an array (%s), found a number", where, b.s);
-        sb_free(&b);
+        lcm_sb_free(&b);
         return rc;
     }
     if (v->kind == LCM_PV_TABLE) {
@@ -211,11 +211,11 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
             for (int j = 0; j < n; ++j) found |= !strcmp(v->keys[i], labels[j]);
             if (!found) {
                 lcm_sb cats;
-                sb_init(&cats);
-                for (int j = 0; j < n; ++j) sb_printf(&cats, "%s%s", j ? ", " : "", labels[j]);
+                lcm_sb_init(&cats);
+                for (int j = 0; j < n; ++j) lcm_sb_printf(&cats, "%s%s", j ? ", " : "", labels[j]);
                 int rc = lcm_fail(err, LCM_E_PARAMS, "parameter %s: '%s' is not a category of %s (categories: %s)",
                                   where, v->keys[i], p->dimnames[d], cats.s);
-                sb_free(&cats);
+                lcm_sb_free(&cats);
                 return rc;
             }
         }
@@ -264,14 +264,14 @@ static int find_candidates(const ir_model *m, const lcm_pvalue *root, const ir_p
         const lcm_pvalue *ft = lcm_pv_get(rt, p->func);
         if (ft && ft->kind == LCM_PV_TABLE && is_param_function(m, p->regime, p->func)) {
             const lcm_pvalue *v = lcm_pv_get(ft, p->name);
-            if (v) c[n].v = v, c[n++].path = xasprintf("%s.%s.%s", p->regime, p->func, p->name);
+            if (v) c[n].v = v, c[n++].path = lcm_xasprintf("%s.%s.%s", p->regime, p->func, p->name);
         }
         const lcm_pvalue *v = lcm_pv_get(rt, p->name);
-        if (v) c[n].v = v, c[n++].path = xasprintf("%s.%s", p->regime, p->name);
+        if (v) c[n].v = v, c[n++].path = lcm_xasprintf("%s.%s", p->regime, p->name);
     }
     if (ir_find_regime(m, p->name) < 0) {
         const lcm_pvalue *v = lcm_pv_get(root, p->name);
-        if (v) c[n].v = v, c[n++].path = xstrdup(p->name);
+        if (v) c[n].v = v, c[n++].path = lcm_xstrdup(p->name);
     }
     return n;
 }
@@ -288,7 +288,7 @@ static void suggest(const ir_model *m, const char *name, lcm_sb *b)
         unsigned d = lcm_edit_distance(name, m->params[i].name);
         if (d < bd) bd = d, best = m->params[i].name;
     }
-    if (best) sb_printf(b, " (did you mean '%s'?)", best);
+    if (best) lcm_sb_printf(b, " (did you mean '%s'?)", best);
 }
 
 static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b)
@@ -298,17 +298,17 @@ static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b)
     const ir_regime *R = &m->regimes[r];
     for (int i = 0; i < R->nstates; ++i)
         if (lcm_edit_distance(p->name, R->states[i].name) <= 2) {
-            sb_printf(b, " - a misspelling of the state '%s'?", R->states[i].name);
+            lcm_sb_printf(b, " - a misspelling of the state '%s'?", R->states[i].name);
             return;
         }
     for (int i = 0; i < R->nactions; ++i)
         if (lcm_edit_distance(p->name, R->actions[i].name) <= 2) {
-            sb_printf(b, " - a misspelling of the action '%s'?", R->actions[i].name);
+            lcm_sb_printf(b, " - a misspelling of the action '%s'?", R->actions[i].name);
             return;
         }
     for (int i = 0; i < R->nfuncs; ++i)
         if (lcm_edit_distance(p->name, R->funcs[i].name) <= 2) {
-            sb_printf(b, " - a misspelling of the function '%s'?", R->funcs[i].name);
+            lcm_sb_printf(b, " - a misspelling of the function '%s'?", R->funcs[i].name);
             return;
         }
 }
@@ -322,11 +322,11 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
         if (r < 0) {
             if (!path_has(used, k)) {
                 lcm_sb b;
-                sb_init(&b);
+                lcm_sb_init(&b);
                 suggest(m, k, &b);
                 int rc = lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no model function uses it%s", k,
                                   b.s ? b.s : "");
-                sb_free(&b);
+                lcm_sb_free(&b);
                 return rc;
             }
             continue;
@@ -338,7 +338,7 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
             const lcm_pvalue *v2 = v->items[j];
             if (v2->kind == LCM_PV_TABLE && is_param_function(m, k, k2)) {
                 for (int l = 0; l < v2->n; ++l) {
-                    char *path = xasprintf("%s.%s.%s", k, k2, v2->keys[l]);
+                    char *path = lcm_xasprintf("%s.%s.%s", k, k2, v2->keys[l]);
                     int ok = path_has(used, path);
                     if (!ok) {
                         lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': function '%s' of regime '%s' has no parameter '%s'",
@@ -350,15 +350,15 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
                 }
                 continue;
             }
-            char *path = xasprintf("%s.%s", k, k2);
+            char *path = lcm_xasprintf("%s.%s", k, k2);
             int ok = path_has(used, path);
             if (!ok) {
                 lcm_sb b;
-                sb_init(&b);
+                lcm_sb_init(&b);
                 suggest(m, k2, &b);
                 lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no function of regime '%s' uses '%s'%s", path, k,
                          k2, b.s ? b.s : "");
-                sb_free(&b);
+                lcm_sb_free(&b);
                 free(path);
                 return LCM_E_PARAMS;
             }
@@ -373,7 +373,7 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
     if (!root || root->kind != LCM_PV_TABLE) return lcm_fail(err, LCM_E_PARAMS, "parameters must be a table");
     path_set used = {0};
     lcm_sb missing;
-    sb_init(&missing);
+    lcm_sb_init(&missing);
     int nmissing = 0, rc = 0;
     for (int i = 0; i < m->nparams && !rc; ++i) {
         const ir_param *p = &m->params[i];
@@ -388,13 +388,13 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
             rc = lcm_fail(err, LCM_E_PARAMS, "parameter '%s' of regime '%s', function '%s' is given at two levels: "
                           "'%s' and '%s'; keep one", p->name, p->regime, p->func, c[0].path, c[1].path);
         } else if (nc == 0) {
-            sb_printf(&missing, "%s%s (%s.%s, ", nmissing++ ? ", " : "", p->name, p->regime, p->func);
+            lcm_sb_printf(&missing, "%s%s (%s.%s, ", nmissing++ ? ", " : "", p->name, p->regime, p->func);
             describe_shape(p, &missing);
-            sb_putc(&missing, ')');
+            lcm_sb_putc(&missing, ')');
             suggest_variable(m, p, &missing);
         } else {
             size_t pos = 0;
-            char *where = xasprintf("'%s' (%s.%s)", c[0].path, p->regime, p->func);
+            char *where = lcm_xasprintf("'%s' (%s.%s)", c[0].path, p->regime, p->func);
             rc = flatten(m, p, c[0].v, 0, buf + p->offset, &pos, where, err);
             free(where);
             path_add(&used, c[0].path);
@@ -404,7 +404,7 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
     if (!rc && nmissing)
         rc = lcm_fail(err, LCM_E_PARAMS, "missing parameter%s: %s", nmissing > 1 ? "s" : "", missing.s);
     if (!rc) rc = check_unknown(m, root, &used, err);
-    sb_free(&missing);
+    lcm_sb_free(&missing);
     path_free(&used);
     return rc;
 }
@@ -420,14 +420,14 @@ static int same_shape(const ir_param *a, const ir_param *b)
 
 void lcm_params_template(const ir_model *m, lcm_sb *b)
 {
-    sb_printf(b, "-- Parameters of model '%s' (written by lcm params-template).\n", m->name);
-    sb_puts(b, "-- Replace each nil by a value.  A name can also be given per regime\n"
+    lcm_sb_printf(b, "-- Parameters of model '%s' (written by lcm params-template).\n", m->name);
+    lcm_sb_puts(b, "-- Replace each nil by a value.  A name can also be given per regime\n"
                "-- (regime = { name = ... }) or per function (regime = { fn = { name = ... } }),\n"
                "-- but not at two levels.  Arrays are nested lists, first element = code 0,\n"
                "-- or tables keyed by category label.\n"
                "return {\n");
     /* a name whose every use has the same shape is listed once, at model level */
-    char *model_level = xcalloc((size_t)m->nparams + 1, 1);
+    char *model_level = lcm_xcalloc((size_t)m->nparams + 1, 1);
     for (int i = 0; i < m->nparams; ++i) {
         const ir_param *p = &m->params[i];
         int uniform = !p->fixed, first = 1;
@@ -439,13 +439,13 @@ void lcm_params_template(const ir_model *m, lcm_sb *b)
         }
         model_level[i] = (char)uniform;
         if (!uniform || !first) continue;
-        sb_printf(b, "  %s = nil, -- ", p->name);
+        lcm_sb_printf(b, "  %s = nil, -- ", p->name);
         describe_shape(p, b);
-        sb_puts(b, "; used by");
+        lcm_sb_puts(b, "; used by");
         for (int j = i; j < m->nparams; ++j)
             if (!m->params[j].fixed && !strcmp(m->params[j].name, p->name))
-                sb_printf(b, " %s.%s", m->params[j].regime, m->params[j].func);
-        sb_putc(b, '\n');
+                lcm_sb_printf(b, " %s.%s", m->params[j].regime, m->params[j].func);
+        lcm_sb_putc(b, '\n');
     }
     /* the others at function level, grouped by regime and function */
     for (int r = 0; r < m->nregimes; ++r) {
@@ -460,30 +460,30 @@ void lcm_params_template(const ir_model *m, lcm_sb *b)
                     !strcmp(m->params[j].func, p->func))
                     first_of_func = 0;
             if (!first_of_func) continue;
-            if (!opened) sb_printf(b, "  %s = {\n", rn), opened = 1;
-            sb_printf(b, "    %s = {\n", p->func);
+            if (!opened) lcm_sb_printf(b, "  %s = {\n", rn), opened = 1;
+            lcm_sb_printf(b, "    %s = {\n", p->func);
             for (int j = i; j < m->nparams; ++j) {
                 const ir_param *q = &m->params[j];
                 if (model_level[j] || q->fixed || strcmp(q->regime, rn) || strcmp(q->func, p->func)) continue;
-                sb_printf(b, "      %s = nil, -- ", q->name);
+                lcm_sb_printf(b, "      %s = nil, -- ", q->name);
                 describe_shape(q, b);
-                sb_putc(b, '\n');
+                lcm_sb_putc(b, '\n');
             }
-            sb_puts(b, "    },\n");
+            lcm_sb_puts(b, "    },\n");
         }
-        if (opened) sb_puts(b, "  },\n");
+        if (opened) lcm_sb_puts(b, "  },\n");
     }
     free(model_level);
-    sb_puts(b, "}\n");
+    lcm_sb_puts(b, "}\n");
 }
 
 /* ---- values back to a params file (snapshots) ---------------------------- */
 static void put_number(lcm_sb *b, double x)
 {
-    if (x != x) sb_puts(b, "0 / 0");
-    else if (x == 1.0 / 0.0) sb_puts(b, "math.huge");
-    else if (x == -1.0 / 0.0) sb_puts(b, "-math.huge");
-    else sb_double(b, x);
+    if (x != x) lcm_sb_puts(b, "0 / 0");
+    else if (x == 1.0 / 0.0) lcm_sb_puts(b, "math.huge");
+    else if (x == -1.0 / 0.0) lcm_sb_puts(b, "-math.huge");
+    else lcm_sb_double(b, x);
 }
 
 /* Dimension d of an array parameter as nested lists (first element = code 0). */
@@ -493,18 +493,18 @@ static void put_array(lcm_sb *b, const ir_param *p, const double *v, int d, size
         put_number(b, v[(*pos)++]);
         return;
     }
-    sb_putc(b, '{');
+    lcm_sb_putc(b, '{');
     for (int i = 0; i < p->dims[d]; ++i) {
-        if (i) sb_puts(b, ", ");
+        if (i) lcm_sb_puts(b, ", ");
         put_array(b, p, v, d + 1, pos);
     }
-    sb_putc(b, '}');
+    lcm_sb_putc(b, '}');
 }
 
 void lcm_params_write_lua(const ir_model *m, const double *buf, lcm_sb *b)
 {
-    sb_printf(b, "-- Parameters of model '%s', each given to the function that uses it.\n", m->name);
-    sb_puts(b, "return {\n");
+    lcm_sb_printf(b, "-- Parameters of model '%s', each given to the function that uses it.\n", m->name);
+    lcm_sb_puts(b, "return {\n");
     for (int r = 0; r < m->nregimes; ++r) {
         const char *rn = m->regimes[r].name;
         int opened = 0;
@@ -515,19 +515,19 @@ void lcm_params_write_lua(const ir_model *m, const double *buf, lcm_sb *b)
                 first_of_func &= m->params[j].fixed || strcmp(m->params[j].regime, rn) ||
                                  strcmp(m->params[j].func, p->func);
             if (p->fixed || strcmp(p->regime, rn) || !first_of_func) continue;
-            if (!opened) sb_printf(b, "  %s = {\n", rn), opened = 1;
-            sb_printf(b, "    %s = {\n", p->func);
+            if (!opened) lcm_sb_printf(b, "  %s = {\n", rn), opened = 1;
+            lcm_sb_printf(b, "    %s = {\n", p->func);
             for (int j = i; j < m->nparams; ++j) {
                 const ir_param *q = &m->params[j];
                 if (q->fixed || strcmp(q->regime, rn) || strcmp(q->func, p->func)) continue;
                 size_t pos = 0;
-                sb_printf(b, "      %s = ", q->name);
+                lcm_sb_printf(b, "      %s = ", q->name);
                 put_array(b, q, buf + q->offset, 0, &pos);
-                sb_puts(b, ",\n");
+                lcm_sb_puts(b, ",\n");
             }
-            sb_puts(b, "    },\n");
+            lcm_sb_puts(b, "    },\n");
         }
-        if (opened) sb_puts(b, "  },\n");
+        if (opened) lcm_sb_puts(b, "  },\n");
     }
-    sb_puts(b, "}\n");
+    lcm_sb_puts(b, "}\n");
 }

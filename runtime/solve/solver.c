@@ -25,14 +25,14 @@ static void describe_layout(const lcm_solver *sv)
         return;
     }
     lcm_sb names;
-    sb_init(&names);
+    lcm_sb_init(&names);
     for (int k = 0; k < sv->shard.nsharded; ++k)
-        sb_printf(&names, "%s%s", k ? " x " : "", sv->vars.state_names[sv->shard.slot[k]]);
+        lcm_sb_printf(&names, "%s%s", k ? " x " : "", sv->vars.state_names[sv->shard.slot[k]]);
     long long lo, hi;
     ir_shard_block(&sv->shard, 0, sv->total_workers, &lo, &hi);
     lcm_progress("sharding model '%s' over %d workers (%d ranks x %d devices): %s = %lld values, %lld per worker",
                  m->name, sv->total_workers, lcm_comm_size(), sv->nworkers, names.s, sv->shard.combos, hi - lo);
-    sb_free(&names);
+    lcm_sb_free(&names);
 }
 
 /* ---- NCCL: the GPU workers' communicator ------------------------------------------ */
@@ -101,15 +101,15 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     if (o.backend == LCM_BACKEND_INTERP && o.precision != 64)
         return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
     if (o.devices < 0 || o.devices > 4096) return lcm_fail(err, LCM_E_USAGE, "devices must be 1 to 4096");
-    lcm_solver *sv = xcalloc(1, sizeof *sv);
+    lcm_solver *sv = lcm_xcalloc(1, sizeof *sv);
     sv->model = model;
     sv->nworkers = o.devices > 0 ? o.devices : 1;
     sv->total_workers = sv->nworkers * lcm_comm_size();
-    sv->log_path = o.log_path ? xstrdup(o.log_path) : NULL;
+    sv->log_path = o.log_path ? lcm_xstrdup(o.log_path) : NULL;
     sv->log_keep = o.log_keep > 0 ? o.log_keep : 3;
     ir_vars_build(&model->ir, &sv->vars);
     ir_shard_build(&model->ir, &sv->vars, &sv->shard);
-    sv->workers = xcalloc((size_t)sv->nworkers, sizeof *sv->workers);
+    sv->workers = lcm_xcalloc((size_t)sv->nworkers, sizeof *sv->workers);
     int rc = 0;
     for (int w = 0; w < sv->nworkers && !rc; ++w) {
         int index = lcm_comm_rank() * sv->nworkers + w;
@@ -172,7 +172,7 @@ size_t lcm_solver_table_bytes(const lcm_solver *s)
 static lcm_index *block_states(const ir_state_layout *L, long long lo, long long hi, lcm_index *n)
 {
     *n = ir_layout_launch_size(L, hi > lo ? hi - lo : 0, NULL);
-    lcm_index *at = xcalloc((size_t)*n + 1, sizeof *at);
+    lcm_index *at = lcm_xcalloc((size_t)*n + 1, sizeof *at);
     for (lcm_index l = 0; l < *n; ++l) at[l] = ir_layout_state(L, lo, NULL, l);
     return at;
 }
@@ -218,7 +218,7 @@ static int combine_ranks(const lcm_solver *sv, lcm_solution *sol, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
     size_t nf = (size_t)(m->nperiods * m->nregimes);
-    long long *first = xcalloc(nf * LCM_NFLAGS + 1, sizeof *first);
+    long long *first = lcm_xcalloc(nf * LCM_NFLAGS + 1, sizeof *first);
     for (size_t i = 0; i < nf; ++i)
         for (int b = 0; b < LCM_NFLAGS; ++b) first[i * LCM_NFLAGS + b] = sol->flags[i].first[b];
     int rc = lcm_comm_min_i64(first, nf * LCM_NFLAGS, err);
@@ -231,14 +231,14 @@ static int combine_ranks(const lcm_solver *sv, lcm_solution *sol, lcm_err *err)
     int root = lcm_comm_rank() == 0;
     long long lo = sv->workers[0]->shard_lo, hi = sv->workers[sv->nworkers - 1]->shard_hi;
     long long from = root ? 0 : lo, to = root ? sv->shard.combos : hi;
-    size_t rb = lcm_real_bytes(sol->precision), *sizes = xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
+    size_t rb = lcm_real_bytes(sol->precision), *sizes = lcm_xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
     for (int r = 0; r < m->nregimes && !rc; ++r) {
         if (!ir_shard_regime(m, &sv->shard, r)) continue;
         const ir_state_layout *L = &sv->workers[0]->states[r];
         lcm_index per = L->per_combo, nall;
         lcm_index *at = block_states(L, from, to, &nall), *mine = at + (lo - from) * per;
         lcm_index n = ir_layout_launch_size(L, hi > lo ? hi - lo : 0, NULL);
-        char *send = xcalloc((size_t)n * rb + 1, 1);
+        char *send = lcm_xcalloc((size_t)n * rb + 1, 1);
         for (int t = 0; t < m->nperiods && !rc; ++t) {
             char *V = sol->V[t * m->nregimes + r];
             if (!V) continue;
@@ -302,14 +302,14 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id,
         int bit = flag_text[i].bit, raise = flag_text[i].error && mode == LCM_CHECKS_RAISE;
         if (!(f->bits & (1u << bit))) continue;
         lcm_sb state, report;
-        sb_init(&state), sb_init(&report);
+        lcm_sb_init(&state), lcm_sb_init(&report);
         lcm_describe_state(m, r, f->first[bit], sol->grids, &sol->layout, &state);
         lcm_diagnose(m, &sol->layout, sol->grids, sol->params, sol, t, r_id, f->first[bit], bit, &state);
-        sb_printf(&report, "regime '%s', period %d (age %g): %s, first at %s", r->name, t, m->ages[t], flag_text[i].what,
+        lcm_sb_printf(&report, "regime '%s', period %d (age %g): %s, first at %s", r->name, t, m->ages[t], flag_text[i].what,
                   state.s);
         if (flag_text[i].error && !*snapped) {
             /* V of the failing regime at t and of every regime at t + 1, which it read */
-            unsigned char *include = xcalloc((size_t)(m->nperiods * m->nregimes), 1);
+            unsigned char *include = lcm_xcalloc((size_t)(m->nperiods * m->nregimes), 1);
             include[t * m->nregimes + r_id] = 1;
             for (int g = 0; g < m->nregimes && t + 1 < m->nperiods; ++g) include[(t + 1) * m->nregimes + g] = 1;
             lcm_snapshot_place at;
@@ -320,7 +320,7 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id,
         }
         if (raise) rc = lcm_fail(err, LCM_E_NUMERIC, "%s", report.s);
         else lcm_warn("%s", report.s);
-        sb_free(&state), sb_free(&report);
+        lcm_sb_free(&state), lcm_sb_free(&report);
     }
     return rc;
 }
@@ -343,10 +343,10 @@ static void log_v_stats(const lcm_solution *sol)
                 else lo = v < lo ? v : lo, hi = v > hi ? v : hi, sum += v, ++finite;
             }
             lcm_sb extra;
-            sb_init(&extra);
-            if (neg_inf) sb_printf(&extra, ", %lld at -inf", (long long)neg_inf);
-            if (pos_inf) sb_printf(&extra, ", %lld at +inf", (long long)pos_inf);
-            if (nan) sb_printf(&extra, ", %lld NaN", (long long)nan);
+            lcm_sb_init(&extra);
+            if (neg_inf) lcm_sb_printf(&extra, ", %lld at -inf", (long long)neg_inf);
+            if (pos_inf) lcm_sb_printf(&extra, ", %lld at +inf", (long long)pos_inf);
+            if (nan) lcm_sb_printf(&extra, ", %lld NaN", (long long)nan);
             if (finite)
                 lcm_debug("period %d (age %g), regime '%s': V min %.6g, max %.6g, mean %.6g over %lld states%s", t,
                           m->ages[t], m->regimes[r].name, lo, hi, sum / (double)finite, (long long)n,
@@ -354,7 +354,7 @@ static void log_v_stats(const lcm_solution *sol)
             else
                 lcm_debug("period %d (age %g), regime '%s': no finite V among %lld states%s", t, m->ages[t],
                           m->regimes[r].name, (long long)n, extra.s ? extra.s : "");
-            sb_free(&extra);
+            lcm_sb_free(&extra);
         }
 }
 
@@ -364,7 +364,7 @@ static void log_v_stats(const lcm_solution *sol)
 static int solve_workers(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
-    lcm_solution **sols = xcalloc((size_t)sv->nworkers, sizeof *sols);
+    lcm_solution **sols = lcm_xcalloc((size_t)sv->nworkers, sizeof *sols);
     int rc = 0;
     /* device workers run at the same time: all are started before any is waited for */
     for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_start(sv->workers[w], params, &sols[w], err);
@@ -385,7 +385,7 @@ static int solve_workers(lcm_solver *sv, const double *params, lcm_solution **ou
 int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
-    double t0 = now_seconds();
+    double t0 = lcm_now_seconds();
     lcm_solution *sol = NULL;
     int rc = lcm_comm_agree(solve_workers(sv, params, &sol, err), err);
     if (!rc) rc = lcm_comm_agree(combine_ranks(sv, sol, err), err);
@@ -405,7 +405,7 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
         lcm_solution_free(sol);
         return rc;
     }
-    sol->seconds = now_seconds() - t0;
+    sol->seconds = lcm_now_seconds() - t0;
     const lcm_backend *be = w0->backend;
     lcm_progress("solved model '%s' on %s (float%d) in %.3f s", m->name, be->name, be->precision, sol->seconds);
     if (!be->host_memory)
@@ -419,7 +419,7 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
 int lcm_solve(lcm_solver *sv, const lcm_pvalue *params, lcm_solution **out, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
-    double *buf = xcalloc(m->params_size + 1, sizeof *buf);
+    double *buf = lcm_xcalloc(m->params_size + 1, sizeof *buf);
     int rc = lcm_params_resolve(m, params, buf, err);
     if (!rc) rc = lcm_solve_resolved(sv, buf, out, err);
     free(buf);

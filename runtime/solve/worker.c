@@ -53,7 +53,7 @@ lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked)
 int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
                    int total, lcm_worker **out, lcm_err *err)
 {
-    lcm_worker *s = xcalloc(1, sizeof *s);
+    lcm_worker *s = lcm_xcalloc(1, sizeof *s);
     s->model = model;
     s->index = index;
     s->total = total;
@@ -84,11 +84,11 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
     /* its block of the sharded states */
     s->shard = *shard;
     ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
-    s->pre = xcalloc((size_t)model->ir.nkernels + 1, sizeof *s->pre);
+    s->pre = lcm_xcalloc((size_t)model->ir.nkernels + 1, sizeof *s->pre);
     for (int k = 0; k < model->ir.nkernels; ++k) ir_pre_plan(&model->ir, &s->shard, k, &s->pre[k]);
     ir_vars vars;
     ir_vars_build(&model->ir, &vars);
-    s->states = xcalloc((size_t)model->ir.nregimes + 1, sizeof *s->states);
+    s->states = lcm_xcalloc((size_t)model->ir.nregimes + 1, sizeof *s->states);
     for (int r = 0; r < model->ir.nregimes; ++r) ir_state_layout_build(&model->ir, &vars, &s->shard, r, &s->states[r]);
     ir_vars_free(&vars);
     /* the parameter and grid buffers (solves and simulations): filled from
@@ -98,7 +98,7 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
         lcm_worker_free(s);
         return rc;
     }
-    s->grids64 = xcalloc(s->layout.total + 1, sizeof *s->grids64);
+    s->grids64 = lcm_xcalloc(s->layout.total + 1, sizeof *s->grids64);
     size_t rb = lcm_real_bytes(o->precision), pbytes = (model->ir.params_size + 1) * rb,
            gbytes = (s->layout.total + 1) * rb;
     s->P_host = be->alloc_host(be, pbytes, err);
@@ -123,7 +123,7 @@ int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char 
     if (!rc) {
         *compiled = img.compiled;
         *seconds = img.seconds;
-        *target = xstrdup(img.target);
+        *target = lcm_xstrdup(img.target);
     }
     lcm_cuda_image_free(&img);
     lcm_cache_close(&cache);
@@ -223,7 +223,7 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
     int rc = make_tables(s, err);
     if (rc || be->host_memory) return rc;
     /* device: two V buffers per regime, and pinned staging for the results */
-    s->stage_off = xcalloc((size_t)(T * R) + 1, sizeof *s->stage_off);
+    s->stage_off = lcm_xcalloc((size_t)(T * R) + 1, sizeof *s->stage_off);
     size_t total = 0;
     for (int t = 0; t < T; ++t)
         for (int r = 0; r < R; ++r) {
@@ -263,15 +263,15 @@ static int solve_buffers(lcm_worker *s, lcm_err *err)
 lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
 {
     int R = m->nregimes, T = m->nperiods;
-    lcm_solution *sol = xcalloc(1, sizeof *sol);
+    lcm_solution *sol = lcm_xcalloc(1, sizeof *sol);
     sol->m = m;
     sol->precision = precision;
-    sol->V = xcalloc((size_t)(R * T), sizeof *sol->V);
-    sol->n = xcalloc((size_t)R, sizeof *sol->n);
+    sol->V = lcm_xcalloc((size_t)(R * T), sizeof *sol->V);
+    sol->n = lcm_xcalloc((size_t)R, sizeof *sol->n);
     ir_grid_layout_build(m, &sol->layout);
-    sol->grids = xcalloc(sol->layout.total + 1, sizeof *sol->grids);
-    sol->params = xcalloc(m->params_size + 1, sizeof *sol->params);
-    sol->flags = xcalloc((size_t)(R * T) + 1, sizeof *sol->flags);
+    sol->grids = lcm_xcalloc(sol->layout.total + 1, sizeof *sol->grids);
+    sol->params = lcm_xcalloc(m->params_size + 1, sizeof *sol->params);
+    sol->flags = lcm_xcalloc((size_t)(R * T) + 1, sizeof *sol->flags);
     for (int i = 0; i < R * T; ++i)
         for (int b = 0; b < LCM_NFLAGS; ++b) sol->flags[i].first[b] = INT64_MAX;
     sol->shards = 1;

@@ -34,7 +34,7 @@ static void apply_sets(lcm_pvalue *root, const char *text)
         const char *end = strchr(line, '\n');
         if (!strncmp(line, mark, marklen)) {
             size_t len = end ? (size_t)(end - line) - marklen : strlen(line + marklen);
-            char *assignment = xstrndup(line + marklen, len);
+            char *assignment = lcm_xstrndup(line + marklen, len);
             lcm_err err = {0};
             int rc = lcm_params_apply_set(root, assignment, &err);
             if (rc) fuzz_check_error(rc, &err);
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char *text = fuzz_text(data, size);
     apply_sets(root, text);
-    double *buf = xcalloc((size_t)mortality.model.params_size + 1, sizeof *buf);
+    double *buf = lcm_xcalloc((size_t)mortality.model.params_size + 1, sizeof *buf);
     rc = lcm_params_resolve(&mortality.model, root, buf, &err);
     if (rc) fuzz_check_error(rc, &err);
     free(buf), free(text);

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc) fuzz_check_error(rc, &err);
         line = end ? end + 1 : NULL;
     }
-    double *buf = xcalloc((size_t)mortality.model.params_size + 1, sizeof *buf);
+    double *buf = lcm_xcalloc((size_t)mortality.model.params_size + 1, sizeof *buf);
     lcm_err err = {0};
     int rc = lcm_params_resolve(&mortality.model, root, buf, &err);
     if (rc) fuzz_check_error(rc, &err);

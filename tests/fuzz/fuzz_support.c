@@ -31,7 +31,7 @@ char *fuzz_temp_path(const char *name)
 {
     if (!temp_dir) {
         const char *tmp = getenv("TMPDIR");
-        char *dir = xasprintf("%s/lcm-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        char *dir = lcm_xasprintf("%s/lcm-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(dir)) {
             perror(dir);
             abort();
@@ -40,7 +40,7 @@ char *fuzz_temp_path(const char *name)
         atexit(remove_temp);
     }
     if (ntemp_files == MAX_TEMP_FILES) fuzz_fail("too many temporary files", name);
-    return temp_files[ntemp_files++] = path_join(temp_dir, name);
+    return temp_files[ntemp_files++] = lcm_path_join(temp_dir, name);
 }
 
 void fuzz_write(const char *path, const uint8_t *data, size_t size)
@@ -54,7 +54,7 @@ void fuzz_write(const char *path, const uint8_t *data, size_t size)
 
 char *fuzz_text(const uint8_t *data, size_t size)
 {
-    char *s = xmalloc(size + 1);
+    char *s = lcm_xmalloc(size + 1);
     memcpy(s, data, size);
     s[size] = 0;
     return s;
@@ -66,7 +66,7 @@ static void generate(const char *path, lcmgen_output *out)
     if (lcmgen_generate(path, NULL, 0, out, &err)) fuzz_fail("cannot generate a fixed model", err.msg);
 }
 
-char *fuzz_source_path(const char *relative) { return path_join(LCM_SOURCE_DIR, relative); }
+char *fuzz_source_path(const char *relative) { return lcm_path_join(LCM_SOURCE_DIR, relative); }
 
 void fuzz_generate(const char *relative, lcmgen_output *out)
 {

@@ -29,10 +29,10 @@ int main(void)
     CHECK(at != NULL);
     if (!at) CHECK_DONE();
     lcm_sb broken;
-    sb_init(&broken);
-    sb_putn(&broken, src, (size_t)(at - src));
-    sb_puts(&broken, "= LCM_POW( @ ");
-    sb_puts(&broken, at + 10);
+    lcm_sb_init(&broken);
+    lcm_sb_putn(&broken, src, (size_t)(at - src));
+    lcm_sb_puts(&broken, "= LCM_POW( @ ");
+    lcm_sb_puts(&broken, at + 10);
 
     char *dir = test_tmpdir("compile-errors");
     lcm_cache cache;
@@ -50,7 +50,7 @@ int main(void)
     lcm_cuda_image_free(&img);
 
     lcm_cache_close(&cache);
-    sb_free(&broken);
+    lcm_sb_free(&broken);
     free(dir);
     lcm_model_free(model);
     CHECK_DONE();

@@ -11,7 +11,7 @@
 static double *read_table(const char *path, int *rows, int *cols)
 {
     lcm_err err = {0};
-    char *text = read_file(path, NULL, &err);
+    char *text = lcm_read_file(path, NULL, &err);
     if (!text) {
         fprintf(stderr, "%s\n", err.msg);
         return NULL;
@@ -25,7 +25,7 @@ static double *read_table(const char *path, int *rows, int *cols)
             char *end;
             double x = strtod(p, &end);
             if (end == p) break;
-            GROW(v, cap, n + 1);
+            LCM_GROW(v, cap, n + 1);
             v[n++] = x, ++c;
             p = *end == ',' ? end + 1 : end;
         }

@@ -38,7 +38,7 @@ static void build_model(ir_model *m)
     m->params = calloc(4, sizeof *m->params);
     for (int i = 0; i < 4; ++i) {
         m->params[i].regime = strdup("r"), m->params[i].func = strdup("f");
-        m->params[i].name = xasprintf("p%d", i);
+        m->params[i].name = lcm_xasprintf("p%d", i);
     }
     m->params[3].ndims = 1, m->params[3].dims[0] = 3, m->params[3].dimnames[0] = strdup("d");
     m->nregimes = 1;
@@ -99,7 +99,7 @@ int main(void)
     CHECK_OK(ir_model_check(&m, &err));
 
     lcm_sb src;
-    sb_init(&src);
+    lcm_sb_init(&src);
     lcm_emit_prelude(&src);
     for (int e = 0; e < NEXPR; ++e) {
         char name[32];
@@ -107,8 +107,8 @@ int main(void)
         CHECK_OK(lcm_emit_node_function(&m, r, roots[e], name, &src, &err));
     }
     char *dir = test_tmpdir("random");
-    char *c = path_join(dir, "expr.c"), *so = path_join(dir, "expr.so");
-    CHECK_OK(write_file_atomic(c, src.s, src.len, &err));
+    char *c = lcm_path_join(dir, "expr.c"), *so = lcm_path_join(dir, "expr.so");
+    CHECK_OK(lcm_write_file_atomic(c, src.s, src.len, &err));
     char *argv[] = {"cc", "-O3", "-march=native", "-std=c11", "-fPIC", "-shared", "-DLCM_PRECISION=64",
                     "-o", so, c, "-lm", NULL};
     char *out;
@@ -144,7 +144,7 @@ int main(void)
     if (dl) dlclose(dl);
     unlink(c), unlink(so), rmdir(dir);
     free(c), free(so), free(dir), free(vals);
-    sb_free(&src);
+    lcm_sb_free(&src);
     ir_model_free(&m);
     CHECK_DONE();
 }

@@ -86,9 +86,9 @@ static lcm_panel *simulate(const sim_model *s, const lcm_solution *sol, lcm_back
 /* The panel's CSV text. */
 static char *csv_of(const lcm_panel *p)
 {
-    char *dir = test_tmpdir("sim"), *path = path_join(dir, "panel.csv");
+    char *dir = test_tmpdir("sim"), *path = lcm_path_join(dir, "panel.csv");
     lcm_err err = {0};
-    char *text = lcm_panel_write_csv(p, path, &err) ? NULL : read_file(path, NULL, &err);
+    char *text = lcm_panel_write_csv(p, path, &err) ? NULL : lcm_read_file(path, NULL, &err);
     if (!text) fprintf(stderr, "%s\n", err.msg), exit(1);
     remove(path), remove(dir);
     free(path), free(dir);
@@ -97,7 +97,7 @@ static char *csv_of(const lcm_panel *p)
 
 static double *column(const lcm_panel *p, const char *name)
 {
-    double *c = xcalloc((size_t)lcm_panel_rows(p) + 1, sizeof *c);
+    double *c = lcm_xcalloc((size_t)lcm_panel_rows(p) + 1, sizeof *c);
     lcm_err err = {0};
     if (lcm_panel_column(p, name, c, &err)) fprintf(stderr, "%s\n", err.msg), exit(1);
     return c;
@@ -131,7 +131,7 @@ static void check_bundled(void)
         }
         CHECK(row == one_pass->n);
         /* a solution written to HDF5 and read back simulates the same panel */
-        char *dir = test_tmpdir("sol"), *path = path_join(dir, "solution.h5");
+        char *dir = test_tmpdir("sol"), *path = lcm_path_join(dir, "solution.h5");
         lcm_solution *back = NULL;
         lcm_err err = {0};
         CHECK(!lcm_solution_write_h5(s.sol, path, &err));
@@ -177,13 +177,13 @@ static void check_policy(void)
     sim_model s = solve("tests/models/cake_on_grid.lua", NULL, "tests/models/discount_only.params.lua");
     const ir_model *m = lcm_model_ir(s.model);
     lcm_sb text;
-    sb_init(&text);
-    sb_puts(&text, "regime,age,wealth\n");
-    for (int w = 0; w <= 30; ++w) sb_printf(&text, "eating,0,%d\n", w);
+    lcm_sb_init(&text);
+    lcm_sb_puts(&text, "regime,age,wealth\n");
+    for (int w = 0; w <= 30; ++w) lcm_sb_printf(&text, "eating,0,%d\n", w);
     lcm_initial *ic = initial_from(s.model, text.s);
     lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 0, 0, "utility");
     const ir_regime *eating = &m->regimes[ir_find_regime(m, "eating")];
-    double *vals = xcalloc(eating->nnodes + 1, sizeof *vals);
+    double *vals = lcm_xcalloc(eating->nnodes + 1, sizeof *vals);
     int rows_checked = 0;
     for (lcm_index i = 0; i < p->n; ++i) {
         if (p->regime[i] != eating->id) continue;
@@ -219,7 +219,7 @@ static void check_policy(void)
     free(vals);
     lcm_panel_free(p);
     lcm_initial_free(ic);
-    sb_free(&text);
+    lcm_sb_free(&text);
     release(&s);
 }
 
@@ -238,10 +238,10 @@ static void check_mortality_statistics(void)
 {
     sim_model s = solve("models/mortality.lua", NULL, "models/mortality.params.lua");
     lcm_sb text;
-    sb_init(&text);
-    sb_puts(&text, "regime,age,patience,health,wealth\n");
+    lcm_sb_init(&text);
+    lcm_sb_puts(&text, "regime,age,patience,health,wealth\n");
     for (int i = 0; i < N_SUBJECTS; ++i)
-        sb_printf(&text, "working,50,%s,%s,%d\n", i % 2 ? "patient" : "impatient", i % 3 ? "good" : "bad", 5 + i % 50);
+        lcm_sb_printf(&text, "working,50,%s,%s,%d\n", i % 2 ? "patient" : "impatient", i % 3 ? "good" : "bad", 5 + i % 50);
     lcm_initial *ic = initial_from(s.model, text.s);
     lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 2026, 0, NULL);
     const ir_model *m = lcm_model_ir(s.model);
@@ -273,7 +273,7 @@ static void check_mortality_statistics(void)
     printf("mortality: %lld rows from %d subjects\n", (long long)p->n, N_SUBJECTS);
     lcm_panel_free(p);
     lcm_initial_free(ic);
-    sb_free(&text);
+    lcm_sb_free(&text);
     release(&s);
 }
 
@@ -301,9 +301,9 @@ static void check_income_statistics(const char *shock, double rho)
     lcm_solver_free(solver);
     lcm_pv_free(params);
     lcm_sb text;
-    sb_init(&text);
-    sb_puts(&text, "regime,age,wealth\n");
-    for (int i = 0; i < N_SUBJECTS; ++i) sb_printf(&text, "alive,20,%d\n", 1 + i % 19);
+    lcm_sb_init(&text);
+    lcm_sb_puts(&text, "regime,age,wealth\n");
+    for (int i = 0; i < N_SUBJECTS; ++i) lcm_sb_printf(&text, "alive,20,%d\n", 1 + i % 19);
     lcm_initial *ic = initial_from(s.model, text.s);
     lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 99, 0, NULL);
     double *income = column(p, "income"), *period = column(p, "period");
@@ -332,7 +332,7 @@ static void check_income_statistics(const char *shock, double rho)
     free(income), free(period);
     lcm_panel_free(p);
     lcm_initial_free(ic);
-    sb_free(&text);
+    lcm_sb_free(&text);
     release(&s);
 }
 

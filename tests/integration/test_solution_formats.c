@@ -103,7 +103,7 @@ static void round_trip(const char *lua, const char *const *defines, const char *
     lcm_solution *sol = NULL, *back = NULL;
     CHECK_MSG(!test_solve(lua, defines, params, LCM_BACKEND_CPU, 64, &model, &sol, &err), "%s: %s", lua, err.msg);
     if (!sol) return;
-    char *h5 = path_join(dir, "round_trip.h5");
+    char *h5 = lcm_path_join(dir, "round_trip.h5");
     CHECK_MSG(!lcm_solution_write_h5(sol, h5, &err), "%s: %s", lua, err.msg);
     CHECK_MSG(!lcm_solution_read_h5(lcm_model_ir(model), h5, &back, &err), "%s: %s", lua, err.msg);
     if (back) {
@@ -135,7 +135,7 @@ static void panel_labels(const char *dir)
     lcm_panel *p = NULL;
     CHECK_OK(lcm_solver_new(model, &o, &solver, &err));
     if (solver && ic) CHECK_OK(lcm_simulate(solver, sol, ic, &so, &p, &err));
-    char *h5 = path_join(dir, "panel.h5");
+    char *h5 = lcm_path_join(dir, "panel.h5");
     if (p) CHECK_MSG(!lcm_panel_write_h5(p, h5, &err), "%s", err.msg);
     hid_t f = p ? H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
     CHECK(f >= 0);
@@ -165,7 +165,7 @@ static char *file_hash(const char *path)
     H5Tset_size(t, H5T_VARIABLE);
     H5Tset_cset(t, H5T_CSET_UTF8);
     char *v = NULL, *copy = NULL;
-    if (a >= 0 && H5Aread(a, t, &v) >= 0 && v) copy = xstrdup(v);
+    if (a >= 0 && H5Aread(a, t, &v) >= 0 && v) copy = lcm_xstrdup(v);
     if (v) H5free_memory(v);
     H5Tclose(t), H5Aclose(a), H5Fclose(f);
     return copy;
@@ -226,7 +226,7 @@ static void change(const char *path, edit e, const char *outside)
     switch (e) {
     case NEWER_FORMAT:
         H5Adelete(f, "format_version");
-        CHECK(!h5_attr_int(f, "format_version", 4));
+        CHECK(!lcm_h5_attr_int(f, "format_version", 4));
         break;
     case NAN_IN_V:
         v[3] = NAN;
@@ -250,7 +250,7 @@ static void change(const char *path, edit e, const char *outside)
  * message in err. */
 static int read_changed(const lcm_model *model, const lcm_solution *sol, edit e, const char *dir, lcm_solution **back)
 {
-    char *h5 = path_join(dir, "changed.h5"), *outside = path_join(dir, "outside.bin");
+    char *h5 = lcm_path_join(dir, "changed.h5"), *outside = lcm_path_join(dir, "outside.bin");
     CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
     change(h5, e, outside);
     int rc = lcm_solution_read_h5(lcm_model_ir(model), h5, back, &err);
@@ -285,13 +285,13 @@ static void changed_files(const char *dir)
  * buffers): a clean error. */
 static void damaged_heap(const char *dir)
 {
-    char *fixture = test_path("tests/fixtures/solution-v2/tiny.h5"), *copy = path_join(dir, "heap.h5");
+    char *fixture = test_path("tests/fixtures/solution-v2/tiny.h5"), *copy = lcm_path_join(dir, "heap.h5");
     size_t n;
-    char *bytes = read_file(fixture, &n, &err);
+    char *bytes = lcm_read_file(fixture, &n, &err);
     char *heap = bytes ? memmem(bytes, n, "GCOL", 4) : NULL;
     CHECK(heap != NULL);
     if (heap && heap + 24 + 8 <= bytes + n) memset(heap + 16 + 8, 0x7f, 8); /* the first object's size */
-    CHECK_OK(bytes ? write_file_atomic(copy, bytes, n, &err) : 1);
+    CHECK_OK(bytes ? lcm_write_file_atomic(copy, bytes, n, &err) : 1);
     lcm_model *model = NULL;
     CHECK_OK(test_generate("models/tiny.lua", NULL, &model, &err));
     lcm_solution *sol = NULL;
@@ -307,14 +307,14 @@ static void damaged_heap(const char *dir)
  * names HDF5's reason, and leaves no file. */
 static void hdf5_reason(const char *dir)
 {
-    char *path = path_join(dir, "twice.h5"), *tmp = NULL;
+    char *path = lcm_path_join(dir, "twice.h5"), *tmp = NULL;
     hid_t f = lcm_output_create_h5(path, &tmp, &err);
     CHECK(f >= 0);
     if (f < 0) return;
-    h5_failure_reset();
-    int bad = h5_attr_int(f, "a", 1) || h5_attr_int(f, "a", 2);
+    lcm_h5_failure_reset();
+    int bad = lcm_h5_attr_int(f, "a", 1) || lcm_h5_attr_int(f, "a", 2);
     CHECK(bad);
-    CHECK(h5_finish(f, tmp, path, bad, &err) == LCM_E_IO);
+    CHECK(lcm_h5_finish(f, tmp, path, bad, &err) == LCM_E_IO);
     CHECK_MSG(strstr(err.msg, "twice.h5': HDF5 failed in H5Acreate2: ") && !strstr(err.msg, "disk full"), "%s",
               err.msg);
     CHECK(access(path, F_OK) != 0);

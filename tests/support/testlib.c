@@ -13,7 +13,7 @@
 
 const char *test_source_dir(void) { return LCM_SOURCE_DIR; }
 
-char *test_path(const char *relative) { return path_join(LCM_SOURCE_DIR, relative); }
+char *test_path(const char *relative) { return lcm_path_join(LCM_SOURCE_DIR, relative); }
 
 int test_generate(const char *lua, const char *const *defines, lcm_model **out, lcm_err *err)
 {
@@ -111,7 +111,7 @@ const int test_nbundled = (int)(sizeof test_bundled / sizeof *test_bundled);
 
 char *test_tmpdir(const char *tag)
 {
-    char *dir = xasprintf("%s/tmp-%s-XXXXXX", LCM_BINARY_DIR, tag);
+    char *dir = lcm_xasprintf("%s/tmp-%s-XXXXXX", LCM_BINARY_DIR, tag);
     if (!mkdtemp(dir)) {
         free(dir);
         return NULL;
@@ -122,8 +122,8 @@ char *test_tmpdir(const char *tag)
 int test_generate_text(const char *lua_text, lcm_model **out, lcm_err *err)
 {
     char *dir = test_tmpdir("model");
-    char *path = path_join(dir, "model.lua");
-    int rc = write_file_atomic(path, lua_text, strlen(lua_text), err);
+    char *path = lcm_path_join(dir, "model.lua");
+    int rc = lcm_write_file_atomic(path, lua_text, strlen(lua_text), err);
     if (!rc) {
         lcmgen_output gen;
         rc = lcmgen_generate(path, NULL, 0, &gen, err);

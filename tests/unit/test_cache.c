@@ -21,7 +21,7 @@ static const char payload[] = "pretend this is a shared object \x00\x01\x02 with
 static void test_format(void)
 {
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     lcm_cache_encode("cpu", "k1", payload, PLEN, &b);
     const char *p;
     size_t n;
@@ -40,7 +40,7 @@ static void test_format(void)
     /* an entry of the previous format (no name) is of another version */
     b.s[8] = 1;
     CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n), "written by another version of lcm"));
-    sb_free(&b);
+    lcm_sb_free(&b);
 }
 
 /* Writes `len` bytes of `data` as the file at path (plainly, no rename). */
@@ -77,14 +77,14 @@ static void test_store(const char *dir)
     CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == PLEN && !memcmp(data, payload, PLEN));
     free(data);
-    char *cpu = xasprintf("%s/cpu", dir);
+    char *cpu = lcm_xasprintf("%s/cpu", dir);
     struct stat st;
     CHECK(stat(cpu, &st) == 0 && (st.st_mode & 022) == 0);
 
     /* a damaged entry: half of it */
     char *path = lcm_cache_entry_path(&c, "cpu", "k1");
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     lcm_cache_encode("cpu", "k1", payload, PLEN, &b);
     plant(path, b.s, b.len / 2);
     check_refused(&c, "k1", "a truncated entry");
@@ -93,8 +93,8 @@ static void test_store(const char *dir)
     char *other = lcm_cache_entry_path(&c, "cpu", "k2");
     const char not_k1[] = "the solver of another model";
     CHECK(lcm_cache_put(&c, "cpu", "k2", not_k1, sizeof not_k1) == 0);
-    sb_free(&b);
-    sb_init(&b);
+    lcm_sb_free(&b);
+    lcm_sb_init(&b);
     lcm_cache_encode("cpu", "k2", not_k1, sizeof not_k1, &b);
     plant(path, b.s, b.len);
     CHECK(lcm_cache_get(&c, "cpu", "k2", &data, &len) == 1 && len == sizeof not_k1);
@@ -126,9 +126,9 @@ static void test_store(const char *dir)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     CHECK(fd >= 0 && ftruncate(fd, (off_t)10 << 30) == 0);
     if (fd >= 0) close(fd);
-    double t0 = now_seconds();
+    double t0 = lcm_now_seconds();
     check_refused(&c, "k1", "a 10 GiB sparse file");
-    CHECK_MSG(now_seconds() - t0 < 5, "the sparse file took %.1f s: it was read", now_seconds() - t0);
+    CHECK_MSG(lcm_now_seconds() - t0 < 5, "the sparse file took %.1f s: it was read", lcm_now_seconds() - t0);
 
     /* a folder under the entry's name: nothing found, nothing removed */
     unlink(path);
@@ -137,26 +137,26 @@ static void test_store(const char *dir)
     CHECK(rmdir(path) == 0);
 
     /* a link planted at the old, predictable temporary name is not written through */
-    char *victim = xasprintf("%s/victim", dir), *planted = xasprintf("%s.tmp.%ld", path, (long)getpid());
+    char *victim = lcm_xasprintf("%s/victim", dir), *planted = lcm_xasprintf("%s.tmp.%ld", path, (long)getpid());
     plant(victim, "keep", 4);
     CHECK(symlink(victim, planted) == 0);
     CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0);
-    char *kept = read_file(victim, &len, NULL);
+    char *kept = lcm_read_file(victim, &len, NULL);
     CHECK(kept && len == 4 && !memcmp(kept, "keep", 4));
     free(kept);
     unlink(planted);
 
     /* clear removes entries and temporaries, nothing else */
-    char *note = xasprintf("%s/notes.txt", cpu), *stray = xasprintf("%s/k3.lcmc.tmp.0123456789abcdef", cpu);
+    char *note = lcm_xasprintf("%s/notes.txt", cpu), *stray = lcm_xasprintf("%s/k3.lcmc.tmp.0123456789abcdef", cpu);
     plant(note, "mine", 4);
     plant(stray, "half", 4);
     lcm_err err = {0};
     CHECK(lcm_cache_clear(&c, &err) == 3); /* k1, k2 and the stray temporary */
-    CHECK(file_exists(note) && file_exists(victim) && !file_exists(stray) && !file_exists(path));
+    CHECK(lcm_file_exists(note) && lcm_file_exists(victim) && !lcm_file_exists(stray) && !lcm_file_exists(path));
     unlink(note);
     free(note), free(stray), free(victim), free(planted);
     free(other), free(path), free(cpu);
-    sb_free(&b);
+    lcm_sb_free(&b);
     lcm_cache_close(&c);
 }
 
@@ -175,15 +175,15 @@ static void test_folders(const char *dir)
     size_t len;
     lcm_cache c;
     /* the kind folder is a link to elsewhere: neither read nor written */
-    char *top = xasprintf("%s/linked-kind", dir), *elsewhere = xasprintf("%s/elsewhere", dir);
-    char *cpu = xasprintf("%s/cpu", top);
+    char *top = lcm_xasprintf("%s/linked-kind", dir), *elsewhere = lcm_xasprintf("%s/elsewhere", dir);
+    char *cpu = lcm_xasprintf("%s/cpu", top);
     CHECK(mkdir(top, 0755) == 0 && mkdir(elsewhere, 0755) == 0 && symlink(elsewhere, cpu) == 0);
     lcm_cache_open(&c, top);
     CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) != 0);
     CHECK(c.warned_unsafe == 1 && c.warned_write == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
-    char *inside = xasprintf("%s/k1.lcmc", elsewhere);
-    CHECK(!file_exists(inside));
+    char *inside = lcm_xasprintf("%s/k1.lcmc", elsewhere);
+    CHECK(!lcm_file_exists(inside));
     lcm_err err = {0};
     CHECK(lcm_cache_clear(&c, &err) == 0);
     struct stat st;
@@ -191,7 +191,7 @@ static void test_folders(const char *dir)
     lcm_cache_close(&c);
 
     /* a folder anyone may write into */
-    char *open_dir = xasprintf("%s/world", dir);
+    char *open_dir = lcm_xasprintf("%s/world", dir);
     CHECK(mkdir(open_dir, 0755) == 0 && chmod(open_dir, 0777) == 0);
     lcm_cache_open(&c, open_dir);
     CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) != 0 && c.warned_unsafe == 1);
@@ -199,14 +199,14 @@ static void test_folders(const char *dir)
     lcm_cache_close(&c);
 
     /* the top folder a link to the user's own folder: used */
-    char *own = xasprintf("%s/own", dir), *link = xasprintf("%s/own-link", dir);
+    char *own = lcm_xasprintf("%s/own", dir), *link = lcm_xasprintf("%s/own-link", dir);
     CHECK(mkdir(own, 0700) == 0 && symlink(own, link) == 0);
     lcm_cache_open(&c, link);
     CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0 && c.warned_unsafe == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == PLEN);
     free(data);
     /* a damaged entry beside it: listed with its problem */
-    char *bad = xasprintf("%s/cpu/k2.lcmc", own);
+    char *bad = lcm_xasprintf("%s/cpu/k2.lcmc", own);
     CHECK(mkfifo(bad, 0644) == 0);
     int n[2] = {0, 0};
     CHECK(lcm_cache_scan(&c, scan_count, n) == 2 && n[0] == 2 && n[1] == 1);
@@ -219,7 +219,7 @@ int main(void)
     lcm_set_log_level(LCM_LOG_OFF);
     test_format();
     char *dir = test_tmpdir("cache");
-    char *store = xasprintf("%s/store", dir);
+    char *store = lcm_xasprintf("%s/store", dir);
     test_store(store);
     test_folders(dir);
 
@@ -233,7 +233,7 @@ int main(void)
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     lcm_cache_close(&c);
 
-    char *rm = xasprintf("rm -rf '%s'", dir);
+    char *rm = lcm_xasprintf("rm -rf '%s'", dir);
     CHECK(system(rm) == 0);
     free(rm), free(store), free(dir);
     CHECK_DONE();

@@ -244,12 +244,12 @@ static void test_csv_syntax(const ir_model *m)
 static char *with_line_ends(const char *lf_text, const char *eol)
 {
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     for (const char *p = lf_text; *p; ++p) {
-        if (*p == '\n') sb_puts(&b, eol);
-        else sb_putc(&b, *p);
+        if (*p == '\n') lcm_sb_puts(&b, eol);
+        else lcm_sb_putc(&b, *p);
     }
-    return sb_take(&b);
+    return lcm_sb_take(&b);
 }
 
 static void test_line_ends(const ir_model *m)
@@ -381,8 +381,8 @@ static void test_files(const ir_model *m)
 {
     lcm_err err = {0};
     char *dir = test_tmpdir("initial");
-    char *h5 = path_join(dir, "initial.h5"), *csv_path = test_path("tests/initial/mortality.csv");
-    char *bad = path_join(dir, "bad.h5"), *binary = path_join(dir, "binary.csv");
+    char *h5 = lcm_path_join(dir, "initial.h5"), *csv_path = test_path("tests/initial/mortality.csv");
+    char *bad = lcm_path_join(dir, "bad.h5"), *binary = lcm_path_join(dir, "binary.csv");
 
     /* the fixture's subjects, as one dataset per column: labels as fixed- and
      * variable-length strings, codes and values as numbers */
@@ -471,7 +471,7 @@ static void test_files(const ir_model *m)
     read_fails(m, "/nonexistent/initial.csv", LCM_E_IO, "cannot open '/nonexistent/initial.csv'");
     read_fails(m, "/nonexistent/initial.h5", LCM_E_IO, "cannot read '/nonexistent/initial.h5'");
     read_fails(m, dir, LCM_E_IO, "cannot read"); /* a directory */
-    char *renamed = path_join(dir, "text.hdf5");
+    char *renamed = lcm_path_join(dir, "text.hdf5");
     write_text(renamed, "regime,age\n", 11);
     read_fails(m, renamed, LCM_E_INPUT, "text.hdf5' is not an HDF5 file");
     write_text(binary, "regime,age\n\0\1\2", 14);

@@ -84,19 +84,19 @@ typedef long long (*state_fn)(const lcm_kernel_args *a, lcm_index l);
 static void *compile_states(const ir_state_layout *L, int n, state_fn *fn)
 {
     lcm_sb src;
-    sb_init(&src);
-    sb_puts(&src, lcm_embed_kernel_abi_h);
+    lcm_sb_init(&src);
+    lcm_sb_puts(&src, lcm_embed_kernel_abi_h);
     for (int r = 0; r < n; ++r) {
         lcm_sb order;
-        sb_init(&order);
-        sb_printf(&src, "\nlong long state%d(const lcm_kernel_args *a, lcm_index l)\n{\n    (void)a;\n", r);
+        lcm_sb_init(&order);
+        lcm_sb_printf(&src, "\nlong long state%d(const lcm_kernel_args *a, lcm_index l)\n{\n    (void)a;\n", r);
         ir_layout_print_state(&L[r], &src, &order);
-        sb_puts(&src, "\n}\n");
-        sb_free(&order);
+        lcm_sb_puts(&src, "\n}\n");
+        lcm_sb_free(&order);
     }
     lcm_err err = {0};
-    char *dir = test_tmpdir("layout"), *c = path_join(dir, "state.c"), *so = path_join(dir, "state.so");
-    CHECK_OK(write_file_atomic(c, src.s, src.len, &err));
+    char *dir = test_tmpdir("layout"), *c = lcm_path_join(dir, "state.c"), *so = lcm_path_join(dir, "state.so");
+    CHECK_OK(lcm_write_file_atomic(c, src.s, src.len, &err));
     char *argv[] = {"cc", "-std=c11", "-Wall", "-Werror", "-fPIC", "-shared", "-o", so, c, NULL}, *out;
     int st = lcm_run_capture(argv, &out);
     CHECK_MSG(st == 0, "compiling the printed state maps failed:\n%s", out);
@@ -108,7 +108,7 @@ static void *compile_states(const ir_state_layout *L, int n, state_fn *fn)
         *(void **)&fn[r] = dlsym(dl, name);
         CHECK(fn[r] != NULL);
     }
-    free(out), sb_free(&src), free(c), free(so), free(dir);
+    free(out), lcm_sb_free(&src), free(c), free(so), free(dir);
     return dl;
 }
 
@@ -176,10 +176,10 @@ static void test_model(const ir_model *m, const char *named, const char *order)
         for (int D = 1; D <= 5; ++D) check_sweep(m, &S, &L[r], r, fn[r], D);
         if (!named || strcmp(m->regimes[r].name, named)) continue;
         lcm_sb code, words;
-        sb_init(&code), sb_init(&words);
+        lcm_sb_init(&code), lcm_sb_init(&words);
         ir_layout_print_state(&L[r], &code, &words);
         CHECK_MSG(!strcmp(words.s, order), "regime '%s': '%s'", named, words.s);
-        sb_free(&code), sb_free(&words);
+        lcm_sb_free(&code), lcm_sb_free(&words);
     }
     if (dl) dlclose(dl);
     for (int r = 0; r < m->nregimes; ++r) ir_state_layout_free(&L[r]);
@@ -203,12 +203,12 @@ static void test_layouts(void)
     ir_layout_tile(&L, 5, chunk); /* health's chunk 1, wealth's last (one point) */
     CHECK(chunk[0] == 1 && chunk[1] == 2 && ir_layout_launch_size(&L, 4, chunk) == 4 * 1 * 1 * 5 * 4);
     lcm_sb code;
-    sb_init(&code);
+    lcm_sb_init(&code);
     ir_layout_print_chunk_start(&L, 3, &code);
-    sb_puts(&code, " | "), ir_layout_print_code(&L, 3, "p", &code);
-    sb_puts(&code, " | "), ir_layout_print_code(&L, 4, "p", &code);
+    lcm_sb_puts(&code, " | "), ir_layout_print_code(&L, 3, "p", &code);
+    lcm_sb_puts(&code, " | "), ir_layout_print_code(&L, 4, "p", &code);
     CHECK_MSG(!strcmp(code.s, "a->chunk[1] * 3 | (p / 20 % 7 - a->chunk[1] * 3) | p / 4 % 5"), "%s", code.s);
-    sb_free(&code);
+    lcm_sb_free(&code);
     ir_state_layout_free(&L);
     ir_vars_free(&V);
     test_model(&model, "work", "this launch's block of the sharded states, one chunk of the splayed states.");

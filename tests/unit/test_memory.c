@@ -89,9 +89,9 @@ static void test_solver(void)
     CHECK_OK(lcm_solver_new(m, &o, &sv, &err));
     /* a panel of 200000 subjects x 3 periods: about 40 MB */
     lcm_sb csv;
-    sb_init(&csv);
-    sb_puts(&csv, "regime,age,wealth\n");
-    for (int i = 0; i < 200000; ++i) sb_puts(&csv, "only,0,5\n");
+    lcm_sb_init(&csv);
+    lcm_sb_puts(&csv, "regime,age,wealth\n");
+    for (int i = 0; i < 200000; ++i) lcm_sb_puts(&csv, "only,0,5\n");
     lcm_initial *ic = NULL;
     CHECK_OK(lcm_initial_parse_csv(lcm_model_ir(m), "many.csv", csv.s, &ic, &err));
     lcm_sim_options so = {0};
@@ -104,7 +104,7 @@ static void test_solver(void)
                   "%s", err.msg);
     }
     unsetenv("LCM_MEMORY_LIMIT");
-    sb_free(&csv);
+    lcm_sb_free(&csv);
     lcm_initial_free(ic);
     lcm_solver_free(sv);
     lcm_model_free(m);

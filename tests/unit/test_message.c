@@ -9,9 +9,9 @@
 static char *escaped(const char *s, int keep_layout)
 {
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     lcm_escape_text(&b, s, keep_layout);
-    return sb_take(&b);
+    return lcm_sb_take(&b);
 }
 
 #define CHECK_ESCAPE(in, keep, want)                                                   \

@@ -101,12 +101,12 @@ int main(void)
 
     /* the template names every free parameter once */
     lcm_sb b;
-    sb_init(&b);
+    lcm_sb_init(&b);
     lcm_params_template(&model, &b);
     CHECK(strstr(b.s, "  a = nil, -- a number; used by r.f r.g\n") != NULL);
     CHECK(strstr(b.s, "arr = nil, -- 2 values by h") != NULL);
     CHECK(strstr(b.s, "baked") == NULL);
-    sb_free(&b);
+    lcm_sb_free(&b);
     ir_model_free(&model);
     CHECK_DONE();
 }

@@ -39,7 +39,7 @@ static int temporaries_in(const char *dir)
 
 static int holds(const char *path, const char *text)
 {
-    char *s = read_file(path, NULL, NULL);
+    char *s = lcm_read_file(path, NULL, NULL);
     int same = s && !strcmp(s, text);
     free(s);
     return same;
@@ -48,7 +48,7 @@ static int holds(const char *path, const char *text)
 static void put(const char *path, const char *text)
 {
     lcm_err err = {0};
-    CHECK_OK(write_file_atomic(path, text, strlen(text), &err));
+    CHECK_OK(lcm_write_file_atomic(path, text, strlen(text), &err));
 }
 
 /* A child writes a temporary, then gets `sig`; returns its wait status. */
@@ -59,9 +59,9 @@ static int signalled_child(const char *path, int sig, int ignore)
         if (ignore) signal(sig, SIG_IGN);
         char *tmp;
         int fd;
-        if (temp_open(path, &tmp, &fd, NULL) || write(fd, "partial", 7) != 7) _exit(3);
+        if (lcm_temp_open(path, &tmp, &fd, NULL) || write(fd, "partial", 7) != 7) _exit(3);
         raise(sig);
-        temp_discard(tmp); /* only reached when the signal is ignored */
+        lcm_temp_discard(tmp); /* only reached when the signal is ignored */
         _exit(0);
     }
     int status = -1;
@@ -82,7 +82,7 @@ static int csv_output(const char *path, const char *text, int failed, lcm_err *e
 int main(void)
 {
     char *dir = test_tmpdir("tempfile");
-    char *a = path_join(dir, "a.csv"), *b = path_join(dir, "b.csv"), *sub = path_join(dir, "sub");
+    char *a = lcm_path_join(dir, "a.csv"), *b = lcm_path_join(dir, "b.csv"), *sub = lcm_path_join(dir, "sub");
     lcm_err err = {0};
     char *tmp, *tmp2;
     int fd;
@@ -94,47 +94,47 @@ int main(void)
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     status = signalled_child(a, SIGINT, 0);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
-    CHECK(temporaries_in(dir) == 0 && !file_exists(a));
+    CHECK(temporaries_in(dir) == 0 && !lcm_file_exists(a));
     status = signalled_child(a, SIGHUP, 1);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(temporaries_in(dir) == 0);
 
     /* the name: the target's, ".tmp." and ten random characters */
-    CHECK_OK(temp_open(a, &tmp, &fd, &err));
-    CHECK_OK(temp_open(a, &tmp2, &fd, &err));
+    CHECK_OK(lcm_temp_open(a, &tmp, &fd, &err));
+    CHECK_OK(lcm_temp_open(a, &tmp2, &fd, &err));
     size_t n = strlen(a);
     CHECK(!strncmp(tmp, a, n) && !strncmp(tmp + n, ".tmp.", 5) && strlen(tmp) == n + 15 && strcmp(tmp, tmp2));
-    temp_discard(tmp), temp_discard(tmp2);
+    lcm_temp_discard(tmp), lcm_temp_discard(tmp2);
     CHECK(temporaries_in(dir) == 0);
 
     /* a taken name: another is tried, up to a point */
     taken = 3;
-    CHECK_OK(temp_create(a, busy_then_create, &fd, &tmp, &err));
-    close(fd), temp_discard(tmp);
+    CHECK_OK(lcm_temp_create(a, busy_then_create, &fd, &tmp, &err));
+    close(fd), lcm_temp_discard(tmp);
     taken = 1000;
-    CHECK(temp_create(a, busy_then_create, &fd, &tmp, &err) == LCM_E_IO && strstr(err.msg, "File exists") && !tmp);
+    CHECK(lcm_temp_create(a, busy_then_create, &fd, &tmp, &err) == LCM_E_IO && strstr(err.msg, "File exists") && !tmp);
 
     /* commit: every temporary renamed ... */
     put(a, "old a"), put(b, "old b");
     char *tmps[2];
     const char *paths[2] = {a, b};
-    CHECK_OK(temp_open(a, &tmps[0], &fd, &err));
+    CHECK_OK(lcm_temp_open(a, &tmps[0], &fd, &err));
     CHECK(write(fd, "new a", 5) == 5);
     close(fd);
-    CHECK_OK(temp_open(b, &tmps[1], &fd, &err));
+    CHECK_OK(lcm_temp_open(b, &tmps[1], &fd, &err));
     CHECK(write(fd, "new b", 5) == 5);
     close(fd);
-    CHECK_OK(temp_commit(tmps, paths, 2, &err));
+    CHECK_OK(lcm_temp_commit(tmps, paths, 2, &err));
     CHECK(holds(a, "new a") && holds(b, "new b") && temporaries_in(dir) == 0);
     /* ... or none, when one target cannot take it (a folder came in the way) */
     CHECK(mkdir(sub, 0777) == 0);
     paths[1] = sub;
-    CHECK_OK(temp_open(a, &tmps[0], &fd, &err));
+    CHECK_OK(lcm_temp_open(a, &tmps[0], &fd, &err));
     close(fd);
-    CHECK_OK(temp_open(sub, &tmps[1], &fd, &err));
+    CHECK_OK(lcm_temp_open(sub, &tmps[1], &fd, &err));
     close(fd);
-    CHECK(temp_commit(tmps, paths, 2, &err) == LCM_E_IO && strstr(err.msg, "sub"));
-    CHECK(holds(a, "new a") && is_directory(sub) && temporaries_in(dir) == 0);
+    CHECK(lcm_temp_commit(tmps, paths, 2, &err) == LCM_E_IO && strstr(err.msg, "sub"));
+    CHECK(holds(a, "new a") && lcm_is_directory(sub) && temporaries_in(dir) == 0);
 
     /* a batch of outputs: held back until its end, then all or none */
     lcm_outputs_begin();

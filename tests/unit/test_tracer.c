@@ -31,12 +31,12 @@ static int param_slot(const ir_model *m, const char *func, const char *name)
 static lcm_model *gen(const char *alive_and_fixed)
 {
     lcm_sb b;
-    sb_init(&b);
-    sb_printf(&b, "%s%s%s", HEADER, alive_and_fixed, FOOTER);
+    lcm_sb_init(&b);
+    lcm_sb_printf(&b, "%s%s%s", HEADER, alive_and_fixed, FOOTER);
     lcm_model *m = NULL;
     lcm_err err = {0};
     CHECK_OK(test_generate_text(b.s, &m, &err));
-    sb_free(&b);
+    lcm_sb_free(&b);
     return m;
 }
 
