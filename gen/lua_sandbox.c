@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -377,6 +378,86 @@ static int sb_load_file(lua_State *L)
     return 1;
 }
 
+/* ---- pattern matching with a bound ----------------------------------------
+ *
+ * Lua's matcher runs inside one C call, where the instruction limit of
+ * lua_limits.h is never checked, and it backtracks: string.find(("a"):rep(40),
+ * ("a*"):rep(40) .. "b") would run for ever.  Its work at one start is at
+ * most (n + 1)^q steps for a subject of n bytes and q quantifiers (*, +, -);
+ * gmatch and gsub try every start.  A call whose bound exceeds
+ * MAX_MATCH_STEPS is refused before it runs.  Real patterns have one or two
+ * quantifiers on short strings (lcm.read_table splits lines with plain finds). */
+#define MAX_MATCH_STEPS 1e10
+
+/* Quantifiers of a pattern, outside %-escapes and [sets]. */
+static int quantifiers(const char *p, size_t len)
+{
+    int q = 0;
+    for (size_t i = 0; i < len; ++i) {
+        if (p[i] == '%') ++i;
+        else if (p[i] == '[') {
+            if (i + 1 < len && p[i + 1] == '^') ++i;
+            if (i + 1 < len && p[i + 1] == ']') ++i;
+            while (++i < len && p[i] != ']')
+                if (p[i] == '%') ++i;
+        } else if (p[i] == '*' || p[i] == '+' || p[i] == '-') ++q;
+    }
+    return q;
+}
+
+/* Raises when matching pattern argument 2 on subject argument 1 could take
+ * more than MAX_MATCH_STEPS; `every_start`: gmatch and gsub. */
+static void check_match_cost(lua_State *L, const char *fn, int every_start)
+{
+    size_t n, plen;
+    const char *subject = lua_tolstring(L, 1, &n), *pattern = lua_tolstring(L, 2, &plen);
+    if (!subject || !pattern) return; /* the real function reports the wrong argument */
+    if (lua_type(L, 4) != LUA_TNONE && !strcmp(fn, "find") && lua_toboolean(L, 4)) return; /* plain find */
+    double steps = pow((double)n + 1, quantifiers(pattern, plen)) * (every_start ? (double)n + 1 : 1);
+    if (steps > MAX_MATCH_STEPS) {
+        int q = quantifiers(pattern, plen);
+        lua_pushfstring(L, "string.%s: the pattern has %d quantifier%s (*, +, -); on a string of %I bytes it could "
+                        "backtrack for more than 1e10 steps: simplify the pattern or split the string",
+                        fn, q, q == 1 ? "" : "s", (lua_Integer)n);
+        raise_at_caller(L, lua_tostring(L, -1));
+    }
+}
+
+#define BOUNDED_MATCH(name, every_start)                                  \
+    static int bounded_##name(lua_State *L)                               \
+    {                                                                     \
+        check_match_cost(L, #name, every_start);                          \
+        lua_pushvalue(L, lua_upvalueindex(1));                            \
+        lua_insert(L, 1);                                                 \
+        lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);                      \
+        return lua_gettop(L);                                             \
+    }
+BOUNDED_MATCH(find, 0)
+BOUNDED_MATCH(match, 0)
+BOUNDED_MATCH(gmatch, 1)
+BOUNDED_MATCH(gsub, 1)
+
+/* Replaces the matchers of the string library itself (once per state):
+ * the copy in the sandbox, and string methods ("x"):find(...), which reach
+ * the library through the string metatable, both get the bound. */
+static void bound_matchers(lua_State *L)
+{
+    static const luaL_Reg bounded[] = {{"find", bounded_find}, {"match", bounded_match},
+                                       {"gmatch", bounded_gmatch}, {"gsub", bounded_gsub}, {NULL, NULL}};
+    int top = lua_gettop(L);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "lcm.bounded_matchers") == LUA_TNIL &&
+        lua_getglobal(L, LUA_STRLIBNAME) == LUA_TTABLE) {
+        for (const luaL_Reg *r = bounded; r->name; ++r) {
+            lua_getfield(L, -1, r->name);
+            lua_pushcclosure(L, r->func, 1);
+            lua_setfield(L, -2, r->name);
+        }
+        lua_pushboolean(L, 1);
+        lua_setfield(L, LUA_REGISTRYINDEX, "lcm.bounded_matchers");
+    }
+    lua_settop(L, top);
+}
+
 /* ---- the rest of the environment ---------------------------------------- */
 
 static int sb_print(lua_State *L)
@@ -506,6 +587,7 @@ static void fill_sandbox(lua_State *L, int env, int box)
 
 void lcm_sandbox_push(lua_State *L, const char *dir, int trusted)
 {
+    bound_matchers(L);
     lua_newtable(L);
     int box = lua_gettop(L);
     lua_newtable(L);

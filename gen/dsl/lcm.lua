@@ -481,12 +481,22 @@ end
 -- leaves holes at its end).
 function lcm.read_table(name)
   local text = lcm.read_file(name)
-  local header, rows, line_no = nil, {}, 0
-  for line in (text .. "\n"):gmatch("([^\r\n]*)\r?\n?") do
+  local header, rows, line_no, pos = nil, {}, 0, 1
+  -- lines and fields by plain finds, one pass each: the sandbox bounds
+  -- patterns that could backtrack (gen/lua_sandbox.c), and these cannot
+  while pos <= #text do
+    local stop = text:find("[\r\n]", pos) or #text + 1
+    local line = text:sub(pos, stop - 1)
+    pos = stop + ((text:sub(stop, stop + 1) == "\r\n") and 2 or 1)
     line_no = line_no + 1
-    if line:match("%S") and not line:match("^%s*#") then
-      local fields = {}
-      for f in line:gmatch("[^%s,;]+") do fields[#fields + 1] = f end
+    if line:find("%S") and not line:find("^%s*#") then
+      local fields, from = {}, 1
+      while true do
+        local a, b = line:find("[^%s,;]+", from)
+        if not a then break end
+        fields[#fields + 1] = line:sub(a, b)
+        from = b + 1
+      end
       local numbers, bad = {}, nil
       for i, f in ipairs(fields) do
         numbers[i] = tonumber(f)
