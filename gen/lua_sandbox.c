@@ -585,9 +585,23 @@ static void fill_sandbox(lua_State *L, int env, int box)
     lua_pop(L, 2);
 }
 
+/* Lua 5.4 seeds math.random from the time and an address: a file that
+ * draws numbers would give another model on every run.  Same input, same
+ * output: the seed is fixed (a file may still call math.randomseed). */
+static void fix_random_seed(lua_State *L)
+{
+    int top = lua_gettop(L);
+    if (lua_getglobal(L, LUA_MATHLIBNAME) == LUA_TTABLE && lua_getfield(L, -1, "randomseed") == LUA_TFUNCTION) {
+        lua_pushinteger(L, 0);
+        lua_call(L, 1, 0);
+    }
+    lua_settop(L, top);
+}
+
 void lcm_sandbox_push(lua_State *L, const char *dir, int trusted)
 {
     bound_matchers(L);
+    fix_random_seed(L);
     lua_newtable(L);
     int box = lua_gettop(L);
     lua_newtable(L);
