@@ -1,6 +1,7 @@
 /* A compile error in generated code is reported with the generated line and
  * the model function it came from, by the host compiler and by NVRTC (when
  * available), and the source is kept for inspection. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdlib.h>
 
 #include "backend.h"
@@ -35,6 +36,8 @@ int main(void)
     lcm_sb_puts(&broken, at + 10);
 
     char *dir = test_tmpdir("compile-errors");
+    /* the kept sources go below the test's own folder, not into /tmp */
+    setenv("TMPDIR", dir, 1);
     lcm_cache cache;
     lcm_cache_open(&cache, dir);
     lcm_backend *b = NULL;
