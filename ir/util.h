@@ -12,26 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum lcm_status {
-    LCM_OK = 0,
-    LCM_E_USAGE = 2,    /* command line */
-    LCM_E_MODEL = 3,    /* the model file: Lua errors, DSL misuse, bad grids */
-    LCM_E_PARAMS = 4,   /* parameter files and --set overrides */
-    LCM_E_IO = 5,       /* reading or writing files */
-    LCM_E_COMPILE = 6,  /* compiling generated code */
-    LCM_E_NUMERIC = 7,  /* the solve found NaN, bad probabilities, ... */
-    LCM_E_INPUT = 8,    /* initial conditions and other data inputs */
-    LCM_E_DEVICE = 9,   /* GPU / device failures */
-    LCM_E_MEMORY = 10,  /* an allocation the problem needs does not fit */
-    LCM_E_INTERNAL = 70 /* a bug in lcmgen */
-} lcm_status;
-
-#define LCM_ERR_MSG_MAX 4096
-
-typedef struct lcm_err {
-    int code;
-    char msg[LCM_ERR_MSG_MAX];
-} lcm_err;
+/* lcm_status, lcm_err and lcm_index are the public API's (runtime/include/lcm.h). */
+#include "lcm.h"
 
 /* Sets err (if non-NULL) and returns code, so callers can `return lcm_fail(...)`. */
 int lcm_fail(lcm_err *err, int code, const char *fmt, ...)

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     lcm_solver *solver = NULL;
     lcm_initial *subjects = NULL;
     lcm_set_log_level(LCM_LOG_WARNING);
-    if (lcm_model_open_dir(argv[1], &model, &err) || lcm_initial_read(lcm_model_ir(model), argv[2], &subjects, &err) ||
+    if (lcm_model_open_dir(argv[1], &model, &err) || lcm_initial_read(model, argv[2], &subjects, &err) ||
         lcm_solver_new(model, NULL, &solver, &err)) {
         fprintf(stderr, "estimate: %s\n", err.msg);
         return err.code;
