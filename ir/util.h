@@ -77,6 +77,28 @@ char *lcm_path_dirname(const char *path);
 char *lcm_path_stem(const char *path);
 char *lcm_path_join(const char *a, const char *b);
 
+/* ---- checks ------------------------------------------------------------- */
+/* One check-and-cleanup pattern for functions that set up several things
+ * (emit_kernel, lcm_backend_cpu_new, lcm_backend_cuda_new): each step that
+ * can fail is `LCM_CHECK_GOTO(step(...), rc, done);`, and `done:` frees
+ * everything, whatever was reached. */
+#define LCM_CHECK_GOTO(call, rc, label)                                                                   \
+    do {                                                                                              \
+        if (((rc) = (call)) != 0) goto label;                                                         \
+    } while (0)
+
+/* lcm_assert(cond): an invariant of the code (not of the input: bad input
+ * is an lcm_err).  Built with LCM_ASSERTS (the CMake option, on for Debug,
+ * the tests' scripts and the sanitizer build) a false one aborts with
+ * file:line and the condition; without, it compiles to nothing and the
+ * code goes on as it did (clamping, skipping), so it must not have effects. */
+#ifdef LCM_ASSERTS
+#define lcm_assert(cond) ((cond) ? (void)0 : lcm_assert_fail(__FILE__, __LINE__, #cond))
+void lcm_assert_fail(const char *file, int line, const char *cond) __attribute__((noreturn));
+#else
+#define lcm_assert(cond) ((void)0)
+#endif
+
 /* ---- misc --------------------------------------------------------------- */
 int lcm_is_identifier(const char *s);
 /* Levenshtein distance of two names (99 beyond 64 characters), for
