@@ -8,6 +8,9 @@
  * inside the loop, and a moment that moves only with the parameter.
  *
  *   estimate DIR INITIAL.csv [target]
+ *
+ * Built in the tree by examples/CMakeLists.txt; against an installed liblcm
+ * by CMakeLists.txt here (find_package(lcm)) or with pkg-config.
  */
 #include <math.h>
 #include <stdio.h>

@@ -2,8 +2,9 @@
 # `cmake --install` of liblcm into a fresh prefix, and the estimation loop
 # (examples/estimation-loop) built against that copy twice, with
 # find_package(lcm) and with pkg-config, run, and compared with the
-# in-tree build.  Also: the installed lcm.h includes nothing from the
-# source tree, and liblcm.so exports exactly lcm.h's functions.
+# in-tree build; with gfortran, examples/fortran too.  Also: the installed
+# lcm.h includes nothing from the source tree, and liblcm.so exports
+# exactly lcm.h's functions.
 #   test_install.sh BUILD_DIR SOURCE_DIR IN_TREE_ESTIMATE WORK_DIR
 set -euo pipefail
 B=$1 S=$2 EST=$3 W=$4/install-test
@@ -65,4 +66,18 @@ echo "in tree:      $want"
 echo "find_package: $got_cmake"
 echo "pkg-config:   $got_pc"
 [ -n "$want" ] && [ "$want" = "$got_cmake" ] && [ "$want" = "$got_pc" ] || fail "outputs differ"
+# Fortran through iso_c_binding (examples/fortran), where gfortran is installed:
+# V of tiny's first period as `lcm solve` writes it.
+if command -v gfortran >/dev/null; then
+  "$P/bin/lcmgen" "$S/models/tiny.lua" -o "$W/tiny" >/dev/null
+  gfortran -std=f2008 -Wall -J "$W" "$S/examples/fortran/lcm.f90" "$S/examples/fortran/tiny.f90" -o "$W/tiny-f" \
+    $(pkg-config --libs lcm)
+  LD_LIBRARY_PATH=$libdir "$W/tiny-f" "$W/tiny" | awk '{printf "%.10f\n", $1}' >"$W/tiny-f.txt"
+  "$P/bin/lcm" solve "$W/tiny" --params "$S/models/tiny.params.lua" --csv "$W/tiny.csv" --log-level off
+  awk -F, '$1 == 0 && $3 == "alive" {printf "%.10f\n", $NF}' "$W/tiny.csv" >"$W/tiny-c.txt"
+  [ -s "$W/tiny-f.txt" ] && cmp -s "$W/tiny-f.txt" "$W/tiny-c.txt" || fail "Fortran: $(paste "$W/tiny-f.txt" "$W/tiny-c.txt")"
+  echo "fortran:      $(wc -l <"$W/tiny-f.txt") values as lcm solve's"
+else
+  echo "fortran:      not tried (no gfortran)"
+fi
 echo "ok"
