@@ -32,7 +32,7 @@
 #define LCM_VERSION_STRING "0.1.0"
 
 /* What liblcm.so exports; everything else in it is hidden. */
-#if defined(__GNUC__) && !defined(LCM_STATIC_ONLY)
+#if defined(__GNUC__)
 #define LCM_API __attribute__((visibility("default")))
 #else
 #define LCM_API
@@ -102,19 +102,19 @@ LCM_API int lcm_model_from_text(const char *manifest, const char *source, lcm_mo
 LCM_API const char *lcm_model_source(const lcm_model *m);
 LCM_API void lcm_model_free(lcm_model *m);
 LCM_API const char *lcm_model_name(const lcm_model *m);
-/* Periods, and the age of each (period 0 .. periods-1). */
+/* Periods, and the age of each (period 0 .. periods-1; NaN beyond). */
 LCM_API int lcm_model_periods(const lcm_model *m);
 LCM_API double lcm_model_age(const lcm_model *m, int period);
-/* Regimes: ids 0 .. regimes-1, their names, a name's id (-1 if none). */
+/* Regimes: ids 0 .. regimes-1, their names (NULL beyond), a name's id (-1 if none). */
 LCM_API int lcm_model_regimes(const lcm_model *m);
 LCM_API const char *lcm_model_regime_name(const lcm_model *m, int regime);
 LCM_API int lcm_model_regime_by_name(const lcm_model *m, const char *name);
-/* Grid points of a regime's state space: the length of its V. */
+/* Grid points of a regime's state space: the length of its V (0 beyond). */
 LCM_API lcm_index lcm_model_states(const lcm_model *m, int regime);
 
 /* ---- parameters ---------------------------------------------------------- */
 /* Parameter values as a params file writes them: a tree of numbers, lists
- * and tables keyed by name (docs/user-guide.md, "Parameters"). */
+ * and tables keyed by name (docs/model-language.md, "Parameter levels"). */
 typedef struct lcm_pvalue lcm_pvalue;
 
 LCM_API lcm_pvalue *lcm_pv_num(double x);
@@ -137,8 +137,8 @@ LCM_API int lcm_model_params(const lcm_model *m);
 /* Slot i (0 .. lcm_model_params(m)-1): its regime, function and name, its
  * offset and number of doubles in the buffer (arrays row-major), and
  * whether the model fixes its value.  Any out-pointer may be NULL. */
-LCM_API void lcm_model_param(const lcm_model *m, int i, const char **regime, const char **func, const char **name,
-                     size_t *offset, size_t *size, int *fixed);
+LCM_API void lcm_model_param(const lcm_model *m, int i, const char **regime, const char **func,
+                             const char **name, size_t *offset, size_t *size, int *fixed);
 /* Resolves a tree into buf[lcm_model_params_size(m)] (fixed slots from the
  * model): an estimation loop can then change the slots it estimates in
  * place and call lcm_solve_resolved. */
