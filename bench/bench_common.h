@@ -3,7 +3,7 @@
 #ifndef LCM_BENCH_COMMON_H
 #define LCM_BENCH_COMMON_H
 
-#include "lcm.h"
+#include "lcm_internal.h"
 #include "lcmgen.h"
 
 double bench_median(double *v, int n);

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
     if (lcmgen_generate(model_path, defs, ndefs, &gen, &err) ||
         lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
         lcm_params_read_lua(params_path, &params, &err) ||
-        lcm_initial_read(lcm_model_ir(model), initial_path, &base, &err))
+        lcm_initial_read(model, initial_path, &base, &err))
         fail(&err);
     const ir_model *m = lcm_model_ir(model);
     lcm_initial *ic = tile(base, subjects);

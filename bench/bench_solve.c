@@ -18,7 +18,7 @@
 #include "bench_common.h"
 #include "cuda_api.h"
 #include "cuda_compile.h"
-#include "lcm.h"
+#include "lcm_internal.h"
 #include "lcmgen.h"
 #include "params_lua.h"
 

@@ -46,14 +46,6 @@ typedef struct emitter {
     lcm_sb *b;
 } emitter;
 
-/* One check-and-cleanup pattern for functions that set up several things:
- * each step that can fail is `LCM_CHECK_GOTO(step(...), rc, done);`, and
- * `done:` frees everything, whatever was reached. */
-#define LCM_CHECK_GOTO(call, rc, label)                                                                   \
-    do {                                                                                              \
-        if (((rc) = (call)) != 0) goto label;                                                         \
-    } while (0)
-
 /* ---- lines ---------------------------------------------------------------
  * Every line the emitter writes goes through these, at e->depth. */
 /* One whole line. */

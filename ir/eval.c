@@ -66,7 +66,10 @@ void ir_eval(const ir_model *m, const ir_regime *r, const ir_env *env, double *v
         case OP_AND: x = truth(a != 0 && b != 0); break;
         case OP_OR: x = truth(a != 0 || b != 0); break;
         case OP_WHERE: x = a != 0 ? b : v[n->args[2]]; break;
-        default: x = NAN; break;
+        default: /* ir_model_check refuses unknown ops */
+            lcm_assert(!"an op ir_eval knows");
+            x = NAN;
+            break;
         }
         v[i] = x;
     }

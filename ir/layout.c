@@ -53,6 +53,8 @@ void ir_state_layout_build(const ir_model *m, const ir_vars *V, const ir_shard *
         const ir_grid *g = &R->states[i].grid;
         ir_axis *x = &L->axis[i];
         *x = (ir_axis){.stride = stride[i], .n = g->n, .width = ir_chunk_width(g), .chunk = -1};
+        /* ir_splay_check (manifest) and the DSL refuse more */
+        lcm_assert(!ir_splays(g) || L->nsplayed < LCM_MAX_SPLAYED);
         if (ir_splays(g) && L->nsplayed < LCM_MAX_SPLAYED) x->chunk = L->nsplayed, L->splayed[L->nsplayed++] = i;
     }
     int d = 0;

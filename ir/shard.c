@@ -5,9 +5,11 @@ void ir_shard_build(const ir_model *m, const ir_vars *V, ir_shard *S)
 {
     S->nsharded = 0;
     S->combos = 1;
-    for (int slot = 0; slot < V->nstates && S->nsharded < IR_MAX_SHARDED; ++slot) {
+    for (int slot = 0; slot < V->nstates; ++slot) {
         const ir_grid *g = V->state_grid[slot];
         if (!g->distributed) continue;
+        lcm_assert(S->nsharded < IR_MAX_SHARDED); /* ir_shard_check and the DSL refuse more */
+        if (S->nsharded == IR_MAX_SHARDED) break;
         S->slot[S->nsharded] = slot;
         S->n[S->nsharded++] = g->n;
         S->combos *= g->n;

@@ -335,3 +335,13 @@ int lcm_env_switch(const char *name)
     const char *v = getenv(name);
     return v && *v && strcmp(v, "0") != 0;
 }
+
+/* Defined in every build, so that code built with LCM_ASSERTS links with
+ * libraries built without it. */
+void lcm_assert_fail(const char *file, int line, const char *cond) __attribute__((noreturn));
+void lcm_assert_fail(const char *file, int line, const char *cond)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s:%d: lcm_assert failed: %s (a bug in lcmgen; please report it)\n", file, line, cond);
+    abort();
+}

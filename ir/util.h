@@ -12,26 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum lcm_status {
-    LCM_OK = 0,
-    LCM_E_USAGE = 2,    /* command line */
-    LCM_E_MODEL = 3,    /* the model file: Lua errors, DSL misuse, bad grids */
-    LCM_E_PARAMS = 4,   /* parameter files and --set overrides */
-    LCM_E_IO = 5,       /* reading or writing files */
-    LCM_E_COMPILE = 6,  /* compiling generated code */
-    LCM_E_NUMERIC = 7,  /* the solve found NaN, bad probabilities, ... */
-    LCM_E_INPUT = 8,    /* initial conditions and other data inputs */
-    LCM_E_DEVICE = 9,   /* GPU / device failures */
-    LCM_E_MEMORY = 10,  /* an allocation the problem needs does not fit */
-    LCM_E_INTERNAL = 70 /* a bug in lcmgen */
-} lcm_status;
-
-#define LCM_ERR_MSG_MAX 4096
-
-typedef struct lcm_err {
-    int code;
-    char msg[LCM_ERR_MSG_MAX];
-} lcm_err;
+/* lcm_status, lcm_err and lcm_index are the public API's (runtime/include/lcm.h). */
+#include "lcm.h"
 
 /* Sets err (if non-NULL) and returns code, so callers can `return lcm_fail(...)`. */
 int lcm_fail(lcm_err *err, int code, const char *fmt, ...)
@@ -94,6 +76,28 @@ char *lcm_path_dirname(const char *path);
 /* "a/b/model.lua" -> "model" ; caller frees. */
 char *lcm_path_stem(const char *path);
 char *lcm_path_join(const char *a, const char *b);
+
+/* ---- checks ------------------------------------------------------------- */
+/* One check-and-cleanup pattern for functions that set up several things
+ * (emit_kernel, lcm_backend_cpu_new, lcm_backend_cuda_new): each step that
+ * can fail is `LCM_CHECK_GOTO(step(...), rc, done);`, and `done:` frees
+ * everything, whatever was reached. */
+#define LCM_CHECK_GOTO(call, rc, label)                                                                   \
+    do {                                                                                              \
+        if (((rc) = (call)) != 0) goto label;                                                         \
+    } while (0)
+
+/* lcm_assert(cond): an invariant of the code (not of the input: bad input
+ * is an lcm_err).  Built with LCM_ASSERTS (the CMake option, on for Debug,
+ * the tests' scripts and the sanitizer build) a false one aborts with
+ * file:line and the condition; without, it compiles to nothing and the
+ * code goes on as it did (clamping, skipping), so it must not have effects. */
+#ifdef LCM_ASSERTS
+#define lcm_assert(cond) ((cond) ? (void)0 : lcm_assert_fail(__FILE__, __LINE__, #cond))
+void lcm_assert_fail(const char *file, int line, const char *cond) __attribute__((noreturn));
+#else
+#define lcm_assert(cond) ((void)0)
+#endif
 
 /* ---- misc --------------------------------------------------------------- */
 int lcm_is_identifier(const char *s);

@@ -50,7 +50,7 @@ case " $harnesses " in *" solution_file "*) targets="$targets lcm_cli" ;; esac
 mkdir -p "$build"
 echo "building$targets in $build with $cc (log: $build/fuzz-build.log)"
 # shellcheck disable=SC2086 # one word per target
-if ! { CC=$cc cmake -S . -B "$build" -DLCM_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+if ! { CC=$cc cmake -S . -B "$build" -DLCM_FUZZ=ON -DLCM_ASSERTS=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
   cmake --build "$build" -j "$(nproc)" --target $targets; } > "$build/fuzz-build.log" 2>&1; then
   tail -n 40 "$build/fuzz-build.log"
   echo "fuzzing: the build failed"

@@ -17,7 +17,7 @@ SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=
 # A fresh configuration every time (the flags must not come from an old
 # cache), but keep the objects so a rerun here only rebuilds what changed.
 rm -f "$B/CMakeCache.txt"
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Debug \
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Debug -DLCM_ASSERTS=ON \
   -DCMAKE_C_FLAGS="$SAN" -DCMAKE_EXE_LINKER_FLAGS="$SAN" -DCMAKE_SHARED_LINKER_FLAGS="$SAN" >/dev/null
 cmake --build "$B" -j "$(nproc)"
 

@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
 sh scripts/test-deps.sh
-sh scripts/build.sh
+sh scripts/build.sh -DLCM_ASSERTS=ON   # the invariants (lcm_assert) are checked under test
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 sh scripts/sanitize.sh
 # fuzz.sh itself decides whether clang with libFuzzer is there to use

@@ -8,6 +8,9 @@
  * inside the loop, and a moment that moves only with the parameter.
  *
  *   estimate DIR INITIAL.csv [target]
+ *
+ * Built in the tree by examples/CMakeLists.txt; against an installed liblcm
+ * by CMakeLists.txt here (find_package(lcm)) or with pkg-config.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,7 +62,7 @@ int main(int argc, char **argv)
     lcm_solver *solver = NULL;
     lcm_initial *subjects = NULL;
     lcm_set_log_level(LCM_LOG_WARNING);
-    if (lcm_model_open_dir(argv[1], &model, &err) || lcm_initial_read(lcm_model_ir(model), argv[2], &subjects, &err) ||
+    if (lcm_model_open_dir(argv[1], &model, &err) || lcm_initial_read(model, argv[2], &subjects, &err) ||
         lcm_solver_new(model, NULL, &solver, &err)) {
         fprintf(stderr, "estimate: %s\n", err.msg);
         return err.code;

@@ -228,6 +228,29 @@ static void cpu_destroy(lcm_backend *base)
     free(b);
 }
 
+/* The kernels' entry points in the loaded solver. */
+static int find_kernels(cpu_backend *b, const ir_model *m, lcm_err *err)
+{
+    b->nkernels = m->nkernels;
+    b->kernels = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);
+    b->sims = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sims);
+    b->tables = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->tables);
+    b->names = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->names);
+    for (int k = 0; k < m->nkernels; ++k) {
+        char sim_symbol[256], table_symbol[256];
+        snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", m->kernels[k].symbol);
+        snprintf(table_symbol, sizeof table_symbol, "%s_table", m->kernels[k].symbol);
+        b->names[k] = m->kernels[k].symbol;
+        *(void **)&b->kernels[k] = dlsym(b->dl, m->kernels[k].symbol);
+        *(void **)&b->sims[k] = dlsym(b->dl, sim_symbol);
+        *(void **)&b->tables[k] = dlsym(b->dl, table_symbol); /* only kernels with a table have one */
+        if (!b->kernels[k] || !b->sims[k])
+            return lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no kernel '%s'; regenerate the model",
+                            b->kernels[k] ? sim_symbol : m->kernels[k].symbol);
+    }
+    return 0;
+}
+
 int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lcm_cache *cache,
                         int threads, lcm_backend **out, lcm_err *err)
 {
@@ -245,12 +268,10 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     const char *cc = compiler();
     lcm_sb id;
     lcm_sb_init(&id);
-    int rc = compiler_identity(cc, &id, err);
-    if (rc) {
-        lcm_sb_free(&id);
-        cpu_destroy(&b->base);
-        return rc;
-    }
+    void *so = NULL;
+    size_t len = 0;
+    int rc;
+    LCM_CHECK_GOTO(compiler_identity(cc, &id, err), rc, done);
     lcm_sha256 h;
     lcm_sha256_init(&h);
     char head[64];
@@ -260,50 +281,24 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     lcm_sha256_update(&h, source, strlen(source));
     char key[65];
     lcm_sha256_hex_final(&h, key);
-    lcm_sb_free(&id);
 
-    void *so = NULL;
-    size_t len = 0;
     b->base.cache_entry = lcm_cache_entry_path(cache, "cpu", key);
     if (!lcm_cache_get(cache, "cpu", key, &so, &len)) {
         double t0 = lcm_now_seconds();
-        rc = compile(cc, source, precision, &so, &len, err);
-        if (rc) {
-            cpu_destroy(&b->base);
-            return rc;
-        }
+        LCM_CHECK_GOTO(compile(cc, source, precision, &so, &len, err), rc, done);
         b->base.compiled = 1;
         b->base.compile_seconds = lcm_now_seconds() - t0;
         lcm_cache_put(cache, "cpu", key, so, len);
     }
-    rc = load(b, so, len, err);
-    free(so);
-    if (!rc) start_threads(b);
-    if (!rc) {
-        b->nkernels = m->nkernels;
-        b->kernels = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);
-        b->sims = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sims);
-        b->tables = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->tables);
-        b->names = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->names);
-        for (int k = 0; k < m->nkernels && !rc; ++k) {
-            char sim_symbol[256], table_symbol[256];
-            snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", m->kernels[k].symbol);
-            snprintf(table_symbol, sizeof table_symbol, "%s_table", m->kernels[k].symbol);
-            b->names[k] = m->kernels[k].symbol;
-            *(void **)&b->kernels[k] = dlsym(b->dl, m->kernels[k].symbol);
-            *(void **)&b->sims[k] = dlsym(b->dl, sim_symbol);
-            *(void **)&b->tables[k] = dlsym(b->dl, table_symbol); /* only kernels with a table have one */
-            if (!b->kernels[k] || !b->sims[k])
-                rc = lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no kernel '%s'; regenerate the model",
-                              b->kernels[k] ? sim_symbol : m->kernels[k].symbol);
-        }
-    }
-    if (rc) {
-        cpu_destroy(&b->base);
-        return rc;
-    }
+    LCM_CHECK_GOTO(load(b, so, len, err), rc, done);
+    start_threads(b);
+    LCM_CHECK_GOTO(find_kernels(b, m, err), rc, done);
     *out = &b->base;
-    return 0;
+done:
+    lcm_sb_free(&id);
+    free(so);
+    if (rc) cpu_destroy(&b->base);
+    return rc;
 }
 
 /* ---- host memory ---------------------------------------------------------- */

@@ -402,6 +402,87 @@ static int open_device(cuda_backend *b, int device, lcm_err *err)
     return 0;
 }
 
+/* Compiles the kernels for the device's architecture (or takes them from
+ * the cache) and loads them. */
+static int load_module(cuda_backend *b, const ir_model *m, const char *source, int precision, lcm_cache *cache,
+                       lcm_err *err)
+{
+    const lcm_cu_api *cu = b->cu;
+    int major = 0, minor = 0;
+    cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, b->dev);
+    cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, b->dev);
+    lcm_cuda_image img = {0};
+    int rc = lcm_cuda_compile(m, source, major * 10 + minor, precision, cache, &img, err);
+    if (!rc) {
+        b->base.compiled = img.compiled;
+        b->base.compile_seconds = img.seconds;
+        b->base.cache_entry = img.cache_entry, img.cache_entry = NULL;
+        b->base.target = lcm_xasprintf("%s, %s", b->name, img.target);
+        rc = check(b, cu->cuModuleLoadData(&b->mod, img.data), "loading the compiled solver", err);
+    }
+    lcm_cuda_image_free(&img);
+    return rc;
+}
+
+/* The kernels' entry points in the module and their block sizes. */
+static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
+{
+    const lcm_cu_api *cu = b->cu;
+    b->nkernels = m->nkernels;
+    b->fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->fns);
+    b->sim_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
+    b->par_n = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
+    b->max_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
+    b->table_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_fns);
+    b->table_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_block);
+    int rc = 0;
+    for (int k = 0; k < m->nkernels; ++k) {
+        const ir_kernel *kn = &m->kernels[k];
+        char sim_symbol[256], table_symbol[256];
+        snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", kn->symbol);
+        snprintf(table_symbol, sizeof table_symbol, "%s_table", kn->symbol);
+        int sim_block = 0;
+        b->par_n[k] = kn->par >= 0 ? m->regimes[kn->regime].actions[kn->par].grid.n : 1;
+        LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->fns[k], b->mod, kn->symbol), kn->symbol, err), rc, done);
+        LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->sim_fns[k], b->mod, sim_symbol), sim_symbol, err), rc,
+                       done);
+        LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&b->max_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                       b->fns[k]), "asking a kernel's block size", err), rc, done);
+        LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&sim_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                       b->sim_fns[k]), "asking a kernel's block size", err), rc, done);
+        if (sim_block < b->max_block[k]) b->max_block[k] = sim_block;
+        /* only kernels with a continuation table have its entry */
+        if (cu->cuModuleGetFunction(&b->table_fns[k], b->mod, table_symbol) != CUDA_SUCCESS) b->table_fns[k] = NULL;
+        if (b->table_fns[k]) {
+            LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&b->table_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                           b->table_fns[k]), "asking a kernel's block size", err),
+                           rc, done);
+            if (b->table_block[k] > 128) b->table_block[k] = 128;
+        }
+        if (b->max_block[k] < 128)
+            return lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
+                            b->max_block[k], b->name);
+    }
+done:
+    return rc;
+}
+
+/* A stream and an event per regime, and one for the root. */
+static int create_queues(cuda_backend *b, const ir_model *m, lcm_err *err)
+{
+    const lcm_cu_api *cu = b->cu;
+    b->nqueues = m->nregimes + 1;
+    b->streams = lcm_xcalloc((size_t)b->nqueues, sizeof *b->streams);
+    b->events = lcm_xcalloc((size_t)b->nqueues, sizeof *b->events);
+    b->dirty = lcm_xcalloc((size_t)b->nqueues, 1);
+    int rc = 0;
+    for (int q = 0; q < b->nqueues && !rc; ++q) {
+        rc = check(b, cu->cuStreamCreate(&b->streams[q], CU_STREAM_NON_BLOCKING), "creating a stream", err);
+        if (!rc) rc = check(b, cu->cuEventCreate(&b->events[q], CU_EVENT_DISABLE_TIMING), "creating an event", err);
+    }
+    return rc;
+}
+
 int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
                          lcm_backend **out, lcm_err *err)
 {
@@ -433,74 +514,15 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
     b->base.capture_end = cuda_capture_end;
     b->base.replay = cuda_replay;
     b->base.destroy = cuda_destroy;
-    int rc = open_device(b, device, err);
-    int major = 0, minor = 0;
-    if (!rc) {
-        cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, b->dev);
-        cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, b->dev);
-    }
-    lcm_cuda_image img = {0};
-    if (!rc) rc = lcm_cuda_compile(m, source, major * 10 + minor, precision, cache, &img, err);
-    if (!rc) {
-        b->base.compiled = img.compiled;
-        b->base.compile_seconds = img.seconds;
-        b->base.cache_entry = img.cache_entry, img.cache_entry = NULL;
-        b->base.target = lcm_xasprintf("%s, %s", b->name, img.target);
-        rc = check(b, cu->cuModuleLoadData(&b->mod, img.data), "loading the compiled solver", err);
-    }
-    lcm_cuda_image_free(&img);
-    if (!rc) {
-        b->nkernels = m->nkernels;
-        b->fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->fns);
-        b->sim_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
-        b->par_n = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
-        b->max_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
-        b->table_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_fns);
-        b->table_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_block);
-        for (int k = 0; k < m->nkernels && !rc; ++k) {
-            const ir_kernel *kn = &m->kernels[k];
-            char sim_symbol[256];
-            snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", kn->symbol);
-            int sim_block = 0;
-            rc = check(b, cu->cuModuleGetFunction(&b->fns[k], b->mod, kn->symbol), kn->symbol, err);
-            if (!rc) rc = check(b, cu->cuModuleGetFunction(&b->sim_fns[k], b->mod, sim_symbol), sim_symbol, err);
-            b->par_n[k] = kn->par >= 0 ? m->regimes[kn->regime].actions[kn->par].grid.n : 1;
-            if (!rc)
-                rc = check(b, cu->cuFuncGetAttribute(&b->max_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                                     b->fns[k]), "asking a kernel's block size", err);
-            if (!rc)
-                rc = check(b, cu->cuFuncGetAttribute(&sim_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                                     b->sim_fns[k]), "asking a kernel's block size", err);
-            if (!rc && sim_block < b->max_block[k]) b->max_block[k] = sim_block;
-            /* only kernels with a continuation table have its entry */
-            char table_symbol[256];
-            snprintf(table_symbol, sizeof table_symbol, "%s_table", kn->symbol);
-            if (!rc && cu->cuModuleGetFunction(&b->table_fns[k], b->mod, table_symbol) != CUDA_SUCCESS)
-                b->table_fns[k] = NULL;
-            if (!rc && b->table_fns[k]) {
-                rc = check(b, cu->cuFuncGetAttribute(&b->table_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                                     b->table_fns[k]), "asking a kernel's block size", err);
-                if (b->table_block[k] > 128) b->table_block[k] = 128;
-            }
-            if (!rc && b->max_block[k] < 128)
-                rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
-                              b->max_block[k], b->name);
-        }
-    }
-    b->nqueues = m->nregimes + 1;
-    b->streams = lcm_xcalloc((size_t)b->nqueues, sizeof *b->streams);
-    b->events = lcm_xcalloc((size_t)b->nqueues, sizeof *b->events);
-    b->dirty = lcm_xcalloc((size_t)b->nqueues, 1);
-    for (int q = 0; q < b->nqueues && !rc; ++q) {
-        rc = check(b, cu->cuStreamCreate(&b->streams[q], CU_STREAM_NON_BLOCKING), "creating a stream", err);
-        if (!rc) rc = check(b, cu->cuEventCreate(&b->events[q], CU_EVENT_DISABLE_TIMING), "creating an event", err);
-    }
-    if (rc) {
-        cuda_destroy(&b->base);
-        return rc;
-    }
+    int rc;
+    LCM_CHECK_GOTO(open_device(b, device, err), rc, done);
+    LCM_CHECK_GOTO(load_module(b, m, source, precision, cache, err), rc, done);
+    LCM_CHECK_GOTO(find_kernels(b, m, err), rc, done);
+    LCM_CHECK_GOTO(create_queues(b, m, err), rc, done);
     *out = &b->base;
-    return 0;
+done:
+    if (rc) cuda_destroy(&b->base);
+    return rc;
 }
 
 #else /* built without the CUDA toolkit */

@@ -76,6 +76,7 @@ static void check_pair(const lcm_point *p, lcm_flags *f, lcm_index s)
             const ir_next *nx = &tg->next[st];
             if (nx->kind == NEXT_MARKOV) {
                 double pr[256];
+                lcm_assert(nx->nprobs <= 256);
                 int n = nx->nprobs < 256 ? nx->nprobs : 256;
                 for (int j = 0; j < n; ++j) pr[j] = vals[nx->probs[j]];
                 if (!probs_ok(pr, n)) flag(f, LCM_FLAG_STATE_PROB, s);
@@ -190,6 +191,7 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
     int g = ids[pick];
     sim->regime_next[row] = g;
     const ir_target *tg = lcm_find_target(r, g);
+    lcm_assert(tg); /* r->rprob[g] >= 0: r reaches g */
     for (int s = 0; tg && s < b->m->regimes[g].nstates; ++s)
         xn[b->vars.state_slot[g][s]] = sim_next_state(b, p, a, sim, row, tg, s);
 }

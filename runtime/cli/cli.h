@@ -2,7 +2,7 @@
 #ifndef LCM_CLI_H
 #define LCM_CLI_H
 
-#include "lcm.h"
+#include "lcm_internal.h"
 
 /* Options every subcommand that takes a model understands. */
 typedef struct cli_model_opts {

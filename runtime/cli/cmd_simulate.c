@@ -166,7 +166,7 @@ static int load_inputs(const sim_cli *c, const lcm_model *model, const lcm_pvalu
     *buf = lcm_xcalloc(m->params_size + 1, sizeof **buf);
     if (!params && !c->solution) return lcm_fail(err, LCM_E_USAGE, "give --params (or --solution with a saved solution)");
     int rc = params ? lcm_params_resolve(m, params, *buf, err) : 0;
-    if (!rc && c->solution) rc = lcm_solution_read_h5(m, c->solution, sol, err);
+    if (!rc && c->solution) rc = lcm_solution_read_h5(model, c->solution, sol, err);
     if (!rc && c->solution && params) rc = check_solution_params(m, *sol, *buf, err);
     return rc;
 }
@@ -216,7 +216,7 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc) rc = cli_open_model(&c.mo, &model, &err);
     if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err);
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
-    if (!rc) rc = lcm_initial_read(lcm_model_ir(model), c.initial, &ic, &err);
+    if (!rc) rc = lcm_initial_read(model, c.initial, &ic, &err);
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);
     if (!rc) rc = lcm_simulate_fits(solver, ic, &c.sim, &err); /* before solving */
     if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);

@@ -63,7 +63,7 @@ static int run_command(int argc, char **argv)
         return argc < 2 ? LCM_E_USAGE : 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        puts("lcm " LCM_VERSION);
+        puts("lcm " LCM_VERSION_STRING);
         print_features();
         return 0;
     }

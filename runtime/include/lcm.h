@@ -13,15 +13,81 @@
  *   double v = lcm_solution_value(sol, period, regime, state_index);
  *
  * Every function that can fail returns 0 or an lcm_status and fills err.
+ *
+ * This header is the whole public API and is self-contained: installed
+ * (`cmake --install`), it is the only header of liblcm.so; models come from
+ * lcmgen (a build step), so the library needs neither Lua nor the generator.
+ * Link with `pkg-config --cflags --libs lcm` or CMake's
+ * `find_package(lcm)` + `lcm::lcm` (docs/user-guide.md, "Using liblcm").
  */
 #ifndef LCM_H
 #define LCM_H
 
-#include "initial.h"
-#include "ir.h"
-#include "kernel_abi.h"
-#include "log.h"
-#include "params.h"
+#include <stddef.h>
+
+/* The project's version: CMakeLists.txt reads it from here. */
+#define LCM_VERSION_MAJOR 0
+#define LCM_VERSION_MINOR 1
+#define LCM_VERSION_PATCH 0
+#define LCM_VERSION_STRING "0.1.0"
+
+/* What liblcm.so exports; everything else in it is hidden. */
+#if defined(__GNUC__)
+#define LCM_API __attribute__((visibility("default")))
+#else
+#define LCM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of the library linked at run time ("0.1.0"). */
+LCM_API const char *lcm_version(void);
+
+/* ---- errors ------------------------------------------------------------- */
+/* A failing function returns one of these (also the `lcm` command's exit
+ * code) and fills the caller's lcm_err with one human-readable message. */
+typedef enum lcm_status {
+    LCM_OK = 0,
+    LCM_E_USAGE = 2,    /* command line */
+    LCM_E_MODEL = 3,    /* the model file: Lua errors, DSL misuse, bad grids */
+    LCM_E_PARAMS = 4,   /* parameter files and --set overrides */
+    LCM_E_IO = 5,       /* reading or writing files */
+    LCM_E_COMPILE = 6,  /* compiling generated code */
+    LCM_E_NUMERIC = 7,  /* the solve found NaN, bad probabilities, ... */
+    LCM_E_INPUT = 8,    /* initial conditions and other data inputs */
+    LCM_E_DEVICE = 9,   /* GPU / device failures */
+    LCM_E_MEMORY = 10,  /* an allocation the problem needs does not fit */
+    LCM_E_INTERNAL = 70 /* a bug in lcmgen */
+} lcm_status;
+
+#define LCM_ERR_MSG_MAX 4096
+
+typedef struct lcm_err {
+    int code;
+    char msg[LCM_ERR_MSG_MAX];
+} lcm_err;
+
+/* State indices and counts (the kernels' index type). */
+typedef long long lcm_index;
+
+/* ---- logging ------------------------------------------------------------ */
+/* Messages go to stderr; the level also sets what the numerical checks do
+ * (docs/debugging.md): off (nothing, no checks), warning (checks warn),
+ * info (the default: checks raise), progress (checks warn), debug (raise). */
+typedef enum lcm_log_level {
+    LCM_LOG_OFF = 0,
+    LCM_LOG_WARNING = 1,
+    LCM_LOG_INFO = 2,
+    LCM_LOG_PROGRESS = 3,
+    LCM_LOG_DEBUG = 4
+} lcm_log_level;
+
+LCM_API void lcm_set_log_level(lcm_log_level level);
+LCM_API lcm_log_level lcm_get_log_level(void);
+/* Parses "off|warning|info|progress|debug"; returns -1 if unknown. */
+LCM_API int lcm_log_level_by_name(const char *name);
 
 typedef struct lcm_model lcm_model;
 typedef struct lcm_solver lcm_solver;
@@ -29,12 +95,54 @@ typedef struct lcm_solution lcm_solution;
 
 /* ---- models ------------------------------------------------------------- */
 /* A directory written by lcmgen (manifest.lcm + kernels.c). */
-int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err);
+LCM_API int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err);
 /* A model generated in memory (what `lcm` does with a .lua file). */
-int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err);
-const ir_model *lcm_model_ir(const lcm_model *m);
-const char *lcm_model_source(const lcm_model *m);
-void lcm_model_free(lcm_model *m);
+LCM_API int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err);
+/* The generated kernel source (kernels.c). */
+LCM_API const char *lcm_model_source(const lcm_model *m);
+LCM_API void lcm_model_free(lcm_model *m);
+LCM_API const char *lcm_model_name(const lcm_model *m);
+/* Periods, and the age of each (period 0 .. periods-1; NaN beyond). */
+LCM_API int lcm_model_periods(const lcm_model *m);
+LCM_API double lcm_model_age(const lcm_model *m, int period);
+/* Regimes: ids 0 .. regimes-1, their names (NULL beyond), a name's id (-1 if none). */
+LCM_API int lcm_model_regimes(const lcm_model *m);
+LCM_API const char *lcm_model_regime_name(const lcm_model *m, int regime);
+LCM_API int lcm_model_regime_by_name(const lcm_model *m, const char *name);
+/* Grid points of a regime's state space: the length of its V (0 beyond). */
+LCM_API lcm_index lcm_model_states(const lcm_model *m, int regime);
+
+/* ---- parameters ---------------------------------------------------------- */
+/* Parameter values as a params file writes them: a tree of numbers, lists
+ * and tables keyed by name (docs/model-language.md, "Parameter levels"). */
+typedef struct lcm_pvalue lcm_pvalue;
+
+LCM_API lcm_pvalue *lcm_pv_num(double x);
+LCM_API lcm_pvalue *lcm_pv_list(void);
+LCM_API lcm_pvalue *lcm_pv_table(void);
+LCM_API lcm_pvalue *lcm_pv_copy(const lcm_pvalue *v);
+/* Appends item to a list; the list owns it. */
+LCM_API void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item);
+/* Sets table[key] = item (replacing and freeing an old value); the table owns it. */
+LCM_API void lcm_pv_put(lcm_pvalue *table, const char *key, lcm_pvalue *item);
+LCM_API lcm_pvalue *lcm_pv_get(const lcm_pvalue *table, const char *key);
+LCM_API void lcm_pv_free(lcm_pvalue *v);
+/* Sets a dotted path ("working.labor_income.wage"), creating tables. */
+LCM_API int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err);
+
+/* The flat parameter buffer the kernels read: lcm_model_params_size
+ * doubles, one slot per parameter as one function of one regime sees it. */
+LCM_API size_t lcm_model_params_size(const lcm_model *m);
+LCM_API int lcm_model_params(const lcm_model *m);
+/* Slot i (0 .. lcm_model_params(m)-1): its regime, function and name, its
+ * offset and number of doubles in the buffer (arrays row-major), and
+ * whether the model fixes its value.  Any out-pointer may be NULL. */
+LCM_API void lcm_model_param(const lcm_model *m, int i, const char **regime, const char **func,
+                             const char **name, size_t *offset, size_t *size, int *fixed);
+/* Resolves a tree into buf[lcm_model_params_size(m)] (fixed slots from the
+ * model): an estimation loop can then change the slots it estimates in
+ * place and call lcm_solve_resolved. */
+LCM_API int lcm_model_resolve_params(const lcm_model *m, const lcm_pvalue *root, double *buf, lcm_err *err);
 
 /* ---- solvers ------------------------------------------------------------ */
 typedef enum lcm_backend_kind {
@@ -57,56 +165,63 @@ typedef struct lcm_solver_options {
 } lcm_solver_options;
 
 /* Parses "auto|cpu|cuda|interp"; -1 if unknown. */
-int lcm_backend_by_name(const char *name);
+LCM_API int lcm_backend_by_name(const char *name);
 
 /* Compiles the model's kernels for a backend (or loads them from the cache). */
-int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err);
-const char *lcm_solver_backend(const lcm_solver *s);
-int lcm_solver_precision(const lcm_solver *s);
+LCM_API int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err);
+LCM_API const char *lcm_solver_backend(const lcm_solver *s);
+LCM_API int lcm_solver_precision(const lcm_solver *s);
 /* 1 when creating the solver compiled the kernels, 0 when they came from the cache. */
-int lcm_solver_compiled(const lcm_solver *s);
-double lcm_solver_compile_seconds(const lcm_solver *s);
+LCM_API int lcm_solver_compiled(const lcm_solver *s);
+LCM_API double lcm_solver_compile_seconds(const lcm_solver *s);
 /* Peak bytes of device memory the solver used (0 for host backends). */
-size_t lcm_solver_device_peak(const lcm_solver *s);
+LCM_API size_t lcm_solver_device_peak(const lcm_solver *s);
 /* Bytes of the continuation tables of the worker with the most (scratch
  * that batch_size bounds; 0 before the first solve or without tables). */
-size_t lcm_solver_table_bytes(const lcm_solver *s);
-void lcm_solver_free(lcm_solver *s);
+LCM_API size_t lcm_solver_table_bytes(const lcm_solver *s);
+LCM_API void lcm_solver_free(lcm_solver *s);
 
 /* Compiles the model's GPU kernels for an architecture (90 for sm_90) into
  * the cache, without a GPU (e.g. on a login node before a GPU job).
  * *compiled is 0 when they were cached already; *target says what was built. */
-int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
+LCM_API int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
                         double *seconds, char **target, lcm_err *err);
 
 /* Backward induction over all periods. */
-int lcm_solve(lcm_solver *s, const lcm_pvalue *params, lcm_solution **out, lcm_err *err);
-/* The same with an already resolved parameter buffer (lcm_params_resolve). */
-int lcm_solve_resolved(lcm_solver *s, const double *params, lcm_solution **out, lcm_err *err);
+LCM_API int lcm_solve(lcm_solver *s, const lcm_pvalue *params, lcm_solution **out, lcm_err *err);
+/* The same with a resolved parameter buffer (lcm_model_resolve_params). */
+LCM_API int lcm_solve_resolved(lcm_solver *s, const double *params, lcm_solution **out, lcm_err *err);
 
 /* ---- solutions ------------------------------------------------------------ */
 /* V of a regime at a period, or NULL when the regime is inactive then.
  * Elements are float64 or float32 (lcm_solution_precision); *n = states. */
-const void *lcm_solution_V(const lcm_solution *s, int period, int regime, lcm_index *n);
-double lcm_solution_value(const lcm_solution *s, int period, int regime, lcm_index state);
-int lcm_solution_precision(const lcm_solution *s);
-double lcm_solution_seconds(const lcm_solution *s);
-const ir_model *lcm_solution_model(const lcm_solution *s);
+LCM_API const void *lcm_solution_V(const lcm_solution *s, int period, int regime, lcm_index *n);
+LCM_API double lcm_solution_value(const lcm_solution *s, int period, int regime, lcm_index state);
+LCM_API int lcm_solution_precision(const lcm_solution *s);
+LCM_API double lcm_solution_seconds(const lcm_solution *s);
 /* HDF5: /V/period_<t>/<regime>, the grids, labels and transition matrices
  * in /axes/<regime>, the ages, parameters and names at the root
  * (docs/user-guide.md, "Reading results"). */
-int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err);
+LCM_API int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err);
 /* Long-form CSV: period,age,regime,<states...>,V */
-int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err);
-void lcm_solution_free(lcm_solution *s);
+LCM_API int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err);
+LCM_API void lcm_solution_free(lcm_solution *s);
 /* Reads a solution written by lcm_solution_write_h5 for model m, which must
  * be the model that wrote it (same generated source). */
-int lcm_solution_read_h5(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err);
-/* The parameter buffer the solution was computed with (m->params_size doubles). */
-const double *lcm_solution_params(const lcm_solution *s);
+LCM_API int lcm_solution_read_h5(const lcm_model *m, const char *path, lcm_solution **out, lcm_err *err);
+/* The parameter buffer the solution was computed with (lcm_model_params_size doubles). */
+LCM_API const double *lcm_solution_params(const lcm_solution *s);
 
 /* ---- simulation ----------------------------------------------------------- */
 typedef struct lcm_panel lcm_panel;
+
+/* Initial conditions: one subject per row with its start regime, age and
+ * states (docs/simulation.md).  Read from .csv, or .h5 / .hdf5, and
+ * validated against the model. */
+typedef struct lcm_initial lcm_initial;
+LCM_API int lcm_initial_read(const lcm_model *m, const char *path, lcm_initial **out, lcm_err *err);
+LCM_API lcm_index lcm_initial_subjects(const lcm_initial *ic);
+LCM_API void lcm_initial_free(lcm_initial *ic);
 
 typedef struct lcm_sim_options {
     unsigned long long seed;       /* the draws' key (default 0) */
@@ -120,26 +235,29 @@ typedef struct lcm_sim_options {
  * exact state; the next regime and stochastic states are drawn with
  * Philox4x32-10 keyed by (seed, subject, period, purpose), so the panel is
  * the same for every batch size.  Rows are ordered by subject, then period. */
-int lcm_simulate(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
+LCM_API int lcm_simulate(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
                  lcm_panel **out, lcm_err *err);
 /* Whether simulating the subjects of `ic` fits in the memory this process
  * may use (and each worker's device): 0, or LCM_E_MEMORY with the figures.
  * lcm_simulate checks it first; calling it before a solve refuses a panel
  * too large without solving. */
-int lcm_simulate_fits(const lcm_solver *s, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err);
-lcm_index lcm_panel_rows(const lcm_panel *p);
+LCM_API int lcm_simulate_fits(const lcm_solver *s, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err);
+LCM_API lcm_index lcm_panel_rows(const lcm_panel *p);
 /* Copies a column into out[rows]: subject_id, period, age, regime (ids),
  * value, a state, an action or a target (codes for discrete variables, NaN
  * where a row's regime lacks the variable).  Returns 0, or an error naming
  * the columns there are. */
-int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err *err);
-double lcm_panel_seconds(const lcm_panel *p);
+LCM_API int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err *err);
+LCM_API double lcm_panel_seconds(const lcm_panel *p);
 /* HDF5: one dataset per column at the root; CSV:
  * subject_id,period,age,regime,value,<states>,<actions>,<targets> with labels
  * for categorical variables and empty cells where a regime lacks one. */
-int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *err);
-int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err);
-void lcm_panel_free(lcm_panel *p);
+LCM_API int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *err);
+LCM_API int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err);
+LCM_API void lcm_panel_free(lcm_panel *p);
 
+#ifdef __cplusplus
+}
+#endif
 
 #endif

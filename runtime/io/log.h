@@ -13,16 +13,8 @@
 #ifndef LCM_LOG_H
 #define LCM_LOG_H
 
-typedef enum lcm_log_level {
-    LCM_LOG_OFF = 0,
-    LCM_LOG_WARNING = 1,
-    LCM_LOG_INFO = 2,
-    LCM_LOG_PROGRESS = 3,
-    LCM_LOG_DEBUG = 4
-} lcm_log_level;
-
-void lcm_set_log_level(lcm_log_level level);
-lcm_log_level lcm_get_log_level(void);
+/* lcm_log_level, lcm_set_log_level, lcm_get_log_level, lcm_log_level_by_name: lcm.h */
+#include "lcm.h"
 
 typedef enum lcm_checks {
     LCM_CHECKS_OFF = 0, /* not evaluated */
@@ -32,8 +24,6 @@ typedef enum lcm_checks {
 
 /* What the checks do at the current level. */
 lcm_checks lcm_checks_mode(void);
-/* Parses "off|warning|info|progress|debug"; returns -1 if unknown. */
-int lcm_log_level_by_name(const char *name);
 
 void lcm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lcm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

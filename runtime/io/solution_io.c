@@ -406,7 +406,7 @@ static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_soluti
     return rc;
 }
 
-int lcm_solution_read_h5(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err)
+int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err)
 {
     hid_t f;
     if (lcm_h5_open_read(path, "a solution written by lcm solve --out", &f, err)) return err->code;

@@ -691,7 +691,7 @@ static int has_extension(const char *path, const char *ext)
     return n > k && !strcasecmp(path + n - k, ext);
 }
 
-int lcm_initial_read(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err)
+int lcm_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err)
 {
     *out = NULL;
     if (has_extension(path, ".h5") || has_extension(path, ".hdf5")) return read_h5(m, path, out, err);

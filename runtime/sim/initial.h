@@ -13,21 +13,21 @@
 
 #include "ir.h"
 #include "kernel_abi.h"
+#include "lcm.h"
 #include "vars.h"
 
-typedef struct lcm_initial {
+struct lcm_initial {
     lcm_index n;          /* subjects; subject i has global id i */
     int nslots;           /* ir_vars state slots */
     int *regime;          /* [n] regime id */
     int *period;          /* [n] start period (index of the start age) */
     double *x;            /* [n * nslots] state values by slot (codes for discrete states), NaN if not given */
     unsigned char *given; /* [n * nslots] 1 where the file gave the value */
-} lcm_initial;
+};
 
-/* Reads `path` (.csv, or .h5 / .hdf5) for model m. */
-int lcm_initial_read(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err);
+/* Reads `path` (.csv, or .h5 / .hdf5) for model m (lcm.h: lcm_initial_read). */
+int lcm_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err);
 /* Parses CSV text (`path` only names it in messages). */
 int lcm_initial_parse_csv(const ir_model *m, const char *path, const char *text, lcm_initial **out, lcm_err *err);
-void lcm_initial_free(lcm_initial *ic);
 
 #endif

@@ -3,7 +3,7 @@
 #ifndef LCM_PANEL_H
 #define LCM_PANEL_H
 
-#include "lcm.h"
+#include "lcm_internal.h"
 #include "vars.h"
 
 struct lcm_panel {

@@ -10,7 +10,7 @@
 #define LCM_DIAGNOSE_H
 
 #include "grid.h"
-#include "lcm.h"
+#include "lcm_internal.h"
 
 void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
                   const lcm_solution *sol, int period, int regime, lcm_index state, int bit, lcm_sb *out);

@@ -43,6 +43,7 @@ void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
         return;
     }
     double v[64];
+    lcm_assert(r->nactions <= 64);
     decode(r->actions, r->nactions, p->L->action_off[r->id], p->G, a, v);
     for (int i = 0; i < r->nactions; ++i) {
         const ir_grid *g = &r->actions[i].grid;
@@ -124,6 +125,8 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
 {
     target_ctx c = {.p = p, .tr = &p->m->regimes[g], .tg = lcm_find_target(p->r, g)};
     const ir_regime *tr = c.tr;
+    lcm_assert(c.tg); /* a kernel's targets are regimes its regime reaches */
+    lcm_assert(tr->nstates <= 64);
     *codes_ok = 1;
     ir_strides(tr, c.stride);
     for (int s = 0; s < tr->nstates; ++s) {

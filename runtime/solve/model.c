@@ -1,9 +1,10 @@
 /* model.c - a generated model: its IR (from the manifest) and kernel source. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grid.h"
-#include "lcm.h"
+#include "lcm_internal.h"
 #include "manifest.h"
 #include "sha256.h"
 #include "solver_internal.h"
@@ -51,6 +52,51 @@ int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err)
 
 const ir_model *lcm_model_ir(const lcm_model *m) { return &m->ir; }
 const char *lcm_model_source(const lcm_model *m) { return m->source; }
+
+/* ---- lcm.h's accessors: what users need of the IR ------------------------- */
+const char *lcm_version(void) { return LCM_VERSION_STRING; }
+const char *lcm_model_name(const lcm_model *m) { return m->ir.name; }
+int lcm_model_periods(const lcm_model *m) { return m->ir.nperiods; }
+double lcm_model_age(const lcm_model *m, int period)
+{
+    return period >= 0 && period < m->ir.nperiods ? m->ir.ages[period] : NAN;
+}
+int lcm_model_regimes(const lcm_model *m) { return m->ir.nregimes; }
+const char *lcm_model_regime_name(const lcm_model *m, int regime)
+{
+    return regime >= 0 && regime < m->ir.nregimes ? m->ir.regimes[regime].name : NULL;
+}
+int lcm_model_regime_by_name(const lcm_model *m, const char *name) { return ir_find_regime(&m->ir, name); }
+lcm_index lcm_model_states(const lcm_model *m, int regime)
+{
+    return regime >= 0 && regime < m->ir.nregimes ? ir_state_space_size(&m->ir.regimes[regime]) : 0;
+}
+size_t lcm_model_params_size(const lcm_model *m) { return m->ir.params_size; }
+int lcm_model_params(const lcm_model *m) { return m->ir.nparams; }
+void lcm_model_param(const lcm_model *m, int i, const char **regime, const char **func, const char **name,
+                     size_t *offset, size_t *size, int *fixed)
+{
+    const ir_param *p = i >= 0 && i < m->ir.nparams ? &m->ir.params[i] : NULL;
+    if (regime) *regime = p ? p->regime : NULL;
+    if (func) *func = p ? p->func : NULL;
+    if (name) *name = p ? p->name : NULL;
+    if (offset) *offset = p ? p->offset : 0;
+    if (size) *size = p ? p->size : 0;
+    if (fixed) *fixed = p ? p->fixed : 0;
+}
+int lcm_model_resolve_params(const lcm_model *m, const lcm_pvalue *root, double *buf, lcm_err *err)
+{
+    return lcm_params_resolve(&m->ir, root, buf, err);
+}
+int lcm_solution_read_h5(const lcm_model *m, const char *path, lcm_solution **out, lcm_err *err)
+{
+    return lcm_solution_read_h5_ir(&m->ir, path, out, err);
+}
+int lcm_initial_read(const lcm_model *m, const char *path, lcm_initial **out, lcm_err *err)
+{
+    return lcm_initial_read_ir(&m->ir, path, out, err);
+}
+lcm_index lcm_initial_subjects(const lcm_initial *ic) { return ic->n; }
 
 void lcm_model_free(lcm_model *m)
 {

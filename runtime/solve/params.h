@@ -13,28 +13,19 @@
 #define LCM_PARAMS_H
 
 #include "ir.h"
+#include "lcm.h"
 
 typedef enum lcm_pv_kind { LCM_PV_NUM, LCM_PV_LIST, LCM_PV_TABLE } lcm_pv_kind;
 
-typedef struct lcm_pvalue {
+struct lcm_pvalue {
     lcm_pv_kind kind;
     double num;
     int n, cap;
     char **keys; /* TABLE: one per item */
     struct lcm_pvalue **items;
-} lcm_pvalue;
+};
 
-lcm_pvalue *lcm_pv_num(double x);
-lcm_pvalue *lcm_pv_list(void);
-lcm_pvalue *lcm_pv_table(void);
-lcm_pvalue *lcm_pv_copy(const lcm_pvalue *v);
-void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item);
-/* Sets table[key] = item (replacing and freeing an old value). */
-void lcm_pv_put(lcm_pvalue *table, const char *key, lcm_pvalue *item);
-lcm_pvalue *lcm_pv_get(const lcm_pvalue *table, const char *key);
-void lcm_pv_free(lcm_pvalue *v);
-/* Sets a dotted path ("working.labor_income.wage"), creating tables. */
-int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err);
+/* lcm_pv_num, _list, _table, _copy, _append, _put, _get, _free, _set_path: lcm.h */
 
 /* Fills buf[0..m->params_size-1]; fixed slots come from the model. */
 int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, lcm_err *err);

@@ -14,7 +14,7 @@
 #ifndef LCM_SNAPSHOT_H
 #define LCM_SNAPSHOT_H
 
-#include "lcm.h"
+#include "lcm_internal.h"
 
 /* Where snapshots go and what they describe (the solver fills it in:
  * lcm_solver_snapshot_place; the snapshot knows nothing of the solver). */

@@ -5,7 +5,7 @@
 #include "backend.h"
 #include "cache.h"
 #include "grid.h"
-#include "lcm.h"
+#include "lcm_internal.h"
 #include "layout.h"
 #include "precompute.h"
 #include "snapshot.h"

@@ -123,7 +123,7 @@ lcm_solution *fuzz_read_solution(const char *path, const ir_model *const *models
     for (int k = 0; k < n; ++k) {
         lcm_err err = {0};
         lcm_solution *sol = NULL;
-        int rc = lcm_solution_read_h5(models[k], path, &sol, &err);
+        int rc = lcm_solution_read_h5_ir(models[k], path, &sol, &err);
         if (verbose) fprintf(stderr, "fuzz: read as %s: %s\n", models[k]->name, rc ? err.msg : "a solution");
         if (rc) {
             fuzz_check_error(rc, &err);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lcm.h"
+#include "lcm_internal.h"
 #include "lcmgen.h"
 
 /* Once per process: logging off, and low Lua limits unless the environment

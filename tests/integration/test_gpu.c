@@ -64,7 +64,7 @@ static void check_simulation(void)
         lcm_initial *ic = NULL;
         char *init = test_path(test_bundled[i].initial);
         CHECK_OK(test_solve(test_bundled[i].model, NULL, test_bundled[i].params, LCM_BACKEND_CPU, 64, &m, &sol, &err));
-        if (sol) CHECK_OK(lcm_initial_read(lcm_model_ir(m), init, &ic, &err));
+        if (sol) CHECK_OK(lcm_initial_read(m, init, &ic, &err));
         free(init);
         if (!ic) continue;
         lcm_panel *cpu = simulate(m, sol, LCM_BACKEND_CPU, ic, 0);

@@ -48,7 +48,7 @@ static run solve_and_simulate(lcm_model *m, lcm_backend_kind backend, int device
     lcm_solver_options o = {.backend = backend, .devices = devices};
     lcm_sim_options so = {.seed = 4, .subject_batch_size = 13};
     char *init = test_path("tests/models/sharded.initial.csv");
-    if (test_params("tests/models/sharded.params.lua", &p, &err) || lcm_initial_read(lcm_model_ir(m), init, &ic, &err) ||
+    if (test_params("tests/models/sharded.params.lua", &p, &err) || lcm_initial_read(m, init, &ic, &err) ||
         lcm_solver_new(m, &o, &s, &err) || lcm_solve(s, p, &r.sol, &err) ||
         lcm_simulate(s, r.sol, ic, &so, &r.panel, &err)) {
         fprintf(stderr, "%d devices: %s\n", devices, err.msg);

@@ -59,7 +59,7 @@ static lcm_initial *initial_file(const lcm_model *model, const char *relative)
     char *path = test_path(relative);
     lcm_initial *ic = NULL;
     lcm_err err = {0};
-    if (lcm_initial_read(lcm_model_ir(model), path, &ic, &err)) {
+    if (lcm_initial_read(model, path, &ic, &err)) {
         fprintf(stderr, "%s: %s\n", path, err.msg);
         exit(1);
     }
@@ -135,7 +135,7 @@ static void check_bundled(void)
         lcm_solution *back = NULL;
         lcm_err err = {0};
         CHECK(!lcm_solution_write_h5(s.sol, path, &err));
-        CHECK_MSG(!lcm_solution_read_h5(lcm_model_ir(s.model), path, &back, &err), "%s", err.msg);
+        CHECK_MSG(!lcm_solution_read_h5(s.model, path, &back, &err), "%s", err.msg);
         if (back) {
             lcm_panel *p = simulate(&s, back, LCM_BACKEND_CPU, ic, 11, 0, NULL);
             char *got = csv_of(p);

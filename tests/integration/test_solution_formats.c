@@ -105,7 +105,7 @@ static void round_trip(const char *lua, const char *const *defines, const char *
     if (!sol) return;
     char *h5 = lcm_path_join(dir, "round_trip.h5");
     CHECK_MSG(!lcm_solution_write_h5(sol, h5, &err), "%s: %s", lua, err.msg);
-    CHECK_MSG(!lcm_solution_read_h5(lcm_model_ir(model), h5, &back, &err), "%s: %s", lua, err.msg);
+    CHECK_MSG(!lcm_solution_read_h5(model, h5, &back, &err), "%s: %s", lua, err.msg);
     if (back) {
         CHECK_MSG(same_V(sol, back), "%s: V read back", lua);
         CHECK(!memcmp(sol->params, back->params, lcm_model_ir(model)->params_size * sizeof *sol->params));
@@ -189,7 +189,7 @@ static void read_format_2(const char *name)
     ir_model *m = (ir_model *)lcm_model_ir(model);
     char *own = m->source_hash;
     m->source_hash = hash;
-    CHECK_MSG(hash && !lcm_solution_read_h5(m, path, &old, &err), "%s: %s", fixture, err.msg);
+    CHECK_MSG(hash && !lcm_solution_read_h5_ir(m, path, &old, &err), "%s: %s", fixture, err.msg);
     m->source_hash = own;
     if (old) {
         CHECK_MSG(test_max_rel_diff(old, fresh) <= 1e-12, "%s: V differs from a fresh solve", fixture);
@@ -253,7 +253,7 @@ static int read_changed(const lcm_model *model, const lcm_solution *sol, edit e,
     char *h5 = lcm_path_join(dir, "changed.h5"), *outside = lcm_path_join(dir, "outside.bin");
     CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
     change(h5, e, outside);
-    int rc = lcm_solution_read_h5(lcm_model_ir(model), h5, back, &err);
+    int rc = lcm_solution_read_h5(model, h5, back, &err);
     unlink(h5), unlink(outside);
     free(h5), free(outside);
     return rc;
@@ -296,7 +296,7 @@ static void damaged_heap(const char *dir)
     CHECK_OK(test_generate("models/tiny.lua", NULL, &model, &err));
     lcm_solution *sol = NULL;
     if (model)
-        CHECK_MSG(lcm_solution_read_h5(lcm_model_ir(model), copy, &sol, &err) == LCM_E_INPUT &&
+        CHECK_MSG(lcm_solution_read_h5(model, copy, &sol, &err) == LCM_E_INPUT &&
                       strstr(err.msg, "is not a solution written by lcm solve --out"), "%s", err.msg);
     lcm_solution_free(sol), lcm_model_free(model);
     unlink(copy);

@@ -3,7 +3,7 @@
 #ifndef LCM_TESTLIB_H
 #define LCM_TESTLIB_H
 
-#include "lcm.h"
+#include "lcm_internal.h"
 
 /* Source tree root (set by CMake), for models/ and ../shared/reference. */
 const char *test_source_dir(void);

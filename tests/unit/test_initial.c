@@ -62,7 +62,7 @@ static void read_fails(const ir_model *m, const char *path, int code, const char
 {
     lcm_err err = {0};
     lcm_initial *ic = (lcm_initial *)1;
-    int rc = lcm_initial_read(m, path, &ic, &err);
+    int rc = lcm_initial_read_ir(m, path, &ic, &err);
     CHECK_MSG(rc == code && err.code == code && strstr(err.msg, expect) && !ic,
               "[%s] expected %d '%s', got %d '%s'", path, code, expect, rc, err.msg);
 }
@@ -400,8 +400,8 @@ static void test_files(const ir_model *m)
     H5Fclose(f);
 
     lcm_initial *from_csv = NULL, *from_h5 = NULL;
-    CHECK_OK(lcm_initial_read(m, csv_path, &from_csv, &err));
-    CHECK_OK(lcm_initial_read(m, h5, &from_h5, &err));
+    CHECK_OK(lcm_initial_read_ir(m, csv_path, &from_csv, &err));
+    CHECK_OK(lcm_initial_read_ir(m, h5, &from_h5, &err));
     CHECK(from_csv && from_csv->n == 4 && from_csv->regime[1] == 1 && from_csv->period[3] == 1);
     CHECK(from_csv && x_of(from_csv, 3, slot_of(m, "patience")) == 0 && x_of(from_csv, 1, slot_of(m, "wealth")) == 20.5);
     CHECK(same_initial(from_csv, from_h5));

@@ -1,0 +1,21 @@
+/* lcm_internal.h - lcm.h and what the runtime, the `lcm` command, the tests
+ * and the benchmarks reach beyond it: the IR behind a model or solution, the
+ * parameter tree and initial conditions as structs, logging.  Not installed:
+ * code outside this tree sees lcm.h only (docs/internals.md, "The public API").
+ */
+#ifndef LCM_INTERNAL_H
+#define LCM_INTERNAL_H
+
+#include "initial.h"
+#include "ir.h"
+#include "kernel_abi.h"
+#include "lcm_internal.h"
+#include "log.h"
+#include "params.h"
+
+const ir_model *lcm_model_ir(const lcm_model *m);
+const ir_model *lcm_solution_model(const lcm_solution *s);
+/* lcm_solution_read_h5 for the IR of a model. */
+int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err);
+
+#endif
