@@ -224,7 +224,7 @@ static int simulate_main(int argc, char **argv, int run)
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */
     if (!rc && writer) rc = write_outputs(&c, sol, owned[2], panel, &err);
     if (!rc && writer) {
-        char *done = lcm_xasprintf("%s %lld subjects of model '%s' on %s (float%d) in %.3g s (%lld panel rows)",
+        char *done = lcm_xasprintf("%s %lld subjects of model '%s' on %s (float%d) in %.3f s (%lld panel rows)",
                                run ? "solved and simulated" : "simulated", (long long)ic->n,
                                lcm_model_ir(model)->name, lcm_solver_backend(solver), lcm_solver_precision(solver),
                                lcm_panel_seconds(panel) + (c.solution ? 0 : lcm_solution_seconds(sol)),

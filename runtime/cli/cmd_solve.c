@@ -101,7 +101,7 @@ int cmd_solve(int argc, char **argv)
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
     if (!rc && writer) rc = write_outputs(sol, out, csv, &err);
     if (!rc && writer) {
-        char *done = lcm_xasprintf("solved model '%s' on %s (float%d) in %.3g s", lcm_model_ir(model)->name,
+        char *done = lcm_xasprintf("solved model '%s' on %s (float%d) in %.3f s", lcm_model_ir(model)->name,
                                lcm_solver_backend(solver), lcm_solver_precision(solver), lcm_solution_seconds(sol));
         const char *outputs[] = {out, csv};
         cli_report(done, outputs, 2);
