@@ -54,8 +54,12 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 cc -O2 "$S/examples/estimation-loop/estimate.c" -o "$W/estimate-pc" $(pkg-config --cflags --libs lcm) -lm
 
 # Both link the installed copy, not the build tree's.
-ldd "$W/cmake-build/estimate" | grep -q "$libdir/liblcm.so" || fail "the find_package build does not use $libdir"
-LD_LIBRARY_PATH=$libdir ldd "$W/estimate-pc" | grep -q "$libdir/liblcm.so" || fail "the pkg-config build does not use $libdir"
+# (ldd's output taken whole first: with pipefail, `ldd | grep -q` fails
+# whenever grep's early exit kills ldd with SIGPIPE)
+deps=$(ldd "$W/cmake-build/estimate")
+grep -q "$libdir/liblcm.so" <<<"$deps" || fail "the find_package build does not use $libdir: $deps"
+deps=$(LD_LIBRARY_PATH=$libdir ldd "$W/estimate-pc")
+grep -q "$libdir/liblcm.so" <<<"$deps" || fail "the pkg-config build does not use $libdir: $deps"
 
 # The same answer as the in-tree build ("compiled: ..." depends on the cache).
 run() { "$@" "$W/iskhakov" "$S/models/iskhakov_2017.initial.csv" 120 | sed 's/; compiled:.*//'; }
