@@ -107,6 +107,7 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     sv->total_workers = sv->nworkers * lcm_comm_size();
     sv->log_path = o.log_path ? lcm_xstrdup(o.log_path) : NULL;
     sv->log_keep = o.log_keep > 0 ? o.log_keep : 3;
+    sv->threads = o.threads > 0 ? o.threads : 0;
     ir_vars_build(&model->ir, &sv->vars);
     ir_shard_build(&model->ir, &sv->vars, &sv->shard);
     sv->workers = lcm_xcalloc((size_t)sv->nworkers, sizeof *sv->workers);
