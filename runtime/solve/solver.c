@@ -43,7 +43,9 @@ static void describe_layout(const lcm_solver *sv)
 static void join_nccl(lcm_solver *sv)
 {
     lcm_backend *be = sv->workers[0]->backend;
-    if (!be->join || lcm_env_switch("LCM_NO_NCCL")) return;
+    /* one worker has nobody to reduce with: no communicator (NCCL's start
+     * costs time and memory) */
+    if (!be->join || sv->total_workers < 2 || lcm_env_switch("LCM_NO_NCCL")) return;
     lcm_err err = {0};
     const lcm_nccl_api *nc = lcm_nccl(&err);
     ncclUniqueId id;
