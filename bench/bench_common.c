@@ -1,7 +1,10 @@
 /* bench_common.c - see bench_common.h. */
+#define _GNU_SOURCE
 #include "bench_common.h"
 
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -39,4 +42,69 @@ double bench_peak_rss_mib(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss / 1024.0;
+}
+
+void bench_stats(double *v, int n, double *min, double *median, double *max)
+{
+    *median = bench_median(v, n);
+    *min = v[0], *max = v[n - 1];
+}
+
+char *bench_tempdir(const char *stem)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = lcm_xasprintf("%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", stem);
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(5);
+    }
+    return dir;
+}
+
+void bench_rmdir(char *dir)
+{
+    char *argv[] = {"rm", "-rf", dir, NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvp("rm", argv);
+        _exit(127);
+    }
+    if (pid > 0) waitpid(pid, NULL, 0);
+    free(dir);
+}
+
+double bench_child(int argc, char **argv, const char *what, const char *cache_dir, double *figure)
+{
+    int fd[2];
+    *figure = -1;
+    if (pipe(fd)) return -1;
+    char **args = lcm_xcalloc((size_t)argc + 3, sizeof *args);
+    for (int i = 0; i < argc; ++i) args[i] = argv[i];
+    args[argc] = "--child", args[argc + 1] = (char *)what;
+    double t0 = lcm_now_seconds();
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1), close(fd[0]), close(fd[1]);
+        setenv("LCM_CACHE_DIR", cache_dir, 1);
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    free(args);
+    close(fd[1]);
+    char buf[4096];
+    size_t len = 0;
+    ssize_t r;
+    while ((r = read(fd[0], buf + len, sizeof buf - 1 - len)) > 0) len += (size_t)r;
+    close(fd[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
+    double t = lcm_now_seconds() - t0;
+    buf[len] = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        fprintf(stderr, "the child process (%s) failed: %s\n", what, buf);
+        return -1;
+    }
+    char *last = strrchr(buf, ':');
+    if (last) *figure = atof(last + 1);
+    return t;
 }

@@ -6,7 +6,18 @@
 #include "lcm_internal.h"
 #include "lcmgen.h"
 
+/* The median of v[0, n) (sorts v). */
 double bench_median(double *v, int n);
+/* min, median and max of v[0, n) (sorts v). */
+void bench_stats(double *v, int n, double *min, double *median, double *max);
+/* A temporary directory (caller removes it with bench_rmdir and frees). */
+char *bench_tempdir(const char *stem);
+void bench_rmdir(char *dir);
+/* Runs this program again, a fresh process, as `argv[0] args... --child
+ * what` with LCM_CACHE_DIR=cache_dir; returns its whole wall time in
+ * seconds (from before fork to after exit; < 0 when it failed) and the
+ * figure it printed on its last line in *figure (or -1). */
+double bench_child(int argc, char **argv, const char *what, const char *cache_dir, double *figure);
 /* The CPU's model name (caller frees). */
 char *bench_cpu_name(void);
 /* Prints "<prog>: <message>" and exits with the error's code. */

@@ -5,15 +5,24 @@
  *
  *   bench_simulate MODEL.lua --params P.lua --initial I.csv [--subjects N] [-D name=value]...
  *                  [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--threads N]
- *                  [--subject-batch-size K] [--repeat N]
+ *                  [--subject-batch-size K] [--repeat N] [--write-repeat N] [--whole-repeat N]
+ *
+ * --write-repeat and --whole-repeat (default 3; 0: not measured) repeat the
+ * writes and the whole-process run.
+ * Writing the panel (HDF5 and CSV, into a temporary directory) is measured
+ * apart from simulating; "whole process" runs this program again (--child)
+ * to generate, load the cached solver, solve, simulate and write the HDF5
+ * panel once, from fork to exit.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench_common.h"
+#include "cache.h"
 #include "panel.h"
 #include "params_lua.h"
 
@@ -40,9 +49,9 @@ static lcm_initial *tile(const lcm_initial *base, lcm_index n)
 
 int main(int argc, char **argv)
 {
-    const char *model_path = NULL, *params_path = NULL, *initial_path = NULL;
+    const char *model_path = NULL, *params_path = NULL, *initial_path = NULL, *child = NULL;
     ir_option defs[16];
-    int ndefs = 0, repeat = 5;
+    int ndefs = 0, repeat = 5, nwrite = 3, nwhole = 3;
     lcm_index subjects = 1000000;
     lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
     lcm_sim_options sim = {.seed = 1};
@@ -61,6 +70,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--device")) so.device = atoi(v), ++i;
         else if (!strcmp(a, "--subject-batch-size")) sim.subject_batch_size = atoll(v), ++i;
         else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
+        else if (!strcmp(a, "--child")) child = v, ++i;
+        else if (!strcmp(a, "--write-repeat")) nwrite = atoi(v) > 0 ? atoi(v) : 0, ++i;
+        else if (!strcmp(a, "--whole-repeat")) nwhole = atoi(v) > 0 ? atoi(v) : 0, ++i;
         else if (a[0] != '-') model_path = a;
         else {
             fprintf(stderr, "bench_simulate: unknown option %s\n", a);
@@ -88,7 +100,18 @@ int main(int argc, char **argv)
     lcm_solver *solver;
     lcm_solution *sol;
     if (lcm_solver_new(model, &so, &solver, &err) || lcm_solve(solver, params, &sol, &err)) fail(&err);
-    double *wall = calloc((size_t)repeat, sizeof *wall);
+    char *dir = bench_tempdir("lcm-bench-panel");
+    char *h5 = lcm_path_join(dir, "panel.h5"), *csv = lcm_path_join(dir, "panel.csv");
+    if (child) { /* a fresh process: simulate once, write the HDF5 panel, exit */
+        lcm_panel *p;
+        if (lcm_simulate(solver, sol, ic, &sim, &p, &err) || lcm_panel_write_h5(p, h5, &err)) fail(&err);
+        bench_rmdir(dir);
+        printf("done: 0\n");
+        fflush(stdout);
+        _exit(0);
+    }
+    double *wall = calloc((size_t)repeat, sizeof *wall), *w_h5 = calloc((size_t)repeat, sizeof *w_h5),
+           *w_csv = calloc((size_t)repeat, sizeof *w_csv), *whole = calloc((size_t)repeat, sizeof *whole);
     lcm_index rows = 0;
     for (int k = 0; k < repeat; ++k) {
         lcm_panel *p;
@@ -96,9 +119,29 @@ int main(int argc, char **argv)
         if (lcm_simulate(solver, sol, ic, &sim, &p, &err)) fail(&err);
         wall[k] = lcm_now_seconds() - t0;
         rows = lcm_panel_rows(p);
+        if (k < nwrite) {
+            t0 = lcm_now_seconds();
+            if (lcm_panel_write_h5(p, h5, &err)) fail(&err);
+            w_h5[k] = lcm_now_seconds() - t0;
+            t0 = lcm_now_seconds();
+            if (lcm_panel_write_csv(p, csv, &err)) fail(&err);
+            w_csv[k] = lcm_now_seconds() - t0;
+        }
         lcm_panel_free(p);
     }
-    double t = bench_median(wall, repeat);
+    if (nwrite > repeat) nwrite = repeat;
+    struct stat st_h5 = {0}, st_csv = {0};
+    if (nwrite && (stat(h5, &st_h5) || stat(csv, &st_csv))) return 5;
+    const char *cache = so.cache_dir ? so.cache_dir : getenv("LCM_CACHE_DIR");
+    char *cache_dir = cache && *cache ? lcm_xstrdup(cache) : lcm_cache_default_dir();
+    for (int k = 0; k < nwhole; ++k) {
+        double fig;
+        if ((whole[k] = bench_child(argc, argv, "whole", cache_dir, &fig)) < 0) return 1;
+    }
+    free(cache_dir);
+    bench_rmdir(dir);
+    double lo, t, hi;
+    bench_stats(wall, repeat, &lo, &t, &hi);
     char *cpu = bench_cpu_name();
     printf("model              %s (%d periods, %d regimes)\n", m->name, m->nperiods, m->nregimes);
     if (!strcmp(lcm_solver_backend(solver), "cuda"))
@@ -108,12 +151,26 @@ int main(int argc, char **argv)
                lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("subjects           %lld (batch %lld), %lld subject-periods\n", (long long)subjects,
            (long long)(sim.subject_batch_size ? sim.subject_batch_size : subjects), (long long)rows);
-    printf("simulate           %.4f s (median of %d; min %.4f, max %.4f)\n", t, repeat, wall[0], wall[repeat - 1]);
+    printf("simulate           %.4f s (median of %d; min %.4f, max %.4f)\n", t, repeat, lo, hi);
     printf("throughput         %.3g subject-periods / s\n", (double)rows / t);
+    double mid;
+    if (nwrite) {
+        bench_stats(w_h5, nwrite, &lo, &mid, &hi);
+        printf("write HDF5         %.4f s (median of %d; min %.4f, max %.4f), %.1f MiB\n", mid, nwrite, lo, hi,
+               (double)st_h5.st_size / 1048576.0);
+        bench_stats(w_csv, nwrite, &lo, &mid, &hi);
+        printf("write CSV          %.4f s (median of %d; min %.4f, max %.4f), %.1f MiB\n", mid, nwrite, lo, hi,
+               (double)st_csv.st_size / 1048576.0);
+    }
+    if (nwhole) {
+        bench_stats(whole, nwhole, &lo, &mid, &hi);
+        printf("whole process      %.3f s (generate, cached solver, solve, simulate, write HDF5; fork to exit; median "
+               "of %d; min %.3f, max %.3f)\n", mid, nwhole, lo, hi);
+    }
     printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
-    free(cpu), free(wall);
+    free(cpu), free(wall), free(w_h5), free(w_csv), free(whole), free(h5), free(csv);
     lcm_initial_free(ic), lcm_initial_free(base);
     lcm_solution_free(sol);
     lcm_solver_free(solver);

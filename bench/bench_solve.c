@@ -8,6 +8,12 @@
  *
  * --arch measures the NVRTC compile for that GPU architecture (cold and
  * cached) and needs no GPU; the solve is then skipped unless one is usable.
+ *
+ * A cold compile is measured in fresh processes (this program run again
+ * with --child, an empty LCM_CACHE_DIR each): in the process that measures
+ * the solves the driver, NVRTC and the compiler's files are already warm.
+ * "whole process" is such a process that generates, loads the cached
+ * solver and solves once, from fork to exit.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -26,7 +32,7 @@ static void fail(const lcm_err *err) { bench_die("bench_solve", err); }
 
 int main(int argc, char **argv)
 {
-    const char *model_path = NULL, *params_path = NULL, *arch_text = NULL;
+    const char *model_path = NULL, *params_path = NULL, *arch_text = NULL, *child = NULL;
     ir_option defs[16];
     int ndefs = 0, repeat = 5, log_level = LCM_LOG_WARNING;
     lcm_solver_options so = {.backend = LCM_BACKEND_CPU, .precision = 64};
@@ -44,6 +50,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--arch")) arch_text = v, ++i;
         else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
         else if (!strcmp(a, "--log-level")) log_level = lcm_log_level_by_name(v), ++i;
+        else if (!strcmp(a, "--child")) child = v, ++i;
         else if (a[0] != '-') model_path = a;
         else {
             fprintf(stderr, "bench_solve: unknown option %s\n", a);
@@ -69,6 +76,21 @@ int main(int argc, char **argv)
     lcm_pvalue *params = NULL;
     if (params_path && lcm_params_read_lua(params_path, &params, &err)) fail(&err);
     if (!params) params = lcm_pv_table();
+
+    if (child) { /* a fresh process: "compile" times the solver's creation, "whole" solves once */
+        lcm_solver *sv;
+        lcm_solution *sol;
+        t0 = lcm_now_seconds();
+        if (lcm_solver_new(model, &so, &sv, &err)) fail(&err);
+        double t_new = lcm_now_seconds() - t0;
+        if (!strcmp(child, "whole")) {
+            if (lcm_solve(sv, params, &sol, &err)) fail(&err);
+            lcm_solution_free(sol);
+        }
+        printf("solver: %.6f\n", t_new);
+        fflush(stdout);
+        _exit(0); /* as a process that is done: no teardown measured */
+    }
 
     if (arch_text) { /* NVRTC for an architecture: no GPU needed */
         int arch = lcm_cuda_parse_arch(arch_text), compiled = 0;
@@ -102,23 +124,23 @@ int main(int argc, char **argv)
         so.backend = LCM_BACKEND_CUDA;
     }
 
-    /* compile: cold into fresh cache directories, then cached loads */
-    double *cold = calloc((size_t)repeat, sizeof *cold), *warm = calloc((size_t)repeat, sizeof *warm);
-    char cache_dir[] = "/tmp/lcm-bench-cache-XXXXXX";
-    if (!mkdtemp(cache_dir)) return 5;
+    /* compile: cold in fresh processes with empty caches, then cached loads here */
+    double *cold = calloc((size_t)repeat, sizeof *cold), *cold_whole = calloc((size_t)repeat, sizeof *cold_whole);
+    double *warm = calloc((size_t)repeat, sizeof *warm), *whole = calloc((size_t)repeat, sizeof *whole);
+    char *cache_dir = bench_tempdir("lcm-bench-cache");
     so.cache_dir = cache_dir;
     lcm_solver *solver = NULL;
-    int ncold = so.backend == LCM_BACKEND_INTERP ? 0 : (repeat < 3 ? repeat : 3);
+    int ncold = so.backend == LCM_BACKEND_INTERP ? 0 : (repeat < 3 ? repeat : 3), nwhole = repeat < 5 ? repeat : 5;
     for (int k = 0; k < ncold; ++k) {
-        char *cmd = lcm_xasprintf("rm -rf %s/*", cache_dir);
-        if (system(cmd)) {
-        }
-        free(cmd);
-        t0 = lcm_now_seconds();
-        if (lcm_solver_new(model, &so, &solver, &err)) fail(&err);
-        cold[k] = lcm_now_seconds() - t0;
-        lcm_solver_free(solver);
+        char *fresh = bench_tempdir("lcm-bench-cold");
+        cold_whole[k] = bench_child(argc, argv, "compile", fresh, &cold[k]);
+        if (cold_whole[k] < 0) return 1;
+        bench_rmdir(fresh);
     }
+    double fig;
+    if (bench_child(argc, argv, "compile", cache_dir, &fig) < 0) return 1; /* fills the cache */
+    for (int k = 0; k < nwhole; ++k)
+        if ((whole[k] = bench_child(argc, argv, "whole", cache_dir, &fig)) < 0) return 1;
     for (int k = 0; k < repeat; ++k) {
         t0 = lcm_now_seconds();
         if (lcm_solver_new(model, &so, &solver, &err)) fail(&err);
@@ -141,7 +163,8 @@ int main(int argc, char **argv)
                 states += (double)ir_state_space_size(&m->regimes[r]);
             }
     char *cpu = bench_cpu_name();
-    double t_solve = bench_median(solve, repeat);
+    double s_min, t_solve, s_max;
+    bench_stats(solve, repeat, &s_min, &t_solve, &s_max);
     printf("model              %s (%d periods, %d regimes, %d kernels)\n", m->name, m->nperiods, m->nregimes,
            m->nkernels);
     if (!strcmp(lcm_solver_backend(solver), "cuda"))
@@ -151,19 +174,28 @@ int main(int argc, char **argv)
                lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("work               %.0f states, %.3g state-action pairs per solve\n", states, pairs);
     printf("generate (Lua)     %.4f s\n", t_gen);
-    if (ncold) printf("compile, cold      %.3f s (median of %d)\n", bench_median(cold, ncold), ncold);
-    printf("solver, cached     %.4f s (median of %d)\n", bench_median(warm, repeat), repeat);
-    printf("solve              %.4f s (median of %d; min %.4f, max %.4f), checks %s\n", t_solve, repeat, solve[0],
-           solve[repeat - 1], lcm_checks_mode() == LCM_CHECKS_OFF ? "off" : "on");
+    double lo, mid, hi;
+    if (ncold) {
+        bench_stats(cold, ncold, &lo, &mid, &hi);
+        printf("compile, cold      %.3f s (fresh process, empty cache; median of %d; min %.3f, max %.3f)\n", mid,
+               ncold, lo, hi);
+        bench_stats(cold_whole, ncold, &lo, &mid, &hi);
+        printf("  that process     %.3f s (generate + compile, fork to exit; median of %d)\n", mid, ncold);
+    }
+    bench_stats(warm, repeat, &lo, &mid, &hi);
+    printf("solver, cached     %.4f s (median of %d; min %.4f, max %.4f)\n", mid, repeat, lo, hi);
+    bench_stats(whole, nwhole, &lo, &mid, &hi);
+    printf("whole process      %.3f s (generate, cached solver, one solve; fork to exit; median of %d; min %.3f, "
+           "max %.3f)\n", mid, nwhole, lo, hi);
+    printf("solve              %.4f s (median of %d; min %.4f, max %.4f), checks %s\n", t_solve, repeat, s_min,
+           s_max, lcm_checks_mode() == LCM_CHECKS_OFF ? "off" : "on");
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
     printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
     printf("continuation tables %.2f MiB (ir/precompute.h)\n", (double)lcm_solver_table_bytes(solver) / 1048576.0);
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
-    char *cmd = lcm_xasprintf("rm -rf %s", cache_dir);
-    if (system(cmd)) {
-    }
-    free(cmd), free(cpu), free(cold), free(warm), free(solve);
+    bench_rmdir(cache_dir);
+    free(cpu), free(cold), free(cold_whole), free(warm), free(whole), free(solve);
     lcm_solver_free(solver);
     lcm_pv_free(params);
     lcm_model_free(model);

@@ -91,9 +91,17 @@ LCM_DEVICE void lcm_flag_bits(lcm_flags *f, unsigned bits, lcm_index at)
  * off the grid extrapolate linearly from the nearest cell) at fraction
  * t = (x - p[i]) / (p[i+1] - p[i]).  fmin/fmax keep a NaN x from making an
  * invalid index: it gives a NaN t instead, and so a NaN value.            */
+/* fmax(0, fmin(f, hi)) written as comparisons, which the compiler keeps
+ * inline (a NaN f gives hi, as fmin does). */
+LCM_DEVICE real lcm_clamp_low0(real f, real hi)
+{
+    const real m = f < hi ? f : hi;
+    return m > 0 ? m : (real)0;
+}
+
 LCM_DEVICE int lcm_clip_cell(real f, int n)
 {
-    return (int)LCM_FMAX((real)0, LCM_FMIN(f, (real)(n - 2)));
+    return (int)lcm_clamp_low0(f, (real)(n - 2));
 }
 
 LCM_DEVICE real lcm_frac(real x, const real *p, int i) { return (x - p[i]) / (p[i + 1] - p[i]); }
@@ -117,7 +125,7 @@ LCM_DEVICE int lcm_cell_log(real x, real start, real log_start, real inv_log_ste
  * the cell that bridges to the next piece). */
 LCM_DEVICE int lcm_cell_piece(real local, int offset, int n_piece, int n)
 {
-    real f = LCM_FMAX((real)0, LCM_FMIN(LCM_FLOOR(local), (real)(n_piece - 1)));
+    real f = lcm_clamp_low0(LCM_FLOOR(local), (real)(n_piece - 1));
     return lcm_clip_cell((real)offset + f, n);
 }
 

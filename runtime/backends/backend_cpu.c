@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -41,26 +42,88 @@ static const char *compiler(void)
 static const char *const CFLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp",
                                      "-Werror=implicit-function-declaration", NULL};
 
-/* What makes compiled code differ besides its source: the compiler's
- * version and target, the flags, and (because of -march=native) the CPU. */
-static int compiler_identity(const char *cc, lcm_sb *id, lcm_err *err)
+/* The compiler's executable as a search of PATH finds it, or NULL. */
+static char *find_program(const char *name)
 {
-    char *argv[] = {(char *)cc, "--version", NULL};
-    char *out;
-    int st = lcm_run_capture(argv, &out);
-    if (st != 0) {
-        int rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s' does not run (%s); install gcc or set LCM_CC",
-                          cc, out);
-        free(out);
-        return rc;
+    if (strchr(name, '/')) return access(name, X_OK) ? NULL : lcm_xstrdup(name);
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *at = path;;) {
+        const char *colon = strchr(at, ':');
+        size_t len = colon ? (size_t)(colon - at) : strlen(at);
+        char *dir = len ? lcm_xstrndup(at, len) : lcm_xstrdup(".");
+        char *full = lcm_path_join(dir, name);
+        free(dir);
+        struct stat st;
+        if (!stat(full, &st) && S_ISREG(st.st_mode) && !access(full, X_OK)) return full;
+        free(full);
+        if (!colon) return NULL;
+        at = colon + 1;
     }
-    char *nl = strchr(out, '\n');
-    if (nl) *nl = 0;
-    lcm_sb_printf(id, "cc=%s\nversion=%s\n", cc, out);
-    free(out);
-    char *argv2[] = {(char *)cc, "-dumpmachine", NULL};
-    if (lcm_run_capture(argv2, &out) == 0) lcm_sb_printf(id, "target=%s", out);
-    free(out);
+}
+
+/* A key for what `cc --version` and `cc -dumpmachine` say, from the
+ * compiler's file alone (its device, inode, size and times, following
+ * links): a new or switched compiler is another file.  Only for a binary
+ * (ELF): a script may run another compiler that changes behind it, and is
+ * asked every time.  0 when there is no such key. */
+static int compiler_file_key(const char *cc, char key[65])
+{
+    char *exe = find_program(cc);
+    struct stat st;
+    unsigned char magic[4] = {0};
+    FILE *f = exe ? fopen(exe, "rb") : NULL;
+    int binary = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
+    if (f) fclose(f);
+    if (!binary || stat(exe, &st)) {
+        free(exe);
+        return 0;
+    }
+    char *text = lcm_xasprintf("lcm-cc-identity 1\n%s\n%llu %llu %lld %lld.%09ld %lld.%09ld\n", exe,
+                               (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (long long)st.st_size,
+                               (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+                               st.st_ctim.tv_nsec);
+    lcm_sha256 h;
+    lcm_sha256_init(&h);
+    lcm_sha256_update(&h, text, strlen(text));
+    lcm_sha256_hex_final(&h, key);
+    free(text), free(exe);
+    return 1;
+}
+
+/* What makes compiled code differ besides its source: the compiler's
+ * version and target, the flags, and (because of -march=native) the CPU.
+ * The compiler's own answers are kept in the cache (kind "cc", keyed by
+ * its file), so a run with a cached solver starts no process. */
+static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_err *err)
+{
+    char key[65];
+    int keyed = compiler_file_key(cc, key);
+    void *known = NULL;
+    size_t known_len = 0;
+    if (keyed && lcm_cache_get(cache, "cc", key, &known, &known_len)) {
+        lcm_sb_putn(id, known, known_len);
+        free(known);
+    } else {
+        char *argv[] = {(char *)cc, "--version", NULL};
+        char *out;
+        int st = lcm_run_capture(argv, &out);
+        if (st != 0) {
+            int rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s' does not run (%s); install gcc or set LCM_CC",
+                              cc, out);
+            free(out);
+            return rc;
+        }
+        size_t from = id->len;
+        char *nl = strchr(out, '\n');
+        if (nl) *nl = 0;
+        lcm_sb_printf(id, "cc=%s\nversion=%s\n", cc, out);
+        free(out);
+        char *argv2[] = {(char *)cc, "-dumpmachine", NULL};
+        if (lcm_run_capture(argv2, &out) == 0) lcm_sb_printf(id, "target=%s", out);
+        free(out);
+        if (keyed) lcm_cache_put(cache, "cc", key, id->s + from, id->len - from);
+    }
     for (const char *const *f = CFLAGS; *f; ++f) lcm_sb_printf(id, "flag=%s\n", *f);
     char *cpuinfo = lcm_read_file("/proc/cpuinfo", NULL, NULL);
     if (cpuinfo) {
@@ -271,7 +334,7 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     void *so = NULL;
     size_t len = 0;
     int rc;
-    LCM_CHECK_GOTO(compiler_identity(cc, &id, err), rc, done);
+    LCM_CHECK_GOTO(compiler_identity(cc, cache, &id, err), rc, done);
     lcm_sha256 h;
     lcm_sha256_init(&h);
     char head[64];

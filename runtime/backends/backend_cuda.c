@@ -22,6 +22,9 @@
 #include "cuda_api.h"
 #include "cuda_compile.h"
 #include "log.h"
+#include "precompute.h"
+#include "shard.h"
+#include "vars.h"
 
 #ifdef LCM_HAVE_CUDA
 
@@ -250,7 +253,16 @@ static int cuda_stamp(lcm_backend *base, int i, lcm_err *err)
             CU(cuEventCreate(&b->stamps[b->nstamps], 0), "creating a timing event");
         }
     }
-    CU(cuEventRecord(b->stamps[i], b->streams[b->nqueues - 1]), "recording a timing event");
+    /* In a capture a plain record only marks a point for other streams to
+     * wait on: it puts no record into the graph, so a replay never records
+     * the event and cuEventElapsedTime fails (CUDA_ERROR_INVALID_VALUE).
+     * An external record becomes a node of the graph: each replay records
+     * it on the root stream, after the period's barrier. */
+    if (b->capturing)
+        CU(cuEventRecordWithFlags(b->stamps[i], b->streams[b->nqueues - 1], CU_EVENT_RECORD_EXTERNAL),
+           "recording a timing event");
+    else
+        CU(cuEventRecord(b->stamps[i], b->streams[b->nqueues - 1]), "recording a timing event");
     return 0;
 }
 
@@ -435,9 +447,18 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
     b->max_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
     b->table_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_fns);
     b->table_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_block);
+    /* which kernels have a table entry: the generator's plan (gen/emit.c
+     * plans with the same shard), so no lookup of an entry that is not
+     * there (a NOT_FOUND that compute-sanitizer reports as an error) */
+    ir_vars V;
+    ir_shard S;
+    ir_vars_build(m, &V);
+    ir_shard_build(m, &V, &S);
     int rc = 0;
     for (int k = 0; k < m->nkernels; ++k) {
         const ir_kernel *kn = &m->kernels[k];
+        ir_pre pre;
+        ir_pre_plan(m, &S, k, &pre);
         char sim_symbol[256], table_symbol[256];
         snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", kn->symbol);
         snprintf(table_symbol, sizeof table_symbol, "%s_table", kn->symbol);
@@ -451,19 +472,22 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
         LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&sim_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                                        b->sim_fns[k]), "asking a kernel's block size", err), rc, done);
         if (sim_block < b->max_block[k]) b->max_block[k] = sim_block;
-        /* only kernels with a continuation table have its entry */
-        if (cu->cuModuleGetFunction(&b->table_fns[k], b->mod, table_symbol) != CUDA_SUCCESS) b->table_fns[k] = NULL;
-        if (b->table_fns[k]) {
+        if (pre.active) {
+            LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->table_fns[k], b->mod, table_symbol), table_symbol,
+                                 err), rc, done);
             LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&b->table_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                                            b->table_fns[k]), "asking a kernel's block size", err),
                            rc, done);
             if (b->table_block[k] > 128) b->table_block[k] = 128;
         }
-        if (b->max_block[k] < 128)
-            return lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
-                            b->max_block[k], b->name);
+        if (b->max_block[k] < 128) {
+            rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
+                          b->max_block[k], b->name);
+            goto done;
+        }
     }
 done:
+    ir_vars_free(&V);
     return rc;
 }
 

@@ -31,8 +31,9 @@ static const char MAGIC[8] = {'L', 'C', 'M', 'C', 'A', 'C', 'H', 'E'};
 /* "<kind>/<key>": keys are 64 hex digits */
 #define MAX_NAME 256
 
-/* The kinds of entries: the only folders lcm reads, lists and clears. */
-static const char *const KINDS[] = {"cpu", "cuda"};
+/* The kinds of entries: the only folders lcm reads, lists and clears
+ * (cc: what a C compiler says of itself, backend_cpu.c). */
+static const char *const KINDS[] = {"cpu", "cuda", "cc"};
 #define NKINDS ((int)(sizeof KINDS / sizeof *KINDS))
 
 /* Reasons an entry is not used (lcm_cache_decode, lcm cache list). */

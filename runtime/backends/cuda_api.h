@@ -52,6 +52,7 @@
     X(CUresult, cuEventCreate, "cuEventCreate", (CUevent *, unsigned int))                                 \
     X(CUresult, cuEventDestroy, "cuEventDestroy_v2", (CUevent))                                            \
     X(CUresult, cuEventRecord, "cuEventRecord", (CUevent, CUstream))                                       \
+    X(CUresult, cuEventRecordWithFlags, "cuEventRecordWithFlags", (CUevent, CUstream, unsigned int))       \
     X(CUresult, cuEventElapsedTime, "cuEventElapsedTime", (float *, CUevent, CUevent))                     \
     X(CUresult, cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream, CUstreamCaptureMode))          \
     X(CUresult, cuStreamEndCapture, "cuStreamEndCapture", (CUstream, CUgraph *))                           \

@@ -158,23 +158,26 @@ int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_e
     return finish(tmp, path, failed, why, err);
 }
 
-void lcm_csv_number(FILE *f, double x, int precision)
+int lcm_csv_format(char *buf, double x, int precision)
 {
-    if (x != x) {
-        fputs("nan", f);
-        return;
-    }
+    if (x != x) return (int)(memcpy(buf, "nan", 4), 3);
     if (x == 1.0 / 0.0 || x == -1.0 / 0.0) {
-        fputs(x > 0 ? "inf" : "-inf", f);
-        return;
+        strcpy(buf, x > 0 ? "inf" : "-inf");
+        return x > 0 ? 3 : 4;
     }
     /* the fewest digits that read back to the same number: 50.63, not 50.630000000000003 */
-    char buf[40];
+    int len = 0;
     for (int digits = precision == 32 ? 6 : 15; digits <= (precision == 32 ? 9 : 17); ++digits) {
-        snprintf(buf, sizeof buf, "%.*g", digits, x);
+        len = snprintf(buf, LCM_CSV_NUMBER_MAX, "%.*g", digits, x);
         if (precision == 32 ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x) break;
     }
-    fputs(buf, f);
+    return len;
+}
+
+void lcm_csv_number(FILE *f, double x, int precision)
+{
+    char buf[LCM_CSV_NUMBER_MAX];
+    fwrite(buf, 1, (size_t)lcm_csv_format(buf, x, precision), f);
 }
 
 /* ---- HDF5's reason for a failure ------------------------------------------ */

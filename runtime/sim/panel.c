@@ -1,4 +1,5 @@
 /* panel.c - simulated panels: columns, CSV and HDF5 (see lcm.h). */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,13 +14,34 @@ lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n)
     p->n = n;
     ir_vars_build(m, &p->vars);
     size_t rows = (size_t)n + 1;
-    p->subject = lcm_xcalloc(rows, sizeof *p->subject);
-    p->period = lcm_xcalloc(rows, sizeof *p->period);
-    p->regime = lcm_xcalloc(rows, sizeof *p->regime);
-    p->value = lcm_xcalloc(rows, sizeof *p->value);
-    p->x = lcm_xcalloc(rows * (size_t)(p->vars.nstates + 1), sizeof *p->x);
-    p->act = lcm_xcalloc(rows * (size_t)(p->vars.nactions + 1), sizeof *p->act);
+    p->subject = lcm_xmalloc(rows * sizeof *p->subject);
+    p->period = lcm_xmalloc(rows * sizeof *p->period);
+    p->regime = lcm_xmalloc(rows * sizeof *p->regime);
+    p->value = lcm_xmalloc(rows * sizeof *p->value);
+    p->x = lcm_xcalloc((size_t)p->vars.nstates + 1, sizeof *p->x);
+    p->act = lcm_xcalloc((size_t)p->vars.nactions + 1, sizeof *p->act);
+    for (int k = 0; k < p->vars.nstates; ++k) p->x[k] = lcm_xmalloc(rows * sizeof **p->x);
+    for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = lcm_xmalloc(rows * sizeof **p->act);
     return p;
+}
+
+static void *shrink(void *a, size_t bytes)
+{
+    void *b = realloc(a, bytes ? bytes : 1);
+    return b ? b : a; /* a smaller block that cannot move stays where it is */
+}
+
+void lcm_panel_truncate(lcm_panel *p, lcm_index n)
+{
+    if (n >= p->n) return;
+    size_t rows = (size_t)n + 1;
+    p->n = n;
+    p->subject = shrink(p->subject, rows * sizeof *p->subject);
+    p->period = shrink(p->period, rows * sizeof *p->period);
+    p->regime = shrink(p->regime, rows * sizeof *p->regime);
+    p->value = shrink(p->value, rows * sizeof *p->value);
+    for (int k = 0; k < p->vars.nstates; ++k) p->x[k] = shrink(p->x[k], rows * sizeof **p->x);
+    for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = shrink(p->act[k], rows * sizeof **p->act);
 }
 
 void lcm_panel_free(lcm_panel *p)
@@ -27,6 +49,8 @@ void lcm_panel_free(lcm_panel *p)
     if (!p) return;
     for (int i = 0; i < p->ntargets; ++i) free(p->target_names[i]);
     free(p->target_names), free(p->targets);
+    for (int k = 0; k < p->vars.nstates; ++k) free(p->x[k]);
+    for (int k = 0; k < p->vars.nactions; ++k) free(p->act[k]);
     free(p->subject), free(p->period), free(p->regime), free(p->value), free(p->x), free(p->act);
     ir_vars_free(&p->vars);
     free(p);
@@ -73,19 +97,31 @@ static double cell(const lcm_panel *p, const column *c, lcm_index i)
     case COL_AGE: return p->m->ages[p->period[i]];
     case COL_REGIME: return p->regime[i];
     case COL_VALUE: return p->value[i];
-    case COL_STATE: return p->x[(size_t)i * (size_t)p->vars.nstates + (size_t)c->index];
-    case COL_ACTION: return p->act[(size_t)i * (size_t)p->vars.nactions + (size_t)c->index];
-    case COL_TARGET: return p->targets[(size_t)i * (size_t)p->ntargets + (size_t)c->index];
+    case COL_STATE: return p->x[c->index][i];
+    case COL_ACTION: return p->act[c->index][i];
+    case COL_TARGET: return p->targets[(size_t)c->index * (size_t)p->n + (size_t)i];
     }
     return 0;
 }
 
-/* The grid of a discrete variable in the row's own regime (labels may differ
- * between regimes), or NULL. */
-static const ir_grid *row_grid(const lcm_panel *p, const column *c, lcm_index i)
+/* A column kept as doubles in the panel, or NULL (subject, period, age, regime). */
+static const double *column_doubles(const lcm_panel *p, const column *c)
+{
+    switch (c->kind) {
+    case COL_VALUE: return p->value;
+    case COL_STATE: return p->x[c->index];
+    case COL_ACTION: return p->act[c->index];
+    case COL_TARGET: return p->targets + (size_t)c->index * (size_t)p->n;
+    default: return NULL;
+    }
+}
+
+/* The grid of a discrete variable in regime r (labels may differ between
+ * regimes), or NULL. */
+static const ir_grid *regime_grid(const lcm_panel *p, const column *c, int regime)
 {
     if (c->kind != COL_STATE && c->kind != COL_ACTION) return NULL;
-    const ir_regime *r = &p->m->regimes[p->regime[i]];
+    const ir_regime *r = &p->m->regimes[regime];
     int k = c->kind == COL_STATE ? ir_find_state(r, c->name) : ir_find_action(r, c->name);
     if (k < 0) return NULL;
     const ir_grid *g = c->kind == COL_STATE ? &r->states[k].grid : &r->actions[k].grid;
@@ -107,38 +143,75 @@ int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err 
         free(c);
         return err->code;
     }
-    for (lcm_index i = 0; i < p->n; ++i) out[i] = cell(p, &c[found], i);
+    const double *col = column_doubles(p, &c[found]);
+    if (col) memcpy(out, col, (size_t)p->n * sizeof *out);
+    else
+        for (lcm_index i = 0; i < p->n; ++i) out[i] = cell(p, &c[found], i);
     free(c);
     return 0;
 }
 
 /* ---- CSV ------------------------------------------------------------------- */
+/* Rows [lo, hi) as CSV text into out; grids[k * nregimes + r]: column k's
+ * discrete grid in regime r, or NULL. */
+static void csv_rows(const lcm_panel *p, const column *c, int n, const ir_grid *const *grids, lcm_index lo,
+                     lcm_index hi, lcm_sb *out)
+{
+    char num[LCM_CSV_NUMBER_MAX + 48];
+    int R = p->m->nregimes;
+    for (lcm_index i = lo; i < hi; ++i) {
+        int r = p->regime[i];
+        int len = snprintf(num, sizeof num, "%llu,%d,", p->subject[i], p->period[i]);
+        lcm_sb_putn(out, num, (size_t)len);
+        lcm_sb_putn(out, num, (size_t)lcm_csv_format(num, p->m->ages[p->period[i]], 64));
+        lcm_sb_putc(out, ',');
+        lcm_sb_puts(out, p->m->regimes[r].name);
+        lcm_sb_putc(out, ',');
+        lcm_sb_putn(out, num, (size_t)lcm_csv_format(num, p->value[i], p->precision));
+        for (int k = 5; k < n; ++k) {
+            lcm_sb_putc(out, ',');
+            double x = column_doubles(p, &c[k])[i];
+            const ir_grid *g = grids[k * R + r];
+            if (x != x && c[k].kind != COL_TARGET) continue; /* the regime lacks the variable */
+            if (g && x >= 0 && x < g->n && x == (int)x) lcm_sb_puts(out, g->labels[(int)x]);
+            else lcm_sb_putn(out, num, (size_t)lcm_csv_format(num, x, c[k].kind == COL_TARGET ? 64 : p->precision));
+        }
+        lcm_sb_putc(out, '\n');
+    }
+}
+
+/* Rows are formatted in parallel, a block per thread, and written in order. */
 int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
 {
     char *tmp;
     FILE *f = lcm_output_open_csv(path, &tmp, err);
     if (!f) return err->code;
     column *c;
-    int n = columns(p, &c);
+    int n = columns(p, &c), R = p->m->nregimes;
+    const ir_grid **grids = lcm_xcalloc((size_t)(n * R) + 1, sizeof *grids);
+    for (int k = 0; k < n; ++k)
+        for (int r = 0; r < R; ++r) grids[k * R + r] = regime_grid(p, &c[k], r);
     for (int k = 0; k < n; ++k) fprintf(f, "%s%s", k ? "," : "", c[k].name);
     fputc('\n', f);
-    for (lcm_index i = 0; i < p->n; ++i) {
-        fprintf(f, "%llu,%d,", p->subject[i], p->period[i]);
-        lcm_csv_number(f, p->m->ages[p->period[i]], 64);
-        fprintf(f, ",%s,", p->m->regimes[p->regime[i]].name);
-        lcm_csv_number(f, p->value[i], p->precision);
-        for (int k = 5; k < n; ++k) {
-            fputc(',', f);
-            double x = cell(p, &c[k], i);
-            const ir_grid *g = row_grid(p, &c[k], i);
-            if (x != x && c[k].kind != COL_TARGET) continue; /* the regime lacks the variable */
-            if (g && x >= 0 && x < g->n && x == (int)x) fputs(g->labels[(int)x], f);
-            else lcm_csv_number(f, x, c[k].kind == COL_TARGET ? 64 : p->precision);
+    int threads = p->threads > 0 ? p->threads : omp_get_max_threads();
+    const lcm_index block = 16384;
+    lcm_sb *text = lcm_xcalloc((size_t)threads, sizeof *text);
+    for (int b = 0; b < threads; ++b) lcm_sb_init(&text[b]);
+    int failed = 0;
+    for (lcm_index lo = 0; lo < p->n && !failed; lo += block * threads) {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+        for (int b = 0; b < threads; ++b) {
+            lcm_index from = lo + (lcm_index)b * block, to = from + block < p->n ? from + block : p->n;
+            text[b].len = 0;
+            if (text[b].s) text[b].s[0] = 0;
+            if (from < to) csv_rows(p, c, n, grids, from, to, &text[b]);
         }
-        fputc('\n', f);
+        for (int b = 0; b < threads && !failed; ++b)
+            if (text[b].len && fwrite(text[b].s, 1, text[b].len, f) != text[b].len) failed = 1;
     }
-    free(c);
-    return lcm_output_commit_csv(f, tmp, path, 0, err);
+    for (int b = 0; b < threads; ++b) lcm_sb_free(&text[b]);
+    free(text), free(grids), free(c);
+    return lcm_output_commit_csv(f, tmp, path, failed, err);
 }
 
 /* ---- HDF5 ------------------------------------------------------------------- */
@@ -180,16 +253,24 @@ static const char **code_names(const lcm_panel *p, const column *c, int *n)
 
 static int write_column(hid_t f, hid_t labels, const lcm_panel *p, const column *c)
 {
-    int integer = c->kind == COL_SUBJECT || c->kind == COL_PERIOD || c->kind == COL_REGIME;
-    void *buf = lcm_xcalloc((size_t)p->n + 1, 8);
-    for (lcm_index i = 0; i < p->n; ++i) {
-        double x = cell(p, c, i);
-        if (integer) ((long long *)buf)[i] = (long long)x;
-        else ((double *)buf)[i] = x;
-    }
     hsize_t rows = (hsize_t)p->n;
-    int bad = lcm_h5_data(f, c->name, integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, 1, &rows, buf);
-    free(buf);
+    int bad;
+    const double *col = column_doubles(p, c);
+    if (col) bad = lcm_h5_data(f, c->name, H5T_NATIVE_DOUBLE, 1, &rows, col);
+    else if (c->kind == COL_SUBJECT) bad = lcm_h5_data(f, c->name, H5T_NATIVE_LLONG, 1, &rows, p->subject);
+    else {
+        int integer = c->kind != COL_AGE;
+        void *buf = lcm_xmalloc(((size_t)p->n + 1) * 8);
+        int threads = p->threads > 0 ? p->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (lcm_index i = 0; i < p->n; ++i) {
+            double x = cell(p, c, i);
+            if (integer) ((long long *)buf)[i] = (long long)x;
+            else ((double *)buf)[i] = x;
+        }
+        bad = lcm_h5_data(f, c->name, integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, 1, &rows, buf);
+        free(buf);
+    }
     int n = 0;
     const char **names = bad ? NULL : code_names(p, c, &n);
     if (names) bad |= lcm_h5_data_strings(labels, c->name, names, (hsize_t)n);

@@ -1,5 +1,7 @@
 /* panel.h - a simulated panel: one row per subject and period it lived,
- * ordered by subject, then period (the structure behind lcm.h's lcm_panel). */
+ * ordered by subject, then period (the structure behind lcm.h's lcm_panel).
+ * Columnar: one array of n per column, so the simulation fills it and the
+ * writers and lcm_panel_column read it without assembling rows. */
 #ifndef LCM_PANEL_H
 #define LCM_PANEL_H
 
@@ -14,16 +16,21 @@ struct lcm_panel {
     unsigned long long *subject;
     int *period, *regime;
     double *value;
-    double *x;                /* [n * vars.nstates]: states by slot, NaN where the regime lacks one */
-    double *act;              /* [n * vars.nactions] */
+    double **x;               /* [vars.nstates] columns of n: states by slot, NaN where the regime lacks one */
+    double **act;             /* [vars.nactions] columns of n */
     int ntargets;
     char **target_names;
-    double *targets;          /* [n * ntargets], NaN where the regime lacks the function */
+    double *targets;          /* [ntargets * n], column after column, NaN where the regime lacks the function */
     double seconds;
+    int threads;              /* host threads for its per-row work (writing CSV): 0, OpenMP's default */
 };
 
-/* An empty panel of n rows for model m (arrays allocated). */
+/* An empty panel of n rows for model m (columns allocated, not cleared:
+ * the caller writes every cell it keeps). */
 lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n);
+/* Keeps the first n rows (n <= p->n), giving the rest of each column back. */
+void lcm_panel_truncate(lcm_panel *p, lcm_index n);
+
 /* Evaluates the DAG functions named by `spec` ("a,b" or "all") on every row
  * of p, with the solution's parameters and V (for functions of E_next_V). */
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err);

@@ -4,6 +4,7 @@
  * parameters, grids and V (for functions of E_next_V).  NaN where the
  * row's regime lacks the function or no action was feasible. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,22 +85,22 @@ static void eval_row(lcm_panel *p, const lcm_solution *sol, lcm_index k, double 
     const ir_model *m = p->m;
     const ir_regime *r = &m->regimes[p->regime[k]];
     int t = p->period[k];
-    double *out = p->targets + (size_t)k * (size_t)p->ntargets;
-    for (int i = 0; i < p->ntargets; ++i) out[i] = NAN;
+    double *out = p->targets + (size_t)k;
+    size_t n = (size_t)p->n;
+    for (int i = 0; i < p->ntargets; ++i) out[i * n] = NAN;
     vnext_ctx ctx = {sol, t + 1};
     lcm_point pt = {.m = m, .k = &m->kernels[m->period_kernel[r->id * m->nperiods + t]], .r = r, .L = &sol->layout,
                     .G = sol->grids, .params = sol->params, .vnext = vnext_from_solution, .vnext_ctx = &ctx,
                     .age = m->ages[t], .period = t, .vals = vals};
-    const double *x = p->x + (size_t)k * (size_t)p->vars.nstates;
-    for (int s = 0; s < r->nstates; ++s) pt.x[s] = x[p->vars.state_slot[r->id][s]];
+    for (int s = 0; s < r->nstates; ++s) pt.x[s] = p->x[p->vars.state_slot[r->id][s]][k];
     for (int a = 0; a < r->nactions; ++a) {
-        pt.act[a] = p->act[(size_t)k * (size_t)p->vars.nactions + (size_t)p->vars.action_slot[r->id][a]];
+        pt.act[a] = p->act[p->vars.action_slot[r->id][a]][k];
         if (pt.act[a] != pt.act[a]) return; /* no feasible action: nothing was chosen */
     }
     lcm_point_eval(&pt);
     for (int i = 0; i < p->ntargets; ++i)
         for (int f = 0; f < r->nfuncs; ++f)
-            if (!strcmp(r->funcs[f].name, p->target_names[i])) out[i] = vals[r->funcs[f].node];
+            if (!strcmp(r->funcs[f].name, p->target_names[i])) out[i * n] = vals[r->funcs[f].node];
 }
 
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err)
@@ -114,7 +115,7 @@ int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
     size_t most = 1;
     for (int r = 0; r < p->m->nregimes; ++r)
         if (p->m->regimes[r].nnodes > most) most = p->m->regimes[r].nnodes;
-#pragma omp parallel
+#pragma omp parallel num_threads(p->threads > 0 ? p->threads : omp_get_max_threads())
     {
         double *vals = lcm_xcalloc(most + 1, sizeof *vals);
 #pragma omp for schedule(dynamic, 256)

@@ -9,11 +9,16 @@
  * draw is keyed by (seed, subject, period, purpose), so the panel does not
  * depend on the batch size or the backend (up to float rounding).
  *
- * The host keeps every subject's state and every row of the panel; rows
- * are recorded by (subject, period) and compacted at the end, which gives
- * the panel's order: by subject, then period.
+ * The host keeps every subject's state and the panel's columns.  Each
+ * period's results go straight into the columns at the cell (subject,
+ * period); a subject's periods are consecutive, so the panel's order (by
+ * subject, then period) comes from moving each column's cells down in
+ * place at the end.  Every per-subject step on the host (drawing initial
+ * states, grouping by regime, recording) runs on the host threads; a host
+ * backend (cpu, interp) reads and writes the batch in place, without copies.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +48,14 @@ typedef struct sim_run {
     double *x;                 /* [n * ns] current state values by slot */
     int *regime;               /* [n] current regime, -1 when its path has ended */
     const int *start;          /* [n] start period */
-    /* the rows, by (subject, period) */
-    unsigned char *lived;      /* [n * T] */
-    double *rec_value, *rec_x, *rec_act;
-    int *rec_regime;
-    /* one batch: host staging (h) and backend memory (d) */
+    int *len;                  /* [n] periods lived so far (from start, consecutive) */
+    unsigned long long *ids;   /* [n] subject ids: 0, 1, ... (the draws' keys) */
+    lcm_panel *p;              /* the columns, by cell (subject * T + period) until compacted */
+    int threads;               /* host threads */
+    /* one batch: host staging (h) and backend memory (d); a host backend's
+     * d is its h (x_h: only float32 stages the states) */
     int *rows_h, *rows_d, *rn_h, *rn_d;
-    unsigned long long *subj_h, *subj_d;
+    unsigned long long *subj_d;
     void *x_h, *x_d, *xn_h, *xn_d, *val_h, *val_d, *act_h, *act_d;
     lcm_flags *F_h, *F_d, *F_init;
     void *vnext[IR_MAX_REGIMES];  /* device backends: V_{t+1} */
@@ -73,27 +79,45 @@ static void rset(const sim_run *s, void *a, size_t i, double x)
 static void *host(sim_run *s, size_t bytes, lcm_err *err) { return s->be->alloc_host(s->be, bytes + 8, err); }
 static void *dev(sim_run *s, size_t bytes, lcm_err *err) { return s->be->alloc(s->be, bytes + 8, err); }
 
+#define NBUF_H 8
+#define NBUF_D 7
+static void batch_pointers(sim_run *s, void ***h, void ***d)
+{
+    void **hh[NBUF_H] = {(void **)&s->rows_h, (void **)&s->rn_h, &s->x_h, &s->xn_h, &s->val_h, &s->act_h,
+                         (void **)&s->F_h, (void **)&s->F_init};
+    void **dd[NBUF_D] = {(void **)&s->rows_d, (void **)&s->rn_d, &s->x_d, &s->xn_d, &s->val_d, &s->act_d,
+                         (void **)&s->F_d};
+    memcpy(h, hh, sizeof hh), memcpy(d, dd, sizeof dd);
+}
+
 static int make_batch_buffers(sim_run *s, lcm_err *err)
 {
     size_t K = (size_t)s->K, R = (size_t)s->R;
-    void **h[] = {(void **)&s->rows_h, (void **)&s->rn_h, (void **)&s->subj_h, &s->x_h, &s->xn_h, &s->val_h,
-                  &s->act_h, (void **)&s->F_h, (void **)&s->F_init};
-    void **d[] = {(void **)&s->rows_d, (void **)&s->rn_d, (void **)&s->subj_d, &s->x_d, &s->xn_d, &s->val_d,
-                  &s->act_d, (void **)&s->F_d};
-    size_t bytes[] = {K * sizeof(int), K * sizeof(int), K * sizeof(unsigned long long), K * (size_t)s->ns * s->rb,
+    void **h[NBUF_H], **d[NBUF_D];
+    batch_pointers(s, h, d);
+    int host_mem = s->be->host_memory;
+    size_t bytes[] = {K * sizeof(int), K * sizeof(int), s->rb == 8 ? 0 : K * (size_t)s->ns * s->rb,
                       K * (size_t)s->ns * s->rb, K * s->rb, K * (size_t)s->na * s->rb, R * sizeof(lcm_flags),
                       R * sizeof(lcm_flags)};
-    for (size_t i = 0; i < sizeof h / sizeof *h; ++i)
-        if (!(*h[i] = host(s, bytes[i], err))) return err->code;
-    for (size_t i = 0; i < sizeof d / sizeof *d; ++i)
-        if (!(*d[i] = dev(s, bytes[i], err)))
+    for (size_t i = 0; i < NBUF_H; ++i)
+        if ((bytes[i] || i != 2) && !(*h[i] = host(s, bytes[i], err))) return err->code;
+    for (size_t i = 0; i < NBUF_D; ++i) {
+        if (host_mem) {
+            *d[i] = *h[i]; /* runs in place: x_d is set per batch */
+            continue;
+        }
+        if (!(*d[i] = dev(s, i == 2 ? K * (size_t)s->ns * s->rb : bytes[i], err)))
             return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
                                    (long long)s->K);
+    }
+    if (!host_mem && !(s->subj_d = dev(s, K * sizeof *s->subj_d, err)))
+        return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
+                               (long long)s->K);
     for (int r = 0; r < s->R; ++r) {
         memset(&s->F_init[r], 0, sizeof *s->F_init);
         for (int b = 0; b < LCM_NFLAGS; ++b) s->F_init[r].first[b] = INT64_MAX;
     }
-    if (s->be->host_memory) return 0;
+    if (host_mem) return 0;
     for (int r = 0; r < s->R; ++r)
         if (!(s->vnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
     return 0;
@@ -103,14 +127,17 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
 static void free_batch(sim_run *s)
 {
     lcm_backend *be = s->be;
-    void **h[] = {(void **)&s->rows_h, (void **)&s->rn_h, (void **)&s->subj_h, &s->x_h, &s->xn_h, &s->val_h,
-                  &s->act_h, (void **)&s->F_h, (void **)&s->F_init};
-    void **d[] = {(void **)&s->rows_d, (void **)&s->rn_d, (void **)&s->subj_d, &s->x_d, &s->xn_d, &s->val_d,
-                  &s->act_d, (void **)&s->F_d};
-    for (size_t i = 0; i < sizeof h / sizeof *h; ++i)
+    void **h[NBUF_H], **d[NBUF_D];
+    batch_pointers(s, h, d);
+    if (!be->host_memory) {
+        for (size_t i = 0; i < NBUF_D; ++i)
+            if (*d[i]) be->release(be, *d[i]);
+        if (s->subj_d) be->release(be, s->subj_d);
+    }
+    for (size_t i = 0; i < NBUF_D; ++i) *d[i] = NULL;
+    s->subj_d = NULL;
+    for (size_t i = 0; i < NBUF_H; ++i)
         if (*h[i]) be->release_host(be, *h[i]), *h[i] = NULL;
-    for (size_t i = 0; i < sizeof d / sizeof *d; ++i)
-        if (*d[i]) be->release(be, *d[i]), *d[i] = NULL;
     for (int r = 0; r < s->R; ++r)
         if (s->vnext[r]) be->release(be, s->vnext[r]), s->vnext[r] = NULL;
 }
@@ -118,8 +145,7 @@ static void free_batch(sim_run *s)
 /* What every worker shares: the subjects and the rows. */
 static void free_shared(sim_run *s)
 {
-    free(s->x), free(s->regime), free(s->lived), free(s->rec_value), free(s->rec_x), free(s->rec_act);
-    free(s->rec_regime), free(s->warned);
+    free(s->x), free(s->regime), free(s->len), free(s->ids), free(s->warned);
     ir_vars_free(&s->V);
 }
 
@@ -128,17 +154,22 @@ static int initial_states(sim_run *s, const lcm_initial *ic, lcm_err *err)
 {
     const ir_model *m = s->m;
     if (ic->nslots != s->ns) return lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model");
-    s->x = lcm_xcalloc((size_t)s->n * (size_t)s->ns + 1, sizeof *s->x);
-    s->regime = lcm_xcalloc((size_t)s->n + 1, sizeof *s->regime);
+    size_t ns = (size_t)s->ns;
+    s->x = lcm_xmalloc(((size_t)s->n * ns + 1) * sizeof *s->x);
+    s->regime = lcm_xmalloc(((size_t)s->n + 1) * sizeof *s->regime);
+    s->len = lcm_xcalloc((size_t)s->n + 1, sizeof *s->len);
+    s->ids = lcm_xmalloc(((size_t)s->n + 1) * sizeof *s->ids);
     s->start = ic->period;
-    memcpy(s->x, ic->x, (size_t)s->n * (size_t)s->ns * sizeof *s->x);
+#pragma omp parallel for schedule(static) num_threads(s->threads)
     for (lcm_index i = 0; i < s->n; ++i) {
         const ir_regime *r = &m->regimes[ic->regime[i]];
+        s->ids[i] = (unsigned long long)i;
         s->regime[i] = r->id;
+        memcpy(s->x + (size_t)i * ns, ic->x + (size_t)i * ns, ns * sizeof *s->x);
         for (int k = 0; k < r->nstates; ++k) {
             const ir_grid *g = &r->states[k].grid;
             int slot = s->V.state_slot[r->id][k];
-            size_t at = (size_t)i * (size_t)s->ns + (size_t)slot;
+            size_t at = (size_t)i * ns + (size_t)slot;
             if (g->kind != GRID_PROCESS || ic->given[at]) continue;
             double v[IR_PROCESS_MAX_PARAMS];
             for (int p = 0; p < g->nslots; ++p) v[p] = s->sol->params[m->params[g->slots[p]].offset];
@@ -222,25 +253,49 @@ static int check_flags(sim_run *s, lcm_index b0, int t, lcm_err *err)
     return 0;
 }
 
-/* Groups the batch's living subjects by regime into rows_h; counts[r] and
- * offsets[r] say where each regime's rows are.  Returns how many live. */
+/* Groups the batch's living subjects by regime into rows_h (in order of
+ * their rows within each regime); counts[r] and offsets[r] say where each
+ * regime's rows are.  Returns how many live.  Each thread counts and then
+ * places the subjects of its own block of rows. */
 static lcm_index group_rows(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_index *counts, lcm_index *offsets)
 {
-    memset(counts, 0, (size_t)s->R * sizeof *counts);
-    for (lcm_index row = 0; row < bn; ++row)
-        if (s->mine[b0 + row] && s->start[b0 + row] <= t && s->regime[b0 + row] >= 0) ++counts[s->regime[b0 + row]];
-    lcm_index total = 0;
-    for (int r = 0; r < s->R; ++r) offsets[r] = total, total += counts[r];
-    lcm_index *fill = lcm_xcalloc((size_t)s->R, sizeof *fill);
-    for (lcm_index row = 0; row < bn; ++row) {
-        int r = s->regime[b0 + row];
-        if (s->mine[b0 + row] && s->start[b0 + row] <= t && r >= 0) s->rows_h[offsets[r] + fill[r]++] = (int)row;
+    int R = s->R, threads = s->threads > 0 ? s->threads : omp_get_max_threads();
+    if (bn < 65536) threads = 1;
+    lcm_index *part = lcm_xcalloc((size_t)(threads * R) + 1, sizeof *part); /* [thread * R + r] */
+    const unsigned char *mine = s->mine + b0;
+    const int *start = s->start + b0, *regime = s->regime + b0;
+#pragma omp parallel num_threads(threads)
+    {
+        int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        lcm_index lo = bn * th / nth, hi = bn * (th + 1) / nth;
+        lcm_index *mine_counts = part + (size_t)th * (size_t)R;
+        for (lcm_index row = lo; row < hi; ++row)
+            if (mine[row] && start[row] <= t && regime[row] >= 0) ++mine_counts[regime[row]];
+#pragma omp barrier
+#pragma omp single
+        {
+            lcm_index total = 0;
+            for (int r = 0; r < R; ++r) {
+                offsets[r] = total, counts[r] = 0;
+                for (int k = 0; k < nth; ++k) {
+                    lcm_index c = part[(size_t)k * (size_t)R + (size_t)r];
+                    part[(size_t)k * (size_t)R + (size_t)r] = total;
+                    total += c, counts[r] += c;
+                }
+            }
+        }
+        for (lcm_index row = lo; row < hi; ++row) {
+            int r = regime[row];
+            if (mine[row] && start[row] <= t && r >= 0) s->rows_h[mine_counts[r]++] = (int)row;
+        }
     }
-    free(fill);
+    free(part);
+    lcm_index total = 0;
+    for (int r = 0; r < R; ++r) total += counts[r];
     return total;
 }
 
-static int launch_batch(sim_run *s, lcm_index bn, int t, const lcm_index *counts, const lcm_index *offsets,
+static int launch_batch(sim_run *s, lcm_index b0, lcm_index bn, int t, const lcm_index *counts, const lcm_index *offsets,
                         lcm_index live, lcm_err *err)
 {
     lcm_backend *be = s->be;
@@ -248,9 +303,15 @@ static int launch_batch(sim_run *s, lcm_index bn, int t, const lcm_index *counts
     lcm_worker *w = s->w;
     int root = s->R, rc = 0;
     size_t ns = (size_t)s->ns, na = (size_t)s->na;
-    rc = be->upload(be, s->rows_d, s->rows_h, (size_t)live * sizeof(int), root, err);
-    if (!rc) rc = be->upload(be, s->subj_d, s->subj_h, (size_t)bn * sizeof *s->subj_h, root, err);
-    if (!rc) rc = be->upload(be, s->x_d, s->x_h, (size_t)bn * ns * s->rb, root, err);
+    unsigned long long *subj = s->ids + b0;
+    const void *x = s->rb == 8 ? (const void *)(s->x + (size_t)b0 * ns) : s->x_h;
+    if (be->host_memory) subj = s->ids + b0, s->x_d = (void *)x; /* in place */
+    else {
+        rc = be->upload(be, s->rows_d, s->rows_h, (size_t)live * sizeof(int), root, err);
+        if (!rc) rc = be->upload(be, s->subj_d, subj, (size_t)bn * sizeof *subj, root, err);
+        if (!rc) rc = be->upload(be, s->x_d, x, (size_t)bn * ns * s->rb, root, err);
+        subj = s->subj_d;
+    }
     if (!rc) rc = be->upload(be, s->F_d, s->F_init, (size_t)s->R * sizeof(lcm_flags), root, err);
     if (!rc) rc = be->barrier(be, err);
     for (int r = 0; r < s->R && !rc; ++r) {
@@ -268,51 +329,70 @@ static int launch_batch(sim_run *s, lcm_index bn, int t, const lcm_index *counts
         a.age = m->ages[t];
         a.period = t;
         a.checks = lcm_checks_mode() != LCM_CHECKS_OFF;
-        lcm_sim_args sim = {.rows = s->rows_d + offsets[r], .subject = s->subj_d, .x = s->x_d, .x_next = s->xn_d,
+        lcm_sim_args sim = {.rows = s->rows_d + offsets[r], .subject = subj, .x = s->x_d, .x_next = s->xn_d,
                             .value = s->val_d, .action = s->act_d, .regime_next = s->rn_d, .seed = s->seed,
                             .nstates = s->ns, .nactions = s->na, .ends = t + 1 == s->T};
         rc = be->launch_sim(be, (int)(kn - m->kernels), &a, &sim, counts[r], r, err);
     }
     if (!rc) rc = be->barrier(be, err);
-    if (!rc) rc = be->download(be, s->val_h, s->val_d, (size_t)bn * s->rb, root, err);
-    if (!rc) rc = be->download(be, s->act_h, s->act_d, (size_t)bn * na * s->rb, root, err);
-    if (!rc) rc = be->download(be, s->xn_h, s->xn_d, (size_t)bn * ns * s->rb, root, err);
-    if (!rc) rc = be->download(be, s->rn_h, s->rn_d, (size_t)bn * sizeof(int), root, err);
-    if (!rc) rc = be->download(be, s->F_h, s->F_d, (size_t)s->R * sizeof(lcm_flags), root, err);
+    if (!rc && !be->host_memory) {
+        rc = be->download(be, s->val_h, s->val_d, (size_t)bn * s->rb, root, err);
+        if (!rc) rc = be->download(be, s->act_h, s->act_d, (size_t)bn * na * s->rb, root, err);
+        if (!rc) rc = be->download(be, s->xn_h, s->xn_d, (size_t)bn * ns * s->rb, root, err);
+        if (!rc) rc = be->download(be, s->rn_h, s->rn_d, (size_t)bn * sizeof(int), root, err);
+        if (!rc) rc = be->download(be, s->F_h, s->F_d, (size_t)s->R * sizeof(lcm_flags), root, err);
+    }
     if (!rc) rc = be->finish(be, err);
     return rc;
 }
 
-/* Records the period's rows of the batch and moves its subjects on. */
+/* Records the period's rows of the batch into the panel's cells and moves
+ * its subjects on, on the host threads; a move into a regime inactive next
+ * period is an error naming the first such row. */
 static int advance(sim_run *s, lcm_index b0, int t, lcm_index live, lcm_err *err)
 {
     size_t ns = (size_t)s->ns, na = (size_t)s->na, T = (size_t)s->T;
+    lcm_panel *p = s->p;
+    lcm_index bad = live;
+#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(min : bad)
     for (lcm_index k = 0; k < live; ++k) {
         int row = s->rows_h[k];
         lcm_index i = b0 + row;
         size_t at = (size_t)i * T + (size_t)t;
         const ir_regime *r = &s->m->regimes[s->regime[i]];
-        s->lived[at] = 1;
-        s->rec_regime[at] = r->id;
-        s->rec_value[at] = rget(s, s->val_h, (size_t)row);
-        for (size_t q = 0; q < ns; ++q) s->rec_x[at * ns + q] = NAN;
+        const double *xi = s->x + (size_t)i * ns;
+        p->regime[at] = r->id;
+        p->value[at] = rget(s, s->val_h, (size_t)row);
+        for (size_t q = 0; q < ns; ++q) p->x[q][at] = NAN;
         for (int q = 0; q < r->nstates; ++q) {
             size_t slot = (size_t)s->V.state_slot[r->id][q];
-            s->rec_x[at * ns + slot] = s->x[(size_t)i * ns + slot];
+            p->x[slot][at] = xi[slot];
         }
-        for (size_t q = 0; q < na; ++q) s->rec_act[at * na + q] = rget(s, s->act_h, (size_t)row * na + q);
+        for (size_t q = 0; q < na; ++q) p->act[q][at] = rget(s, s->act_h, (size_t)row * na + q);
         int g = s->rn_h[row];
         if (g >= 0 && !(t + 1 < s->T && s->m->regimes[g].active[t + 1])) {
-            lcm_sb who;
-            lcm_sb_init(&who);
-            describe_subject(s, i, t, &who);
-            lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: moved to regime '%s', which is not active in period %d",
-                     who.s, s->m->regimes[g].name, t + 1);
-            lcm_sb_free(&who);
-            return err->code;
+            if (k < bad) bad = k;
+            continue;
         }
         s->regime[i] = g;
-        for (size_t q = 0; q < ns && g >= 0; ++q) s->x[(size_t)i * ns + q] = rget(s, s->xn_h, (size_t)row * ns + q);
+        ++s->len[i];
+        if (g >= 0) {
+            double *xo = s->x + (size_t)i * ns;
+            if (s->rb == 8) memcpy(xo, (const double *)s->xn_h + (size_t)row * ns, ns * sizeof *xo);
+            else
+                for (size_t q = 0; q < ns; ++q) xo[q] = ((const float *)s->xn_h)[(size_t)row * ns + q];
+        }
+    }
+    if (bad < live) {
+        int row = s->rows_h[bad];
+        lcm_index i = b0 + row;
+        lcm_sb who;
+        lcm_sb_init(&who);
+        describe_subject(s, i, t, &who);
+        lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: moved to regime '%s', which is not active in period %d", who.s,
+                 s->m->regimes[s->rn_h[row]].name, t + 1);
+        lcm_sb_free(&who);
+        return err->code;
     }
     return 0;
 }
@@ -341,12 +421,13 @@ static int run_period(sim_run *s, int t, lcm_err *err)
         lcm_index live = group_rows(s, b0, bn, t, counts, offsets);
         if (!live) continue;
         stepped += live;
-        size_t ns = (size_t)s->ns;
-        for (lcm_index row = 0; row < bn; ++row) {
-            s->subj_h[row] = (unsigned long long)(b0 + row);
-            for (size_t q = 0; q < ns; ++q) rset(s, s->x_h, (size_t)row * ns + q, s->x[(size_t)(b0 + row) * ns + q]);
+        if (s->rb != 8) { /* float32: the states in the backend's precision */
+            size_t cells = (size_t)bn * (size_t)s->ns;
+            const double *from = s->x + (size_t)b0 * (size_t)s->ns;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+            for (size_t q = 0; q < cells; ++q) rset(s, s->x_h, q, from[q]);
         }
-        rc = launch_batch(s, bn, t, counts, offsets, live, err);
+        rc = launch_batch(s, b0, bn, t, counts, offsets, live, err);
         if (!rc) rc = check_flags(s, b0, t, err);
         if (!rc) rc = advance(s, b0, t, live, err);
     }
@@ -357,25 +438,40 @@ static int run_period(sim_run *s, int t, lcm_err *err)
     return rc;
 }
 
-/* The recorded rows, in panel order. */
-static lcm_panel *compact(const sim_run *s)
+/* Moves each subject's cells (subject * T + period) down to its rows:
+ * rows start at the sum of the earlier subjects' lengths, never after its
+ * cells, so each column moves in place, front to back (the columns on the
+ * host threads); subject and period are written from the lengths. */
+static void compact(sim_run *s)
 {
-    size_t T = (size_t)s->T, ns = (size_t)s->ns, na = (size_t)s->na;
+    lcm_panel *p = s->p;
+    size_t T = (size_t)s->T, n = (size_t)s->n;
+    lcm_index *first = lcm_xmalloc((n + 1) * sizeof *first);
     lcm_index rows = 0;
-    for (size_t at = 0; at < (size_t)s->n * T; ++at) rows += s->lived[at];
-    lcm_panel *p = lcm_panel_new(s->m, s->be->precision, rows);
-    lcm_index k = 0;
-    for (size_t at = 0; at < (size_t)s->n * T; ++at) {
-        if (!s->lived[at]) continue;
-        p->subject[k] = at / T;
-        p->period[k] = (int)(at % T);
-        p->regime[k] = s->rec_regime[at];
-        p->value[k] = s->rec_value[at];
-        memcpy(p->x + (size_t)k * ns, s->rec_x + at * ns, ns * sizeof *p->x);
-        memcpy(p->act + (size_t)k * na, s->rec_act + at * na, na * sizeof *p->act);
-        ++k;
+    for (size_t i = 0; i < n; ++i) first[i] = rows, rows += s->len[i];
+    int ncols = 2 + s->ns + s->na;
+#pragma omp parallel num_threads(s->threads)
+    {
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int c = 0; c < ncols; ++c) {
+            if (rows == (lcm_index)(n * T)) continue; /* every cell lived: already in order */
+            size_t width = c == 0 ? sizeof *p->regime : sizeof(double);
+            char *col = c == 0 ? (char *)p->regime : c == 1 ? (char *)p->value
+                        : c < 2 + s->ns ? (char *)p->x[c - 2] : (char *)p->act[c - 2 - s->ns];
+            for (size_t i = 0; i < n; ++i) {
+                size_t from = i * T + (size_t)s->start[i], to = (size_t)first[i];
+                if (s->len[i] && from != to) memmove(col + to * width, col + from * width, s->len[i] * width);
+            }
+        }
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < n; ++i)
+            for (int k = 0; k < s->len[i]; ++k) {
+                p->subject[first[i] + k] = i;
+                p->period[first[i] + k] = s->start[i] + k;
+            }
     }
-    return p;
+    free(first);
+    lcm_panel_truncate(p, rows);
 }
 
 static int check_inputs(const lcm_solver *sv, const lcm_solution *sol, lcm_err *err)
@@ -443,7 +539,8 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
         char *at = buf + (size_t)i * row;
         memcpy(at, &mine->subject[i], 8), memcpy(at + 8, &mine->period[i], 4), memcpy(at + 12, &mine->regime[i], 4);
         memcpy(at + 16, &mine->value[i], 8);
-        memcpy(at + 24, mine->x + (size_t)i * ns, ns * 8), memcpy(at + 24 + ns * 8, mine->act + (size_t)i * na, na * 8);
+        for (size_t q = 0; q < ns; ++q) memcpy(at + 24 + q * 8, &mine->x[q][i], 8);
+        for (size_t q = 0; q < na; ++q) memcpy(at + 24 + (ns + q) * 8, &mine->act[q][i], 8);
     }
     void *all = NULL;
     size_t *sizes = lcm_xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
@@ -460,11 +557,13 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
         }
         qsort(order, total, sizeof *order, by_subject_period);
         lcm_panel *merged = lcm_panel_new(m, mine->precision, (lcm_index)total);
+        merged->threads = mine->threads;
         for (size_t i = 0; i < total; ++i) {
             const char *at = (const char *)all + (size_t)order[i].at * row;
             memcpy(&merged->subject[i], at, 8), memcpy(&merged->period[i], at + 8, 4);
             memcpy(&merged->regime[i], at + 12, 4), memcpy(&merged->value[i], at + 16, 8);
-            memcpy(merged->x + i * ns, at + 24, ns * 8), memcpy(merged->act + i * na, at + 24 + ns * 8, na * 8);
+            for (size_t q = 0; q < ns; ++q) memcpy(&merged->x[q][i], at + 24 + q * 8, 8);
+            for (size_t q = 0; q < na; ++q) memcpy(&merged->act[q][i], at + 24 + (ns + q) * 8, 8);
         }
         free(order);
         lcm_panel_free(mine);
@@ -495,24 +594,26 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     s.ns = s.V.nstates, s.na = s.V.nactions;
     s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
     if (s.K < 1) s.K = 1;
-    size_t cells = (size_t)s.n * (size_t)s.T;
-    s.lived = lcm_xcalloc(cells + 1, 1);
+    s.threads = sv->threads > 0 ? sv->threads : omp_get_max_threads();
     s.warned = lcm_xcalloc((size_t)s.T + 1, sizeof *s.warned);
-    s.rec_value = lcm_xcalloc(cells + 1, sizeof *s.rec_value);
-    s.rec_regime = lcm_xcalloc(cells + 1, sizeof *s.rec_regime);
-    s.rec_x = lcm_xcalloc(cells * (size_t)s.ns + 1, sizeof *s.rec_x);
-    s.rec_act = lcm_xcalloc(cells * (size_t)s.na + 1, sizeof *s.rec_act);
-    int *owner = lcm_xcalloc((size_t)s.n + 1, sizeof *owner);
-    unsigned char *mine = lcm_xcalloc((size_t)s.n + 1, 1);
+    /* the columns by cell (subject * T + period), compacted into rows at the end */
+    s.p = lcm_panel_new(m, s.rb == 4 ? 32 : 64, (lcm_index)((size_t)s.n * (size_t)s.T));
+    s.p->threads = sv->threads;
+    int *owner = lcm_xmalloc(((size_t)s.n + 1) * sizeof *owner);
+    unsigned char *mine = lcm_xmalloc((size_t)s.n + 1);
+#pragma omp parallel for schedule(static) num_threads(s.threads)
     for (lcm_index i = 0; i < s.n; ++i) owner[i] = owner_of(sv, ic, i);
     rc = initial_states(&s, ic, err);
     for (int k = 0; k < sv->nworkers && !rc; ++k) {
         s.w = sv->workers[k], s.be = s.w->backend, s.mine = mine;
+#pragma omp parallel for schedule(static) num_threads(s.threads)
         for (lcm_index i = 0; i < s.n; ++i) mine[i] = owner[i] == s.w->index;
         rc = simulate_worker(&s, err);
     }
     rc = lcm_comm_agree(rc, err);
-    lcm_panel *p = rc ? NULL : compact(&s);
+    lcm_panel *p = NULL;
+    if (!rc) compact(&s), p = s.p;
+    else lcm_panel_free(s.p);
     free(owner), free(mine);
     free_shared(&s);
     if (!rc) rc = gather_panel(m, &p, err);

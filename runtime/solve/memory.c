@@ -322,11 +322,10 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
     double rb = (double)lcm_real_bytes(be->precision), n = (double)subjects, T = m->nperiods;
     double ns = sv->vars.nstates, na = sv->vars.nactions, targets = count_targets(m, o ? o->targets : NULL);
     double cells = n * T;
-    /* simulate.c: the records by (subject, period) and the compacted panel
-     * live together; the targets' column comes once the records are gone */
-    double records = cells * (1 + 8 + 4 + 8 * ns + 8 * na);
-    double panel = cells * (8 + 4 + 4 + 8 + 8 * (ns + 1) + 8 * (na + 1));
-    double extra = records > cells * 8 * targets ? records : cells * 8 * targets;
+    /* simulate.c: the panel's columns, one cell per (subject, period),
+     * compacted in place; then the targets' columns */
+    double panel = cells * (8 + 4 + 4 + 8 + 8 * ns + 8 * na);
+    double extra = cells * 8 * targets;
     lcm_sb what;
     lcm_sb_init(&what);
     put_count(&what, n);
@@ -336,11 +335,12 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
               targets > 0 ? " and the targets" : "");
     add(b, HOST, panel + extra, "the panel (%s)", what.s);
     lcm_sb_free(&what);
-    add(b, HOST, n * (8 * ns + 4 + 4 + 1), "the state of %.0f subjects", n);
+    /* states, regime, periods lived, id, owner, mine */
+    add(b, HOST, n * (8 * ns + 4 + 4 + 8 + 4 + 1), "the state of %.0f subjects", n);
     double K = o && o->subject_batch_size > 0 && o->subject_batch_size < subjects ? (double)o->subject_batch_size : n;
     double batch = K * (4 + 4 + 8 + 2 * ns * rb + rb + na * rb);
     const char *bound = "; --subject-batch-size bounds it";
-    add(b, HOST, (be->host_memory ? 2 : 1) * batch, "a batch of %.0f subjects%s", K, bound);
+    add(b, HOST, batch, "a batch of %.0f subjects%s", K, bound); /* host backends run in it, in place */
     if (!be->host_memory) {
         add(b, DEVICE, batch, "a batch of %.0f subjects%s", K, bound);
         double vnext = 0;

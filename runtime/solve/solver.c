@@ -43,7 +43,9 @@ static void describe_layout(const lcm_solver *sv)
 static void join_nccl(lcm_solver *sv)
 {
     lcm_backend *be = sv->workers[0]->backend;
-    if (!be->join || lcm_env_switch("LCM_NO_NCCL")) return;
+    /* one worker has nobody to reduce with: no communicator (NCCL's start
+     * costs time and memory) */
+    if (!be->join || sv->total_workers < 2 || lcm_env_switch("LCM_NO_NCCL")) return;
     lcm_err err = {0};
     const lcm_nccl_api *nc = lcm_nccl(&err);
     ncclUniqueId id;
@@ -107,6 +109,7 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     sv->total_workers = sv->nworkers * lcm_comm_size();
     sv->log_path = o.log_path ? lcm_xstrdup(o.log_path) : NULL;
     sv->log_keep = o.log_keep > 0 ? o.log_keep : 3;
+    sv->threads = o.threads > 0 ? o.threads : 0;
     ir_vars_build(&model->ir, &sv->vars);
     ir_shard_build(&model->ir, &sv->vars, &sv->shard);
     sv->workers = lcm_xcalloc((size_t)sv->nworkers, sizeof *sv->workers);

@@ -57,6 +57,7 @@ struct lcm_solver {
     int nccl;            /* the workers (GPUs) reduce their flags with NCCL */
     char *log_path;      /* snapshots of failed checks go here (NULL: none) */
     int log_keep;        /* how many snapshots to keep */
+    int threads;         /* host threads (--threads; 0: OpenMP's default) for the host's share of a simulation */
 };
 
 struct lcm_solution {

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda_api.h"
 #include "cuda_compile.h"
@@ -45,6 +46,12 @@ void lcm_to_precision(const double *x, size_t n, int precision, void *dst)
 lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked)
 {
     if (asked != LCM_BACKEND_AUTO) return asked;
+    /* no NVIDIA device node (Linux: /dev/nvidiactl; WSL: /dev/dxg): no
+     * GPU, and no need to load the driver library and initialise it */
+    if (access("/dev/nvidiactl", F_OK) && access("/dev/dxg", F_OK)) {
+        lcm_debug("no NVIDIA device node: using the cpu backend");
+        return LCM_BACKEND_CPU;
+    }
     if (lcm_cuda_device_count() > 0) return LCM_BACKEND_CUDA;
     lcm_debug("no usable CUDA device: using the cpu backend");
     return LCM_BACKEND_CPU;

@@ -13,9 +13,9 @@ export LCM_CACHE_DIR=$work/cache
 model=$SRC/models/iskhakov_2017.lua
 params=$SRC/models/iskhakov_2017.params.lua
 
-"$LCM" solve --log-level progress "$model" --params "$params" --out "$work/a.h5" --csv "$work/a.csv" 2> "$work/log1"
+"$LCM" solve --backend cpu --log-level progress "$model" --params "$params" --out "$work/a.h5" --csv "$work/a.csv" 2> "$work/log1"
 check "first solve compiles" "grep -q 'compiled the cpu solver' '$work/log1'"
-"$LCM" solve --log-level progress "$model" --params "$params" --out "$work/b.h5" --csv "$work/b.csv" 2> "$work/log2"
+"$LCM" solve --backend cpu --log-level progress "$model" --params "$params" --out "$work/b.h5" --csv "$work/b.csv" 2> "$work/log2"
 check "second solve loads from the cache" "grep -q 'from the cache' '$work/log2'"
 check "second solve compiles nothing" "! grep -q 'compiled' '$work/log2'"
 check "same CSV from a cached solver" "cmp -s '$work/a.csv' '$work/b.csv'"
@@ -23,22 +23,22 @@ check "same HDF5 from a cached solver" "cmp -s '$work/a.h5' '$work/b.h5'"
 check "one cache entry" "[ \$(ls '$LCM_CACHE_DIR/cpu' | wc -l) -eq 1 ]"
 
 # the solver does not depend on how the model's path is spelled
-(cd "$SRC" && "$LCM" solve --log-level progress ./models/../models/iskhakov_2017.lua --params "$params" --csv "$work/p.csv" 2> "$work/logp")
+(cd "$SRC" && "$LCM" solve --backend cpu --log-level progress ./models/../models/iskhakov_2017.lua --params "$params" --csv "$work/p.csv" 2> "$work/logp")
 check "another spelling of the path hits the cache" "grep -q 'from the cache' '$work/logp'"
 
-"$LCM" solve --log-level progress "$model" -D n_periods=4 --params "$SRC/models/iskhakov_2017_low_delta.params.lua" --out "$work/c.h5" 2> "$work/log3"
+"$LCM" solve --backend cpu --log-level progress "$model" -D n_periods=4 --params "$SRC/models/iskhakov_2017_low_delta.params.lua" --out "$work/c.h5" 2> "$work/log3"
 check "a changed model compiles again" "grep -q 'compiled the cpu solver' '$work/log3'"
-"$LCM" solve --log-level progress "$model" --params "$params" --precision 32 --out "$work/d.h5" 2> "$work/log4"
+"$LCM" solve --backend cpu --log-level progress "$model" --params "$params" --precision 32 --out "$work/d.h5" 2> "$work/log4"
 check "float32 is a different solver" "grep -q 'compiled the cpu solver' '$work/log4'"
 
 # shock-process parameters and run-time grid points are inputs of the solve,
 # not of the solver: changing them reuses the compiled kernels
 ps=$SRC/models/precautionary_savings.lua
 psp=$SRC/models/precautionary_savings.params.lua
-"$LCM" solve --log-level progress "$ps" -D wealth_grid=runtime -D wealth_points=4 --params "$psp" \
+"$LCM" solve --backend cpu --log-level progress "$ps" -D wealth_grid=runtime -D wealth_points=4 --params "$psp" \
     --set 'alive.wealth.points={0.5,2,5,9}' --csv "$work/g.csv" 2> "$work/log7"
 check "process model compiles once" "grep -q 'compiled the cpu solver' '$work/log7'"
-"$LCM" solve --log-level progress "$ps" -D wealth_grid=runtime -D wealth_points=4 --params "$psp" --set alive.income.rho=0.5 \
+"$LCM" solve --backend cpu --log-level progress "$ps" -D wealth_grid=runtime -D wealth_points=4 --params "$psp" --set alive.income.rho=0.5 \
     --set 'alive.wealth.points={0.1,1,3,9}' --csv "$work/h.csv" 2> "$work/log8"
 check "new process and grid points hit the cache" "grep -q 'from the cache' '$work/log8'"
 check "new process and grid points change V" "! cmp -s '$work/g.csv' '$work/h.csv'"
@@ -46,13 +46,13 @@ check "new process and grid points change V" "! cmp -s '$work/g.csv' '$work/h.cs
 # damage the float64 entry of the first model: truncate it
 entry=$(grep -l . "$LCM_CACHE_DIR"/cpu/*.lcmc | head -1)
 for f in "$LCM_CACHE_DIR"/cpu/*.lcmc; do truncate -s 100 "$f"; done
-"$LCM" solve --log-level progress "$model" --params "$params" --csv "$work/e.csv" 2> "$work/log5"
+"$LCM" solve --backend cpu --log-level progress "$model" --params "$params" --csv "$work/e.csv" 2> "$work/log5"
 check "damaged entry reported" "grep -q 'is corrupt' '$work/log5'"
 check "damaged entry rebuilt" "grep -q 'compiled the cpu solver' '$work/log5'"
 check "rebuilt solver gives the same V" "cmp -s '$work/a.csv' '$work/e.csv'"
 
 # a cache that cannot be written
-LCM_CACHE_DIR=/dev/null/lcm "$LCM" solve --log-level progress "$model" --params "$params" --csv "$work/f.csv" 2> "$work/log6"
+LCM_CACHE_DIR=/dev/null/lcm "$LCM" solve --backend cpu --log-level progress "$model" --params "$params" --csv "$work/f.csv" 2> "$work/log6"
 check "unwritable cache still solves" "cmp -s '$work/a.csv' '$work/f.csv'"
 check "unwritable cache warned about" "grep -q 'cannot write the solver cache' '$work/log6'"
 

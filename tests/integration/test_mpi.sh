@@ -34,7 +34,11 @@ for axes in 1 2; do
     "$LCM" simulate "$M/sharded.lua" -D axes=$axes --solution "$work/np$np-$axes.h5" $sim --csv "$work/read-$np-$axes.csv" \
       --backend cpu --log-level warning
     check "the -np $np solution file simulates the same panel" "cmp -s '$work/one-sim-$axes.csv' '$work/read-$np-$axes.csv'"
-    check "the -np $np solution file records $np shards" "h5dump -a shards '$work/np$np-$axes.h5' 2>/dev/null | grep -q '(0): $np'"
+    if command -v h5dump > /dev/null; then
+      check "the -np $np solution file records $np shards" "h5dump -a shards '$work/np$np-$axes.h5' 2>/dev/null | grep -q '(0): $np'"
+    else
+      echo "h5dump is not installed (hdf5-tools): the shards attribute is not checked"
+    fi
   done
 done
 

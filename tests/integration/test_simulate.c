@@ -188,7 +188,7 @@ static void check_policy(void)
     for (lcm_index i = 0; i < p->n; ++i) {
         if (p->regime[i] != eating->id) continue;
         int t = p->period[i];
-        double w = p->x[i * p->vars.nstates], c = p->act[i * p->vars.nactions];
+        double w = p->x[0][i], c = p->act[0][i];
         lcm_index s_at = (lcm_index)w;
         CHECK(w == floor(w) && w >= 0 && w <= 30); /* on the grid */
         /* V of the solution at that grid point, exactly */
@@ -211,7 +211,7 @@ static void check_policy(void)
                   (long long)best_a);
         /* the next row holds the next state, exactly */
         if (i + 1 < p->n && p->subject[i + 1] == p->subject[i] && p->regime[i + 1] == eating->id)
-            CHECK(p->x[(i + 1) * p->vars.nstates] == w - c);
+            CHECK(p->x[0][i + 1] == w - c);
         CHECK(p->targets[i] == sqrt(c)); /* --targets utility */
         ++rows_checked;
     }
@@ -251,10 +251,10 @@ static void check_mortality_statistics(void)
     double counts[8][2] = {{0}}, died[8][2] = {{0}}, moved[2][2] = {{0}};
     for (lcm_index i = 0; i + 1 < p->n; ++i) {
         if (p->regime[i] == dead || p->subject[i + 1] != p->subject[i]) continue;
-        int t = p->period[i], h = (int)p->x[i * p->vars.nstates + health];
+        int t = p->period[i], h = (int)p->x[health][i];
         counts[t][h] += 1;
         if (p->regime[i + 1] == dead) died[t][h] += 1;
-        else moved[h][(int)p->x[(i + 1) * p->vars.nstates + health]] += 1;
+        else moved[h][(int)p->x[health][i + 1]] += 1;
     }
     for (int t = 0; t < 5; ++t)
         for (int h = 0; h < 2; ++h) {

@@ -88,8 +88,8 @@ double test_panel_diff(const lcm_panel *a, const lcm_panel *b)
         if (a->subject[i] != b->subject[i] || a->period[i] != b->period[i] || a->regime[i] != b->regime[i])
             return INFINITY;
         for (int k = -1; k < ns + na; ++k) {
-            double x = k < 0 ? a->value[i] : k < ns ? a->x[i * ns + k] : a->act[i * na + k - ns];
-            double y = k < 0 ? b->value[i] : k < ns ? b->x[i * ns + k] : b->act[i * na + k - ns];
+            double x = k < 0 ? a->value[i] : k < ns ? a->x[k][i] : a->act[k - ns][i];
+            double y = k < 0 ? b->value[i] : k < ns ? b->x[k][i] : b->act[k - ns][i];
             if (x == y || (isnan(x) && isnan(y))) continue;
             double d = fabs(x - y) / fmax(1.0, fabs(y));
             worst = isnan(d) ? INFINITY : fmax(worst, d);
