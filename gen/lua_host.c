@@ -113,11 +113,7 @@ static int run_protected(lua_State *L)
         lua_pushstring(L, defs[i].value);
         lua_setfield(L, -2, defs[i].name);
     }
-    const char *slash = strrchr(path, '/');
-    lua_pushlstring(L, path, slash ? (size_t)(slash - path) + (slash == path) : 0);
-    const char *dir = lua_tostring(L, -1);
-    lcm_sandbox_push(L, *dir ? dir : ".", lcm_sandbox_trusted());
-    lua_remove(L, -2);
+    lcm_sandbox_push(L, path, lcm_sandbox_trusted());
     lua_call(L, 3, 3);
     if (lua_type(L, -3) != LUA_TSTRING || !is_string_list(L, -2) || !is_string_list(L, -1))
         return luaL_error(L, "%s: the model replaced a function of the lcm library, which then did not return "

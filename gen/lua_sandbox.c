@@ -35,8 +35,7 @@ void lcm_sandbox_set_trusted(int trusted) { trusted_option = trusted; }
 
 int lcm_sandbox_trusted(void)
 {
-    const char *env = getenv("LCM_TRUST_MODEL");
-    return trusted_option || (env && !strcmp(env, "1"));
+    return trusted_option || lcm_env_switch("LCM_TRUST_MODEL");
 }
 
 static const char *const pure_libraries[] = {LUA_MATHLIBNAME, LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_UTF8LIBNAME};
@@ -60,12 +59,14 @@ static int raise_at_caller(lua_State *L, const char *msg)
 
 enum { READ_OK, READ_MISSING, READ_REFUSED };
 
-/* Reads a regular file (no device, pipe or symbolic link) of a bounded
- * size whole; `shown` names it in *msg on failure.  0 on success. */
-static int read_regular(const char *path, const char *shown, char **data, size_t *size, char **msg)
+/* Reads a regular file (no device or pipe) of a bounded size whole;
+ * `shown` names it in *msg on failure.  follow: whether a symbolic link
+ * may be opened (the file the user named) or not (a path already resolved
+ * and checked, which a link swapped in must not redirect).  0 on success. */
+static int read_regular(const char *path, int follow, const char *shown, char **data, size_t *size, char **msg)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW), rc = -1;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), rc = -1;
     if (fd < 0 || fstat(fd, &st))
         *msg = lcm_xasprintf("cannot open '%s': %s", shown, strerror(errno));
     else if (!S_ISREG(st.st_mode))
@@ -138,7 +139,7 @@ static int read_beside(lua_State *L, const char *name, size_t len, char **data, 
     if (!inside && !trusted)
         *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model or params file reads files in its own folder "
                          "and below)", name, dir);
-    else rc = read_regular(resolved, *path, data, size, msg) ? READ_REFUSED : READ_OK;
+    else rc = read_regular(resolved, 0, *path, data, size, msg) ? READ_REFUSED : READ_OK;
     free(resolved);
     return rc;
 }
@@ -360,7 +361,7 @@ static int sb_load_file(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     char *data = NULL, *msg = NULL;
     size_t size = 0;
-    if (read_regular(path, path, &data, &size, &msg)) {
+    if (read_regular(path, 1, path, &data, &size, &msg)) {
         luaL_pushfail(L);
         lua_pushstring(L, msg);
         free(msg);
@@ -598,7 +599,7 @@ static void fix_random_seed(lua_State *L)
     lua_settop(L, top);
 }
 
-void lcm_sandbox_push(lua_State *L, const char *dir, int trusted)
+void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
 {
     bound_matchers(L);
     fix_random_seed(L);
@@ -629,9 +630,12 @@ void lcm_sandbox_push(lua_State *L, const char *dir, int trusted)
     set_closure(L, env, box, "load", sb_load);
     lua_pushvalue(L, env);
     lua_setfield(L, env, "_G");
-    if (dir) {
-        char *real = realpath(*dir ? dir : ".", NULL);
-        lua_pushstring(L, dir);
+    if (file) {
+        char *folder = lcm_path_dirname(file);
+        lua_pushstring(L, folder); /* Lua's copy from here on: no C string to free on an error */
+        free(folder);
+        const char *dir = lua_tostring(L, -1);
+        char *real = realpath(dir, NULL);
         lua_setfield(L, box, "dir");
         lua_pushstring(L, real); /* nil when the folder is gone: nothing can be read */
         lua_setfield(L, box, "real");

@@ -40,9 +40,10 @@
  *   load_file the host's loader of the file itself: load_file(path) gives
  *             its chunk in env, or nil and a message (text only; a
  *             regular file of bounded size).
- * dir: the folder the file's names are relative to (as the user gave it),
- * or NULL for code that may read no file (a --set value). */
-void lcm_sandbox_push(lua_State *L, const char *dir, int trusted);
+ * file: the model or params file (as the user gave it), whose folder its
+ * names are relative to, or NULL for code that may read no file (a --set
+ * value). */
+void lcm_sandbox_push(lua_State *L, const char *file, int trusted);
 
 /* Loads text (never bytecode: a precompiled chunk is refused with a
  * message naming chunkname) as a chunk whose _ENV is the table at

@@ -15,14 +15,14 @@
 #define MAX_DEPTH 100
 
 /* A limited state whose chunks run in a sandbox (lua_sandbox.h): the box
- * is left on the stack.  dir: the folder whose Lua files the chunk may
- * dofile or require (NULL: none). */
-static lua_State *new_state(lcm_lua_limits *lim, const char *dir)
+ * is left on the stack.  file: the params file, in whose folder the chunk
+ * may dofile or require (NULL: no file access, for --set). */
+static lua_State *new_state(lcm_lua_limits *lim, const char *file)
 {
     lua_State *L = lcm_lua_limited_state(lim);
     if (!L) return NULL;
     luaL_openlibs(L); /* the sandbox copies from these; the chunk sees its own environment */
-    lcm_sandbox_push(L, dir, lcm_sandbox_trusted());
+    lcm_sandbox_push(L, file, lcm_sandbox_trusted());
     return L;
 }
 
@@ -125,12 +125,9 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
     size_t len = 0;
     char *text = lcm_read_file(path, &len, err);
     if (!text) return err->code;
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? lcm_xstrndup(path, (size_t)(slash - path) + (slash == path)) : lcm_xstrdup(".");
     char *chunkname = lcm_xasprintf("@%s", path);
     lcm_lua_limits lim;
-    lua_State *L = new_state(&lim, dir);
-    free(dir);
+    lua_State *L = new_state(&lim, path);
     if (!L) {
         free(text), free(chunkname);
         return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");

@@ -237,9 +237,7 @@ static int check_flags(sim_run *s, lcm_index b0, int t, lcm_err *err)
                 lcm_sb full;
                 lcm_sb_init(&full);
                 lcm_sb_printf(&full, "simulation: %s", report.s);
-                lcm_snapshot_place at;
-                lcm_solver_snapshot_place(s->sv, &at);
-                lcm_snapshot_write(&at, s->sol, s->sol->params, include, full.s);
+                lcm_solver_snapshot(s->sv, s->sol, include, full.s);
                 lcm_sb_free(&full);
                 free(include);
                 s->snapped = 1;

@@ -17,7 +17,7 @@
 #include "lcm_internal.h"
 
 /* Where snapshots go and what they describe (the solver fills it in:
- * lcm_solver_snapshot_place; the snapshot knows nothing of the solver). */
+ * lcm_solver_snapshot; the snapshot knows nothing of the solver). */
 typedef struct lcm_snapshot_place {
     const char *log_path;   /* NULL: no snapshots */
     int log_keep;           /* the newest this many are kept */

@@ -315,9 +315,7 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id,
             unsigned char *include = lcm_xcalloc((size_t)(m->nperiods * m->nregimes), 1);
             include[t * m->nregimes + r_id] = 1;
             for (int g = 0; g < m->nregimes && t + 1 < m->nperiods; ++g) include[(t + 1) * m->nregimes + g] = 1;
-            lcm_snapshot_place at;
-            lcm_solver_snapshot_place(sv, &at);
-            lcm_snapshot_write(&at, sol, sol->params, include, report.s);
+            lcm_solver_snapshot(sv, sol, include, report.s);
             free(include);
             *snapped = 1;
         }
@@ -429,9 +427,11 @@ int lcm_solve(lcm_solver *sv, const lcm_pvalue *params, lcm_solution **out, lcm_
     return rc;
 }
 
-void lcm_solver_snapshot_place(const lcm_solver *sv, lcm_snapshot_place *at)
+void lcm_solver_snapshot(const lcm_solver *sv, const lcm_solution *sol, const unsigned char *include,
+                         const char *report)
 {
-    *at = (lcm_snapshot_place){.log_path = sv->log_path, .log_keep = sv->log_keep, .m = &sv->model->ir,
-                               .manifest = sv->model->manifest, .source = sv->model->source,
-                               .backend = lcm_solver_backend(sv), .precision = lcm_solver_precision(sv)};
+    lcm_snapshot_place at = {.log_path = sv->log_path, .log_keep = sv->log_keep, .m = &sv->model->ir,
+                             .manifest = sv->model->manifest, .source = sv->model->source,
+                             .backend = lcm_solver_backend(sv), .precision = lcm_solver_precision(sv)};
+    lcm_snapshot_write(&at, sol, sol->params, include, report);
 }

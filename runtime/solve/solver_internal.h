@@ -86,8 +86,10 @@ void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, cons
  * discrete states). */
 void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out);
 
-/* Where this solver's snapshots of failed checks go (snapshot.h). */
-void lcm_solver_snapshot_place(const lcm_solver *sv, lcm_snapshot_place *at);
+/* A snapshot of a failed check (snapshot.h) where this solver keeps them
+ * (--log-path), with sol's V arrays marked in include. */
+void lcm_solver_snapshot(const lcm_solver *sv, const lcm_solution *sol, const unsigned char *include,
+                         const char *report);
 
 /* ---- workers (worker.c) ------------------------------------------------------ */
 /* A worker on `device` (cuda) solving block `index` of `total` of the
