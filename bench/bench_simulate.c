@@ -111,7 +111,7 @@ int main(int argc, char **argv)
         _exit(0);
     }
     double *wall = calloc((size_t)repeat, sizeof *wall), *w_h5 = calloc((size_t)repeat, sizeof *w_h5),
-           *w_csv = calloc((size_t)repeat, sizeof *w_csv), *whole = calloc((size_t)repeat, sizeof *whole);
+           *w_csv = calloc((size_t)repeat, sizeof *w_csv), *whole = calloc((size_t)(nwhole > 0 ? nwhole : 1), sizeof *whole);
     lcm_index rows = 0;
     for (int k = 0; k < repeat; ++k) {
         lcm_panel *p;

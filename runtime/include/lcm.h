@@ -120,7 +120,6 @@ typedef struct lcm_pvalue lcm_pvalue;
 LCM_API lcm_pvalue *lcm_pv_num(double x);
 LCM_API lcm_pvalue *lcm_pv_list(void);
 LCM_API lcm_pvalue *lcm_pv_table(void);
-LCM_API lcm_pvalue *lcm_pv_copy(const lcm_pvalue *v);
 /* Appends item to a list; the list owns it. */
 LCM_API void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item);
 /* Sets table[key] = item (replacing and freeing an old value); the table owns it. */

@@ -9,7 +9,6 @@
 #include "initial.h"
 #include "ir.h"
 #include "kernel_abi.h"
-#include "lcm_internal.h"
 #include "log.h"
 #include "params.h"
 

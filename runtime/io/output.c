@@ -66,7 +66,9 @@ int lcm_outputs_end(int rc, lcm_err *err)
     return rc;
 }
 
-void lcm_h5_prepare(void)
+/* HDF5 set up the way lcm uses it (its failures recorded: lcm reports them);
+ * called before any other HDF5 call. */
+static void lcm_h5_prepare(void)
 {
     static int done;
     if (done) return;
@@ -149,7 +151,8 @@ hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err)
     return f;
 }
 
-int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
+/* Closes and fsyncs an HDF5 file, then commits it as lcm_output_commit_csv. */
+static int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
 {
     errno = 0;
     int why = 0;
@@ -279,7 +282,8 @@ int lcm_h5_attr_int(hid_t obj, const char *name, int v)
     return attr_write(obj, name, H5T_NATIVE_INT, H5Screate(H5S_SCALAR), &v);
 }
 
-hid_t lcm_h5_untimed(hid_t cls)
+/* Property lists for groups and datasets without object times. */
+static hid_t lcm_h5_untimed(hid_t cls)
 {
     hid_t p = H5Pcreate(cls);
     H5Pset_obj_track_times(p, 0);

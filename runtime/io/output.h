@@ -18,11 +18,10 @@
  * written as it goes; HDF5 cannot go there (LCM_E_USAGE). */
 FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err);
 hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err);
-/* Finishes a CSV file (flush, fsync, close) / an HDF5 file (close, fsync),
- * then moves it into place -- or holds it back, between lcm_outputs_begin and
- * lcm_outputs_end -- or removes it when `failed` or finishing fails. */
+/* Finishes a CSV file (flush, fsync, close), then moves it into place -- or
+ * holds it back, between lcm_outputs_begin and lcm_outputs_end -- or removes
+ * it when `failed` or finishing fails (HDF5 files: lcm_h5_finish). */
 int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err);
-int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err);
 
 /* A run's outputs, all or none: after lcm_outputs_begin, finished files wait
  * as synced temporaries; lcm_outputs_end(rc) then renames them all into
@@ -34,9 +33,6 @@ int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_e
 void lcm_outputs_begin(void);
 int lcm_outputs_end(int rc, lcm_err *err);
 
-/* HDF5 set up the way lcm uses it (its errors silenced: lcm reports them);
- * called before any other HDF5 call. */
-void lcm_h5_prepare(void);
 /* Opens an HDF5 file to read: LCM_E_IO when it cannot be read, LCM_E_INPUT
  * when it is not HDF5 or is damaged (`what`: what it should hold). */
 int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err);
@@ -62,8 +58,6 @@ int lcm_h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n
 int lcm_h5_attr_string(hid_t obj, const char *name, const char *v);
 int lcm_h5_attr_double(hid_t obj, const char *name, double v);
 int lcm_h5_attr_int(hid_t obj, const char *name, int v);
-/* Property lists for groups and datasets without object times. */
-hid_t lcm_h5_untimed(hid_t cls);
 /* A group without object times, or -1. */
 hid_t lcm_h5_group(hid_t loc, const char *name);
 /* A dataset of `rank` dimensions (0: a scalar) written from v (of `type`,
@@ -77,7 +71,7 @@ int lcm_h5_data_strings(hid_t loc, const char *name, const char *const *v, hsize
 
 /* Forgets HDF5's failures so far: called once a file to write is created. */
 void lcm_h5_failure_reset(void);
-/* lcm_output_commit_h5 for a file written since h5_failure_reset, whose
+/* The commit of an HDF5 file written since h5_failure_reset, whose
  * error names HDF5's reason when an HDF5 call failed: a failed write of the
  * file itself as a full or unwritable disk (with the system's reason), any
  * other failure in HDF5's own words. */

@@ -54,14 +54,6 @@ lcm_pvalue *lcm_pv_get(const lcm_pvalue *t, const char *key)
     return NULL;
 }
 
-lcm_pvalue *lcm_pv_copy(const lcm_pvalue *v)
-{
-    lcm_pvalue *c = pv_new(v->kind);
-    c->num = v->num;
-    for (int i = 0; i < v->n; ++i) pv_push(c, v->keys[i] ? lcm_xstrdup(v->keys[i]) : NULL, lcm_pv_copy(v->items[i]));
-    return c;
-}
-
 void lcm_pv_free(lcm_pvalue *v)
 {
     if (!v) return;

@@ -45,6 +45,10 @@ src_before=$(snapshot "$SRC/models" "$CASES")
 work_before=$(snapshot "$WORK")
 ( cd "$OUT" && bash -c "$cmd" ) > /dev/null 2> "$stderr"
 rc=$?
+# a case that cannot run here (not root, a tool missing) exits 77: skipped
+if [ "$rc" = 77 ] && [ "$want_rc" != 77 ]; then
+  cat "$stderr"; rm -rf "$OUT" "$WORK" "$HOME" "$stderr"; exit 77
+fi
 src_after=$(snapshot "$SRC/models" "$CASES")
 work_after=$(snapshot "$WORK")
 if [ "$rc" != "$want_rc" ]; then echo "exit code $rc, expected $want_rc"; fail=1; fi
