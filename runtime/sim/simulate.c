@@ -113,10 +113,7 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
     if (!host_mem && !(s->subj_d = dev(s, K * sizeof *s->subj_d, err)))
         return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
                                (long long)s->K);
-    for (int r = 0; r < s->R; ++r) {
-        memset(&s->F_init[r], 0, sizeof *s->F_init);
-        for (int b = 0; b < LCM_NFLAGS; ++b) s->F_init[r].first[b] = INT64_MAX;
-    }
+    lcm_flags_clear(s->F_init, (size_t)s->R);
     if (host_mem) return 0;
     for (int r = 0; r < s->R; ++r)
         if (!(s->vnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
@@ -303,7 +300,7 @@ static int launch_batch(sim_run *s, lcm_index b0, lcm_index bn, int t, const lcm
     size_t ns = (size_t)s->ns, na = (size_t)s->na;
     unsigned long long *subj = s->ids + b0;
     const void *x = s->rb == 8 ? (const void *)(s->x + (size_t)b0 * ns) : s->x_h;
-    if (be->host_memory) subj = s->ids + b0, s->x_d = (void *)x; /* in place */
+    if (be->host_memory) s->x_d = (void *)x; /* in place */
     else {
         rc = be->upload(be, s->rows_d, s->rows_h, (size_t)live * sizeof(int), root, err);
         if (!rc) rc = be->upload(be, s->subj_d, subj, (size_t)bn * sizeof *subj, root, err);

@@ -254,21 +254,6 @@ static void bill_grids(bill *b, const ir_model *m, double total, int side, doubl
     lcm_sb_free(&what);
 }
 
-/* Entries of regime r's continuation table, as worker.c's make_tables
- * sizes it: the largest of its kernels' for the worker's block. */
-static double table_entries(const lcm_worker *w, int r)
-{
-    const ir_model *m = &w->model->ir;
-    if (!w->backend->launch_table || lcm_env_switch("LCM_NO_TABLES")) return 0;
-    double most = 0;
-    for (int k = 0; k < m->nkernels; ++k)
-        if (m->kernels[k].regime == r && w->pre[k].active) {
-            double n = (double)ir_pre_entries(&w->pre[k], w->shard_hi - w->shard_lo);
-            if (n > most) most = n;
-        }
-    return most;
-}
-
 static void bill_solve(bill *b, const lcm_worker *w, int workers)
 {
     const ir_model *m = &w->model->ir;
@@ -289,7 +274,7 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
             each);
         if (!host) add(b, DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
         lcm_sb_free(&states);
-        double entries = table_entries(w, r);
+        double entries = (double)lcm_worker_table_entries(w, r);
         add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1),
             "the continuation table of regime '%s' (%.0f entries; batch_size on a state it reads, or "
             "LCM_NO_TABLES=1, makes it smaller)%s", R->name, entries, host ? each : "");

@@ -101,6 +101,12 @@ void lcm_worker_free(lcm_worker *w);
  * device backends queue it; finish waits and fills sol (V, flags). */
 int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **sol, lcm_err *err);
 int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err);
+/* n flag records with nothing found: no bit set, every first index past
+ * any state (the kernels keep the smallest index that shows a flag). */
+void lcm_flags_clear(lcm_flags *f, size_t n);
+/* Entries of regime r's continuation table on this worker: the most any
+ * of its kernels needs (ir/precompute.h), 0 without tables. */
+long long lcm_worker_table_entries(const lcm_worker *w, int r);
 /* Fills the worker's grid and parameter buffers for a run with params. */
 int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err);
 /* Prints each period's time of a finished solve (level progress). */

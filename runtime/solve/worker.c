@@ -191,18 +191,33 @@ static int first_active(const ir_regime *r, int T)
  * as the largest of one launch (the worker's block of the sharded states,
  * a chunk of the splayed ones); none without backend support or with
  * LCM_NO_TABLES set. */
+void lcm_flags_clear(lcm_flags *f, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        memset(&f[i], 0, sizeof *f);
+        for (int b = 0; b < LCM_NFLAGS; ++b) f[i].first[b] = INT64_MAX;
+    }
+}
+
+long long lcm_worker_table_entries(const lcm_worker *s, int r)
+{
+    const ir_model *m = &s->model->ir;
+    if (!s->backend->launch_table || lcm_env_switch("LCM_NO_TABLES")) return 0;
+    long long most = 0;
+    for (int k = 0; k < m->nkernels; ++k) {
+        long long n = m->kernels[k].regime == r && s->pre[k].active
+                          ? ir_pre_entries(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
+        if (n > most) most = n;
+    }
+    return most;
+}
+
 static int make_tables(lcm_worker *s, lcm_err *err)
 {
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
-    if (!be->launch_table || lcm_env_switch("LCM_NO_TABLES")) return 0;
-    for (int k = 0; k < m->nkernels; ++k) {
-        int r = m->kernels[k].regime;
-        long long n = s->pre[k].active ? ir_pre_entries(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
-        if (n > s->table_cap[r]) s->table_cap[r] = n;
-    }
     for (int r = 0; r < m->nregimes; ++r) {
-        if (!s->table_cap[r]) continue;
+        if (!(s->table_cap[r] = lcm_worker_table_entries(s, r))) continue;
         double bytes = (double)s->table_cap[r] * (double)(lcm_real_bytes(be->precision) + 1);
         if (bytes > (double)SIZE_MAX / 2 || !(s->table[r] = be->alloc(be, (size_t)bytes, err)))
             return lcm_fail_prefix(err, "model '%s': the continuation table of regime '%s' needs %.1f MiB (splay a "
@@ -223,10 +238,7 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
     s->F_init = s->F_host ? be->alloc_host(be, fbytes, err) : NULL;
     s->F = s->F_init ? be->alloc(be, fbytes, err) : NULL;
     if (!s->F) return err->code;
-    for (int i = 0; i < T * R; ++i) {
-        memset(&s->F_init[i], 0, sizeof *s->F_init);
-        for (int b = 0; b < LCM_NFLAGS; ++b) s->F_init[i].first[b] = INT64_MAX;
-    }
+    lcm_flags_clear(s->F_init, (size_t)(T * R));
     int rc = make_tables(s, err);
     if (rc || be->host_memory) return rc;
     /* device: two V buffers per regime, and pinned staging for the results */
@@ -279,8 +291,7 @@ lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
     sol->grids = lcm_xcalloc(sol->layout.total + 1, sizeof *sol->grids);
     sol->params = lcm_xcalloc(m->params_size + 1, sizeof *sol->params);
     sol->flags = lcm_xcalloc((size_t)(R * T) + 1, sizeof *sol->flags);
-    for (int i = 0; i < R * T; ++i)
-        for (int b = 0; b < LCM_NFLAGS; ++b) sol->flags[i].first[b] = INT64_MAX;
+    lcm_flags_clear(sol->flags, (size_t)(R * T));
     sol->shards = 1;
     size_t rb = lcm_real_bytes(precision);
     for (int r = 0; r < R; ++r) sol->n[r] = ir_state_space_size(&m->regimes[r]);
