@@ -436,15 +436,47 @@ static void action_loop(emitter *e, int j)
     else emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, j - 1, n, j);
 }
 
-/* The nodes of a level: those before E (enext = 0) or after it. */
-static void declare_level(emitter *e, int level, int enext)
+/* The nodes of a level: those before E (enext = 0) or after it, of them
+ * those whose mark in `part` is `in_part` (all when part is NULL). */
+static void declare_level(emitter *e, int level, int enext, const char *part, int in_part)
 {
     for (size_t i = 0; i < e->r->nnodes; ++i)
-        if (e->needed[i] && e->lvl[i] == level && e->has_enext[i] == enext) emit_node_decl(e, (int)i);
+        if (e->needed[i] && e->lvl[i] == level && e->has_enext[i] == enext && (!part || part[i] == in_part))
+            emit_node_decl(e, (int)i);
+}
+
+/* Marks in `into` the nodes of `level` that a constraint of that level reads
+ * (the constraint's node and its ancestors at the level): declared first, so
+ * that an infeasible pair is skipped before its utility is computed. */
+static void constraint_inputs(const emitter *e, int level, char *into)
+{
+    const ir_regime *r = e->r;
+    memset(into, 0, r->nnodes);
+    for (int c = 0; c < r->nconstraints; ++c)
+        if (e->lvl[r->constraints[c].node] == level) into[r->constraints[c].node] = 1;
+    for (size_t i = r->nnodes; i-- > 0;) /* arguments have lower ids than their nodes */
+        if (into[i])
+            for (int a = 0; a < r->nodes[i].nargs; ++a)
+                if (e->lvl[r->nodes[i].args[a]] == level) into[r->nodes[i].args[a]] = 1;
+}
+
+/* Whether constraint `node` caps the action of loop `level` from above by
+ * a bound known outside the loop (a <= x, a < x, x >= a, x > a): every grid
+ * ascends, so once it fails it fails for the rest of the loop. */
+static int caps_loop_action(const emitter *e, int node, int level)
+{
+    const ir_node *n = &e->r->nodes[node];
+    int a, x;
+    if (n->op == OP_LE || n->op == OP_LT) a = n->args[0], x = n->args[1];
+    else if (n->op == OP_GE || n->op == OP_GT) a = n->args[1], x = n->args[0];
+    else return 0;
+    const ir_node *an = &e->r->nodes[a];
+    return an->op == OP_ACTION && an->ref == level - LVL_ACTION0 && e->lvl[x] < level;
 }
 
 /* The constraints known at this level: a failing one skips the rest of the
- * state (the action nest) or of this action's loop. */
+ * state (the action nest), the rest of this action's loop when it caps the
+ * action from above, or else this action. */
 static void constraints(emitter *e, int level)
 {
     for (int c = 0; c < e->r->nconstraints; ++c) {
@@ -454,7 +486,8 @@ static void constraints(emitter *e, int level)
         char *what = lcm_xasprintf("constraint %s", cn->name);
         emit_line_directive(e, src);
         emit_start(e);
-        lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), level < LVL_ACTION0 ? "break" : "continue");
+        int leave = level < LVL_ACTION0 || caps_loop_action(e, cn->node, level);
+        lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), leave ? "break" : "continue");
         emit_comment(e, what, src);
         lcm_sb_putc(e->b, '\n');
         free(what);
@@ -483,16 +516,20 @@ static void emit_level(emitter *e, int level)
         emit_line(e, "const unsigned char *LCM_RESTRICT pre_code = a->cont_code;");
     }
     if (reads_table(e) && level == LVL_STATE) table_row(e);
-    declare_level(e, level, 0);
+    char *first = lcm_xmalloc(e->r->nnodes + 1);
+    constraint_inputs(e, level, first);
+    declare_level(e, level, 0, first, 1);
+    constraints(e, level);
+    declare_level(e, level, 0, first, 0);
+    free(first);
     regime_prob_check(e, level);
     stochastic_weights(e, level);
-    constraints(e, level);
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         if (target_level(e, tg) == level) target_block(e, tg, level);
     }
     if (!e->k->last && level == e->e_level) e_accumulate(e);
-    declare_level(e, level, 1);
+    declare_level(e, level, 1, NULL, 0);
     if (level == e->innermost) best_update(e);
     else emit_level(e, level + 1);
     if (level >= LVL_ACTION0) emit_close(e);

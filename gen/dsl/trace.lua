@@ -196,6 +196,7 @@ local function simplify(op, a)
   if (op == "mul" or op == "div") and is_const(a[2]) and kval(a[2]) == 1 then return a[1] end
   if op == "mul" and is_const(a[1]) and kval(a[1]) == 1 and n[a[2]].type == "num" then return a[2] end
   if op == "neg" and n[a[1]].op == "neg" then return n[a[1]].args[1] end
+  if op == "pow" and is_const(a[2]) and kval(a[2]) == 1 and n[a[1]].type == "num" then return a[1] end
   return nil
 end
 
@@ -207,6 +208,15 @@ function T.op(op, ...)
   consume(args)
   local s = simplify(op, args)
   if s then return sym(s) end
+  -- x ^ 2 and x ^ -1 as a product and a quotient: a constant exponent is
+  -- common (often a folded fixed parameter such as 1 - sigma), and in the
+  -- innermost action loop pow costs several times a multiplication.  The
+  -- value is the same up to pow's rounding (within an ulp).
+  if op == "pow" and is_const(args[2]) and not is_const(args[1]) then
+    local k = kval(args[2])
+    if k == 2 then return T.op("mul", sym(args[1]), sym(args[1])) end
+    if k == -1 then return T.op("div", 1, sym(args[1])) end
+  end
   local all_const = true
   for _, id in ipairs(args) do all_const = all_const and is_const(id) end
   if all_const and FOLD[op] then

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "testlib.h"
@@ -30,6 +31,10 @@ static const struct {
     {"models/iskhakov_2017.lua", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua"},
     {"models/saving_choice.lua", NULL, "models/saving_choice.params.lua"},
     {"models/saving_choice.lua", "income_batch=3", "models/saving_choice.params.lua"},
+    {"models/mahler_yum_2024.lua", "wealth_points=5 effort_points=3 shock_points=3 cost_points=2",
+     "models/mahler_yum_2024.params.lua"},
+    {"models/mahler_yum_2024.lua", "variant=paper wealth_points=4 effort_points=3 shock_points=2 cost_points=2",
+     "models/mahler_yum_2024_paper.params.lua"},
 };
 
 /* A model of models/ or tests/models/ missing from the list above fails the test. */
@@ -58,7 +63,10 @@ int main(void)
     every_model_listed("tests/models");
     lcm_err err = {0};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
-        const char *defines[] = {cases[i].define, NULL};
+        /* the case's -D options, separated by spaces */
+        char *options = cases[i].define ? strdup(cases[i].define) : NULL, *save = NULL;
+        const char *defines[8] = {NULL};
+        for (int d = 0; d < 7 && (defines[d] = strtok_r(d ? NULL : options, " ", &save)); ++d) {}
         const char *params = cases[i].params;
         /* mortality with 4 periods: its params file is for 7; use a shortened copy */
         lcm_pvalue *p = NULL;
@@ -108,6 +116,7 @@ int main(void)
         for (int k = 0; k < NRUNS; ++k) lcm_solution_free(sol[k]);
         lcm_pv_free(p);
         lcm_model_free(model);
+        free(options);
     }
     CHECK_DONE();
 }
