@@ -45,7 +45,9 @@ static void every_model_listed(const char *folder)
     CHECK(d != NULL);
     for (struct dirent *e; d && (e = readdir(d));) {
         size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".lua") || strstr(e->d_name, ".params.lua")) continue;
+        if (n < 5 || strcmp(e->d_name + n - 4, ".lua") || strstr(e->d_name, ".params.lua") ||
+            strstr(e->d_name, ".initial.lua"))
+            continue;
         int listed = 0;
         for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
             const char *slash = strrchr(cases[i].model, '/');
@@ -66,7 +68,7 @@ int main(void)
         /* the case's -D options, separated by spaces */
         char *options = cases[i].define ? strdup(cases[i].define) : NULL, *save = NULL;
         const char *defines[8] = {NULL};
-        for (int d = 0; d < 7 && (defines[d] = strtok_r(d ? NULL : options, " ", &save)); ++d) {}
+        for (int d = 0; options && d < 7 && (defines[d] = strtok_r(d ? NULL : options, " ", &save)); ++d) {}
         const char *params = cases[i].params;
         /* mortality with 4 periods: its params file is for 7; use a shortened copy */
         lcm_pvalue *p = NULL;

@@ -49,22 +49,39 @@ static int split_names(const char *list, char names[][MAX_NAME], int from)
     return n - from;
 }
 
+/* The axis names of dataset d: its attribute `axes`, strings of variable or
+ * fixed length, each one name or a comma-separated list.  Returns the count. */
 static int read_axes(hid_t d, array *a)
 {
     hid_t at = H5Aopen(d, "axes", H5P_DEFAULT);
     if (at < 0) return -1;
-    hid_t sp = H5Aget_space(at), mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
+    hid_t sp = H5Aget_space(at), ft = H5Aget_type(at), mt = H5Tcopy(H5T_C_S1);
     hssize_t n = H5Sget_simple_extent_npoints(sp);
-    char **s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
     int count = -1;
-    if (n > 0 && n <= MAX_AXES && H5Aread(at, mt, s) >= 0) {
-        count = 0;
-        for (hssize_t i = 0; i < n; ++i) count += split_names(s[i] ? s[i] : "", a->names, count);
-        H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, s);
+    if (n > 0 && n <= MAX_AXES && H5Tget_class(ft) == H5T_STRING) {
+        H5Tset_cset(mt, H5Tget_cset(ft)); /* HDF5 does not convert between ASCII and UTF-8 */
+        if (H5Tis_variable_str(ft) > 0) {
+            char **s = calloc((size_t)n, sizeof *s);
+            H5Tset_size(mt, H5T_VARIABLE);
+            if (H5Aread(at, mt, s) >= 0) {
+                count = 0;
+                for (hssize_t i = 0; i < n; ++i) count += split_names(s[i] ? s[i] : "", a->names, count);
+                H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, s);
+            }
+            free(s);
+        } else {
+            size_t len = H5Tget_size(ft) + 1;
+            char *s = calloc((size_t)n, len);
+            H5Tset_size(mt, len);
+            H5Tset_strpad(mt, H5T_STR_NULLTERM);
+            if (H5Aread(at, mt, s) >= 0) {
+                count = 0;
+                for (hssize_t i = 0; i < n; ++i) count += split_names(s + (size_t)i * len, a->names, count);
+            }
+            free(s);
+        }
     }
-    free(s);
-    H5Tclose(mt), H5Sclose(sp), H5Aclose(at);
+    H5Tclose(mt), H5Tclose(ft), H5Sclose(sp), H5Aclose(at);
     return count;
 }
 
@@ -123,6 +140,7 @@ static long fixed(const fixes *f, const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 5) return fail("usage: v_compare REF.h5 REF_DATASET OURS.h5 OUR_DATASET [name=index ...] [--rtol X]", NULL);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported here, once */
     double rtol = 1e-8;
     fixes fix = { 0 };
     for (int i = 5; i < argc; ++i) {
