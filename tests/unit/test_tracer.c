@@ -87,6 +87,31 @@ int main(void)
     CHECK(strstr(loop, "= LCM_LOG(a_c);") != NULL);
     lcm_model_free(m);
 
+    /* constant powers: x ^ 2 a product, x ^ (1 - sigma) with sigma fixed at 2 a
+     * quotient, x ^ 1 the value itself; the budget constraint is tested before
+     * the utility of its loop and, capping the action from above, leaves it */
+    m = gen("local FIXED = { sigma = 2 }\n"
+            "local alive = lcm.regime{\n"
+            "  active = function(age) return age < 2 end,\n"
+            "  states = { wealth = lcm.linspace{ start = 1, stop = 5, n_points = 3 } },\n"
+            "  actions = { c = lcm.linspace{ start = 1, stop = 5, n_points = 4 } },\n"
+            "  functions = { utility = function(c, wealth, sigma)\n"
+            "    return c ^ (1 - sigma) + wealth ^ 2 + c ^ 1 end },\n"
+            "  constraints = { budget = function(c, wealth) return c:le(wealth) end },\n"
+            "  state_transitions = { wealth = function(wealth, c) return wealth - c end },\n"
+            "  transition = function(age) return lcm.where(age:ge(1), R.dead, R.alive) end,\n"
+            "}\n");
+    if (m) {
+        ir = lcm_model_ir(m);
+        CHECK(count_op(&ir->regimes[0], OP_POW) == 0);
+        CHECK(count_op(&ir->regimes[0], OP_DIV) == 1);
+        src = lcm_model_source(m);
+        const char *cap = strstr(src, "break; /* constraint budget");
+        const char *recip = strstr(src, " / a_c);");
+        CHECK(cap && recip && cap < recip);
+        lcm_model_free(m);
+    }
+
     /* a transition that always returns one regime reaches only that one */
     m = gen("local FIXED = nil\n"
             "local alive = lcm.regime{\n"
