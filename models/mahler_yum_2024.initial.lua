@@ -10,7 +10,9 @@
 -- distribution: it propagates the uniform with the transposed matrix, which
 -- keeps it uniform); the adjustment cost is drawn by the simulation (the
 -- column is left out).  Draws come from the sandbox's math.random, seeded 0,
--- so the subjects are the same on every run.
+-- so the subjects are the same on every run.  `lcm run` simulates 1,000 of
+-- them unless --subjects says otherwise (the reference's panel has 20,000).
+local lcm = require("lcm")
 local types = lcm.read_table("mahler_yum_2024/init_distr_2b2t2h.txt").rows
 local effort_points, shock_nodes = 40, 5
 local shock_bound = math.sqrt(shock_nodes - 1) / math.sqrt(1 - 0.975 ^ 2)   -- Rouwenhorst, sigma 1
