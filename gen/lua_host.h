@@ -11,6 +11,7 @@ typedef struct lcm_trace_result {
     int ndeps;
     char **warnings; /* things the user should know; the caller prints them */
     int nwarnings;
+    char *reachability; /* which regime can reach which, when (gen/dsl/reach.lua) */
 } lcm_trace_result;
 
 /* defines: -D name=value pairs given to lcm.option(). */

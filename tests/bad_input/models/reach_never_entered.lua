@@ -1,0 +1,25 @@
+-- Broken on purpose: `alive` can move to `retired`, but `retired` is active
+-- only at age 0, before any period that follows one where `alive` is active.
+local lcm = require("lcm")
+
+local Regime = lcm.categorical{ "alive", "retired", "dead", name = "Regime" }
+
+local alive = lcm.regime{
+  active = function(age) return age < 2 end,
+  functions = { utility = function() return 1 end },
+  transition = lcm.markov(function() return { alive = 0.5, retired = 0.2, dead = 0.3 } end),
+}
+
+local retired = lcm.regime{
+  terminal = true,
+  active = function(age) return age == 0 end,
+  functions = { utility = function() return 0 end },
+}
+
+local dead = lcm.regime{ terminal = true, functions = { utility = function() return 0 end } }
+
+return lcm.model{
+  ages = lcm.ages{ start = 0, stop = 2 },
+  regime_ids = Regime,
+  regimes = { alive = alive, retired = retired, dead = dead },
+}
