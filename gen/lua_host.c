@@ -71,6 +71,21 @@ static int preload(lua_State *L, lcm_err *err)
     return 0;
 }
 
+int lcm_lua_push_data_box(lua_State *L, const char *file, lcm_err *err)
+{
+    int rc = preload(L, err);
+    if (rc) return rc;
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "lcm");
+    lua_call(L, 1, 1); /* first: it extends math, which the sandbox copies */
+    lcm_sandbox_push(L, file, lcm_sandbox_trusted());
+    lua_getfield(L, -2, "_set_reader");
+    lua_getfield(L, -2, "read_file");
+    lua_call(L, 1, 0);
+    lua_remove(L, -2);
+    return 0;
+}
+
 /* The error of a model that failed: a limit it ran into, or Lua's message. */
 static int fail_model(lcm_err *err, const char *path, const lcm_lua_limits *lim, const char *msg)
 {

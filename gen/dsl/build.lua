@@ -569,9 +569,7 @@ local function is_zero(x)
 end
 
 -- Regime probabilities: id (0-based) -> value, never-reached regimes absent;
--- then whether the targets are declared one by one (a keyed or listed Markov
--- probability, a deterministic id known from constants) rather than all at
--- once (a row of an array parameter, a computed id), and where.
+-- and where the transition is.
 local function regime_probs(ctx)
   local R, M = ctx.R, ctx.M
   local tr = R.spec.transition
@@ -582,7 +580,7 @@ local function regime_probs(ctx)
     for id = 0, #M.regimes - 1 do
       if not is_zero(probs[id + 1]) then out[id] = probs[id + 1] end
     end
-    return out, not T.is_param(res), fn_where(tr.fn)
+    return out, fn_where(tr.fn)
   end
   local where = fn_where(tr)
   local res = as_value(trace_fn(ctx, "next_regime", tr), R, "next_regime", where)
@@ -601,17 +599,16 @@ local function regime_probs(ctx)
       if not is_zero(p) then out[id] = p end
     end
   end
-  return out, pv ~= nil, where
+  return out, where
 end
 
--- A declared target that R can never enter: R is never active in a period
--- right before one where the target is.
-local function never_entered(M, R, TR, where)
-  fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. TR.name .. "', but '" .. TR.name ..
-    "' is never active in the period after one where '" .. R.name .. "' is ('" .. R.name .. "' is active at ages " ..
-    Reach.ages_text(M, Reach.active_periods(M, R)) .. ", '" .. TR.name .. "' at ages " ..
-    Reach.ages_text(M, Reach.active_periods(M, TR)) .. "): check their active functions, or give '" .. TR.name ..
-    "' probability 0 here")
+-- The probability of a move in period t (1-based) where the generator
+-- knows it (Reach.move_periods), else nil.
+local function prob_at(M, p)
+  return function(t)
+    if type(p) == "number" then return p end
+    return T.value_at(p.id, M.ages[t], t - 1)
+  end
 end
 
 -- How the source regime R computes state `sv` of target regime `TR`.
@@ -756,7 +753,7 @@ local function trace_regime(R, M)
   local ctx = { R = R, M = M, memo = {}, busy = {}, stack = {} }
   function ctx.value(name, fn) return as_value(trace_fn(ctx, name, fn), R, name, fn_where(fn)) end
   function ctx.resolve_state(name) return resolve(ctx, name, "?", R.where) end
-  local D = { funcs = {}, constraints = {}, rprob = {}, targets = {} }
+  local D = { funcs = {}, constraints = {}, rprob = {}, targets = {}, moves = {} }
   for _, fname in ipairs(sorted_keys(R.functions, "functions", R.where)) do
     D.funcs[#D.funcs + 1] = { fname, ctx.value(fname, R.functions[fname]) }
   end
@@ -774,19 +771,18 @@ local function trace_regime(R, M)
     D.q = D.utility
   else
     check_transition_keys(ctx)
-    local probs, declared, where = regime_probs(ctx)
-    D.target_ids = {}
+    local probs, where = regime_probs(ctx)
     for id = 0, #M.regimes - 1 do
       if probs[id] ~= nil then
         D.rprob[#D.rprob + 1] = { M.regimes[id + 1].name, probs[id] }
-        D.target_ids[#D.target_ids + 1] = id + 1
         local TR = M.regimes[id + 1]
+        local known = prob_at(M, probs[id])
+        Reach.check_entered_active(M, R, TR, known, where)
+        D.moves[#D.moves + 1] = { to = id + 1, periods = Reach.move_periods(M, R, TR, known) }
         if #Reach.move_periods(M, R, TR) > 0 then
           local tg = { regime = TR.name, next = {} }
           for _, sv in ipairs(TR.states) do tg.next[#tg.next + 1] = { sv.name, next_state(ctx, TR, sv) } end
           D.targets[#D.targets + 1] = tg
-        elseif declared then
-          never_entered(M, R, TR, where)
         end
       end
     end
@@ -1032,12 +1028,12 @@ function B.manifest(model, file, stem)
   end
   check_knobs(M)
   local dags = {}
-  local targets = {}
+  local moves = {}
   for i, R in ipairs(M.regimes) do
     dags[i] = trace_regime(R, M)
-    targets[i] = dags[i].target_ids
+    moves[i] = dags[i].moves
   end
-  local reach = Reach.graph(M, targets)
+  local reach = Reach.graph(M, moves)
   Reach.warnings(reach, T.warn)
   check_fixed_used(M)
   local opts = lcm._options()

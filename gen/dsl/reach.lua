@@ -1,27 +1,43 @@
 -- lcm/reach.lua - which regime can reach which, and at which ages.
 --
 -- The one owner of the model's static regime graph.  A move (t, source,
--- target) exists when the source is active in period t, can move to the
--- target (its probability is not the constant 0, or a deterministic
--- transition can return it) and the target is active in period t+1.
--- build.lua traces the regimes, asks here whether a target is ever entered
--- (to trace its next states, or to refuse a declared target that never is),
--- and hands the finished graph back for the warnings and `lcmgen
--- --reachability`.
+-- target) exists when the source is active in period t, the target is
+-- active in period t+1, and the probability of the move is not known to be
+-- 0 then (it is known when it depends on nothing but constants, age and
+-- period: a constant Markov probability, a deterministic transition over
+-- age).  A probability known to be positive towards a target inactive in
+-- t+1 is an error.  build.lua traces the regimes, asks here which targets
+-- can be entered at all (to trace their next states) and hands the
+-- finished graph back for the warnings and `lcmgen --reachability`.
 
 local Reach = {}
 
+local function num(x) return string.format("%.15g", x) end
+
 -- The periods (1-based, of the source) in which R can move into TR, given
--- that TR is one of R's possible targets.
-function Reach.move_periods(M, R, TR)
+-- that TR is one of R's possible targets; prob_at(t), when given, is the
+-- move's probability in period t where the generator knows it, else nil.
+function Reach.move_periods(M, R, TR, prob_at)
   local out = {}
   for t = 1, #M.ages - 1 do
-    if R.active[t] and TR.active[t + 1] then out[#out + 1] = t end
+    if R.active[t] and TR.active[t + 1] and not (prob_at and prob_at(t) == 0) then out[#out + 1] = t end
   end
   return out
 end
 
-local function num(x) return string.format("%.15g", x) end
+-- A move known to happen with a positive probability into a regime that
+-- is inactive in the next period (the solve would stop there, exit 7).
+function Reach.check_entered_active(M, R, TR, prob_at, where)
+  for t = 1, #M.ages - 1 do
+    local p = R.active[t] and not TR.active[t + 1] and prob_at(t)
+    if p and p ~= 0 then
+      error(string.format("%s: regime '%s' moves to regime '%s' at age %s (period %d) with probability %s, but " ..
+        "'%s' is not active at age %s (period %d; it is active at ages %s): make it active then or give the move " ..
+        "probability 0 there", where, R.name, TR.name, num(M.ages[t]), t - 1, num(p), TR.name, num(M.ages[t + 1]), t,
+        Reach.ages_text(M, Reach.active_periods(M, TR))), 0)
+    end
+  end
+end
 
 -- Periods as ages, runs of consecutive periods joined: "50-70, 80".
 function Reach.ages_text(M, periods)
@@ -44,14 +60,13 @@ function Reach.active_periods(M, R)
   return out
 end
 
--- The graph from each regime's possible targets (targets[i]: regime
--- indices, 1-based, in id order; absent for a terminal regime).
-function Reach.graph(M, targets)
+-- The graph from each regime's moves (moves[i]: { to = regime index,
+-- periods = move_periods } in id order; empty for a terminal regime).
+function Reach.graph(M, moves)
   local G = { M = M, moves = {} }
-  for i, R in ipairs(M.regimes) do
-    for _, j in ipairs(targets[i] or {}) do
-      local periods = Reach.move_periods(M, R, M.regimes[j])
-      if #periods > 0 then G.moves[#G.moves + 1] = { from = i, to = j, periods = periods } end
+  for i in ipairs(M.regimes) do
+    for _, mv in ipairs(moves[i]) do
+      if #mv.periods > 0 then G.moves[#G.moves + 1] = { from = i, to = mv.to, periods = mv.periods } end
     end
   end
   return G

@@ -1,5 +1,6 @@
--- Broken on purpose: `alive` can move to `retired`, but `retired` is active
--- only at age 0, before any period that follows one where `alive` is active.
+-- Broken on purpose (found by lcmgen): `alive` can move to `retired` with
+-- the constant probability 0.2, but `retired` is active only at age 0, so
+-- it is inactive at every age that follows one where `alive` is active.
 local lcm = require("lcm")
 
 local Regime = lcm.categorical{ "alive", "retired", "dead", name = "Regime" }
@@ -7,7 +8,9 @@ local Regime = lcm.categorical{ "alive", "retired", "dead", name = "Regime" }
 local alive = lcm.regime{
   active = function(age) return age < 2 end,
   functions = { utility = function() return 1 end },
-  transition = lcm.markov(function() return { alive = 0.5, retired = 0.2, dead = 0.3 } end),
+  transition = lcm.markov(function(age)
+    return { alive = lcm.where(age:lt(1), 0.5, 0), retired = 0.2, dead = lcm.where(age:lt(1), 0.3, 0.8) }
+  end),
 }
 
 local retired = lcm.regime{
