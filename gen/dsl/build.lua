@@ -779,6 +779,8 @@ local function trace_regime(R, M)
         local known = prob_at(M, probs[id])
         Reach.check_entered_active(M, R, TR, known, where)
         D.moves[#D.moves + 1] = { to = id + 1, periods = Reach.move_periods(M, R, TR, known) }
+        -- next states for every target R may enter whatever the known
+        -- probabilities: the kernels weigh them with the run-time ones
         if #Reach.move_periods(M, R, TR) > 0 then
           local tg = { regime = TR.name, next = {} }
           for _, sv in ipairs(TR.states) do tg.next[#tg.next + 1] = { sv.name, next_state(ctx, TR, sv) } end
