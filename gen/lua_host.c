@@ -71,10 +71,10 @@ static int preload(lua_State *L, lcm_err *err)
     return 0;
 }
 
-int lcm_lua_push_data_box(lua_State *L, const char *file, lcm_err *err)
+/* Inside lua_pcall: the DSL's Lua code runs before the box exists. */
+static int push_data_box(lua_State *L)
 {
-    int rc = preload(L, err);
-    if (rc) return rc;
+    const char *file = lua_touserdata(L, 1);
     lua_getglobal(L, "require");
     lua_pushstring(L, "lcm");
     lua_call(L, 1, 1); /* first: it extends math, which the sandbox copies */
@@ -82,8 +82,20 @@ int lcm_lua_push_data_box(lua_State *L, const char *file, lcm_err *err)
     lua_getfield(L, -2, "_set_reader");
     lua_getfield(L, -2, "read_file");
     lua_call(L, 1, 0);
-    lua_remove(L, -2);
-    return 0;
+    return 1;
+}
+
+int lcm_lua_push_data_box(lua_State *L, const char *file, lcm_err *err)
+{
+    int rc = preload(L, err);
+    if (rc) return rc;
+    lua_pushcfunction(L, push_data_box);
+    lua_pushlightuserdata(L, (void *)file);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        rc = lcm_fail(err, LCM_E_INTERNAL, "%s: cannot load the lcm library: %s", file, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    return rc;
 }
 
 /* The error of a model that failed: a limit it ran into, or Lua's message. */

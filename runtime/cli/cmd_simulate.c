@@ -12,6 +12,9 @@
 #include "output.h"
 #include "params_lua.h"
 
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+
 static const char simulate_usage[] =
     "usage: lcm simulate MODEL.lua|DIR --initial I.csv|I.h5|I.lua [--subjects N] [--params P.lua] [--set name=value]...\n"
     "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
@@ -24,7 +27,7 @@ static const char simulate_usage[] =
     "the states of the regime; shock processes may be left out and are drawn) forward\n"
     "with the model's optimal choices:\n"
     "  --initial             CSV, HDF5, or a Lua file returning the columns or a function(n) making them\n"
-    "  --subjects            n for an --initial .lua file's function (default 1000)\n"
+    "  --subjects            n for an --initial .lua file's function (default " TEXT(LCM_INITIAL_LUA_DEFAULT_SUBJECTS) ")\n"
     "  --solution            a solution written by lcm solve --out (else the model is solved first)\n"
     "  --seed                the draws' key (default 0): same seed, same panel\n"
     "  --subject-batch-size  subjects simulated at once (0 = all): bounds memory, never changes the panel\n"
