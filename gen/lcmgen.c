@@ -41,7 +41,9 @@ int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefin
     if (rc) return rc;
     out->deps = tr.deps, out->ndeps = tr.ndeps;
     out->warnings = tr.warnings, out->nwarnings = tr.nwarnings;
+    out->reachability = tr.reachability;
     tr.deps = tr.warnings = NULL, tr.ndeps = tr.nwarnings = 0;
+    tr.reachability = NULL;
     rc = ir_manifest_read(tr.manifest, &out->model, err);
     lcm_trace_result_free(&tr);
     if (rc) {
@@ -74,6 +76,7 @@ void lcmgen_output_free(lcmgen_output *out)
     ir_model_free(&out->model);
     free(out->source);
     free(out->manifest);
+    free(out->reachability);
     for (int i = 0; i < out->ndeps; ++i) free(out->deps[i]);
     free(out->deps);
     for (int i = 0; i < out->nwarnings; ++i) free(out->warnings[i]);

@@ -14,6 +14,7 @@ typedef struct lcmgen_output {
     int ndeps;
     char **warnings; /* for the user: the caller prints them its own way */
     int nwarnings;
+    char *reachability; /* the regime graph as text: lcmgen --reachability */
 } lcmgen_output;
 
 int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefines,

@@ -10,6 +10,7 @@
 
 static const char usage[] =
     "usage: lcmgen MODEL.lua -o DIR [-D name=value]... [-M DEPFILE] [--trust-model] [--line-directives]\n"
+    "       lcmgen MODEL.lua --reachability [-o DIR] [-D name=value]...\n"
     "\n"
     "Generates DIR/kernels.c (compiles as C11 and as CUDA) and DIR/manifest.lcm\n"
     "from a model written in Lua.  Files are rewritten only when their content\n"
@@ -18,13 +19,15 @@ static const char usage[] =
     "LCM_TRUST_MODEL=1) gives a model you trust the full Lua library.\n"
     "--line-directives (or LCM_LINE_DIRECTIVES=1) puts #line directives into\n"
     "kernels.c that point at the model's lines, for compiler messages,\n"
-    "debuggers and profilers.\n";
+    "debuggers and profilers.\n"
+    "--reachability prints which regime can move into which and at which ages\n"
+    "(docs/model-language.md, section 10); -o is then optional.\n";
 
 typedef struct args {
     const char *model, *dir, *depfile;
     ir_option *defs;
     int ndefs;
-    int help;
+    int help, reachability;
 } args;
 
 static int add_define(args *a, const char *text, lcm_err *err)
@@ -58,6 +61,8 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
             lcm_sandbox_set_trusted(1);
         } else if (!strcmp(s, "--line-directives")) {
             lcmgen_set_line_directives(1);
+        } else if (!strcmp(s, "--reachability")) {
+            a->reachability = 1;
         } else if (s[0] == '-') {
             return lcm_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcmgen --help)", s);
         } else if (a->model) {
@@ -67,7 +72,9 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
         }
     }
     if (!a->model) return lcm_fail(err, LCM_E_USAGE, "no model file given (see lcmgen --help)");
-    if (!a->dir) return lcm_fail(err, LCM_E_USAGE, "no output directory: give -o DIR (see lcmgen --help)");
+    if (a->depfile && !a->dir) return lcm_fail(err, LCM_E_USAGE, "-M needs -o DIR (the depfile names its files)");
+    if (!a->dir && !a->reachability)
+        return lcm_fail(err, LCM_E_USAGE, "no output directory: give -o DIR (see lcmgen --help)");
     return 0;
 }
 
@@ -80,7 +87,8 @@ int main(int argc, char **argv)
     if (!rc && a.help) fputs(usage, stdout);
     else if (!rc && !(rc = lcmgen_generate(a.model, a.defs, a.ndefs, &out, &err))) {
         for (int i = 0; i < out.nwarnings; ++i) lcm_put_message(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
-        rc = lcmgen_write(&out, a.dir, a.depfile, &err);
+        if (a.reachability) fputs(out.reachability, stdout);
+        if (a.dir) rc = lcmgen_write(&out, a.dir, a.depfile, &err);
     }
     if (rc) lcm_put_message(stderr, "lcmgen: error: %s\n", err.msg);
     lcmgen_output_free(&out);

@@ -24,6 +24,7 @@ static const struct {
 } dsl_modules[] = {
     {"lcm", "=lcm/lcm.lua", lcm_embed_lcm_lua},
     {"lcm.trace", "=lcm/trace.lua", lcm_embed_trace_lua},
+    {"lcm.reach", "=lcm/reach.lua", lcm_embed_reach_lua},
     {"lcm.build", "=lcm/build.lua", lcm_embed_build_lua},
     {"lcm.host", "=lcm/host.lua", lcm_embed_host_lua},
 };
@@ -70,6 +71,33 @@ static int preload(lua_State *L, lcm_err *err)
     return 0;
 }
 
+/* Inside lua_pcall: the DSL's Lua code runs before the box exists. */
+static int push_data_box(lua_State *L)
+{
+    const char *file = lua_touserdata(L, 1);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "lcm");
+    lua_call(L, 1, 1); /* first: it extends math, which the sandbox copies */
+    lcm_sandbox_push(L, file, lcm_sandbox_trusted());
+    lua_getfield(L, -2, "_set_reader");
+    lua_getfield(L, -2, "read_file");
+    lua_call(L, 1, 0);
+    return 1;
+}
+
+int lcm_lua_push_data_box(lua_State *L, const char *file, lcm_err *err)
+{
+    int rc = preload(L, err);
+    if (rc) return rc;
+    lua_pushcfunction(L, push_data_box);
+    lua_pushlightuserdata(L, (void *)file);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        rc = lcm_fail(err, LCM_E_INTERNAL, "%s: cannot load the lcm library: %s", file, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    return rc;
+}
+
 /* The error of a model that failed: a limit it ran into, or Lua's message. */
 static int fail_model(lcm_err *err, const char *path, const lcm_lua_limits *lim, const char *msg)
 {
@@ -114,11 +142,12 @@ static int run_protected(lua_State *L)
         lua_setfield(L, -2, defs[i].name);
     }
     lcm_sandbox_push(L, path, lcm_sandbox_trusted());
-    lua_call(L, 3, 3);
-    if (lua_type(L, -3) != LUA_TSTRING || !is_string_list(L, -2) || !is_string_list(L, -1))
+    lua_call(L, 3, 4);
+    if (lua_type(L, -4) != LUA_TSTRING || !is_string_list(L, -3) || !is_string_list(L, -2) ||
+        lua_type(L, -1) != LUA_TSTRING)
         return luaL_error(L, "%s: the model replaced a function of the lcm library, which then did not return "
                           "the manifest", path);
-    return 3;
+    return 4;
 }
 
 /* A list checked by is_string_list: raw reads, no metamethod runs. */
@@ -155,14 +184,15 @@ int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefin
     lua_pushlightuserdata(L, (void *)defines);
     lua_pushinteger(L, ndefines);
     lcm_lua_limits_arm(L, &lim);
-    if (lua_pcall(L, 3, 3, 0) != LUA_OK) {
+    if (lua_pcall(L, 3, 4, 0) != LUA_OK) {
         rc = fail_model(err, model_path, &lim, lua_tostring(L, -1));
         lua_close(L);
         return rc;
     }
-    out->manifest = lcm_xstrdup(lua_tostring(L, -3));
-    out->deps = string_list(L, -2, &out->ndeps);
-    out->warnings = string_list(L, -1, &out->nwarnings);
+    out->manifest = lcm_xstrdup(lua_tostring(L, -4));
+    out->deps = string_list(L, -3, &out->ndeps);
+    out->warnings = string_list(L, -2, &out->nwarnings);
+    out->reachability = lcm_xstrdup(lua_tostring(L, -1));
     lua_close(L);
     return 0;
 }
@@ -170,6 +200,7 @@ int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefin
 void lcm_trace_result_free(lcm_trace_result *r)
 {
     free(r->manifest);
+    free(r->reachability);
     for (int i = 0; i < r->ndeps; ++i) free(r->deps[i]);
     free(r->deps);
     for (int i = 0; i < r->nwarnings; ++i) free(r->warnings[i]);

@@ -3,6 +3,8 @@
 #ifndef LCM_LUA_HOST_H
 #define LCM_LUA_HOST_H
 
+#include <lua.h>
+
 #include "ir.h"
 
 typedef struct lcm_trace_result {
@@ -11,11 +13,18 @@ typedef struct lcm_trace_result {
     int ndeps;
     char **warnings; /* things the user should know; the caller prints them */
     int nwarnings;
+    char *reachability; /* which regime can reach which, when (gen/dsl/reach.lua) */
 } lcm_trace_result;
 
 /* defines: -D name=value pairs given to lcm.option(). */
 int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefines,
                     lcm_trace_result *out, lcm_err *err);
 void lcm_trace_result_free(lcm_trace_result *r);
+
+/* Pushes the sandbox (lua_sandbox.h) for a data file that is Lua, such as
+ * an --initial .lua file, on a state with the standard libraries open:
+ * the model's sandbox, with the DSL loaded so that require("lcm") gives
+ * lcm.read_table and lcm.read_file of files beside `file`. */
+int lcm_lua_push_data_box(lua_State *L, const char *file, lcm_err *err);
 
 #endif

@@ -9,6 +9,7 @@
 
 local T = require("lcm.trace")
 local lcm = require("lcm")
+local Reach = require("lcm.reach")
 local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h
 
 local B = {}
@@ -401,6 +402,13 @@ local function resolve(ctx, name, fname, where)
     fail_at(where, "regime '" .. R.name .. "', function '" .. fname .. "': argument '" .. name ..
       "' has the name of a regime; parameters and regimes need different names")
   end
+  if ctx.handoff and M.any_state[name] then
+    -- a state of another regime that R lacks would silently become a parameter
+    fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. ctx.handoff.target .. "' but cannot supply " ..
+      "its state '" .. ctx.handoff.state .. "': function '" .. fname .. "' reads the state '" .. name .. "', which '" ..
+      R.name .. "' does not have; compute the next value from what '" .. R.name .. "' has (a parameter needs " ..
+      "another name)")
+  end
   local fixed = fixed_lookup(M, R, fname, name, where)
   if type(fixed) == "number" then
     -- baked into the code as a constant; the slot only documents it
@@ -560,7 +568,8 @@ local function is_zero(x)
   return n.op == "const" and n.k == 0
 end
 
--- Regime probabilities: id (0-based) -> value, never-reached regimes absent.
+-- Regime probabilities: id (0-based) -> value, never-reached regimes absent;
+-- and where the transition is.
 local function regime_probs(ctx)
   local R, M = ctx.R, ctx.M
   local tr = R.spec.transition
@@ -571,7 +580,7 @@ local function regime_probs(ctx)
     for id = 0, #M.regimes - 1 do
       if not is_zero(probs[id + 1]) then out[id] = probs[id + 1] end
     end
-    return out
+    return out, fn_where(tr.fn)
   end
   local where = fn_where(tr)
   local res = as_value(trace_fn(ctx, "next_regime", tr), R, "next_regime", where)
@@ -590,14 +599,16 @@ local function regime_probs(ctx)
       if not is_zero(p) then out[id] = p end
     end
   end
-  return out
+  return out, where
 end
 
-local function reachable_after(M, R, target)
-  for t = 1, #M.ages - 1 do
-    if R.active[t] and target.active[t + 1] then return true end
+-- The probability of a move in period t (1-based) where the generator
+-- knows it (Reach.move_periods), else nil.
+local function prob_at(M, p)
+  return function(t)
+    if type(p) == "number" then return p end
+    return T.value_at(p.id, M.ages[t], t - 1)
   end
-  return false
 end
 
 -- How the source regime R computes state `sv` of target regime `TR`.
@@ -646,8 +657,9 @@ local function next_state(ctx, TR, sv)
   if spec == lcm.fixed then
     local si = R.state_index[sv.name]
     if not si then
-      fail_at(where, "regime '" .. R.name .. "': state_transitions." .. sv.name .. " = lcm.fixed, but '" ..
-        R.name .. "' has no state '" .. sv.name .. "' to keep")
+      fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. TR.name .. "', which has the state '" ..
+        sv.name .. "', but cannot supply it: state_transitions." .. sv.name .. " = lcm.fixed, and '" .. R.name ..
+        "' has no state '" .. sv.name .. "' to keep")
     end
     local own = R.states[si].grid
     if discrete ~= (own.kind == "discrete") or (discrete and own.n ~= sv.grid.n) then
@@ -662,7 +674,9 @@ local function next_state(ctx, TR, sv)
         (TR.name ~= R.name and " of target regime '" .. TR.name .. "'" or "") ..
         " is continuous; Markov transitions need a discrete state")
     end
+    ctx.handoff = { target = TR.name, state = sv.name }
     local res = trace_fn(ctx, fname, spec.fn)
+    ctx.handoff = nil
     return { kind = "markov", probs = markov_probs(res, sv.grid.cat.labels, "transition " .. fname, R,
       fn_where(spec.fn), "next_" .. sv.name) }
   end
@@ -670,7 +684,10 @@ local function next_state(ctx, TR, sv)
     fail_at(where, "regime '" .. R.name .. "': state_transitions." .. sv.name ..
       " must be a function, lcm.markov(function), lcm.fixed or a table by target regime")
   end
-  return { kind = "det", value = as_value(trace_fn(ctx, fname, spec), R, fname, fn_where(spec)) }
+  ctx.handoff = { target = TR.name, state = sv.name }
+  local res = trace_fn(ctx, fname, spec)
+  ctx.handoff = nil
+  return { kind = "det", value = as_value(res, R, fname, fn_where(spec)) }
 end
 
 local function check_transition_keys(ctx)
@@ -736,7 +753,7 @@ local function trace_regime(R, M)
   local ctx = { R = R, M = M, memo = {}, busy = {}, stack = {} }
   function ctx.value(name, fn) return as_value(trace_fn(ctx, name, fn), R, name, fn_where(fn)) end
   function ctx.resolve_state(name) return resolve(ctx, name, "?", R.where) end
-  local D = { funcs = {}, constraints = {}, rprob = {}, targets = {} }
+  local D = { funcs = {}, constraints = {}, rprob = {}, targets = {}, moves = {} }
   for _, fname in ipairs(sorted_keys(R.functions, "functions", R.where)) do
     D.funcs[#D.funcs + 1] = { fname, ctx.value(fname, R.functions[fname]) }
   end
@@ -754,12 +771,17 @@ local function trace_regime(R, M)
     D.q = D.utility
   else
     check_transition_keys(ctx)
-    local probs = regime_probs(ctx)
+    local probs, where = regime_probs(ctx)
     for id = 0, #M.regimes - 1 do
       if probs[id] ~= nil then
         D.rprob[#D.rprob + 1] = { M.regimes[id + 1].name, probs[id] }
         local TR = M.regimes[id + 1]
-        if reachable_after(M, R, TR) then
+        local known = prob_at(M, probs[id])
+        Reach.check_entered_active(M, R, TR, known, where)
+        D.moves[#D.moves + 1] = { to = id + 1, periods = Reach.move_periods(M, R, TR, known) }
+        -- next states for every target R may enter whatever the known
+        -- probabilities: the kernels weigh them with the run-time ones
+        if #Reach.move_periods(M, R, TR) > 0 then
           local tg = { regime = TR.name, next = {} }
           for _, sv in ipairs(TR.states) do tg.next[#tg.next + 1] = { sv.name, next_state(ctx, TR, sv) } end
           D.targets[#D.targets + 1] = tg
@@ -1008,7 +1030,13 @@ function B.manifest(model, file, stem)
   end
   check_knobs(M)
   local dags = {}
-  for i, R in ipairs(M.regimes) do dags[i] = trace_regime(R, M) end
+  local moves = {}
+  for i, R in ipairs(M.regimes) do
+    dags[i] = trace_regime(R, M)
+    moves[i] = dags[i].moves
+  end
+  local reach = Reach.graph(M, moves)
+  Reach.warnings(reach, T.warn)
   check_fixed_used(M)
   local opts = lcm._options()
   for name, raw in pairs(opts.given) do
@@ -1049,7 +1077,7 @@ function B.manifest(model, file, stem)
   end
   for _, l in ipairs(body) do out[#out + 1] = l end
   out[#out + 1] = "end"
-  return table.concat(out, "\n") .. "\n"
+  return table.concat(out, "\n") .. "\n", Reach.text(reach)
 end
 
 return B

@@ -38,9 +38,9 @@ function H.run(model_path, given_options, box)
   local ok, model = pcall(chunk)
   if not ok then error(full_paths(model), 0) end
   local stem = model_path:match("([^/]+)$"):gsub("%.lua$", "")
-  local built, manifest = pcall(require("lcm.build").manifest, model, model_path, stem)
+  local built, manifest, reachability = pcall(require("lcm.build").manifest, model, model_path, stem)
   if not built then error(full_paths(manifest), 0) end
-  return manifest, deps(), require("lcm.trace").take_warnings()
+  return manifest, deps(), require("lcm.trace").take_warnings(), reachability
 end
 
 return H

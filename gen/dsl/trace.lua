@@ -234,6 +234,50 @@ function T.op(op, ...)
   return sym(intern({ op = op, args = args }))
 end
 
+-- The value of node `id` at one age and period when nothing else decides
+-- it (constants, age, period and what folds from them), or nil: what the
+-- generator knows of a regime probability at each period (gen/dsl/reach.lua).
+function T.value_at(id, age, period)
+  local memo = {}
+  local function value(i)
+    if memo[i] ~= nil then return memo[i] or nil end
+    local n, v = graph.nodes[i], nil
+    local a = n.args
+    if n.op == "const" then v = n.k
+    elseif n.op == "age" then v = age
+    elseif n.op == "period" then v = period
+    elseif n.op == "where" then
+      local c = value(a[1])
+      if c ~= nil then v = value(truthy(c) and a[2] or a[3])
+      else
+        local x, y = value(a[2]), value(a[3])
+        if x ~= nil and x == y then v = x end
+      end
+    elseif n.op == "not" then
+      local x = value(a[1])
+      if x ~= nil then v = truthy(x) and 0.0 or 1.0 end
+    elseif n.op == "and" or n.op == "or" then
+      local x, y = value(a[1]), value(a[2])
+      local decides = n.op == "or" -- a true operand decides `or`, a false one `and`
+      if (x ~= nil and truthy(x) == decides) or (y ~= nil and truthy(y) == decides) then v = decides and 1.0 or 0.0
+      elseif x ~= nil and y ~= nil then v = decides and 0.0 or 1.0 end
+    elseif FOLD[n.op] then
+      local vals = {}
+      for k, arg in ipairs(a) do
+        vals[k] = value(arg)
+        if vals[k] == nil then vals = nil break end
+      end
+      if vals then
+        v = FOLD[n.op](table.unpack(vals))
+        if type(v) == "boolean" then v = v and 1.0 or 0.0 end
+      end
+    end
+    memo[i] = v == nil and false or v
+    return v
+  end
+  return value(id)
+end
+
 -- Leaves: variables of the regime.
 function T.var(op, ref, extra)
   local spec = { op = op, ref = ref }

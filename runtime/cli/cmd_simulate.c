@@ -8,11 +8,15 @@
 
 #include "cli.h"
 #include "comm.h"
+#include "initial_lua.h"
 #include "output.h"
 #include "params_lua.h"
 
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+
 static const char simulate_usage[] =
-    "usage: lcm simulate MODEL.lua|DIR --initial I.csv|I.h5 [--params P.lua] [--set name=value]...\n"
+    "usage: lcm simulate MODEL.lua|DIR --initial I.csv|I.h5|I.lua [--subjects N] [--params P.lua] [--set name=value]...\n"
     "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
     "                    [-D name=value]... [--trust-model] [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
     "                    [--devices N]\n"
@@ -22,6 +26,8 @@ static const char simulate_usage[] =
     "Simulates the subjects of the initial conditions (one row each: regime, age and\n"
     "the states of the regime; shock processes may be left out and are drawn) forward\n"
     "with the model's optimal choices:\n"
+    "  --initial             CSV, HDF5, or a Lua file returning the columns or a function(n) making them\n"
+    "  --subjects            n for an --initial .lua file's function (default " TEXT(LCM_INITIAL_LUA_DEFAULT_SUBJECTS) ")\n"
     "  --solution            a solution written by lcm solve --out (else the model is solved first)\n"
     "  --seed                the draws' key (default 0): same seed, same panel\n"
     "  --subject-batch-size  subjects simulated at once (0 = all): bounds memory, never changes the panel\n"
@@ -34,9 +40,9 @@ static const char run_usage[] =
     "usage: lcm run MODEL.lua [--params P.lua] [--initial I.csv] [--out-dir DIR] [options of lcm simulate]\n"
     "\n"
     "Solves and simulates a model with the files bundled next to it: MODEL.params.lua\n"
-    "and MODEL.initial.csv (e.g. models/tiny.lua, models/tiny.params.lua,\n"
-    "models/tiny.initial.csv).  Writes DIR/MODEL.solution.h5, DIR/MODEL.panel.h5 and\n"
-    "DIR/MODEL.panel.csv (DIR defaults to results).\n";
+    "and MODEL.initial.csv or MODEL.initial.lua (not both; e.g. models/tiny.lua,\n"
+    "models/tiny.params.lua, models/tiny.initial.csv).  Writes DIR/MODEL.solution.h5,\n"
+    "DIR/MODEL.panel.h5 and DIR/MODEL.panel.csv (DIR defaults to results).\n";
 
 typedef struct sim_cli {
     int run; /* lcm run */
@@ -46,6 +52,7 @@ typedef struct sim_cli {
     const char *params_path, *initial, *solution, *out, *csv, *out_dir;
     const char **sets;
     int nsets;
+    long long subjects; /* --subjects, 0 when not given */
 } sim_cli;
 
 static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err)
@@ -69,6 +76,10 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
         else if ((r = cli_each_value(&a, "--set", &v, err))) rc = r < 0 ? err->code : (c->sets[c->nsets++] = v, 0);
         else if ((r = cli_value(&a, "--seed", &v, err))) {
             rc = r < 0 ? err->code : cli_count("--seed", v, ULLONG_MAX, &c->sim.seed, err);
+        } else if ((r = cli_value(&a, "--subjects", &v, err))) {
+            if (!(rc = r < 0 ? err->code : cli_count("--subjects", v, LLONG_MAX, &n, err)))
+                c->subjects = (long long)n;
+            if (!rc && !n) rc = lcm_fail(err, LCM_E_USAGE, "--subjects must be at least 1");
         } else if ((r = cli_value(&a, "--subject-batch-size", &v, err))) {
             if (!(rc = r < 0 ? err->code : cli_count("--subject-batch-size", v, LLONG_MAX, &n, err)))
                 c->sim.subject_batch_size = (lcm_index)n;
@@ -83,7 +94,23 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
     return rc;
 }
 
-/* lcm run: MODEL.params.lua, MODEL.initial.csv and DIR/MODEL.* outputs. */
+/* lcm run's initial conditions: MODEL.initial.csv or MODEL.initial.lua
+ * beside the model; both is ambiguous. */
+static int run_initial(sim_cli *c, const char *dir, const char *stem, char **owned, lcm_err *err)
+{
+    char *csv = lcm_xasprintf("%s/%s.initial.csv", dir, stem), *lua = lcm_xasprintf("%s/%s.initial.lua", dir, stem);
+    int has_csv = lcm_file_exists(csv), has_lua = lcm_file_exists(lua), rc = 0;
+    if (has_csv && has_lua)
+        rc = lcm_fail(err, LCM_E_USAGE, "lcm run: both '%s' and '%s' exist; choose one with --initial", csv, lua);
+    else if (!has_csv && !has_lua)
+        rc = lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: neither '%s' nor '%s' exists (give "
+                      "--initial)", csv, lua);
+    c->initial = owned[1] = has_lua ? lua : csv;
+    free(has_lua ? csv : lua);
+    return rc;
+}
+
+/* lcm run: MODEL.params.lua, MODEL.initial.csv|lua and DIR/MODEL.* outputs. */
 static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
 {
     if (!c->mo.model) return 0;
@@ -92,16 +119,25 @@ static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
     char *name;
     if (!c->params_path && lcm_file_exists(name = lcm_xasprintf("%s/%s.params.lua", dir, stem))) c->params_path = owned[0] = name;
     else if (!c->params_path) free(name);
-    if (!c->initial) c->initial = owned[1] = lcm_xasprintf("%s/%s.initial.csv", dir, stem);
+    int rc = c->initial ? 0 : run_initial(c, dir, stem, owned, err);
     owned[2] = lcm_xasprintf("%s/%s.solution.h5", out_dir, stem);
     c->out = owned[3] = lcm_xasprintf("%s/%s.panel.h5", out_dir, stem);
     c->csv = owned[4] = lcm_xasprintf("%s/%s.panel.csv", out_dir, stem);
     c->out_dir = out_dir;
     free(dir), free(stem);
-    if (!lcm_file_exists(c->initial))
-        return lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist (give --initial)",
-                        c->initial);
-    return 0;
+    if (!rc && !lcm_file_exists(c->initial))
+        rc = lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist", c->initial);
+    return rc;
+}
+
+/* The initial conditions: a Lua file here, CSV or HDF5 through liblcm. */
+static int read_initial(const sim_cli *c, const lcm_model *model, lcm_initial **ic, lcm_err *err)
+{
+    if (lcm_is_lua_path(c->initial)) return lcm_initial_read_lua(lcm_model_ir(model), c->initial, c->subjects, ic, err);
+    if (c->subjects)
+        return lcm_fail(err, LCM_E_USAGE, "--subjects %lld: '%s' lists its subjects; --subjects is the n of an "
+                        "--initial .lua file that returns a function(n)", c->subjects, c->initial);
+    return lcm_initial_read(model, c->initial, ic, err);
 }
 
 /* The run's files: its outputs (solution_out: lcm run's) and its inputs. */
@@ -216,7 +252,7 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc) rc = cli_open_model(&c.mo, &model, &err);
     if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err);
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
-    if (!rc) rc = lcm_initial_read(model, c.initial, &ic, &err);
+    if (!rc) rc = read_initial(&c, model, &ic, &err);
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);
     if (!rc) rc = lcm_simulate_fits(solver, ic, &c.sim, &err); /* before solving */
     if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);

@@ -1,10 +1,11 @@
 /* initial.c - see initial.h.
  *
- * Both formats become the same thing before anything is checked: named
- * columns of cells, a cell being text (CSV, HDF5 string datasets) or a
- * number (HDF5 numeric datasets).  One set of rules then validates a
- * subject whatever the format, and the messages differ only in how they
- * point at a cell: line and column for CSV, dataset and subject for HDF5.
+ * Every format becomes the same thing before anything is checked: named
+ * columns of cells, a cell being text (CSV, HDF5 string datasets, Lua
+ * strings) or a number (HDF5 numeric datasets, Lua numbers).  One set of
+ * rules then validates a subject whatever the format, and the messages
+ * differ only in how they point at a cell: line and column for CSV,
+ * dataset (HDF5) or column (Lua) and subject for the columnar ones.
  * CSV is checked record by record as it is parsed, so the problem reported
  * is the first one in the file.
  */
@@ -94,7 +95,8 @@ static char *list_ages(const ir_model *m)
 typedef struct reader {
     const ir_model *m;
     const char *path;
-    int hdf5; /* messages point at datasets and subjects, not lines and columns */
+    const char *noun; /* columnar input: messages name "dataset 'x'" or "column 'x'" and a subject;
+                       * NULL for CSV: a line and a column */
     ir_vars vars;
     int ncols;
     char **names;   /* [ncols] */
@@ -105,12 +107,12 @@ typedef struct reader {
     size_t cap;     /* subjects allocated in ic */
 } reader;
 
-static void reader_init(reader *rd, const ir_model *m, const char *path, int hdf5)
+static void reader_init(reader *rd, const ir_model *m, const char *path, const char *noun)
 {
     memset(rd, 0, sizeof *rd);
     rd->m = m;
     rd->path = path;
-    rd->hdf5 = hdf5;
+    rd->noun = noun;
     ir_vars_build(m, &rd->vars);
     rd->ic = lcm_xcalloc(1, sizeof *rd->ic);
     rd->ic->nslots = rd->vars.nstates;
@@ -135,15 +137,15 @@ static void reader_add_column(reader *rd, const char *name)
 }
 
 /* Where a message points: "<path>: line 3: column 'wealth'" for CSV;
- * "<path>: dataset 'wealth'" for HDF5, followed for a cell (not the whole
- * column) by ": subject 2". */
+ * "<path>: dataset 'wealth'" for HDF5 ("column 'wealth'" for Lua),
+ * followed for a cell (not the whole column) by ": subject 2". */
 static void where(const reader *rd, const char *column, int in_cell, lcm_sb *b)
 {
-    if (!rd->hdf5) {
+    if (!rd->noun) {
         lcm_sb_printf(b, "%s: line %ld: column '%s'", rd->path, rd->line, column);
         return;
     }
-    lcm_sb_printf(b, "%s: dataset '%s'", rd->path, column);
+    lcm_sb_printf(b, "%s: %s '%s'", rd->path, rd->noun, column);
     if (in_cell) lcm_sb_printf(b, ": subject %lld", (long long)rd->ic->n);
 }
 
@@ -166,7 +168,7 @@ static int fail_at(const reader *rd, const char *column, int in_cell, lcm_err *e
  * that needs it, NULL for the regime and age every subject needs. */
 static int fail_empty(const reader *rd, const char *column, const char *regime, lcm_err *err)
 {
-    const char *empty = rd->hdf5 ? ": no value (NaN or an empty string)" : " is empty";
+    const char *empty = rd->noun ? ": no value (NaN or an empty string)" : " is empty";
     if (regime) return fail_at(rd, column, 1, err, "%s; regime '%s' needs it", empty, regime);
     return fail_at(rd, column, 1, err, "%s; every subject needs one", empty);
 }
@@ -229,10 +231,10 @@ static int match_columns(reader *rd, lcm_err *err)
         if (*col >= 0) return fail_at(rd, name, 0, err, " appears twice (columns %d and %d)", *col + 1, c + 1);
         *col = c;
     }
-    const char *need = rd->hdf5 ? "every subject needs a regime and an age: datasets 'regime' and 'age'"
-                                : "every subject needs a regime and an age: columns 'regime' and 'age'";
-    if (rd->regime_col < 0) return fail_at(rd, "regime", 0, err, " is missing (%s)", need);
-    if (rd->age_col < 0) return fail_at(rd, "age", 0, err, " is missing (%s)", need);
+    const char *noun = rd->noun ? rd->noun : "column";
+    if (rd->regime_col < 0 || rd->age_col < 0)
+        return fail_at(rd, rd->regime_col < 0 ? "regime" : "age", 0, err, " is missing (every subject needs a regime "
+                       "and an age: %ss 'regime' and 'age')", noun);
     return 0;
 }
 
@@ -335,7 +337,7 @@ static int read_state(const reader *rd, const cell *row, int r, int k, double *x
     if (col < 0 || !cell_given(&row[col])) {
         if (v->grid.kind == GRID_PROCESS) return 0;
         if (col >= 0) return fail_empty(rd, v->name, R->name, err);
-        if (rd->hdf5)
+        if (rd->noun)
             return fail_at(rd, v->name, 0, err, " is missing; subject %lld is in regime '%s', which needs it",
                            (long long)rd->ic->n, R->name);
         return fail_at(rd, v->name, 0, err, " is missing; regime '%s' needs it", R->name);
@@ -516,7 +518,7 @@ int lcm_initial_parse_csv(const ir_model *m, const char *path, const char *text,
     static const char bom[] = "\xEF\xBB\xBF"; /* spreadsheets like to start UTF-8 files with one */
     if (!strncmp(text, bom, 3)) text += 3;
     reader rd;
-    reader_init(&rd, m, path, 0);
+    reader_init(&rd, m, path, NULL);
     csv_cursor c = {text, 1};
     csv_record rec = {.start = NULL};
     lcm_sb_init(&rec.text);
@@ -526,28 +528,56 @@ int lcm_initial_parse_csv(const ir_model *m, const char *path, const char *text,
     return reader_finish(&rd, rc, out);
 }
 
-/* ---- HDF5 ------------------------------------------------------------------ */
-typedef struct h5_column {
-    char *name;
-    size_t len;
-    double *num; /* a numeric dataset ... */
-    char **text; /* ... or a string dataset, trimmed like CSV fields */
-} h5_column;
-
-typedef struct h5_table {
-    int n;
-    h5_column *cols;
-} h5_table;
-
-static void h5_table_free(h5_table *tab)
+/* ---- columns of cells: HDF5 datasets, a Lua file's lists ------------------- */
+void lcm_initial_columns_free(lcm_initial_column *cols, int n)
 {
-    for (int c = 0; c < tab->n; ++c) {
-        h5_column *col = &tab->cols[c];
+    for (int c = 0; c < n; ++c) {
+        lcm_initial_column *col = &cols[c];
         for (size_t i = 0; col->text && i < col->len; ++i) free(col->text[i]);
         free(col->name), free(col->num), free(col->text);
     }
-    free(tab->cols);
+    free(cols);
 }
+
+/* The columns' names matched to the model, then one subject per index. */
+static int read_column_subjects(reader *rd, const lcm_initial_column *cols, int n, const char *expected, lcm_err *err)
+{
+    if (!n) return fail_no_subjects(rd->path, expected, err);
+    for (int c = 1; c < n; ++c)
+        if (cols[c].len != cols[0].len)
+            return lcm_fail(err, LCM_E_INPUT, "%s: %s '%s' has %zu values but %s '%s' has %zu; each holds one value "
+                            "per subject", rd->path, rd->noun, cols[c].name, cols[c].len, rd->noun, cols[0].name,
+                            cols[0].len);
+    for (int c = 0; c < n; ++c) reader_add_column(rd, cols[c].name);
+    int rc = match_columns(rd, err);
+    if (rc) return rc;
+    if (!cols[0].len) return fail_no_subjects(rd->path, expected, err);
+    cell *row = lcm_xcalloc((size_t)n, sizeof *row);
+    for (size_t i = 0; !rc && i < cols[0].len; ++i) {
+        for (int c = 0; c < n; ++c) {
+            const lcm_initial_column *col = &cols[c];
+            row[c] = col->text && col->text[i] ? (cell){.text = col->text[i]} : (cell){.num = col->num[i]};
+        }
+        rc = read_subject(rd, row, err);
+    }
+    free(row);
+    return rc;
+}
+
+int lcm_initial_from_columns(const ir_model *m, const char *path, const char *noun, const lcm_initial_column *cols,
+                             int n, const char *expected, lcm_initial **out, lcm_err *err)
+{
+    *out = NULL;
+    reader rd;
+    reader_init(&rd, m, path, noun);
+    return reader_finish(&rd, read_column_subjects(&rd, cols, n, expected, err), out);
+}
+
+/* ---- HDF5 ------------------------------------------------------------------ */
+typedef struct h5_table {
+    int n;
+    lcm_initial_column *cols; /* numeric datasets in num, string ones in text (trimmed like CSV fields) */
+} h5_table;
 
 static char *trimmed_copy(const char *s)
 {
@@ -557,7 +587,7 @@ static char *trimmed_copy(const char *s)
     return lcm_xstrndup(s, n);
 }
 
-static int h5_read_strings(hid_t d, hid_t file_type, h5_column *col)
+static int h5_read_strings(hid_t d, hid_t file_type, lcm_initial_column *col)
 {
     col->text = lcm_xcalloc(col->len, sizeof *col->text);
     hid_t mem = H5Tcopy(H5T_C_S1);
@@ -588,14 +618,14 @@ static int h5_read_strings(hid_t d, hid_t file_type, h5_column *col)
     return rc < 0;
 }
 
-static int h5_read_numbers(hid_t d, h5_column *col)
+static int h5_read_numbers(hid_t d, lcm_initial_column *col)
 {
     col->num = lcm_xcalloc(col->len, sizeof *col->num);
     return H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, col->num) < 0;
 }
 
 /* Reads a 1-D dataset of numbers or strings. */
-static int h5_read_column(hid_t f, const char *path, h5_column *col, lcm_err *err)
+static int h5_read_column(hid_t f, const char *path, lcm_initial_column *col, lcm_err *err)
 {
     hid_t d = H5Dopen2(f, col->name, H5P_DEFAULT);
     if (d < 0)
@@ -629,17 +659,12 @@ static int h5_read_table(hid_t f, const char *path, h5_table *tab, lcm_err *err)
     for (hsize_t i = 0; i < info.nlinks; ++i) {
         ssize_t len = H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, NULL, 0, H5P_DEFAULT);
         if (len < 0) return lcm_fail(err, LCM_E_IO, "%s: cannot list the root group", path);
-        h5_column *col = &tab->cols[tab->n++];
+        lcm_initial_column *col = &tab->cols[tab->n++];
         col->name = lcm_xcalloc((size_t)len + 1, 1);
         H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, col->name, (size_t)len + 1, H5P_DEFAULT);
         int rc = h5_read_column(f, path, col, err);
         if (rc) return rc;
     }
-    for (int c = 1; c < tab->n; ++c)
-        if (tab->cols[c].len != tab->cols[0].len)
-            return lcm_fail(err, LCM_E_INPUT, "%s: dataset '%s' has %zu values but dataset '%s' has %zu; every "
-                            "dataset is one column of the same subjects", path, tab->cols[c].name, tab->cols[c].len,
-                            tab->cols[0].name, tab->cols[0].len);
     return 0;
 }
 
@@ -647,26 +672,6 @@ static int h5_open(const char *path, hid_t *f, lcm_err *err)
 {
     return lcm_h5_open_read(path, "initial conditions: one dataset per column (files named .h5 or .hdf5 are read "
                             "as HDF5)", f, err);
-}
-
-static int read_h5_subjects(reader *rd, const h5_table *tab, lcm_err *err)
-{
-    const char *expected = "one 1-D dataset per column at the root, one value per subject";
-    if (!tab->n) return fail_no_subjects(rd->path, expected, err);
-    for (int c = 0; c < tab->n; ++c) reader_add_column(rd, tab->cols[c].name);
-    int rc = match_columns(rd, err);
-    if (rc) return rc;
-    if (!tab->cols[0].len) return fail_no_subjects(rd->path, expected, err);
-    cell *row = lcm_xcalloc((size_t)tab->n, sizeof *row);
-    for (size_t i = 0; !rc && i < tab->cols[0].len; ++i) {
-        for (int c = 0; c < tab->n; ++c) {
-            const h5_column *col = &tab->cols[c];
-            row[c] = col->text ? (cell){.text = col->text[i]} : (cell){.num = col->num[i]};
-        }
-        rc = read_subject(rd, row, err);
-    }
-    free(row);
-    return rc;
 }
 
 static int read_h5(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err)
@@ -677,11 +682,11 @@ static int read_h5(const ir_model *m, const char *path, lcm_initial **out, lcm_e
     h5_table tab = {0};
     rc = h5_read_table(f, path, &tab, err);
     H5Fclose(f);
-    reader rd;
-    reader_init(&rd, m, path, 1);
-    if (!rc) rc = read_h5_subjects(&rd, &tab, err);
-    h5_table_free(&tab);
-    return reader_finish(&rd, rc, out);
+    if (!rc)
+        rc = lcm_initial_from_columns(m, path, "dataset", tab.cols, tab.n, "one 1-D dataset per column at the root, "
+                                      "one value per subject", out, err);
+    lcm_initial_columns_free(tab.cols, tab.n);
+    return rc;
 }
 
 /* ---- entry points ---------------------------------------------------------- */

@@ -18,7 +18,7 @@ work=$(mktemp -d "$BIN/log-levels-XXXXXX")
 cases=(
   "nan|error|V is NaN (a feasible action has a NaN Q|$M/nan_log.lua"
   "regime_probs|error|the regime transition probabilities are negative or do not sum to 1|$M/regime_probs_09.lua --set discount_factor=0.95"
-  "inactive|error|a regime that is inactive in the next period has a positive probability|$M/enter_inactive.lua --set discount_factor=0.95"
+  "inactive|error|a regime that is inactive in the next period has a positive probability|$M/enter_inactive.lua --set discount_factor=0.95 --set stay=0.2"
   "code|error|a discrete state a value that is not one of its codes|$M/state_code_out_of_range.lua --set discount_factor=0.95"
   "markov|error|Markov state transition probabilities are negative or do not sum to 1|$M/health.lua --params $M/health.params.lua --set health_transition={{0.7,0.2},{0.1,0.9}}"
   "inf|warning|V is +inf|$M/inf_utility.lua"

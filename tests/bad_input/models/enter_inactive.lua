@@ -1,5 +1,6 @@
 -- Broken on purpose (found by the solve): at age 1 `alive` stays alive with
--- probability 0.2, but `alive` is inactive at age 2.
+-- probability `stay` (0.2 in the catalogue), but `alive` is inactive at age 2.
+-- (With a constant 0.2, lcmgen finds it: reach_enter_inactive.lua.)
 local lcm = require("lcm")
 
 local Regime = lcm.categorical{ "alive", "dead", name = "Regime" }
@@ -7,7 +8,7 @@ local Regime = lcm.categorical{ "alive", "dead", name = "Regime" }
 local alive = lcm.regime{
   active = function(age) return age < 2 end,
   functions = { utility = function() return 1 end },
-  transition = lcm.markov(function() return { alive = 0.2, dead = 0.8 } end),
+  transition = lcm.markov(function(stay) return { alive = stay, dead = 1 - stay } end),
 }
 
 local dead = lcm.regime{ terminal = true, functions = { utility = function() return 0 end } }

@@ -1,0 +1,25 @@
+/* initial_lua.h - initial conditions from a Lua file (--initial FILE.lua).
+ *
+ * The file runs in the sandbox of params files and models (lua_sandbox.h,
+ * with require("lcm") for lcm.read_table of data files beside it) and
+ * returns the columns { regime = {...}, age = {...}, <state> = {...} }
+ * (lists of one value per subject: numbers, labels or regime names, as in
+ * CSV), or a function(n) that returns them for n subjects.  The columns are
+ * validated like CSV (runtime/sim/initial.c); every problem is an
+ * LCM_E_INPUT error naming the file, the column and the subject.
+ */
+#ifndef LCM_INITIAL_LUA_H
+#define LCM_INITIAL_LUA_H
+
+#include "initial.h"
+
+/* Subjects of a function(n) when --subjects is not given. */
+#define LCM_INITIAL_LUA_DEFAULT_SUBJECTS 1000
+
+int lcm_is_lua_path(const char *path);
+
+/* subjects: --subjects N, or 0 when not given (a function then gets
+ * LCM_INITIAL_LUA_DEFAULT_SUBJECTS; a file returning columns refuses it). */
+int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, lcm_err *err);
+
+#endif
