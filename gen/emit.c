@@ -255,7 +255,7 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     const ir_regime *tr = &e->m->regimes[tg->regime];
     int g = tg->regime, P = e->r->rprob[g];
     emit_line(e, "/* continuation in regime '%s' */", tr->name);
-    if (ez(e)) emit_line(e, "lcm_ce C%d = lcm_ce_empty(); /* its lottery (Epstein-Zin) */", g);
+    if (ez(e)) emit_line(e, "lcm_ce C%d = LCM_CE_EMPTY; /* its lottery (Epstein-Zin) */", g);
     else emit_line(e, "real E%d = 0;", g);
     emit_line(e, "int code_ok%d = 1;", g);
     int guarded = e->lvl[P] <= level;
@@ -326,7 +326,7 @@ static void e_accumulate(emitter *e)
     }
     if (ez(e)) {
         const char *alpha = emit_num(e, e->r->risk_aversion);
-        emit_line(e, "lcm_ce C = lcm_ce_empty(); /* the whole lottery: CE = E_next_V */");
+        emit_line(e, "lcm_ce C = LCM_CE_EMPTY; /* the whole lottery: CE = E_next_V */");
         for (int t = 0; t < e->k->ntargets; ++t) {
             int g = e->k->targets[t], P = e->r->rprob[g];
             emit_line(e, "if (%s != 0) lcm_ce_merge(&C, %s, %s, &C%d);", emit_name(e, P), alpha, emit_num(e, P), g);

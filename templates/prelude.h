@@ -201,17 +201,13 @@ typedef struct lcm_ce {
     int has, at_lim, bad;
 } lcm_ce;
 
-LCM_DEVICE lcm_ce lcm_ce_empty(void)
-{
-    lcm_ce c = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    return c;
-}
+#define LCM_CE_EMPTY {0, 0, 0, 0, 0, 0, 0, 0, 0} /* no node yet */
 
 /* One node of value v (weight 1) as a lottery of its own. */
 LCM_DEVICE lcm_ce lcm_ce_point(real alpha, real v)
 {
     const real p = (real)1 - alpha;
-    lcm_ce c = lcm_ce_empty();
+    lcm_ce c = LCM_CE_EMPTY;
     c.W = 1;
     c.S = 1;
     if (v != v) c.at_lim = 1, c.lim = v;                                  /* NaN stays NaN */
