@@ -3,11 +3,13 @@
  *   utility: V(ez)^(1 - rho) / (1 - rho) = W(eu) to 1e-12;
  * - without risk (survival 1 then 0, income for sure) V does not depend on
  *   the risk aversion (exactly), while with risk it does;
- * - at risk aversion 20 (values near 1e20) and 50 (near 1e8 and near 1e-7),
- *   where v^(1 - alpha) leaves the range of double (checked), V is finite,
+ * - at risk aversion 20 (values near 1e20) and 50 (near 1e8, near 1e-7, and
+ *   from 1e-12 (a bequest) to 3e-2 in each lottery), where v^(1 - alpha) leaves
+ *   the range of double (checked), V is finite,
  *   the cpu backend equals the interpreter, and periods 2 and 1 equal the
  *   recursion computed here independently, naively in long double (whose
  *   exponent range holds v^(1 - alpha)) from the solution's next-period V;
+ * - at risk aversion 1 +- 1e-10, V is within 1e-9 of the geometric limit;
  * - a simulation gives the same panel on both backends and batch sizes. */
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@ static const double STEP = 0.5; /* the wealth grid: 0, 0.5, ..., 10 */
 
 typedef struct ez_params {
     double alpha, rho, beta, unit; /* unit scales income and the bequest (V is in its units) */
+    double floor;                  /* the bequest's floor, in units: 1 unless set, and then no weight on wealth */
     double survival[3], stay[2];   /* stay[i]: P(next income = current income i) */
 } ez_params;
 
@@ -42,7 +45,8 @@ static lcm_pvalue *params_of(const ez_params *q, int ez)
     lcm_pv_put(p, "survival", list_of(survival, 4));
     lcm_pv_put(p, "discount_factor", lcm_pv_num(q->beta));
     lcm_pv_put(p, "rho", lcm_pv_num(q->rho));
-    lcm_pv_put(p, "bequest_floor", lcm_pv_num(q->unit));
+    lcm_pv_put(p, "bequest_floor", lcm_pv_num((q->floor ? q->floor : 1) * q->unit));
+    lcm_pv_put(p, "bequest_weight", lcm_pv_num(q->floor ? 0 : 1));
     if (ez) lcm_pv_put(p, "alpha", lcm_pv_num(q->alpha));
     return p;
 }
@@ -109,6 +113,23 @@ static void risk_aversion_needs_risk(const lcm_model *ez)
     lcm_solution_free(a), lcm_solution_free(b), lcm_solution_free(c), lcm_solution_free(d);
 }
 
+/* At risk aversion 1 the CE is the geometric mean exp(E[log V']), the limit
+ * of the power mean: 1 +- 1e-10 are within 1e-9 of it (the log of a sum
+ * 1e-10 away from 1, divided by 1e-10, would be off by 1e-6). */
+static void geometric_limit(const lcm_model *ez)
+{
+    ez_params q = {.alpha = 1, .rho = 2, .beta = 0.95, .unit = 1, .survival = {0.9, 0.8, 0}, .stay = {0.8, 0.7}};
+    lcm_solution *one = solve(ez, &q, 1, LCM_BACKEND_CPU);
+    for (int k = -1; k <= 1; k += 2) {
+        q.alpha = 1 + k * 1e-10;
+        lcm_solution *near = solve(ez, &q, 1, LCM_BACKEND_CPU);
+        CHECK_MSG(test_max_rel_diff(one, near) <= 1e-9, "alpha 1 and %.10f differ by %.3g", q.alpha,
+                  test_max_rel_diff(one, near));
+        lcm_solution_free(near);
+    }
+    lcm_solution_free(one);
+}
+
 /* ---- the recursion by hand, naively, in long double ------------------------ */
 static long double H(const ez_params *q, long double c, long double ce)
 {
@@ -142,9 +163,10 @@ static long double by_hand(const lcm_solution *sol, const ez_params *q, int t, i
     return best;
 }
 
-static void high_risk_aversion(const lcm_model *ez, double alpha, double unit)
+static void high_risk_aversion(const lcm_model *ez, double alpha, double rho, double unit, double floor)
 {
-    ez_params q = {.alpha = alpha, .rho = 2, .beta = 0.95, .unit = unit, .survival = {0.9, 0.8, 0}, .stay = {0.8, 0.7}};
+    ez_params q = {.alpha = alpha, .rho = rho, .beta = 0.95, .unit = unit, .floor = floor, .survival = {0.9, 0.8, 0},
+                   .stay = {0.8, 0.7}};
     lcm_solution *a = solve(ez, &q, 1, LCM_BACKEND_CPU), *b = solve(ez, &q, 1, LCM_BACKEND_INTERP);
     double worst = 0;
     int finite = 1, naive_fails = 0;
@@ -156,12 +178,12 @@ static void high_risk_aversion(const lcm_model *ez, double alpha, double unit)
                 long double v = by_hand(a, &q, t, i, w, &naive_fails);
                 worst = fmax(worst, rel(lcm_solution_value(a, t, ALIVE, i * NW + w), (double)v));
             }
-    CHECK_MSG(finite, "alpha %g, unit %g: V is not finite", alpha, unit);
-    CHECK_MSG(worst <= 1e-12, "alpha %g, unit %g: V and the recursion by hand differ by %.3g", alpha, unit, worst);
-    CHECK_MSG(naive_fails, "alpha %g, unit %g: the naive CE in double never fails here (the test is too easy)", alpha,
-              unit);
-    CHECK_MSG(test_max_rel_diff(a, b) <= 1e-12, "alpha %g, unit %g: cpu and interp differ by %.3g", alpha, unit,
-              test_max_rel_diff(a, b));
+    CHECK_MSG(finite, "alpha %g, unit %g, floor %g: V is not finite", alpha, unit, floor);
+    CHECK_MSG(worst <= 1e-12, "alpha %g, unit %g, floor %g: V and the recursion by hand differ by %.3g", alpha, unit, floor, worst);
+    CHECK_MSG(naive_fails, "alpha %g, unit %g, floor %g: the naive CE in double never fails here (the test is too easy)",
+              alpha, unit, floor);
+    CHECK_MSG(test_max_rel_diff(a, b) <= 1e-12, "alpha %g, unit %g, floor %g: cpu and interp differ by %.3g", alpha, unit,
+              floor, test_max_rel_diff(a, b));
     lcm_solution_free(a), lcm_solution_free(b);
 }
 
@@ -205,9 +227,13 @@ int main(void)
     reduces_to_expected_utility(ez, eu, 2);
     reduces_to_expected_utility(ez, eu, 0.5);
     risk_aversion_needs_risk(ez);
-    high_risk_aversion(ez, 20, 1e20);
-    high_risk_aversion(ez, 50, 1e8);
-    high_risk_aversion(ez, 50, 1e-7);
+    geometric_limit(ez);
+    high_risk_aversion(ez, 20, 2, 1e20, 0);
+    high_risk_aversion(ez, 50, 2, 1e8, 0);
+    high_risk_aversion(ez, 50, 2, 1e-7, 0);
+    /* a bequest of 1e-12 beside values of 1e-3 to 3e-2 in each lottery:
+     * anchored anywhere but at the least value, a term exp(49 log(1e9)) overflows */
+    high_risk_aversion(ez, 50, 0.5, 1, 1e-12);
     simulation(ez);
     lcm_model_free(ez), lcm_model_free(eu);
     CHECK_DONE();

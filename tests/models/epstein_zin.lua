@@ -3,7 +3,8 @@
 -- when the risk aversion equals the inverse EIS (option `variant`):
 --   ez  V = [(1 - beta) c^(1 - rho) + beta CE^(1 - rho)]^(1 / (1 - rho)),
 --       CE = (E[V'^(1 - alpha)])^(1 / (1 - alpha)) over survival and income;
---       dead: a bequest worth bequest + wealth (consumption units)
+--       dead: a bequest worth bequest_floor + bequest_weight * wealth
+--       (consumption units)
 --   eu  W = (1 - beta) c^(1 - rho) / (1 - rho) + beta E[W'], the same model
 --       through W = V^(1 - rho) / (1 - rho): at alpha = rho, V(ez) and W(eu)
 --       are that transform of each other exactly, because next wealth is the
@@ -29,12 +30,14 @@ if variant == "ez" then
     return lcm.power_mean({ utility, E_next_V }, { 1 - discount_factor, discount_factor }, 1 - rho)
   end
   risk_aversion = function(alpha) return alpha end
-  bequest = function(wealth, bequest_floor) return bequest_floor + wealth end
+  bequest = function(wealth, bequest_floor, bequest_weight) return bequest_floor + bequest_weight * wealth end
 elseif variant == "eu" then
   functions.utility = function(consumption, discount_factor, rho)
     return (1 - discount_factor) * consumption ^ (1 - rho) / (1 - rho)
   end
-  bequest = function(wealth, bequest_floor, rho) return (bequest_floor + wealth) ^ (1 - rho) / (1 - rho) end
+  bequest = function(wealth, bequest_floor, bequest_weight, rho)
+    return (bequest_floor + bequest_weight * wealth) ^ (1 - rho) / (1 - rho)
+  end
 else
   error("variant must be ez or eu")
 end

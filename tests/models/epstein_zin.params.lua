@@ -8,4 +8,5 @@ return {
   rho = 2,                             -- inverse EIS
   alpha = 20,                          -- risk aversion
   bequest_floor = 1,
+  bequest_weight = 1,
 }
