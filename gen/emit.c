@@ -39,12 +39,17 @@ static void compute_levels(emitter *e, int enext_level)
 
 static int max_int(int a, int b) { return a > b ? a : b; }
 
-/* Level at which the continuation of target g can be computed. */
+/* Whether E_next_V is the certainty equivalent of an Epstein-Zin regime
+ * (lcm_ce in prelude.h) rather than the expectation. */
+static int ez(const emitter *e) { return e->r->risk_aversion >= 0; }
+
+/* Level at which the continuation of target g can be computed (for an
+ * Epstein-Zin regime no higher than the risk aversion, which transforms V). */
 static int target_level(const emitter *e, const ir_target *tg)
 {
     const ir_regime *tr = &e->m->regimes[tg->regime];
-    int l = e->r->risk_aversion >= 0 ? e->lvl[e->r->risk_aversion] : LVL_KERNEL; /* the CE transforms V there */
     if (e->flat) return -1;
+    int l = ez(e) ? e->lvl[e->r->risk_aversion] : LVL_KERNEL;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind == NEXT_DET) l = max_int(l, e->lvl[nx->node]);
@@ -55,19 +60,16 @@ static int target_level(const emitter *e, const ir_target *tg)
     return l;
 }
 
-/* Whether E_next_V is the certainty equivalent of an Epstein-Zin regime
- * (lcm_ce in prelude.h) rather than the expectation. */
-static int ez(const emitter *e) { return e->r->risk_aversion >= 0; }
-
 /* Whether the kernel body reads its continuation from a table (when the
  * solve gives one) rather than computing it. */
 static int reads_table(const emitter *e) { return e->pre.active && !e->flat; }
 
 /* What the continuation reads: the targets' regime probabilities, next
- * states and weights (ir/precompute.c counts the same). */
+ * states and weights, and an Epstein-Zin regime's risk aversion
+ * (ir/precompute.c counts the same). */
 static void mark_continuation(emitter *e)
 {
-    if (e->r->risk_aversion >= 0) emit_mark(e, e->r->risk_aversion);
+    if (ez(e)) emit_mark(e, e->r->risk_aversion);
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         emit_mark(e, e->r->rprob[tg->regime]);

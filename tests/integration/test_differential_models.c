@@ -19,6 +19,8 @@ static const struct {
     {"tests/models/sharded.lua", "splay=wealth", "tests/models/sharded.params.lua"},
     {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua"},
     {"tests/models/epstein_zin.lua", NULL, "tests/models/epstein_zin.params.lua"},
+    {"tests/models/epstein_zin.lua", "alpha_by=wealth", "tests/models/epstein_zin.params.lua"},
+    {"tests/models/epstein_zin.lua", "alpha_by=saving", "tests/models/epstein_zin.params.lua"},
     {"tests/models/piecewise.lua", "kind=log", "tests/models/piecewise.params.lua"},
     {"tests/models/long_labels.lua", NULL, "tests/models/discount_only.params.lua"},
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},

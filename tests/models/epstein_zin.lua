@@ -10,10 +10,14 @@
 --       are that transform of each other exactly, because next wealth is the
 --       saving choice on the wealth grid itself (no interpolation between
 --       points, which would not commute with the transform).
+-- Option `alpha_by` (wealth or saving) adds 0.5 per unit of that state or
+-- action to the risk aversion: the certainty equivalent then moves into the
+-- state's or the action's loop (test_differential_models.c).
 -- tests/integration/test_epstein_zin.c solves both.
 local lcm = require("lcm")
 
 local variant = lcm.option("variant", "ez")
+local alpha_by = lcm.option("alpha_by", "none")
 local R = lcm.categorical{ "alive", "dead", name = "Regime" }
 local Income = lcm.categorical{ "low", "high", name = "Income" }
 local wealth = lcm.linspace{ start = 0, stop = 10, n_points = 21 }
@@ -30,6 +34,11 @@ if variant == "ez" then
     return lcm.power_mean({ utility, E_next_V }, { 1 - discount_factor, discount_factor }, 1 - rho)
   end
   risk_aversion = function(alpha) return alpha end
+  if alpha_by == "wealth" then
+    risk_aversion = function(alpha, wealth) return alpha + 0.5 * wealth end
+  elseif alpha_by == "saving" then
+    risk_aversion = function(alpha, saving) return alpha + 0.5 * saving end
+  end
   bequest = function(wealth, bequest_floor, bequest_weight) return bequest_floor + bequest_weight * wealth end
 elseif variant == "eu" then
   functions.utility = function(consumption, discount_factor, rho)
