@@ -39,12 +39,17 @@ static void compute_levels(emitter *e, int enext_level)
 
 static int max_int(int a, int b) { return a > b ? a : b; }
 
-/* Level at which the continuation of target g can be computed. */
+/* Whether E_next_V is the certainty equivalent of an Epstein-Zin regime
+ * (lcm_ce in prelude.h) rather than the expectation. */
+static int ez(const emitter *e) { return e->r->risk_aversion >= 0; }
+
+/* Level at which the continuation of target g can be computed (for an
+ * Epstein-Zin regime no higher than the risk aversion, which transforms V). */
 static int target_level(const emitter *e, const ir_target *tg)
 {
     const ir_regime *tr = &e->m->regimes[tg->regime];
-    int l = LVL_KERNEL;
     if (e->flat) return -1;
+    int l = ez(e) ? e->lvl[e->r->risk_aversion] : LVL_KERNEL;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind == NEXT_DET) l = max_int(l, e->lvl[nx->node]);
@@ -60,9 +65,11 @@ static int target_level(const emitter *e, const ir_target *tg)
 static int reads_table(const emitter *e) { return e->pre.active && !e->flat; }
 
 /* What the continuation reads: the targets' regime probabilities, next
- * states and weights (ir/precompute.c counts the same). */
+ * states and weights, and an Epstein-Zin regime's risk aversion
+ * (ir/precompute.c counts the same). */
 static void mark_continuation(emitter *e)
 {
+    if (ez(e)) emit_mark(e, e->r->risk_aversion);
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         emit_mark(e, e->r->rprob[tg->regime]);
@@ -250,7 +257,8 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     const ir_regime *tr = &e->m->regimes[tg->regime];
     int g = tg->regime, P = e->r->rprob[g];
     emit_line(e, "/* continuation in regime '%s' */", tr->name);
-    emit_line(e, "real E%d = 0;", g);
+    if (ez(e)) emit_line(e, "lcm_ce C%d = LCM_CE_EMPTY; /* its lottery (Epstein-Zin) */", g);
+    else emit_line(e, "real E%d = 0;", g);
     emit_line(e, "int code_ok%d = 1;", g);
     int guarded = e->lvl[P] <= level;
     const char *inline_only = reads_table(e) ? "!pre" : ""; /* with a table, the block is skipped */
@@ -281,15 +289,15 @@ static void target_block(emitter *e, const ir_target *tg, int level)
         outer = s;
         ++loops;
     }
+    char w[32] = "1";
+    if (loops) snprintf(w, sizeof w, "w%d", outer);
     emit_start(e);
-    if (loops) {
-        lcm_sb_printf(e->b, "E%d += w%d * lcm_interp(Vn, base", g, outer);
-        for (int s = 0; s < tr->nstates; ++s)
-            if (tg->next[s].kind != NEXT_DET) lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
-    } else {
-        lcm_sb_printf(e->b, "E%d = lcm_interp(Vn, base", g);
-    }
-    lcm_sb_printf(e->b, ", %d, st, cell, t);\n", ncont);
+    if (ez(e)) lcm_sb_printf(e->b, "lcm_ce_add(&C%d, %s, %s, lcm_interp(Vn, base", g, emit_num(e, e->r->risk_aversion), w);
+    else if (loops) lcm_sb_printf(e->b, "E%d += w%d * lcm_interp(Vn, base", g, outer);
+    else lcm_sb_printf(e->b, "E%d = lcm_interp(Vn, base", g);
+    for (int s = 0; s < tr->nstates; ++s)
+        if (tg->next[s].kind != NEXT_DET) lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
+    lcm_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, ez(e) ? ")" : "");
     for (; loops > 0; --loops) emit_close(e);
     emit_close(e);
     free(stride);
@@ -301,6 +309,7 @@ static void e_accumulate(emitter *e)
 {
     int table = reads_table(e);
     emit_line(e, "real E = 0;");
+    if (ez(e)) emit_line(e, "int ce_bad = 0;");
     if (table) {
         emit_line(e, "int pre_bad = 0;");
         emit_open(e, "if (pre) {");
@@ -313,12 +322,24 @@ static void e_accumulate(emitter *e)
             if (e->pre.actions >> j & 1) lcm_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
         lcm_sb_puts(e->b, ";\n");
         emit_line(e, "E = pre[at];");
-        emit_line(e, "pre_bad = pre_code[at];");
+        emit_line(e, "pre_bad = pre_code[at] & 1;");
+        if (ez(e)) emit_line(e, "ce_bad = pre_code[at] >> 1 & 1;");
         emit_else(e);
     }
-    for (int t = 0; t < e->k->ntargets; ++t) {
-        int g = e->k->targets[t], P = e->r->rprob[g];
-        emit_line(e, "if (%s != 0) E += %s * E%d;", emit_name(e, P), emit_num(e, P), g);
+    if (ez(e)) {
+        const char *alpha = emit_num(e, e->r->risk_aversion);
+        emit_line(e, "lcm_ce C = LCM_CE_EMPTY; /* the whole lottery: CE = E_next_V */");
+        for (int t = 0; t < e->k->ntargets; ++t) {
+            int g = e->k->targets[t], P = e->r->rprob[g];
+            emit_line(e, "if (%s != 0) lcm_ce_merge(&C, %s, %s, &C%d);", emit_name(e, P), alpha, emit_num(e, P), g);
+        }
+        emit_line(e, "E = lcm_ce_value(&C, %s);", alpha);
+        emit_line(e, "ce_bad = C.bad;");
+    } else {
+        for (int t = 0; t < e->k->ntargets; ++t) {
+            int g = e->k->targets[t], P = e->r->rprob[g];
+            emit_line(e, "if (%s != 0) E += %s * E%d;", emit_name(e, P), emit_num(e, P), g);
+        }
     }
     if (table) emit_close(e);
 }
@@ -417,6 +438,7 @@ static void checks(emitter *e)
                 check_term(e, "(unsigned)(%s != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", P, g, s);
     }
     if (reads_table(e)) check_term(e, "(unsigned)pre_bad << LCM_FLAG_CODE");
+    if (ez(e)) check_term(e, "(unsigned)ce_bad << LCM_FLAG_CE");
     lcm_sb_puts(e->b, ";\n");
 }
 
@@ -656,6 +678,7 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     lcm_sb_puts(&off_grid, "0");
     for (int t = 0; t < f.k->ntargets; ++t)
         lcm_sb_printf(&off_grid, " | (%s != 0 && !code_ok%d)", emit_name(&f, r->rprob[f.k->targets[t]]), f.k->targets[t]);
+    if (ez(&f)) lcm_sb_puts(&off_grid, " | ce_bad << 1"); /* bit 1: the CE's domain (LCM_FLAG_CE) */
     const char *kv[] = {"symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode), "body", emit_fragment(&body),
                         "off_grid", off_grid.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);

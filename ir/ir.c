@@ -194,6 +194,9 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
     int rc;
     if ((rc = check_node_ref(r, r->utility, nn, "utility", err))) return rc;
     if ((rc = check_node_ref(r, r->q, nn, "Q", err))) return rc;
+    if (r->risk_aversion >= 0 && r->terminal)
+        return lcm_fail(err, LCM_E_MODEL, "regime '%s' is terminal and has a risk aversion", r->name);
+    if (r->risk_aversion >= 0 && (rc = check_node_ref(r, r->risk_aversion, nn, "the risk aversion", err))) return rc;
     for (int c = 0; c < r->nconstraints; ++c)
         if ((rc = check_node_ref(r, r->constraints[c].node, nn, "a constraint", err))) return rc;
     for (int f = 0; f < r->nfuncs; ++f)

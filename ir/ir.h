@@ -149,6 +149,9 @@ typedef struct ir_regime {
     ir_node *nodes;
     int utility; /* node */
     int q;       /* node of the aggregator H (non-terminal) or utility */
+    int risk_aversion; /* Epstein-Zin: node of the risk aversion of the certainty
+                        * equivalent that E_next_V becomes (docs/model-language.md
+                        * section 11); -1: E_next_V is the expectation */
     int nconstraints;
     ir_named *constraints;
     int nfuncs; /* every traced DAG function: simulation targets, reports */

@@ -130,6 +130,7 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
         lcm_sb_printf(b, "dag %s\n", r->name);
         for (size_t n = 0; n < r->nnodes; ++n) put_node(b, &r->nodes[n]);
         lcm_sb_printf(b, "utility %d\nq %d\n", r->utility, r->q);
+        if (r->risk_aversion >= 0) lcm_sb_printf(b, "risk_aversion %d\n", r->risk_aversion);
         for (int c = 0; c < r->nconstraints; ++c)
             lcm_sb_printf(b, "constraint %s %d\n", r->constraints[c].name, r->constraints[c].node);
         for (int f = 0; f < r->nfuncs; ++f)
@@ -375,7 +376,7 @@ static int read_header(reader *rd, ir_model *m)
         memset(r, 0, sizeof *r);
         r->id = m->nregimes++;
         r->name = lcm_xstrdup(tok(rd, 1));
-        r->utility = r->q = -1;
+        r->utility = r->q = r->risk_aversion = -1;
         for (int g = 0; g < IR_MAX_REGIMES; ++g) r->rprob[g] = -1;
         if ((rc = get_int(rd, 3, &r->terminal))) return rc;
         while (next_line(rd)) {
@@ -469,6 +470,8 @@ static int read_dag(reader *rd, ir_model *m)
             if ((rc = get_int(rd, 1, &r->utility))) return rc;
         } else if (!strcmp(k, "q")) {
             if ((rc = get_int(rd, 1, &r->q))) return rc;
+        } else if (!strcmp(k, "risk_aversion")) {
+            if ((rc = get_int(rd, 1, &r->risk_aversion))) return rc;
         } else if (!strcmp(k, "constraint")) {
             if ((rc = read_named(rd, &r->constraints, &r->nconstraints))) return rc;
         } else if (!strcmp(k, "func")) {

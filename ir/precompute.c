@@ -33,6 +33,7 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
     if (kn->last || kn->ntargets == 0 || r->nstates > 64 || r->nactions > 64) return;
     uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
     node_masks(r, sm, am);
+    if (r->risk_aversion >= 0) p->states |= sm[r->risk_aversion], p->actions |= am[r->risk_aversion];
     for (int t = 0; t < kn->ntargets; ++t) {
         const ir_target *tg = ir_target_of(r, kn->targets[t]);
         int P = r->rprob[tg->regime];

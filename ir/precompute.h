@@ -17,8 +17,10 @@
  *          splayed state counted within its chunk (batch_size long: splay
  *          bounds the table),
  *   act    the read actions, row-major in the regime's order.
- * Beside it, one byte per entry: a next discrete state off its grid
- * (LCM_FLAG_CODE), which the kernel raises for feasible pairs only.
+ * Beside it, one byte per entry: bit 0 a next discrete state off its grid
+ * (LCM_FLAG_CODE), bit 1 an Epstein-Zin certainty equivalent without a value
+ * (LCM_FLAG_CE), which the kernel raises for feasible pairs only.  An
+ * Epstein-Zin regime's risk aversion is read like the continuation's inputs.
  */
 #ifndef LCM_PRECOMPUTE_H
 #define LCM_PRECOMPUTE_H

@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 4
+#define LCM_ABI_VERSION 5
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 
@@ -22,6 +22,7 @@ enum lcm_flag_bit {
     LCM_FLAG_INACTIVE,    /* positive probability of a regime inactive next period */
     LCM_FLAG_CODE,        /* a next discrete state is not a code of its grid */
     LCM_FLAG_INFEASIBLE,  /* no feasible action at a state */
+    LCM_FLAG_CE,          /* Epstein-Zin: a negative next V or a risk aversion that is not finite */
     LCM_NFLAGS
 };
 

@@ -159,6 +159,21 @@ local function prepare_regime(name, spec, M)
   if R.terminal and R.functions.H then
     fail_at(R.where, "regime '" .. name .. "' is terminal: it has no continuation, so no aggregator H")
   end
+  -- Epstein-Zin: the risk aversion of the certainty equivalent E_next_V becomes
+  local ra = spec.risk_aversion
+  if ra ~= nil then
+    if type(ra) ~= "function" then
+      fail_at(R.where, "regime '" .. name .. "': risk_aversion must be a function returning the risk aversion " ..
+        "(e.g. function(gamma) return gamma end)")
+    end
+    if R.terminal then
+      fail_at(fn_where(ra), "regime '" .. name .. "' is terminal: it has no continuation, so no risk_aversion")
+    end
+    if R.functions.risk_aversion then
+      fail_at(fn_where(R.functions.risk_aversion), "regime '" .. name .. "': 'risk_aversion' is both a function " ..
+        "and the regime's risk_aversion field; rename the function")
+    end
+  end
   -- activity per period
   R.active = {}
   local act = spec.active
@@ -192,7 +207,7 @@ end
 -- constraints, transitions, H, and grids with parameters of their own.
 function B.is_level(R, name)
   return R.functions[name] or R.constraints[name] or name:sub(1, 5) == "next_" or name == "H" or
-    R.state_index[name] or R.action_index[name]
+    (name == "risk_aversion" and R.spec.risk_aversion ~= nil) or R.state_index[name] or R.action_index[name]
 end
 
 local function fixed_lookup(M, R, fname, pname, where)
@@ -602,6 +617,20 @@ local function regime_probs(ctx)
   return out, where
 end
 
+-- The risk aversion of an Epstein-Zin regime: a number (a constant must be
+-- finite; a computed one is checked during the solve, LCM_FLAG_CE).
+local function risk_aversion(ctx, fn)
+  local R, where = ctx.R, fn_where(fn)
+  local v = ctx.value("risk_aversion", fn)
+  if T.type_of(v) == "bool" then
+    fail_at(where, "regime '" .. R.name .. "': risk_aversion must return a number, not a condition")
+  end
+  if type(v) == "number" and v - v ~= 0 then
+    fail_at(where, "regime '" .. R.name .. "': risk_aversion is " .. tostring(v) .. ", not a finite number")
+  end
+  return v
+end
+
 -- The probability of a move in period t (1-based) where the generator
 -- knows it (Reach.move_periods), else nil.
 local function prob_at(M, p)
@@ -801,6 +830,7 @@ local function trace_regime(R, M)
       end
     end
     D.q = ctx.value("H", R.functions.H or default_H)
+    if R.spec.risk_aversion then D.risk_aversion = risk_aversion(ctx, R.spec.risk_aversion) end
   end
   D.graph = g
   T.set_graph(nil)
@@ -865,6 +895,7 @@ local function dag_lines(out, R, D)
   local function root(line) roots[#roots + 1] = line end
   root("utility " .. id(D.utility))
   root("q " .. id(D.q))
+  if D.risk_aversion ~= nil then root("risk_aversion " .. id(D.risk_aversion)) end
   for _, c in ipairs(D.constraints) do root("constraint " .. c[1] .. " " .. id(c[2])) end
   for _, f in ipairs(D.funcs) do root("func " .. f[1] .. " " .. id(f[2])) end
   for _, p in ipairs(D.rprob) do root("rprob " .. p[1] .. " " .. id(p[2])) end

@@ -431,7 +431,7 @@ function lcm._is_regime(r) return getmetatable(r) == Regime end
 function lcm._is_model(m) return getmetatable(m) == Model end
 
 local REGIME_FIELDS = set("terminal", "active", "states", "actions", "functions", "constraints",
-  "state_transitions", "transition", "description")
+  "state_transitions", "transition", "risk_aversion", "description")
 
 function lcm.regime(spec)
   check_fields(spec, REGIME_FIELDS, "lcm.regime")
@@ -657,6 +657,49 @@ end
 function lcm.clip(x, lo, hi) return lcm.min(lcm.max(x, lo), hi) end
 
 lcm.inf = math.huge
+
+-- The weighted power mean (sum_i w_i x_i^p)^(1/p) of values x_i >= 0 (at
+-- p = 0 its limit prod_i x_i^w_i, for weights summing to 1): the Epstein-Zin
+-- aggregator is lcm.power_mean({ utility, E_next_V }, { 1 - beta, beta },
+-- 1 - 1 / eis).  Written as x_i^p it overflows where p is far from 0 and an
+-- x is small or large (pylcm #416: the same defect as the certainty
+-- equivalent's, one level out), so it is taken about the anchor a = log x of
+-- the positive value with the largest p log x: exp(a + log(sum w exp(p (log x
+-- - a))) / p), every exponent <= 0, with log1p of the expm1 sum near p = 0
+-- (the limit exact) and the plain sum where that sum nears -1.  A zero value
+-- of non-zero weight gives 0 at p <= 0 and adds only its weight at p > 0.
+-- Only inside model functions.
+function lcm.power_mean(values, weights, p)
+  if type(values) ~= "table" or type(weights) ~= "table" or #values < 1 or #values ~= #weights then
+    fail("lcm.power_mean expects a list of values, a list of as many weights and an exponent")
+  end
+  if p == nil then fail("lcm.power_mean: the exponent (third argument) is missing") end
+  if not T.get_graph() then fail("lcm.power_mean is only available inside model functions") end
+  local pos, logs, zero = {}, {}, false
+  local a, has -- the anchor, and whether a positive value was met
+  for i, x in ipairs(values) do
+    pos[i] = lcm.gt(x, 0)
+    logs[i] = lcm.log(lcm.where(pos[i], x, 1))
+    if i == 1 then
+      a, has = lcm.where(pos[1], logs[1], 0), pos[1]
+    else
+      a = lcm.where(lcm.all(pos[i], lcm.any(lcm.not_(has), lcm.gt(p * logs[i], p * a))), logs[i], a)
+      if i < #values then has = lcm.any(has, pos[i]) end -- (a condition left unused is an error)
+    end
+    zero = lcm.any(zero, lcm.all(lcm.eq(x, 0), lcm.ne(weights[i], 0)))
+  end
+  local W, D, S, G = 0, 0, 0, 0 -- weights; sums of w expm1(p d), w exp(p d), w d (d = log x - a)
+  for i, w in ipairs(weights) do
+    local d = logs[i] - a
+    W = W + w
+    D = D + w * lcm.where(pos[i], lcm.expm1(p * d), -1)
+    S = S + w * lcm.where(pos[i], lcm.exp(p * d), 0)
+    G = G + w * lcm.where(pos[i], d, 0)
+  end
+  local ratio = (W - 1) + D -- sum w exp(p d) - 1
+  local power = lcm.where(lcm.gt(ratio, -0.5), lcm.log1p(ratio), lcm.log(S)) / p
+  return lcm.where(lcm.all(zero, lcm.le(p, 0)), 0, lcm.exp(a + lcm.where(lcm.eq(p, 0), G, power)))
+end
 
 for name, f in pairs({ log = lcm.log, exp = lcm.exp, sqrt = lcm.sqrt, abs = lcm.abs,
   floor = lcm.floor, ceil = lcm.ceil, min = lcm.min, max = lcm.max }) do

@@ -65,6 +65,7 @@ static void check_pair(const lcm_point *p, lcm_flags *f, lcm_index s)
     for (int g = 0; g < m->nregimes; ++g)
         if (r->rprob[g] >= 0) rp[nrp++] = vals[r->rprob[g]];
     if (nrp && !probs_ok(rp, nrp)) flag(f, LCM_FLAG_REGIME_PROB, s);
+    if (p->ce_bad) flag(f, LCM_FLAG_CE, s);
     for (int i = 0; i < p->k->ninactive; ++i)
         if (vals[r->rprob[p->k->inactive[i]]] != 0) flag(f, LCM_FLAG_INACTIVE, s);
     for (int i = 0; i < p->k->ntargets; ++i) {

@@ -120,6 +120,20 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
             }
         }
         return 0;
+    case LCM_FLAG_CE:
+        if (!p->ce_bad) return 0;
+        lcm_sb_puts(b, "risk_aversion = "), put_value(b, v[r->risk_aversion]);
+        for (int i = 0; i < p->k->ntargets && isfinite(v[r->risk_aversion]); ++i) {
+            int g = p->k->targets[i];
+            if (v[r->rprob[g]] == 0) continue;
+            double low = lcm_point_target_min(p, g);
+            if (!(low < 0)) continue;
+            lcm_sb_printf(b, "; V of regime '%s' next period is ", m->regimes[g].name), put_value(b, low);
+            lcm_sb_puts(b, " where it is read: the certainty equivalent needs V >= 0 (V in consumption units, "
+                           "e.g. a dead regime worth 0 or a bequest)");
+            return 1;
+        }
+        return 1;
     default:
         return 0;
     }

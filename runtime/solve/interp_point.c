@@ -121,7 +121,80 @@ static double expect_from(target_ctx *c, int s, double w)
     return acc;
 }
 
-double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
+/* ---- Epstein-Zin: the certainty equivalent of the whole lottery -----------
+ * CE = (sum w v^p / W)^(1/p), p = 1 - alpha (exp(sum w log v / W) at p = 0),
+ * over every node of positive weight w of every target (W = sum w), in two
+ * passes: the anchor, the node with the largest p log v (so that no term
+ * exceeds 1 and none of v^p over- or underflows), then the sums about it.
+ * docs/model-language.md section 11 gives the cases of zero, infinite and
+ * negative values; the kernels fold the same lottery in one pass
+ * (templates/prelude.h). */
+typedef struct lottery {
+    double alpha, p;
+    int sums;                /* 0: the pass that finds the anchor; 1: the pass that sums */
+    int has, at_lim, nan, bad;
+    double a, v;             /* the anchor's log v and v */
+    double lim;              /* the value of a node with p log v = +inf, which decides alone */
+    double W, S, D;          /* sums of w, w exp(p d), w expm1(p d) (w d at p = 0), d = log v - a */
+    double min;              /* the smallest value (for the diagnosis) */
+} lottery;
+
+static void lottery_node(lottery *L, double w, double v)
+{
+    double p = L->p;
+    if (!(v >= L->min)) L->min = v;
+    if (isnan(v)) {
+        L->nan = 1;
+    } else if (v < 0 || !isfinite(L->alpha)) {
+        L->bad = 1;
+    } else if (v == 0 ? p <= 0 : (isinf(v) && p >= 0)) {
+        if (!L->sums) L->lim = L->at_lim && L->lim != v ? NAN : v, L->at_lim = 1;
+    } else if (v == 0 || isinf(v)) {
+        if (L->sums) L->W += w, L->D -= w; /* p log v = -inf: weight only */
+    } else if (!L->sums) {
+        if (!L->has || p * log(v) > p * L->a) L->a = log(v), L->v = v, L->has = 1;
+    } else {
+        double d = log(v) - L->a;
+        L->W += w;
+        L->S += w * exp(p * d);
+        L->D += w * (p == 0 ? d : expm1(p * d));
+    }
+}
+
+static double lottery_value(const lottery *L)
+{
+    if (L->nan || L->bad) return NAN;
+    if (L->at_lim) return L->lim;
+    if (L->W == 0) return 0; /* nothing reachable, as E = 0 */
+    if (!L->has) return L->p > 0 ? 0 : INFINITY;
+    double ratio = L->D / L->W;
+    double dev = L->p == 0 ? ratio : (ratio > -0.5 ? log1p(ratio) : log(L->S / L->W)) / L->p;
+    return dev == 0 ? L->v : L->v * exp(dev);
+}
+
+/* Visits the nodes of the lottery from state s on, as expect_from sums them. */
+static void visit_from(target_ctx *c, int s, double w, lottery *L)
+{
+    if (s == c->tr->nstates) {
+        lottery_node(L, w, interp_from(c, 0, 0));
+        return;
+    }
+    const ir_next *nx = &c->tg->next[s];
+    if (nx->kind == NEXT_DET) {
+        visit_from(c, s + 1, w, L);
+        return;
+    }
+    int n = nx->kind == NEXT_MARKOV ? nx->nprobs : c->tr->states[s].grid.n;
+    for (int j = 0; j < n; ++j) {
+        double pj = weight(c, s, j);
+        if (w * pj == 0) continue;
+        c->code[s] = j;
+        visit_from(c, s + 1, w * pj, L);
+    }
+}
+
+/* The cells, codes and process rows of target g's next states at the pair. */
+static void target_setup(const lcm_point *p, int g, target_ctx *out, int *codes_ok)
 {
     target_ctx c = {.p = p, .tr = &p->m->regimes[g], .tg = lcm_find_target(p->r, g)};
     const ir_regime *tr = c.tr;
@@ -149,7 +222,43 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
             locate(p->G + p->L->state_off[g][s], gr->n, x, &c.cell[s], &c.t[s]);
         }
     }
+    *out = c;
+}
+
+double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
+{
+    target_ctx c;
+    target_setup(p, g, &c, codes_ok);
     return expect_from(&c, 0, 1.0);
+}
+
+double lcm_point_target_min(const lcm_point *p, int g)
+{
+    lottery L = {.alpha = 0, .p = 1, .min = INFINITY};
+    target_ctx c;
+    int ok;
+    target_setup(p, g, &c, &ok);
+    visit_from(&c, 0, 1, &L);
+    return L.min;
+}
+
+/* The certainty equivalent of the pair's continuation; *bad when it has none. */
+static double point_ce(const lcm_point *p, int *bad)
+{
+    const ir_regime *r = p->r;
+    double alpha = p->vals[r->risk_aversion];
+    lottery L = {.alpha = alpha, .p = 1 - alpha, .min = INFINITY};
+    for (L.sums = 0; L.sums < 2; ++L.sums)
+        for (int i = 0; i < p->k->ntargets; ++i) {
+            int g = p->k->targets[i], ok;
+            double P = p->vals[r->rprob[g]];
+            if (P == 0) continue;
+            target_ctx c;
+            target_setup(p, g, &c, &ok);
+            visit_from(&c, 0, P, &L);
+        }
+    *bad = L.bad;
+    return lottery_value(&L);
 }
 
 void lcm_point_eval(lcm_point *p)
@@ -167,7 +276,9 @@ void lcm_point_eval(lcm_point *p)
         p->q = p->vals[r->q];
         return;
     }
-    for (int i = 0; i < p->k->ntargets; ++i) {
+    p->ce_bad = 0;
+    if (r->risk_aversion >= 0) p->E = point_ce(p, &p->ce_bad);
+    for (int i = 0; i < p->k->ntargets && r->risk_aversion < 0; ++i) {
         int g = p->k->targets[i], ok;
         double P = p->vals[r->rprob[g]];
         if (P != 0) p->E += P * lcm_point_target(p, g, &ok);

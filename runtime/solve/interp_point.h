@@ -26,16 +26,20 @@ typedef struct lcm_point {
     /* results of lcm_point_eval */
     int feasible;
     double E, q;
+    int ce_bad; /* Epstein-Zin: the CE has no value (a negative next V, a risk aversion not finite) */
 } lcm_point;
 
 /* Sets p->x from a flat state index / p->act from a flat action index. */
 void lcm_point_state(lcm_point *p, lcm_index s);
 void lcm_point_action(lcm_point *p, lcm_index a);
-/* Evaluates the pair: vals, feasible and (when feasible) E and q. */
+/* Evaluates the pair: vals, feasible and (when feasible) E and q (E the
+ * certainty equivalent of an Epstein-Zin regime, and ce_bad). */
 void lcm_point_eval(lcm_point *p);
 /* Expected V of target regime g at the current pair (vals evaluated);
  * *codes_ok is cleared when a deterministic discrete next state is not a code. */
 double lcm_point_target(const lcm_point *p, int g, int *codes_ok);
+/* The smallest V of target regime g read at the pair (a node of positive weight). */
+double lcm_point_target_min(const lcm_point *p, int g);
 const ir_target *lcm_find_target(const ir_regime *r, int g);
 /* "consumption=12.5, labor_supply=work" */
 void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out);

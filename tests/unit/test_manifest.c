@@ -45,6 +45,7 @@ int main(void)
     round_trip("models/precautionary_savings.lua");
     round_trip("models/precautionary_savings_health.lua");
     round_trip("tests/models/piecewise.lua");
+    round_trip("tests/models/epstein_zin.lua");
 
     rejects("lcm-manifest 99\n", "manifest version 99");
     rejects("hello\n", "not an lcm manifest");
@@ -53,6 +54,7 @@ int main(void)
     rejects(HEAD "dag r\nnode const 1\nnode add 0\nutility 1\nq 1\nenddag\nend\n", "has 1 arguments, wants 2");
     rejects(HEAD "dag r\nnode state 3\nutility 0\nq 0\nenddag\nend\n", "no state 3");
     rejects(HEAD "dag r\nnode const 1\nutility 5\nq 0\nenddag\nend\n", "utility refers to node 5");
+    rejects(HEAD "dag r\nnode const 1\nutility 0\nq 0\nrisk_aversion 0\nenddag\nend\n", "is terminal and has a risk aversion");
     rejects(HEAD "dag r\nnode const 1\nutility 0\nq 0\nenddag\n", "without 'end'");
     rejects("lcm-manifest 1\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 3 1 1 1\nendregime\nend\n",
             "one flag per period");

@@ -1,0 +1,80 @@
+-- epstein_zin.lua - a saving choice under mortality and Markov income risk,
+-- with Epstein-Zin preferences or the expected-utility model they reduce to
+-- when the risk aversion equals the inverse EIS (option `variant`):
+--   ez  V = [(1 - beta) c^(1 - rho) + beta CE^(1 - rho)]^(1 / (1 - rho)),
+--       CE = (E[V'^(1 - alpha)])^(1 / (1 - alpha)) over survival and income;
+--       dead: a bequest worth bequest_floor + bequest_weight * wealth
+--       (consumption units)
+--   eu  W = (1 - beta) c^(1 - rho) / (1 - rho) + beta E[W'], the same model
+--       through W = V^(1 - rho) / (1 - rho): at alpha = rho, V(ez) and W(eu)
+--       are that transform of each other exactly, because next wealth is the
+--       saving choice on the wealth grid itself (no interpolation between
+--       points, which would not commute with the transform).
+-- Option `alpha_by` (wealth or saving) adds 0.5 per unit of that state or
+-- action to the risk aversion: the certainty equivalent then moves into the
+-- state's or the action's loop (test_differential_models.c).
+-- tests/integration/test_epstein_zin.c solves both.
+local lcm = require("lcm")
+
+local variant = lcm.option("variant", "ez")
+local alpha_by = lcm.option("alpha_by", "none")
+local R = lcm.categorical{ "alive", "dead", name = "Regime" }
+local Income = lcm.categorical{ "low", "high", name = "Income" }
+local wealth = lcm.linspace{ start = 0, stop = 10, n_points = 21 }
+
+local functions = {
+  consumption = function(wealth, income, saving, income_level)
+    return wealth + income_level[income] - saving
+  end,
+}
+local risk_aversion, bequest
+if variant == "ez" then
+  functions.utility = function(consumption) return consumption end
+  functions.H = function(utility, E_next_V, discount_factor, rho)
+    return lcm.power_mean({ utility, E_next_V }, { 1 - discount_factor, discount_factor }, 1 - rho)
+  end
+  risk_aversion = function(alpha) return alpha end
+  if alpha_by == "wealth" then
+    risk_aversion = function(alpha, wealth) return alpha + 0.5 * wealth end
+  elseif alpha_by == "saving" then
+    risk_aversion = function(alpha, saving) return alpha + 0.5 * saving end
+  end
+  bequest = function(wealth, bequest_floor, bequest_weight) return bequest_floor + bequest_weight * wealth end
+elseif variant == "eu" then
+  functions.utility = function(consumption, discount_factor, rho)
+    return (1 - discount_factor) * consumption ^ (1 - rho) / (1 - rho)
+  end
+  bequest = function(wealth, bequest_floor, bequest_weight, rho)
+    return (bequest_floor + bequest_weight * wealth) ^ (1 - rho) / (1 - rho)
+  end
+else
+  error("variant must be ez or eu")
+end
+
+local alive = lcm.regime{
+  active = function(age) return age < 3 end,
+  states = { income = lcm.discrete(Income), wealth = wealth },
+  actions = { saving = wealth },
+  functions = functions,
+  constraints = { positive_consumption = function(consumption) return consumption:gt(0) end },
+  state_transitions = {
+    income = lcm.markov(function(income, income_transition) return income_transition[income] end),
+    wealth = function(saving) return saving end,
+  },
+  transition = lcm.markov(function(period, survival)
+    return { alive = survival[period], dead = 1 - survival[period] }
+  end),
+  risk_aversion = risk_aversion,
+}
+
+local dead = lcm.regime{
+  terminal = true,
+  states = { wealth = wealth },
+  functions = { utility = bequest },
+}
+
+return lcm.model{
+  ages = lcm.ages{ start = 0, stop = 3 },
+  regime_ids = R,
+  regimes = { alive = alive, dead = dead },
+}
