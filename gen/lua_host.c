@@ -71,26 +71,40 @@ static int preload(lua_State *L, lcm_err *err)
     return 0;
 }
 
+typedef struct data_box {
+    const char *file;
+    const ir_option *options;
+    int noptions;
+} data_box;
+
 /* Inside lua_pcall: the DSL's Lua code runs before the box exists. */
 static int push_data_box(lua_State *L)
 {
-    const char *file = lua_touserdata(L, 1);
+    const data_box *d = lua_touserdata(L, 1);
     lua_getglobal(L, "require");
     lua_pushstring(L, "lcm");
     lua_call(L, 1, 1); /* first: it extends math, which the sandbox copies */
-    lcm_sandbox_push(L, file, lcm_sandbox_trusted());
+    lua_getfield(L, -1, "_set_options");
+    lua_createtable(L, 0, d->noptions);
+    for (int i = 0; i < d->noptions; ++i) {
+        lua_pushstring(L, d->options[i].value);
+        lua_setfield(L, -2, d->options[i].name);
+    }
+    lua_call(L, 1, 0);
+    lcm_sandbox_push(L, d->file, lcm_sandbox_trusted());
     lua_getfield(L, -2, "_set_reader");
     lua_getfield(L, -2, "read_file");
     lua_call(L, 1, 0);
     return 1;
 }
 
-int lcm_lua_push_data_box(lua_State *L, const char *file, lcm_err *err)
+int lcm_lua_push_data_box(lua_State *L, const char *file, const ir_option *options, int noptions, lcm_err *err)
 {
     int rc = preload(L, err);
     if (rc) return rc;
+    data_box d = {file, options, noptions};
     lua_pushcfunction(L, push_data_box);
-    lua_pushlightuserdata(L, (void *)file);
+    lua_pushlightuserdata(L, &d);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
         rc = lcm_fail(err, LCM_E_INTERNAL, "%s: cannot load the lcm library: %s", file, lua_tostring(L, -1));
         lua_pop(L, 1);

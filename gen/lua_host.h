@@ -24,7 +24,9 @@ void lcm_trace_result_free(lcm_trace_result *r);
 /* Pushes the sandbox (lua_sandbox.h) for a data file that is Lua, such as
  * an --initial .lua file, on a state with the standard libraries open:
  * the model's sandbox, with the DSL loaded so that require("lcm") gives
- * lcm.read_table and lcm.read_file of files beside `file`. */
-int lcm_lua_push_data_box(lua_State *L, const char *file, lcm_err *err);
+ * lcm.read_table and lcm.read_file of files beside `file`, and lcm.option
+ * the values of the model's options (a file made for a model whose -D
+ * options change its grids can follow them). */
+int lcm_lua_push_data_box(lua_State *L, const char *file, const ir_option *options, int noptions, lcm_err *err);
 
 #endif

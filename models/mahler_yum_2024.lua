@@ -18,9 +18,10 @@
 --                        in the mahler_yum_2024 example").  Its other three
 --                        fixes concern the inputs, not the model: solve it with
 --                        mahler_yum_2024_paper.params.lua (cost cubics clamped
---                        at zero, the wage shock's mean E[e^theta] E[e^z]) and
---                        simulate it from mahler_yum_2024_paper.initial.lua
---                        (the initial habit rounded to the nearest grid point).
+--                        at zero, the wage shock's mean E[e^theta] E[e^z]); its
+--                        initial conditions (mahler_yum_2024.initial.lua, which
+--                        reads the option) round the initial habit to the
+--                        nearest effort level.
 --
 -- Grid sizes (-D, for tests and experiments; the defaults are the paper's):
 --   wealth_points 50, effort_points 40, shock_points 5, cost_points 5.

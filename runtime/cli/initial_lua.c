@@ -130,7 +130,7 @@ int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects
     lua_State *L = lcm_lua_limited_state(&lim);
     if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
     luaL_openlibs(L);
-    int rc = lcm_lua_push_data_box(L, path, err);
+    int rc = lcm_lua_push_data_box(L, path, m->options, m->noptions, err);
     if (!rc) rc = run_file(L, &lim, path, subjects, err);
     lcm_initial_column *cols = NULL;
     int n = 0;

@@ -4,9 +4,10 @@
 # - at the paper's grid sizes from age 97 (-D first_age=97: the last two ages
 #   alive), V equals pylcm's (tests/reference/mahler_yum_2024/V_slice.h5,
 #   periods 36 and 37 of the paper) to 1e-8 relative;
-# - lcm run solves and simulates it at reduced grid sizes, the panel has its
-#   states, actions and functions, and every living subject of age 65 or more
-#   is retired with its pension;
+# - lcm run solves and simulates it at reduced grid sizes from its bundled
+#   initial conditions, the panel has its states, actions and functions, its
+#   40 subjects start with a habit on the reduced effort grid, and every
+#   living subject of age 65 or more is retired with its pension;
 # - -D variant=paper gives another V (its pension differs).
 set -u
 LCM=$1 SRC=$3 BIN=$4 VCMP=$5
@@ -35,22 +36,20 @@ for p in 0 1; do
   check "V at age $((97 + 2 * p)) equals pylcm's to 1e-8" "[ $rc -eq 0 ] && grep -q '^1600 values compared' '$work/cmp$p'"
 done
 
-# reduced sizes, end to end
+# reduced sizes, end to end, from the bundled initial conditions (which read
+# -D effort_points and shock_points through lcm.option)
 small="-D wealth_points=6 -D effort_points=3 -D shock_points=3 -D cost_points=2"
-{
-  echo "regime,age,health,lagged_effort,education,productivity,health_type,discount_type,wealth"
-  i=0
-  for edu in low high; do for dt in small large; do for pr in low high; do for ht in low high; do
-    echo "alive,25,$([ $((i % 3)) -eq 0 ] && echo bad || echo good),$((i % 3)),$edu,$pr,$ht,$dt,0"
-    i=$((i + 1))
-  done; done; done; done
-} > "$work/small.initial.csv"
-"$LCM" run "$model" $small --initial "$work/small.initial.csv" --out-dir "$work/run" --targets all \
+"$LCM" run "$model" $small --subjects 40 --out-dir "$work/run" --targets all \
   --seed 3 --log-level warning 2> "$work/run.err"
+cat "$work/run.err"
 check "lcm run at reduced sizes" "[ -s '$work/run/mahler_yum_2024.panel.csv' ]"
 panel=$work/run/mahler_yum_2024.panel.csv
 check "the panel names the model's states, actions and functions" \
   "head -1 '$panel' | tr ',' '\n' | sort | tr '\n' ' ' | grep -q 'adjustment_cost .*consumption .*effort .*labor_supply .*lagged_effort .*pension .*productivity_shock .*saving .*wealth '"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+  $c["period"] == 0 { n++; if ($c["lagged_effort"] !~ /^[012]$/) bad = 1 }
+  END { exit !(n == 40 && !bad) }' "$panel"
+check "40 subjects start with a habit on the 3-level effort grid" "[ $? -eq 0 ]"
 # columns by name, then: every living subject from 65 on is retired and paid a pension
 awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
   $c["regime"] == "alive" && $c["age"] >= 65 && ($c["labor_supply"] != "retired" || $c["pension"] <= 0) { bad = 1 }
