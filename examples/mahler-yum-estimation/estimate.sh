@@ -4,6 +4,8 @@
 #   sh estimate.sh targets              the moments at the estimated parameters
 #   sh estimate.sh estimate TARGETS     golden-section search of the mean
 #                                       discount factor on [0.90, 0.98]
+#   sh estimate.sh check RESULT         whether the final bracket holds the
+#                                       value the targets were made at
 # A trial writes a params file that changes the structural estimates and
 # makes the model's parameters with the model's own inputs.lua, then solves
 # and simulates the generated model: the solver is compiled once (cached),
@@ -29,6 +31,9 @@ moments() {
 }
 
 # moments at mean discount factor $1 into $2
+# the estimate the targets are made at (estimates.lua)
+TRUE_MEAN=0.942749393405227
+
 trial() {
   cat > "$BUILD/trial.params.lua" <<LUA
 local estimates = require("mahler_yum_2024.estimates")
@@ -53,7 +58,7 @@ distance() {
 
 case ${1:-} in
 targets)
-  trial "$(awk 'BEGIN { print 0.942749393405227 }')" "$BUILD/targets.csv"
+  trial "$TRUE_MEAN" "$BUILD/targets.csv"
   cat "$BUILD/targets.csv" ;;
 estimate)
   targets=$2
@@ -74,7 +79,10 @@ estimate)
     trials=$((trials + 1))
   done
   best=$(awk -v a=$lo -v b=$hi 'BEGIN { printf "%.4f", (a + b) / 2 }')
-  echo "mean discount factor $best (bracket [$lo, $hi], $trials trials of $SUBJECTS subjects; the targets were made at 0.9427)" ;;
+  echo "mean discount factor $best (bracket [$lo, $hi], $trials trials of $SUBJECTS subjects; the targets were made at $TRUE_MEAN)" ;;
+check)
+  awk -v t="$TRUE_MEAN" '/^mean discount factor/ { gsub(/[][,]/, " "); ok = $6 <= t && t <= $7 }
+    END { if (!ok) print "the bracket misses " t; exit !ok }' "$2" ;;
 *)
-  echo "usage: sh estimate.sh targets | estimate TARGETS" >&2; exit 2 ;;
+  echo "usage: sh estimate.sh targets | estimate TARGETS | check RESULT" >&2; exit 2 ;;
 esac
