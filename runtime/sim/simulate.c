@@ -181,6 +181,7 @@ static const struct {
     int bit, error;
     const char *what;
 } sim_flag_text[] = {
+    {LCM_FLAG_TASTE_SCALE, 1, "the taste-shock scale is negative or not finite"},
     {LCM_FLAG_NAN, 1, "V is NaN at the subject's state (a feasible action has a NaN Q)"},
     {LCM_FLAG_INFEASIBLE, 0, "no action is feasible at the subject's state: its path ends here (value -inf); "
                              "the first such subject is shown"},

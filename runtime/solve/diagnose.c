@@ -89,6 +89,10 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
             return 1;
         }
         return 0;
+    case LCM_FLAG_TASTE_SCALE:
+        lcm_sb_puts(b, "scale = ");
+        put_value(b, v[r->taste_scale]);
+        return 1;
     case LCM_FLAG_CODE:
     case LCM_FLAG_STATE_PROB:
         for (int i = 0; i < p->k->ntargets; ++i) {
