@@ -88,27 +88,18 @@ static void check_pair(const lcm_point *p, lcm_flags *f, lcm_index s)
     }
 }
 
-/* Taste shocks (prelude.h, "taste shocks", written out): each discrete
- * choice's best Q vd[d] and its action ad[d], and the scale. */
-typedef struct choices {
-    int n; /* 0: the regime has no taste shocks */
-    double v[IR_MAX_TASTE_CHOICES], scale;
-    lcm_index a[IR_MAX_TASTE_CHOICES];
-} choices;
-
 /* The best action at the state in p->x (first of equals); *nan_q when a
  * feasible Q is NaN.  Checks the feasible pairs, flagging at `at`; fills
  * ch when the regime has taste shocks. */
 static lcm_index best_action(lcm_point *p, const lcm_kernel_args *a, lcm_index at, double *best_q, int *nan_q,
-                             choices *ch)
+                             lcm_choices *ch)
 {
     const ir_regime *r = p->r;
-    lcm_index na = ir_action_space_size(r), inner = ir_taste_inner(r);
+    lcm_index na = ir_action_space_size(r);
     double best = -INFINITY;
     lcm_index best_a = -1;
     *nan_q = 0;
-    ch->n = r->taste_scale >= 0 ? ir_taste_choices(r) : 0;
-    for (int d = 0; d < ch->n; ++d) ch->v[d] = -INFINITY, ch->a[d] = -1;
+    lcm_choices_reset(ch, r);
     for (lcm_index ai = 0; ai < na; ++ai) {
         lcm_point_action(p, ai);
         lcm_point_eval(p);
@@ -121,28 +112,16 @@ static lcm_index best_action(lcm_point *p, const lcm_kernel_args *a, lcm_index a
             continue;
         }
         if (q > best || best_a < 0) best = q, best_a = ai;
-        int d = (int)(ai / inner);
-        if (ch->n && (q > ch->v[d] || ch->a[d] < 0)) ch->v[d] = q, ch->a[d] = ai;
+        lcm_choices_add(ch, ai, q);
     }
     if (ch->n && !(ch->scale >= 0 && ch->scale < INFINITY)) flag(a->flags, LCM_FLAG_TASTE_SCALE, at);
     *best_q = best;
     return best_a;
 }
 
-/* V: the plain max, or with taste shocks scale * log(sum_d exp(v_d / scale))
- * around the max (the kernels' lcm_taste_smooth). */
-static double smoothed(const choices *ch, double vmax)
-{
-    if (!ch->n || ch->scale == 0 || !(vmax > -INFINITY && vmax < INFINITY)) return vmax;
-    if (!(ch->scale > 0 && ch->scale < INFINITY)) return NAN;
-    double sum = 0;
-    for (int d = 0; d < ch->n; ++d) sum += exp((ch->v[d] - vmax) / ch->scale);
-    return vmax + ch->scale * log(sum);
-}
-
 /* Simulation with taste shocks: the choice with the largest v_d + scale *
  * g_d, there its best action (the kernels' lcm_taste_draw). */
-static lcm_index taste_draw(const choices *ch, lcm_index best, const lcm_sim_args *sim, int row, int period)
+static lcm_index taste_draw(const lcm_choices *ch, lcm_index best, const lcm_sim_args *sim, int row, int period)
 {
     if (!ch->n || !(ch->scale > 0 && ch->scale < INFINITY)) return best;
     lcm_index pick = best;
@@ -160,9 +139,9 @@ static void solve_state(lcm_point *p, lcm_kernel_args *a, lcm_index s)
     lcm_point_state(p, s);
     double best;
     int nan_q;
-    choices ch;
+    lcm_choices ch;
     lcm_index best_a = best_action(p, a, s, &best, &nan_q, &ch);
-    double v = nan_q ? NAN : smoothed(&ch, best);
+    double v = nan_q ? NAN : lcm_choices_value(&ch, best);
     ((double *)a->v_out)[s] = v;
     if (a->policy) a->policy[s] = best_a;
     if (v != v) flag(a->flags, LCM_FLAG_NAN, s);
@@ -214,10 +193,10 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
     for (int s = 0; s < r->nstates; ++s) p->x[s] = X[slot[s]];
     double best;
     int nan_q;
-    choices ch;
+    lcm_choices ch;
     lcm_index best_a = best_action(p, a, row, &best, &nan_q, &ch);
     best_a = taste_draw(&ch, best_a, sim, row, a->period);
-    double v = nan_q ? NAN : smoothed(&ch, best);
+    double v = nan_q ? NAN : lcm_choices_value(&ch, best);
     ((double *)sim->value)[row] = v;
     for (int i = 0; i < sim->nstates; ++i) xn[i] = NAN;
     for (int i = 0; i < sim->nactions; ++i) an[i] = NAN;
