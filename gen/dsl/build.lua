@@ -95,10 +95,11 @@ end
 local MAX_TASTE_CHOICES = 256
 local function prepare_taste(name, ts, R)
   if ts == nil then return nil end
-  local ctx = "regime '" .. name .. "': taste_shocks"
-  if not lcm._is_taste_shocks(ts) then fail_at(R.where, ctx .. " must be lcm.ev1{ scale = function(...) ... end }") end
+  local ctx = "regime '" .. name .. "', taste_shocks"
+  if not lcm._is_taste_shocks(ts) then fail_at(R.where, ctx .. ": must be lcm.ev1{ scale = function(...) ... end }") end
   if R.functions.taste_shocks then
-    fail_at(R.where, "regime '" .. name .. "': 'taste_shocks' names the taste-shock scale; rename the function")
+    fail_at(R.where, "regime '" .. name .. "': the function 'taste_shocks' has the name of the taste-shock scale " ..
+      "(a level of the parameters); rename the function")
   end
   local choices = 1
   for _, v in ipairs(R.actions) do
