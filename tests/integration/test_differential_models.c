@@ -20,6 +20,7 @@ static const struct {
     {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua"},
     {"tests/models/piecewise.lua", "kind=log", "tests/models/piecewise.params.lua"},
     {"tests/models/long_labels.lua", NULL, "tests/models/discount_only.params.lua"},
+    {"tests/models/taste_logit.lua", NULL, "tests/models/taste_logit.params.lua"},
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings.lua", "shock=tauchen", "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings_health.lua", NULL, "models/precautionary_savings_health.params.lua"},
@@ -28,6 +29,7 @@ static const struct {
     {"models/mortality.lua", "n_periods=4", NULL},
     {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017.params.lua"},
     {"models/iskhakov_2017.lua", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua"},
+    {"models/iskhakov_2017.lua", "taste_shocks=true", "models/iskhakov_2017_taste_shocks.params.lua"},
     {"models/saving_choice.lua", NULL, "models/saving_choice.params.lua"},
     {"models/saving_choice.lua", "income_batch=3", "models/saving_choice.params.lua"},
 };
