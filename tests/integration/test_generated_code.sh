@@ -105,6 +105,7 @@ tests/models/sharded.lua
 tests/models/sharded.lua axes=2
 tests/models/sharded.lua splay=wealth
 tests/models/taste_logit.lua
+tests/models/taste_logit.lua scale_by_group=true
 EOF
 echo "$n models generated and compiled"
 

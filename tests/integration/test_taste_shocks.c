@@ -2,7 +2,8 @@
  * - closed forms on tests/models/taste_logit.lua (one period, two choices of
  *   known values u_1, u_2): V = s log(e^{u_1/s} + e^{u_2/s}) and the
  *   conditional choice probabilities (--targets ccp_*) are logistic, on the
- *   cpu backend and the interpreter, to 1e-12;
+ *   cpu backend and the interpreter, to 1e-12, also with a scale that
+ *   depends on a state;
  * - scale 0 gives V bit for bit equal to the model without taste shocks,
  *   and scale 1e-8 within 1e-8 of it;
  * - Iskhakov et al. (2017) with taste shocks on the retirement choice
@@ -111,6 +112,16 @@ static void check_closed_form(void)
             }
             release(&m);
         }
+    /* a scale that depends on the state: s (1 + group) */
+    for (int b = 0; b < 2; ++b) {
+        solved m = solve("tests/models/taste_logit.lua", "scale_by_group=true", "tests/models/taste_logit.params.lua", 0.5,
+                         backends[b]);
+        for (int g = 0; g < 2; ++g) {
+            double v = lcm_solution_value(m.sol, 0, 0, g), want = logit_v(0.5 * (1 + g), g);
+            CHECK_MSG(fabs(v - want) <= 1e-12, "backend %d, scale by group %d: V %.17g, closed form %.17g", b, g, v, want);
+        }
+        release(&m);
+    }
 }
 
 /* CCP targets against the logistic formula, and simulated frequencies

@@ -4,7 +4,13 @@
 -- at best 0 on its grid; so V = s log(exp(u_work / s) + exp(u_rest / s))
 -- and P(work) = 1 / (1 + exp((u_rest - u_work) / s)), s the scale.  The
 -- state `group` shifts u_work by `group_bonus` (a second CCP to check).
+-- Option scale_by_group (default false): the scale is
+-- taste_shock_scale * (1 + group), a scale that depends on a state.
 local lcm = require("lcm")
+
+local scale_by_group = lcm.option("scale_by_group", false)
+local function scale(taste_shock_scale) return taste_shock_scale end
+local function group_scale(taste_shock_scale, group) return taste_shock_scale * (1 + group) end
 
 local Choice = lcm.categorical{ "work", "rest", name = "Choice" }
 local Group = lcm.categorical{ "a", "b", name = "Group" }
@@ -19,7 +25,7 @@ local choose = lcm.regime{
       return u - (effort - 0.5) * (effort - 0.5)
     end,
   },
-  taste_shocks = lcm.ev1{ scale = function(taste_shock_scale) return taste_shock_scale end },
+  taste_shocks = lcm.ev1{ scale = scale_by_group and group_scale or scale },
 }
 
 return lcm.model{
