@@ -462,17 +462,9 @@ static void constraints(emitter *e, int level)
     }
 }
 
-/* The number of discrete actions (they come first; their flat index
- * ai<n-1> is the taste-shock choice). */
-static int discrete_actions(const ir_regime *r)
-{
-    int n = 0;
-    while (n < r->nactions && grid_is_discrete(&r->actions[n].grid)) ++n;
-    return n;
-}
-
 /* Q of a feasible pair: the running max and its first argmax; with taste
- * shocks also those of its discrete choice d = ai<nd-1>. */
+ * shocks also those of its discrete choice d = ai<nd-1> (the discrete
+ * actions come first: their flat index is the choice). */
 static void best_update(emitter *e)
 {
     const ir_regime *r = e->r;
@@ -481,7 +473,7 @@ static void best_update(emitter *e)
     emit_line(e, "const real q = %s;", emit_num(e, r->q));
     emit_line(e, "if (q != q) nan_q = 1;");
     if (r->taste_scale >= 0) {
-        int d = discrete_actions(r) - 1, a = r->nactions - 1;
+        int d = ir_discrete_actions(r) - 1, a = r->nactions - 1;
         emit_open(e, "else {");
         emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = ai%d; }", a);
         emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = ai%d; }", d, d, d, d, a);

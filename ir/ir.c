@@ -123,18 +123,18 @@ static long long space_size(const ir_var *v, int n)
 long long ir_state_space_size(const ir_regime *r) { return space_size(r->states, r->nstates); }
 long long ir_action_space_size(const ir_regime *r) { return space_size(r->actions, r->nactions); }
 
-static int discrete_actions(const ir_regime *r)
+int ir_discrete_actions(const ir_regime *r)
 {
     int n = 0;
     while (n < r->nactions && grid_is_discrete(&r->actions[n].grid)) ++n;
     return n;
 }
 
-int ir_taste_choices(const ir_regime *r) { return (int)space_size(r->actions, discrete_actions(r)); }
+int ir_taste_choices(const ir_regime *r) { return (int)space_size(r->actions, ir_discrete_actions(r)); }
 
 long long ir_taste_inner(const ir_regime *r)
 {
-    int nd = discrete_actions(r);
+    int nd = ir_discrete_actions(r);
     return space_size(r->actions + nd, r->nactions - nd);
 }
 

@@ -232,6 +232,8 @@ long long ir_action_space_size(const ir_regime *r);
  * combination). */
 #define IR_MAX_TASTE_CHOICES 256 /* one Philox block per choice (templates/random.h) */
 int ir_taste_choices(const ir_regime *r);
+/* The number of discrete actions (those before the first continuous one). */
+int ir_discrete_actions(const ir_regime *r);
 long long ir_taste_inner(const ir_regime *r);
 const char *ir_src(const ir_model *m, int src);
 

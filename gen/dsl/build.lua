@@ -9,7 +9,7 @@
 
 local T = require("lcm.trace")
 local lcm = require("lcm")
-local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h
+local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h, taste-shock choices
 
 local B = {}
 
@@ -92,7 +92,6 @@ end
 
 -- taste_shocks = lcm.ev1{...}: over the combinations of the discrete actions
 -- (which normalize_vars puts first), at most IR_MAX_TASTE_CHOICES of them.
-local MAX_TASTE_CHOICES = 256
 local function prepare_taste(name, ts, R)
   if ts == nil then return nil end
   local ctx = "regime '" .. name .. "', taste_shocks"
@@ -108,9 +107,9 @@ local function prepare_taste(name, ts, R)
   if R.actions[1] == nil or R.actions[1].grid.kind ~= "discrete" then
     fail_at(ts.where, ctx .. ": the regime has no discrete action to put taste shocks on")
   end
-  if choices > MAX_TASTE_CHOICES then
+  if choices > layout.max_taste_choices then
     fail_at(ts.where, ctx .. ": " .. choices .. " combinations of discrete actions, more than " ..
-      MAX_TASTE_CHOICES)
+      layout.max_taste_choices)
   end
   return ts
 end

@@ -18,8 +18,7 @@
  * labels of its discrete actions, joined by '_' ("ccp_work", "ccp_work_sell"). */
 static char *ccp_name(const ir_regime *r, int d)
 {
-    int nd = 0, stride = 1;
-    while (nd < r->nactions && grid_is_discrete(&r->actions[nd].grid)) stride *= r->actions[nd++].grid.n;
+    int nd = ir_discrete_actions(r), stride = ir_taste_choices(r);
     lcm_sb b;
     lcm_sb_init(&b);
     lcm_sb_puts(&b, "ccp");
