@@ -109,6 +109,7 @@ static int analyze(emitter *e, lcm_err *err)
         if (r->rprob[g] >= 0) e->rp_level = max_int(e->rp_level, e->lvl[r->rprob[g]]);
     emit_mark(e, r->q);
     emit_mark(e, r->utility);
+    if (r->taste_scale >= 0) emit_mark(e, r->taste_scale);
     for (int c = 0; c < r->nconstraints; ++c) emit_mark(e, r->constraints[c].node);
     mark_continuation(e);
     for (int i = 0; i < k->ninactive; ++i) emit_mark(e, r->rprob[k->inactive[i]]);
@@ -467,15 +468,17 @@ static void declare_level(emitter *e, int level, int enext, const char *part, in
             emit_node_decl(e, (int)i);
 }
 
-/* Marks in `into` the nodes of `level` that a constraint of that level reads
- * (the constraint's node and its ancestors at the level): declared first, so
- * that an infeasible pair is skipped before its utility is computed. */
+/* Marks in `into` the nodes of `level` that a constraint of that level or
+ * the taste-shock scale reads (the node and its ancestors at the level):
+ * declared first, so that an infeasible pair is skipped before its utility
+ * is computed, and the scale is known before a constraint can end the state. */
 static void constraint_inputs(const emitter *e, int level, char *into)
 {
     const ir_regime *r = e->r;
     memset(into, 0, r->nnodes);
     for (int c = 0; c < r->nconstraints; ++c)
         if (e->lvl[r->constraints[c].node] == level) into[r->constraints[c].node] = 1;
+    if (r->taste_scale >= 0 && e->lvl[r->taste_scale] == level) into[r->taste_scale] = 1;
     for (size_t i = r->nnodes; i-- > 0;) /* arguments have lower ids than their nodes */
         if (into[i])
             for (int a = 0; a < r->nodes[i].nargs; ++a)
@@ -516,18 +519,38 @@ static void constraints(emitter *e, int level)
     }
 }
 
-/* Q of a feasible pair: the running max and its first argmax. */
+/* Q of a feasible pair: the running max and its first argmax; with taste
+ * shocks also those of its discrete choice d = ai<nd-1> (the discrete
+ * actions come first: their flat index is the choice). */
 static void best_update(emitter *e)
 {
+    const ir_regime *r = e->r;
     if (!e->k->last) checks(e);
     emit_open(e, "{");
-    emit_line(e, "const real q = %s;", emit_num(e, e->r->q));
+    emit_line(e, "const real q = %s;", emit_num(e, r->q));
     emit_line(e, "if (q != q) nan_q = 1;");
-    if (e->r->nactions)
-        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; }", e->r->nactions - 1);
-    else
+    if (r->taste_scale >= 0) {
+        int d = ir_discrete_actions(r) - 1, a = r->nactions - 1;
+        emit_open(e, "else {");
+        emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = ai%d; }", a);
+        emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = ai%d; }", d, d, d, d, a);
+        emit_close(e);
+    } else if (r->nactions) {
+        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; }", r->nactions - 1);
+    } else {
         emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = 0; }");
+    }
     emit_close(e);
+}
+
+/* The taste-shock scale, where it is known (before any constraint can end
+ * the state): a negative or non-finite one is flagged. */
+static void taste_scale(emitter *e, int level)
+{
+    int node = e->r->taste_scale;
+    if (node < 0 || e->lvl[node] != level) return;
+    emit_line(e, "*scale = %s; /* taste shocks */", emit_num(e, node));
+    emit_line(e, "if (!(*scale >= 0 && *scale < LCM_INF)) bad |= 1u << LCM_FLAG_TASTE_SCALE;");
 }
 
 static void emit_level(emitter *e, int level)
@@ -541,6 +564,7 @@ static void emit_level(emitter *e, int level)
     char *first = lcm_xmalloc(e->r->nnodes + 1);
     constraint_inputs(e, level, first);
     declare_level(e, level, 0, first, 1);
+    taste_scale(e, level);
     constraints(e, level);
     declare_level(e, level, 0, first, 0);
     free(first);
@@ -687,6 +711,38 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     return rc;
 }
 
+/* The holes of kernel.c.in for taste shocks (prelude.h, "taste shocks"):
+ * each choice's best (vd, ad) and the scale, passed to the body, reduced
+ * over a GPU state's lanes, smoothed into V and, when simulating, the
+ * Gumbel-max choice.  Empty for a regime without taste shocks. */
+typedef struct taste_holes {
+    char param[96], pass[32], args[32], decl4[192], decl8[192], reduce_smooth4[128], smooth8[96], draw_cpu[192],
+        draw_gpu[192];
+} taste_holes;
+
+static void taste_holes_build(const ir_regime *r, taste_holes *h)
+{
+    memset(h, 0, sizeof *h);
+    if (r->taste_scale < 0) return;
+    int n = ir_taste_choices(r);
+    snprintf(h->param, sizeof h->param, ", real *LCM_RESTRICT vd, lcm_index *LCM_RESTRICT ad, real *LCM_RESTRICT scale");
+    snprintf(h->pass, sizeof h->pass, ", vd, ad, scale");
+    snprintf(h->args, sizeof h->args, ", vd, ad, &scale");
+    const char *decl = "real vd[%d], scale = 0; /* taste shocks: each discrete choice's best Q; the scale */\n"
+                       "%slcm_index ad[%d]; /* and its action */\n";
+    snprintf(h->decl4, sizeof h->decl4, "    ");
+    snprintf(h->decl4 + 4, sizeof h->decl4 - 4, decl, n, "    ", n);
+    snprintf(h->decl8, sizeof h->decl8, "        ");
+    snprintf(h->decl8 + 8, sizeof h->decl8 - 8, decl, n, "        ", n);
+    snprintf(h->reduce_smooth4, sizeof h->reduce_smooth4,
+             "    lcm_reduce_choices(vd, ad, %d);\n    v = lcm_taste_smooth(vd, %d, scale, v);\n", n, n);
+    snprintf(h->smooth8, sizeof h->smooth8, "        v = lcm_taste_smooth(vd, %d, scale, v);\n", n);
+    snprintf(h->draw_cpu, sizeof h->draw_cpu, "        best = lcm_taste_draw(vd, ad, %d, scale, best, sim->seed, "
+             "sim->subject[row], (unsigned int)a->period);\n", n);
+    snprintf(h->draw_gpu, sizeof h->draw_gpu, "        best = lcm_taste_draw(vd, ad, %d, scale, best, sim.seed, "
+             "sim.subject[row], (unsigned int)args.period);\n", n);
+}
+
 static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
                        const ir_kernel *k, int lines, lcm_sb *out, lcm_err *err)
 {
@@ -711,6 +767,8 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     LCM_CHECK_GOTO(analyze(&e, err), rc, done);
     e.b = &body;
     e.depth = 2; /* inside the body's do { } while (0) */
+    if (r->taste_scale >= 0)
+        emit_line(&e, "for (int d = 0; d < %d; ++d) vd[d] = -LCM_INF, ad[d] = -1;", ir_taste_choices(r));
     emit_level(&e, LVL_KERNEL);
     e.b = &decode;
     e.depth = 1;
@@ -721,10 +779,15 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     emit_state_names(r, &state_names);
     ir_layout_print_state(&lay, &state, &order);
     if (e.pre.active) LCM_CHECK_GOTO(emit_table(&e, nx, &table, err), rc, done);
+    taste_holes th;
+    taste_holes_build(r, &th);
     const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", state_names.s,
                         "body", emit_fragment(&body), "nx", nx, "decode", emit_fragment(&decode),
                         "load", emit_fragment(&load), "step", step, "state_of", state.s,
-                        "launch_order", order.s, "table", table.s ? table.s : "", NULL};
+                        "launch_order", order.s, "table", table.s ? table.s : "",
+                        "choices_param", th.param, "choices_pass", th.pass, "choices_args", th.args,
+                        "choices_decl4", th.decl4, "choices_decl8", th.decl8, "reduce_smooth4", th.reduce_smooth4,
+                        "smooth8", th.smooth8, "draw_cpu", th.draw_cpu, "draw_gpu", th.draw_gpu, NULL};
     rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
 done:
     lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);

@@ -30,7 +30,8 @@ static const struct {
 };
 
 /* lcm.layout: the state layout's limits and splay predicate from their
- * owner (ir/layout.h), for build.lua's checks, which name the model line. */
+ * owner (ir/layout.h), and the number of taste-shock choices a regime may
+ * have (ir/ir.h), for build.lua's checks, which name the model line. */
 static int layout_splays(lua_State *L)
 {
     lua_Integer batch = luaL_checkinteger(L, 1), n = luaL_checkinteger(L, 2);
@@ -41,7 +42,9 @@ static int layout_splays(lua_State *L)
 
 static int open_layout(lua_State *L)
 {
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, IR_MAX_TASTE_CHOICES);
+    lua_setfield(L, -2, "max_taste_choices");
     lua_pushinteger(L, LCM_MAX_SPLAYED);
     lua_setfield(L, -2, "max_splayed");
     lua_pushinteger(L, IR_MAX_SHARDED);

@@ -123,6 +123,21 @@ static long long space_size(const ir_var *v, int n)
 long long ir_state_space_size(const ir_regime *r) { return space_size(r->states, r->nstates); }
 long long ir_action_space_size(const ir_regime *r) { return space_size(r->actions, r->nactions); }
 
+int ir_discrete_actions(const ir_regime *r)
+{
+    int n = 0;
+    while (n < r->nactions && grid_is_discrete(&r->actions[n].grid)) ++n;
+    return n;
+}
+
+int ir_taste_choices(const ir_regime *r) { return (int)space_size(r->actions, ir_discrete_actions(r)); }
+
+long long ir_taste_inner(const ir_regime *r)
+{
+    int nd = ir_discrete_actions(r);
+    return space_size(r->actions + nd, r->nactions - nd);
+}
+
 const char *ir_src(const ir_model *m, int src)
 {
     return src >= 0 && src < m->nsrc ? m->src[src] : "?";
@@ -145,6 +160,45 @@ static int check_node_ref(const ir_regime *r, int id, int limit, const char *wha
     if (id < 0 || id >= limit)
         return lcm_fail(err, LCM_E_MODEL, "regime '%s': %s refers to node %d of %d",
                         r->name, what, id, limit);
+    return 0;
+}
+
+/* Whether node id reads an action or E_next_V (something the kernel knows
+ * only inside the action loops). */
+static int reads_action(const ir_regime *r, int id, char *memo)
+{
+    if (memo[id]) return memo[id] - 1;
+    const ir_node *n = &r->nodes[id];
+    int found = n->op == OP_ACTION || n->op == OP_ENEXT;
+    for (int a = 0; a < n->nargs && !found; ++a) found = reads_action(r, n->args[a], memo);
+    memo[id] = (char)(found + 1);
+    return found;
+}
+
+/* The taste-shock scale: a number known before the actions are chosen,
+ * over at least one and at most IR_MAX_TASTE_CHOICES discrete choices,
+ * with the discrete actions first (the flat action index is d * inner + c).
+ * The DSL says the same with the model's lines; this guards the manifest. */
+static int check_taste(const ir_regime *r, int nn, lcm_err *err)
+{
+    int rc = check_node_ref(r, r->taste_scale, nn, "the taste-shock scale", err);
+    if (rc) return rc;
+    for (int a = 1; a < r->nactions; ++a)
+        if (!grid_is_discrete(&r->actions[a - 1].grid) && grid_is_discrete(&r->actions[a].grid))
+            return lcm_fail(err, LCM_E_MODEL, "regime '%s': taste shocks need the discrete actions first", r->name);
+    int nd = ir_taste_choices(r);
+    if (!r->nactions || !grid_is_discrete(&r->actions[0].grid) || nd > IR_MAX_TASTE_CHOICES)
+        return lcm_fail(err, LCM_E_MODEL, "regime '%s': taste shocks need between 1 and %d combinations of discrete "
+                        "actions (it has %d)", r->name, IR_MAX_TASTE_CHOICES,
+                        r->nactions && grid_is_discrete(&r->actions[0].grid) ? nd : 0);
+    if (r->nodes[r->taste_scale].type != IR_NUM)
+        return lcm_fail(err, LCM_E_MODEL, "regime '%s': the taste-shock scale is a condition, not a number", r->name);
+    char *memo = lcm_xcalloc((size_t)nn + 1, 1);
+    int bad = reads_action(r, r->taste_scale, memo);
+    free(memo);
+    if (bad)
+        return lcm_fail(err, LCM_E_MODEL, "regime '%s': the taste-shock scale depends on an action or E_next_V",
+                        r->name);
     return 0;
 }
 
@@ -201,6 +255,7 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
         if ((rc = check_node_ref(r, r->constraints[c].node, nn, "a constraint", err))) return rc;
     for (int f = 0; f < r->nfuncs; ++f)
         if ((rc = check_node_ref(r, r->funcs[f].node, nn, "a function", err))) return rc;
+    if (r->taste_scale >= 0 && (rc = check_taste(r, nn, err))) return rc;
     for (int g = 0; g < m->nregimes; ++g)
         if (r->rprob[g] >= 0 && (rc = check_node_ref(r, r->rprob[g], nn, "a regime probability", err)))
             return rc;

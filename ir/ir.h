@@ -156,6 +156,7 @@ typedef struct ir_regime {
     ir_named *constraints;
     int nfuncs; /* every traced DAG function: simulation targets, reports */
     ir_named *funcs;
+    int taste_scale; /* node of the EV1 taste-shock scale over the discrete actions, -1: none */
     int rprob[IR_MAX_REGIMES]; /* node of P(next regime = id), -1 = never */
     int ntargets;
     ir_target *targets;
@@ -227,6 +228,16 @@ long long ir_state_space_size(const ir_regime *r);
 /* How regime r reaches target regime g, or NULL when it cannot. */
 const ir_target *ir_target_of(const ir_regime *r, int g);
 long long ir_action_space_size(const ir_regime *r);
+/* Taste shocks: the number of combinations of the regime's discrete actions
+ * (the choices d, 1 without discrete actions), and the number of
+ * combinations of its continuous ones.  Actions are ordered discrete first,
+ * so the flat action index a is d * ir_taste_inner(r) + (the continuous
+ * combination). */
+#define IR_MAX_TASTE_CHOICES 256 /* one Philox block per choice (templates/random.h) */
+int ir_taste_choices(const ir_regime *r);
+/* The number of discrete actions (those before the first continuous one). */
+int ir_discrete_actions(const ir_regime *r);
+long long ir_taste_inner(const ir_regime *r);
 const char *ir_src(const ir_model *m, int src);
 
 #endif

@@ -135,6 +135,7 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
             lcm_sb_printf(b, "constraint %s %d\n", r->constraints[c].name, r->constraints[c].node);
         for (int f = 0; f < r->nfuncs; ++f)
             lcm_sb_printf(b, "func %s %d\n", r->funcs[f].name, r->funcs[f].node);
+        if (r->taste_scale >= 0) lcm_sb_printf(b, "taste %d\n", r->taste_scale);
         for (int g = 0; g < m->nregimes; ++g)
             if (r->rprob[g] >= 0) lcm_sb_printf(b, "rprob %s %d\n", m->regimes[g].name, r->rprob[g]);
         for (int t = 0; t < r->ntargets; ++t) {
@@ -376,7 +377,7 @@ static int read_header(reader *rd, ir_model *m)
         memset(r, 0, sizeof *r);
         r->id = m->nregimes++;
         r->name = lcm_xstrdup(tok(rd, 1));
-        r->utility = r->q = r->risk_aversion = -1;
+        r->utility = r->q = r->risk_aversion = r->taste_scale = -1;
         for (int g = 0; g < IR_MAX_REGIMES; ++g) r->rprob[g] = -1;
         if ((rc = get_int(rd, 3, &r->terminal))) return rc;
         while (next_line(rd)) {
@@ -476,6 +477,8 @@ static int read_dag(reader *rd, ir_model *m)
             if ((rc = read_named(rd, &r->constraints, &r->nconstraints))) return rc;
         } else if (!strcmp(k, "func")) {
             if ((rc = read_named(rd, &r->funcs, &r->nfuncs))) return rc;
+        } else if (!strcmp(k, "taste")) {
+            if ((rc = get_int(rd, 1, &r->taste_scale))) return rc;
         } else if (!strcmp(k, "rprob")) {
             int g = regime_arg(rd, m, 1);
             if (g < 0) return rd->err->code;

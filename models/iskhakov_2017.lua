@@ -4,10 +4,13 @@
 -- Quantitative Economics 8.  Its closed-form solution is tabulated in
 -- tests/reference/iskhakov_2017; tests/integration compares against it.
 --
--- Option: n_periods (default 6): lcmgen -D n_periods=4 ...
+-- Options: n_periods (default 6): lcmgen -D n_periods=4 ...; taste_shocks
+-- (default false): EV1 taste shocks on the retirement choice, of scale
+-- `taste_shock_scale` (the paper's lambda; a run-time parameter).
 local lcm = require("lcm")
 
 local n_periods = lcm.option("n_periods", 6)
+local with_taste_shocks = lcm.option("taste_shocks", false)
 local first_age, age_step = 40, 10
 local last_age = first_age + (n_periods - 1) * age_step
 local final_age_alive = first_age + (n_periods - 2) * age_step
@@ -45,6 +48,7 @@ local working_life = lcm.regime{
     return lcm.where(age:ge(final_age_alive), Regime.dead,
       lcm.where(labor_supply:eq("retire"), Regime.retirement, Regime.working_life))
   end,
+  taste_shocks = with_taste_shocks and lcm.ev1{ scale = function(taste_shock_scale) return taste_shock_scale end } or nil,
 }
 
 local retirement = lcm.regime{

@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 5
+#define LCM_ABI_VERSION 6
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 
@@ -23,6 +23,7 @@ enum lcm_flag_bit {
     LCM_FLAG_CODE,        /* a next discrete state is not a code of its grid */
     LCM_FLAG_INFEASIBLE,  /* no feasible action at a state */
     LCM_FLAG_CE,          /* Epstein-Zin: a negative next V or a risk aversion that is not finite */
+    LCM_FLAG_TASTE_SCALE, /* a taste-shock scale negative or not finite */
     LCM_NFLAGS
 };
 
@@ -63,7 +64,7 @@ typedef struct lcm_sim_args {
     const unsigned long long *subject;    /* [batch] global subject ids: the draws' keys */
     const void *x;                        /* real[batch * nstates]: state values (codes for discrete) */
     void *x_next;                         /* real[batch * nstates]: next state values */
-    void *value;                          /* real[batch]: max Q at the state */
+    void *value;                          /* real[batch]: V at the state (max Q; smoothed with taste shocks) */
     void *action;                         /* real[batch * nactions]: the chosen action's values */
     int *regime_next;                     /* [batch]: next regime, -1 when the path ends */
     unsigned long long seed;

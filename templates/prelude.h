@@ -301,10 +301,62 @@ LCM_DEVICE void lcm_reduce_best(real *v, lcm_index *a, int *nan_seen)
             for (int w = 1; w < lanes / 32; ++w) lcm_combine(v, a, sv[w], sa[w]), *nan_seen |= sn[w];
     }
 }
+
+/* Taste shocks: each choice's best (vd[d], ad[d]) over the lanes of a state,
+ * as lcm_reduce_best does for the overall best.  Lanes above a warp share
+ * lcm_reduce_best's shared memory: a barrier before each reuse. */
+LCM_DEVICE void lcm_reduce_choices(real *vd, lcm_index *ad, int n)
+{
+    for (int d = 0; d < n; ++d) {
+        int nan_seen = 0; /* NaN Q travel in the body's flag, already reduced */
+        if (blockDim.x > 32) __syncthreads();
+        lcm_reduce_best(&vd[d], &ad[d], &nan_seen);
+    }
+}
 #else
 #  define LCM_LANE 0
 #  define LCM_LANES 1
 #endif
+
+/* ---- taste shocks (EV1) ----------------------------------------------------
+ * A regime with taste shocks keeps, beside the best Q, the best Q vd[d] and
+ * its action ad[d] of each choice d (a combination of its discrete actions;
+ * -inf and -1 where no action of d is feasible). */
+
+/* V = scale * log(sum_d exp(vd[d] / scale)), computed around the plain
+ * max vmax (the largest vd[d]) so that no exp overflows: vmax + scale *
+ * log(sum_d exp((vd[d] - vmax) / scale)).  Scale 0 gives vmax itself (the
+ * model without taste shocks, to the bit), as do a NaN or infinite vmax; a
+ * negative or non-finite scale gives NaN (the body flagged it). */
+LCM_DEVICE real lcm_taste_smooth(const real *vd, int n, real scale, real vmax)
+{
+    if (scale == 0 || !(vmax > -LCM_INF && vmax < LCM_INF)) return vmax;
+    if (!(scale > 0 && scale < LCM_INF)) return LCM_NAN;
+    real sum = 0;
+    for (int d = 0; d < n; ++d) sum += LCM_EXP((vd[d] - vmax) / scale);
+    return vmax + scale * LCM_LOG(sum);
+}
+
+/* random.h, pasted after this file */
+LCM_DEVICE double lcm_gumbel(unsigned long long seed, unsigned long long subject, unsigned int step, unsigned int d);
+
+/* Simulation: the choice d with the largest vd[d] + scale * g_d (g_d the
+ * subject's Gumbel draw, random.h; the first on ties), and there its best
+ * action ad[d].  Scale 0 (or an invalid one, flagged) keeps `best`, the
+ * plain argmax.  In double, as the interpreter computes it. */
+LCM_DEVICE lcm_index lcm_taste_draw(const real *vd, const lcm_index *ad, int n, real scale, lcm_index best,
+                                    unsigned long long seed, unsigned long long subject, unsigned int period)
+{
+    if (!(scale > 0 && scale < LCM_INF)) return best;
+    lcm_index pick = best;
+    double top = -INFINITY;
+    for (int d = 0; d < n; ++d) {
+        if (ad[d] < 0) continue;
+        const double w = (double)vd[d] + (double)scale * lcm_gumbel(seed, subject, period, (unsigned int)d);
+        if (w > top) top = w, pick = ad[d];
+    }
+    return pick;
+}
 
 /* Stores V and the policy of state s, flagging NaN, +inf and no feasible action. */
 LCM_DEVICE void lcm_store(const lcm_kernel_args *a, lcm_index s, real v, lcm_index best)

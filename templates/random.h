@@ -24,6 +24,7 @@ typedef unsigned long long lcm_u64;
 #define LCM_DRAW_REGIME 0u            /* the next regime */
 #define LCM_DRAW_STATE 1u             /* + state slot: the next value of a stochastic state */
 #define LCM_DRAW_INITIAL (1u << 20)   /* + state slot: a process's value where the initial conditions omit it */
+#define LCM_DRAW_TASTE (2u << 20)     /* block d: the taste shock of discrete choice d */
 
 /* Shock processes (the order of ir_process_kind, checked in the runtime). */
 #define LCM_PROC_NORMAL_IID 0
@@ -79,6 +80,15 @@ LCM_DEVICE double lcm_normal(lcm_u64 seed, lcm_u64 subject, lcm_u32 step, lcm_u3
     double u[2];
     lcm_uniform2(seed, subject, step, purpose, block, u);
     return sqrt(-2.0 * log(u[0])) * cos(6.283185307179586477 * u[1]);
+}
+
+/* The taste shock of discrete choice d: a standard Gumbel (EV1)
+ * -log(-log u), from block d of the taste stream. */
+LCM_DEVICE double lcm_gumbel(lcm_u64 seed, lcm_u64 subject, lcm_u32 step, lcm_u32 d)
+{
+    double u[2];
+    lcm_uniform2(seed, subject, step, LCM_DRAW_TASTE, d, u);
+    return -log(-log(u[0]));
 }
 
 /* ---- categorical draws ------------------------------------------------------ */

@@ -10,7 +10,7 @@
 local T = require("lcm.trace")
 local lcm = require("lcm")
 local Reach = require("lcm.reach")
-local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h
+local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h, taste-shock choices
 
 local B = {}
 
@@ -91,6 +91,30 @@ local function function_table(tbl, what, R)
   return tbl
 end
 
+-- taste_shocks = lcm.ev1{...}: over the combinations of the discrete actions
+-- (which normalize_vars puts first), at most IR_MAX_TASTE_CHOICES of them.
+local function prepare_taste(name, ts, R)
+  if ts == nil then return nil end
+  local ctx = "regime '" .. name .. "', taste_shocks"
+  if not lcm._is_taste_shocks(ts) then fail_at(R.where, ctx .. ": must be lcm.ev1{ scale = function(...) ... end }") end
+  if R.functions.taste_shocks then
+    fail_at(R.where, "regime '" .. name .. "': the function 'taste_shocks' has the name of the taste-shock scale " ..
+      "(a level of the parameters); rename the function")
+  end
+  local choices = 1
+  for _, v in ipairs(R.actions) do
+    if v.grid.kind == "discrete" then choices = choices * v.grid.n end
+  end
+  if R.actions[1] == nil or R.actions[1].grid.kind ~= "discrete" then
+    fail_at(ts.where, ctx .. ": the regime has no discrete action to put taste shocks on")
+  end
+  if choices > layout.max_taste_choices then
+    fail_at(ts.where, ctx .. ": " .. choices .. " combinations of discrete actions, more than " ..
+      layout.max_taste_choices)
+  end
+  return ts
+end
+
 local function prepare_regime(name, spec, M)
   local R = { name = name, spec = spec, where = spec.where ~= "?" and spec.where or M.file }
   if spec.terminal ~= nil and type(spec.terminal) ~= "boolean" then
@@ -156,6 +180,7 @@ local function prepare_regime(name, spec, M)
     end
   end
   if not R.functions.utility then fail_at(R.where, "regime '" .. name .. "' has no 'utility' function") end
+  R.taste = prepare_taste(name, spec.taste_shocks, R)
   if R.terminal and R.functions.H then
     fail_at(R.where, "regime '" .. name .. "' is terminal: it has no continuation, so no aggregator H")
   end
@@ -207,7 +232,8 @@ end
 -- constraints, transitions, H, and grids with parameters of their own.
 function B.is_level(R, name)
   return R.functions[name] or R.constraints[name] or name:sub(1, 5) == "next_" or name == "H" or
-    (name == "risk_aversion" and R.spec.risk_aversion ~= nil) or R.state_index[name] or R.action_index[name]
+    (name == "risk_aversion" and R.spec.risk_aversion ~= nil) or (name == "taste_shocks" and R.taste) or
+    R.state_index[name] or R.action_index[name]
 end
 
 local function fixed_lookup(M, R, fname, pname, where)
@@ -775,6 +801,29 @@ local function grid_slots(R, M)
   end
 end
 
+-- The taste-shock scale: a number the kernel knows before the action loops
+-- (parameters, period, age, states, functions of those), never an action.
+local function taste_scale(ctx, g)
+  local R, fn = ctx.R, ctx.R.taste.scale
+  local v = ctx.value("taste_shocks", fn)
+  local ctxt = "regime '" .. R.name .. "', taste_shocks: the scale"
+  if T.type_of(v) == "bool" then
+    fail_at(fn_where(fn), ctxt .. " must be a number, not a condition")
+  end
+  if not T.is_sym(v) then return v end
+  local reads = {}
+  for i = 1, v.id do
+    local n = g.nodes[i]
+    reads[i] = n.op == "action" and n.name or nil
+    for _, a in ipairs(n.args or {}) do reads[i] = reads[i] or reads[a] end
+  end
+  if reads[v.id] then
+    fail_at(fn_where(fn), ctxt .. " depends on the action '" .. reads[v.id] .. "'; it must be known before the " ..
+      "choice (parameters, period, age, states)")
+  end
+  return v
+end
+
 local function trace_regime(R, M)
   grid_slots(R, M)
   local g = T.new_graph(R.name, M.srcs)
@@ -796,6 +845,7 @@ local function trace_regime(R, M)
     end
     D.constraints[#D.constraints + 1] = { cname, v }
   end
+  if R.taste then D.taste = taste_scale(ctx, g) end
   if R.terminal then
     D.q = D.utility
   else
@@ -898,6 +948,7 @@ local function dag_lines(out, R, D)
   if D.risk_aversion ~= nil then root("risk_aversion " .. id(D.risk_aversion)) end
   for _, c in ipairs(D.constraints) do root("constraint " .. c[1] .. " " .. id(c[2])) end
   for _, f in ipairs(D.funcs) do root("func " .. f[1] .. " " .. id(f[2])) end
+  if D.taste ~= nil then root("taste " .. id(D.taste)) end
   for _, p in ipairs(D.rprob) do root("rprob " .. p[1] .. " " .. id(p[2])) end
   for _, tg in ipairs(D.targets) do
     root("target " .. tg.regime)

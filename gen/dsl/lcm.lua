@@ -419,6 +419,20 @@ function lcm.markov(fn)
   return setmetatable({ fn = fn, where = T.user_where() }, Markov)
 end
 
+-- Extreme-value (EV1/Gumbel) taste shocks on a regime's discrete actions:
+-- `scale` is a traced function (of parameters, period, age, states), the
+-- scale of the Gumbel shock added to each combination of discrete actions.
+local TasteShocks = {}
+function lcm._is_taste_shocks(x) return getmetatable(x) == TasteShocks end
+
+function lcm.ev1(spec)
+  check_fields(spec, set("scale"), "lcm.ev1")
+  if type(spec.scale) ~= "function" then
+    fail("lcm.ev1: scale must be a function (e.g. function(taste_shock_scale) return taste_shock_scale end)")
+  end
+  return setmetatable({ scale = spec.scale, where = T.user_where() }, TasteShocks)
+end
+
 -- A fixed state: its next value is its current value.
 lcm.fixed = setmetatable({}, { __tostring = function() return "lcm.fixed" end })
 
@@ -431,7 +445,7 @@ function lcm._is_regime(r) return getmetatable(r) == Regime end
 function lcm._is_model(m) return getmetatable(m) == Model end
 
 local REGIME_FIELDS = set("terminal", "active", "states", "actions", "functions", "constraints",
-  "state_transitions", "transition", "risk_aversion", "description")
+  "state_transitions", "transition", "risk_aversion", "description", "taste_shocks")
 
 function lcm.regime(spec)
   check_fields(spec, REGIME_FIELDS, "lcm.regime")

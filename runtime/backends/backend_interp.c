@@ -90,24 +90,49 @@ static void check_pair(const lcm_point *p, lcm_flags *f, lcm_index s)
 }
 
 /* The best action at the state in p->x (first of equals); *nan_q when a
- * feasible Q is NaN.  Checks the feasible pairs, flagging at `at`. */
-static lcm_index best_action(lcm_point *p, const lcm_kernel_args *a, lcm_index at, double *best_q, int *nan_q)
+ * feasible Q is NaN.  Checks the feasible pairs, flagging at `at`; fills
+ * ch when the regime has taste shocks. */
+static lcm_index best_action(lcm_point *p, const lcm_kernel_args *a, lcm_index at, double *best_q, int *nan_q,
+                             lcm_choices *ch)
 {
-    lcm_index na = ir_action_space_size(p->r);
+    const ir_regime *r = p->r;
+    lcm_index na = ir_action_space_size(r);
     double best = -INFINITY;
     lcm_index best_a = -1;
     *nan_q = 0;
+    lcm_choices_reset(ch, r);
     for (lcm_index ai = 0; ai < na; ++ai) {
         lcm_point_action(p, ai);
         lcm_point_eval(p);
+        if (ch->n) ch->scale = p->vals[r->taste_scale]; /* known before the actions: the same at each */
         if (!p->feasible) continue;
         if (a->checks && !p->k->last) check_pair(p, a->flags, at);
         double q = p->q;
-        if (q != q) *nan_q = 1;
-        else if (q > best || best_a < 0) best = q, best_a = ai;
+        if (q != q) {
+            *nan_q = 1;
+            continue;
+        }
+        if (q > best || best_a < 0) best = q, best_a = ai;
+        lcm_choices_add(ch, ai, q);
     }
+    if (ch->n && !(ch->scale >= 0 && ch->scale < INFINITY)) flag(a->flags, LCM_FLAG_TASTE_SCALE, at);
     *best_q = best;
     return best_a;
+}
+
+/* Simulation with taste shocks: the choice with the largest v_d + scale *
+ * g_d, there its best action (the kernels' lcm_taste_draw). */
+static lcm_index taste_draw(const lcm_choices *ch, lcm_index best, const lcm_sim_args *sim, int row, int period)
+{
+    if (!ch->n || !(ch->scale > 0 && ch->scale < INFINITY)) return best;
+    lcm_index pick = best;
+    double top = -INFINITY;
+    for (int d = 0; d < ch->n; ++d) {
+        if (ch->a[d] < 0) continue;
+        double w = ch->v[d] + ch->scale * lcm_gumbel(sim->seed, sim->subject[row], (lcm_u32)period, (lcm_u32)d);
+        if (w > top) top = w, pick = ch->a[d];
+    }
+    return pick;
 }
 
 static void solve_state(lcm_point *p, lcm_kernel_args *a, lcm_index s)
@@ -115,8 +140,9 @@ static void solve_state(lcm_point *p, lcm_kernel_args *a, lcm_index s)
     lcm_point_state(p, s);
     double best;
     int nan_q;
-    lcm_index best_a = best_action(p, a, s, &best, &nan_q);
-    double v = nan_q ? NAN : best;
+    lcm_choices ch;
+    lcm_index best_a = best_action(p, a, s, &best, &nan_q, &ch);
+    double v = nan_q ? NAN : lcm_choices_value(&ch, best);
     ((double *)a->v_out)[s] = v;
     if (a->policy) a->policy[s] = best_a;
     if (v != v) flag(a->flags, LCM_FLAG_NAN, s);
@@ -168,8 +194,10 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
     for (int s = 0; s < r->nstates; ++s) p->x[s] = X[slot[s]];
     double best;
     int nan_q;
-    lcm_index best_a = best_action(p, a, row, &best, &nan_q);
-    double v = nan_q ? NAN : best;
+    lcm_choices ch;
+    lcm_index best_a = best_action(p, a, row, &best, &nan_q, &ch);
+    best_a = taste_draw(&ch, best_a, sim, row, a->period);
+    double v = nan_q ? NAN : lcm_choices_value(&ch, best);
     ((double *)sim->value)[row] = v;
     for (int i = 0; i < sim->nstates; ++i) xn[i] = NAN;
     for (int i = 0; i < sim->nactions; ++i) an[i] = NAN;

@@ -1,8 +1,10 @@
 /* panel_targets.c - extra panel columns (`--targets`): DAG functions of the
  * model evaluated on the simulated rows, at each row's state and chosen
  * action, by the IR interpreter (interp_point.c) with the solution's
- * parameters, grids and V (for functions of E_next_V).  NaN where the
- * row's regime lacks the function or no action was feasible. */
+ * parameters, grids and V (for functions of E_next_V), and for regimes with
+ * taste shocks the conditional choice probabilities `ccp_<labels>` of each
+ * combination of discrete actions at the row's state.  NaN where the row's
+ * regime lacks the function or choice, or no action was feasible. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -12,33 +14,64 @@
 #include "panel.h"
 #include "solver_internal.h"
 
-/* The model's function names, each once, in order of appearance. */
-static int function_names(const ir_model *m, const char ***out)
+/* The column of choice d of a regime with taste shocks: "ccp_" and the
+ * labels of its discrete actions, joined by '_' ("ccp_work", "ccp_work_sell"). */
+static char *ccp_name(const ir_regime *r, int d)
+{
+    int nd = ir_discrete_actions(r), stride = ir_taste_choices(r);
+    lcm_sb b;
+    lcm_sb_init(&b);
+    lcm_sb_puts(&b, "ccp");
+    for (int j = 0; j < nd; ++j) { /* row-major: the last discrete action fastest */
+        stride /= r->actions[j].grid.n;
+        lcm_sb_printf(&b, "_%s", r->actions[j].grid.labels[d / stride % r->actions[j].grid.n]);
+    }
+    return b.s;
+}
+
+static void add_name(char ***names, int *n, const char *name)
+{
+    for (int i = 0; i < *n; ++i)
+        if (!strcmp((*names)[i], name)) return;
+    *names = lcm_xrealloc(*names, (size_t)(*n + 1) * sizeof **names);
+    (*names)[(*n)++] = lcm_xstrdup(name);
+}
+
+/* The model's function names, then its choice-probability columns, each
+ * once, in order of appearance. */
+static int function_names(const ir_model *m, char ***out)
 {
     int n = 0;
-    const char **names = NULL;
+    char **names = NULL;
     for (int r = 0; r < m->nregimes; ++r)
-        for (int f = 0; f < m->regimes[r].nfuncs; ++f) {
-            const char *name = m->regimes[r].funcs[f].name;
-            int seen = 0;
-            for (int i = 0; i < n; ++i) seen |= !strcmp(names[i], name);
-            if (!seen) names = lcm_xrealloc(names, (size_t)(n + 1) * sizeof *names), names[n++] = name;
+        for (int f = 0; f < m->regimes[r].nfuncs; ++f) add_name(&names, &n, m->regimes[r].funcs[f].name);
+    for (int r = 0; r < m->nregimes; ++r)
+        for (int d = 0; m->regimes[r].taste_scale >= 0 && d < ir_taste_choices(&m->regimes[r]); ++d) {
+            char *name = ccp_name(&m->regimes[r], d);
+            add_name(&names, &n, name);
+            free(name);
         }
     *out = names;
     return n;
 }
 
+static void free_names(char **names, int n)
+{
+    for (int i = 0; i < n; ++i) free(names[i]);
+    free(names);
+}
+
 /* "a,b" or "all" -> the names, checked against the model's functions. */
 static int parse_targets(lcm_panel *p, const char *spec, lcm_err *err)
 {
-    const char **all;
+    char **all;
     int nall = function_names(p->m, &all), rc = 0;
     if (!strcmp(spec, "all")) {
         for (int i = 0; i < nall; ++i) {
             p->target_names = lcm_xrealloc(p->target_names, (size_t)(p->ntargets + 1) * sizeof *p->target_names);
             p->target_names[p->ntargets++] = lcm_xstrdup(all[i]);
         }
-        free(all);
+        free_names(all, nall);
         return 0;
     }
     for (const char *at = spec; !rc;) {
@@ -64,7 +97,7 @@ static int parse_targets(lcm_panel *p, const char *spec, lcm_err *err)
         if (!comma) break;
         at = comma + 1;
     }
-    free(all);
+    free_names(all, nall);
     return rc;
 }
 
@@ -79,8 +112,36 @@ static double vnext_from_solution(const void *ctx, int regime, lcm_index i)
     return lcm_solution_value(c->sol, c->period, regime, i);
 }
 
-/* Fills row k's targets. */
-static void eval_row(lcm_panel *p, const lcm_solution *sol, lcm_index k, double *vals)
+/* The choice probabilities at the state in pt: exp((v_d - V) / scale), V
+ * the smoothed value; at scale 0 the indicator of the plain argmax's choice. */
+static void choice_probs(lcm_point *pt, const int *col, double *out, size_t n)
+{
+    const ir_regime *r = pt->r;
+    lcm_choices ch;
+    lcm_choices_reset(&ch, r);
+    double vmax = -INFINITY;
+    lcm_index best = -1;
+    int nan_q = 0;
+    for (lcm_index ai = 0; ai < ir_action_space_size(r); ++ai) {
+        lcm_point_action(pt, ai);
+        lcm_point_eval(pt);
+        ch.scale = pt->vals[r->taste_scale];
+        if (!pt->feasible) continue;
+        if (pt->q != pt->q) nan_q = 1;
+        else if (pt->q > vmax || best < 0) vmax = pt->q, best = ai;
+        if (pt->q == pt->q) lcm_choices_add(&ch, ai, pt->q);
+    }
+    double V = lcm_choices_value(&ch, vmax);
+    for (int d = 0; d < ch.n; ++d) {
+        if (col[d] < 0) continue;
+        double pr = ch.scale == 0 ? (double)(best >= 0 && best / ch.inner == d) : exp((ch.v[d] - V) / ch.scale);
+        out[(size_t)col[d] * n] = nan_q || best < 0 ? NAN : pr;
+    }
+}
+
+/* Fills row k's targets; ccp[r][d] is the target column of choice d of
+ * regime r, or -1. */
+static void eval_row(lcm_panel *p, const lcm_solution *sol, int *const *ccp, lcm_index k, double *vals)
 {
     const ir_model *m = p->m;
     const ir_regime *r = &m->regimes[p->regime[k]];
@@ -101,6 +162,29 @@ static void eval_row(lcm_panel *p, const lcm_solution *sol, lcm_index k, double 
     for (int i = 0; i < p->ntargets; ++i)
         for (int f = 0; f < r->nfuncs; ++f)
             if (!strcmp(r->funcs[f].name, p->target_names[i])) out[i * n] = vals[r->funcs[f].node];
+    if (ccp[r->id]) choice_probs(&pt, ccp[r->id], out, n); /* after the functions: it moves pt's action */
+}
+
+/* The target columns of each regime's choices (NULL for a regime without
+ * taste shocks or whose choices are not asked for). */
+static int **ccp_columns(const lcm_panel *p)
+{
+    int **ccp = lcm_xcalloc((size_t)p->m->nregimes + 1, sizeof *ccp);
+    for (int r = 0; r < p->m->nregimes; ++r) {
+        const ir_regime *R = &p->m->regimes[r];
+        int nd = R->taste_scale >= 0 ? ir_taste_choices(R) : 0, any = 0;
+        int *col = lcm_xcalloc((size_t)nd + 1, sizeof *col);
+        for (int d = 0; d < nd; ++d) {
+            char *name = ccp_name(R, d);
+            col[d] = -1;
+            for (int i = 0; i < p->ntargets; ++i)
+                if (!strcmp(p->target_names[i], name)) col[d] = i, any = 1;
+            free(name);
+        }
+        if (any) ccp[r] = col;
+        else free(col);
+    }
+    return ccp;
 }
 
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err)
@@ -115,12 +199,15 @@ int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
     size_t most = 1;
     for (int r = 0; r < p->m->nregimes; ++r)
         if (p->m->regimes[r].nnodes > most) most = p->m->regimes[r].nnodes;
+    int **ccp = ccp_columns(p);
 #pragma omp parallel num_threads(p->threads > 0 ? p->threads : omp_get_max_threads())
     {
         double *vals = lcm_xcalloc(most + 1, sizeof *vals);
 #pragma omp for schedule(dynamic, 256)
-        for (lcm_index k = 0; k < p->n; ++k) eval_row(p, sol, k, vals);
+        for (lcm_index k = 0; k < p->n; ++k) eval_row(p, sol, (int *const *)ccp, k, vals);
         free(vals);
     }
+    for (int r = 0; r < p->m->nregimes; ++r) free(ccp[r]);
+    free(ccp);
     return 0;
 }

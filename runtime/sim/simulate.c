@@ -183,6 +183,7 @@ static const struct {
 } sim_flag_text[] = {
     {LCM_FLAG_CE, 1, "the Epstein-Zin certainty equivalent has no value at the subject's state: next period's V "
                      "is negative where it is read, or the risk aversion is not a finite number"},
+    {LCM_FLAG_TASTE_SCALE, 1, "the taste-shock scale is negative or not finite"},
     {LCM_FLAG_NAN, 1, "V is NaN at the subject's state (a feasible action has a NaN Q)"},
     {LCM_FLAG_INFEASIBLE, 0, "no action is feasible at the subject's state: its path ends here (value -inf); "
                              "the first such subject is shown"},

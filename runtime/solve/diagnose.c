@@ -89,6 +89,10 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
             return 1;
         }
         return 0;
+    case LCM_FLAG_TASTE_SCALE:
+        lcm_sb_puts(b, "scale = ");
+        put_value(b, v[r->taste_scale]);
+        return 1;
     case LCM_FLAG_CODE:
     case LCM_FLAG_STATE_PROB:
         for (int i = 0; i < p->k->ntargets; ++i) {
@@ -172,13 +176,14 @@ void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G
         lcm_sb detail;
         lcm_sb_init(&detail);
         if (explain(&p, bit, &detail)) {
-            if (r->nactions) {
+            int own = bit == LCM_FLAG_TASTE_SCALE; /* a value of the state, not of the action */
+            if (r->nactions && !own) {
                 lcm_sb_puts(out, "; at ");
                 lcm_describe_action(&p, a, out);
                 lcm_sb_puts(out, " (feasible):");
             }
-            lcm_sb_printf(out, "; %s" + (r->nactions ? 1 : 0), detail.s);
-            if (bit != LCM_FLAG_NAN && bit != LCM_FLAG_INF) { /* those say it already */
+            lcm_sb_printf(out, "; %s" + (r->nactions && !own ? 1 : 0), detail.s);
+            if (bit != LCM_FLAG_NAN && bit != LCM_FLAG_INF && !own) { /* those say it already */
                 lcm_sb_puts(out, "; utility = "), put_value(out, p.vals[r->utility]);
                 if (!p.k->last) lcm_sb_puts(out, ", E_next_V = "), put_value(out, p.E);
                 lcm_sb_puts(out, ", Q = "), put_value(out, p.q);

@@ -53,6 +53,31 @@ void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
     }
 }
 
+/* ---- taste shocks ---------------------------------------------------------- */
+void lcm_choices_reset(lcm_choices *ch, const ir_regime *r)
+{
+    ch->n = r->taste_scale >= 0 ? ir_taste_choices(r) : 0;
+    ch->inner = ir_taste_inner(r);
+    ch->scale = 0;
+    for (int d = 0; d < ch->n; ++d) ch->v[d] = -INFINITY, ch->a[d] = -1;
+}
+
+void lcm_choices_add(lcm_choices *ch, lcm_index ai, double q)
+{
+    if (!ch->n) return;
+    int d = (int)(ai / ch->inner);
+    if (q > ch->v[d] || ch->a[d] < 0) ch->v[d] = q, ch->a[d] = ai;
+}
+
+double lcm_choices_value(const lcm_choices *ch, double vmax)
+{
+    if (!ch->n || ch->scale == 0 || !(vmax > -INFINITY && vmax < INFINITY)) return vmax;
+    if (!(ch->scale > 0 && ch->scale < INFINITY)) return NAN;
+    double sum = 0;
+    for (int d = 0; d < ch->n; ++d) sum += exp((ch->v[d] - vmax) / ch->scale);
+    return vmax + ch->scale * log(sum);
+}
+
 /* ---- the continuation ---------------------------------------------------- */
 typedef struct target_ctx {
     const lcm_point *p;

@@ -41,6 +41,24 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok);
 /* The smallest V of target regime g read at the pair (a node of positive weight). */
 double lcm_point_target_min(const lcm_point *p, int g);
 const ir_target *lcm_find_target(const ir_regime *r, int g);
+/* Taste shocks (EV1; the kernels' prelude.h, "taste shocks", written
+ * out): each discrete choice's best Q v[d] (-inf: none feasible) and its
+ * action a[d], and the scale. */
+typedef struct lcm_choices {
+    int n;            /* choices; 0: the regime has no taste shocks */
+    lcm_index inner;  /* continuous combinations: choice d = action / inner */
+    double v[IR_MAX_TASTE_CHOICES], scale;
+    lcm_index a[IR_MAX_TASTE_CHOICES];
+} lcm_choices;
+
+void lcm_choices_reset(lcm_choices *ch, const ir_regime *r);
+/* A feasible, non-NaN Q at flat action index ai (the first of equals kept). */
+void lcm_choices_add(lcm_choices *ch, lcm_index ai, double q);
+/* V from the plain max vmax: vmax + scale * log(sum_d exp((v_d - vmax) /
+ * scale)); vmax itself without taste shocks, at scale 0 or when vmax is not
+ * finite; NaN for a negative or non-finite scale. */
+double lcm_choices_value(const lcm_choices *ch, double vmax);
+
 /* "consumption=12.5, labor_supply=work" */
 void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out);
 

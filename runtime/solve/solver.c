@@ -274,6 +274,7 @@ static const struct {
 } flag_text[] = {
     {LCM_FLAG_CE, 1, "the Epstein-Zin certainty equivalent has no value: next period's V is negative where it is "
                      "read, or the risk aversion is not a finite number"},
+    {LCM_FLAG_TASTE_SCALE, 1, "the taste-shock scale is negative or not finite (V is NaN there)"},
     {LCM_FLAG_NAN, 1, "V is NaN (a feasible action has a NaN Q: check the functions there, e.g. log of a "
                       "negative number or 0 * inf)"},
     {LCM_FLAG_REGIME_PROB, 1, "the regime transition probabilities are negative or do not sum to 1 (or a "

@@ -86,6 +86,7 @@ models/tiny.lua
 models/mortality.lua
 models/mortality.lua n_periods=2
 models/iskhakov_2017.lua
+models/iskhakov_2017.lua taste_shocks=true
 models/precautionary_savings.lua
 models/precautionary_savings.lua shock=tauchen wealth_grid=log
 models/precautionary_savings.lua shock=normal_gh wealth_grid=irregular wealth_batch=3
@@ -103,6 +104,8 @@ tests/models/piecewise.lua kind=log
 tests/models/sharded.lua
 tests/models/sharded.lua axes=2
 tests/models/sharded.lua splay=wealth
+tests/models/taste_logit.lua
+tests/models/taste_logit.lua scale_by_group=true
 EOF
 echo "$n models generated and compiled"
 

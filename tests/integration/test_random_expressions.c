@@ -53,6 +53,7 @@ static void build_model(ir_model *m)
     r->actions[0].name = strdup("a"), r->actions[0].grid.kind = GRID_LIN, r->actions[0].grid.n = 2;
     for (int g = 0; g < IR_MAX_REGIMES; ++g) r->rprob[g] = -1;
     r->risk_aversion = -1; /* expected utility */
+    r->taste_scale = -1; /* no taste shocks */
 }
 
 static int add(ir_regime *r, ir_node n)

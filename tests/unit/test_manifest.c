@@ -35,6 +35,8 @@ static void rejects(const char *text, const char *expect)
     ir_model_free(&m);
 }
 
+#define CHOICE "lcm-manifest 1\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\n" \
+               "action c discrete n 2 labels \"a\" \"b\"\nendregime\n"
 #define HEAD "lcm-manifest 1\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\nendregime\n"
 
 int main(void)
@@ -46,6 +48,7 @@ int main(void)
     round_trip("models/precautionary_savings_health.lua");
     round_trip("tests/models/piecewise.lua");
     round_trip("tests/models/epstein_zin.lua");
+    round_trip("tests/models/taste_logit.lua");
 
     rejects("lcm-manifest 99\n", "manifest version 99");
     rejects("hello\n", "not an lcm manifest");
@@ -58,5 +61,13 @@ int main(void)
     rejects(HEAD "dag r\nnode const 1\nutility 0\nq 0\nenddag\n", "without 'end'");
     rejects("lcm-manifest 1\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 3 1 1 1\nendregime\nend\n",
             "one flag per period");
+    /* taste shocks: on discrete actions, a number known before the choice */
+    rejects(HEAD "dag r\nnode const 1\nutility 0\nq 0\ntaste 0\nenddag\nend\n",
+            "taste shocks need between 1 and 256 combinations of discrete actions (it has 0)");
+    rejects(CHOICE "dag r\nnode const 1\nutility 0\nq 0\ntaste 3\nenddag\nend\n", "the taste-shock scale refers to node 3");
+    rejects(CHOICE "dag r\nnode action 0\nnode const 1\nnode mul 0 1\nutility 1\nq 1\ntaste 2\nenddag\nend\n",
+            "the taste-shock scale depends on an action");
+    rejects(CHOICE "dag r\nnode const 1\nnode gt 0 0\nutility 0\nq 0\ntaste 1\nenddag\nend\n",
+            "the taste-shock scale is a condition");
     CHECK_DONE();
 }
