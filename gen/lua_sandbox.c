@@ -665,3 +665,12 @@ int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chu
     }
     return rc;
 }
+
+int lcm_sandbox_fail(lcm_err *err, int code, const char *path, const char *msg)
+{
+    const char *colon = msg && !strncmp(msg, "...", 3) ? strchr(msg + 3, ':') : NULL;
+    size_t tail = colon ? (size_t)(colon - msg - 3) : 0, plen = strlen(path);
+    if (colon && tail <= plen && !strncmp(path + plen - tail, msg + 3, tail))
+        return lcm_fail(err, code, "%s%s", path, colon);
+    return lcm_fail(err, code, "%s", msg ? msg : "(error object is not a string)");
+}

@@ -31,6 +31,8 @@
 
 #include <lua.h>
 
+#include "util.h"
+
 /* The state must have the standard libraries open (luaL_openlibs): the
  * sandbox copies from them.  Pushes a table with the fields
  *   env       the environment for the file's chunks;
@@ -53,6 +55,10 @@ int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chu
 /* Whether models and params files run with the full library: set by the
  * --trust-model option, or by LCM_TRUST_MODEL=1 in the environment. */
 void lcm_sandbox_set_trusted(int trusted);
+/* The error (of kind `code`) of Lua message `msg` from the file at `path`:
+ * Lua shortens long file names to "...tail:line: msg"; the full path is put
+ * back. */
+int lcm_sandbox_fail(lcm_err *err, int code, const char *path, const char *msg);
 int lcm_sandbox_trusted(void);
 
 #endif

@@ -21,17 +21,6 @@ int lcm_is_lua_path(const char *path)
     return n > 4 && !strcasecmp(path + n - 4, ".lua");
 }
 
-/* Lua shortens long file names in messages to "...tail:line: msg"; put
- * the full path back. */
-static int fail_lua(lcm_err *err, const char *path, const char *msg)
-{
-    const char *colon = msg && !strncmp(msg, "...", 3) ? strchr(msg + 3, ':') : NULL;
-    size_t tail = colon ? (size_t)(colon - msg - 3) : 0, plen = strlen(path);
-    if (colon && tail <= plen && !strncmp(path + plen - tail, msg + 3, tail))
-        return lcm_fail(err, LCM_E_INPUT, "%s%s", path, colon);
-    return lcm_fail(err, LCM_E_INPUT, "%s", msg ? msg : "(error object is not a string)");
-}
-
 /* Runs the file, and the function it returns if it returns one, leaving
  * the columns' table on the stack.  Lua errors and the limits of
  * lua_limits.h are the file's problems. */
@@ -55,7 +44,7 @@ static int run_file(lua_State *L, lcm_lua_limits *lim, const char *path, long lo
     lcm_lua_limits_disarm(L, lim);
     if (rc != LUA_OK) {
         int hit = lcm_lua_limits_fail(err, LCM_E_INPUT, path, "the initial conditions file", lim);
-        return hit ? hit : fail_lua(err, path, lua_tostring(L, -1));
+        return hit ? hit : lcm_sandbox_fail(err, LCM_E_INPUT, path, lua_tostring(L, -1));
     }
     if (lua_type(L, -1) != LUA_TTABLE)
         return lcm_fail(err, LCM_E_INPUT, "%s: %s %s, not %s", path, function ? "the function it returns must return"

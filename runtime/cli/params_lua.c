@@ -107,17 +107,6 @@ static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out,
     return rc;
 }
 
-/* Lua shortens long file names in messages to "...tail:line: msg"; put
- * the full path back. */
-static int fail_lua(lcm_err *err, const char *path, const char *msg)
-{
-    const char *colon = msg && !strncmp(msg, "...", 3) ? strchr(msg + 3, ':') : NULL;
-    size_t tail = colon ? (size_t)(colon - msg - 3) : 0, plen = strlen(path);
-    if (colon && tail <= plen && !strncmp(path + plen - tail, msg + 3, tail))
-        return lcm_fail(err, LCM_E_PARAMS, "%s%s", path, colon);
-    return lcm_fail(err, LCM_E_PARAMS, "%s", msg ? msg : "(error object is not a string)");
-}
-
 int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
 {
     *out = NULL;
@@ -138,7 +127,7 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
     free(text), free(chunkname);
     if (loaded != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
         rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, path, "the params file", &lim);
-        if (!rc) rc = fail_lua(err, path, lua_tostring(L, -1));
+        if (!rc) rc = lcm_sandbox_fail(err, LCM_E_PARAMS, path, lua_tostring(L, -1));
     } else if (lua_type(L, -1) != LUA_TTABLE) {
         rc = lcm_fail(err, LCM_E_PARAMS, "%s: a params file must return a table, it returned %s", path,
                       luaL_typename(L, -1));
