@@ -135,7 +135,8 @@ int ir_taste_choices(const ir_regime *r) { return (int)space_size(r->actions, ir
 long long ir_taste_inner(const ir_regime *r)
 {
     int nd = ir_discrete_actions(r);
-    return space_size(r->actions + nd, r->nactions - nd);
+    /* a regime without actions has actions == NULL: no pointer arithmetic on it */
+    return nd == r->nactions ? 1 : space_size(r->actions + nd, r->nactions - nd);
 }
 
 const char *ir_src(const ir_model *m, int src)
