@@ -202,7 +202,8 @@ static void stochastic_weights(emitter *e, int level)
 
 /* The deterministic next value of state s of target regime g: a discrete
  * one moves the base of V; a continuous one gives its cell, fraction and
- * stride (number kc of the interpolated axes). */
+ * stride (number kc of the interpolated axes), on next period's grid (Gn:
+ * a grid by age moves between periods). */
 static void next_cell(emitter *e, int g, int s, int node, int kc, long long stride)
 {
     const ir_regime *tr = &e->m->regimes[g];
@@ -228,9 +229,9 @@ static void next_cell(emitter *e, int g, int s, int node, int kc, long long stri
         break;
     case GRID_PWLIN:
     case GRID_PWLOG: piece_cell(e, gr, node); break;
-    default: lcm_sb_printf(b, "lcm_cell_search(%s, G + %zu, %d);", x, off, gr->n); break;
+    default: lcm_sb_printf(b, "lcm_cell_search(%s, Gn + %zu, %d);", x, off, gr->n); break; /* irregular, by age */
     }
-    lcm_sb_printf(b, " t[%d] = lcm_frac(%s, G + %zu, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, off, kc, kc, stride,
+    lcm_sb_printf(b, " t[%d] = lcm_frac(%s, Gn + %zu, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, off, kc, kc, stride,
               tr->name, tr->states[s].name);
 }
 

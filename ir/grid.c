@@ -35,11 +35,14 @@ int ir_grid_is_runtime(const ir_grid *g)
     return g->kind == GRID_PROCESS || (g->kind == GRID_IRREG && !g->points);
 }
 
-int ir_grid_points_p(const ir_model *m, const ir_grid *g, const double *params, double *out, double *matrix,
-                     char *why, size_t whylen)
+int ir_grid_points_p(const ir_model *m, const ir_grid *g, int period, const double *params, double *out,
+                     double *matrix, char *why, size_t whylen)
 {
     int n = g->n;
     switch (g->kind) {
+    case GRID_AGE:
+        period = period < 0 ? 0 : period >= g->nperiods ? g->nperiods - 1 : period;
+        return ir_grid_points_p(m, &g->periods[period], period, params, out, matrix, why, whylen);
     case GRID_DISCRETE:
         for (int i = 0; i < n; ++i) out[i] = i;
         return 0;
@@ -88,7 +91,7 @@ int ir_grid_points_p(const ir_model *m, const ir_grid *g, const double *params, 
 void ir_grid_points(const ir_grid *g, double *out)
 {
     char why[8];
-    ir_grid_points_p(NULL, g, NULL, out, NULL, why, sizeof why);
+    ir_grid_points_p(NULL, g, 0, NULL, out, NULL, why, sizeof why);
 }
 
 static size_t *layout_vars(const ir_var *v, int n, size_t *total, size_t **matrix_off)
@@ -109,6 +112,10 @@ static size_t *layout_vars(const ir_var *v, int n, size_t *total, size_t **matri
 void ir_grid_layout_build(const ir_model *m, ir_grid_layout *L)
 {
     L->total = 0;
+    L->periods = 1;
+    for (int r = 0; r < m->nregimes; ++r)
+        for (int s = 0; s < m->regimes[r].nstates; ++s)
+            if (m->regimes[r].states[s].grid.kind == GRID_AGE) L->periods = m->nperiods;
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         L->state_off[r] = layout_vars(R->states, R->nstates, &L->total, &L->matrix_off[r]);
@@ -133,7 +140,7 @@ static int fill_vars(const ir_model *m, const ir_regime *R, const ir_var *v, int
         if (grid_is_discrete(&v[i].grid)) continue;
         char inner[256] = "";
         double *matrix = v[i].grid.kind == GRID_PROCESS && moff ? G + moff[i] : NULL;
-        if (ir_grid_points_p(m, &v[i].grid, params, G + off[i], matrix, inner, sizeof inner)) {
+        if (ir_grid_points_p(m, &v[i].grid, 0, params, G + off[i], matrix, inner, sizeof inner)) {
             snprintf(why, whylen, "regime '%s', grid of '%s': %s", R->name, v[i].name, inner);
             return 1;
         }
@@ -170,6 +177,16 @@ int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double
                 }
             }
         }
+    }
+    /* later periods: the first period's copy with each grid by age at its period */
+    for (int t = 1; t < L->periods; ++t) {
+        double *Gt = G + ir_grid_period(L, t);
+        memcpy(Gt, G, L->total * sizeof *G);
+        for (int r = 0; r < m->nregimes; ++r)
+            for (int s = 0; s < m->regimes[r].nstates; ++s)
+                if (m->regimes[r].states[s].grid.kind == GRID_AGE)
+                    ir_grid_points_p(m, &m->regimes[r].states[s].grid, t, params, Gt + L->state_off[r][s], NULL, why,
+                                     whylen);
     }
     return 0;
 }

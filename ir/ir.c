@@ -17,7 +17,7 @@ int ir_op_by_name(const char *name)
     return -1;
 }
 
-static const char *grid_kind_names[] = {"discrete", "lin", "log", "irregular", "pwlin", "pwlog", "process"};
+static const char *grid_kind_names[] = {"discrete", "lin", "log", "irregular", "pwlin", "pwlog", "process", "by_age"};
 
 const char *lcm_grid_kind_name(grid_kind k) { return grid_kind_names[k]; }
 
@@ -30,6 +30,8 @@ int lcm_grid_kind_by_name(const char *name)
 
 static void free_grid(ir_grid *g)
 {
+    for (int t = 0; g->periods && t < g->nperiods; ++t) free_grid(&g->periods[t]);
+    free(g->periods);
     free(g->points);
     free(g->pieces);
     free(g->slots);
@@ -297,6 +299,9 @@ static int check_grid_slots(const ir_model *m, const ir_var *v, int n, lcm_err *
         for (int k = 0; k < g->nslots; ++k)
             if (g->slots[k] < 0 || g->slots[k] >= m->nparams || m->params[g->slots[k]].size != 1)
                 return lcm_fail(err, LCM_E_MODEL, "process '%s': bad parameter slot", v[i].name);
+        if (g->kind == GRID_AGE && g->nperiods != m->nperiods)
+            return lcm_fail(err, LCM_E_MODEL, "grid '%s': %d grids by age for %d periods", v[i].name, g->nperiods,
+                            m->nperiods);
     }
     return 0;
 }
@@ -321,6 +326,10 @@ int ir_model_check(ir_model *m, lcm_err *err)
         if (!rc) rc = check_grid_slots(m, r->states, r->nstates, err);
         if (!rc) rc = check_grid_slots(m, r->actions, r->nactions, err);
         if (rc) return rc;
+        for (int a = 0; a < r->nactions; ++a)
+            if (r->actions[a].grid.kind == GRID_AGE)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': action '%s' has a grid by age; only states can",
+                                r->name, r->actions[a].name);
     }
     return 0;
 }

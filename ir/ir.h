@@ -77,7 +77,8 @@ typedef enum grid_kind {
     GRID_IRREG,        /* increasing points, fixed in the model or given at run time */
     GRID_PWLIN,        /* adjacent pieces, each a linspace */
     GRID_PWLOG,        /* adjacent pieces, each a logspace */
-    GRID_PROCESS       /* a shock process: points and transitions from its law */
+    GRID_PROCESS,      /* a shock process: points and transitions from its law */
+    GRID_AGE           /* one fixed continuous grid per period, all of n points (lcm.by_age) */
 } grid_kind;
 
 /* A piece of a piecewise grid: [lo, hi], (lo, hi], ... with n points; an
@@ -102,6 +103,8 @@ typedef struct ir_grid {
     int *slots;
     char **labels;      /* DISCRETE: n labels */
     char *category;     /* DISCRETE: name of the categorical type, may be NULL */
+    int nperiods;       /* AGE: the model's periods */
+    struct ir_grid *periods; /* AGE: the grid of each period (LIN, LOG, IRREG with points, PWLIN, PWLOG) */
     int batch_size;     /* splay: 0 = none */
     int distributed;    /* shard: discrete only */
 } ir_grid;

@@ -32,6 +32,12 @@ static void put_num(lcm_sb *b, double x)
 static void put_grid(lcm_sb *b, const ir_grid *g)
 {
     lcm_sb_printf(b, "%s n %d", lcm_grid_kind_name(g->kind), g->n);
+    if (g->kind == GRID_AGE) {
+        if (g->batch_size) lcm_sb_printf(b, " batch %d", g->batch_size);
+        lcm_sb_printf(b, " periods %d", g->nperiods);
+        for (int t = 0; t < g->nperiods; ++t) lcm_sb_puts(b, " | "), put_grid(b, &g->periods[t]);
+        return;
+    }
     switch (g->kind) {
     case GRID_DISCRETE:
         if (g->category) lcm_sb_puts(b, " category "), put_str(b, g->category);
@@ -65,6 +71,7 @@ static void put_grid(lcm_sb *b, const ir_grid *g)
                   g->nslots);
         for (int i = 0; i < g->nslots; ++i) lcm_sb_printf(b, " %d", g->slots[i]);
         break;
+    case GRID_AGE: break; /* above */
     }
     if (g->batch_size) lcm_sb_printf(b, " batch %d", g->batch_size);
     if (g->distributed) lcm_sb_printf(b, " dist %d", g->distributed);
@@ -308,14 +315,40 @@ static int read_process(reader *rd, int *i, ir_grid *g)
     return 0;
 }
 
-static int read_grid(reader *rd, int i, ir_grid *g)
+static int read_grid(reader *rd, int i, int end, ir_grid *g);
+
+/* A grid by age: `periods T` then T grids, each after a '|' and up to the
+ * next '|' or the end; each a fixed continuous grid of the outer n points. */
+static int read_age_periods(reader *rd, int *i, int end, ir_grid *g)
+{
+    int rc;
+    if (g->periods) return bad(rd, "a grid by age with two lists of periods");
+    if ((rc = get_int(rd, (*i)++, &g->nperiods))) return rc;
+    if (g->nperiods < 1 || g->nperiods > end - *i) return bad(rd, "bad number of periods in a grid by age");
+    g->periods = lcm_xcalloc((size_t)g->nperiods, sizeof *g->periods);
+    for (int t = 0; t < g->nperiods; ++t) {
+        if (*i >= end || strcmp(tok(rd, *i), "|")) return bad(rd, "a grid by age needs '|' before each period's grid");
+        int stop = ++*i;
+        while (stop < end && strcmp(tok(rd, stop), "|")) ++stop;
+        ir_grid *p = &g->periods[t];
+        if ((rc = read_grid(rd, *i, stop, p))) return rc;
+        if (p->kind == GRID_DISCRETE || p->kind == GRID_PROCESS || p->kind == GRID_AGE ||
+            (p->kind == GRID_IRREG && !p->points))
+            return bad(rd, "a period's grid in a grid by age must be a fixed continuous grid");
+        if (p->n != g->n) return bad(rd, "a period's grid in a grid by age has another number of points");
+        *i = stop;
+    }
+    return 0;
+}
+
+static int read_grid(reader *rd, int i, int end, ir_grid *g)
 {
     int kind = lcm_grid_kind_by_name(tok(rd, i) ? tok(rd, i) : "");
     if (kind < 0) return bad(rd, "unknown grid kind");
     g->kind = (grid_kind)kind;
     g->points_slot = -1;
     int rc;
-    for (++i; i < rd->tk.n;) {
+    for (++i; i < end;) {
         const char *key = tok(rd, i++);
         if (!strcmp(key, "n")) {
             if ((rc = get_int(rd, i++, &g->n))) return rc;
@@ -332,7 +365,7 @@ static int read_grid(reader *rd, int i, ir_grid *g)
             if (!tok(rd, i)) return bad(rd, "missing category");
             g->category = lcm_xstrdup(tok(rd, i++));
         } else if (!strcmp(key, "labels")) {
-            if (i + g->n > rd->tk.n) return bad(rd, "too few labels");
+            if (g->n > end - i) return bad(rd, "too few labels");
             g->labels = lcm_xcalloc((size_t)g->n, sizeof *g->labels);
             for (int k = 0; k < g->n; ++k) g->labels[k] = lcm_xstrdup(tok(rd, i++));
         } else if (!strcmp(key, "runtime")) {
@@ -341,8 +374,10 @@ static int read_grid(reader *rd, int i, ir_grid *g)
             if ((rc = read_pieces(rd, &i, g))) return rc;
         } else if (!strcmp(key, "kind")) {
             if ((rc = read_process(rd, &i, g))) return rc;
+        } else if (!strcmp(key, "periods") && g->kind == GRID_AGE) {
+            if ((rc = read_age_periods(rd, &i, end, g))) return rc;
         } else if (!strcmp(key, "points")) {
-            if (i + g->n > rd->tk.n) return bad(rd, "too few points");
+            if (g->n > end - i) return bad(rd, "too few points");
             g->points = lcm_xcalloc((size_t)g->n, sizeof *g->points);
             for (int k = 0; k < g->n; ++k)
                 if ((rc = get_double(rd, i++, &g->points[k]))) return rc;
@@ -352,6 +387,7 @@ static int read_grid(reader *rd, int i, ir_grid *g)
     if (g->kind == GRID_IRREG && !g->points && g->points_slot < 0) return bad(rd, "irregular grid without points");
     if ((g->kind == GRID_PWLIN || g->kind == GRID_PWLOG) && !g->pieces) return bad(rd, "piecewise grid without pieces");
     if (g->kind == GRID_PROCESS && !g->slots) return bad(rd, "process without parameters");
+    if (g->kind == GRID_AGE && !g->periods) return bad(rd, "grid by age without periods");
     return 0;
 }
 
@@ -362,7 +398,7 @@ static int read_var(reader *rd, ir_var **vars, int *n)
     ir_var *v = &(*vars)[(*n)++];
     memset(v, 0, sizeof *v);
     v->name = lcm_xstrdup(tok(rd, 1));
-    return read_grid(rd, 2, &v->grid);
+    return read_grid(rd, 2, rd->tk.n, &v->grid);
 }
 
 static int read_header(reader *rd, ir_model *m)

@@ -31,6 +31,7 @@ local function sorted_keys(t, what, where)
 end
 
 local function fn_where(fn)
+  if lcm._is_by_age(fn) then return fn.where end
   local info = debug.getinfo(fn, "S")
   if info.source:sub(1, 5) == "=lcm/" then return "(built in)" end
   local src = info.source:sub(1, 1) == "@" and info.source:sub(2) or info.short_src
@@ -41,9 +42,103 @@ end
 -- regimes: variables, functions, activity
 ---------------------------------------------------------------------------
 
+-- Whether the regime is active at each period (spec.active of the age).
+local function activity(name, spec, M)
+  local active = {}
+  local act = spec.active
+  if act ~= nil and type(act) ~= "function" then
+    fail_at(spec.where ~= "?" and spec.where or M.file, "regime '" .. name .. "': active must be a function of age")
+  end
+  for t, age in ipairs(M.ages) do
+    local a = true
+    if act then
+      local ok, res = pcall(act, age)
+      if not ok then error((type(res) == "string" and res or tostring(res)) ..
+        " (in regime '" .. name .. "', active(" .. age .. "))", 0) end
+      if type(res) ~= "boolean" then
+        fail_at(fn_where(act), "regime '" .. name .. "': active(" .. age .. ") returned " .. tostring(res) ..
+          ", expected true or false")
+      end
+      a = res
+    end
+    active[t] = a
+  end
+  return active
+end
+
+-- Calls an lcm.by_age marker's build(age) at each period at which the
+-- regime is active (every period when it never is); returns the results by
+-- period, nil at inactive periods.
+local function build_by_age(marker, R, M, what)
+  local out, any = {}, false
+  for t = 1, #M.ages do any = any or R.active[t] end
+  for t, age in ipairs(M.ages) do
+    if R.active[t] or not any then
+      local ok, res = pcall(marker.build, age)
+      if not ok then
+        error((type(res) == "string" and res or tostring(res)) .. " (in regime '" .. R.name .. "', " .. what ..
+          ", lcm.by_age at age " .. lcm._num(age) .. ")", 0)
+      end
+      out[t] = res
+    end
+  end
+  return out
+end
+
+-- The kinds of grid a state's grid may take at each age: fixed continuous
+-- grids (a process has one law; run-time points are one parameter).
+local AGE_GRID_KINDS = { lin = true, log = true, irregular = true, pwlin = true, pwlog = true }
+
+-- A state's grid given as lcm.by_age(function(age) return grid end): one
+-- grid per period with the same number of points (the layout of V does not
+-- change with age), inactive periods taking the nearest active period's.
+-- A builder that returns the same grid at every age is that grid.
+local function age_grid(v, R, M)
+  local marker = v.grid
+  local what = "grid of state '" .. v.name .. "'"
+  local grids = build_by_age(marker, R, M, what)
+  local first, same
+  for t = 1, #M.ages do
+    local g = grids[t]
+    if g ~= nil or R.active[t] then
+      local at = "regime '" .. R.name .. "', " .. what .. " at age " .. lcm._num(M.ages[t])
+      if not lcm._is_grid(g) then
+        fail_at(marker.where, at .. ": lcm.by_age's function returned " ..
+          (g == nil and "nothing" or "a " .. type(g)) .. ", not a grid")
+      end
+      if not AGE_GRID_KINDS[g.kind] or g.runtime then
+        fail_at(marker.where, at .. ": a grid that varies with age must be a continuous grid fixed in the model " ..
+          "(linspace, logspace, piecewise or irregular with its points), not " ..
+          (g.runtime and "one with points given at run time" or g.kind == "process" and "a shock process" or
+          "a " .. g.kind .. " grid"))
+      end
+      if first == nil then
+        first, same = g, true
+      elseif g.n ~= first.n then
+        fail_at(marker.where, at .. " has " .. g.n .. " points and " .. first.n .. " at an earlier age; " ..
+          "the grid may move with age but keeps its number of points")
+      elseif g.batch_size ~= first.batch_size then
+        fail_at(marker.where, at .. ": batch_size " .. g.batch_size .. " differs from " .. first.batch_size ..
+          " at an earlier age")
+      end
+      same = same and g == first
+    end
+  end
+  if same then return first end
+  -- an inactive period holds the next active period's grid (or the last one)
+  local periods, fill = {}, nil
+  for t = #M.ages, 1, -1 do
+    fill = grids[t] or fill
+    periods[t] = fill
+  end
+  for t = 1, #M.ages do periods[t] = periods[t] or periods[t - 1] end
+  return setmetatable({ kind = "by_age", n = first.n, periods = periods, batch_size = first.batch_size,
+    where = marker.where }, getmetatable(first))
+end
+
 -- states/actions are a map name -> grid (ordered by name) or a list of
 -- {name, grid} pairs (ordered as written); discrete axes come first.
-local function normalize_vars(tbl, what, R)
+local function normalize_vars(tbl, what, R, M)
   if tbl == nil then return {} end
   local ctx = "regime '" .. R.name .. "': " .. what
   if type(tbl) ~= "table" then fail_at(R.where, ctx .. " must be a table of grids") end
@@ -67,7 +162,12 @@ local function normalize_vars(tbl, what, R)
     if RESERVED[v.name] then fail_at(R.where, ctx .. ": '" .. v.name .. "' is a reserved name") end
     if seen[v.name] then fail_at(R.where, ctx .. ": '" .. v.name .. "' appears twice") end
     seen[v.name] = true
-    if not lcm._is_grid(v.grid) then
+    if lcm._is_by_age(v.grid) and what ~= "states" then
+      fail_at(v.grid.where, ctx .. ": '" .. v.name .. "' is lcm.by_age(...); only a state's grid can vary with age")
+    end
+    if lcm._is_by_age(v.grid) then
+      v.grid = age_grid(v, R, M)
+    elseif not lcm._is_grid(v.grid) then
       fail_at(R.where, ctx .. ": '" .. v.name .. "' must be a grid (lcm.linspace{...}, lcm.discrete(...), ...)")
     end
   end
@@ -82,7 +182,9 @@ local function function_table(tbl, what, R)
   if type(tbl) ~= "table" then fail_at(R.where, ctx .. " must be a table of functions") end
   for _, k in ipairs(sorted_keys(tbl, ctx, R.where)) do
     if not lcm._is_identifier(k) then fail_at(R.where, ctx .. ": '" .. k .. "' is not a name") end
-    if type(tbl[k]) ~= "function" then fail_at(R.where, ctx .. ": '" .. k .. "' must be a function") end
+    if type(tbl[k]) ~= "function" and not lcm._is_by_age(tbl[k]) then
+      fail_at(R.where, ctx .. ": '" .. k .. "' must be a function (or lcm.by_age(...) of one)")
+    end
     if RESERVED[k] then fail_at(R.where, ctx .. ": '" .. k .. "' is a reserved name") end
     if k:sub(1, 5) == "next_" then
       fail_at(fn_where(tbl[k]), ctx .. ": '" .. k .. "': names starting with next_ are reserved for transitions")
@@ -139,8 +241,9 @@ local function prepare_regime(name, spec, M)
       fail_at(R.where, "regime '" .. name .. "': state_transitions must be a table")
     end
   end
-  R.states = normalize_vars(spec.states, "states", R)
-  R.actions = normalize_vars(spec.actions, "actions", R)
+  R.active = activity(name, spec, M)
+  R.states = normalize_vars(spec.states, "states", R, M)
+  R.actions = normalize_vars(spec.actions, "actions", R, M)
   for _, v in ipairs(R.actions) do
     if v.grid.kind == "process" then
       fail_at(v.grid.where, "regime '" .. name .. "': action '" .. v.name .. "' is a shock process; processes are states")
@@ -198,26 +301,6 @@ local function prepare_regime(name, spec, M)
       fail_at(fn_where(R.functions.risk_aversion), "regime '" .. name .. "': 'risk_aversion' is both a function " ..
         "and the regime's risk_aversion field; rename the function")
     end
-  end
-  -- activity per period
-  R.active = {}
-  local act = spec.active
-  if act ~= nil and type(act) ~= "function" then
-    fail_at(R.where, "regime '" .. name .. "': active must be a function of age")
-  end
-  for t, age in ipairs(M.ages) do
-    local a = true
-    if act then
-      local ok, res = pcall(act, age)
-      if not ok then error((type(res) == "string" and res or tostring(res)) ..
-        " (in regime '" .. name .. "', active(" .. age .. "))", 0) end
-      if type(res) ~= "boolean" then
-        fail_at(fn_where(act), "regime '" .. name .. "': active(" .. age .. ") returned " .. tostring(res) ..
-          ", expected true or false")
-      end
-      a = res
-    end
-    R.active[t] = a
   end
   return R
 end
@@ -503,19 +586,9 @@ local function warn_equality(R, fname, fn)
   end
 end
 
-function trace_fn(ctx, fname, fn)
-  local memo = ctx.memo[fname]
-  if memo then return memo.res end
+-- Traces one Lua function: its arguments resolved by name, then called.
+local function call_traced(ctx, fname, fn)
   local where = fn_where(fn)
-  if ctx.busy[fname] then
-    local cycle = {}
-    for i = ctx.busy[fname], #ctx.stack do cycle[#cycle + 1] = ctx.stack[i] end
-    cycle[#cycle + 1] = fname
-    fail_at(where, "regime '" .. ctx.R.name .. "': functions depend on each other in a cycle: " ..
-      table.concat(cycle, " -> "))
-  end
-  ctx.stack[#ctx.stack + 1] = fname
-  ctx.busy[fname] = #ctx.stack
   warn_equality(ctx.R, fname, fn)
   local info = debug.getinfo(fn, "u")
   if info.isvararg then
@@ -529,6 +602,71 @@ function trace_fn(ctx, fname, fn)
   end
   local res, frame = T.call(fname, fn, args, info.nparams, where)
   T.check_call(frame, res, args, names, info.nparams, where)
+  return res
+end
+
+-- A function given as lcm.by_age(build): the function build(age) returns
+-- at each active period, traced once per distinct function, joined into
+-- one value that selects by period (lcm.where on period; equal values
+-- merge, so a rule that changes once costs one comparison).
+local function call_by_age(ctx, fname, marker)
+  local R, M = ctx.R, ctx.M
+  local fns = build_by_age(marker, R, M, "function '" .. fname .. "'")
+  local traced, value = {}, {}
+  for t = 1, #M.ages do
+    local f = fns[t]
+    if f ~= nil or R.active[t] then
+      if type(f) ~= "function" then
+        fail_at(marker.where, "regime '" .. R.name .. "', function '" .. fname .. "' at age " ..
+          lcm._num(M.ages[t]) .. ": lcm.by_age's function returned " .. (f == nil and "nothing" or "a " .. type(f)) ..
+          ", not a function")
+      end
+      if traced[f] == nil then traced[f] = { as_value(call_traced(ctx, fname, f), R, fname, fn_where(f)) } end
+      value[t] = traced[f][1]
+    end
+  end
+  local kind
+  for t = 1, #M.ages do
+    if value[t] ~= nil then
+      local k = T.type_of(value[t]) == "bool" and "condition" or "number"
+      if kind and k ~= kind then
+        fail_at(marker.where, "regime '" .. R.name .. "', function '" .. fname .. "' returns a " .. kind ..
+          " at earlier ages and a " .. k .. " at age " .. lcm._num(M.ages[t]) .. "; lcm.by_age's functions must agree")
+      end
+      kind = k
+    end
+  end
+  -- from the last active period backwards: before period t, the value there
+  local period = T.var("period", nil, { card = #M.ages, name = "period" })
+  local res, run -- run: the value from period t on, up to its next change
+  for t = #M.ages, 1, -1 do
+    local v = value[t]
+    if v ~= nil then
+      if res == nil then
+        res = v
+      elseif T.to_id(v, fname) ~= T.to_id(run, fname) then
+        res = T.op("where", T.op("lt", period, t), v, res) -- periods 0 .. t-1 (0-based) take v
+      end
+      run = v
+    end
+  end
+  return res
+end
+
+function trace_fn(ctx, fname, fn)
+  local memo = ctx.memo[fname]
+  if memo then return memo.res end
+  if ctx.busy[fname] then
+    local cycle = {}
+    for i = ctx.busy[fname], #ctx.stack do cycle[#cycle + 1] = ctx.stack[i] end
+    cycle[#cycle + 1] = fname
+    fail_at(fn_where(fn), "regime '" .. ctx.R.name .. "': functions depend on each other in a cycle: " ..
+      table.concat(cycle, " -> "))
+  end
+  ctx.stack[#ctx.stack + 1] = fname
+  ctx.busy[fname] = #ctx.stack
+  local res
+  if lcm._is_by_age(fn) then res = call_by_age(ctx, fname, fn) else res = call_traced(ctx, fname, fn) end
   ctx.busy[fname] = nil
   ctx.stack[#ctx.stack] = nil
   ctx.memo[fname] = { res = res }
@@ -904,9 +1042,16 @@ local function q(s)
   return '"' .. s:gsub('[\\"]', "\\%0"):gsub("\n", "\\n"):gsub("\r", "\\r") .. '"'
 end
 
-local function grid_line(kind, v, R)
-  local g = v.grid
-  local parts = { kind, v.name, g.kind, "n", g.n }
+-- A grid's words in the manifest (ir/manifest.c reads them): its kind, n
+-- and fields; a grid by age names its periods' grids after '|' each.
+local function grid_words(g, R, name)
+  local parts = { g.kind, "n", g.n }
+  if g.kind == "by_age" then
+    if g.batch_size > 0 then parts[#parts + 1] = "batch " .. g.batch_size end
+    parts[#parts + 1] = "periods " .. #g.periods
+    for _, pg in ipairs(g.periods) do parts[#parts + 1] = "| " .. grid_words(pg, R, name) end
+    return table.concat(parts, " ")
+  end
   if g.kind == "discrete" then
     if g.cat.name then parts[#parts + 1] = "category " .. q(g.cat.name) end
     parts[#parts + 1] = "labels"
@@ -914,7 +1059,7 @@ local function grid_line(kind, v, R)
   elseif g.kind == "lin" or g.kind == "log" then
     parts[#parts + 1] = "start " .. num(g.start) .. " stop " .. num(g.stop)
   elseif g.kind == "irregular" and g.runtime then
-    parts[#parts + 1] = "runtime " .. R.var_slots[v.name]
+    parts[#parts + 1] = "runtime " .. R.var_slots[name]
   elseif g.kind == "irregular" then
     parts[#parts + 1] = "points"
     for _, x in ipairs(g.points) do parts[#parts + 1] = num(x) end
@@ -924,7 +1069,7 @@ local function grid_line(kind, v, R)
       parts[#parts + 1] = table.concat({ num(p.lo), num(p.hi), p.lo_closed and 1 or 0, p.hi_closed and 1 or 0, p.n }, " ")
     end
   elseif g.kind == "process" then
-    local slots = R.var_slots[v.name]
+    local slots = R.var_slots[name]
     parts[#parts + 1] = "kind " .. g.process .. " gh " .. (g.gh and 1 or 0) .. " slots " .. #slots .. " " ..
       table.concat(slots, " ")
   end
@@ -932,6 +1077,8 @@ local function grid_line(kind, v, R)
   if g.distributed then parts[#parts + 1] = "dist 1" end
   return table.concat(parts, " ")
 end
+
+local function grid_line(kind, v, R) return kind .. " " .. v.name .. " " .. grid_words(v.grid, R, v.name) end
 
 local function dag_lines(out, R, D)
   local g = D.graph

@@ -433,6 +433,21 @@ function lcm.ev1(spec)
   return setmetatable({ scale = spec.scale, where = T.user_where() }, TasteShocks)
 end
 
+-- Age specialisation: lcm.by_age(function(age) ... end) stands for a
+-- state's grid, a regime function or a constraint that differs by age.
+-- build(age) is called at each age at which the regime is active and
+-- returns what holds at that age: a grid (for a state) or a function.
+local ByAge = {}
+function lcm._is_by_age(x) return getmetatable(x) == ByAge end
+
+function lcm.by_age(build)
+  if type(build) ~= "function" then
+    fail("lcm.by_age expects a function of age that returns a grid (for a state) or a function " ..
+      "(for a regime function or a constraint)")
+  end
+  return setmetatable({ build = build, where = T.user_where() }, ByAge)
+end
+
 -- A fixed state: its next value is its current value.
 lcm.fixed = setmetatable({}, { __tostring = function() return "lcm.fixed" end })
 

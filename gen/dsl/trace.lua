@@ -231,7 +231,9 @@ function T.op(op, ...)
     local v = (op == "not" and not a) or (op == "and" and a and b) or (op == "or" and (a or b))
     return sym(T.const_id(v and true or false))
   end
-  return sym(intern({ op = op, args = args }))
+  -- a choice between two conditions is a condition (as ir/ir.c types it)
+  local bool = op == "where" and graph.nodes[args[2]].type == "bool" and graph.nodes[args[3]].type == "bool"
+  return sym(intern({ op = op, args = args, type = bool and "bool" or nil }))
 end
 
 -- The value of node `id` at one age and period when nothing else decides

@@ -66,8 +66,8 @@ static int write_root(const lcm_solution *s, hid_t f)
 }
 
 /* /axes/<regime>: the labels of its discrete states, the points of its
- * continuous ones and the transition matrix of its processes (row = current
- * point), each named by the state. */
+ * continuous ones (a grid by age: periods x points) and the transition
+ * matrix of its processes (row = current point), each named by the state. */
 static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution *sol)
 {
     hid_t g = lcm_h5_group(axes, r->name);
@@ -82,6 +82,16 @@ static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution 
             continue;
         }
         snprintf(key, sizeof key, "grid_%s", r->states[s].name);
+        if (grid->kind == GRID_AGE) {
+            const ir_grid_layout *L = &sol->layout;
+            hsize_t dims[2] = {(hsize_t)L->periods, n};
+            double *pts = lcm_xcalloc((size_t)L->periods * (size_t)n, sizeof *pts);
+            for (int t = 0; t < L->periods; ++t)
+                memcpy(pts + (size_t)t * n, sol->grids + ir_grid_period(L, t) + L->state_off[r->id][s], n * sizeof *pts);
+            bad |= lcm_h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, pts);
+            free(pts);
+            continue;
+        }
         bad |= lcm_h5_data_doubles(g, key, sol->grids + sol->layout.state_off[r->id][s], n);
         if (grid->kind == GRID_PROCESS && !bad) {
             hsize_t dims[2] = {n, n};
@@ -182,7 +192,7 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
             if (!s->V[t * m->nregimes + r]) continue;
             const double **pts = lcm_xcalloc((size_t)R->nstates + 1, sizeof *pts);
             int *col_of = lcm_xcalloc((size_t)ncols + 1, sizeof *col_of);
-            for (int k = 0; k < R->nstates; ++k) pts[k] = s->grids + s->layout.state_off[r][k];
+            for (int k = 0; k < R->nstates; ++k) pts[k] = s->grids + ir_grid_period(&s->layout, t) + s->layout.state_off[r][k];
             for (int c = 0; c < ncols; ++c) col_of[c] = ir_find_state(R, cols[c]);
             int *code = lcm_xcalloc((size_t)R->nstates + 1, sizeof *code);
             for (lcm_index i = 0; i < s->n[r]; ++i) {
@@ -379,7 +389,7 @@ static int read_all_V(hid_t f, const char *path, lcm_solution *sol, lcm_err *err
             if (bad < 0) continue;
             lcm_sb at;
             lcm_sb_init(&at);
-            lcm_describe_state(m, &m->regimes[r], bad, sol->grids, &sol->layout, &at);
+            lcm_describe_state(&m->regimes[r], bad, t, sol->grids, &sol->layout, &at);
             lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is NaN at %s (a solve stops at NaN: "
                      "the file was changed after lcm wrote it)", path, m->regimes[r].name, t, at.s);
             lcm_sb_free(&at);

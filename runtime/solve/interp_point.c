@@ -25,6 +25,12 @@ static void decode(const ir_var *v, int n, const size_t *off, const double *G, l
     }
 }
 
+void lcm_point_grids(lcm_point *p, const double *buffer)
+{
+    p->G = buffer + ir_grid_period(p->L, (int)p->period);
+    p->Gn = buffer + ir_grid_period(p->L, (int)p->period + 1);
+}
+
 void lcm_point_state(lcm_point *p, lcm_index s)
 {
     decode(p->r->states, p->r->nstates, p->L->state_off[p->r->id], p->G, s, p->x);
@@ -244,7 +250,7 @@ static void target_setup(const lcm_point *p, int g, target_ctx *out, int *codes_
             *codes_ok &= ok;
             c.code[s] = ok ? (int)x : 0;
         } else {
-            locate(p->G + p->L->state_off[g][s], gr->n, x, &c.cell[s], &c.t[s]);
+            locate(p->Gn + p->L->state_off[g][s], gr->n, x, &c.cell[s], &c.t[s]); /* next period's grid */
         }
     }
     *out = c;

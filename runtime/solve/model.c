@@ -123,10 +123,10 @@ void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out)
     }
 }
 
-void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, const double *G, const ir_grid_layout *L,
+void lcm_describe_state(const ir_regime *r, lcm_index s, int period, const double *G, const ir_grid_layout *L,
                         lcm_sb *out)
 {
-    (void)m;
+    G += ir_grid_period(L, period);
     double *x = lcm_xcalloc((size_t)r->nstates + 1, sizeof *x);
     for (int i = r->nstates - 1; i >= 0; --i) {
         int code = (int)(s % r->states[i].grid.n);

@@ -309,7 +309,7 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id,
         if (!(f->bits & (1u << bit))) continue;
         lcm_sb state, report;
         lcm_sb_init(&state), lcm_sb_init(&report);
-        lcm_describe_state(m, r, f->first[bit], sol->grids, &sol->layout, &state);
+        lcm_describe_state(r, f->first[bit], t, sol->grids, &sol->layout, &state);
         lcm_diagnose(m, &sol->layout, sol->grids, sol->params, sol, t, r_id, f->first[bit], bit, &state);
         lcm_sb_printf(&report, "regime '%s', period %d (age %g): %s, first at %s", r->name, t, m->ages[t], flag_text[i].what,
                   state.s);

@@ -65,7 +65,8 @@ struct lcm_solution {
     int precision;
     void **V;            /* [period * nregimes + regime], NULL when inactive */
     lcm_index *n;        /* states per regime */
-    double *grids;       /* the grid buffer the solve used (run-time grids, processes) */
+    double *grids;       /* the grid buffer the solve used (run-time grids, processes; a copy per
+                          * period with a grid by age: ir_grid_period) */
     double *params;      /* the parameter buffer the solve used */
     ir_grid_layout layout;
     lcm_flags *flags;    /* [period * nregimes + regime]: what the checks found */
@@ -78,9 +79,9 @@ struct lcm_solution {
 /* A solution with V, grids and params allocated (V of active regimes only). */
 lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err);
 
-/* "wealth=12.5, health=bad" for a flat state index of a regime, with the
- * grid values of a grid buffer. */
-void lcm_describe_state(const ir_model *m, const ir_regime *r, lcm_index s, const double *G, const ir_grid_layout *L,
+/* "wealth=12.5, health=bad" for a flat state index of a regime at a
+ * period, with the grid values of a (whole) grid buffer. */
+void lcm_describe_state(const ir_regime *r, lcm_index s, int period, const double *G, const ir_grid_layout *L,
                         lcm_sb *out);
 /* The same for state values x[] (in the regime's state order; codes for
  * discrete states). */
@@ -107,6 +108,8 @@ void lcm_flags_clear(lcm_flags *f, size_t n);
 /* Entries of regime r's continuation table on this worker: the most any
  * of its kernels needs (ir/precompute.h), 0 without tables. */
 long long lcm_worker_table_entries(const lcm_worker *w, int r);
+/* Period t's copy of the worker's grid buffer, in backend memory (ir/grid.h). */
+const void *lcm_worker_grids_at(const lcm_worker *w, int t);
 /* Fills the worker's grid and parameter buffers for a run with params. */
 int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err);
 /* Prints each period's time of a finished solve (level progress). */

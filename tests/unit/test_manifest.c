@@ -49,6 +49,7 @@ int main(void)
     round_trip("tests/models/piecewise.lua");
     round_trip("tests/models/epstein_zin.lua");
     round_trip("tests/models/taste_logit.lua");
+    round_trip("tests/models/age_grid.lua");
 
     rejects("lcm-manifest 99\n", "manifest version 99");
     rejects("hello\n", "not an lcm manifest");
@@ -69,5 +70,15 @@ int main(void)
             "the taste-shock scale depends on an action");
     rejects(CHOICE "dag r\nnode const 1\nnode gt 0 0\nutility 0\nq 0\ntaste 1\nenddag\nend\n",
             "the taste-shock scale is a condition");
+    /* grids by age: one fixed continuous grid of n points per period */
+#define AGE_STATE(g) "lcm-manifest 1\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\nstate w " g "\nendregime\n" \
+                     "dag r\nnode const 1\nutility 0\nq 0\nenddag\nend\n"
+    rejects(AGE_STATE("by_age n 2 periods 2 | lin n 2 start 0 stop 1"), "a grid by age needs '|' before each period's grid");
+    rejects(AGE_STATE("by_age n 2 periods 2 | lin n 2 start 0 stop 1 | lin n 3 start 0 stop 1"),
+            "has another number of points");
+    rejects(AGE_STATE("by_age n 2 periods 2 | lin n 2 start 0 stop 1 | irregular n 2 runtime 0"),
+            "must be a fixed continuous grid");
+    rejects(AGE_STATE("by_age n 2 periods 1 | lin n 2 start 0 stop 1"), "1 grids by age for 2 periods");
+    rejects(AGE_STATE("by_age n 2"), "grid by age without periods");
     CHECK_DONE();
 }
