@@ -93,7 +93,7 @@ for h in $harnesses; do
     params) max_len=4096 dict=tests/fuzz/dict/lua.dict runs=50000 ;;
     set) max_len=1024 dict=tests/fuzz/dict/lua.dict runs=80000 ;;
     initial) max_len=4096 dict=tests/fuzz/dict/csv.dict runs=800000 ;;
-    solution) max_len=512 dict= runs=30000 ;; # edits of files HDF5 writes: no tokens
+    solution) max_len=512 dict= runs=4000 ;; # edits of files HDF5 writes: no tokens
     solution_file) max_len=131072 dict=tests/fuzz/dict/hdf5.dict runs=20000 ;;
   esac
   work=$build/fuzz/$h
