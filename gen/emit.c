@@ -805,6 +805,8 @@ void lcm_emit_prelude(lcm_sb *out)
     lcm_sb_puts(out, "\n");
     lcm_sb_puts(out, lcm_embed_prelude_h);
     lcm_sb_puts(out, "\n");
+    lcm_sb_puts(out, lcm_embed_arith_h);
+    lcm_sb_puts(out, "\n");
     lcm_sb_puts(out, lcm_embed_random_h);
 }
 

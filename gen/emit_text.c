@@ -281,7 +281,7 @@ static void expr(const emitter *e, int id, lcm_sb *b)
         [OP_EXPM1] = "LCM_EXPM1", [OP_NCDF] = "lcm_normal_cdf", [OP_TANH] = "LCM_TANH",
     };
     static const char *call2[OP_COUNT] = {
-        [OP_POW] = "LCM_POW", [OP_MOD] = "lcm_mod", [OP_MIN] = "lcm_min", [OP_MAX] = "lcm_max",
+        [OP_POW] = "lcm_pow", [OP_MOD] = "lcm_mod", [OP_MIN] = "lcm_min", [OP_MAX] = "lcm_max",
     };
     switch (n->op) {
     case OP_CONST: lcm_sb_puts(b, emit_literal(n->k).s); return;

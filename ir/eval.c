@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "arith.h"
+
 static double truth(int b) { return b ? 1.0 : 0.0; }
 
 /* NaN-propagating min and max (jnp.minimum / jnp.maximum semantics). */
@@ -52,7 +54,7 @@ void ir_eval(const ir_model *m, const ir_regime *r, const ir_env *env, double *v
         case OP_SUB: x = a - b; break;
         case OP_MUL: x = a * b; break;
         case OP_DIV: x = a / b; break;
-        case OP_POW: x = pow(a, b); break;
+        case OP_POW: x = lcm_pow(a, b); break; /* as the kernels (arith.h) */
         case OP_MOD: x = a - floor(a / b) * b; break;
         case OP_IDIV: x = floor(a / b); break;
         case OP_MIN: x = nan_min(a, b); break;

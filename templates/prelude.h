@@ -49,7 +49,6 @@ typedef double real;
 #define LCM_LOG1P(x) LCM_F(log1p)(x)
 #define LCM_EXPM1(x) LCM_F(expm1)(x)
 #define LCM_TANH(x) LCM_F(tanh)(x)
-#define LCM_POW(x, y) LCM_F(pow)(x, y)
 #define LCM_ERFC(x) LCM_F(erfc)(x)
 #define LCM_FMIN(x, y) LCM_F(fmin)(x, y)
 #define LCM_FMAX(x, y) LCM_F(fmax)(x, y)

@@ -26,13 +26,13 @@ int main(void)
     if (!model) CHECK_DONE();
     /* break the power in the utility function */
     const char *src = lcm_model_source(model);
-    const char *at = strstr(src, "= LCM_POW(");
+    const char *at = strstr(src, "= lcm_pow(");
     CHECK(at != NULL);
     if (!at) CHECK_DONE();
     lcm_sb broken;
     lcm_sb_init(&broken);
     lcm_sb_putn(&broken, src, (size_t)(at - src));
-    lcm_sb_puts(&broken, "= LCM_POW( @ ");
+    lcm_sb_puts(&broken, "= lcm_pow( @ ");
     lcm_sb_puts(&broken, at + 10);
 
     char *dir = test_tmpdir("compile-errors");
