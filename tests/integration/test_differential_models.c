@@ -39,7 +39,7 @@ static const struct {
     {"models/iskhakov_2017.lua", "taste_shocks=true", "models/iskhakov_2017_taste_shocks.params.lua"},
     {"models/saving_choice.lua", NULL, "models/saving_choice.params.lua"},
     {"models/fvv_2018.lua", "nx=40", "models/fvv_2018.params.lua"},
-    {"models/fvv_2018.lua", "nx=40 fixed=true", NULL},
+    {"models/fvv_2018.lua", "nx=40 fixed=true", "tests/models/empty.params.lua"},
     {"models/saving_choice.lua", "income_batch=3", "models/saving_choice.params.lua"},
     {"models/mahler_yum_2024.lua", "wealth_points=5 effort_points=3 shock_points=3 cost_points=2",
      "models/mahler_yum_2024.params.lua"},

@@ -1,0 +1,2 @@
+-- No parameters: for a model that fixes all of its own (fixed_params).
+return {}
