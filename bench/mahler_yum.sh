@@ -48,7 +48,8 @@ echo "compile, cold (fresh process, empty cache): $(elapsed "$t0" "$(now)") s"
 
 echo "== solve (solver cached)"
 LCM_CACHE_DIR=$cache measure "$LCM" solve "$MODEL" --params "$PARAMS" --backend "$BACKEND" \
-  --out "$OUT/solution.h5" 2>&1 | grep -E "solved|whole process"
+  --out "$OUT/solution.h5" 2>&1 | grep -E "solved|whole process|error"
+[ -s "$OUT/solution.h5" ] || { echo "the solve wrote no solution"; exit 1; }
 
 echo "== V against pylcm (float64)"
 slice=$SRC/tests/reference/mahler_yum_2024/V_slice.h5
@@ -72,7 +73,8 @@ for n in 100 20000; do
   echo "== simulate $n subjects (from the saved solution)"
   LCM_CACHE_DIR=$cache measure "$LCM" simulate "$MODEL" --solution "$OUT/solution.h5" --params "$PARAMS" \
     --initial "$INITIAL" --subjects $n --seed 0 --backend "$BACKEND" --targets all \
-    --csv "$OUT/panel_$n.csv" 2>&1 | grep -E "simulated|whole process"
+    --csv "$OUT/panel_$n.csv" 2>&1 | grep -E "simulated|whole process|error"
+  [ -s "$OUT/panel_$n.csv" ] || { echo "the simulation of $n subjects wrote no panel"; exit 1; }
 done
 
 echo "== moments by age, 20,000 subjects, against pylcm's (|z| = difference / its standard error)"
