@@ -112,6 +112,37 @@ int main(void)
         lcm_model_free(m);
     }
 
+    /* a division by what does not vary with states and actions (a parameter,
+     * a constant) is a product with the reciprocal, computed before the
+     * loops; a division by what varies stays one */
+    m = gen("local FIXED = nil\n"
+            "local alive = lcm.regime{\n"
+            "  active = function(age) return age < 2 end,\n"
+            "  states = { wealth = lcm.linspace{ start = 1, stop = 5, n_points = 3 } },\n"
+            "  actions = { c = lcm.linspace{ start = 1, stop = 5, n_points = 4 } },\n"
+            "  functions = { utility = function(c, wealth, sigma)\n"
+            "    return c / (1 - sigma) + wealth / 3 + sigma / c end },\n"
+            "  state_transitions = { wealth = function(wealth, c) return wealth - c end },\n"
+            "  transition = function(age) return lcm.where(age:ge(1), R.dead, R.alive) end,\n"
+            "}\n");
+    if (m) {
+        ir = lcm_model_ir(m);
+        const ir_regime *r = &ir->regimes[0];
+        /* 1 / (1 - sigma) and sigma / c; wealth / 3 is wealth * (1/3) */
+        CHECK(count_op(r, OP_DIV) == 2);
+        int products_of_reciprocals = 0;
+        for (size_t i = 0; i < r->nnodes; ++i) {
+            const ir_node *n = &r->nodes[i];
+            if (n->op != OP_MUL) continue;
+            const ir_node *b = &r->nodes[n->args[1]];
+            products_of_reciprocals += (b->op == OP_DIV && r->nodes[b->args[0]].op == OP_CONST &&
+                                        r->nodes[b->args[0]].k == 1) ||
+                                       (b->op == OP_CONST && b->k == 1.0 / 3);
+        }
+        CHECK(products_of_reciprocals == 2);
+        lcm_model_free(m);
+    }
+
     /* a transition that always returns one regime reaches only that one */
     m = gen("local FIXED = nil\n"
             "local alive = lcm.regime{\n"
