@@ -20,32 +20,22 @@
 #endif
 
 /* x^y where y is the same for every pair a loop visits (a parameter such as
- * 1 - risk_aversion, or a constant): the exponents utility functions use
- * most are computed by multiplication, division and square root instead of
- * the general pow (several times dearer, and without the branch the
- * comparisons below are uniform across the loop).  x * x and 1 / x are
- * correctly rounded, as pow nearly always is; the others round once to
- * three times more (within 3 ulp of pow).  Square roots only for x > 0, where they agree
- * with pow at the signed zeros and infinities too. */
+ * 1 - risk_aversion, or a constant): at the exponents utility functions use
+ * most, multiplication, division or square root instead of the general pow
+ * (several times dearer; the comparisons below go the same way across the
+ * loop).  Only reductions that are correctly rounded, as pow is: the value
+ * is pow's, bit for bit, so a floor or a comparison of a power is decided
+ * as before (a half-integer exponent would round twice).  The square root
+ * only for x > 0, where it agrees with pow at the signed zeros and
+ * infinities too. */
 LCM_DEVICE LCM_ARITH_T lcm_pow(LCM_ARITH_T x, LCM_ARITH_T y)
 {
-    const LCM_ARITH_T one = 1, half = (LCM_ARITH_T)0.5;
+    const LCM_ARITH_T one = 1;
     if (y == 2) return x * x;
     if (y == -1) return one / x;
     if (y == 1) return x;
     if (y == 0) return one;
-    if (y == 3) return x * x * x;
-    /* negative powers from 1 / x, so that a large x gives the small (even
-     * subnormal) result rather than 1 / overflow = 0 */
-    if (y == -2) return (one / x) * (one / x);
-    if (y == -3) return (one / x) * (one / x) * (one / x);
-    if (x > 0) {
-        const LCM_ARITH_T root = LCM_ARITH_F(sqrt)(x);
-        if (y == half) return root;
-        if (y == -half) return one / root;
-        if (y == 3 * half) return x * root;
-        if (y == -3 * half) return (one / x) / root;
-    }
+    if (y == (LCM_ARITH_T)0.5 && x > 0) return LCM_ARITH_F(sqrt)(x);
     return LCM_ARITH_F(pow)(x, y);
 }
 

@@ -38,6 +38,14 @@ local function fn_where(fn)
   return src .. ":" .. info.linedefined
 end
 
+-- lcm.by_age where it has no meaning: a clear refusal naming the field.
+local function not_by_age(x, ctx)
+  if lcm._is_by_age(x) then
+    fail_at(x.where, ctx .. ": lcm.by_age is for a state's grid, a regime function or a constraint; here " ..
+      "read age or period instead (e.g. lcm.where(age:ge(65), a, b))")
+  end
+end
+
 ---------------------------------------------------------------------------
 -- regimes: variables, functions, activity
 ---------------------------------------------------------------------------
@@ -46,6 +54,7 @@ end
 local function activity(name, spec, M)
   local active = {}
   local act = spec.active
+  not_by_age(act, "regime '" .. name .. "': active")
   if act ~= nil and type(act) ~= "function" then
     fail_at(spec.where ~= "?" and spec.where or M.file, "regime '" .. name .. "': active must be a function of age")
   end
@@ -101,11 +110,20 @@ local function age_grid(v, R, M)
   for t = 1, #M.ages do
     local g = grids[t]
     if g ~= nil or R.active[t] then
-      local at = "regime '" .. R.name .. "', " .. what .. " at age " .. lcm._num(M.ages[t])
       if not lcm._is_grid(g) then
-        fail_at(marker.where, at .. ": lcm.by_age's function returned " ..
-          (g == nil and "nothing" or "a " .. type(g)) .. ", not a grid")
+        fail_at(marker.where, "regime '" .. R.name .. "', " .. what .. " at age " .. lcm._num(M.ages[t]) ..
+          ": lcm.by_age's function returned " .. (g == nil and "nothing" or "a " .. type(g)) .. ", not a grid")
       end
+      if first == nil then first, same = g, true end
+      same = same and g == first
+    end
+  end
+  if same then return first end
+  first = nil
+  for t = 1, #M.ages do
+    local g = grids[t]
+    if g ~= nil then
+      local at = "regime '" .. R.name .. "', " .. what .. " at age " .. lcm._num(M.ages[t])
       if not AGE_GRID_KINDS[g.kind] or g.runtime then
         fail_at(marker.where, at .. ": a grid that varies with age must be a continuous grid fixed in the model " ..
           "(linspace, logspace, piecewise or irregular with its points), not " ..
@@ -113,7 +131,7 @@ local function age_grid(v, R, M)
           "a " .. g.kind .. " grid"))
       end
       if first == nil then
-        first, same = g, true
+        first = g
       elseif g.n ~= first.n then
         fail_at(marker.where, at .. " has " .. g.n .. " points and " .. first.n .. " at an earlier age; " ..
           "the grid may move with age but keeps its number of points")
@@ -121,10 +139,8 @@ local function age_grid(v, R, M)
         fail_at(marker.where, at .. ": batch_size " .. g.batch_size .. " differs from " .. first.batch_size ..
           " at an earlier age")
       end
-      same = same and g == first
     end
   end
-  if same then return first end
   -- an inactive period holds the next active period's grid (or the last one)
   local periods, fill = {}, nil
   for t = #M.ages, 1, -1 do
@@ -230,6 +246,7 @@ local function prepare_regime(name, spec, M)
     end
   else
     local tr = spec.transition
+    not_by_age(tr, "regime '" .. name .. "': transition")
     if tr == nil then
       fail_at(R.where, "regime '" .. name .. "' needs a transition (a function returning the next regime, " ..
         "or lcm.markov(...) returning probabilities), or terminal = true")
@@ -289,6 +306,7 @@ local function prepare_regime(name, spec, M)
   end
   -- Epstein-Zin: the risk aversion of the certainty equivalent E_next_V becomes
   local ra = spec.risk_aversion
+  not_by_age(ra, "regime '" .. name .. "': risk_aversion")
   if ra ~= nil then
     if type(ra) ~= "function" then
       fail_at(R.where, "regime '" .. name .. "': risk_aversion must be a function returning the risk aversion " ..
@@ -576,6 +594,14 @@ local function warn_equality(R, fname, fn)
   end
   for n = info.linedefined, info.lastlinedefined do
     local code = (lines[n] or ""):gsub('"[^"]*"', '""'):gsub("'[^']*'", "''"):gsub("%-%-.*$", "")
+    -- the first line from the function's own keyword on: code before it (an
+    -- lcm.by_age builder's `if age == 65 then return function ...`) is not
+    -- the function's
+    if n == info.linedefined then
+      local last
+      for at in code:gmatch("()function") do last = at end
+      code = last and code:sub(last) or code
+    end
     local op = code:match("[=~]=")
     if op then
       T.warn(string.format("%s:%d: regime '%s', function '%s': '%s' cannot compare traced values (states, " ..
@@ -898,8 +924,10 @@ local function check_transition_keys(ctx)
         ": no regime of the model has a state '" .. k .. "'")
     end
     local v = st[k]
+    not_by_age(v, "regime '" .. R.name .. "': state_transitions." .. k)
     if type(v) == "table" and getmetatable(v) == nil then
       for _, tname in ipairs(sorted_keys(v, "state_transitions." .. k, R.where)) do
+        not_by_age(v[tname], "regime '" .. R.name .. "': state_transitions." .. k .. "." .. tname)
         if not M.regime_by_name[tname] then
           fail_at(R.where, "regime '" .. R.name .. "': state_transitions." .. k .. "." .. tname ..
             ": '" .. tname .. "' is not a regime")

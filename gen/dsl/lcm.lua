@@ -427,6 +427,9 @@ function lcm._is_taste_shocks(x) return getmetatable(x) == TasteShocks end
 
 function lcm.ev1(spec)
   check_fields(spec, set("scale"), "lcm.ev1")
+  if lcm._is_by_age(spec.scale) then
+    fail("lcm.ev1: scale cannot be lcm.by_age(...); read age or period in the scale's function instead")
+  end
   if type(spec.scale) ~= "function" then
     fail("lcm.ev1: scale must be a function (e.g. function(taste_shock_scale) return taste_shock_scale end)")
   end

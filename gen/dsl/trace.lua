@@ -131,8 +131,6 @@ local function kval(id) return graph.nodes[id].k end
 
 local function truthy(k) return k ~= 0 end
 
-local VARYING_LEAVES = { state = true, action = true, enext = true }
-
 -- Appends (or finds) a node; returns its id.  `spec` = {op=, args=, ref=, k=,
 -- type=, card=, cat=, name=}; args are node ids.
 local function intern(spec)
@@ -147,9 +145,6 @@ local function intern(spec)
     id = #graph.nodes + 1
     spec.args = spec.args or {}
     spec.type = spec.type or (BOOL_OPS[spec.op] and "bool") or "num"
-    -- whether the value can differ between states or actions of one period
-    spec.varies = VARYING_LEAVES[spec.op] or false
-    for _, a in ipairs(spec.args) do spec.varies = spec.varies or graph.nodes[a].varies end
     spec.src = src_id(T.user_where())
     graph.nodes[id] = spec
     graph.index[key] = id
@@ -235,15 +230,6 @@ function T.op(op, ...)
     local a, b = truthy(kval(args[1])), args[2] and truthy(kval(args[2]))
     local v = (op == "not" and not a) or (op == "and" and a and b) or (op == "or" and (a or b))
     return sym(T.const_id(v and true or false))
-  end
-  -- A division of what varies across states and actions by what does not
-  -- (parameters, age, period, constants) is a multiplication by the
-  -- reciprocal, which the kernels compute once outside their loops: the
-  -- innermost loop pays a multiplication instead of a division.  The
-  -- product may differ from the quotient in its last bit; every backend
-  -- evaluates this same DAG.
-  if op == "div" and graph.nodes[args[1]].varies and not graph.nodes[args[2]].varies then
-    return T.op("mul", sym(args[1]), T.op("div", 1, sym(args[2])))
   end
   -- a choice between two conditions is a condition (as ir/ir.c types it)
   local bool = op == "where" and graph.nodes[args[2]].type == "bool" and graph.nodes[args[3]].type == "bool"

@@ -40,6 +40,15 @@ done
 check "splayed grid by age" "'$LCM' solve '$M' -D splay=true --params '$P' --backend cpu --out '$work/splay.h5' --log-level warning"
 same_v "splayed = unsplayed" "$work/splay.h5" "$work/age_cpu.h5" 0 0
 
+# a builder's own `==` (on the plain number age) is no warning about the
+# function it returns, on the same line
+sed 's/if age < RETIREMENT then return function(wage)/if age == 0 or age == 1 or age == 2 then return function(wage)/' \
+  "$M" > "$work/age_equal.lua"
+check "the model copy uses ==" "grep -q 'age == 0' '$work/age_equal.lua'"
+check "solve with == in a builder" "'$LCM' solve '$work/age_equal.lua' --params '$P' --backend cpu --out '$work/equal.h5' --log-level warning 2> '$work/equal.err'"
+check "no warning about ==" "[ ! -s '$work/equal.err' ]"
+same_v "== in a builder" "$work/equal.h5" "$work/age_cpu.h5" 0 0
+
 # each period's own grid in the CSV: the linspace (step 0.375) to age 2, the
 # logspace from age 3 (its second point 30^(1/24))
 second_point() { awk -F, -v t="$1" '$1 == t && $3 == "alive" { n++; if (n == 2) { print $4; exit } }' "$work/age_cpu.csv"; }

@@ -28,6 +28,7 @@ static const struct {
     {"tests/models/age_grid.lua", NULL, "tests/models/age_grid.params.lua"},
     {"tests/models/age_grid.lua", "splay=true", "tests/models/age_grid.params.lua"},
     {"tests/models/age_grid_spans.lua", NULL, "tests/models/age_grid.params.lua"},
+    {"tests/models/exact_division.lua", NULL, "tests/models/exact_division.params.lua"},
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings.lua", "shock=tauchen", "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings_health.lua", NULL, "models/precautionary_savings_health.params.lua"},

@@ -21,8 +21,7 @@ static double ulps(double a, double b)
 
 int main(void)
 {
-    const double exponents[] = {2, -1, 1, 0, 3, -2, -3, 0.5, -0.5, 1.5, -1.5, 2.5, -0.25, 7};
-    const double exact[] = {2, -1, 1, 0}; /* correctly rounded or identities */
+    const double exponents[] = {2, -1, 1, 0, 0.5, 3, -2, -0.5, 1.5, 2.5, -0.25, 7};
     double bases[400];
     int nb = 0;
     for (int k = -300; k <= 300; k += 5) bases[nb++] = 1.37 * pow(10, k), bases[nb++] = -0.73 * pow(10, k);
@@ -30,20 +29,14 @@ int main(void)
     for (size_t i = 0; i < sizeof special / sizeof *special; ++i) bases[nb++] = special[i];
     for (size_t e = 0; e < sizeof exponents / sizeof *exponents; ++e) {
         double y = exponents[e], worst = 0;
-        int is_exact = 0;
-        for (size_t k = 0; k < sizeof exact / sizeof *exact; ++k) is_exact |= y == exact[k];
         for (int i = 0; i < nb; ++i) {
             double x = bases[i], got = lcm_pow(x, y), want = pow(x, y), d = ulps(got, want);
-            /* a subnormal result has fewer significant bits: compare absolutely */
-            if (isfinite(d) && fabs(want) < DBL_MIN && fabs(got - want) <= 4 * DBL_TRUE_MIN) d = 0;
-            CHECK_MSG(d <= (is_exact ? 0.5 : 3), "lcm_pow(%.17g, %g) = %.17g, pow = %.17g (%.3g ulp)", x, y, got, want,
-                      d);
+            CHECK_MSG(d == 0, "lcm_pow(%.17g, %g) = %.17g, pow = %.17g (%.3g ulp)", x, y, got, want, d);
             if (d > worst) worst = d;
         }
         printf("exponent %5g: largest difference to pow %.2f ulp\n", y, worst);
     }
-    /* an exponent that varies: pow itself, bit for bit */
-    for (double y = -4; y <= 4; y += 0.1)
-        CHECK_MSG(lcm_pow(2.7, y) == pow(2.7, y) || y == 2 || fabs(y - round(y * 2) / 2) < 1e-12, "y %g", y);
+    /* any exponent: pow's value */
+    for (double y = -4; y <= 4; y += 0.1) CHECK_MSG(lcm_pow(2.7, y) == pow(2.7, y), "y %g", y);
     CHECK_DONE();
 }

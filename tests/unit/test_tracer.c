@@ -112,9 +112,10 @@ int main(void)
         lcm_model_free(m);
     }
 
-    /* a division by what does not vary with states and actions (a parameter,
-     * a constant) is a product with the reciprocal, computed before the
-     * loops; a division by what varies stays one */
+    /* divisions stay divisions, also by a parameter or a constant: the
+     * product with a reciprocal can miss the quotient by an ulp, and
+     * 49 * (1/49) = 0.9999999999999999 would floor, compare and code
+     * differently (tests/models/exact_division.lua solves it) */
     m = gen("local FIXED = nil\n"
             "local alive = lcm.regime{\n"
             "  active = function(age) return age < 2 end,\n"
@@ -126,20 +127,7 @@ int main(void)
             "  transition = function(age) return lcm.where(age:ge(1), R.dead, R.alive) end,\n"
             "}\n");
     if (m) {
-        ir = lcm_model_ir(m);
-        const ir_regime *r = &ir->regimes[0];
-        /* 1 / (1 - sigma) and sigma / c; wealth / 3 is wealth * (1/3) */
-        CHECK(count_op(r, OP_DIV) == 2);
-        int products_of_reciprocals = 0;
-        for (size_t i = 0; i < r->nnodes; ++i) {
-            const ir_node *n = &r->nodes[i];
-            if (n->op != OP_MUL) continue;
-            const ir_node *b = &r->nodes[n->args[1]];
-            products_of_reciprocals += (b->op == OP_DIV && r->nodes[b->args[0]].op == OP_CONST &&
-                                        r->nodes[b->args[0]].k == 1) ||
-                                       (b->op == OP_CONST && b->k == 1.0 / 3);
-        }
-        CHECK(products_of_reciprocals == 2);
+        CHECK(count_op(&lcm_model_ir(m)->regimes[0], OP_DIV) == 3);
         lcm_model_free(m);
     }
 

@@ -39,8 +39,15 @@ elseif case == "function_kinds" then
   end)
 end
 
+local function wealth_next(wealth, consumption, income) return wealth - consumption + income end
+local next_wealth = case == "state_transition" and lcm.by_age(function() return wealth_next end) or wealth_next
+local transition = function(age) return lcm.where(age:ge(2), Regime.dead, Regime.alive) end
+if case == "regime_transition" then transition = lcm.by_age(function() return transition end) end
+local active = function(age) return age < 3 end
+if case == "active" then active = lcm.by_age(function() return active end) end
+
 local alive = lcm.regime{
-  active = function(age) return age < 3 end,
+  active = active,
   states = { wealth = wealth },
   actions = { consumption = consumption },
   functions = {
@@ -50,10 +57,8 @@ local alive = lcm.regime{
   constraints = {
     budget = function(consumption, wealth) return consumption:le(wealth) end,
   },
-  state_transitions = {
-    wealth = function(wealth, consumption, income) return wealth - consumption + income end,
-  },
-  transition = function(age) return lcm.where(age:ge(2), Regime.dead, Regime.alive) end,
+  state_transitions = { wealth = next_wealth },
+  transition = transition,
 }
 
 local dead = lcm.regime{ terminal = true, functions = { utility = function() return 0 end } }

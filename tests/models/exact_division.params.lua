@@ -1,0 +1,1 @@
+return { discount_factor = 1, unit_size = 49 }
