@@ -202,8 +202,8 @@ static void stochastic_weights(emitter *e, int level)
 
 /* The deterministic next value of state s of target regime g: a discrete
  * one moves the base of V; a continuous one gives its cell, fraction and
- * stride (number kc of the interpolated axes), on next period's grid (Gn:
- * a grid by age moves between periods). */
+ * stride (number kc of the interpolated axes), on next period's grid (a
+ * grid by age: its row a->period + 1). */
 static void next_cell(emitter *e, int g, int s, int node, int kc, long long stride)
 {
     const ir_regime *tr = &e->m->regimes[g];
@@ -216,6 +216,10 @@ static void next_cell(emitter *e, int g, int s, int node, int kc, long long stri
         return;
     }
     size_t off = e->L->state_off[g][s];
+    char pts[96]; /* the points, as C */
+    if (gr->kind == GRID_AGE)
+        snprintf(pts, sizeof pts, "G + %zu + (lcm_index)(a->period + 1) * %d", off, gr->n);
+    else snprintf(pts, sizeof pts, "G + %zu", off);
     emit_start(e);
     lcm_sb_printf(b, "cell[%d] = ", kc);
     switch (gr->kind) {
@@ -229,9 +233,9 @@ static void next_cell(emitter *e, int g, int s, int node, int kc, long long stri
         break;
     case GRID_PWLIN:
     case GRID_PWLOG: piece_cell(e, gr, node); break;
-    default: lcm_sb_printf(b, "lcm_cell_search(%s, Gn + %zu, %d);", x, off, gr->n); break; /* irregular, by age */
+    default: lcm_sb_printf(b, "lcm_cell_search(%s, %s, %d);", x, pts, gr->n); break; /* irregular, by age */
     }
-    lcm_sb_printf(b, " t[%d] = lcm_frac(%s, Gn + %zu, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, off, kc, kc, stride,
+    lcm_sb_printf(b, " t[%d] = lcm_frac(%s, %s, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, pts, kc, kc, stride,
               tr->name, tr->states[s].name);
 }
 
@@ -585,10 +589,11 @@ static void emit_level(emitter *e, int level)
 /* ---- the kernel's pieces --------------------------------------------------- */
 
 /* The values x[] of a state in a grid: the code c, or the point c of the
- * grid buffer (offset off). */
+ * grid buffer (offset off; a grid by age: its row of the period). */
 static void state_value(emitter *e, int s, const ir_grid *g, size_t off)
 {
     if (grid_is_discrete(g)) lcm_sb_printf(e->b, "x[%d] = (real)c; }", s);
+    else if (g->kind == GRID_AGE) lcm_sb_printf(e->b, "x[%d] = G[%zu + (lcm_index)a->period * %d + c]; }", s, off, g->n);
     else lcm_sb_printf(e->b, "x[%d] = G[%zu + c]; }", s, off);
 }
 

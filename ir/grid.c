@@ -100,7 +100,8 @@ static size_t *layout_vars(const ir_var *v, int n, size_t *total, size_t **matri
     if (matrix_off) *matrix_off = lcm_xcalloc((size_t)n + 1, sizeof **matrix_off);
     for (int i = 0; i < n; ++i) {
         off[i] = *total;
-        if (!grid_is_discrete(&v[i].grid)) *total += (size_t)v[i].grid.n;
+        const ir_grid *g = &v[i].grid;
+        if (!grid_is_discrete(g)) *total += (size_t)g->n * (size_t)(g->kind == GRID_AGE ? g->nperiods : 1);
         if (v[i].grid.kind == GRID_PROCESS && matrix_off) {
             (*matrix_off)[i] = *total;
             *total += (size_t)v[i].grid.n * (size_t)v[i].grid.n;
@@ -112,10 +113,6 @@ static size_t *layout_vars(const ir_var *v, int n, size_t *total, size_t **matri
 void ir_grid_layout_build(const ir_model *m, ir_grid_layout *L)
 {
     L->total = 0;
-    L->periods = 1;
-    for (int r = 0; r < m->nregimes; ++r)
-        for (int s = 0; s < m->regimes[r].nstates; ++s)
-            if (m->regimes[r].states[s].grid.kind == GRID_AGE) L->periods = m->nperiods;
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         L->state_off[r] = layout_vars(R->states, R->nstates, &L->total, &L->matrix_off[r]);
@@ -140,7 +137,11 @@ static int fill_vars(const ir_model *m, const ir_regime *R, const ir_var *v, int
         if (grid_is_discrete(&v[i].grid)) continue;
         char inner[256] = "";
         double *matrix = v[i].grid.kind == GRID_PROCESS && moff ? G + moff[i] : NULL;
-        if (ir_grid_points_p(m, &v[i].grid, 0, params, G + off[i], matrix, inner, sizeof inner)) {
+        int rows = v[i].grid.kind == GRID_AGE ? v[i].grid.nperiods : 1, bad = 0;
+        for (int t = 0; t < rows && !bad; ++t)
+            bad = ir_grid_points_p(m, &v[i].grid, t, params, G + ir_grid_at(&v[i].grid, off[i], t), matrix, inner,
+                                   sizeof inner);
+        if (bad) {
             snprintf(why, whylen, "regime '%s', grid of '%s': %s", R->name, v[i].name, inner);
             return 1;
         }
@@ -177,16 +178,6 @@ int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double
                 }
             }
         }
-    }
-    /* later periods: the first period's copy with each grid by age at its period */
-    for (int t = 1; t < L->periods; ++t) {
-        double *Gt = G + ir_grid_period(L, t);
-        memcpy(Gt, G, L->total * sizeof *G);
-        for (int r = 0; r < m->nregimes; ++r)
-            for (int s = 0; s < m->regimes[r].nstates; ++s)
-                if (m->regimes[r].states[s].grid.kind == GRID_AGE)
-                    ir_grid_points_p(m, &m->regimes[r].states[s].grid, t, params, Gt + L->state_off[r][s], NULL, why,
-                                     whylen);
     }
     return 0;
 }

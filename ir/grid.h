@@ -9,10 +9,9 @@
  * closed-form cell lookups baked into the code, but their point values come
  * from here, so every backend and the interpreter see the same grid.
  *
- * A model with a grid by age (lcm.by_age) has one copy of the buffer per
- * period, each with that period's points: the kernels of period t read
- * their states' points in copy t and next period's grids in copy t + 1
- * (lcm_kernel_args.grids and grids_next).  Other models have one copy.
+ * A grid by age (lcm.by_age) has one row of points per period, one after
+ * the other: its states at period t read row t, their next values are
+ * placed on row t + 1 (ir_grid_at).
  */
 #ifndef LCM_GRID_H
 #define LCM_GRID_H
@@ -34,24 +33,23 @@ int ir_grid_is_runtime(const ir_grid *g);
 void ir_piece_bounds(const ir_piece *p, double *start, double *stop);
 
 typedef struct ir_grid_layout {
-    size_t total; /* doubles in one period's copy of the buffer */
-    int periods;  /* copies: the model's periods with a grid by age, else 1 */
+    size_t total; /* doubles in the buffer */
     size_t *state_off[IR_MAX_REGIMES];
     size_t *action_off[IR_MAX_REGIMES];
     size_t *matrix_off[IR_MAX_REGIMES]; /* process states: their n x n matrix */
 } ir_grid_layout;
 
 void ir_grid_layout_build(const ir_model *m, ir_grid_layout *L);
-/* Doubles in the whole buffer (every period's copy). */
-static inline size_t ir_grid_buffer_size(const ir_grid_layout *L) { return L->total * (size_t)L->periods; }
-/* Where period t's copy starts (the last copy for t past it: the next
- * period of the last one is never read). */
-static inline size_t ir_grid_period(const ir_grid_layout *L, int t)
+/* Where the points of grid g (at offset off of the buffer) are at period t:
+ * off itself but for a grid by age, whose row t it is (the last row for t
+ * past it: the next period of the last one is never read). */
+static inline size_t ir_grid_at(const ir_grid *g, size_t off, int t)
 {
-    return (size_t)(t <= 0 ? 0 : t < L->periods ? t : L->periods - 1) * L->total;
+    if (g->kind != GRID_AGE) return off;
+    return off + (size_t)(t <= 0 ? 0 : t < g->nperiods ? t : g->nperiods - 1) * (size_t)g->n;
 }
 void ir_grid_layout_free(ir_grid_layout *L);
-/* Fills G[0..ir_grid_buffer_size(L)-1] from the parameters; returns 0, or 1 with `why`
+/* Fills G[0..L->total-1] from the parameters; returns 0, or 1 with `why`
  * naming the regime and grid whose run-time values are invalid. */
 int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double *params, double *G, char *why,
                         size_t whylen);

@@ -35,8 +35,7 @@ typedef struct lcm_flags {
 
 typedef struct lcm_kernel_args {
     const void *params;                   /* real[]: parameter slots */
-    const void *grids;                    /* real[]: points of continuous grids at this period */
-    const void *grids_next;               /* ... at the next period (the same but for grids by age) */
+    const void *grids;                    /* real[]: points of continuous grids (ir/grid.h) */
     const void *v_next[LCM_MAX_REGIMES];  /* real[]: V_{t+1} by regime id, or 0 */
     void *v_out;                          /* real[]: V_t of this regime */
     lcm_index *policy;                    /* argmax action per state, or 0 */

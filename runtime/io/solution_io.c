@@ -82,14 +82,9 @@ static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution 
             continue;
         }
         snprintf(key, sizeof key, "grid_%s", r->states[s].name);
-        if (grid->kind == GRID_AGE) {
-            const ir_grid_layout *L = &sol->layout;
-            hsize_t dims[2] = {(hsize_t)L->periods, n};
-            double *pts = lcm_xcalloc((size_t)L->periods * (size_t)n, sizeof *pts);
-            for (int t = 0; t < L->periods; ++t)
-                memcpy(pts + (size_t)t * n, sol->grids + ir_grid_period(L, t) + L->state_off[r->id][s], n * sizeof *pts);
-            bad |= lcm_h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, pts);
-            free(pts);
+        if (grid->kind == GRID_AGE) { /* its rows, one per period */
+            hsize_t dims[2] = {(hsize_t)grid->nperiods, n};
+            bad |= lcm_h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, sol->grids + sol->layout.state_off[r->id][s]);
             continue;
         }
         bad |= lcm_h5_data_doubles(g, key, sol->grids + sol->layout.state_off[r->id][s], n);
@@ -192,7 +187,7 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
             if (!s->V[t * m->nregimes + r]) continue;
             const double **pts = lcm_xcalloc((size_t)R->nstates + 1, sizeof *pts);
             int *col_of = lcm_xcalloc((size_t)ncols + 1, sizeof *col_of);
-            for (int k = 0; k < R->nstates; ++k) pts[k] = s->grids + ir_grid_period(&s->layout, t) + s->layout.state_off[r][k];
+            for (int k = 0; k < R->nstates; ++k) pts[k] = s->grids + ir_grid_at(&R->states[k].grid, s->layout.state_off[r][k], t);
             for (int c = 0; c < ncols; ++c) col_of[c] = ir_find_state(R, cols[c]);
             int *code = lcm_xcalloc((size_t)R->nstates + 1, sizeof *code);
             for (lcm_index i = 0; i < s->n[r]; ++i) {

@@ -151,9 +151,8 @@ static void eval_row(lcm_panel *p, const lcm_solution *sol, int *const *ccp, lcm
     for (int i = 0; i < p->ntargets; ++i) out[i * n] = NAN;
     vnext_ctx ctx = {sol, t + 1};
     lcm_point pt = {.m = m, .k = &m->kernels[m->period_kernel[r->id * m->nperiods + t]], .r = r, .L = &sol->layout,
-                    .params = sol->params, .vnext = vnext_from_solution, .vnext_ctx = &ctx,
+                    .G = sol->grids, .params = sol->params, .vnext = vnext_from_solution, .vnext_ctx = &ctx,
                     .age = m->ages[t], .period = t, .vals = vals};
-    lcm_point_grids(&pt, sol->grids);
     for (int s = 0; s < r->nstates; ++s) pt.x[s] = p->x[p->vars.state_slot[r->id][s]][k];
     for (int a = 0; a < r->nactions; ++a) {
         pt.act[a] = p->act[p->vars.action_slot[r->id][a]][k];

@@ -318,8 +318,7 @@ static int launch_batch(sim_run *s, lcm_index b0, lcm_index bn, int t, const lcm
         lcm_kernel_args a;
         memset(&a, 0, sizeof a);
         a.params = w->P;
-        a.grids = lcm_worker_grids_at(w, t);
-        a.grids_next = lcm_worker_grids_at(w, t + 1);
+        a.grids = w->grids;
         for (int i = 0; i < kn->ntargets && t + 1 < s->T; ++i) {
             int g = kn->targets[i];
             a.v_next[g] = be->host_memory ? s->sol->V[(t + 1) * s->R + g] : s->vnext[g];
@@ -505,7 +504,7 @@ static int simulate_worker(sim_run *s, lcm_err *err)
     lcm_worker *w = s->w;
     int rc = lcm_worker_load(w, s->sol->params, err);
     if (!rc) rc = s->be->upload(s->be, w->P, w->P_host, (m->params_size + 1) * s->rb, s->R, err);
-    if (!rc) rc = s->be->upload(s->be, w->grids, w->grids_host, (ir_grid_buffer_size(&w->layout) + 1) * s->rb, s->R, err);
+    if (!rc) rc = s->be->upload(s->be, w->grids, w->grids_host, (w->layout.total + 1) * s->rb, s->R, err);
     if (!rc) rc = make_batch_buffers(s, err);
     for (int t = 0; t < s->T && !rc; ++t) rc = run_period(s, t, err);
     free_batch(s);

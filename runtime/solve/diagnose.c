@@ -149,8 +149,7 @@ void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, c
     const ir_regime *r = &m->regimes[regime];
     if (r->nstates > 64) return;
     double x[64];
-    lcm_point p = {.m = m, .r = r, .L = L, .period = period};
-    lcm_point_grids(&p, G);
+    lcm_point p = {.m = m, .r = r, .L = L, .G = G, .period = period};
     lcm_point_state(&p, state);
     for (int s = 0; s < r->nstates; ++s) x[s] = p.x[s];
     lcm_diagnose_at(m, L, G, params, sol, period, regime, x, bit, out);
@@ -163,9 +162,8 @@ void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G
     const ir_regime *r = &m->regimes[regime];
     if (k < 0 || r->nstates > 64 || r->nactions > 64) return;
     next_ctx ctx = {.sol = sol, .period = period};
-    lcm_point p = {.m = m, .k = &m->kernels[k], .r = r, .L = L, .params = params,
+    lcm_point p = {.m = m, .k = &m->kernels[k], .r = r, .L = L, .G = G, .params = params,
                    .vnext = vnext_from_solution, .vnext_ctx = &ctx, .age = m->ages[period], .period = period};
-    lcm_point_grids(&p, G);
     p.vals = lcm_xcalloc(r->nnodes + 1, sizeof *p.vals);
     for (int s = 0; s < r->nstates; ++s) p.x[s] = x[s];
     lcm_index na = ir_action_space_size(r);

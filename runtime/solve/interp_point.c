@@ -16,29 +16,24 @@ const ir_target *lcm_find_target(const ir_regime *r, int g)
     return NULL;
 }
 
-static void decode(const ir_var *v, int n, const size_t *off, const double *G, lcm_index flat, double *out)
+/* Flat index -> values: codes, or points of the grids at the period. */
+static void decode(const ir_var *v, int n, const size_t *off, const double *G, int period, lcm_index flat, double *out)
 {
     for (int i = n - 1; i >= 0; --i) {
         int c = (int)(flat % v[i].grid.n);
         flat /= v[i].grid.n;
-        out[i] = grid_is_discrete(&v[i].grid) ? c : G[off[i] + c];
+        out[i] = grid_is_discrete(&v[i].grid) ? c : G[ir_grid_at(&v[i].grid, off[i], period) + (size_t)c];
     }
-}
-
-void lcm_point_grids(lcm_point *p, const double *buffer)
-{
-    p->G = buffer + ir_grid_period(p->L, (int)p->period);
-    p->Gn = buffer + ir_grid_period(p->L, (int)p->period + 1);
 }
 
 void lcm_point_state(lcm_point *p, lcm_index s)
 {
-    decode(p->r->states, p->r->nstates, p->L->state_off[p->r->id], p->G, s, p->x);
+    decode(p->r->states, p->r->nstates, p->L->state_off[p->r->id], p->G, (int)p->period, s, p->x);
 }
 
 void lcm_point_action(lcm_point *p, lcm_index a)
 {
-    decode(p->r->actions, p->r->nactions, p->L->action_off[p->r->id], p->G, a, p->act);
+    decode(p->r->actions, p->r->nactions, p->L->action_off[p->r->id], p->G, (int)p->period, a, p->act);
 }
 
 void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
@@ -50,7 +45,7 @@ void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
     }
     double v[64];
     lcm_assert(r->nactions <= 64);
-    decode(r->actions, r->nactions, p->L->action_off[r->id], p->G, a, v);
+    decode(r->actions, r->nactions, p->L->action_off[r->id], p->G, (int)p->period, a, v);
     for (int i = 0; i < r->nactions; ++i) {
         const ir_grid *g = &r->actions[i].grid;
         lcm_sb_printf(out, "%s%s=", i ? ", " : "", r->actions[i].name);
@@ -250,7 +245,7 @@ static void target_setup(const lcm_point *p, int g, target_ctx *out, int *codes_
             *codes_ok &= ok;
             c.code[s] = ok ? (int)x : 0;
         } else {
-            locate(p->Gn + p->L->state_off[g][s], gr->n, x, &c.cell[s], &c.t[s]); /* next period's grid */
+            locate(p->G + ir_grid_at(gr, p->L->state_off[g][s], (int)p->period + 1), gr->n, x, &c.cell[s], &c.t[s]);
         }
     }
     *out = c;

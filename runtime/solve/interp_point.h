@@ -16,8 +16,7 @@ typedef struct lcm_point {
     const ir_kernel *k;
     const ir_regime *r;
     const ir_grid_layout *L;
-    const double *G;      /* the grid buffer: this period's copy (ir/grid.h) */
-    const double *Gn;     /* ... next period's copy (the same but for grids by age) */
+    const double *G;      /* the grid buffer (ir/grid.h) */
     const double *params; /* the parameter buffer */
     lcm_vnext_fn vnext;
     const void *vnext_ctx;
@@ -30,9 +29,6 @@ typedef struct lcm_point {
     int ce_bad; /* Epstein-Zin: the CE has no value (a negative next V, a risk aversion not finite) */
 } lcm_point;
 
-/* Points G and Gn at period p->period's copies of a whole grid buffer
- * (p->L set). */
-void lcm_point_grids(lcm_point *p, const double *buffer);
 /* Sets p->x from a flat state index / p->act from a flat action index. */
 void lcm_point_state(lcm_point *p, lcm_index s);
 void lcm_point_action(lcm_point *p, lcm_index a);

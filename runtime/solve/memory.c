@@ -281,7 +281,7 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
     }
     /* the worker's float64 buffer and its staged copy, the backend's copy
      * (host backends), the solution's float64 copy */
-    double total = (double)ir_grid_buffer_size(&w->layout);
+    double total = (double)w->layout.total;
     bill_grids(b, m, total, HOST, workers * (8 + rb + (host ? rb : 0) + 8));
     if (!host) bill_grids(b, m, total, DEVICE, rb);
 }

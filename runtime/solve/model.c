@@ -126,12 +126,12 @@ void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out)
 void lcm_describe_state(const ir_regime *r, lcm_index s, int period, const double *G, const ir_grid_layout *L,
                         lcm_sb *out)
 {
-    G += ir_grid_period(L, period);
     double *x = lcm_xcalloc((size_t)r->nstates + 1, sizeof *x);
     for (int i = r->nstates - 1; i >= 0; --i) {
         int code = (int)(s % r->states[i].grid.n);
         s /= r->states[i].grid.n;
-        x[i] = grid_is_discrete(&r->states[i].grid) ? code : G[L->state_off[r->id][i] + (size_t)code];
+        const ir_grid *g = &r->states[i].grid;
+        x[i] = grid_is_discrete(g) ? code : G[ir_grid_at(g, L->state_off[r->id][i], period) + (size_t)code];
     }
     lcm_describe_values(r, x, out);
     free(x);

@@ -65,8 +65,7 @@ struct lcm_solution {
     int precision;
     void **V;            /* [period * nregimes + regime], NULL when inactive */
     lcm_index *n;        /* states per regime */
-    double *grids;       /* the grid buffer the solve used (run-time grids, processes; a copy per
-                          * period with a grid by age: ir_grid_period) */
+    double *grids;       /* the grid buffer the solve used (run-time grids, processes) */
     double *params;      /* the parameter buffer the solve used */
     ir_grid_layout layout;
     lcm_flags *flags;    /* [period * nregimes + regime]: what the checks found */
@@ -108,8 +107,6 @@ void lcm_flags_clear(lcm_flags *f, size_t n);
 /* Entries of regime r's continuation table on this worker: the most any
  * of its kernels needs (ir/precompute.h), 0 without tables. */
 long long lcm_worker_table_entries(const lcm_worker *w, int r);
-/* Period t's copy of the worker's grid buffer, in backend memory (ir/grid.h). */
-const void *lcm_worker_grids_at(const lcm_worker *w, int t);
 /* Fills the worker's grid and parameter buffers for a run with params. */
 int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err);
 /* Prints each period's time of a finished solve (level progress). */

@@ -105,9 +105,9 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
         lcm_worker_free(s);
         return rc;
     }
-    s->grids64 = lcm_xcalloc(ir_grid_buffer_size(&s->layout) + 1, sizeof *s->grids64);
+    s->grids64 = lcm_xcalloc(s->layout.total + 1, sizeof *s->grids64);
     size_t rb = lcm_real_bytes(o->precision), pbytes = (model->ir.params_size + 1) * rb,
-           gbytes = (ir_grid_buffer_size(&s->layout) + 1) * rb;
+           gbytes = (s->layout.total + 1) * rb;
     s->P_host = be->alloc_host(be, pbytes, err);
     s->P = s->P_host ? be->alloc(be, pbytes, err) : NULL;
     s->grids_host = s->P ? be->alloc_host(be, gbytes, err) : NULL;
@@ -288,7 +288,7 @@ lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
     sol->V = lcm_xcalloc((size_t)(R * T), sizeof *sol->V);
     sol->n = lcm_xcalloc((size_t)R, sizeof *sol->n);
     ir_grid_layout_build(m, &sol->layout);
-    sol->grids = lcm_xcalloc(ir_grid_buffer_size(&sol->layout) + 1, sizeof *sol->grids);
+    sol->grids = lcm_xcalloc(sol->layout.total + 1, sizeof *sol->grids);
     sol->params = lcm_xcalloc(m->params_size + 1, sizeof *sol->params);
     sol->flags = lcm_xcalloc((size_t)(R * T) + 1, sizeof *sol->flags);
     lcm_flags_clear(sol->flags, (size_t)(R * T));
@@ -375,7 +375,7 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
     int R = m->nregimes, T = m->nperiods, root = R;
     size_t rb = lcm_real_bytes(be->precision);
     int rc = be->upload(be, w->P, w->P_host, (m->params_size + 1) * rb, root, err);
-    if (!rc) rc = be->upload(be, w->grids, w->grids_host, (ir_grid_buffer_size(&w->layout) + 1) * rb, root, err);
+    if (!rc) rc = be->upload(be, w->grids, w->grids_host, (w->layout.total + 1) * rb, root, err);
     if (!rc) rc = be->upload(be, w->F, w->F_init, (size_t)(T * R) * sizeof(lcm_flags), root, err);
     if (!rc) rc = be->barrier(be, err);
     if (!rc) rc = be->stamp(be, 0, err);
@@ -389,8 +389,7 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
             lcm_kernel_args a;
             memset(&a, 0, sizeof a);
             a.params = w->P;
-            a.grids = lcm_worker_grids_at(w, t);
-            a.grids_next = lcm_worker_grids_at(w, t + 1);
+            a.grids = w->grids;
             for (int i = 0; i < kn->ntargets && t + 1 < T; ++i)
                 a.v_next[kn->targets[i]] = v_at(w, sol, t + 1, kn->targets[i]);
             a.v_out = v_at(w, sol, t, r);
@@ -433,11 +432,6 @@ static int run_device_solve(lcm_worker *w, lcm_err *err)
     return queue_solve(w, NULL, err);
 }
 
-const void *lcm_worker_grids_at(const lcm_worker *w, int t)
-{
-    return (const char *)w->grids + ir_grid_period(&w->layout, t) * lcm_real_bytes(w->backend->precision);
-}
-
 int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err)
 {
     const ir_model *m = &w->model->ir;
@@ -445,7 +439,7 @@ int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err)
     if (ir_grid_buffer_fill(m, &w->layout, params, w->grids64, why, sizeof why))
         return lcm_fail(err, LCM_E_PARAMS, "%s", why);
     lcm_to_precision(params, m->params_size, w->backend->precision, w->P_host);
-    lcm_to_precision(w->grids64, ir_grid_buffer_size(&w->layout), w->backend->precision, w->grids_host);
+    lcm_to_precision(w->grids64, w->layout.total, w->backend->precision, w->grids_host);
     return 0;
 }
 
@@ -459,7 +453,7 @@ int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **out, lc
     if (rc) return rc;
     lcm_solution *sol = lcm_solution_alloc(m, be->precision, err);
     if (!sol) return err->code;
-    memcpy(sol->grids, w->grids64, ir_grid_buffer_size(&w->layout) * sizeof *sol->grids);
+    memcpy(sol->grids, w->grids64, w->layout.total * sizeof *sol->grids);
     memcpy(sol->params, params, m->params_size * sizeof *sol->params);
     rc = be->host_memory ? queue_solve(w, sol, err) : run_device_solve(w, err);
     if (rc) {

@@ -197,9 +197,8 @@ static void check_policy(void)
         /* the policy: the first best action, by the interpreter */
         policy_ctx ctx = {s.sol, t};
         lcm_point pt = {.m = m, .k = &m->kernels[m->period_kernel[eating->id * m->nperiods + t]], .r = eating,
-                        .L = &s.sol->layout, .params = s.sol->params, .vnext = vnext_solution,
+                        .L = &s.sol->layout, .G = s.sol->grids, .params = s.sol->params, .vnext = vnext_solution,
                         .vnext_ctx = &ctx, .age = m->ages[t], .period = t, .vals = vals};
-        lcm_point_grids(&pt, s.sol->grids);
         pt.x[0] = w;
         double best = -INFINITY;
         lcm_index best_a = -1;
