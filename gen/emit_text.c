@@ -293,6 +293,11 @@ static void expr(const emitter *e, int id, lcm_sb *b)
         lcm_sb_printf(b, "(%s %s %s)", emit_cond(e, a[0]), n->op == OP_AND ? "&&" : "||", emit_cond(e, a[1]));
         return;
     case OP_IDIV: lcm_sb_printf(b, "LCM_FLOOR(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1])); return;
+    case OP_DIV: /* a divisor known outside this node's loop: lcm_div (templates/arith.h) */
+        if (e->lvl && e->lvl[a[1]] < e->lvl[id] && e->r->nodes[a[1]].op != OP_CONST)
+            lcm_sb_printf(b, "lcm_div(%s, %s)", emit_num(e, a[0]), emit_num(e, a[1]));
+        else lcm_sb_printf(b, "(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1]));
+        return;
     case OP_WHERE:
         if (n->type == IR_BOOL)
             lcm_sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_name(e, a[1]), emit_name(e, a[2]));

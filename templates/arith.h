@@ -39,4 +39,22 @@ LCM_DEVICE LCM_ARITH_T lcm_pow(LCM_ARITH_T x, LCM_ARITH_T y)
     return LCM_ARITH_F(pow)(x, y);
 }
 
+/* x / y where y is the same for every pair a loop visits (the kernels use
+ * it for such divisors; the interpreter for all): the quotient itself, bit
+ * for bit, by the negation or product it equals at y = +-1, +-2 and +-0.5
+ * (the divisor 1 - risk_aversion of CRRA utility is -1 at risk aversion 2),
+ * which spares the loop a division there.  A product with any other
+ * reciprocal can miss the quotient by an ulp, and is not taken. */
+LCM_DEVICE LCM_ARITH_T lcm_div(LCM_ARITH_T x, LCM_ARITH_T y)
+{
+    const LCM_ARITH_T half = (LCM_ARITH_T)0.5, two = 2;
+    if (y == -1) return -x;
+    if (y == 1) return x;
+    if (y == two) return x * half;
+    if (y == -two) return x * -half;
+    if (y == half) return x * two;
+    if (y == -half) return x * -two;
+    return x / y;
+}
+
 #endif

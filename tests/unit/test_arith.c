@@ -36,6 +36,14 @@ int main(void)
         }
         printf("exponent %5g: largest difference to pow %.2f ulp\n", y, worst);
     }
+    /* lcm_div: the quotient, bit for bit, at every divisor it reduces and
+     * the others, over the same bases (NaN for NaN) */
+    const double divisors[] = {-1, 1, 2, -2, 0.5, -0.5, 3, 0.1, 0.0, -0.0, INFINITY, -INFINITY, NAN, DBL_MIN / 3};
+    for (size_t k = 0; k < sizeof divisors / sizeof *divisors; ++k)
+        for (int i = 0; i < nb; ++i) {
+            double x = bases[i], y = divisors[k], got = lcm_div(x, y), want = x / y;
+            CHECK_MSG(ulps(got, want) == 0, "lcm_div(%.17g, %g) = %.17g, x / y = %.17g", x, y, got, want);
+        }
     /* any exponent: pow's value */
     for (double y = -4; y <= 4; y += 0.1) CHECK_MSG(lcm_pow(2.7, y) == pow(2.7, y), "y %g", y);
     CHECK_DONE();
