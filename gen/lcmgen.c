@@ -165,10 +165,13 @@ int lcmgen_write(const lcmgen_output *out, const char *dir, const char *depfile,
     lcm_sb_init(&d);
     /* the depfile is made first: a path it cannot hold is refused before anything is written */
     int rc = depfile ? depfile_text(out, man_path, src_path, &d, err) : 0;
+    if (!rc && depfile) rc = lcm_check_output_path(depfile, err); /* before the folder is made */
     if (!rc) rc = lcm_make_dirs(dir, err);
-    if (!rc) rc = lcm_write_file_if_changed(src_path, out->source, strlen(out->source), NULL, err);
-    if (!rc) rc = lcm_write_file_if_changed(man_path, out->manifest, strlen(out->manifest), NULL, err);
-    if (!rc && depfile) rc = lcm_write_file_if_changed(depfile, d.s, d.len, NULL, err);
+    /* the three together: a failure leaves the earlier build's files as they were */
+    const char *paths[] = {src_path, man_path, depfile};
+    const char *texts[] = {out->source, out->manifest, d.s};
+    const size_t lens[] = {strlen(out->source), strlen(out->manifest), d.len};
+    if (!rc) rc = lcm_write_files_if_changed(depfile ? 3 : 2, paths, texts, lens, err);
     lcm_sb_free(&d);
     free(src_path), free(man_path);
     return rc;

@@ -206,13 +206,12 @@ int lcm_check_output_path(const char *path, lcm_err *err)
                                               : "a device, pipe or socket");
 }
 
-int lcm_write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err)
+/* A finished (synced, closed) temporary for path holding data; 0 and *tmp,
+ * or an error with nothing left behind. */
+static int write_temp(const char *path, const void *data, size_t len, char **tmp, lcm_err *err)
 {
-    int bad = lcm_check_output_path(path, err);
+    int fd, why = 0, bad = lcm_temp_open(path, tmp, &fd, err);
     if (bad) return bad;
-    char *tmp;
-    int fd, why = 0;
-    if ((bad = lcm_temp_open(path, &tmp, &fd, err))) return bad;
     for (const char *p = data; len > 0 && !why;) {
         ssize_t w = write(fd, p, len);
         if (w < 0 && errno != EINTR) why = errno;
@@ -220,24 +219,43 @@ int lcm_write_file_atomic(const char *path, const void *data, size_t len, lcm_er
     }
     if (!why && fsync(fd) != 0 && errno != EINVAL) why = errno;
     if (close(fd) != 0 && !why) why = errno;
-    if (why) {
-        lcm_temp_discard(tmp);
-        return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(why));
-    }
-    return lcm_temp_commit(&tmp, &path, 1, err);
+    if (!why) return 0;
+    lcm_temp_discard(*tmp);
+    *tmp = NULL;
+    return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(why));
 }
 
-int lcm_write_file_if_changed(const char *path, const void *data, size_t len,
-                          int *changed, lcm_err *err)
+int lcm_write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err)
 {
-    int bad = lcm_check_output_path(path, err); /* before reading it: a FIFO would block */
-    if (bad) return bad;
-    size_t old_len;
-    char *old = lcm_file_exists(path) ? lcm_read_file(path, &old_len, NULL) : NULL;
-    int same = old && old_len == len && memcmp(old, data, len) == 0;
-    free(old);
-    if (changed) *changed = !same;
-    return same ? 0 : lcm_write_file_atomic(path, data, len, err);
+    int bad = lcm_check_output_path(path, err);
+    char *tmp;
+    if (!bad) bad = write_temp(path, data, len, &tmp, err);
+    return bad ? bad : lcm_temp_commit(&tmp, &path, 1, err);
+}
+
+int lcm_write_files_if_changed(int n, const char *const *path, const char *const *data, const size_t *len,
+                               lcm_err *err)
+{
+    char **tmp = lcm_xcalloc((size_t)n + 1, sizeof *tmp);
+    const char **changed = lcm_xcalloc((size_t)n + 1, sizeof *changed);
+    int k = 0, bad = 0;
+    for (int i = 0; i < n && !bad; ++i) {
+        bad = lcm_check_output_path(path[i], err); /* before reading it: a FIFO would block */
+        if (bad) break;
+        size_t old_len;
+        char *old = lcm_file_exists(path[i]) ? lcm_read_file(path[i], &old_len, NULL) : NULL;
+        int same = old && old_len == len[i] && memcmp(old, data[i], len[i]) == 0;
+        free(old);
+        if (same) continue;
+        bad = write_temp(path[i], data[i], len[i], &tmp[k], err);
+        if (!bad) changed[k++] = path[i];
+    }
+    if (bad)
+        for (int i = 0; i < k; ++i) lcm_temp_discard(tmp[i]);
+    else if (k) bad = lcm_temp_commit(tmp, changed, k, err);
+    free(tmp);
+    free(changed);
+    return bad;
 }
 
 int lcm_make_dirs(const char *path, lcm_err *err)

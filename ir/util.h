@@ -63,10 +63,11 @@ int lcm_check_output_path(const char *path, lcm_err *err);
 /* Writes atomically: a temporary in the same directory (tempfile.h), fsync,
  * rename. */
 int lcm_write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err);
-/* Like write_file_atomic, but leaves an identical existing file untouched
- * (its mtime too), so build systems do not rebuild.  *changed reports it. */
-int lcm_write_file_if_changed(const char *path, const void *data, size_t len,
-                          int *changed, lcm_err *err);
+/* Writes n files together, all or none (tempfile.h's lcm_temp_commit),
+ * leaving each one whose content is already that (and its mtime) untouched,
+ * so that build systems do not rebuild. */
+int lcm_write_files_if_changed(int n, const char *const *path, const char *const *data, const size_t *len,
+                               lcm_err *err);
 /* mkdir -p. */
 int lcm_make_dirs(const char *path, lcm_err *err);
 int lcm_file_exists(const char *path);
