@@ -53,7 +53,7 @@ void ir_eval(const ir_model *m, const ir_regime *r, const ir_env *env, double *v
         case OP_ADD: x = a + b; break;
         case OP_SUB: x = a - b; break;
         case OP_MUL: x = a * b; break;
-        case OP_DIV: x = lcm_div(a, b); break; /* = a / b, as the kernels (arith.h) */
+        case OP_DIV: x = a / b; break; /* the kernels' lcm_div (arith.h) is this quotient exactly */
         case OP_POW: x = lcm_pow(a, b); break; /* as the kernels (arith.h) */
         case OP_MOD: x = a - floor(a / b) * b; break;
         case OP_IDIV: x = floor(a / b); break;

@@ -41,8 +41,7 @@ int ir_grid_points_p(const ir_model *m, const ir_grid *g, int period, const doub
     int n = g->n;
     switch (g->kind) {
     case GRID_AGE:
-        period = period < 0 ? 0 : period >= g->nperiods ? g->nperiods - 1 : period;
-        return ir_grid_points_p(m, &g->periods[period], period, params, out, matrix, why, whylen);
+        return ir_grid_points_p(m, &g->periods[ir_grid_row(g, period)], period, params, out, matrix, why, whylen);
     case GRID_DISCRETE:
         for (int i = 0; i < n; ++i) out[i] = i;
         return 0;

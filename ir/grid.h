@@ -40,13 +40,14 @@ typedef struct ir_grid_layout {
 } ir_grid_layout;
 
 void ir_grid_layout_build(const ir_model *m, ir_grid_layout *L);
+/* The row of a grid by age that holds period t: t itself, the last row
+ * for t past it (the next period of the last one is never read). */
+static inline int ir_grid_row(const ir_grid *g, int t) { return t <= 0 ? 0 : t < g->nperiods ? t : g->nperiods - 1; }
 /* Where the points of grid g (at offset off of the buffer) are at period t:
- * off itself but for a grid by age, whose row t it is (the last row for t
- * past it: the next period of the last one is never read). */
+ * off itself but for a grid by age, whose row of t it is. */
 static inline size_t ir_grid_at(const ir_grid *g, size_t off, int t)
 {
-    if (g->kind != GRID_AGE) return off;
-    return off + (size_t)(t <= 0 ? 0 : t < g->nperiods ? t : g->nperiods - 1) * (size_t)g->n;
+    return g->kind == GRID_AGE ? off + (size_t)ir_grid_row(g, t) * (size_t)g->n : off;
 }
 void ir_grid_layout_free(ir_grid_layout *L);
 /* Fills G[0..L->total-1] from the parameters; returns 0, or 1 with `why`

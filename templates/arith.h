@@ -40,7 +40,7 @@ LCM_DEVICE LCM_ARITH_T lcm_pow(LCM_ARITH_T x, LCM_ARITH_T y)
 }
 
 /* x / y where y is the same for every pair a loop visits (the kernels use
- * it for such divisors; the interpreter for all): the quotient itself, bit
+ * it for such divisors; the interpreter divides plainly): the quotient itself, bit
  * for bit, by the negation or product it equals at y = +-1, +-2 and +-0.5
  * (the divisor 1 - risk_aversion of CRRA utility is -1 at risk aversion 2),
  * which spares the loop a division there.  A product with any other

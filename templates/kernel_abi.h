@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 7
+#define LCM_ABI_VERSION 6
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 

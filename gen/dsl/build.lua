@@ -50,13 +50,13 @@ end
 -- regimes: variables, functions, activity
 ---------------------------------------------------------------------------
 
--- Whether the regime is active at each period (spec.active of the age).
-local function activity(name, spec, M)
-  local active = {}
+-- Whether regime R is active at each period (spec.active of the age).
+local function activity(R, spec, M)
+  local active, name = {}, R.name
   local act = spec.active
   not_by_age(act, "regime '" .. name .. "': active")
   if act ~= nil and type(act) ~= "function" then
-    fail_at(spec.where ~= "?" and spec.where or M.file, "regime '" .. name .. "': active must be a function of age")
+    fail_at(R.where, "regime '" .. name .. "': active must be a function of age")
   end
   for t, age in ipairs(M.ages) do
     local a = true
@@ -258,7 +258,7 @@ local function prepare_regime(name, spec, M)
       fail_at(R.where, "regime '" .. name .. "': state_transitions must be a table")
     end
   end
-  R.active = activity(name, spec, M)
+  R.active = activity(R, spec, M)
   R.states = normalize_vars(spec.states, "states", R, M)
   R.actions = normalize_vars(spec.actions, "actions", R, M)
   for _, v in ipairs(R.actions) do

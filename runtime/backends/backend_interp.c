@@ -236,8 +236,7 @@ static int interp_launch(interp_backend *b, int kernel, const lcm_kernel_args *c
         return lcm_fail(err, LCM_E_INTERNAL, "the interpreter handles at most 64 states and actions");
 #pragma omp parallel
     {
-        lcm_point p = {.m = b->m, .k = k, .r = r, .L = &b->layout, .G = args->grids,
-                       .params = args->params,
+        lcm_point p = {.m = b->m, .k = k, .r = r, .L = &b->layout, .G = args->grids, .params = args->params,
                        .vnext = vnext_from_args, .vnext_ctx = args, .age = args->age, .period = args->period};
         p.vals = lcm_xcalloc(r->nnodes + 1, sizeof *p.vals);
 #pragma omp for schedule(dynamic, 4)
