@@ -85,8 +85,10 @@ local function build_by_age(marker, R, M, what)
     if R.active[t] or not any then
       local ok, res = pcall(marker.build, age)
       if not ok then
-        error((type(res) == "string" and res or tostring(res)) .. " (in regime '" .. R.name .. "', " .. what ..
-          ", lcm.by_age at age " .. lcm._num(age) .. ")", 0)
+        res = type(res) == "string" and res or tostring(res)
+        -- a constructor's error raised here has no line of its own: the builder's
+        if res:sub(1, 3) == "?: " then res = marker.where .. res:sub(2) end
+        error(res .. " (in regime '" .. R.name .. "', " .. what .. ", lcm.by_age at age " .. lcm._num(age) .. ")", 0)
       end
       out[t] = res
     end

@@ -23,6 +23,7 @@ local wealth = ({
   runtime = function() return by_age_grid(function() return lcm.irregular{ n_points = 10 } end) end,
   nothing = function() return by_age_grid(function() return nil end) end,
   builder_error = function() return by_age_grid(function() error("no grid after age 1") end) end,
+  nan_bound = function() return by_age_grid(function() return lcm.linspace{ start = 1, stop = 0 / 0, n_points = 10 } end) end,
 })[case]
 wealth = wealth and wealth() or lcm.linspace{ start = 1, stop = 10, n_points = 10 }
 
