@@ -62,6 +62,8 @@ local alive = lcm.regime{
   transition = transition,
 }
 
+if case == "ev1" then lcm.ev1{ scale = lcm.by_age(function() return function() return 1 end end) } end
+
 local dead = lcm.regime{ terminal = true, functions = { utility = function() return 0 end } }
 
 return lcm.model{
