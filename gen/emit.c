@@ -263,6 +263,10 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     const ir_regime *tr = &e->m->regimes[tg->regime];
     int g = tg->regime, P = e->r->rprob[g];
     emit_line(e, "/* continuation in regime '%s' */", tr->name);
+    if (e->staged > 0) { /* it reads the table (its byte flags a code): the inline block is the other loop's */
+        emit_line(e, "const int code_ok%d = 1;", g);
+        return;
+    }
     if (ez(e)) emit_line(e, "lcm_ce C%d = LCM_CE_EMPTY; /* its lottery (Epstein-Zin) */", g);
     else emit_line(e, "real E%d = 0;", g);
     emit_line(e, "int code_ok%d = 1;", g);
@@ -318,7 +322,7 @@ static void e_accumulate(emitter *e)
     if (ez(e)) emit_line(e, "int ce_bad = 0;");
     if (table) {
         emit_line(e, "int pre_bad = 0;");
-        emit_open(e, "if (pre) {");
+        emit_open(e, e->staged > 0 ? "{" : "if (pre) {");
         emit_start(e);
         lcm_sb_puts(e->b, "const lcm_index at = ");
         for (int j = 0; j < e->r->nactions; ++j)
@@ -330,6 +334,10 @@ static void e_accumulate(emitter *e)
         emit_line(e, "E = pre[at];");
         emit_line(e, "pre_bad = pre_code[at] & 1;");
         if (ez(e)) emit_line(e, "ce_bad = pre_code[at] >> 1 & 1;");
+        if (e->staged > 0) {
+            emit_close(e);
+            return;
+        }
         emit_else(e);
     }
     if (ez(e)) {
@@ -431,7 +439,9 @@ static void checks(emitter *e)
     const ir_kernel *k = e->k;
     if (nreachable(e) == 0) return;
     emit_start(e);
-    lcm_sb_puts(e->b, "if (checks) bad |= (unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
+    lcm_sb_puts(e->b, "if (checks) bad |= ");
+    if (e->staged > 0) lcm_sb_puts(e->b, "(0u - (unsigned)feas) & ((unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
+    else lcm_sb_puts(e->b, "(unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
     for (int i = 0; i < k->ninactive; ++i)
         check_term(e, "(unsigned)(%s != 0) << LCM_FLAG_INACTIVE", emit_name(e, r->rprob[k->inactive[i]]));
     for (int t = 0; t < k->ntargets; ++t) {
@@ -445,7 +455,7 @@ static void checks(emitter *e)
     }
     if (reads_table(e)) check_term(e, "(unsigned)pre_bad << LCM_FLAG_CODE");
     if (ez(e)) check_term(e, "(unsigned)ce_bad << LCM_FLAG_CE");
-    lcm_sb_puts(e->b, ";\n");
+    lcm_sb_puts(e->b, e->staged > 0 ? ");\n" : ";\n");
 }
 
 /* ---- the loop nest -------------------------------------------------------- */
@@ -455,6 +465,12 @@ static void action_loop(emitter *e, int j)
 {
     const ir_var *v = &e->r->actions[j];
     int n = v->grid.n;
+    if (e->staged > 0) { /* the chunk's actions: every one computed, feasible or not */
+        emit_open(e, "for (int i%d = c%d; i%d < c%d + n%d; ++i%d) { /* action %s */", j, j, j, j, j, j, v->name);
+        emit_action_value(e, j, 'i'); /* the last action: no ai<j> (lcm_best_of counts) */
+        emit_line(e, "int feas = 1; /* the constraints of this level, all of them */");
+        return;
+    }
     if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
         emit_open(e, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */", j, j, n, j, v->name);
     else
@@ -517,7 +533,8 @@ static void constraints(emitter *e, int level)
         emit_line_directive(e, src);
         emit_start(e);
         int leave = level < LVL_ACTION0 || caps_loop_action(e, cn->node, level);
-        lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), leave ? "break" : "continue");
+        if (e->staged > 0 && level == e->innermost) lcm_sb_printf(e->b, "feas &= %s;", emit_cond(e, cn->node));
+        else lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), leave ? "break" : "continue");
         emit_comment(e, what, src);
         lcm_sb_putc(e->b, '\n');
         free(what);
@@ -531,6 +548,12 @@ static void best_update(emitter *e)
 {
     const ir_regime *r = e->r;
     if (!e->k->last) checks(e);
+    if (e->staged > 0) {
+        int j = r->nactions - 1;
+        emit_line(e, "lcm_q[i%d - c%d] = %s;", j, j, emit_num(e, r->q));
+        emit_line(e, "lcm_ok[i%d - c%d] = (unsigned char)feas;", j, j);
+        return;
+    }
     emit_open(e, "{");
     emit_line(e, "const real q = %s;", emit_num(e, r->q));
     emit_line(e, "if (q != q) nan_q = 1;");
@@ -558,8 +581,105 @@ static void taste_scale(emitter *e, int level)
     emit_line(e, "if (!(*scale >= 0 && *scale < LCM_INF)) bad |= 1u << LCM_FLAG_TASTE_SCALE;");
 }
 
+static void emit_level(emitter *e, int level);
+
+/* Staged: on the CPU the innermost action loop runs in chunks of at most
+ * STAGE_CHUNK actions, Q and feasibility of each action into arrays
+ * without a branch (a constraint there is a predicate, not a `continue`),
+ * then lcm_best_of (prelude.h) folds the chunk into the running best, the
+ * same as the per-action update to the bit.  A loop without branches is one
+ * the C compiler vectorises.  Only where each action's work is plain
+ * arithmetic: the continuation read from the table (or none, the last
+ * period), no taste shocks or Epstein-Zin (their own bookkeeping), no
+ * parameter read at a computed index (an infeasible action's index need not
+ * be in range). */
+enum { STAGE_CHUNK = 512 };
+
+static int stages(const emitter *e)
+{
+    const ir_regime *r = e->r;
+    if (e->flat || !r->nactions || r->taste_scale >= 0 || ez(e)) return 0;
+    if (!e->k->last && !reads_table(e)) return 0;
+    for (size_t i = 0; i < r->nnodes; ++i) {
+        const ir_node *n = &r->nodes[i];
+        if (!e->needed[i] || e->lvl[i] != e->innermost) continue;
+        switch (n->op) {
+        case OP_PIDX: /* no computed index */
+        case OP_LOG: case OP_EXP: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH: /* calls */
+            return 0;
+        case OP_POW: { /* lcm_pow without its call: a reduced constant exponent, or one of the state */
+            const ir_node *y = &r->nodes[n->args[1]];
+            if (y->op == OP_CONST ? !(y->k == 2 || y->k == -1 || y->k == 1 || y->k == 0)
+                                  : e->lvl[n->args[1]] == e->innermost)
+                return 0;
+            break;
+        }
+        default: break;
+        }
+    }
+    return 1;
+}
+
+/* The staged loop's guard: the table (none in the last period) and each
+ * run-time exponent and divisor reducible (emit_reduced), decided here. */
+static void staged_guard(emitter *e)
+{
+    const ir_regime *r = e->r;
+    lcm_sb cond;
+    lcm_sb_init(&cond);
+    lcm_sb_puts(&cond, e->k->last ? "1" : "pre");
+    e->staged = 1;
+    for (size_t i = 0; i < r->nnodes; ++i) {
+        int id = (int)i;
+        if (!e->needed[i] || !emit_reduced(e, id)) continue;
+        const char *y = emit_num(e, r->nodes[i].args[1]);
+        if (r->nodes[i].op == OP_POW) {
+            emit_line(e, "const int pk%d = lcm_pow_kind(%s);", id, y);
+            lcm_sb_printf(&cond, " && pk%d", id);
+        } else {
+            emit_line(e, "const real df%d = lcm_div_by(%s);", id, y);
+            lcm_sb_printf(&cond, " && df%d != 0", id);
+        }
+    }
+    e->staged = 0;
+    emit_open(e, "if (%s) {", cond.s);
+    lcm_sb_free(&cond);
+}
+
+/* The innermost action loop twice: staged for the CPU when the solve gives
+ * the table (always in the last period), as on the GPU otherwise. */
+static void staged_level(emitter *e, int level)
+{
+    int j = level - LVL_ACTION0, n = e->r->actions[j].grid.n, chunk = n < STAGE_CHUNK ? n : STAGE_CHUNK;
+    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    staged_guard(e);
+    emit_open(e, "for (int c%d = 0; c%d < %d; c%d += %d) { /* action %s, %d at a time: Q, then the best */", j, j, n,
+              j, chunk, e->r->actions[j].name, chunk);
+    emit_line(e, "const int n%d = %d - c%d < %d ? %d - c%d : %d;", j, n, j, chunk, n, j, chunk);
+    emit_line(e, "real lcm_q[%d];", chunk);
+    emit_line(e, "unsigned char lcm_ok[%d];", chunk);
+    e->staged = 1;
+    emit_level(e, level);
+    e->staged = 0;
+    if (j == 0) emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n0, c0, &best, &best_a, &nan_q);");
+    else emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n%d, ai%d * %d + c%d, &best, &best_a, &nan_q);", j, j - 1, n, j);
+    emit_close(e);
+    emit_close(e);
+    emit_line(e, "else");
+    lcm_sb_puts(e->b, "#endif\n");
+    emit_open(e, "{");
+    e->staged = -1; /* the plain loop */
+    emit_level(e, level);
+    e->staged = 0;
+    emit_close(e);
+}
+
 static void emit_level(emitter *e, int level)
 {
+    if (level == e->innermost && level >= LVL_ACTION0 && !e->staged && stages(e)) {
+        staged_level(e, level);
+        return;
+    }
     if (level >= LVL_ACTION0) action_loop(e, level - LVL_ACTION0);
     if (reads_table(e) && level == LVL_KERNEL) {
         emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* 0: inline */");

@@ -41,6 +41,7 @@ typedef struct emitter {
     const ir_state_layout *lay; /* the regime's strides, chunks and launch map (ir/layout.h) */
     ir_pre pre;   /* the kernel's continuation table (ir/precompute.h) */
     int flat;     /* emitting the table's entry: every node at level -1, no loops */
+    int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit.c, "staged"), -1 the plain one beside it */
     int lines;    /* #line directives before the code traced from a model line */
     int depth;    /* indentation of the next line, in steps of four spaces */
     lcm_sb *b;
@@ -60,6 +61,16 @@ void emit_else(emitter *e);
 /* The indentation of a line the caller writes piece by piece (with sb_*),
  * ending it with '\n'. */
 void emit_start(emitter *e);
+
+/* In the staged loop (emit.c): a power or quotient of the innermost level
+ * whose exponent or divisor is a run-time value known outside it, decided
+ * once per state (pk<id> = lcm_pow_kind, df<id> = lcm_div_by: arith.h). */
+static inline int emit_reduced(const emitter *e, int id)
+{
+    const ir_node *n = &e->r->nodes[id];
+    if (e->staged <= 0 || (n->op != OP_POW && n->op != OP_DIV) || e->lvl[id] != e->innermost) return 0;
+    return e->lvl[n->args[1]] < e->lvl[id] && e->r->nodes[n->args[1]].op != OP_CONST;
+}
 
 /* ---- names ----------------------------------------------------------------- */
 void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out);

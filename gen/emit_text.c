@@ -293,8 +293,13 @@ static void expr(const emitter *e, int id, lcm_sb *b)
         lcm_sb_printf(b, "(%s %s %s)", emit_cond(e, a[0]), n->op == OP_AND ? "&&" : "||", emit_cond(e, a[1]));
         return;
     case OP_IDIV: lcm_sb_printf(b, "LCM_FLOOR(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1])); return;
+    case OP_POW:
+        if (!emit_reduced(e, id)) break;
+        lcm_sb_printf(b, "lcm_pow_by(%s, pk%d)", emit_num(e, a[0]), id);
+        return;
     case OP_DIV: /* a divisor known outside this node's loop: lcm_div (templates/arith.h) */
-        if (e->lvl && e->lvl[a[1]] < e->lvl[id] && e->r->nodes[a[1]].op != OP_CONST)
+        if (emit_reduced(e, id)) lcm_sb_printf(b, "(%s * df%d)", emit_num(e, a[0]), id);
+        else if (e->lvl && e->lvl[a[1]] < e->lvl[id] && e->r->nodes[a[1]].op != OP_CONST)
             lcm_sb_printf(b, "lcm_div(%s, %s)", emit_num(e, a[0]), emit_num(e, a[1]));
         else lcm_sb_printf(b, "(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1]));
         return;

@@ -57,4 +57,25 @@ LCM_DEVICE LCM_ARITH_T lcm_div(LCM_ARITH_T x, LCM_ARITH_T y)
     return x / y;
 }
 
+/* The staged CPU loop (gen/emit.c) decides a run-time exponent or divisor
+ * once per state, outside its actions: lcm_pow_kind(y) names the
+ * reductions above that need no call (2, -1, 1, 0; 0 for any other y), and
+ * lcm_pow_by(x, kind) is lcm_pow(x, y) at such a y, bit for bit, without a
+ * branch the compiler cannot turn into a select.  lcm_div_by(y) is the
+ * factor f with x * f equal to lcm_div(x, y) for every x but NaN (whose sign
+ * no result keeps), 0 where no such factor is exact. */
+LCM_DEVICE int lcm_pow_kind(LCM_ARITH_T y) { return y == 2 ? 1 : y == -1 ? 2 : y == 1 ? 3 : y == 0 ? 4 : 0; }
+
+LCM_DEVICE LCM_ARITH_T lcm_pow_by(LCM_ARITH_T x, int kind)
+{
+    const LCM_ARITH_T one = 1;
+    return kind == 1 ? x * x : kind == 2 ? one / x : kind == 3 ? x : one;
+}
+
+LCM_DEVICE LCM_ARITH_T lcm_div_by(LCM_ARITH_T y)
+{
+    const LCM_ARITH_T half = (LCM_ARITH_T)0.5, two = 2;
+    return y == -1 ? -1 : y == 1 ? 1 : y == two ? half : y == -two ? -half : y == half ? two : y == -half ? -two : 0;
+}
+
 #endif

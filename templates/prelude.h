@@ -315,6 +315,40 @@ LCM_DEVICE void lcm_reduce_choices(real *vd, lcm_index *ad, int n)
 #else
 #  define LCM_LANE 0
 #  define LCM_LANES 1
+
+/* The CPU's innermost action loop runs in chunks (gen/emit.c, "staged"):
+ * first Q and feasibility of every action of a chunk into q[] and ok[]
+ * (a loop without branches, which the compiler vectorises), then this
+ * folds the chunk into the running best.  Contract: the result is the one
+ * the per-action update `if (q > best || best_a < 0)` over the feasible
+ * actions in order would give, to the bit: NaN Q of feasible actions set
+ * *nan_q and are skipped; the chunk's largest Q wins only when it beats
+ * *best (or nothing is chosen yet), and then its first action of that Q
+ * (base + i) with that action's own Q (max may return either zero). */
+LCM_DEVICE void lcm_best_of(const real *LCM_RESTRICT q, const unsigned char *LCM_RESTRICT ok, int n, lcm_index base,
+                            real *best, lcm_index *best_a, int *nan_q)
+{
+    real top = -LCM_INF;
+    int any = 0, nan_seen = 0;
+#pragma omp simd reduction(max : top) reduction(| : any, nan_seen)
+    for (int i = 0; i < n; ++i) {
+        const int f = ok[i], num = q[i] == q[i];
+        nan_seen |= f & !num;
+        any |= f & num;
+        const real v = (f & num) ? q[i] : -LCM_INF;
+        top = top > v ? top : v;
+    }
+    if (nan_seen) *nan_q = 1;
+    if (!any || !(top > *best || *best_a < 0)) return;
+    int first = n;
+#pragma omp simd reduction(min : first)
+    for (int i = 0; i < n; ++i) {
+        const int at = (ok[i] && q[i] == top) ? i : n;
+        first = first < at ? first : at;
+    }
+    *best = q[first];
+    *best_a = base + first;
+}
 #endif
 
 /* ---- taste shocks (EV1) ----------------------------------------------------

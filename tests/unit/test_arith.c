@@ -44,6 +44,28 @@ int main(void)
             double x = bases[i], y = divisors[k], got = lcm_div(x, y), want = x / y;
             CHECK_MSG(ulps(got, want) == 0, "lcm_div(%.17g, %g) = %.17g, x / y = %.17g", x, y, got, want);
         }
+    /* the staged loop's forms, decided once per state: lcm_pow_by at the
+     * exponents lcm_pow_kind names is lcm_pow to the bit, and the others
+     * are named 0; x * lcm_div_by(y) is lcm_div (NaN for NaN), or the
+     * factor is 0 */
+    for (size_t e = 0; e < sizeof exponents / sizeof *exponents; ++e) {
+        double y = exponents[e];
+        int kind = lcm_pow_kind(y);
+        CHECK_MSG((kind != 0) == (y == 2 || y == -1 || y == 1 || y == 0), "lcm_pow_kind(%g) = %d", y, kind);
+        for (int i = 0; kind && i < nb; ++i) {
+            double x = bases[i], got = lcm_pow_by(x, kind), want = lcm_pow(x, y);
+            CHECK_MSG(ulps(got, want) == 0, "lcm_pow_by(%.17g, kind of %g) = %.17g, lcm_pow = %.17g", x, y, got, want);
+        }
+    }
+    for (size_t k = 0; k < sizeof divisors / sizeof *divisors; ++k) {
+        double y = divisors[k], f = lcm_div_by(y);
+        int reduced = y == -1 || y == 1 || y == 2 || y == -2 || y == 0.5 || y == -0.5;
+        CHECK_MSG((f != 0) == reduced, "lcm_div_by(%g) = %g", y, f);
+        for (int i = 0; reduced && i < nb; ++i) {
+            double x = bases[i], got = x * f, want = lcm_div(x, y);
+            CHECK_MSG(ulps(got, want) == 0, "%.17g * lcm_div_by(%g) = %.17g, lcm_div = %.17g", x, y, got, want);
+        }
+    }
     /* any exponent: pow's value */
     for (double y = -4; y <= 4; y += 0.1) CHECK_MSG(lcm_pow(2.7, y) == pow(2.7, y), "y %g", y);
     CHECK_DONE();
