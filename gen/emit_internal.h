@@ -62,14 +62,23 @@ void emit_else(emitter *e);
  * ending it with '\n'. */
 void emit_start(emitter *e);
 
+/* Whether the second operand of node id (an exponent, a divisor) is a
+ * run-time value known outside the node's loop: the same for every pair
+ * the loop visits (lcm_div, lcm_pow_kind: templates/arith.h). */
+static inline int emit_outer_operand(const emitter *e, int id)
+{
+    const int y = e->r->nodes[id].args[1];
+    return e->lvl && e->lvl[y] < e->lvl[id] && e->r->nodes[y].op != OP_CONST;
+}
+
 /* In the staged loop (emit.c): a power or quotient of the innermost level
- * whose exponent or divisor is a run-time value known outside it, decided
- * once per state (pk<id> = lcm_pow_kind, df<id> = lcm_div_by: arith.h). */
+ * whose exponent or divisor is such a value, decided once per state
+ * (pk<id> = lcm_pow_kind, df<id> = lcm_div_by). */
 static inline int emit_reduced(const emitter *e, int id)
 {
     const ir_node *n = &e->r->nodes[id];
     if (e->staged <= 0 || (n->op != OP_POW && n->op != OP_DIV) || e->lvl[id] != e->innermost) return 0;
-    return e->lvl[n->args[1]] < e->lvl[id] && e->r->nodes[n->args[1]].op != OP_CONST;
+    return emit_outer_operand(e, id);
 }
 
 /* ---- names ----------------------------------------------------------------- */

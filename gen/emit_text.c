@@ -299,7 +299,7 @@ static void expr(const emitter *e, int id, lcm_sb *b)
         return;
     case OP_DIV: /* a divisor known outside this node's loop: lcm_div (templates/arith.h) */
         if (emit_reduced(e, id)) lcm_sb_printf(b, "(%s * df%d)", emit_num(e, a[0]), id);
-        else if (e->lvl && e->lvl[a[1]] < e->lvl[id] && e->r->nodes[a[1]].op != OP_CONST)
+        else if (emit_outer_operand(e, id))
             lcm_sb_printf(b, "lcm_div(%s, %s)", emit_num(e, a[0]), emit_num(e, a[1]));
         else lcm_sb_printf(b, "(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1]));
         return;

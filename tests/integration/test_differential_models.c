@@ -29,6 +29,8 @@ static const struct {
     {"tests/models/age_grid.lua", "splay=true", "tests/models/age_grid.params.lua"},
     {"tests/models/age_grid_spans.lua", NULL, "tests/models/age_grid.params.lua"},
     {"tests/models/exact_division.lua", NULL, "tests/models/exact_division.params.lua"},
+    {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop.params.lua"},
+    {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop_general.params.lua"},
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings.lua", "shock=tauchen", "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings_health.lua", NULL, "models/precautionary_savings_health.params.lua"},
@@ -41,6 +43,8 @@ static const struct {
     {"models/saving_choice.lua", NULL, "models/saving_choice.params.lua"},
     {"models/fvv_2018.lua", "nx=40", "models/fvv_2018.params.lua"},
     {"models/fvv_2018.lua", "nx=40 fixed=true", "tests/models/empty.params.lua"},
+    {"models/fvv_2018.lua", "nx=150", "models/fvv_2018.params.lua"}, /* the staged loop (from 128 actions) */
+    {"models/fvv_2018.lua", "nx=150 fixed=true", "tests/models/empty.params.lua"},
     {"models/saving_choice.lua", "income_batch=3", "models/saving_choice.params.lua"},
     {"models/mahler_yum_2024.lua", "wealth_points=5 effort_points=3 shock_points=3 cost_points=2",
      "models/mahler_yum_2024.params.lua"},
