@@ -65,22 +65,108 @@ static int target_level(const emitter *e, const ir_target *tg)
  * solve gives one) rather than computing it. */
 static int reads_table(const emitter *e) { return e->pre.active && !e->flat; }
 
+/* Marks a node the kernel uses directly (and what it reads). */
+static void mark_root(emitter *e, int id)
+{
+    emit_mark(e, id);
+    if (e->root && id >= 0) e->root[id] = 1;
+}
+
 /* What the continuation reads: the targets' regime probabilities, next
  * states and weights, and an Epstein-Zin regime's risk aversion
  * (ir/precompute.c counts the same). */
 static void mark_continuation(emitter *e)
 {
-    if (ez(e)) emit_mark(e, e->r->risk_aversion);
+    if (ez(e)) mark_root(e, e->r->risk_aversion);
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
-        emit_mark(e, e->r->rprob[tg->regime]);
+        mark_root(e, e->r->rprob[tg->regime]);
         const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
-            if (tg->next[s].kind == NEXT_DET) emit_mark(e, tg->next[s].node);
+            if (tg->next[s].kind == NEXT_DET) mark_root(e, tg->next[s].node);
             else if (tg->next[s].kind == NEXT_MARKOV)
-                for (int j = 0; j < tg->next[s].nprobs; ++j) emit_mark(e, tg->next[s].probs[j]);
+                for (int j = 0; j < tg->next[s].nprobs; ++j) mark_root(e, tg->next[s].probs[j]);
         }
     }
+}
+
+/* ---- action terms ---------------------------------------------------------
+ * A term that only one action's value decides, log(consumption) say, is the
+ * same at every state: a simulation of a million subjects computed it for
+ * each subject and action.  On the CPU the launch computes it once per
+ * action into lcm_at (the body's loops read it, a load the staged loop can
+ * vectorise), the same expression on the same operands: the same bits.  On
+ * the GPU, where the launch is one state per thread, the body computes it
+ * as before.  Only terms with a call or a division in them are worth a
+ * load; none that reads a parameter at a computed index (the table covers
+ * infeasible actions too, where that index need not be in range). */
+enum { AT_MAX = 4096 }; /* lcm_at's entries: 32 KiB of the launch's stack */
+
+static int costly_op(ir_op op)
+{
+    switch (op) {
+    case OP_LOG: case OP_EXP: case OP_SQRT: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH:
+    case OP_DIV: case OP_POW: case OP_MOD: case OP_IDIV:
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Marks node id the CPU body computes or reads, not looking past a tabled term. */
+static void mark_cpu(emitter *e, char *cpu, int id)
+{
+    if (id < 0 || cpu[id]) return;
+    cpu[id] = 1;
+    if (e->tabled[id]) return;
+    for (int a = 0; a < e->r->nodes[id].nargs; ++a) mark_cpu(e, cpu, e->r->nodes[id].args[a]);
+}
+
+/* Whether the CPU body computes node id itself. */
+static int cpu_computes(const emitter *e, int id)
+{
+    return e->needed[id] && !(e->tabled && (e->tabled[id] || e->gpu_only[id]));
+}
+
+static void plan_action_terms(emitter *e)
+{
+    const ir_regime *r = e->r;
+    size_t n = r->nnodes;
+    /* act[i]: the one action node i depends on (-1: none); -2: a state, a
+     * second action, E_next_V or a computed index, so not a term */
+    int *act = lcm_xcalloc(n + 1, sizeof *act);
+    char *costly = lcm_xcalloc(n + 1, 1), *outside = lcm_xcalloc(n + 1, 1), *cpu = lcm_xcalloc(n + 1, 1);
+    for (size_t i = 0; i < n; ++i) {
+        const ir_node *nd = &r->nodes[i];
+        switch (nd->op) {
+        case OP_STATE: case OP_ENEXT: case OP_PIDX: act[i] = -2; break;
+        case OP_ACTION: act[i] = nd->ref; break;
+        default:
+            act[i] = -1;
+            for (int a = 0; a < nd->nargs; ++a) {
+                int x = act[nd->args[a]];
+                if (x == -2 || (x >= 0 && act[i] >= 0 && x != act[i])) act[i] = -2;
+                else if (x >= 0 && act[i] != -2) act[i] = x;
+                costly[i] |= costly[nd->args[a]];
+            }
+        }
+        if (act[i] >= 0 && costly_op(nd->op)) costly[i] = 1;
+        if (act[i] < 0) costly[i] = 0; /* a state's term, or one of the launch, is computed where it is */
+    }
+    for (size_t i = 0; i < n; ++i) /* a term some other node reads */
+        for (int a = 0; e->needed[i] && a < r->nodes[i].nargs; ++a)
+            if (act[i] < 0) outside[r->nodes[i].args[a]] = 1;
+    for (size_t i = 0; i < n; ++i) {
+        if (!e->needed[i] || act[i] < 0 || !costly[i] || !(outside[i] || e->root[i])) continue;
+        int len = r->actions[act[i]].grid.n;
+        if (e->nat + len > AT_MAX) continue;
+        e->tabled[i] = 1;
+        e->at_off[i] = e->nat;
+        e->nat += len;
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (e->root[i]) mark_cpu(e, cpu, (int)i);
+    for (size_t i = 0; i < n; ++i) e->gpu_only[i] = e->needed[i] && !cpu[i];
+    free(act), free(costly), free(outside), free(cpu);
 }
 
 static int analyze(emitter *e, lcm_err *err)
@@ -108,13 +194,14 @@ static int analyze(emitter *e, lcm_err *err)
     e->rp_level = LVL_KERNEL;
     for (int g = 0; g < e->m->nregimes; ++g)
         if (r->rprob[g] >= 0) e->rp_level = max_int(e->rp_level, e->lvl[r->rprob[g]]);
-    emit_mark(e, r->q);
-    emit_mark(e, r->utility);
-    if (r->taste_scale >= 0) emit_mark(e, r->taste_scale);
-    for (int c = 0; c < r->nconstraints; ++c) emit_mark(e, r->constraints[c].node);
+    mark_root(e, r->q);
+    mark_root(e, r->utility);
+    if (r->taste_scale >= 0) mark_root(e, r->taste_scale);
+    for (int c = 0; c < r->nconstraints; ++c) mark_root(e, r->constraints[c].node);
     mark_continuation(e);
-    for (int i = 0; i < k->ninactive; ++i) emit_mark(e, r->rprob[k->inactive[i]]);
+    for (int i = 0; i < k->ninactive; ++i) mark_root(e, r->rprob[k->inactive[i]]);
     ir_pre_plan(e->m, e->S, (int)(k - e->m->kernels), &e->pre);
+    plan_action_terms(e);
     return 0;
 }
 
@@ -158,8 +245,24 @@ static int weights_level(const emitter *e, const ir_next *nx)
     return l;
 }
 
+/* The weight of node k of process state s of target g at the current
+ * value of its AR(1) source: the matrix's rows at the value's cell,
+ * interpolated. */
+typedef struct weight_text {
+    char s[256];
+} weight_text;
+
+static weight_text process_weight(int g, int s, int n, const char *k)
+{
+    weight_text w;
+    snprintf(w.s, sizeof w.s, "((1 - pt%d_%d) * pm%d_%d[pc%d_%d * %d + %s] + pt%d_%d * pm%d_%d[(pc%d_%d + 1) * %d + %s])", g, s,
+             g, s, g, s, n, k, g, s, g, s, g, s, n, k);
+    return w;
+}
+
 /* A process's transition matrix and, for an AR(1) process, the cell of the
- * current value on its grid (its row of the matrix). */
+ * current value on its grid (its row of the matrix) and, on the CPU, that
+ * row's weights. */
 static void process_weights(emitter *e, int g, int s, const ir_next *nx)
 {
     const ir_regime *tr = &e->m->regimes[g];
@@ -171,6 +274,12 @@ static void process_weights(emitter *e, int g, int s, const ir_next *nx)
     int n = tr->states[s].grid.n;
     emit_line(e, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d); /* %s */", g, s, nx->src, soff, n, from);
     emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
+    if (e->flat) return;
+    /* On the CPU the row's weights once per state, not once per action (weight_loop) */
+    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    emit_line(e, "real pw%d_%d[%d];", g, s, n);
+    emit_line(e, "for (int k = 0; k < %d; ++k) pw%d_%d[k] = %s;", n, g, s, process_weight(g, s, n, "k").s);
+    lcm_sb_puts(e->b, "#endif\n");
 }
 
 /* A Markov state's probabilities and their check. */
@@ -249,11 +358,21 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
     char w[64] = "";
     if (outer >= 0) snprintf(w, sizeof w, "w%d * ", outer);
     emit_open(e, "for (int k%d = 0; k%d < %d; ++k%d) {", s, s, n, s);
-    if (nx->kind == NEXT_MARKOV || nx->src < 0)
+    if (nx->kind == NEXT_MARKOV || nx->src < 0) {
         emit_line(e, "const real w%d = %spm%d_%d[k%d];", s, w, g, s, s);
-    else
-        emit_line(e, "const real w%d = %s((1 - pt%d_%d) * pm%d_%d[pc%d_%d * %d + k%d] + pt%d_%d * pm%d_%d[(pc%d_%d + 1) * %d + k%d]);",
-                  s, w, g, s, g, s, g, s, n, s, g, s, g, s, g, s, n, s);
+    } else if (e->flat) { /* the table's entry: one action, nothing to hoist */
+        char k[16];
+        snprintf(k, sizeof k, "k%d", s);
+        emit_line(e, "const real w%d = %s%s;", s, w, process_weight(g, s, n, k).s);
+    } else {
+        char k[16];
+        snprintf(k, sizeof k, "k%d", s);
+        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        emit_line(e, "const real w%d = %spw%d_%d[k%d];", s, w, g, s, s);
+        lcm_sb_puts(e->b, "#else\n");
+        emit_line(e, "const real w%d = %s%s;", s, w, process_weight(g, s, n, k).s);
+        lcm_sb_puts(e->b, "#endif\n");
+    }
     emit_line(e, "if (w%d == 0) continue;", s);
 }
 
@@ -481,13 +600,37 @@ static void action_loop(emitter *e, int j)
     else emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, j - 1, n, j);
 }
 
+/* A node's declaration; on the CPU a tabled action term is read from the
+ * launch's lcm_at, and what only such a term reads is left out (the GPU
+ * computes both).  The staged loop is the CPU's alone. */
+static void declare_node(emitter *e, int id)
+{
+    int cpu_table = e->tabled && e->tabled[id], gpu_only = e->gpu_only && e->gpu_only[id];
+    if (!cpu_table && !gpu_only) {
+        emit_node_decl(e, id);
+        return;
+    }
+    if (cpu_table) {
+        int j = e->lvl[id] - LVL_ACTION0;
+        if (e->staged <= 0) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
+        if (e->staged > 0) return;
+        lcm_sb_puts(e->b, "#else\n");
+    } else {
+        if (e->staged > 0) return;
+        lcm_sb_puts(e->b, "#if defined(__CUDACC__)\n");
+    }
+    emit_node_decl(e, id);
+    lcm_sb_puts(e->b, "#endif\n");
+}
+
 /* The nodes of a level: those before E (enext = 0) or after it, of them
  * those whose mark in `part` is `in_part` (all when part is NULL). */
 static void declare_level(emitter *e, int level, int enext, const char *part, int in_part)
 {
     for (size_t i = 0; i < e->r->nnodes; ++i)
         if (e->needed[i] && e->lvl[i] == level && e->has_enext[i] == enext && (!part || part[i] == in_part))
-            emit_node_decl(e, (int)i);
+            declare_node(e, (int)i);
 }
 
 /* Marks in `into` the nodes of `level` that a constraint of that level or
@@ -609,7 +752,7 @@ static int stages(const emitter *e)
     if (!e->k->last && !reads_table(e)) return 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
-        if (!e->needed[i] || e->lvl[i] != e->innermost) continue;
+        if (!cpu_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
         switch (n->op) {
         case OP_PIDX: /* no computed index */
         case OP_LOG: case OP_EXP: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH: /* calls */
@@ -637,7 +780,7 @@ static void staged_guard(emitter *e)
     e->staged = 1;
     for (size_t i = 0; i < r->nnodes; ++i) {
         int id = (int)i;
-        if (!e->needed[i] || !emit_reduced(e, id)) continue;
+        if (!cpu_computes(e, id) || !emit_reduced(e, id)) continue;
         const char *y = emit_num(e, r->nodes[i].args[1]);
         if (r->nodes[i].op == OP_POW) {
             emit_line(e, "const int pk%d = lcm_pow_kind(%s);", id, y);
@@ -838,6 +981,44 @@ static void table_decode(emitter *e)
     }
 }
 
+/* The CPU launch's lcm_at: for each action with tabled terms, a loop over
+ * its values computing them (and what they read, of the launch's nodes
+ * first) as the body would.  Empty when nothing is tabled. */
+static void action_terms_build(const emitter *e, lcm_sb *out)
+{
+    if (!e->nat) return;
+    const ir_regime *r = e->r;
+    emitter t = *e;
+    t.b = out;
+    t.depth = 1;
+    t.tabled = t.gpu_only = NULL;
+    t.needed = lcm_xcalloc(r->nnodes + 1, 1);
+    for (size_t i = 0; i < r->nnodes; ++i)
+        if (e->tabled[i]) emit_mark(&t, (int)i);
+    emit_line(&t, "real lcm_at[%d]; /* the action terms, once per launch (emit.c, \"action terms\") */", e->nat);
+    emit_open(&t, "{");
+    emit_line(&t, "LCM_UNUSED const real *LCM_RESTRICT P = (const real *)a->params;");
+    emit_line(&t, "LCM_UNUSED const real *LCM_RESTRICT G = (const real *)a->grids;");
+    for (size_t i = 0; i < r->nnodes; ++i)
+        if (t.needed[i] && e->lvl[i] == LVL_KERNEL) emit_node_decl(&t, (int)i);
+    for (int j = 0; j < r->nactions; ++j) {
+        int any = 0;
+        for (size_t i = 0; i < r->nnodes; ++i) any |= e->tabled[i] && e->lvl[i] == LVL_ACTION0 + j;
+        if (!any) continue;
+        int n = r->actions[j].grid.n;
+        emit_open(&t, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, n, j, r->actions[j].name);
+        emit_action_value(&t, j, 'i');
+        for (size_t i = 0; i < r->nnodes; ++i)
+            if (t.needed[i] && e->lvl[i] == LVL_ACTION0 + j) emit_node_decl(&t, (int)i);
+        for (size_t i = 0; i < r->nnodes; ++i)
+            if (e->tabled[i] && e->lvl[i] == LVL_ACTION0 + j)
+                emit_line(&t, "lcm_at[%d + i%d] = %s;", e->at_off[i], j, emit_name(&t, (int)i));
+        emit_close(&t);
+    }
+    emit_close(&t);
+    free(t.needed);
+}
+
 /* The table entry of a kernel (templates/table.c.in): entry j's read
  * actions and states (ir/precompute.h), then the continuation as the kernel
  * body computes it inline, every node at one level. */
@@ -846,6 +1027,7 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     const ir_regime *r = e->r;
     emitter f = *e;
     f.flat = 1;
+    f.root = f.tabled = f.gpu_only = NULL;
     f.depth = 1;
     f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
     f.needed = lcm_xcalloc(r->nnodes + 1, 1);
@@ -918,9 +1100,13 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     e.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *e.lvl);
     e.needed = lcm_xcalloc(r->nnodes + 1, 1);
     e.has_enext = lcm_xcalloc(r->nnodes + 1, 1);
-    lcm_sb body, decode, what, state_names, load, state, order, table;
+    e.root = lcm_xcalloc(r->nnodes + 1, 1);
+    e.tabled = lcm_xcalloc(r->nnodes + 1, 1);
+    e.gpu_only = lcm_xcalloc(r->nnodes + 1, 1);
+    e.at_off = lcm_xcalloc(r->nnodes + 1, sizeof *e.at_off);
+    lcm_sb body, decode, what, state_names, load, state, order, table, at_build;
     lcm_sb_init(&body), lcm_sb_init(&decode), lcm_sb_init(&what), lcm_sb_init(&state_names), lcm_sb_init(&load), lcm_sb_init(&state);
-    lcm_sb_init(&order), lcm_sb_init(&table);
+    lcm_sb_init(&order), lcm_sb_init(&table), lcm_sb_init(&at_build);
     char nx[32], step[128];
     snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
     lcm_step_symbol(m, r->id, step, sizeof step);
@@ -943,18 +1129,23 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     if (e.pre.active) LCM_CHECK_GOTO(emit_table(&e, nx, &table, err), rc, done);
     taste_holes th;
     taste_holes_build(r, &th);
+    action_terms_build(&e, &at_build);
+    const char *at_param = e.nat ? ", LCM_UNUSED const real *LCM_RESTRICT lcm_at" : "";
+    const char *at_pass = e.nat ? ", lcm_at" : "", *at_none = e.nat ? ", (const real *)0" : "";
     const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", state_names.s,
                         "body", emit_fragment(&body), "nx", nx, "decode", emit_fragment(&decode),
                         "load", emit_fragment(&load), "step", step, "state_of", state.s,
                         "launch_order", order.s, "table", table.s ? table.s : "",
                         "choices_param", th.param, "choices_pass", th.pass, "choices_args", th.args,
                         "choices_decl4", th.decl4, "choices_decl8", th.decl8, "reduce_smooth4", th.reduce_smooth4,
-                        "smooth8", th.smooth8, "draw_cpu", th.draw_cpu, "draw_gpu", th.draw_gpu, NULL};
+                        "smooth8", th.smooth8, "draw_cpu", th.draw_cpu, "draw_gpu", th.draw_gpu,
+                        "at_param", at_param, "at_pass", at_pass, "at_none", at_none,
+                        "at_build", at_build.s ? at_build.s : "", NULL};
     rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
 done:
     lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);
-    lcm_sb_free(&order), lcm_sb_free(&table);
-    free(e.lvl), free(e.needed), free(e.has_enext);
+    lcm_sb_free(&order), lcm_sb_free(&table), lcm_sb_free(&at_build);
+    free(e.lvl), free(e.needed), free(e.has_enext), free(e.root), free(e.tabled), free(e.gpu_only), free(e.at_off);
     emit_names_free(&names);
     ir_state_layout_free(&lay);
     return rc;

@@ -42,6 +42,14 @@ typedef struct emitter {
     ir_pre pre;   /* the kernel's continuation table (ir/precompute.h) */
     int flat;     /* emitting the table's entry: every node at level -1, no loops */
     int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit.c, "staged"), -1 the plain one beside it */
+    /* Action terms (emit.c, "action terms"): on the CPU, a term that only
+     * one action's value decides (log(consumption)) is read from lcm_at,
+     * which the launch fills once; NULL in the table entry and the steps. */
+    char *root;     /* the nodes the kernel uses: Q, utility, constraints, continuation */
+    char *tabled;   /* a term read from lcm_at[at_off[id] + i<action>] on the CPU */
+    char *gpu_only; /* a node only a tabled term reads: computed on the GPU alone */
+    int *at_off;
+    int nat;        /* lcm_at's length */
     int lines;    /* #line directives before the code traced from a model line */
     int depth;    /* indentation of the next line, in steps of four spaces */
     lcm_sb *b;

@@ -413,8 +413,8 @@ void emit_mark(emitter *e, int id)
 void emit_action_value(emitter *e, int j, char index)
 {
     const ir_var *v = &e->r->actions[j];
-    if (grid_is_discrete(&v->grid)) emit_line(e, "const real act%d = (real)%c%d; /* %s */", j, index, j, v->name);
-    else emit_line(e, "const real act%d = G[%zu + %c%d]; /* %s */", j, e->L->action_off[e->r->id][j], index, j, v->name);
+    if (grid_is_discrete(&v->grid)) emit_line(e, "LCM_UNUSED const real act%d = (real)%c%d; /* %s */", j, index, j, v->name);
+    else emit_line(e, "LCM_UNUSED const real act%d = G[%zu + %c%d]; /* %s */", j, e->L->action_off[e->r->id][j], index, j, v->name);
 }
 
 /* The state names of a regime, for comments: "health, wealth" or "no states". */

@@ -24,16 +24,18 @@ int main(void)
     lcm_model *model = NULL;
     CHECK_OK(test_generate("models/tiny.lua", NULL, &model, &err));
     if (!model) CHECK_DONE();
-    /* break the power in the utility function */
-    const char *src = lcm_model_source(model);
-    const char *at = strstr(src, "= lcm_pow(");
-    CHECK(at != NULL);
-    if (!at) CHECK_DONE();
+    /* break the power in the utility function, everywhere it is computed:
+     * in the GPU's body and in the CPU launch's action terms (emit.c) */
+    const char *src = lcm_model_source(model), *at;
+    CHECK(strstr(src, "= lcm_pow(") != NULL);
+    if (!strstr(src, "= lcm_pow(")) CHECK_DONE();
     lcm_sb broken;
     lcm_sb_init(&broken);
-    lcm_sb_putn(&broken, src, (size_t)(at - src));
-    lcm_sb_puts(&broken, "= lcm_pow( @ ");
-    lcm_sb_puts(&broken, at + 10);
+    for (; (at = strstr(src, "= lcm_pow(")) != NULL; src = at + 10) {
+        lcm_sb_putn(&broken, src, (size_t)(at - src));
+        lcm_sb_puts(&broken, "= lcm_pow( @ ");
+    }
+    lcm_sb_puts(&broken, src);
 
     char *dir = test_tmpdir("compile-errors");
     /* the kept sources go below the test's own folder, not into /tmp */

@@ -126,7 +126,8 @@ line53=$(sed -n 53p "$SRC/models/mortality.lua")
 check "mortality.lua:53 is the utility" "echo '$line53' | grep -q 'math.log(consumption)'"
 check "the log of consumption comes after #line 53" \
   "grep -B1 '= LCM_LOG(a_consumption);' '$l' | head -1 | grep -qx '#line 53 \"$SRC/models/mortality.lua\"'"
-sed '0,/= LCM_LOG(a_consumption);/s//= LCM_LOG(a_consumption @);/' "$l" > "$work/broken.c"
+# (every copy: the GPU's body computes it, the CPU's launch computes it once per action)
+sed 's/= LCM_LOG(a_consumption);/= LCM_LOG(a_consumption @);/g' "$l" > "$work/broken.c"
 "$CC" -std=c11 -fsyntax-only "$work/broken.c" > "$work/broken.log" 2>&1
 check "a compile error in traced code names the model line" "grep -q '^$SRC/models/mortality.lua:53:[0-9]*: error' '$work/broken.log'"
 # an error after a #line back to kernels.c names kernels.c and its true line
