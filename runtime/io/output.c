@@ -161,22 +161,6 @@ static int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed
     return finish(tmp, path, failed, why, err);
 }
 
-int lcm_csv_format(char *buf, double x, int precision)
-{
-    if (x != x) return (int)(memcpy(buf, "nan", 4), 3);
-    if (x == 1.0 / 0.0 || x == -1.0 / 0.0) {
-        strcpy(buf, x > 0 ? "inf" : "-inf");
-        return x > 0 ? 3 : 4;
-    }
-    /* the fewest digits that read back to the same number: 50.63, not 50.630000000000003 */
-    int len = 0;
-    for (int digits = precision == 32 ? 6 : 15; digits <= (precision == 32 ? 9 : 17); ++digits) {
-        len = snprintf(buf, LCM_CSV_NUMBER_MAX, "%.*g", digits, x);
-        if (precision == 32 ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x) break;
-    }
-    return len;
-}
-
 void lcm_csv_number(FILE *f, double x, int precision)
 {
     char buf[LCM_CSV_NUMBER_MAX];

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "util.h"
+#include "csv_number.h"
 
 /* Opens a temporary file next to `path` for writing (*tmp: its name, handed
  * to the commit below).  A CSV `path` of "-" is standard output (*tmp NULL),
@@ -40,10 +41,7 @@ int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err)
 /* A number with the fewest digits that read back exactly (as a float for
  * float32 results), or nan, inf, -inf. */
 void lcm_csv_number(FILE *f, double x, int precision);
-/* The same into buf (at least LCM_CSV_NUMBER_MAX bytes, NUL-terminated);
- * returns its length.  Pure: threads may format at once. */
-#define LCM_CSV_NUMBER_MAX 40
-int lcm_csv_format(char *buf, double x, int precision);
+/* Into a buffer: csv_number.h. */
 
 /* ---- writing HDF5 -------------------------------------------------------------
  * Arrays whose size the model, its grids or its parameters decide are

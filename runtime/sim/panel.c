@@ -152,35 +152,82 @@ int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err 
 }
 
 /* ---- CSV ------------------------------------------------------------------- */
+/* A row is assembled in a line buffer and appended to the block's text at
+ * once; a piece that would overflow the buffer sends what is there first. */
+enum { CSV_LINE = 4096 };
+
+typedef struct csv_line {
+    char s[CSV_LINE];
+    size_t len;
+    lcm_sb *out;
+} csv_line;
+
+static void line_room(csv_line *l, size_t n)
+{
+    if (l->len + n <= CSV_LINE) return;
+    lcm_sb_putn(l->out, l->s, l->len);
+    l->len = 0;
+}
+
+static void line_put(csv_line *l, const char *s, size_t n)
+{
+    line_room(l, n);
+    if (n > CSV_LINE) lcm_sb_putn(l->out, s, n);
+    else memcpy(l->s + l->len, s, n), l->len += n;
+}
+
+static void line_number(csv_line *l, double x, int precision)
+{
+    line_room(l, LCM_CSV_NUMBER_MAX);
+    l->len += (size_t)lcm_csv_format(l->s + l->len, x, precision);
+}
+
+static void line_count(csv_line *l, unsigned long long v) /* a non-negative integer in decimal */
+{
+    char d[24];
+    int k = 24;
+    do d[--k] = (char)('0' + (int)(v % 10)), v /= 10;
+    while (v);
+    line_put(l, d + k, (size_t)(24 - k));
+}
+
 /* Rows [lo, hi) as CSV text into out; grids[k * nregimes + r]: column k's
  * discrete grid in regime r, or NULL. */
 static void csv_rows(const lcm_panel *p, const column *c, int n, const ir_grid *const *grids, lcm_index lo,
                      lcm_index hi, lcm_sb *out)
 {
-    char num[LCM_CSV_NUMBER_MAX + 48];
     int R = p->m->nregimes;
+    csv_line *l = lcm_xmalloc(sizeof *l);
+    l->len = 0;
+    l->out = out;
     for (lcm_index i = lo; i < hi; ++i) {
         int r = p->regime[i];
-        int len = snprintf(num, sizeof num, "%llu,%d,", p->subject[i], p->period[i]);
-        lcm_sb_putn(out, num, (size_t)len);
-        lcm_sb_putn(out, num, (size_t)lcm_csv_format(num, p->m->ages[p->period[i]], 64));
-        lcm_sb_putc(out, ',');
-        lcm_sb_puts(out, p->m->regimes[r].name);
-        lcm_sb_putc(out, ',');
-        lcm_sb_putn(out, num, (size_t)lcm_csv_format(num, p->value[i], p->precision));
+        line_count(l, p->subject[i]);
+        line_put(l, ",", 1);
+        line_count(l, (unsigned long long)p->period[i]);
+        line_put(l, ",", 1);
+        line_number(l, p->m->ages[p->period[i]], 64);
+        line_put(l, ",", 1);
+        line_put(l, p->m->regimes[r].name, strlen(p->m->regimes[r].name));
+        line_put(l, ",", 1);
+        line_number(l, p->value[i], p->precision);
         for (int k = 5; k < n; ++k) {
-            lcm_sb_putc(out, ',');
+            line_put(l, ",", 1);
             double x = column_doubles(p, &c[k])[i];
             const ir_grid *g = grids[k * R + r];
             if (x != x && c[k].kind != COL_TARGET) continue; /* the regime lacks the variable */
-            if (g && x >= 0 && x < g->n && x == (int)x) lcm_sb_puts(out, g->labels[(int)x]);
-            else lcm_sb_putn(out, num, (size_t)lcm_csv_format(num, x, c[k].kind == COL_TARGET ? 64 : p->precision));
+            if (g && x >= 0 && x < g->n && x == (int)x) line_put(l, g->labels[(int)x], strlen(g->labels[(int)x]));
+            else line_number(l, x, c[k].kind == COL_TARGET ? 64 : p->precision);
         }
-        lcm_sb_putc(out, '\n');
+        line_put(l, "\n", 1);
     }
+    lcm_sb_putn(out, l->s, l->len);
+    free(l);
 }
 
-/* Rows are formatted in parallel, a block per thread, and written in order. */
+/* Blocks of rows are formatted in parallel, each by one thread into its own
+ * text, and written in order as they are done (the writing of one block
+ * overlaps the formatting of the next ones). */
 int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
 {
     char *tmp;
@@ -194,20 +241,18 @@ int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
     for (int k = 0; k < n; ++k) fprintf(f, "%s%s", k ? "," : "", c[k].name);
     fputc('\n', f);
     int threads = p->threads > 0 ? p->threads : omp_get_max_threads();
-    const lcm_index block = 16384;
+    const lcm_index block = 16384, nblocks = (p->n + block - 1) / block;
     lcm_sb *text = lcm_xcalloc((size_t)threads, sizeof *text);
     for (int b = 0; b < threads; ++b) lcm_sb_init(&text[b]);
     int failed = 0;
-    for (lcm_index lo = 0; lo < p->n && !failed; lo += block * threads) {
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
-        for (int b = 0; b < threads; ++b) {
-            lcm_index from = lo + (lcm_index)b * block, to = from + block < p->n ? from + block : p->n;
-            text[b].len = 0;
-            if (text[b].s) text[b].s[0] = 0;
-            if (from < to) csv_rows(p, c, n, grids, from, to, &text[b]);
-        }
-        for (int b = 0; b < threads && !failed; ++b)
-            if (text[b].len && fwrite(text[b].s, 1, text[b].len, f) != text[b].len) failed = 1;
+#pragma omp parallel for ordered schedule(static, 1) num_threads(threads)
+    for (lcm_index b = 0; b < nblocks; ++b) {
+        lcm_sb *t = &text[omp_get_thread_num()];
+        lcm_index from = b * block, to = from + block < p->n ? from + block : p->n;
+        t->len = 0;
+        csv_rows(p, c, n, grids, from, to, t);
+#pragma omp ordered
+        if (!failed && t->len && fwrite(t->s, 1, t->len, f) != t->len) failed = 1;
     }
     for (int b = 0; b < threads; ++b) lcm_sb_free(&text[b]);
     free(text), free(grids), free(c);
