@@ -601,36 +601,37 @@ static void action_loop(emitter *e, int j)
 }
 
 /* A node's declaration; on the CPU a tabled action term is read from the
- * launch's lcm_at, and what only such a term reads is left out (the GPU
- * computes both).  The staged loop is the CPU's alone. */
+ * launch's lcm_at (the GPU computes it).  The staged loop is the CPU's alone. */
 static void declare_node(emitter *e, int id)
 {
-    int cpu_table = e->tabled && e->tabled[id], gpu_only = e->gpu_only && e->gpu_only[id];
-    if (!cpu_table && !gpu_only) {
+    if (!(e->tabled && e->tabled[id])) {
         emit_node_decl(e, id);
         return;
     }
-    if (cpu_table) {
-        int j = e->lvl[id] - LVL_ACTION0;
-        if (e->staged <= 0) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-        emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
-        if (e->staged > 0) return;
-        lcm_sb_puts(e->b, "#else\n");
-    } else {
-        if (e->staged > 0) return;
-        lcm_sb_puts(e->b, "#if defined(__CUDACC__)\n");
-    }
+    int j = e->lvl[id] - LVL_ACTION0;
+    if (e->staged <= 0) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
+    if (e->staged > 0) return;
+    lcm_sb_puts(e->b, "#else\n");
     emit_node_decl(e, id);
     lcm_sb_puts(e->b, "#endif\n");
 }
 
 /* The nodes of a level: those before E (enext = 0) or after it, of them
- * those whose mark in `part` is `in_part` (all when part is NULL). */
+ * those whose mark in `part` is `in_part` (all when part is NULL).  What
+ * only tabled terms read is the GPU's alone: one #if around each run. */
 static void declare_level(emitter *e, int level, int enext, const char *part, int in_part)
 {
-    for (size_t i = 0; i < e->r->nnodes; ++i)
-        if (e->needed[i] && e->lvl[i] == level && e->has_enext[i] == enext && (!part || part[i] == in_part))
-            declare_node(e, (int)i);
+    int gpu_run = 0;
+    for (size_t i = 0; i < e->r->nnodes; ++i) {
+        if (!e->needed[i] || e->lvl[i] != level || e->has_enext[i] != enext || (part && part[i] != in_part)) continue;
+        int gpu_only = e->gpu_only && e->gpu_only[i];
+        if (gpu_only && e->staged > 0) continue;
+        if (gpu_only != gpu_run) lcm_sb_puts(e->b, gpu_only ? "#if defined(__CUDACC__)\n" : "#endif\n");
+        gpu_run = gpu_only;
+        declare_node(e, (int)i);
+    }
+    if (gpu_run) lcm_sb_puts(e->b, "#endif\n");
 }
 
 /* Marks in `into` the nodes of `level` that a constraint of that level or
