@@ -32,8 +32,8 @@ static const struct {
     {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop.params.lua"},
     {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop_general.params.lua"},
     {"tests/models/action_terms.lua", NULL, "tests/models/action_terms.params.lua"},
-    {"models/precautionary_savings.lua", "wealth_points=20 consumption_points=200",
-     "models/precautionary_savings.params.lua"}, /* log(consumption) a term: staged */
+    {"models/precautionary_savings.lua", "wealth_points=10 consumption_points=150",
+     "models/precautionary_savings.params.lua"}, /* log(consumption) an action term */
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings.lua", "shock=tauchen", "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings_health.lua", NULL, "models/precautionary_savings_health.params.lua"},
