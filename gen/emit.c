@@ -152,11 +152,13 @@ static void plan_action_terms(emitter *e)
         if (act[i] >= 0 && costly_op(nd->op)) costly[i] = 1;
         if (act[i] < 0) costly[i] = 0; /* a state's term, or one of the launch, is computed where it is */
     }
-    for (size_t i = 0; i < n; ++i) /* a term some other node reads */
+    for (size_t i = 0; i < n; ++i) /* a term some other node reads (a condition is computed where it is used) */
         for (int a = 0; e->needed[i] && a < r->nodes[i].nargs; ++a)
-            if (act[i] < 0) outside[r->nodes[i].args[a]] = 1;
+            if (act[i] < 0 || r->nodes[i].type == IR_BOOL) outside[r->nodes[i].args[a]] = 1;
     for (size_t i = 0; i < n; ++i) {
-        if (!e->needed[i] || act[i] < 0 || !costly[i] || !(outside[i] || e->root[i])) continue;
+        /* a condition is not tabled: it is a predicate where it is used (the staged loop's feas &=) */
+        if (!e->needed[i] || act[i] < 0 || !costly[i] || !(outside[i] || e->root[i]) || r->nodes[i].type == IR_BOOL)
+            continue;
         int len = r->actions[act[i]].grid.n;
         if (e->nat + len > AT_MAX) continue;
         e->tabled[i] = 1;

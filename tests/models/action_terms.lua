@@ -35,6 +35,9 @@ local functions = {
 local constraints = {
   within_wealth = function(saving, wealth) return saving:le(wealth) end,
   positive_consumption = function(consumption) return consumption:gt(0) end,
+  -- a condition of saving alone, with a call in it: not a tabled term itself
+  -- (a predicate in the staged loop), though it reads one action's value
+  capped_fee = function(saving, log_cap) return math.log(1 + saving):le(log_cap) end,
 }
 
 local working = lcm.regime{
