@@ -247,12 +247,19 @@ int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
     int failed = 0;
 #pragma omp parallel for ordered schedule(static, 1) num_threads(threads)
     for (lcm_index b = 0; b < nblocks; ++b) {
+        int stop;
+#pragma omp atomic read
+        stop = failed;
+        if (stop) continue; /* a write failed: nothing more to format */
         lcm_sb *t = &text[omp_get_thread_num()];
         lcm_index from = b * block, to = from + block < p->n ? from + block : p->n;
         t->len = 0;
         csv_rows(p, c, n, grids, from, to, t);
 #pragma omp ordered
-        if (!failed && t->len && fwrite(t->s, 1, t->len, f) != t->len) failed = 1;
+        if (!failed && t->len && fwrite(t->s, 1, t->len, f) != t->len) {
+#pragma omp atomic write
+            failed = 1;
+        }
     }
     for (int b = 0; b < threads; ++b) lcm_sb_free(&text[b]);
     free(text), free(grids), free(c);
