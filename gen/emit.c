@@ -102,13 +102,20 @@ static void mark_continuation(emitter *e)
  * infeasible actions too, where that index need not be in range). */
 enum { AT_MAX = 4096 }; /* lcm_at's entries: 32 KiB of the launch's stack */
 
+/* A library call the C compiler does not vectorise (the staged loop has none). */
+static int call_op(ir_op op)
+{
+    switch (op) {
+    case OP_LOG: case OP_EXP: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH: return 1;
+    default: return 0;
+    }
+}
+
 static int costly_op(ir_op op)
 {
     switch (op) {
-    case OP_LOG: case OP_EXP: case OP_SQRT: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH:
-    case OP_DIV: case OP_POW: case OP_MOD: case OP_IDIV:
-        return 1;
-    default: return 0;
+    case OP_SQRT: case OP_DIV: case OP_POW: case OP_MOD: case OP_IDIV: return 1;
+    default: return call_op(op);
     }
 }
 
@@ -362,18 +369,16 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
     emit_open(e, "for (int k%d = 0; k%d < %d; ++k%d) {", s, s, n, s);
     if (nx->kind == NEXT_MARKOV || nx->src < 0) {
         emit_line(e, "const real w%d = %spm%d_%d[k%d];", s, w, g, s, s);
-    } else if (e->flat) { /* the table's entry: one action, nothing to hoist */
+    } else { /* an AR(1) row: on the CPU read from pw (process_weights); the table's entry has one action */
         char k[16];
         snprintf(k, sizeof k, "k%d", s);
+        if (!e->flat) {
+            lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+            emit_line(e, "const real w%d = %spw%d_%d[k%d];", s, w, g, s, s);
+            lcm_sb_puts(e->b, "#else\n");
+        }
         emit_line(e, "const real w%d = %s%s;", s, w, process_weight(g, s, n, k).s);
-    } else {
-        char k[16];
-        snprintf(k, sizeof k, "k%d", s);
-        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-        emit_line(e, "const real w%d = %spw%d_%d[k%d];", s, w, g, s, s);
-        lcm_sb_puts(e->b, "#else\n");
-        emit_line(e, "const real w%d = %s%s;", s, w, process_weight(g, s, n, k).s);
-        lcm_sb_puts(e->b, "#endif\n");
+        if (!e->flat) lcm_sb_puts(e->b, "#endif\n");
     }
     emit_line(e, "if (w%d == 0) continue;", s);
 }
@@ -756,9 +761,9 @@ static int stages(const emitter *e)
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
         if (!cpu_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
+        if (call_op(n->op)) return 0;
         switch (n->op) {
         case OP_PIDX: /* no computed index */
-        case OP_LOG: case OP_EXP: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH: /* calls */
             return 0;
         case OP_POW: { /* lcm_pow without its call: a reduced constant exponent, or one of the state */
             const ir_node *y = &r->nodes[n->args[1]];
