@@ -50,8 +50,8 @@ static lcm_initial *tile(const lcm_initial *base, lcm_index n)
 int main(int argc, char **argv)
 {
     const char *model_path = NULL, *params_path = NULL, *initial_path = NULL, *child = NULL;
-    ir_option defs[16];
-    int ndefs = 0, repeat = 5, nwrite = 3, nwhole = 3;
+    ir_option defs[16], fixes[16];
+    int ndefs = 0, nfixes = 0, repeat = 5, nwrite = 3, nwhole = 3;
     lcm_index subjects = 1000000;
     lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
     lcm_sim_options sim = {.seed = 1};
@@ -63,6 +63,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--subjects")) subjects = atoll(v), ++i;
         else if (!strcmp(a, "-D") && ndefs < 16) {
             if (lcmgen_parse_define(v, &defs[ndefs++], &err)) fail(&err);
+            ++i;
+        } else if (!strcmp(a, "--fix") && nfixes < 16) { /* as lcm solve --fix: the value may come from --params */
+            if (lcmgen_parse_fix(v, &fixes[nfixes++], &err)) fail(&err);
             ++i;
         } else if (!strcmp(a, "--precision")) so.precision = atoi(v), ++i;
         else if (!strcmp(a, "--backend")) so.backend = lcm_backend_by_name(v), ++i;
@@ -80,7 +83,7 @@ int main(int argc, char **argv)
         }
     }
     if (!model_path || !params_path || !initial_path || subjects < 1 || (int)so.backend < 0) {
-        fprintf(stderr, "usage: bench_simulate MODEL.lua --params P.lua --initial I.csv [--subjects N] [-D k=v] "
+        fprintf(stderr, "usage: bench_simulate MODEL.lua --params P.lua --initial I.csv [--subjects N] [-D k=v] [--fix path[=v]] "
                         "[--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--threads N] "
                         "[--subject-batch-size K] [--repeat N]\n");
         return 2;
@@ -90,9 +93,10 @@ int main(int argc, char **argv)
     lcm_model *model;
     lcm_pvalue *params = NULL;
     lcm_initial *base = NULL;
-    if (lcmgen_generate(model_path, defs, ndefs, &gen, &err) ||
+    lcmgen_inputs in = {defs, ndefs, fixes, nfixes};
+    if (lcm_params_read_lua(params_path, &params, &err) || lcm_params_take_fixes(params, fixes, nfixes, &err) ||
+        lcmgen_generate(model_path, &in, &gen, &err) ||
         lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
-        lcm_params_read_lua(params_path, &params, &err) ||
         lcm_initial_read(model, initial_path, &base, &err))
         fail(&err);
     const ir_model *m = lcm_model_ir(model);
@@ -178,5 +182,6 @@ int main(int argc, char **argv)
     lcm_model_free(model);
     lcmgen_output_free(&gen);
     for (int i = 0; i < ndefs; ++i) free(defs[i].name), free(defs[i].value);
+    for (int i = 0; i < nfixes; ++i) free(fixes[i].name), free(fixes[i].value);
     return 0;
 }

@@ -33,8 +33,8 @@ static void fail(const lcm_err *err) { bench_die("bench_solve", err); }
 int main(int argc, char **argv)
 {
     const char *model_path = NULL, *params_path = NULL, *arch_text = NULL, *child = NULL;
-    ir_option defs[16];
-    int ndefs = 0, repeat = 5, log_level = LCM_LOG_WARNING;
+    ir_option defs[16], fixes[16];
+    int ndefs = 0, nfixes = 0, repeat = 5, log_level = LCM_LOG_WARNING;
     lcm_solver_options so = {.backend = LCM_BACKEND_CPU, .precision = 64};
     lcm_err err = {0};
     for (int i = 1; i < argc; ++i) {
@@ -42,6 +42,9 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--params")) params_path = v, ++i;
         else if (!strcmp(a, "-D") && ndefs < 16) {
             if (lcmgen_parse_define(v, &defs[ndefs++], &err)) fail(&err);
+            ++i;
+        } else if (!strcmp(a, "--fix") && nfixes < 16) { /* as lcm solve --fix: the value may come from --params */
+            if (lcmgen_parse_fix(v, &fixes[nfixes++], &err)) fail(&err);
             ++i;
         } else if (!strcmp(a, "--precision")) so.precision = atoi(v), ++i;
         else if (!strcmp(a, "--backend")) so.backend = lcm_backend_by_name(v), ++i;
@@ -58,7 +61,7 @@ int main(int argc, char **argv)
         }
     }
     if (!model_path) {
-        fprintf(stderr, "usage: bench_solve MODEL.lua [--params P.lua] [-D k=v] [--precision 64|32] "
+        fprintf(stderr, "usage: bench_solve MODEL.lua [--params P.lua] [-D k=v] [--fix path[=v]] [--precision 64|32] "
                         "[--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N] [--arch sm_XX] "
                         "[--log-level warning|off]\n");
         return 2;
@@ -66,16 +69,18 @@ int main(int argc, char **argv)
     if (log_level < 0) log_level = LCM_LOG_WARNING;
     lcm_set_log_level((lcm_log_level)log_level); /* warning: checks on, quiet; off: checks off */
 
+    lcm_pvalue *params = NULL;
+    if (params_path && lcm_params_read_lua(params_path, &params, &err)) fail(&err);
+    if (!params) params = lcm_pv_table();
+    if (lcm_params_take_fixes(params, fixes, nfixes, &err)) fail(&err);
     double t0 = lcm_now_seconds();
     lcmgen_output gen;
-    if (lcmgen_generate(model_path, defs, ndefs, &gen, &err)) fail(&err);
+    lcmgen_inputs in = {defs, ndefs, fixes, nfixes};
+    if (lcmgen_generate(model_path, &in, &gen, &err)) fail(&err);
     double t_gen = lcm_now_seconds() - t0;
     lcm_model *model;
     if (lcm_model_from_text(gen.manifest, gen.source, &model, &err)) fail(&err);
     const ir_model *m = lcm_model_ir(model);
-    lcm_pvalue *params = NULL;
-    if (params_path && lcm_params_read_lua(params_path, &params, &err)) fail(&err);
-    if (!params) params = lcm_pv_table();
 
     if (child) { /* a fresh process: "compile" times the solver's creation, "whole" solves once */
         lcm_solver *sv;
@@ -201,5 +206,6 @@ int main(int argc, char **argv)
     lcm_model_free(model);
     lcmgen_output_free(&gen);
     for (int i = 0; i < ndefs; ++i) free(defs[i].name), free(defs[i].value);
+    for (int i = 0; i < nfixes; ++i) free(fixes[i].name), free(fixes[i].value);
     return 0;
 }

@@ -1,6 +1,7 @@
 /* lcmgen.c - see lcmgen.h. */
 #include "lcmgen.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,18 +27,57 @@ int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
     return 0;
 }
 
+int lcmgen_parse_fix(const char *arg, ir_option *out, lcm_err *err)
+{
+    const char *eq = strchr(arg, '=');
+    out->name = eq ? lcm_xstrndup(arg, (size_t)(eq - arg)) : lcm_xstrdup(arg);
+    out->value = eq ? lcm_xstrdup(eq + 1) : NULL;
+    int parts = 0, ok = 1;
+    for (const char *p = out->name; ok && p; ++parts) {
+        const char *dot = strchr(p, '.');
+        char *key = dot ? lcm_xstrndup(p, (size_t)(dot - p)) : lcm_xstrdup(p);
+        ok = lcm_is_identifier(key);
+        free(key);
+        p = dot ? dot + 1 : NULL;
+    }
+    char *end = NULL;
+    double x = eq ? strtod(eq + 1, &end) : 0;
+    int rc = 0;
+    if (!ok || parts > 3)
+        rc = lcm_fail(err, LCM_E_USAGE, "--fix %s: '%s' is not a parameter path (NAME, REGIME.NAME or "
+                      "REGIME.FUNCTION.NAME, as in a params file)", arg, out->name);
+    else if (eq && (!eq[1] || *end || !isfinite(x)))
+        rc = lcm_fail(err, LCM_E_USAGE, "--fix %s: the value must be a finite number", arg);
+    if (rc) free(out->name), free(out->value);
+    return rc;
+}
+
+int lcmgen_add_option(ir_option **list, int *n, ir_option *item, const char *option, lcm_err *err)
+{
+    *list = lcm_xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
+    (*list)[(*n)++] = *item; /* owned by the list from here on, also when it is a duplicate */
+    for (int i = 0; i + 1 < *n; ++i)
+        if (!strcmp((*list)[i].name, item->name))
+            return lcm_fail(err, LCM_E_USAGE, "%s '%s' is given twice with %s",
+                            strcmp(option, "-D") ? "parameter" : "option", item->name, option);
+    return 0;
+}
+
 static int line_directives_option;
 
 void lcmgen_set_line_directives(int on) { line_directives_option = on; }
 
-int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefines,
-                    lcmgen_output *out, lcm_err *err)
+int lcmgen_generate(const char *model_path, const lcmgen_inputs *in, lcmgen_output *out, lcm_err *err)
 {
     memset(out, 0, sizeof *out);
     if (!lcm_file_exists(model_path)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", model_path);
     if (lcm_is_directory(model_path)) return lcm_fail(err, LCM_E_IO, "'%s' is a directory, not a model file", model_path);
+    for (int i = 0; in && i < in->nfixes; ++i)
+        if (!in->fixes[i].value)
+            return lcm_fail(err, LCM_E_USAGE, "--fix %s: give its value (--fix %s=VALUE); only lcm solve, simulate "
+                            "and run take it from the parameters", in->fixes[i].name, in->fixes[i].name);
     lcm_trace_result tr;
-    int rc = lcm_trace_model(model_path, defines, ndefines, &tr, err);
+    int rc = lcm_trace_model(model_path, in, &tr, err);
     if (rc) return rc;
     out->deps = tr.deps, out->ndeps = tr.ndeps;
     out->warnings = tr.warnings, out->nwarnings = tr.nwarnings;

@@ -17,8 +17,20 @@ typedef struct lcmgen_output {
     char *reachability; /* the regime graph as text: lcmgen --reachability */
 } lcmgen_output;
 
-int lcmgen_generate(const char *model_path, const ir_option *defines, int ndefines,
-                    lcmgen_output *out, lcm_err *err);
+/* What a model is generated with besides its files: structural options
+ * (-D name=value, read by lcm.option) and parameters fixed from outside the
+ * model (--fix path=value: a parameter path as in a params file, NAME,
+ * REGIME.NAME or REGIME.FUNCTION.NAME, and a number), which join the model's
+ * fixed_params and so become constants of the kernels. */
+typedef struct lcmgen_inputs {
+    const ir_option *defines;
+    int ndefines;
+    const ir_option *fixes; /* name: the path; value: the number as text */
+    int nfixes;
+} lcmgen_inputs;
+
+/* in may be NULL: no options, nothing fixed. */
+int lcmgen_generate(const char *model_path, const lcmgen_inputs *in, lcmgen_output *out, lcm_err *err);
 void lcmgen_output_free(lcmgen_output *out);
 
 /* `#line` directives in the kernel source pointing into the model file
@@ -33,5 +45,12 @@ int lcmgen_write(const lcmgen_output *out, const char *dir, const char *depfile,
 
 /* Parses "name=value" (as given to -D). */
 int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err);
+/* Parses "path=value" or "path" (as given to --fix; value NULL when absent:
+ * the caller takes it from the parameters).  The path is checked, the value
+ * is read by the generator. */
+int lcmgen_parse_fix(const char *arg, ir_option *out, lcm_err *err);
+/* Adds *item (taken over) to a list of -D or --fix entries; a name given
+ * twice is a usage error naming the option. */
+int lcmgen_add_option(ir_option **list, int *n, ir_option *item, const char *option, lcm_err *err);
 
 #endif

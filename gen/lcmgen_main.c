@@ -9,7 +9,8 @@
 #include "message.h"
 
 static const char usage[] =
-    "usage: lcmgen MODEL.lua -o DIR [-D name=value]... [-M DEPFILE] [--trust-model] [--line-directives]\n"
+    "usage: lcmgen MODEL.lua -o DIR [-D name=value]... [--fix path=value]... [-M DEPFILE] [--trust-model]\n"
+    "              [--line-directives]\n"
     "       lcmgen MODEL.lua --reachability [-o DIR] [-D name=value]...\n"
     "\n"
     "Generates DIR/kernels.c (compiles as C11 and as CUDA) and DIR/manifest.lcm\n"
@@ -20,25 +21,29 @@ static const char usage[] =
     "--line-directives (or LCM_LINE_DIRECTIVES=1) puts #line directives into\n"
     "kernels.c that point at the model's lines, for compiler messages,\n"
     "debuggers and profilers.\n"
+    "--fix path=value fixes a parameter (NAME, REGIME.NAME or REGIME.FUNCTION.NAME)\n"
+    "as if the model's fixed_params gave it: a scalar becomes a constant of the\n"
+    "kernels (docs/tuning.md).\n"
     "--reachability prints which regime can move into which and at which ages\n"
     "(docs/model-language.md, section 10); -o is then optional.\n";
 
 typedef struct args {
     const char *model, *dir, *depfile;
-    ir_option *defs;
-    int ndefs;
+    ir_option *defs, *fixes;
+    int ndefs, nfixes;
     int help, reachability;
 } args;
 
 static int add_define(args *a, const char *text, lcm_err *err)
 {
-    int rc = lcmgen_parse_define(text, &a->defs[a->ndefs], err);
-    if (rc) return rc;
-    a->ndefs++;
-    for (int j = 0; j + 1 < a->ndefs; ++j)
-        if (!strcmp(a->defs[j].name, a->defs[a->ndefs - 1].name))
-            return lcm_fail(err, LCM_E_USAGE, "option '%s' is given twice with -D", a->defs[j].name);
-    return 0;
+    ir_option d;
+    return lcmgen_parse_define(text, &d, err) || lcmgen_add_option(&a->defs, &a->ndefs, &d, "-D", err) ? err->code : 0;
+}
+
+static int add_fix(args *a, const char *text, lcm_err *err)
+{
+    ir_option f;
+    return lcmgen_parse_fix(text, &f, err) || lcmgen_add_option(&a->fixes, &a->nfixes, &f, "--fix", err) ? err->code : 0;
 }
 
 static int parse(int argc, char **argv, args *a, lcm_err *err)
@@ -49,14 +54,16 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
             a->help = 1;
             return 0;
         }
-        if (!strcmp(s, "-o") || !strcmp(s, "-M") || !strcmp(s, "-D")) {
+        if (!strcmp(s, "-o") || !strcmp(s, "-M") || !strcmp(s, "-D") || !strcmp(s, "--fix")) {
             if (i + 1 >= argc) return lcm_fail(err, LCM_E_USAGE, "%s needs a value", s);
             const char *v = argv[++i];
             if (s[1] == 'o') a->dir = v;
             else if (s[1] == 'M') a->depfile = v;
-            else if (add_define(a, v, err)) return err->code;
+            else if (s[1] == 'D' ? add_define(a, v, err) : add_fix(a, v, err)) return err->code;
         } else if (!strncmp(s, "-D", 2) && s[2]) {
             if (add_define(a, s + 2, err)) return err->code;
+        } else if (!strncmp(s, "--fix=", 6)) {
+            if (add_fix(a, s + 6, err)) return err->code;
         } else if (!strcmp(s, "--trust-model")) {
             lcm_sandbox_set_trusted(1);
         } else if (!strcmp(s, "--line-directives")) {
@@ -80,12 +87,13 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
 
 int main(int argc, char **argv)
 {
-    args a = {.defs = lcm_xcalloc((size_t)argc + 1, sizeof(ir_option))};
+    args a = {0};
     lcm_err err = {0};
     lcmgen_output out = {0};
     int rc = parse(argc, argv, &a, &err);
+    lcmgen_inputs in = {a.defs, a.ndefs, a.fixes, a.nfixes};
     if (!rc && a.help) fputs(usage, stdout);
-    else if (!rc && !(rc = lcmgen_generate(a.model, a.defs, a.ndefs, &out, &err))) {
+    else if (!rc && !(rc = lcmgen_generate(a.model, &in, &out, &err))) {
         for (int i = 0; i < out.nwarnings; ++i) lcm_put_message(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
         if (a.reachability) fputs(out.reachability, stdout);
         if (a.dir) rc = lcmgen_write(&out, a.dir, a.depfile, &err);
@@ -93,6 +101,7 @@ int main(int argc, char **argv)
     if (rc) lcm_put_message(stderr, "lcmgen: error: %s\n", err.msg);
     lcmgen_output_free(&out);
     for (int i = 0; i < a.ndefs; ++i) free(a.defs[i].name), free(a.defs[i].value);
-    free(a.defs);
+    for (int i = 0; i < a.nfixes; ++i) free(a.fixes[i].name), free(a.fixes[i].value);
+    free(a.defs), free(a.fixes);
     return rc;
 }

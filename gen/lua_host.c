@@ -142,8 +142,7 @@ static int is_string_list(lua_State *L, int index)
 static int run_protected(lua_State *L)
 {
     const char *path = lua_touserdata(L, 1);
-    const ir_option *defs = lua_touserdata(L, 2);
-    int ndefs = (int)lua_tointeger(L, 3);
+    const lcmgen_inputs *in = lua_touserdata(L, 2);
     lua_settop(L, 0);
     lua_getglobal(L, "require");
     lua_pushstring(L, "lcm");
@@ -153,13 +152,22 @@ static int run_protected(lua_State *L)
     lua_call(L, 1, 1);
     lua_getfield(L, -1, "run");
     lua_pushstring(L, path);
-    lua_createtable(L, 0, ndefs);
-    for (int i = 0; i < ndefs; ++i) {
-        lua_pushstring(L, defs[i].value);
-        lua_setfield(L, -2, defs[i].name);
+    lua_createtable(L, 0, in->ndefines);
+    for (int i = 0; i < in->ndefines; ++i) {
+        lua_pushstring(L, in->defines[i].value);
+        lua_setfield(L, -2, in->defines[i].name);
+    }
+    lua_createtable(L, in->nfixes, 0); /* { {path, value}, ... } in the order given */
+    for (int i = 0; i < in->nfixes; ++i) {
+        lua_createtable(L, 2, 0);
+        lua_pushstring(L, in->fixes[i].name);
+        lua_rawseti(L, -2, 1);
+        lua_pushstring(L, in->fixes[i].value);
+        lua_rawseti(L, -2, 2);
+        lua_rawseti(L, -2, i + 1);
     }
     lcm_sandbox_push(L, path, lcm_sandbox_trusted());
-    lua_call(L, 3, 4);
+    lua_call(L, 4, 4);
     if (lua_type(L, -4) != LUA_TSTRING || !is_string_list(L, -3) || !is_string_list(L, -2) ||
         lua_type(L, -1) != LUA_TSTRING)
         return luaL_error(L, "%s: the model replaced a function of the lcm library, which then did not return "
@@ -180,9 +188,10 @@ static char **string_list(lua_State *L, int index, int *n)
     return v;
 }
 
-int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefines,
-                    lcm_trace_result *out, lcm_err *err)
+int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_result *out, lcm_err *err)
 {
+    static const lcmgen_inputs none;
+    if (!in) in = &none;
     memset(out, 0, sizeof *out);
     struct stat st;
     if (stat(model_path, &st) || !S_ISREG(st.st_mode)) /* a pipe would hang the read */
@@ -198,10 +207,9 @@ int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefin
     }
     lua_pushcfunction(L, run_protected);
     lua_pushlightuserdata(L, (void *)model_path);
-    lua_pushlightuserdata(L, (void *)defines);
-    lua_pushinteger(L, ndefines);
+    lua_pushlightuserdata(L, (void *)in);
     lcm_lua_limits_arm(L, &lim);
-    if (lua_pcall(L, 3, 4, 0) != LUA_OK) {
+    if (lua_pcall(L, 2, 4, 0) != LUA_OK) {
         rc = fail_model(err, model_path, &lim, lua_tostring(L, -1));
         lua_close(L);
         return rc;

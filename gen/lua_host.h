@@ -5,7 +5,7 @@
 
 #include <lua.h>
 
-#include "ir.h"
+#include "lcmgen.h"
 
 typedef struct lcm_trace_result {
     char *manifest; /* manifest text (caller frees) */
@@ -16,9 +16,8 @@ typedef struct lcm_trace_result {
     char *reachability; /* which regime can reach which, when (gen/dsl/reach.lua) */
 } lcm_trace_result;
 
-/* defines: -D name=value pairs given to lcm.option(). */
-int lcm_trace_model(const char *model_path, const ir_option *defines, int ndefines,
-                    lcm_trace_result *out, lcm_err *err);
+/* in: the -D options given to lcm.option() and the --fix values (NULL: none). */
+int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_result *out, lcm_err *err);
 void lcm_trace_result_free(lcm_trace_result *r);
 
 /* Pushes the sandbox (lua_sandbox.h) for a data file that is Lua, such as

@@ -339,6 +339,65 @@ function B.is_level(R, name)
     R.state_index[name] or R.action_index[name]
 end
 
+-- Where a fixed value came from, for messages: the model's fixed_params or
+-- --fix on the command line.
+local function fixed_origin(M, path)
+  return M.fix_given[path] and "--fix " .. path or "fixed_params: '" .. path .. "'"
+end
+
+-- The model's fixed_params with the --fix values (lcm._fixes) added.  The
+-- model's own table is not changed: the levels a --fix path passes through
+-- are copied.  A path fixed by both is an error, as is a value that is not a
+-- finite number.
+local function merge_fixes(model_fp, fixes, regimes, where)
+  if #fixes == 0 then return model_fp, {} end
+  if model_fp ~= nil and (type(model_fp) ~= "table" or getmetatable(model_fp) ~= nil) then
+    fail_at(where, "fixed_params must be a table")
+  end
+  local function copy(t)
+    local c = {}
+    for k, v in pairs(t) do c[k] = v end
+    return c
+  end
+  local merged, given, copied = copy(model_fp or {}), {}, {}
+  for _, fix in ipairs(fixes) do
+    local path, text = fix[1], fix[2]
+    local value = tonumber(text)
+    if value == nil or not lcm._finite(value) then
+      fail_at(where, "--fix " .. path .. "=" .. text .. ": the value must be a finite number")
+    end
+    local keys, t, at = {}, merged, ""
+    for key in path:gmatch("[^.]+") do keys[#keys + 1] = key end
+    if #keys == 1 and regimes[keys[1]] ~= nil then
+      fail_at(where, "--fix " .. path .. ": '" .. path .. "' is a regime, not a parameter")
+    elseif #keys > 1 and regimes[keys[1]] == nil then
+      fail_at(where, "--fix " .. path .. ": '" .. keys[1] .. "' is not a regime (a path is NAME, REGIME.NAME or " ..
+        "REGIME.FUNCTION.NAME; an array is fixed whole, in fixed_params)")
+    end
+    for i = 1, #keys - 1 do
+      at = at .. (i > 1 and "." or "") .. keys[i]
+      local child = t[keys[i]]
+      if child == nil then
+        child = {}
+        copied[child] = true
+      elseif type(child) ~= "table" or getmetatable(child) ~= nil then
+        fail_at(where, "--fix " .. path .. ": fixed_params gives '" .. at .. "' a value already")
+      elseif not copied[child] then
+        child = copy(child)
+        copied[child] = true
+      end
+      t[keys[i]] = child
+      t = child
+    end
+    if t[keys[#keys]] ~= nil then
+      fail_at(where, "--fix " .. path .. ": '" .. path .. "' is fixed in the model already (fixed_params)")
+    end
+    t[keys[#keys]] = value
+    given[path] = true
+  end
+  return merged, given
+end
+
 local function fixed_lookup(M, R, fname, pname, where)
   local fp = M.fixed_params
   if not fp then return nil end
@@ -354,12 +413,12 @@ local function fixed_lookup(M, R, fname, pname, where)
   if fp[pname] ~= nil and not M.regime_by_name[pname] then found[#found + 1] = { pname, fp[pname] } end
   if #found > 1 then
     fail_at(where, "fixed_params: '" .. pname .. "' of regime '" .. R.name .. "', function '" .. fname ..
-      "' is given at two levels (" .. found[1][1] .. " and " .. found[2][1] .. ")")
+      "' is given at two levels (" .. fixed_origin(M, found[1][1]) .. " and " .. fixed_origin(M, found[2][1]) .. ")")
   end
   if #found == 0 then return nil end
   local path, value = found[1][1], found[1][2]
   if type(value) == "number" and not lcm._finite(value) then
-    fail_at(M.where, "fixed_params: '" .. path .. "' is " .. lcm._num(value) .. ", not a finite number")
+    fail_at(M.where, fixed_origin(M, path) .. " is " .. lcm._num(value) .. ", not a finite number")
   end
   M.fixed_used[path] = true
   return value
@@ -371,7 +430,7 @@ local function check_fixed_used(M)
   if type(fp) ~= "table" then fail_at(M.where, "fixed_params must be a table") end
   local function check(path)
     if not M.fixed_used[path] then
-      fail_at(M.where, "fixed_params: '" .. path .. "' is not a parameter of any model function")
+      fail_at(M.where, fixed_origin(M, path) .. " is not a parameter of any model function")
     end
   end
   for _, k in ipairs(sorted_keys(fp, "fixed_params", M.where)) do
@@ -1227,7 +1286,7 @@ function B.manifest(model, file, stem)
   -- `return lcm.model{...}` is a tail call that hides its line: name the file
   local M = { where = model.where ~= "?" and model.where or file, file = file,
     srcs = { list = {}, index = {} }, slots = {}, slot_index = {},
-    fixed_params = model.fixed_params, fixed_used = {} }
+    fixed_used = {} }
   M.name = model.name or stem
   if type(M.name) ~= "string" or not M.name:match("^[%w_%-%.]+$") then
     fail_at(M.where, "lcm.model: name must be letters, digits, '_', '-' or '.'")
@@ -1238,6 +1297,7 @@ function B.manifest(model, file, stem)
     fail_at(M.where, "lcm.model: regimes must be a table of lcm.regime{...} by name")
   end
   local names = sorted_keys(model.regimes, "lcm.model: regimes", M.where)
+  M.fixed_params, M.fix_given = merge_fixes(model.fixed_params, lcm._fixes(), model.regimes, M.where)
   if model.regime_ids ~= nil then
     if not lcm.is_categorical(model.regime_ids) then
       fail_at(M.where, "lcm.model: regime_ids must be a categorical of the regime names")

@@ -7,9 +7,10 @@
 
 local H = {}
 
-function H.run(model_path, given_options, box)
+function H.run(model_path, given_options, given_fixes, box)
   local lcm = require("lcm")
   lcm._set_options(given_options)
+  lcm._set_fixes(given_fixes)
   lcm._set_reader(box.read_file)
 
   local function deps()

@@ -488,6 +488,13 @@ end
 local options = { given = {}, read = {}, order = {} }
 function lcm._set_options(given) options.given = given end
 
+-- Parameters fixed from outside the model (lcmgen --fix path=value): a list
+-- of { path, value } strings in the order given; gen/dsl/build.lua merges
+-- them into the model's fixed_params.
+local fixes = {}
+function lcm._set_fixes(list) fixes = list end
+function lcm._fixes() return fixes end
+
 ---------------------------------------------------------------------------
 -- data files beside the model (read through the sandbox, gen/lua_sandbox.h)
 ---------------------------------------------------------------------------

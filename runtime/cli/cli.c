@@ -71,7 +71,7 @@ int cli_each_value(cli_args *a, const char *name, const char **value, lcm_err *e
     return take_value(a, name, 0, value, err);
 }
 
-int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
+int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
 {
     const char *arg = a->argv[a->i], *def = NULL;
     *matched = 0;
@@ -79,6 +79,13 @@ int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
         lcm_sandbox_set_trusted(1);
         *matched = 1;
         return 0;
+    }
+    int r = cli_each_value(a, "--fix", &def, err);
+    if (r) {
+        *matched = 1;
+        ir_option f;
+        if (r < 0 || lcmgen_parse_fix(def, &f, err)) return err->code;
+        return lcmgen_add_option(&o->fixes, &o->nfixes, &f, "--fix", err);
     }
     if (!strcmp(arg, "-D")) {
         if (a->i + 1 >= a->argc) return lcm_fail(err, LCM_E_USAGE, "-D needs name=value");
@@ -89,14 +96,9 @@ int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
         return 0;
     }
     *matched = 1;
-    o->defines = lcm_xrealloc(o->defines, (size_t)(o->ndefines + 1) * sizeof *o->defines);
-    int rc = lcmgen_parse_define(def, &o->defines[o->ndefines], err);
-    if (rc) return rc;
-    o->ndefines++; /* owned from here on, also when it is a duplicate */
-    for (int i = 0; i + 1 < o->ndefines; ++i)
-        if (!strcmp(o->defines[i].name, o->defines[o->ndefines - 1].name))
-            return lcm_fail(err, LCM_E_USAGE, "option '%s' is given twice with -D", o->defines[i].name);
-    return 0;
+    ir_option d;
+    if (lcmgen_parse_define(def, &d, err)) return err->code;
+    return lcmgen_add_option(&o->defines, &o->ndefines, &d, "-D", err);
 }
 
 int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *err)
@@ -170,6 +172,9 @@ int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
         if (o->ndefines)
             return lcm_fail(err, LCM_E_USAGE, "-D %s: options apply when the model is a .lua file; '%s' was "
                             "generated already (run lcmgen with -D instead)", o->defines[0].name, o->model);
+        if (o->nfixes)
+            return lcm_fail(err, LCM_E_USAGE, "--fix %s: fixing applies when the model is a .lua file; '%s' was "
+                            "generated already (run lcmgen with --fix instead)", o->fixes[0].name, o->model);
         return lcm_model_open_dir(o->model, out, err);
     }
     if (!ends_with(o->model, ".lua")) {
@@ -178,7 +183,8 @@ int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
     }
     if (!lcm_file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", o->model);
     lcmgen_output gen;
-    int rc = lcmgen_generate(o->model, o->defines, o->ndefines, &gen, err);
+    lcmgen_inputs in = {o->defines, o->ndefines, o->fixes, o->nfixes};
+    int rc = lcmgen_generate(o->model, &in, &gen, err);
     if (rc) return rc;
     for (int i = 0; i < gen.nwarnings; ++i) lcm_warn("%s", gen.warnings[i]);
     o->loaded = gen.deps, o->nloaded = gen.ndeps; /* taken over */
@@ -191,8 +197,9 @@ int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
 void cli_model_opts_free(cli_model_opts *o)
 {
     for (int i = 0; i < o->ndefines; ++i) free(o->defines[i].name), free(o->defines[i].value);
-    free(o->defines);
-    o->defines = NULL, o->ndefines = 0;
+    for (int i = 0; i < o->nfixes; ++i) free(o->fixes[i].name), free(o->fixes[i].value);
+    free(o->defines), free(o->fixes);
+    o->defines = o->fixes = NULL, o->ndefines = o->nfixes = 0;
     for (int i = 0; i < o->nloaded; ++i) free(o->loaded[i]);
     free(o->loaded);
     o->loaded = NULL, o->nloaded = 0;

@@ -9,6 +9,8 @@ typedef struct cli_model_opts {
     const char *model;  /* MODEL.lua or a directory written by lcmgen */
     ir_option *defines; /* -D name=value */
     int ndefines;
+    ir_option *fixes;   /* --fix path[=value]: the value may come from the parameters (lcm_params_take_fixes) */
+    int nfixes;
     char **loaded;      /* once a .lua model is generated: the Lua files it loaded (itself, require) */
     int nloaded;
 } cli_model_opts;
@@ -32,8 +34,9 @@ typedef struct cli_args {
  * (--set). */
 int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err);
 int cli_each_value(cli_args *a, const char *name, const char **value, lcm_err *err);
-/* Consumes -D name=value / -Dname=value into o. */
-int cli_define(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err);
+/* Consumes -D name=value / -Dname=value, --fix path[=value] and
+ * --trust-model into o. */
+int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err);
 int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *err);
 /* A whole number from 0 to max, digits only (no sign: strtoull would wrap
  * "-1" round, and clamp what is too large). */

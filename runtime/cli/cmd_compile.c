@@ -8,7 +8,7 @@
 #include "cuda_compile.h"
 
 static const char usage[] =
-    "usage: lcm compile MODEL.lua|DIR [-D name=value]... [--trust-model] [--backend auto|cpu|cuda] [--arch sm_XX]\n"
+    "usage: lcm compile MODEL.lua|DIR [-D name=value]... [--fix path=value]... [--trust-model] [--backend auto|cpu|cuda] [--arch sm_XX]\n"
     "                   [--precision 64|32] [--device N]\n"
     "\n"
     "Compiles the model's solver into the cache ($LCM_CACHE_DIR, default ~/.cache/lcm)\n"
@@ -30,7 +30,7 @@ int cmd_compile(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         }
-        if ((rc = cli_define(&a, &mo, &matched, &err)) || matched) continue;
+        if ((rc = cli_model_option(&a, &mo, &matched, &err)) || matched) continue;
         if ((rc = cli_solver_option(&a, &so, &matched, &err)) || matched) continue;
         if ((r = cli_value(&a, "--arch", &arch_text, &err))) rc = r < 0 ? err.code : 0;
         else if (arg[0] == '-') rc = lcm_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm compile --help)", arg);

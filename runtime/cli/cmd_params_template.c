@@ -5,7 +5,7 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: lcm params-template MODEL.lua|DIR [-D name=value]... [--trust-model]\n"
+    "usage: lcm params-template MODEL.lua|DIR [-D name=value]... [--fix path=value]... [--trust-model]\n"
     "\n"
     "Prints a Lua params file listing every parameter the model needs, with its\n"
     "shape and the functions that use it.\n";
@@ -23,7 +23,7 @@ int cmd_params_template(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         }
-        if ((rc = cli_define(&a, &mo, &matched, &err)) || matched) continue;
+        if ((rc = cli_model_option(&a, &mo, &matched, &err)) || matched) continue;
         if (arg[0] == '-') rc = lcm_fail(&err, LCM_E_USAGE, "unknown option '%s'", arg);
         else if (mo.model) rc = lcm_fail(&err, LCM_E_USAGE, "more than one model given");
         else mo.model = arg;

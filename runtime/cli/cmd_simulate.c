@@ -18,7 +18,7 @@
 static const char simulate_usage[] =
     "usage: lcm simulate MODEL.lua|DIR --initial I.csv|I.h5|I.lua [--subjects N] [--params P.lua] [--set name=value]...\n"
     "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
-    "                    [-D name=value]... [--trust-model] [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
+    "                    [-D name=value]... [--fix path[=value]]... [--trust-model] [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
     "                    [--devices N]\n"
     "                    [--threads N] [--log-level off|warning|info|progress|debug] [--log-path DIR [--log-keep N]]\n"
     "                    [--out PANEL.h5] [--csv PANEL.csv]\n"
@@ -65,7 +65,7 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
         int matched;
         unsigned long long n;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return *help = 1, 0;
-        if ((rc = cli_define(&a, &c->mo, &matched, err)) || matched) continue;
+        if ((rc = cli_model_option(&a, &c->mo, &matched, err)) || matched) continue;
         if ((r = cli_value(&a, "--params", &c->params_path, err))) rc = r < 0 ? err->code : 0;
         else if ((r = cli_value(&a, "--initial", &c->initial, err))) rc = r < 0 ? err->code : 0;
         else if (!c->run && (r = cli_value(&a, "--solution", &c->solution, err))) rc = r < 0 ? err->code : 0;
@@ -249,6 +249,7 @@ static int simulate_main(int argc, char **argv, int run)
     lcm_panel *panel = NULL;
     double *buf = NULL;
     if (!rc) rc = read_params(&c, &params, &err);
+    if (!rc) rc = lcm_params_take_fixes(params, c.mo.fixes, c.mo.nfixes, &err);
     if (!rc) rc = cli_open_model(&c.mo, &model, &err);
     if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err);
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);

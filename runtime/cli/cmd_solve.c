@@ -10,7 +10,7 @@
 
 static const char usage[] =
     "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--trust-model] [--set name=value]...\n"
-    "                 [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--devices N]\n"
+    "                 [--fix path[=value]]... [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--devices N]\n"
     "                 [--threads N]\n"
     "                 [--log-level off|warning|info|progress|debug] [--log-path DIR [--log-keep N]]\n"
     "                 [--out SOLUTION.h5] [--csv V.csv]\n"
@@ -21,6 +21,8 @@ static const char usage[] =
     "            both written all or none, never over an input (docs/user-guide.md, section 5)\n"
     "  --params  a Lua file returning the parameters (see lcm params-template)\n"
     "  --set     overrides one parameter: --set discount_factor=0.95 --set alive.wage={1,2}\n"
+    "  --fix     bakes a parameter into the solver as a constant (its value from the parameters, or\n"
+    "            --fix sigma=2); a solver is compiled and cached per fixed value (docs/tuning.md)\n"
     "  --backend auto (the default) solves on the GPU when one is usable, else on the CPU\n"
     "  --devices N  shard the states with distributed = true over N workers (GPUs from --device on);\n"
     "               under mpirun -np R, over R x N workers (docs/tuning.md)\n"
@@ -58,7 +60,7 @@ int cmd_solve(int argc, char **argv)
             free(sets);
             return 0;
         }
-        if ((rc = cli_define(&a, &mo, &matched, &err)) || matched) continue;
+        if ((rc = cli_model_option(&a, &mo, &matched, &err)) || matched) continue;
         if ((r = cli_value(&a, "--params", &params_path, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_value(&a, "--out", &out, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_value(&a, "--csv", &csv, &err))) rc = r < 0 ? err.code : 0;
@@ -84,6 +86,7 @@ int cmd_solve(int argc, char **argv)
     if (!rc && params_path) rc = lcm_params_read_lua(params_path, &params, &err);
     if (!rc && !params) params = lcm_pv_table();
     for (int i = 0; i < nsets && !rc; ++i) rc = lcm_params_apply_set(params, sets[i], &err);
+    if (!rc) rc = lcm_params_take_fixes(params, mo.fixes, mo.nfixes, &err);
 
     lcm_model *model = NULL;
     lcm_solver *solver = NULL;

@@ -350,7 +350,7 @@ static int read_header(const ir_model *m, hid_t f, const char *path, int *versio
     if (!rc && (read_attr_string(path, root, "source_hash", *version, hash, sizeof hash) || !m->source_hash ||
                 strcmp(hash, m->source_hash)))
         rc = lcm_fail(err, LCM_E_INPUT, "'%s' was computed for another model or another version of model '%s' "
-                      "(its generated code differs); solve again", path, m->name);
+                      "(its generated code differs: other -D or --fix values?); solve again", path, m->name);
     if (!rc && (read_attr_numbers(root, "precision", H5T_NATIVE_INT, precision, 1) ||
                 (*precision != 64 && *precision != 32)))
         rc = lcm_fail(err, LCM_E_INPUT, "'%s': no valid precision attribute", path);

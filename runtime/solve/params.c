@@ -54,6 +54,19 @@ lcm_pvalue *lcm_pv_get(const lcm_pvalue *t, const char *key)
     return NULL;
 }
 
+void lcm_pv_remove(lcm_pvalue *t, const char *key)
+{
+    for (int i = 0; t && t->kind == LCM_PV_TABLE && i < t->n; ++i)
+        if (!strcmp(t->keys[i], key)) {
+            free(t->keys[i]);
+            lcm_pv_free(t->items[i]);
+            memmove(t->keys + i, t->keys + i + 1, (size_t)(t->n - i - 1) * sizeof *t->keys);
+            memmove(t->items + i, t->items + i + 1, (size_t)(t->n - i - 1) * sizeof *t->items);
+            t->n--;
+            return;
+        }
+}
+
 void lcm_pv_free(lcm_pvalue *v)
 {
     if (!v) return;
@@ -99,6 +112,53 @@ int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_er
         t = next;
         p = dot + 1;
     }
+}
+
+/* The value at a dotted path of a params tree, and the table holding it. */
+static lcm_pvalue *pv_at_path(lcm_pvalue *root, const char *path, lcm_pvalue **parent, const char **leaf)
+{
+    lcm_pvalue *t = root;
+    const char *p = path;
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        char *key = dot ? lcm_xstrndup(p, (size_t)(dot - p)) : lcm_xstrdup(p);
+        lcm_pvalue *v = lcm_pv_get(t, key);
+        free(key);
+        if (!dot) {
+            *parent = t, *leaf = p;
+            return v;
+        }
+        if (!v) return NULL;
+        t = v, p = dot + 1;
+    }
+}
+
+int lcm_params_take_fixes(lcm_pvalue *params, ir_option *fixes, int nfixes, lcm_err *err)
+{
+    for (int i = 0; i < nfixes; ++i) {
+        ir_option *f = &fixes[i];
+        lcm_pvalue *parent = NULL;
+        const char *leaf = NULL;
+        lcm_pvalue *v = params ? pv_at_path(params, f->name, &parent, &leaf) : NULL;
+        if (v && v->kind != LCM_PV_NUM)
+            return lcm_fail(err, LCM_E_PARAMS, "--fix %s: the parameters give '%s' an array; only a number can be "
+                            "fixed this way (an array is no faster fixed: give it in the params file)", f->name, f->name);
+        if (!v && !f->value)
+            return lcm_fail(err, LCM_E_PARAMS, "--fix %s: the parameters (--params, --set) give no value at '%s'; give "
+                            "one (--fix %s=VALUE) or put it in the params file at that path", f->name, f->name, f->name);
+        if (v && f->value) {
+            char *end;
+            double x = strtod(f->value, &end);
+            if (*end || x != v->num)
+                return lcm_fail(err, LCM_E_PARAMS, "--fix %s=%s: the parameters (--params, --set) give '%s' = %.17g; "
+                                "give the value in one place (--fix %s takes theirs)", f->name, f->value, f->name, v->num,
+                                f->name);
+        }
+        if (!v) continue;
+        if (!f->value) f->value = lcm_xasprintf("%.17g", v->num); /* reads back as the same double */
+        lcm_pv_remove(parent, leaf);
+    }
+    return 0;
 }
 
 /* ---- resolution --------------------------------------------------------- */
@@ -374,7 +434,7 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
         if (p->fixed) {
             if (nc > 0)
                 rc = lcm_fail(err, LCM_E_PARAMS, "parameter '%s' (regime '%s', function '%s') is fixed in the model "
-                              "(fixed_params); it cannot be set", c[0].path, p->regime, p->func);
+                              "(fixed_params or --fix); it cannot be set", c[0].path, p->regime, p->func);
             else memcpy(buf + p->offset, p->values, p->size * sizeof *buf);
         } else if (nc > 1) {
             rc = lcm_fail(err, LCM_E_PARAMS, "parameter '%s' of regime '%s', function '%s' is given at two levels: "

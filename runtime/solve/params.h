@@ -26,6 +26,16 @@ struct lcm_pvalue {
 };
 
 /* lcm_pv_num, _list, _table, _copy, _append, _put, _get, _free, _set_path: lcm.h */
+/* Removes table[key] (if present) and frees it. */
+void lcm_pv_remove(lcm_pvalue *table, const char *key);
+
+/* Parameters fixed from outside the model (--fix, lcmgen.h), before the
+ * model is generated: a fix without a value takes the number the params
+ * tree gives at its path (written "%.17g", which reads back exactly); each
+ * fixed path then leaves the tree, since the model holds it; a fix given a
+ * value that the tree also gives must agree with it.  An array at the path
+ * is refused: only a scalar becomes a constant. */
+int lcm_params_take_fixes(lcm_pvalue *params, ir_option *fixes, int nfixes, lcm_err *err);
 
 /* Fills buf[0..m->params_size-1]; fixed slots come from the model. */
 int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, lcm_err *err);

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_write(model_path, data, size);
     lcm_err err = {0};
     lcmgen_output gen;
-    int rc = lcmgen_generate(model_path, NULL, 0, &gen, &err);
+    int rc = lcmgen_generate(model_path, NULL, &gen, &err);
     if (rc) {
         fuzz_check_error(rc, &err);
     } else {

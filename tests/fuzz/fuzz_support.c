@@ -63,7 +63,7 @@ char *fuzz_text(const uint8_t *data, size_t size)
 static void generate(const char *path, lcmgen_output *out)
 {
     lcm_err err = {0};
-    if (lcmgen_generate(path, NULL, 0, out, &err)) fuzz_fail("cannot generate a fixed model", err.msg);
+    if (lcmgen_generate(path, NULL, out, &err)) fuzz_fail("cannot generate a fixed model", err.msg);
 }
 
 char *fuzz_source_path(const char *relative) { return lcm_path_join(LCM_SOURCE_DIR, relative); }

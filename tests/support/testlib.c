@@ -25,7 +25,8 @@ int test_generate(const char *lua, const char *const *defines, lcm_model **out, 
     }
     char *path = test_path(lua);
     lcmgen_output gen;
-    int rc = lcmgen_generate(path, defs, n, &gen, err);
+    lcmgen_inputs in = {.defines = defs, .ndefines = n};
+    int rc = lcmgen_generate(path, &in, &gen, err);
     free(path);
     for (int i = 0; i < n; ++i) free(defs[i].name), free(defs[i].value);
     if (rc) return rc;
@@ -126,7 +127,7 @@ int test_generate_text(const char *lua_text, lcm_model **out, lcm_err *err)
     int rc = lcm_write_file_atomic(path, lua_text, strlen(lua_text), err);
     if (!rc) {
         lcmgen_output gen;
-        rc = lcmgen_generate(path, NULL, 0, &gen, err);
+        rc = lcmgen_generate(path, NULL, &gen, err);
         if (!rc) {
             rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
             lcmgen_output_free(&gen);

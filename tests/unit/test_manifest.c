@@ -12,7 +12,7 @@ static void round_trip(const char *lua)
     lcm_err err = {0};
     char *path = test_path(lua);
     lcmgen_output gen;
-    CHECK_OK(lcmgen_generate(path, NULL, 0, &gen, &err));
+    CHECK_OK(lcmgen_generate(path, NULL, &gen, &err));
     free(path);
     if (check_failures) return;
     ir_model m = {0};
