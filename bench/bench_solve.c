@@ -2,7 +2,7 @@
  * cached compile time, solve wall time (median of repeats), state-action
  * evaluations per second and peak host memory.  Prints; asserts nothing.
  *
- *   bench_solve MODEL.lua [--params P.lua] [-D name=value]... [--precision 64|32]
+ *   bench_solve MODEL.lua [--params P.lua] [-D name=value]... [--fix path[=value]]... [--precision 64|32]
  *               [--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N]
  *               [--arch sm_XX] [--log-level warning|off]
  *
@@ -14,11 +14,18 @@
  * the solves the driver, NVRTC and the compiler's files are already warm.
  * "whole process" is such a process that generates, loads the cached
  * solver and solves once, from fork to exit.
+ *
+ * The roofline at the end: each kernel body's operations and bytes per
+ * state-action pair (gen/cost.h), its time alone (lcm_solver_profile) and
+ * the share of each of the machine's peaks (bench/peak.h) it reaches
+ * (docs/tuning.md, section 6).  --fix path[=value] fixes a parameter as
+ * lcm solve --fix does.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include "bench_common.h"
@@ -27,8 +34,87 @@
 #include "lcm_internal.h"
 #include "lcmgen.h"
 #include "params_lua.h"
+#include "cost.h"
+#include "peak.h"
 
 static void fail(const lcm_err *err) { bench_die("bench_solve", err); }
+
+/* Pairs kernel k evaluates in one solve: over the periods it serves, its
+ * regime's states times actions. */
+static double kernel_pairs(const ir_model *m, int k)
+{
+    const ir_regime *r = &m->regimes[m->kernels[k].regime];
+    double pairs = 0;
+    for (int t = 0; t < m->nperiods; ++t)
+        if (m->period_kernel[r->id * m->nperiods + t] == k)
+            pairs += (double)ir_state_space_size(r) * (double)ir_action_space_size(r);
+    return pairs;
+}
+
+/* The roofline of each kernel body: its per-pair operations and bytes (the
+ * IR's count, gen/cost.h) at the rate it achieved (lcm_solver_profile,
+ * median of `repeat`), against the peaks of this machine (bench/peak.h; a
+ * GPU's from its attributes).  The bound is the resource nearest its peak. */
+static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *params, int repeat, int threads, int device)
+{
+    lcm_err err = {0};
+    int K = m->nkernels, gpu = !strcmp(lcm_solver_backend(solver), "cuda"), precision = lcm_solver_precision(solver);
+    if (!strcmp(lcm_solver_backend(solver), "interp")) return; /* no kernels to speak of */
+    double *body = calloc((size_t)(K * repeat), sizeof *body), *table = calloc((size_t)(K * repeat), sizeof *table);
+    double *one = calloc((size_t)K, sizeof *one), *one_table = calloc((size_t)K, sizeof *one_table);
+    for (int i = 0; i < repeat; ++i) {
+        if (lcm_solver_profile(solver, params, one, one_table, &err)) fail(&err);
+        for (int k = 0; k < K; ++k) body[k * repeat + i] = one[k], table[k * repeat + i] = one_table[k];
+    }
+    double *buf = calloc(m->params_size + 1, sizeof *buf);
+    if (lcm_params_resolve(m, params, buf, &err)) fail(&err);
+    bench_peaks peak = {0};
+    const char *source;
+    if (gpu) {
+        double fp64, fp32;
+        if (lcm_cuda_device_peaks(device, &fp64, &fp32, &peak.bytes)) fp64 = fp32 = peak.bytes = 0;
+        peak.arith = precision == 32 ? fp32 : fp64;
+        source = "from the device's attributes";
+    } else {
+        bench_cpu_peaks(threads, precision, &peak);
+        source = "measured here, bench/peak.h";
+    }
+    printf("roofline           each kernel body per state-action pair: operations and bytes counted from the IR\n"
+           "                   (gen/cost.h), its time alone between barriers (median of %d), the peaks %s\n",
+           repeat, source);
+    int team = threads > 0 ? threads : omp_get_max_threads();
+    printf("  peaks            arithmetic %.3g op/s, division %.3g/s, library calls %.3g/s, memory %.3g B/s, "
+           "cache %.3g B/s\n                   (float%d; \"mem\" is against the cache's rate when what the pairs read "
+           "fits %d x %d KiB)\n", peak.arith, peak.divide, peak.calls, peak.bytes, peak.cache, precision, team,
+           BENCH_CACHE_BYTES >> 10);
+    printf("  %-24s %9s %9s %9s %9s | %6s %5s %5s %5s %6s | %% of peak: %5s %5s %5s %5s | bound\n", "kernel", "pairs",
+           "body s", "table s", "pairs/s", "arith", "cmp", "div", "call", "bytes", "arith", "div", "call", "mem");
+    for (int k = 0; k < K; ++k) {
+        lcm_kernel_cost c;
+        if (lcm_kernel_cost_of(m, k, precision, gpu, buf, &c, &err)) fail(&err);
+        double pairs = kernel_pairs(m, k), t = bench_median(body + k * repeat, repeat);
+        double tt = bench_median(table + k * repeat, repeat), rate = t > 0 ? pairs / t : 0;
+        /* loads from data that fits the caches of the team are measured against their rate */
+        int cached = !gpu && c.footprint <= (double)team * BENCH_CACHE_BYTES;
+        const char *names[] = {"arithmetic", "division", "library calls", cached ? "cache reads" : "memory"};
+        double need[] = {c.arith + c.compare, c.divide, c.calls, c.bytes};
+        double peaks[] = {peak.arith, peak.divide, peak.calls, cached ? peak.cache : peak.bytes}, use[4];
+        int bound = -1;
+        for (int i = 0; i < 4; ++i) {
+            use[i] = peaks[i] > 0 ? 100.0 * need[i] * rate / peaks[i] : -1;
+            if (use[i] >= 0 && (bound < 0 || use[i] > use[bound])) bound = i;
+        }
+        printf("  %-24s %9.3g %9.4f %9.4f %9.3g | %6.1f %5.1f %5.2f %5.2f %6.1f |            ", m->kernels[k].symbol,
+               pairs, t, tt, rate, c.arith, c.compare, c.divide, c.calls, c.bytes);
+        for (int i = 0; i < 4; ++i) {
+            if (use[i] < 0) printf(" %5s", "-");
+            else printf(" %5.1f", use[i]);
+        }
+        if (bound >= 0) printf(" | %s, at %.0f%% of its peak", names[bound], use[bound]);
+        printf("%s\n", c.table ? " (continuation from the table)" : c.inline_continuation ? " (continuation inline)" : "");
+    }
+    free(body), free(table), free(one), free(one_table), free(buf);
+}
 
 int main(int argc, char **argv)
 {
@@ -195,6 +281,7 @@ int main(int argc, char **argv)
     printf("solve              %.4f s (median of %d; min %.4f, max %.4f), checks %s\n", t_solve, repeat, s_min,
            s_max, lcm_checks_mode() == LCM_CHECKS_OFF ? "off" : "on");
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
+    roofline(solver, m, params, repeat, so.threads, so.device);
     printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
     printf("continuation tables %.2f MiB (ir/precompute.h)\n", (double)lcm_solver_table_bytes(solver) / 1048576.0);
     if (lcm_solver_device_peak(solver))

@@ -1095,23 +1095,37 @@ static void taste_holes_build(const ir_regime *r, taste_holes *h)
              "sim.subject[row], (unsigned int)args.period);\n", n);
 }
 
+int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
+                        const ir_kernel *k, ir_state_layout *lay, emit_names *names, lcm_err *err)
+{
+    const ir_regime *r = &m->regimes[k->regime];
+    ir_state_layout_build(m, V, S, r->id, lay);
+    emit_names_build(m, r, names);
+    *e = (emitter){.m = m, .r = r, .k = k, .L = L, .S = S, .lay = lay, .leaves = LEAVES_KERNEL, .names = names};
+    e->lvl = lcm_xcalloc(r->nnodes + 1, sizeof *e->lvl);
+    e->needed = lcm_xcalloc(r->nnodes + 1, 1);
+    e->has_enext = lcm_xcalloc(r->nnodes + 1, 1);
+    e->root = lcm_xcalloc(r->nnodes + 1, 1);
+    e->tabled = lcm_xcalloc(r->nnodes + 1, 1);
+    e->gpu_only = lcm_xcalloc(r->nnodes + 1, 1);
+    e->at_off = lcm_xcalloc(r->nnodes + 1, sizeof *e->at_off);
+    return analyze(e, err);
+}
+
+void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names)
+{
+    free(e->lvl), free(e->needed), free(e->has_enext), free(e->root), free(e->tabled), free(e->gpu_only), free(e->at_off);
+    emit_names_free(names);
+    ir_state_layout_free(lay);
+}
+
 static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
                        const ir_kernel *k, int lines, lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
     ir_state_layout lay;
-    ir_state_layout_build(m, V, S, r->id, &lay);
     emit_names names;
-    emit_names_build(m, r, &names);
-    emitter e = {.m = m, .r = r, .k = k, .L = L, .S = S, .lay = &lay, .leaves = LEAVES_KERNEL, .names = &names,
-                 .lines = lines};
-    e.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *e.lvl);
-    e.needed = lcm_xcalloc(r->nnodes + 1, 1);
-    e.has_enext = lcm_xcalloc(r->nnodes + 1, 1);
-    e.root = lcm_xcalloc(r->nnodes + 1, 1);
-    e.tabled = lcm_xcalloc(r->nnodes + 1, 1);
-    e.gpu_only = lcm_xcalloc(r->nnodes + 1, 1);
-    e.at_off = lcm_xcalloc(r->nnodes + 1, sizeof *e.at_off);
+    emitter e;
     lcm_sb body, decode, what, state_names, load, state, order, table, at_build;
     lcm_sb_init(&body), lcm_sb_init(&decode), lcm_sb_init(&what), lcm_sb_init(&state_names), lcm_sb_init(&load), lcm_sb_init(&state);
     lcm_sb_init(&order), lcm_sb_init(&table), lcm_sb_init(&at_build);
@@ -1120,7 +1134,8 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     lcm_step_symbol(m, r->id, step, sizeof step);
 
     int rc;
-    LCM_CHECK_GOTO(analyze(&e, err), rc, done);
+    LCM_CHECK_GOTO(emitter_kernel_open(&e, m, L, V, S, k, &lay, &names, err), rc, done);
+    e.lines = lines;
     e.b = &body;
     e.depth = 2; /* inside the body's do { } while (0) */
     if (r->taste_scale >= 0)
@@ -1153,9 +1168,7 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
 done:
     lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);
     lcm_sb_free(&order), lcm_sb_free(&table), lcm_sb_free(&at_build);
-    free(e.lvl), free(e.needed), free(e.has_enext), free(e.root), free(e.tabled), free(e.gpu_only), free(e.at_off);
-    emit_names_free(&names);
-    ir_state_layout_free(&lay);
+    emitter_kernel_close(&e, &lay, &names);
     return rc;
 }
 

@@ -55,6 +55,14 @@ typedef struct emitter {
     lcm_sb *b;
 } emitter;
 
+/* The emitter of kernel k after the analysis its emission starts with
+ * (loop levels, the nodes it needs, the table plan, the action terms): used
+ * by the kernel's emission (emit.c) and by the cost model (cost.c).
+ * emitter_kernel_close releases what open made, also after a failed open. */
+int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
+                        const ir_kernel *k, ir_state_layout *lay, emit_names *names, lcm_err *err);
+void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names);
+
 /* ---- lines ---------------------------------------------------------------
  * Every line the emitter writes goes through these, at e->depth. */
 /* One whole line. */

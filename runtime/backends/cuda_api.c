@@ -148,8 +148,44 @@ int lcm_cuda_device_count(void)
     return n;
 }
 
+/* FP64 and FP32 lanes per SM by compute capability: the full-rate FP64
+ * parts (6.0, 7.0, 8.0, 9.0) and the rest, whose FP64 runs at 2 lanes. */
+static void sm_lanes(int major, int minor, int *fp64, int *fp32)
+{
+    int cc = major * 10 + minor;
+    *fp64 = cc == 60 || cc == 70 || cc == 80 ? 32 : cc == 90 ? 64 : 2;
+    *fp32 = cc == 60 || cc == 70 || cc == 72 || cc == 75 || cc == 80 ? 64 : 128;
+}
+
+int lcm_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s)
+{
+    lcm_err err;
+    const lcm_cu_api *api = lcm_cu(&err);
+    CUdevice dev;
+    int sms, clock_khz, mem_khz, bus_bits, major, minor;
+    if (!api || api->cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+        api->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) != CUDA_SUCCESS ||
+        api->cuDeviceGetAttribute(&clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev) != CUDA_SUCCESS ||
+        api->cuDeviceGetAttribute(&mem_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev) != CUDA_SUCCESS ||
+        api->cuDeviceGetAttribute(&bus_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev) != CUDA_SUCCESS ||
+        api->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
+        api->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS)
+        return 1;
+    int l64, l32;
+    sm_lanes(major, minor, &l64, &l32);
+    double per_lane = 2.0 * sms * clock_khz * 1e3;
+    *fp64 = per_lane * l64, *fp32 = per_lane * l32;
+    *bytes_per_s = 2.0 * mem_khz * 1e3 * bus_bits / 8;
+    return 0;
+}
+
 #else /* no CUDA toolkit at build time */
 
 int lcm_cuda_device_count(void) { return 0; }
+int lcm_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s)
+{
+    (void)device, (void)fp64, (void)fp32, (void)bytes_per_s;
+    return 1;
+}
 
 #endif

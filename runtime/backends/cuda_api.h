@@ -123,4 +123,11 @@ const char *lcm_cu_error(CUresult r);
  * least one device); for --backend auto. */
 int lcm_cuda_device_count(void);
 
+/* The peaks of GPU `device` from its attributes, not measured: arithmetic
+ * operations per second in float64 and float32 (a fused multiply-add is
+ * two: SMs x clock x 2 x the FP lanes per SM of its compute capability, as
+ * the CUDA programming guide tabulates them) and DRAM bytes per second
+ * (2 x memory clock x bus width).  Non-zero when it cannot tell. */
+int lcm_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s);
+
 #endif

@@ -178,6 +178,14 @@ LCM_API size_t lcm_solver_device_peak(const lcm_solver *s);
 /* Bytes of the continuation tables of the worker with the most (scratch
  * that batch_size bounds; 0 before the first solve or without tables). */
 LCM_API size_t lcm_solver_table_bytes(const lcm_solver *s);
+/* Solves once and times each kernel: seconds[k] and table_seconds[k] (the
+ * model's kernels, as ir_model.kernels orders them) are the time of kernel
+ * k's bodies and of its continuation tables, summed over its periods and
+ * launches.  Each launch runs alone between barriers, so the sum exceeds a
+ * plain solve where regimes overlap; no graph is replayed.  One worker only
+ * (no --devices, no MPI): a usage error otherwise. */
+LCM_API int lcm_solver_profile(lcm_solver *s, const lcm_pvalue *params, double *seconds, double *table_seconds,
+                               lcm_err *err);
 LCM_API void lcm_solver_free(lcm_solver *s);
 
 /* Compiles the model's GPU kernels for an architecture (90 for sm_90) into

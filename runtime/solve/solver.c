@@ -420,6 +420,29 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     return 0;
 }
 
+int lcm_solver_profile(lcm_solver *sv, const lcm_pvalue *params, double *seconds, double *table_seconds, lcm_err *err)
+{
+    const ir_model *m = &sv->model->ir;
+    if (sv->total_workers != 1)
+        return lcm_fail(err, LCM_E_USAGE, "profiling times the kernels of one worker; this solver has %d",
+                        sv->total_workers);
+    lcm_worker *w = sv->workers[0];
+    lcm_backend *be = w->backend;
+    w->profiling = 1, w->nprof = 0;
+    lcm_solution *sol = NULL;
+    int rc = lcm_solve(sv, params, &sol, err); /* lcm_worker_finish waited for the stamps */
+    w->profiling = 0;
+    lcm_solution_free(sol);
+    for (int k = 0; k < m->nkernels; ++k) seconds[k] = table_seconds[k] = 0;
+    for (int i = 0; i < w->nprof && !rc; ++i) {
+        const struct lcm_profile_mark *p = &w->prof[i];
+        double s = be->stamp_seconds(be, p->stamp, p->stamp + 1);
+        if (p->table) table_seconds[p->kernel] += s;
+        else seconds[p->kernel] += s;
+    }
+    return rc;
+}
+
 int lcm_solve(lcm_solver *sv, const lcm_pvalue *params, lcm_solution **out, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;

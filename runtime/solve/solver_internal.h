@@ -43,6 +43,13 @@ typedef struct lcm_worker {
     ir_pre *pre;         /* each kernel's table plan */
     ir_state_layout *states; /* each regime's strides, chunks and launch map (ir/layout.h) */
     int index, total;    /* among all workers (every process of an MPI job) */
+    /* lcm_solver_profile: a stamp before and after each launch, and what
+     * each pair of stamps timed (kernel k's body or table); off when NULL */
+    struct lcm_profile_mark {
+        int kernel, table, stamp;
+    } *prof;
+    int nprof, profiling;
+    size_t prof_cap;
 } lcm_worker;
 
 /* A solver: the workers of this process (--devices), one block each of

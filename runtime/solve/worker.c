@@ -174,6 +174,7 @@ void lcm_worker_free(lcm_worker *s)
     lcm_cache_close(&s->cache);
     free(s->grids64);
     free(s->pre);
+    free(s->prof);
     for (int r = 0; s->states && r < s->model->ir.nregimes; ++r) ir_state_layout_free(&s->states[r]);
     free(s->states);
     free(s);
@@ -331,6 +332,25 @@ static void *v_at(const lcm_worker *w, const lcm_solution *sol, int t, int r)
     return w->backend->host_memory ? sol->V[t * R + r] : w->vbuf[t % 2][r];
 }
 
+/* Queues one launch of kernel k (its table or its body); when profiling,
+ * between barriers and two stamps that time it alone (after the periods'
+ * stamps 0..T). */
+static int launch_one(lcm_worker *w, int table, int k, const lcm_kernel_args *a, lcm_index n, int queue, lcm_err *err)
+{
+    lcm_backend *be = w->backend;
+    int stamp = w->model->ir.nperiods + 1 + 2 * w->nprof, rc = 0;
+    if (w->profiling) {
+        LCM_GROW(w->prof, w->prof_cap, (size_t)w->nprof + 1);
+        w->prof[w->nprof++] = (struct lcm_profile_mark){k, table, stamp};
+        rc = be->barrier(be, err);
+        if (!rc) rc = be->stamp(be, stamp, err);
+    }
+    if (!rc) rc = table ? be->launch_table(be, k, a, n, queue, err) : be->launch(be, k, a, n, queue, err);
+    if (!rc && w->profiling) rc = be->barrier(be, err);
+    if (!rc && w->profiling) rc = be->stamp(be, stamp + 1, err);
+    return rc;
+}
+
 /* Launches regime r's kernel of period t over the worker's block of its
  * sharded states, one launch per chunk of its splayed states. */
 static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_err *err)
@@ -349,9 +369,8 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
     for (long long tile = 0, tiles = ir_layout_tiles(L); tile < tiles; ++tile) {
         ir_layout_tile(L, tile, a->chunk);
         int rc = 0;
-        if (table && (tile == 0 || pre->splayed))
-            rc = w->backend->launch_table(w->backend, k, a, ir_pre_entries(pre, hi - lo), r, err);
-        if (!rc) rc = w->backend->launch(w->backend, k, a, ir_layout_launch_size(L, hi - lo, a->chunk), r, err);
+        if (table && (tile == 0 || pre->splayed)) rc = launch_one(w, 1, k, a, ir_pre_entries(pre, hi - lo), r, err);
+        if (!rc) rc = launch_one(w, 0, k, a, ir_layout_launch_size(L, hi - lo, a->chunk), r, err);
         if (rc) return rc;
     }
     return 0;
@@ -415,6 +434,7 @@ static int run_device_solve(lcm_worker *w, lcm_err *err)
 {
     lcm_backend *be = w->backend;
     int checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    if (w->profiling) return queue_solve(w, NULL, err); /* its stamps are not in the graph */
     if (w->captured && w->captured_checks == checks) return be->replay(be, err);
     w->captured = 0;
     w->captured_checks = checks;

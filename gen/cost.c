@@ -1,0 +1,173 @@
+/* cost.c - see cost.h. */
+#include "cost.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "emit_internal.h"
+#include "eval.h"
+#include "shard.h"
+
+/* Times a node of `level` runs per state-action pair: 1 in the innermost
+ * action loop, 1/n for each inner loop of n actions it is outside of;
+ * nothing for what a launch computes once. */
+static double per_pair(const emitter *e, int level)
+{
+    if (level <= LVL_KERNEL) return 0;
+    double w = 1;
+    for (int j = level - LVL_ACTION0 + 1; j < e->r->nactions; ++j) w /= e->r->actions[j].grid.n;
+    return w;
+}
+
+/* A value the loop sees as one number: a constant, or with the
+ * parameters given, a node of parameters, age and period alone (its value
+ * at the kernel's first period). */
+static int known(const emitter *e, const double *vals, int id, double *k)
+{
+    const ir_node *n = &e->r->nodes[id];
+    if (n->op == OP_CONST) *k = n->k;
+    else if (vals && e->lvl[id] == LVL_KERNEL) *k = vals[id];
+    else return 0;
+    return 1;
+}
+
+/* What node id costs each time it runs. */
+static void node_cost(const emitter *e, const double *vals, int id, double rb, double w, lcm_kernel_cost *c)
+{
+    const ir_node *n = &e->r->nodes[id];
+    double k;
+    switch (n->op) {
+    case OP_CONST: case OP_AGE: case OP_PERIOD: case OP_ENEXT: case OP_PARAM: return;
+    case OP_STATE: case OP_ACTION: { /* a grid point: start + i * step, or a load */
+        const ir_var *v = n->op == OP_STATE ? &e->r->states[n->ref] : &e->r->actions[n->ref];
+        if (v->grid.kind == GRID_LIN) c->arith += 2 * w;
+        else if (!grid_is_discrete(&v->grid)) c->bytes += rb * w;
+        return;
+    }
+    case OP_PIDX: c->bytes += rb * w, c->arith += 2.0 * (n->nargs - 1) * w; return;
+    case OP_NOT: case OP_AND: case OP_OR: case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_EQ: case OP_NE:
+    case OP_WHERE: c->compare += w; return;
+    case OP_SQRT: c->divide += w; return;
+    case OP_MOD: c->divide += w, c->arith += 3 * w; return;
+    case OP_IDIV: c->divide += w, c->arith += w; return;
+    case OP_DIV: { /* by a power of two, a product (the compiler's, or lcm_div's at +-1, +-2, +-0.5) */
+        int exponent;
+        if (known(e, vals, n->args[1], &k) && k != 0 && isfinite(k) && fabs(frexp(k, &exponent)) == 0.5)
+            c->arith += w;
+        else c->divide += w;
+        return;
+    }
+    case OP_POW: /* lcm_pow at an exponent the loop sees as one number (arith.h) */
+        if (!known(e, vals, n->args[1], &k)) c->calls += w;
+        else if (k == 2) c->arith += w;
+        else if (k == -1 || k == 0.5) c->divide += w, c->compare += (k == 0.5) * w;
+        else if (k != 1 && k != 0) c->calls += w;
+        return;
+    case OP_LOG: case OP_EXP: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH: c->calls += w; return;
+    default: c->arith += w; return; /* neg, abs, floor, ceil, add, sub, mul, min, max */
+    }
+}
+
+/* Locating a continuous next state in target g's grid and the fraction
+ * between its points (prelude.h: lcm_cell_*, lcm_frac). */
+static void cell_cost(const ir_grid *gr, double rb, double w, lcm_kernel_cost *c)
+{
+    switch (gr->kind) {
+    case GRID_LIN: c->arith += 3 * w, c->compare += 2 * w; break;
+    case GRID_LOG: c->arith += 3 * w, c->compare += 3 * w, c->calls += w; break;
+    case GRID_PWLIN: case GRID_PWLOG:
+        c->compare += (gr->npieces + 1) * w, c->arith += 4 * w, c->calls += (gr->kind == GRID_PWLOG) * w;
+        break;
+    default: { /* a binary search */
+        double steps = ceil(log2(gr->n > 2 ? gr->n - 1 : 1));
+        c->compare += steps * w, c->bytes += steps * rb * w;
+    }
+    }
+    c->arith += 2 * w, c->divide += w, c->bytes += 2 * rb * w; /* lcm_frac */
+}
+
+/* The continuation computed in the body, per evaluation (emit.c,
+ * target_block): per target, the next states' cells, then over the Markov
+ * categories and process nodes the 2^c corners of the interpolation. */
+static void continuation_cost(const emitter *e, double rb, double w, lcm_kernel_cost *c)
+{
+    int ez = e->r->risk_aversion >= 0;
+    for (int t = 0; t < e->k->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
+        const ir_regime *tr = &e->m->regimes[tg->regime];
+        double combos = 1;
+        int ncont = 0;
+        for (int s = 0; s < tr->nstates; ++s) {
+            const ir_next *nx = &tg->next[s];
+            const ir_grid *gr = &tr->states[s].grid;
+            if (nx->kind == NEXT_MARKOV) combos *= nx->nprobs;
+            else if (nx->kind == NEXT_PROCESS) combos *= gr->n;
+            else if (grid_is_discrete(gr)) c->compare += 4 * w, c->arith += 3 * w; /* lcm_code, base */
+            else cell_cost(gr, rb, w, c), ++ncont;
+        }
+        double corners = ldexp(1, ncont);
+        c->arith += combos * corners * (2.0 * ncont + 2) * w; /* the corner's weight, then acc += w * V */
+        c->compare += combos * corners * w;                   /* a zero weight skips its corner */
+        c->bytes += combos * corners * rb * w;                /* V of the next period */
+        c->arith += combos * 3 * w, c->compare += combos * w;  /* the category's weight, E += w * v */
+        c->calls += ez * combos * w;                           /* Epstein-Zin: a power per lottery entry */
+        c->arith += 2 * w;                                     /* the regime's probability times its E */
+        c->footprint += (double)ir_state_space_size(tr) * rb;
+    }
+}
+
+/* The value of every node at the kernel's first period, from the
+ * parameters (states and actions at 0: only the values of nodes that read
+ * neither are used). */
+static double *kernel_values(const emitter *e, const double *params)
+{
+    const ir_model *m = e->m;
+    const ir_regime *r = e->r;
+    int t = 0;
+    while (t + 1 < m->nperiods && m->period_kernel[r->id * m->nperiods + t] != (int)(e->k - m->kernels)) ++t;
+    double *zeros = lcm_xcalloc((size_t)(r->nstates + r->nactions) + 1, sizeof *zeros);
+    double *vals = lcm_xcalloc(r->nnodes + 1, sizeof *vals);
+    ir_env env = {.states = zeros, .actions = zeros + r->nstates, .age = m->ages[t], .period = t, .params = params};
+    ir_eval(m, r, &env, vals, r->nnodes);
+    free(zeros);
+    return vals;
+}
+
+int lcm_kernel_cost_of(const ir_model *m, int k, int precision, int gpu, const double *params, lcm_kernel_cost *out,
+                       lcm_err *err)
+{
+    *out = (lcm_kernel_cost){0};
+    if (k < 0 || k >= m->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", k);
+    ir_grid_layout L = {0};
+    ir_grid_layout_build(m, &L);
+    ir_vars V;
+    ir_vars_build(m, &V);
+    ir_shard S;
+    ir_shard_build(m, &V, &S);
+    ir_state_layout lay;
+    emit_names names;
+    emitter e;
+    int rc = emitter_kernel_open(&e, m, &L, &V, &S, &m->kernels[k], &lay, &names, err);
+    double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
+    for (size_t i = 0; !rc && i < e.r->nnodes; ++i) {
+        if (!e.needed[i] || (e.gpu_only[i] && !gpu)) continue;
+        double w = per_pair(&e, e.lvl[i]);
+        if (e.tabled[i] && !gpu) out->bytes += rb * w; /* the CPU reads it from the launch's action terms */
+        else node_cost(&e, vals, (int)i, rb, w, out);
+    }
+    free(vals);
+    if (!rc) out->compare += 2; /* the running best: Q against it, then the feasibility the update needs */
+    out->footprint = gpu ? 0 : e.nat * rb;
+    if (!rc && !e.k->last && e.pre.active) {
+        out->table = 1;
+        out->bytes += rb + 1; /* the entry and its flag byte */
+        out->footprint += (double)ir_pre_entries(&e.pre, 1) * (rb + 1);
+    } else if (!rc && !e.k->last) {
+        out->inline_continuation = 1;
+        continuation_cost(&e, rb, per_pair(&e, e.e_level), out);
+    }
+    emitter_kernel_close(&e, &lay, &names);
+    ir_vars_free(&V);
+    ir_grid_layout_free(&L);
+    return rc;
+}
