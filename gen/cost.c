@@ -150,7 +150,7 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, int gpu, const d
     int rc = emitter_kernel_open(&e, m, &L, &V, &S, &m->kernels[k], &lay, &names, err);
     double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
     for (size_t i = 0; !rc && i < e.r->nnodes; ++i) {
-        if (!e.needed[i] || (e.gpu_only[i] && !gpu)) continue;
+        if (!e.needed[i] || (e.gpu_only[i] && !gpu) || e.next_only[i]) continue; /* next states: in the table */
         double w = per_pair(&e, e.lvl[i]);
         if (e.tabled[i] && !gpu) out->bytes += rb * w; /* the CPU reads it from the launch's action terms */
         else node_cost(&e, vals, (int)i, rb, w, out);

@@ -178,6 +178,25 @@ static void plan_action_terms(emitter *e)
     free(act), free(costly), free(outside), free(cpu);
 }
 
+/* With a table, the staged loop reads the continuation from it: what only
+ * the next states need (next wealth = (1 + r) * saving) is left out there;
+ * the plain loop beside it computes them for its inline block. */
+static void plan_next_only(emitter *e)
+{
+    const ir_regime *r = e->r;
+    emitter t = *e; /* every root but the next states, marked into rest */
+    char *rest = lcm_xcalloc(r->nnodes + 1, 1);
+    t.needed = rest, t.root = NULL;
+    mark_root(&t, r->q);
+    mark_root(&t, r->utility);
+    if (r->taste_scale >= 0) mark_root(&t, r->taste_scale);
+    for (int c = 0; c < r->nconstraints; ++c) mark_root(&t, r->constraints[c].node);
+    if (ez(e)) mark_root(&t, r->risk_aversion);
+    for (int g = 0; g < e->m->nregimes; ++g) mark_root(&t, r->rprob[g]);
+    for (size_t i = 0; i < r->nnodes; ++i) e->next_only[i] = e->needed[i] && !rest[i];
+    free(rest);
+}
+
 static int analyze(emitter *e, lcm_err *err)
 {
     const ir_regime *r = e->r;
@@ -211,6 +230,7 @@ static int analyze(emitter *e, lcm_err *err)
     for (int i = 0; i < k->ninactive; ++i) mark_root(e, r->rprob[k->inactive[i]]);
     ir_pre_plan(e->m, e->S, (int)(k - e->m->kernels), &e->pre);
     plan_action_terms(e);
+    if (reads_table(e)) plan_next_only(e);
     return 0;
 }
 
@@ -298,7 +318,8 @@ static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
     lcm_sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
     for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
     lcm_sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
-    emit_line(e, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);", g, s, g, s, nx->nprobs);
+    if (!e->flat) /* the kernel checks them (checks()); the table's entry does not */
+        emit_line(e, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);", g, s, g, s, nx->nprobs);
 }
 
 /* The weights of the kernel's targets' stochastic next states known at this
@@ -633,7 +654,7 @@ static void declare_level(emitter *e, int level, int enext, const char *part, in
     for (size_t i = 0; i < e->r->nnodes; ++i) {
         if (!e->needed[i] || e->lvl[i] != level || e->has_enext[i] != enext || (part && part[i] != in_part)) continue;
         int gpu_only = e->gpu_only && e->gpu_only[i];
-        if (gpu_only && e->staged > 0) continue;
+        if ((gpu_only || (e->next_only && e->next_only[i])) && e->staged > 0) continue;
         if (gpu_only != gpu_run) lcm_sb_puts(e->b, gpu_only ? "#if defined(__CUDACC__)\n" : "#endif\n");
         gpu_run = gpu_only;
         declare_node(e, (int)i);
@@ -1109,12 +1130,14 @@ int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, 
     e->tabled = lcm_xcalloc(r->nnodes + 1, 1);
     e->gpu_only = lcm_xcalloc(r->nnodes + 1, 1);
     e->at_off = lcm_xcalloc(r->nnodes + 1, sizeof *e->at_off);
+    e->next_only = lcm_xcalloc(r->nnodes + 1, 1);
     return analyze(e, err);
 }
 
 void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names)
 {
     free(e->lvl), free(e->needed), free(e->has_enext), free(e->root), free(e->tabled), free(e->gpu_only), free(e->at_off);
+    free(e->next_only);
     emit_names_free(names);
     ir_state_layout_free(lay);
 }

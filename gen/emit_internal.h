@@ -50,6 +50,7 @@ typedef struct emitter {
     char *gpu_only; /* a node only a tabled term reads: computed on the GPU alone */
     int *at_off;
     int nat;        /* lcm_at's length */
+    char *next_only; /* with a table: a node only next states need, which the staged loop leaves out */
     int lines;    /* #line directives before the code traced from a model line */
     int depth;    /* indentation of the next line, in steps of four spaces */
     lcm_sb *b;

@@ -94,8 +94,18 @@ models/precautionary_savings.lua wealth_grid=runtime
 models/precautionary_savings_health.lua
 models/saving_choice.lua
 models/saving_choice.lua income_batch=3 types=2
+models/fvv_2018.lua
+models/fvv_2018.lua fixed=true
+models/mahler_yum_2024.lua
 tests/models/aggregator.lua
 tests/models/aggregator.lua aggregator=nonlinear
+tests/models/action_terms.lua
+tests/models/age_grid.lua
+tests/models/age_grid_spans.lua
+tests/models/epstein_zin.lua
+tests/models/exact_division.lua
+tests/models/long_labels.lua
+tests/models/staged_loop.lua
 tests/models/cake_eating.lua
 tests/models/cake_on_grid.lua
 tests/models/grid_edges.lua
