@@ -616,7 +616,7 @@ static void action_loop(emitter *e, int j)
     if (e->staged > 0) { /* the chunk's actions: every one computed, feasible or not */
         emit_open(e, "for (int i%d = c%d; i%d < c%d + n%d; ++i%d) { /* action %s */", j, j, j, j, j, j, v->name);
         emit_action_value(e, j, 'i'); /* the last action: no ai<j> (lcm_best_of counts) */
-        emit_line(e, "int feas = 1; /* the constraints of this level, all of them */");
+        emit_line(e, "lcm_feas feas = 1; /* the constraints of this level, all of them */");
         return;
     }
     if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
@@ -724,7 +724,7 @@ static void best_update(emitter *e)
     if (e->staged > 0) {
         int j = r->nactions - 1;
         emit_line(e, "lcm_q[i%d - c%d] = %s;", j, j, emit_num(e, r->q));
-        emit_line(e, "lcm_ok[i%d - c%d] = (unsigned char)feas;", j, j);
+        emit_line(e, "lcm_ok[i%d - c%d] = feas;", j, j);
         return;
     }
     emit_open(e, "{");
@@ -865,7 +865,7 @@ static void staged_level(emitter *e, int level)
               j, j, chunk, e->r->actions[j].name, chunk);
     emit_line(e, "const int n%d = lim%d - c%d < %d ? lim%d - c%d : %d;", j, j, j, chunk, j, j, chunk);
     emit_line(e, "real lcm_q[%d];", chunk);
-    emit_line(e, "unsigned char lcm_ok[%d];", chunk);
+    emit_line(e, "lcm_feas lcm_ok[%d];", chunk);
     e->staged = 1;
     emit_level(e, level);
     e->staged = 0;

@@ -28,12 +28,17 @@
 #  define LCM_PRECISION 64
 #endif
 
+/* lcm_feas: a feasibility flag as wide as a real, so that the CPU's staged
+ * action loop (lcm_best_of) keeps its flags in vectors of the lanes of its
+ * Q (a byte per flag cost a packing and an unpacking per chunk). */
 #if LCM_PRECISION == 32
 typedef float real;
+typedef int lcm_feas;
 #  define LCM_F(name) name##f
 #  define LCM_PROB_TOL 1e-4f
 #else
 typedef double real;
+typedef long long lcm_feas;
 #  define LCM_F(name) name
 #  define LCM_PROB_TOL 1e-9
 #endif
@@ -325,14 +330,14 @@ LCM_DEVICE void lcm_reduce_choices(real *vd, lcm_index *ad, int n)
  * *nan_q and are skipped; the chunk's largest Q wins only when it beats
  * *best (or nothing is chosen yet), and then its first action of that Q
  * (base + i) with that action's own Q (max may return either zero). */
-LCM_DEVICE void lcm_best_of(const real *LCM_RESTRICT q, const unsigned char *LCM_RESTRICT ok, int n, lcm_index base,
+LCM_DEVICE void lcm_best_of(const real *LCM_RESTRICT q, const lcm_feas *LCM_RESTRICT ok, int n, lcm_index base,
                             real *best, lcm_index *best_a, int *nan_q)
 {
     real top = -LCM_INF;
-    int any = 0, nan_seen = 0;
+    lcm_feas any = 0, nan_seen = 0; /* as wide as q's lanes, as f and num are */
 #pragma omp simd reduction(max : top) reduction(| : any, nan_seen)
     for (int i = 0; i < n; ++i) {
-        const int f = ok[i], num = q[i] == q[i];
+        const lcm_feas f = ok[i], num = q[i] == q[i];
         nan_seen |= f & !num;
         any |= f & num;
         const real v = (f & num) ? q[i] : -LCM_INF;

@@ -14,7 +14,7 @@
 #include "random.h" /* defines what prelude.h declares (lcm_gumbel) */
 #include "check.h"
 
-static void sequential(const real *q, const unsigned char *ok, int n, lcm_index base, real *best, lcm_index *best_a,
+static void sequential(const real *q, const lcm_feas *ok, int n, lcm_index base, real *best, lcm_index *best_a,
                        int *nan_q)
 {
     for (int i = 0; i < n; ++i) {
@@ -36,13 +36,13 @@ int main(void)
     const real values[] = {-LCM_INF, LCM_INF, NAN, 0.0, -0.0, 1.0, 1.0, 2.5, -3.0, -1e300, 1e-300};
     const int nvalues = (int)(sizeof values / sizeof *values);
     real q[64];
-    unsigned char ok[64];
+    lcm_feas ok[64];
     int cases = 0;
     for (int trial = 0; trial < 200000; ++trial) {
         int n = 1 + (int)(next() % 64), feasible_share = (int)(next() % 5); /* 0: none feasible .. 4: all */
         for (int i = 0; i < n; ++i) {
             q[i] = values[next() % (unsigned)nvalues];
-            ok[i] = (unsigned char)((int)(next() % 4) < feasible_share);
+            ok[i] = (lcm_feas)((int)(next() % 4) < feasible_share);
         }
         real b0 = values[next() % (unsigned)nvalues];
         if (b0 != b0) b0 = -LCM_INF; /* a running best is never NaN */
