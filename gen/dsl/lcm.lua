@@ -695,6 +695,10 @@ end
 
 function lcm.clip(x, lo, hi) return lcm.min(lcm.max(x, lo), hi) end
 
+-- The derivative of a traced value with respect to a continuous state or
+-- action (gen/dsl/diff.lua): marginal utility is lcm.diff(utility, consumption).
+function lcm.diff(y, x) return require("lcm.diff").diff(y, x) end
+
 lcm.inf = math.huge
 
 -- The weighted power mean (sum_i w_i x_i^p)^(1/p) of values x_i >= 0 (at

@@ -177,6 +177,7 @@ local function consume(ids)
     for _, id in ipairs(ids) do frame.consumed[id] = true end
   end
 end
+T.consume = consume
 
 -- Simplifications that hold for every value (NaN and infinities included).
 local function simplify(op, a)

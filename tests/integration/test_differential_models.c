@@ -32,6 +32,7 @@ static const struct {
     {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop.params.lua"},
     {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop_general.params.lua"},
     {"tests/models/action_terms.lua", NULL, "tests/models/action_terms.params.lua"},
+    {"tests/models/derivatives.lua", NULL, "tests/models/derivatives.params.lua"},
     {"models/precautionary_savings.lua", "wealth_points=10 consumption_points=150",
      "models/precautionary_savings.params.lua"}, /* log(consumption) an action term */
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},
