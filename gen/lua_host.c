@@ -25,6 +25,7 @@ static const struct {
     {"lcm", "=lcm/lcm.lua", lcm_embed_lcm_lua},
     {"lcm.trace", "=lcm/trace.lua", lcm_embed_trace_lua},
     {"lcm.diff", "=lcm/diff.lua", lcm_embed_diff_lua},
+    {"lcm.inverse", "=lcm/inverse.lua", lcm_embed_inverse_lua},
     {"lcm.reach", "=lcm/reach.lua", lcm_embed_reach_lua},
     {"lcm.build", "=lcm/build.lua", lcm_embed_build_lua},
     {"lcm.host", "=lcm/host.lua", lcm_embed_host_lua},

@@ -699,6 +699,10 @@ function lcm.clip(x, lo, hi) return lcm.min(lcm.max(x, lo), hi) end
 -- action (gen/dsl/diff.lua): marginal utility is lcm.diff(utility, consumption).
 function lcm.diff(y, x) return require("lcm.diff").diff(y, x) end
 
+-- The x with y(x) = m in closed form (gen/dsl/inverse.lua): consumption from
+-- marginal utility is lcm.inverse(marginal_utility, consumption, m).
+function lcm.inverse(y, x, m) return require("lcm.inverse").inverse(y, x, m) end
+
 lcm.inf = math.huge
 
 -- The weighted power mean (sum_i w_i x_i^p)^(1/p) of values x_i >= 0 (at

@@ -1,10 +1,12 @@
--- derivatives.lua - lcm.diff (gen/dsl/diff.lua) at work: marginal utility,
--- and `mixture`, a sum of every function whose derivative has a rule, with
--- its derivatives in consumption and in wealth.  Its utility uses them, so
--- that the kernels compute the derivatives and the differential test
--- checks them against the interpreter; tests/unit/test_derivatives.c
--- checks their values against central differences of `mixture` and
--- marginal utility against c^-risk_aversion.  The kinks of abs (c = 3), min
+-- derivatives.lua - lcm.diff (gen/dsl/diff.lua) and lcm.inverse
+-- (gen/dsl/inverse.lua) at work: marginal utility and consumption back from
+-- it, and `mixture`, a sum of every function whose derivative has a rule,
+-- with its derivatives in consumption and in wealth.  Its utility uses
+-- them, so that the kernels compute them and the differential test checks
+-- them against the interpreter; tests/unit/test_derivatives.c checks their
+-- values against central differences of `mixture`, marginal utility
+-- against c^-risk_aversion and the inverses against the consumption they
+-- came from.  The kinks of abs (c = 3), min
 -- (c = 4), max (c = sqrt(10)), where (c = 5.3: no grid point, where float32
 -- and float64 would decide it apart), floor (whole c) and % (c a
 -- multiple of 1.5) are where the test does not look.
@@ -31,8 +33,19 @@ local alive = lcm.regime{
     d_mixture = function(mixture, consumption) return lcm.diff(mixture, consumption) end,
     d_mixture_wealth = function(mixture, wealth) return lcm.diff(mixture, wealth) end,
     flat = function(wealth, consumption) return lcm.diff(2 * wealth, consumption) end,
-    utility = function(crra, marginal_utility, d_mixture, d_mixture_wealth, flat)
+    -- consumption from marginal utility (what the endogenous grid method
+    -- solves for), and from a separable form in two steps of each kind
+    consumption_back = function(marginal_utility, consumption)
+      return lcm.inverse(marginal_utility, consumption, marginal_utility)
+    end,
+    separable = function(consumption, wealth) return -(3 * math.exp(math.sqrt(consumption + 1) / 2) - wealth) end,
+    consumption_back_separable = function(separable, consumption)
+      return lcm.inverse(separable, consumption, separable)
+    end,
+    utility = function(crra, marginal_utility, d_mixture, d_mixture_wealth, flat, consumption_back,
+                       consumption_back_separable)
       return crra - 0.01 * marginal_utility + 0.001 * (d_mixture + d_mixture_wealth) + flat
+        + 0.001 * (consumption_back + consumption_back_separable)
     end,
   },
   constraints = {

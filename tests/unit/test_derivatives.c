@@ -1,9 +1,11 @@
-/* lcm.diff (gen/dsl/diff.lua) against the calculus: in
+/* lcm.diff (gen/dsl/diff.lua) against the calculus and lcm.inverse
+ * (gen/dsl/inverse.lua) against the value it inverts: in
  * tests/models/derivatives.lua, marginal utility against the closed form
- * c^-risk_aversion, and the derivatives of `mixture` (every function with a
+ * c^-risk_aversion, the derivatives of `mixture` (every function with a
  * rule) in consumption and in wealth against central differences of
- * `mixture`, all evaluated by the interpreter (ir/eval.h) at points away
- * from its kinks. */
+ * `mixture`, and consumption recovered from marginal utility and from a
+ * separable form against itself, all evaluated by the interpreter
+ * (ir/eval.h) at points away from the kinks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,7 @@ int main(void)
         if (!strcmp(m->params[i].name, "risk_aversion")) params[m->params[i].offset] = risk_aversion;
     int mu = node_of(r, "marginal_utility"), f = node_of(r, "mixture"), fc = node_of(r, "d_mixture");
     int fw = node_of(r, "d_mixture_wealth"), flat = node_of(r, "flat");
+    int cb = node_of(r, "consumption_back"), cbs = node_of(r, "consumption_back_separable");
     const double cs[] = {0.7, 1.3, 2.6, 3.7, 4.6, 6.2, 8.3}, ws[] = {1.5, 4.0, 9.5}, h = 1e-5;
     int points = 0;
     for (size_t i = 0; i < sizeof cs / sizeof *cs; ++i)
@@ -64,10 +67,14 @@ int main(void)
             CHECK_MSG(fabs(gw - dw) <= 1e-6 * fmax(1, fabs(dw)), "d mixture / d wealth at (%g, %g): %.10g, "
                       "central difference %.10g", w, c, gw, dw);
             CHECK(at(m, r, params, flat, w, c) == 0);
+            double back = at(m, r, params, cb, w, c), back_sep = at(m, r, params, cbs, w, c);
+            CHECK_MSG(fabs(back - c) <= 1e-14 * c && fabs(back_sep - c) <= 1e-14 * c,
+                      "lcm.inverse at c = %g: %.17g from marginal utility, %.17g from the separable form", c, back,
+                      back_sep);
             ++points;
         }
-    printf("lcm.diff: %d points, marginal utility to 1e-14 of its closed form, mixture's derivatives to 1e-6 of "
-           "central differences\n", points);
+    printf("lcm.diff, lcm.inverse: %d points, marginal utility to 1e-14 of its closed form, mixture's derivatives "
+           "to 1e-6 of central differences, consumption back to 1e-14\n", points);
     free(params);
     lcmgen_output_free(&gen);
     CHECK_DONE();

@@ -1,6 +1,7 @@
--- lcm.diff used wrongly, one way per -D bad=...: with respect to a discrete
--- action, a computed value, of a condition, of E_next_V, or outside a
--- model function.
+-- lcm.diff and lcm.inverse used wrongly, one way per -D bad=...: lcm.diff
+-- with respect to a discrete action, a computed value, of a condition, of
+-- E_next_V, or outside a model function; lcm.inverse of a value that
+-- reaches consumption twice or through floor.
 local lcm = require("lcm")
 
 local bad = lcm.option("bad", "discrete")
@@ -20,6 +21,8 @@ local alive = lcm.regime{
       if bad == "discrete" then return lcm.diff(consumption * work, work) end
       if bad == "computed" then return lcm.diff(consumption, consumption * 2) end
       if bad == "condition" then return lcm.diff(consumption:le(wealth), consumption) + work end
+      if bad == "inverse_twice" then return lcm.inverse(consumption + math.log(consumption), consumption, wealth) + work end
+      if bad == "inverse_floor" then return lcm.inverse(2 * math.floor(consumption), consumption, wealth) + work end
       return math.log(consumption) + work + 0 * wealth
     end,
     H = function(utility, E_next_V, consumption)

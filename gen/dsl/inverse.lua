@@ -1,0 +1,90 @@
+-- lcm/inverse.lua - closed-form inverses of traced values: lcm.inverse(y, x, m).
+--
+-- The x with y(x) = m, where y reaches the continuous state or action x
+-- along one path of invertible steps, each with the rest of its operands
+-- free of x: a sign, a sum, a difference, a product, a quotient, a power
+-- (in its base or its exponent), log, exp, sqrt, log1p and expm1.  The
+-- inverse peels those steps off y from the outside in, applying each one's
+-- inverse to m: marginal utility c^-sigma gives (m)^(1 / -sigma), 1 / c
+-- gives 1 / m.  This is what the endogenous grid method needs from the
+-- Euler equation; like lcm.diff's result, the inverse is a traced value
+-- built with the tracer's constructor.
+--
+-- The inverse is the function's on the branch the steps imply: a power's
+-- inverse is the positive root, sqrt's the square.  Where y reaches x twice
+-- (x + log x), or through a step without a closed-form inverse (floor,
+-- abs, min, max, lcm.where, tanh, normal_cdf), there is no such x: an error
+-- naming the step.
+
+local T = require("lcm.trace")
+
+local I = {}
+
+-- Each step's inverse: the operand on x's side from m and the other operand
+-- k (the operands as traced values; side 1 or 2: which one is on x's side).
+local INVERT = {
+  neg = function(m) return -m end,
+  add = function(m, k) return m - k end,
+  sub = function(m, k, side) if side == 1 then return m + k end return k - m end,
+  mul = function(m, k) return m / k end,
+  div = function(m, k, side) if side == 1 then return m * k end return k / m end,
+  pow = function(m, k, side)
+    if side == 1 then return T.op("pow", m, 1 / k) end
+    return T.op("log", m) / T.op("log", k)
+  end,
+  log = function(m) return T.op("exp", m) end,
+  exp = function(m) return T.op("log", m) end,
+  sqrt = function(m) return m * m end,
+  log1p = function(m) return T.op("expm1", m) end,
+  expm1 = function(m) return T.op("log1p", m) end,
+}
+
+function I.inverse(y, x, m)
+  local function fail(msg) T.fail("lcm.inverse: " .. msg, T.user_where()) end
+  if not T.get_graph() then fail("only available inside model functions") end
+  local xn = T.is_sym(x) and T.node(x.id)
+  if not xn or (xn.op ~= "state" and xn.op ~= "action") then
+    fail("the second argument must be a state or an action of the regime (a function's argument)")
+  end
+  if xn.card then fail("'" .. tostring(xn.name) .. "' is discrete: only a continuous state or action is solved for") end
+  if T.is_param(y) then y = T.sym(T.to_id(y, "lcm.inverse")) end
+  if not T.is_sym(y) then fail("the first argument must be a traced value that depends on '" .. xn.name .. "'") end
+  if type(m) ~= "number" and not T.is_sym(m) and not T.is_param(m) then
+    fail("the third argument (the value y takes) must be a number or a traced value")
+  end
+  local reaches = {} -- memo: does node i depend on x?
+  local function depends(i)
+    if reaches[i] == nil then
+      local d = i == x.id
+      for _, a in ipairs(T.node(i).args) do d = d or depends(a) end
+      reaches[i] = d
+    end
+    return reaches[i]
+  end
+  if not depends(y.id) then fail("the value does not depend on '" .. xn.name .. "'") end
+  T.consume({ y.id, x.id })
+  local i, target = y.id, m
+  while i ~= x.id do
+    local n = T.node(i)
+    local side, k = nil, nil
+    for s, a in ipairs(n.args) do
+      if depends(a) then
+        if side then fail("'" .. xn.name .. "' enters both operands of '" .. n.op .. "': there is no closed-form " ..
+          "inverse (the endogenous grid method needs one; grid search does not)") end
+        side = s
+      else
+        k = T.sym(a)
+      end
+    end
+    local invert = INVERT[n.op]
+    if not invert then
+      fail("'" .. n.op .. "' on the way from the value to '" .. xn.name .. "' has no closed-form inverse " ..
+        "(the endogenous grid method needs one; grid search does not)")
+    end
+    target = invert(target, k, side)
+    i = n.args[side]
+  end
+  return target
+end
+
+return I
