@@ -138,16 +138,12 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, int gpu, const d
 {
     *out = (lcm_kernel_cost){0};
     if (k < 0 || k >= m->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", k);
-    ir_grid_layout L = {0};
-    ir_grid_layout_build(m, &L);
-    ir_vars V;
-    ir_vars_build(m, &V);
-    ir_shard S;
-    ir_shard_build(m, &V, &S);
+    emit_layouts lo;
+    emit_layouts_build(m, &lo);
     ir_state_layout lay;
     emit_names names;
     emitter e;
-    int rc = emitter_kernel_open(&e, m, &L, &V, &S, &m->kernels[k], &lay, &names, err);
+    int rc = emitter_kernel_open(&e, m, &lo.L, &lo.V, &lo.S, &m->kernels[k], &lay, &names, err);
     double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
     for (size_t i = 0; !rc && i < e.r->nnodes; ++i) {
         if (!e.needed[i] || (e.gpu_only[i] && !gpu) || e.next_only[i]) continue; /* next states: in the table */
@@ -167,7 +163,6 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, int gpu, const d
         continuation_cost(&e, rb, per_pair(&e, e.e_level), out);
     }
     emitter_kernel_close(&e, &lay, &names);
-    ir_vars_free(&V);
-    ir_grid_layout_free(&L);
+    emit_layouts_free(&lo);
     return rc;
 }

@@ -1206,25 +1206,35 @@ void lcm_emit_prelude(lcm_sb *out)
     lcm_sb_puts(out, lcm_embed_random_h);
 }
 
+void emit_layouts_build(const ir_model *m, emit_layouts *out)
+{
+    *out = (emit_layouts){0};
+    ir_grid_layout_build(m, &out->L);
+    ir_vars_build(m, &out->V);
+    ir_shard_build(m, &out->V, &out->S);
+}
+
+void emit_layouts_free(emit_layouts *l)
+{
+    ir_vars_free(&l->V);
+    ir_grid_layout_free(&l->L);
+}
+
 /* The simulation steps of the regimes that have kernels, then the kernels. */
 static int emit_regimes(const ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
 {
-    ir_grid_layout L = {0};
-    ir_grid_layout_build(m, &L);
-    ir_vars V;
-    ir_vars_build(m, &V);
-    ir_shard S;
-    ir_shard_build(m, &V, &S);
+    emit_layouts lo;
+    emit_layouts_build(m, &lo);
     int rc = 0, lines = opt && opt->line_directives;
     for (int r = 0; r < m->nregimes; ++r) {
         int used = 0;
         for (int k = 0; k < m->nkernels; ++k) used |= m->kernels[k].regime == r;
-        if (used) LCM_CHECK_GOTO(lcm_emit_step(m, &L, &V, r, lines, out, err), rc, done);
+        if (used) LCM_CHECK_GOTO(lcm_emit_step(m, &lo.L, &lo.V, r, lines, out, err), rc, done);
     }
-    for (int k = 0; k < m->nkernels; ++k) LCM_CHECK_GOTO(emit_kernel(m, &L, &V, &S, &m->kernels[k], lines, out, err), rc, done);
+    for (int k = 0; k < m->nkernels; ++k)
+        LCM_CHECK_GOTO(emit_kernel(m, &lo.L, &lo.V, &lo.S, &m->kernels[k], lines, out, err), rc, done);
 done:
-    ir_vars_free(&V);
-    ir_grid_layout_free(&L);
+    emit_layouts_free(&lo);
     return rc;
 }
 

@@ -56,6 +56,16 @@ typedef struct emitter {
     lcm_sb *b;
 } emitter;
 
+/* What every kernel of a model is emitted against: the grid buffer's
+ * layout, the variables and the sharding (emit_layouts_free releases it). */
+typedef struct emit_layouts {
+    ir_grid_layout L;
+    ir_vars V;
+    ir_shard S;
+} emit_layouts;
+void emit_layouts_build(const ir_model *m, emit_layouts *out);
+void emit_layouts_free(emit_layouts *l);
+
 /* The emitter of kernel k after the analysis its emission starts with
  * (loop levels, the nodes it needs, the table plan, the action terms): used
  * by the kernel's emission (emit.c) and by the cost model (cost.c).

@@ -100,12 +100,7 @@ end
 -- the number 0.
 function D.diff(y, x)
   local function fail(msg) T.fail("lcm.diff: " .. msg, T.user_where()) end
-  if not T.get_graph() then fail("only available inside model functions") end
-  local xn = T.is_sym(x) and T.node(x.id)
-  if not xn or (xn.op ~= "state" and xn.op ~= "action") then
-    fail("the second argument must be a state or an action of the regime (a function's argument)")
-  end
-  if xn.card then fail("'" .. tostring(xn.name) .. "' is discrete: only a continuous state or action has a derivative") end
+  T.continuous_variable(x, fail)
   if type(y) == "number" then return 0 end
   if T.is_param(y) then y = T.sym(T.to_id(y, "lcm.diff")) end
   if not T.is_sym(y) then fail("the first argument must be a number or a traced value") end

@@ -41,12 +41,7 @@ local INVERT = {
 
 function I.inverse(y, x, m)
   local function fail(msg) T.fail("lcm.inverse: " .. msg, T.user_where()) end
-  if not T.get_graph() then fail("only available inside model functions") end
-  local xn = T.is_sym(x) and T.node(x.id)
-  if not xn or (xn.op ~= "state" and xn.op ~= "action") then
-    fail("the second argument must be a state or an action of the regime (a function's argument)")
-  end
-  if xn.card then fail("'" .. tostring(xn.name) .. "' is discrete: only a continuous state or action is solved for") end
+  local xn = T.continuous_variable(x, fail)
   if T.is_param(y) then y = T.sym(T.to_id(y, "lcm.inverse")) end
   if not T.is_sym(y) then fail("the first argument must be a traced value that depends on '" .. xn.name .. "'") end
   if type(m) ~= "number" and not T.is_sym(m) and not T.is_param(m) then

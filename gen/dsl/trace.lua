@@ -291,6 +291,18 @@ function T.var(op, ref, extra)
   return sym(id)
 end
 
+-- The node of x for a function of calculus (lcm.diff, lcm.inverse) that
+-- needs a continuous state or action of the regime; fail(msg) otherwise.
+function T.continuous_variable(x, fail)
+  if not graph then fail("only available inside model functions") end
+  local n = getmetatable(x) == Sym and graph.nodes[x.id]
+  if not n or (n.op ~= "state" and n.op ~= "action") then
+    fail("the second argument must be a state or an action of the regime (a function's argument)")
+  end
+  if n.card then fail("'" .. tostring(n.name) .. "' is discrete: only a continuous state or action will do") end
+  return n
+end
+
 function T.type_of(x)
   if type(x) == "boolean" then return "bool" end
   if type(x) == "number" then return "num" end
