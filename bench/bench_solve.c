@@ -59,7 +59,10 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
 {
     lcm_err err = {0};
     int K = m->nkernels, gpu = !strcmp(lcm_solver_backend(solver), "cuda"), precision = lcm_solver_precision(solver);
-    if (!strcmp(lcm_solver_backend(solver), "interp")) return; /* no kernels to speak of */
+    if (!strcmp(lcm_solver_backend(solver), "interp")) {
+        printf("roofline           none: the interp backend runs no kernels\n");
+        return;
+    }
     double *body = calloc((size_t)(K * repeat), sizeof *body), *table = calloc((size_t)(K * repeat), sizeof *table);
     double *one = calloc((size_t)K, sizeof *one), *one_table = calloc((size_t)K, sizeof *one_table);
     for (int i = 0; i < repeat; ++i) {
@@ -104,13 +107,14 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
             use[i] = peaks[i] > 0 ? 100.0 * need[i] * rate / peaks[i] : -1;
             if (use[i] >= 0 && (bound < 0 || use[i] > use[bound])) bound = i;
         }
-        printf("  %-24s %9.3g %9.4f %9.4f %9.3g | %6.1f %5.1f %5.2f %5.2f %6.1f |            ", m->kernels[k].symbol,
+        printf("  %-24s %9.3g %9.3g %9.3g %9.3g | %6.1f %5.1f %5.2f %5.2f %6.1f |            ", m->kernels[k].symbol,
                pairs, t, tt, rate, c.arith, c.compare, c.divide, c.calls, c.bytes);
         for (int i = 0; i < 4; ++i) {
             if (use[i] < 0) printf(" %5s", "-");
             else printf(" %5.1f", use[i]);
         }
-        if (bound >= 0) printf(" | %s, at %.0f%% of its peak", names[bound], use[bound]);
+        if (bound >= 0 && use[bound] >= 0.5) printf(" | %s, at %.0f%% of its peak", names[bound], use[bound]);
+        else printf(" | - (near no peak: launch overhead)");
         printf("%s\n", c.table ? " (continuation from the table)" : c.inline_continuation ? " (continuation inline)" : "");
     }
     free(body), free(table), free(one), free(one_table), free(buf);
@@ -281,11 +285,12 @@ int main(int argc, char **argv)
     printf("solve              %.4f s (median of %d; min %.4f, max %.4f), checks %s\n", t_solve, repeat, s_min,
            s_max, lcm_checks_mode() == LCM_CHECKS_OFF ? "off" : "on");
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
-    roofline(solver, m, params, repeat, so.threads, so.device);
+    /* memory before the roofline, whose peak measurements allocate their own */
     printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
     printf("continuation tables %.2f MiB (ir/precompute.h)\n", (double)lcm_solver_table_bytes(solver) / 1048576.0);
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
+    roofline(solver, m, params, repeat, so.threads, so.device);
     bench_rmdir(cache_dir);
     free(cpu), free(cold), free(cold_whole), free(warm), free(whole), free(solve);
     lcm_solver_free(solver);

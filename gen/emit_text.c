@@ -61,6 +61,7 @@ emit_lit emit_literal(double x)
     emit_lit l;
     if (isnan(x)) snprintf(l.s, sizeof l.s, "LCM_NAN");
     else if (isinf(x)) snprintf(l.s, sizeof l.s, "%s", x > 0 ? "LCM_INF" : "(-LCM_INF)");
+    else if (x == 0 && signbit(x)) snprintf(l.s, sizeof l.s, "((real)-0.0)"); /* "-0" would be the integer 0 */
     else snprintf(l.s, sizeof l.s, "((real)%.17g)", x);
     return l;
 }

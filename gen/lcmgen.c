@@ -29,7 +29,12 @@ int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
 
 int lcmgen_parse_fix(const char *arg, ir_option *out, lcm_err *err)
 {
+    enum { PATH_MAX_CHARS = 200 }; /* three names: longer is a mistake, and messages quote it */
+    if (!*arg) return lcm_fail(err, LCM_E_USAGE, "--fix needs a value (it is empty)");
     const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (len > PATH_MAX_CHARS)
+        return lcm_fail(err, LCM_E_USAGE, "--fix: a parameter path of %zu characters; at most %d", len, PATH_MAX_CHARS);
     out->name = eq ? lcm_xstrndup(arg, (size_t)(eq - arg)) : lcm_xstrdup(arg);
     out->value = eq ? lcm_xstrdup(eq + 1) : NULL;
     int parts = 0, ok = 1;

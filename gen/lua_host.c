@@ -12,6 +12,7 @@
 #include <lualib.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -164,7 +165,12 @@ static int run_protected(lua_State *L)
         lua_createtable(L, 2, 0);
         lua_pushstring(L, in->fixes[i].name);
         lua_rawseti(L, -2, 1);
-        lua_pushstring(L, in->fixes[i].value);
+        /* the number C read (lcmgen_parse_fix checked it), in a form Lua reads
+         * as that float: hex, exact, -0 kept (0xffffffffffffffff would be
+         * Lua's integer -1) */
+        char num[64];
+        snprintf(num, sizeof num, "%a", strtod(in->fixes[i].value, NULL));
+        lua_pushstring(L, num);
         lua_rawseti(L, -2, 2);
         lua_rawseti(L, -2, i + 1);
     }

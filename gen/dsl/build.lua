@@ -483,7 +483,7 @@ local function flatten(value, slot, M)
       if not lcm._finite(v) then
         fail_at(where, "fixed parameter '" .. slot.name .. "'" .. path .. " is " .. lcm._num(v) .. ", not a finite number")
       end
-      out[#out + 1] = v + 0.0
+      out[#out + 1] = v * 1.0 -- a float, -0.0 kept
       return
     end
     if type(v) ~= "table" then
@@ -616,7 +616,7 @@ local function resolve(ctx, name, fname, where)
   if type(fixed) == "number" then
     -- baked into the code as a constant; the slot only documents it
     slot_function(M, R, fname, name, fixed, where)({})
-    return fixed + 0.0
+    return fixed * 1.0 -- a float (+ 0.0 would turn -0.0 into 0.0)
   end
   if fixed ~= nil and type(fixed) ~= "table" then
     fail_at(M.where, "fixed_params: '" .. name .. "' must be a number or an array of numbers")

@@ -10,9 +10,10 @@
 --
 -- Where a function is not differentiable the derivative is one of its
 -- one-sided derivatives: abs at 0 and min and max at a tie take the second
--- branch of lcm.where below; floor, ceil and the integer quotient are flat
--- (0); a comparison or condition has no derivative (an error), but
--- lcm.where(c, a, b) differentiates to lcm.where(c, a', b').  E_next_V has
+-- branch of lcm.where below; floor, ceil, the integer quotient and a
+-- condition used as 0 or 1 are flat (0); a condition itself has no
+-- derivative (an error), and lcm.where(c, a, b) differentiates to
+-- lcm.where(c, a', b').  E_next_V has
 -- no derivative at generation time (it depends on the action through
 -- next period's V): an error.
 
@@ -39,60 +40,78 @@ local function mul(a, b)
 end
 local function neg(a) return a == 0 and 0 or -a end
 
--- The derivative of node `id` (a traced value) with respect to node `x`.
-local function derivative(id, x, fail)
-  local memo = {}
-  local function d(i)
-    local known = memo[i]
-    if known ~= nil then return known end
-    local n = T.node(i)
-    local a, s = n.args, function(k) return T.sym(n.args[k]) end
-    local r
-    local op = n.op
-    if i == x then r = 1
-    elseif op == "const" or op == "param" or op == "pidx" or op == "age" or op == "period" or
-      op == "state" or op == "action" then r = 0
-    elseif op == "enext" then
-      fail("E_next_V has no derivative when the model is generated (it depends on next period's V)")
-    elseif n.type == "bool" then
-      fail("a comparison or condition has no derivative (differentiate the values lcm.where chooses between)")
-    elseif op == "neg" then r = neg(d(a[1]))
-    elseif op == "add" then r = add(d(a[1]), d(a[2]))
-    elseif op == "sub" then r = sub(d(a[1]), d(a[2]))
-    elseif op == "mul" then r = add(mul(d(a[1]), s(2)), mul(s(1), d(a[2])))
-    elseif op == "div" then -- (u / v)' = u' / v - u v' / v^2
-      local du, dv = d(a[1]), d(a[2])
-      r = sub(du == 0 and 0 or du / s(2), dv == 0 and 0 or s(1) * dv / (s(2) * s(2)))
-    elseif op == "pow" then -- (u^v)' = v u^(v-1) u' + u^v log(u) v'
-      local du, dv = d(a[1]), d(a[2])
-      r = add(du == 0 and 0 or s(2) * T.op("pow", s(1), s(2) - 1) * du,
-        dv == 0 and 0 or T.sym(i) * T.op("log", s(1)) * dv)
-    elseif op == "log" then r = mul(d(a[1]), 1 / s(1))
-    elseif op == "exp" then r = mul(T.sym(i), d(a[1]))
-    elseif op == "sqrt" then r = mul(d(a[1]), 0.5 / T.sym(i))
-    elseif op == "log1p" then r = mul(d(a[1]), 1 / (1 + s(1)))
-    elseif op == "expm1" then r = mul(T.op("exp", s(1)), d(a[1]))
-    elseif op == "tanh" then r = mul(1 - T.sym(i) * T.sym(i), d(a[1]))
-    elseif op == "normal_cdf" then r = mul(T.op("exp", -0.5 * s(1) * s(1)) / SQRT_2PI, d(a[1]))
-    elseif op == "abs" then
-      local du = d(a[1])
-      r = du == 0 and 0 or T.op("where", T.op("lt", s(1), 0), -du, du)
-    elseif op == "floor" or op == "ceil" or op == "idiv" then r = 0
-    elseif op == "mod" then r = sub(d(a[1]), mul(T.op("floor", s(1) / s(2)), d(a[2]))) -- a - floor(a/b) b
-    elseif op == "min" or op == "max" then
-      local du, dv = d(a[1]), d(a[2])
-      if du == 0 and dv == 0 then r = 0
-      else r = T.op("where", T.op(op == "min" and "lt" or "gt", s(1), s(2)), du, dv) end
-    elseif op == "where" then
-      local da, db = d(a[2]), d(a[3])
-      if da == 0 and db == 0 then r = 0 else r = T.op("where", s(1), da, db) end
-    else
-      fail("no derivative is known for '" .. op .. "'")
-    end
-    memo[i] = r
-    return r
+-- The derivative of each node with respect to node x, given the
+-- derivatives of its operands (d[a]).
+local function rule(i, x, d, fail)
+  local n = T.node(i)
+  local a, s = n.args, function(k) return T.sym(n.args[k]) end
+  local op = n.op
+  if i == x then return 1 end
+  if op == "const" or op == "param" or op == "pidx" or op == "age" or op == "period" or
+    op == "state" or op == "action" then return 0 end
+  if op == "enext" then
+    fail("E_next_V has no derivative when the model is generated (it depends on next period's V)")
   end
-  return d(id)
+  if n.type == "bool" then return 0 end -- a condition used as 0 or 1 is flat where it is defined
+  if op == "neg" then return neg(d[a[1]]) end
+  if op == "add" then return add(d[a[1]], d[a[2]]) end
+  if op == "sub" then return sub(d[a[1]], d[a[2]]) end
+  if op == "mul" then return add(mul(d[a[1]], s(2)), mul(s(1), d[a[2]])) end
+  if op == "div" then -- (u / v)' = u' / v - u v' / v^2
+    local du, dv = d[a[1]], d[a[2]]
+    return sub(du == 0 and 0 or du / s(2), dv == 0 and 0 or s(1) * dv / (s(2) * s(2)))
+  end
+  if op == "pow" then -- (u^v)' = v u^(v-1) u' + u^v log(u) v'
+    local du, dv = d[a[1]], d[a[2]]
+    return add(du == 0 and 0 or s(2) * T.op("pow", s(1), s(2) - 1) * du,
+      dv == 0 and 0 or T.sym(i) * T.op("log", s(1)) * dv)
+  end
+  if op == "log" then return mul(d[a[1]], 1 / s(1)) end
+  if op == "exp" then return mul(T.sym(i), d[a[1]]) end
+  if op == "sqrt" then return mul(d[a[1]], 0.5 / T.sym(i)) end
+  if op == "log1p" then return mul(d[a[1]], 1 / (1 + s(1))) end
+  if op == "expm1" then return mul(T.op("exp", s(1)), d[a[1]]) end
+  if op == "tanh" then return mul(1 - T.sym(i) * T.sym(i), d[a[1]]) end
+  if op == "normal_cdf" then return mul(T.op("exp", -0.5 * s(1) * s(1)) / SQRT_2PI, d[a[1]]) end
+  if op == "abs" then
+    local du = d[a[1]]
+    return du == 0 and 0 or T.op("where", T.op("lt", s(1), 0), -du, du)
+  end
+  if op == "floor" or op == "ceil" or op == "idiv" then return 0 end
+  if op == "mod" then return sub(d[a[1]], mul(T.op("floor", s(1) / s(2)), d[a[2]])) end -- a - floor(a/b) b
+  if op == "min" or op == "max" then
+    local du, dv = d[a[1]], d[a[2]]
+    if du == 0 and dv == 0 then return 0 end
+    return T.op("where", T.op(op == "min" and "lt" or "gt", s(1), s(2)), du, dv)
+  end
+  if op == "where" then
+    local da, db = d[a[2]], d[a[3]]
+    if da == 0 and db == 0 then return 0 end
+    return T.op("where", s(1), da, db)
+  end
+  fail("no derivative is known for '" .. op .. "'")
+end
+
+-- The derivative of node y with respect to node x: the nodes y reaches,
+-- then their derivatives in the order of their ids (a node's operands have
+-- smaller ids), without recursion, so that a deep expression needs no
+-- deep stack.
+local function derivative(y, x, fail)
+  local reach, stack, ids = { [y] = true }, { y }, {}
+  while #stack > 0 do
+    local i = table.remove(stack)
+    ids[#ids + 1] = i
+    for _, a in ipairs(T.node(i).args) do
+      if not reach[a] then
+        reach[a] = true
+        stack[#stack + 1] = a
+      end
+    end
+  end
+  table.sort(ids)
+  local d = {}
+  for _, i in ipairs(ids) do d[i] = rule(i, x, d, fail) end
+  return d[y]
 end
 
 -- lcm.diff(y, x): y a traced value (or a number), x a continuous state or
@@ -101,12 +120,15 @@ end
 function D.diff(y, x)
   local function fail(msg) T.fail("lcm.diff: " .. msg, T.user_where()) end
   T.continuous_variable(x, fail)
-  if type(y) == "number" then return 0 end
+  if type(y) == "number" then return T.sym(T.const_id(0)) end
   if T.is_param(y) then y = T.sym(T.to_id(y, "lcm.diff")) end
   if not T.is_sym(y) then fail("the first argument must be a number or a traced value") end
+  if T.type_of(y) == "bool" then
+    fail("a comparison or condition has no derivative (differentiate the values lcm.where chooses between)")
+  end
   T.consume({ y.id, x.id }) -- both reach the result (for the tracer's checks), also when it is a constant
-  local r = derivative(y.id, x.id, fail)
-  if r == 0 then return T.sym(T.const_id(0)) end
+  local r = T.at(T.user_where(), derivative, y.id, x.id, fail) -- every new node at this call's line
+  if type(r) == "number" then return T.sym(T.const_id(r)) end
   return r
 end
 

@@ -375,7 +375,7 @@ for name, def in pairs(PROCESSES) do
         if spec[p] ~= nil then
           local bad = lcm._process_param_problem(p, spec[p])
           if bad then fail(ctor .. ": " .. p .. " " .. bad) end
-          fixed[p] = spec[p] + 0.0
+          fixed[p] = spec[p] * 1.0
         end
       end
     end

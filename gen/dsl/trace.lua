@@ -26,7 +26,10 @@ local frame = nil   -- the traced function call in progress
 -- C: the user's line that led here.  A user function's `return x:le(y)` is
 -- a tail call that removes its own frame; then the traced function's
 -- definition line stands in.
+local fixed_where = nil -- T.at: where every node made meanwhile comes from
+
 function T.user_where()
+  if fixed_where then return fixed_where end
   local level = 2
   while true do
     local info = debug.getinfo(level, "Sl")
@@ -37,6 +40,18 @@ function T.user_where()
     end
     level = level + 1
   end
+end
+
+-- Calls fn(...) with `where` as the source of every node it makes: for the
+-- DSL's own algorithms (lcm.diff), whose deep work would otherwise walk the
+-- stack for each node, and whose nodes all belong to the user's one call.
+function T.at(where, fn, ...)
+  local saved = fixed_where
+  fixed_where = where
+  local ok, r = pcall(fn, ...)
+  fixed_where = saved
+  if not ok then error(r, 0) end
+  return r
 end
 
 -- Context of the current trace, for messages: "regime 'r', function 'f'".

@@ -173,19 +173,30 @@ static int read_params(const sim_cli *c, lcm_pvalue **out, lcm_err *err)
     return rc;
 }
 
-/* A saved solution must come from these parameters when they are given. */
+/* A saved solution must come from these parameters when they are given
+ * (given), and in any case from the model's fixed values (fixed_params,
+ * --fix): a fixed array or process parameter is data of the manifest, which
+ * the solution's code hash does not cover. */
 static int check_solution_params(const ir_model *m, const lcm_solution *sol, const double *given, lcm_err *err)
 {
     const double *used = lcm_solution_params(sol);
     for (int i = 0; i < m->nparams; ++i) {
         const ir_param *p = &m->params[i];
+        if (!given && !p->fixed) continue;
+        const double *want = given ? given + p->offset : p->values;
         for (size_t k = 0; k < p->size; ++k) {
-            if (!memcmp(&used[p->offset + k], &given[p->offset + k], sizeof *used)) continue;
+            if (!memcmp(&used[p->offset + k], &want[k], sizeof *used)) continue;
             lcm_sb there, here;
             lcm_sb_init(&there), lcm_sb_init(&here);
-            lcm_sb_double(&there, used[p->offset + k]), lcm_sb_double(&here, given[p->offset + k]);
-            lcm_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there and "
-                     "%s here; solve again or leave out --params/--set", p->name, p->regime, p->func, there.s, here.s);
+            lcm_sb_double(&there, used[p->offset + k]), lcm_sb_double(&here, want[k]);
+            if (p->fixed)
+                lcm_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there "
+                         "and fixed at %s here (fixed_params or --fix); solve again with the same --fix values",
+                         p->name, p->regime, p->func, there.s, here.s);
+            else
+                lcm_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there "
+                         "and %s here; solve again or leave out --params/--set", p->name, p->regime, p->func, there.s,
+                         here.s);
             lcm_sb_free(&there), lcm_sb_free(&here);
             return err->code;
         }
@@ -203,7 +214,7 @@ static int load_inputs(const sim_cli *c, const lcm_model *model, const lcm_pvalu
     if (!params && !c->solution) return lcm_fail(err, LCM_E_USAGE, "give --params (or --solution with a saved solution)");
     int rc = params ? lcm_params_resolve(m, params, *buf, err) : 0;
     if (!rc && c->solution) rc = lcm_solution_read_h5(model, c->solution, sol, err);
-    if (!rc && c->solution && params) rc = check_solution_params(m, *sol, *buf, err);
+    if (!rc && c->solution) rc = check_solution_params(m, *sol, params ? *buf : NULL, err);
     return rc;
 }
 

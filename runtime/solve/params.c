@@ -141,21 +141,32 @@ int lcm_params_take_fixes(lcm_pvalue *params, ir_option *fixes, int nfixes, lcm_
         const char *leaf = NULL;
         lcm_pvalue *v = params ? pv_at_path(params, f->name, &parent, &leaf) : NULL;
         if (v && v->kind != LCM_PV_NUM)
-            return lcm_fail(err, LCM_E_PARAMS, "--fix %s: the parameters give '%s' an array; only a number can be "
-                            "fixed this way (an array is no faster fixed: give it in the params file)", f->name, f->name);
-        if (!v && !f->value)
-            return lcm_fail(err, LCM_E_PARAMS, "--fix %s: the parameters (--params, --set) give no value at '%s'; give "
-                            "one (--fix %s=VALUE) or put it in the params file at that path", f->name, f->name, f->name);
+            return lcm_fail(err, LCM_E_PARAMS, "--fix %s: the parameters give '%s' %s; only a number can be fixed "
+                            "this way", f->name, f->name, v->kind == LCM_PV_LIST ? "an array (an array is no faster "
+                            "fixed: give it in the params file)" : "a table (a regime's or a function's parameters, "
+                            "or an array by label)");
+        if (!v && !f->value) {
+            const char *name = strrchr(f->name, '.');
+            int at_top = name && lcm_pv_get(params, name + 1); /* given at model level, fixed at another */
+            return lcm_fail(err, LCM_E_PARAMS, "--fix %s: the parameters (--params, --set) give no value at '%s'%s%s%s; "
+                            "give one (--fix %s=VALUE) or put it in the params file at that path", f->name, f->name,
+                            at_top ? " (they give it at model level: --fix " : "", at_top ? name + 1 : "",
+                            at_top ? ")" : "", f->name);
+        }
         if (v && f->value) {
-            char *end;
-            double x = strtod(f->value, &end);
-            if (*end || x != v->num)
-                return lcm_fail(err, LCM_E_PARAMS, "--fix %s=%s: the parameters (--params, --set) give '%s' = %.17g; "
-                                "give the value in one place (--fix %s takes theirs)", f->name, f->value, f->name, v->num,
-                                f->name);
+            double x = strtod(f->value, NULL); /* checked by lcmgen_parse_fix */
+            if (memcmp(&x, &v->num, sizeof x)) {
+                lcm_sb theirs;
+                lcm_sb_init(&theirs);
+                lcm_sb_double(&theirs, v->num);
+                lcm_fail(err, LCM_E_PARAMS, "--fix %s=%s: the parameters (--params, --set) give '%s' = %s; give the "
+                         "value in one place (--fix %s takes theirs)", f->name, f->value, f->name, theirs.s, f->name);
+                lcm_sb_free(&theirs);
+                return err->code;
+            }
         }
         if (!v) continue;
-        if (!f->value) f->value = lcm_xasprintf("%.17g", v->num); /* reads back as the same double */
+        if (!f->value) f->value = lcm_xasprintf("%a", v->num); /* the same double, -0 included */
         lcm_pv_remove(parent, leaf);
     }
     return 0;

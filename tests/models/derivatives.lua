@@ -8,8 +8,9 @@
 -- against c^-risk_aversion and the inverses against the consumption they
 -- came from.  The kinks of abs (c = 3), min
 -- (c = 4), max (c = sqrt(10)), where (c = 5.3: no grid point, where float32
--- and float64 would decide it apart), floor (whole c) and % (c a
--- multiple of 1.5) are where the test does not look.
+-- and float64 would decide it apart), floor (whole c), % (c a multiple of
+-- 1.5) and a condition used as a number (c = 2) are where the test does
+-- not look.
 local lcm = require("lcm")
 
 local Regime = lcm.categorical{ "alive", "dead", name = "Regime" }
@@ -28,7 +29,7 @@ local alive = lcm.regime{
       return math.log(c) + math.exp(-c / 10) + math.sqrt(c * w) + lcm.log1p(c) - lcm.expm1(-c)
         + lcm.tanh(c - 2) + lcm.normal_cdf(c - w / 2) + math.abs(c - 3) + lcm.min(c, 4)
         + lcm.max(c * c / 10, 1) + lcm.where(c:gt(5.3), 2 * c, -c) + c ^ (w / 10) + w / (1 + c)
-        + math.floor(c) + c % 1.5 - (c * w) ^ 2 / 100
+        + math.floor(c) + c % 1.5 - (c * w) ^ 2 / 100 + c:gt(2) * c
     end,
     d_mixture = function(mixture, consumption) return lcm.diff(mixture, consumption) end,
     d_mixture_wealth = function(mixture, wealth) return lcm.diff(mixture, wealth) end,
