@@ -251,12 +251,10 @@ int main(int argc, char **argv)
         lcm_solution_free(sol);
     }
     double pairs = 0, states = 0;
+    for (int k = 0; k < m->nkernels; ++k) pairs += kernel_pairs(m, k);
     for (int t = 0; t < m->nperiods; ++t)
         for (int r = 0; r < m->nregimes; ++r)
-            if (m->regimes[r].active[t]) {
-                pairs += (double)ir_state_space_size(&m->regimes[r]) * (double)ir_action_space_size(&m->regimes[r]);
-                states += (double)ir_state_space_size(&m->regimes[r]);
-            }
+            if (m->regimes[r].active[t]) states += (double)ir_state_space_size(&m->regimes[r]);
     char *cpu = bench_cpu_name();
     double s_min, t_solve, s_max;
     bench_stats(solve, repeat, &s_min, &t_solve, &s_max);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "arith.h" /* lcm_pow_kind, lcm_div_by: what the solve reduces */
 #include "emit_internal.h"
 #include "eval.h"
 #include "shard.h"
@@ -50,19 +51,22 @@ static void node_cost(const emitter *e, const double *vals, int id, double rb, d
     case OP_SQRT: c->divide += w; return;
     case OP_MOD: c->divide += w, c->arith += 3 * w; return;
     case OP_IDIV: c->divide += w, c->arith += w; return;
-    case OP_DIV: { /* by a power of two, a product (the compiler's, or lcm_div's at +-1, +-2, +-0.5) */
-        int exponent;
-        if (known(e, vals, n->args[1], &k) && k != 0 && isfinite(k) && fabs(frexp(k, &exponent)) == 0.5)
+    case OP_DIV: { /* a product where exact: by a constant power of two (the compiler's), lcm_div_by's divisors */
+        int exponent, is_const = n->args[1] >= 0 && e->r->nodes[n->args[1]].op == OP_CONST;
+        if (known(e, vals, n->args[1], &k) &&
+            (is_const ? k != 0 && isfinite(k) && fabs(frexp(k, &exponent)) == 0.5 : lcm_div_by(k) != 0))
             c->arith += w;
         else c->divide += w;
         return;
     }
-    case OP_POW: /* lcm_pow at an exponent the loop sees as one number (arith.h) */
-        if (!known(e, vals, n->args[1], &k)) c->calls += w;
-        else if (k == 2) c->arith += w;
-        else if (k == -1 || k == 0.5) c->divide += w, c->compare += (k == 0.5) * w;
-        else if (k != 1 && k != 0) c->calls += w;
+    case OP_POW: { /* lcm_pow at an exponent the loop sees as one number (arith.h) */
+        int kind = known(e, vals, n->args[1], &k) ? lcm_pow_kind(k) : 0; /* 1: x * x, 2: 1 / x, 3 and 4: none */
+        if (kind == 1) c->arith += w;
+        else if (kind == 2) c->divide += w;
+        else if (kind == 0 && known(e, vals, n->args[1], &k) && k == 0.5) c->divide += w, c->compare += w; /* sqrt */
+        else if (kind == 0) c->calls += w;
         return;
+    }
     case OP_LOG: case OP_EXP: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH: c->calls += w; return;
     default: c->arith += w; return; /* neg, abs, floor, ceil, add, sub, mul, min, max */
     }
