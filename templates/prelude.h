@@ -163,7 +163,9 @@ LCM_DEVICE int lcm_code(real x, int n)
 
 /* Multilinear interpolation over m continuous axes at V[base + ...]: sum of
  * the 2^m corner values, each weighted by the product of t or (1 - t);
- * corners of zero weight are skipped, so a -inf there does not give NaN. */
+ * corners of zero weight are skipped, so a -inf there does not give NaN.
+ * The skip is a select, not a branch (every corner is inside V: cells are
+ * clipped to n - 2), so the staged loop vectorises around it. */
 LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index *stride,
                            const int *cell, const real *t)
 {
@@ -176,7 +178,8 @@ LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index
             w *= up ? t[k] : (real)1 - t[k];
             at += (lcm_index)(cell[k] + up) * stride[k];
         }
-        if (w != 0) acc += w * V[at];
+        const real sum = acc + w * V[at];
+        acc = w != 0 ? sum : acc;
     }
     return acc;
 }

@@ -39,7 +39,7 @@ static const char *compiler(void)
     return cc && *cc ? cc : "cc";
 }
 
-static const char *const CFLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp",
+static const char *const CFLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp", "-fno-trapping-math",
                                      "-Werror=implicit-function-declaration", NULL};
 
 /* The compiler's executable as a search of PATH finds it, or NULL. */

@@ -38,6 +38,12 @@ static const struct {
     {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings.lua", "shock=tauchen", "models/precautionary_savings.params.lua"},
     {"models/precautionary_savings_health.lua", NULL, "models/precautionary_savings_health.params.lua"},
+    /* a Markov state's loop around a process's (not staged: one loop at
+     * most), weights of zero among them */
+    {"models/precautionary_savings_health.lua", "consumption_points=12 wealth_points=9",
+     "models/precautionary_savings_health.params.lua"},
+    {"models/precautionary_savings_health.lua", "consumption_points=12 wealth_points=9",
+     "tests/models/health_absorbing.params.lua"},
     {"models/tiny.lua", NULL, "models/tiny.params.lua"},
     {"models/mortality.lua", NULL, "models/mortality.params.lua"},
     {"models/mortality.lua", "n_periods=4", NULL},

@@ -111,7 +111,7 @@ int main(void)
     char *dir = test_tmpdir("random");
     char *c = lcm_path_join(dir, "expr.c"), *so = lcm_path_join(dir, "expr.so");
     CHECK_OK(lcm_write_file_atomic(c, src.s, src.len, &err));
-    char *argv[] = {"cc", "-O3", "-march=native", "-std=c11", "-fPIC", "-shared", "-DLCM_PRECISION=64",
+    char *argv[] = {"cc", "-O3", "-march=native", "-std=c11", "-fPIC", "-shared", "-fno-trapping-math", "-DLCM_PRECISION=64",
                     "-o", so, c, "-lm", NULL};
     char *out;
     int st = lcm_run_capture(argv, &out);
