@@ -29,7 +29,8 @@ static int find_or_add_kernel(ir_model *m, int regime, int last, int *targets, i
     /* GPU threads split the largest action axis (the first of equals) */
     const ir_regime *R = &m->regimes[regime];
     kn->par = -1;
-    for (int j = 0; j < R->nactions; ++j)
+    /* an EGM regime's candidates are few and come from one scan: no split */
+    for (int j = 0; j < R->nactions && !ir_is_egm(R); ++j)
         if (kn->par < 0 || R->actions[j].grid.n > R->actions[kn->par].grid.n) kn->par = j;
     return m->nkernels++;
 }

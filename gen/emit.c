@@ -63,7 +63,12 @@ static int target_level(const emitter *e, const ir_target *tg)
 
 /* Whether the kernel body reads its continuation from a table (when the
  * solve gives one) rather than computing it. */
-static int reads_table(const emitter *e) { return e->pre.active && !e->flat; }
+static int reads_table(const emitter *e) { return e->pre.active && !e->pre.egm && !e->flat; }
+
+/* Whether the kernel's regime solves by the endogenous grid method, and
+ * whether loop level `level` is its candidates' (gen/emit_egm.c). */
+static int egm(const emitter *e) { return ir_is_egm(e->r); }
+static int egm_level(const emitter *e, int level) { return egm(e) && level == LVL_ACTION0 + e->r->egm.action; }
 
 /* Marks a node the kernel uses directly (and what it reads). */
 static void mark_root(emitter *e, int id)
@@ -146,7 +151,7 @@ static void plan_action_terms(emitter *e)
         const ir_node *nd = &r->nodes[i];
         switch (nd->op) {
         case OP_STATE: case OP_ENEXT: case OP_PIDX: act[i] = -2; break;
-        case OP_ACTION: act[i] = nd->ref; break;
+        case OP_ACTION: act[i] = egm(e) && nd->ref == r->egm.action ? -2 : nd->ref; break; /* EGM's: off its grid */
         default:
             act[i] = -1;
             for (int a = 0; a < nd->nargs; ++a) {
@@ -228,6 +233,8 @@ static int analyze(emitter *e, lcm_err *err)
     for (int c = 0; c < r->nconstraints; ++c) mark_root(e, r->constraints[c].node);
     mark_continuation(e);
     for (int i = 0; i < k->ninactive; ++i) mark_root(e, r->rprob[k->inactive[i]]);
+    if (egm(e)) mark_root(e, r->egm.resources), mark_root(e, r->egm.marginal);
+    if (r->terminal_marginal) mark_root(e, r->marginal);
     ir_pre_plan(e->m, e->S, (int)(k - e->m->kernels), &e->pre);
     plan_action_terms(e);
     if (reads_table(e)) plan_next_only(e);
@@ -326,10 +333,11 @@ static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
  * level (and their check), declared here once rather than in every
  * continuation block below: a Markov state's probabilities, a process's
  * transition matrix and, for an AR(1) process, the row of the current value. */
-static void stochastic_weights(emitter *e, int level)
+void emit_stochastic_weights(emitter *e, int level)
 {
     for (int t = 0; t < e->k->ntargets && !e->k->last; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
+        if (e->egm_table && !ir_egm_target(e->r, (int)(tg - e->r->targets))) continue; /* not in its sum */
         const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
@@ -414,7 +422,7 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
 
 /* The continuation in target regime tg: its V_{t+1} interpolated at the
  * deterministic next states, summed over the stochastic ones. */
-static void target_block(emitter *e, const ir_target *tg, int level)
+void emit_target_block(emitter *e, const ir_target *tg, int level)
 {
     const ir_regime *tr = &e->m->regimes[tg->regime];
     int g = tg->regime, P = e->r->rprob[g];
@@ -425,7 +433,7 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     }
     if (ez(e)) emit_line(e, "lcm_ce C%d = LCM_CE_EMPTY; /* its lottery (Epstein-Zin) */", g);
     else emit_line(e, "real E%d = 0;", g);
-    emit_line(e, "int code_ok%d = 1;", g);
+    emit_line(e, "%sint code_ok%d = 1;", e->egm_table ? "LCM_UNUSED " : "", g); /* EGM's table flags nothing */
     /* skipped where the target is not reached; the staged loop computes it
      * anyway (a branch would keep it scalar): a target's V_{t+1} is always
      * there, and E adds the block only where the target is reached */
@@ -440,13 +448,16 @@ static void target_block(emitter *e, const ir_target *tg, int level)
     int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
     for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
     int m1 = ncont ? ncont : 1;
-    emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->v_next[%d];", g);
+    /* the EGM table reads next period's marginal values, at the next
+     * liquid state as a function of savings (gen/emit_egm.c) */
+    emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->%s[%d];", e->egm_table ? "m_next" : "v_next", g);
     emit_line(e, "lcm_index base = 0;");
     emit_line(e, "int cell[%d]; real t[%d]; lcm_index st[%d];", m1, m1, m1);
     for (int s = 0, kc = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind != NEXT_DET) continue;
-        next_cell(e, g, s, nx->node, kc, stride[s]);
+        int liquid = e->egm_table && s == ir_marginal_state(tr);
+        next_cell(e, g, s, liquid ? e->r->egm.next[tg - e->r->targets] : nx->node, kc, stride[s]);
         kc += !grid_is_discrete(&tr->states[s].grid);
     }
     /* Markov states and processes: loops over next points, weighted */
@@ -632,13 +643,18 @@ static void action_loop(emitter *e, int j)
         emit_line(e, "lcm_feas feas = 1; /* the constraints of this level, all of them */");
         return;
     }
-    if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
+    if (egm_level(e, LVL_ACTION0 + j)) { /* the candidates of the endogenous grid (gen/emit_egm.c) */
+        emit_egm_candidates(e, j);
+    } else if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
         emit_open(e, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */", j, j, n, j, v->name);
     else
         emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, n, j, v->name);
-    emit_action_value(e, j, 'i');
-    if (j == 0) emit_line(e, "const lcm_index ai0 = i0;");
-    else emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, j - 1, n, j);
+    int on_grid = !egm_level(e, LVL_ACTION0 + j);
+    if (on_grid) emit_action_value(e, j, 'i');
+    /* EGM's action is off its grid: it counts as code 0 in the flat index */
+    if (j == 0) emit_line(e, on_grid ? "const lcm_index ai0 = i0;" : "const lcm_index ai0 = 0;");
+    else if (on_grid) emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, j - 1, n, j);
+    else emit_line(e, "const lcm_index ai%d = ai%d * %d;", j, j - 1, n);
 }
 
 /* A node's declaration; on the CPU a tabled action term is read from the
@@ -718,7 +734,8 @@ static void constraints(emitter *e, int level)
         char *what = lcm_xasprintf("constraint %s", cn->name);
         emit_line_directive(e, src);
         emit_start(e);
-        int leave = level < LVL_ACTION0 || caps_loop_action(e, cn->node, level);
+        /* the EGM candidates come in no order: a cap skips one, never the rest */
+        int leave = level < LVL_ACTION0 || (caps_loop_action(e, cn->node, level) && !egm_level(e, level));
         if (e->staged > 0 && level == e->innermost) lcm_sb_printf(e->b, "feas &= %s;", emit_cond(e, cn->node));
         else lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), leave ? "break" : "continue");
         emit_comment(e, what, src);
@@ -743,14 +760,28 @@ static void best_update(emitter *e)
     emit_open(e, "{");
     emit_line(e, "const real q = %s;", emit_num(e, r->q));
     emit_line(e, "if (q != q) nan_q = 1;");
-    if (r->taste_scale >= 0) {
+    if (r->taste_scale >= 0 && egm(e)) { /* each choice's action and marginal utility too (emit_egm.c) */
+        int d = ir_discrete_actions(r) - 1, a = r->nactions - 1, nd = ir_taste_choices(r), c = r->egm.action;
+        const char *mu = emit_num(e, r->egm.marginal);
+        emit_open(e, "else {");
+        emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = ai%d; egm_best[0] = act%d; egm_best[1] = %s; }", a,
+                  c, mu);
+        emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = ai%d; egm_best[2 + ai%d] = act%d; "
+                     "egm_best[%d + ai%d] = %s; }", d, d, d, d, a, d, c, 2 + nd, d, mu);
+        emit_close(e);
+    } else if (r->taste_scale >= 0) {
         int d = ir_discrete_actions(r) - 1, a = r->nactions - 1;
         emit_open(e, "else {");
         emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = ai%d; }", a);
         emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = ai%d; }", d, d, d, d, a);
         emit_close(e);
+    } else if (egm(e)) { /* and the action and its marginal utility (the marginal value of the liquid state) */
+        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; egm_best[0] = act%d; egm_best[1] = %s; }",
+                  r->nactions - 1, r->egm.action, emit_num(e, r->egm.marginal));
     } else if (r->nactions) {
         emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; }", r->nactions - 1);
+    } else if (r->terminal_marginal) { /* a terminal regime's marginal value (emit_egm.c) */
+        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = 0; egm_best[1] = %s; }", emit_num(e, r->marginal));
     } else {
         emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = 0; }");
     }
@@ -823,7 +854,7 @@ static int stages_inline(const emitter *e)
 static int stages(const emitter *e)
 {
     const ir_regime *r = e->r;
-    if (e->flat || !r->nactions || r->taste_scale >= 0 || ez(e)) return 0;
+    if (e->flat || !r->nactions || r->taste_scale >= 0 || ez(e) || egm(e)) return 0;
     int n = r->actions[r->nactions - 1].grid.n;
     if (e->k->last || reads_table(e) ? n < STAGE_MIN : n < STAGE_MIN_INLINE || !stages_inline(e)) return 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
@@ -949,13 +980,15 @@ static void emit_level(emitter *e, int level)
     declare_level(e, level, 0, first, 0);
     free(first);
     regime_prob_check(e, level);
-    stochastic_weights(e, level);
+    emit_stochastic_weights(e, level);
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
-        if (target_level(e, tg) == level) target_block(e, tg, level);
+        if (target_level(e, tg) == level) emit_target_block(e, tg, level);
     }
     if (!e->k->last && level == e->e_level) e_accumulate(e);
     declare_level(e, level, 1, NULL, 0);
+    if (egm(e) && level == LVL_STATE) emit_egm_rows(e);
+    if (egm(e) && egm_level(e, level + 1)) emit_egm_choice(e);
     if (level == e->innermost) best_update(e);
     else emit_level(e, level + 1);
     if (level >= LVL_ACTION0) emit_close(e);
@@ -1116,17 +1149,22 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     f.b = &body;
     for (size_t i = 0; i < r->nnodes; ++i)
         if (f.needed[i] && !f.has_enext[i]) emit_node_decl(&f, (int)i);
-    stochastic_weights(&f, -1);
-    for (int t = 0; t < f.k->ntargets; ++t) target_block(&f, ir_target_of(r, f.k->targets[t]), -1);
+    emit_stochastic_weights(&f, -1);
+    for (int t = 0; t < f.k->ntargets; ++t) emit_target_block(&f, ir_target_of(r, f.k->targets[t]), -1);
     e_accumulate(&f);
     lcm_sb_puts(&off_grid, "0");
     for (int t = 0; t < f.k->ntargets; ++t)
         lcm_sb_printf(&off_grid, " | (%s != 0 && !code_ok%d)", emit_name(&f, r->rprob[f.k->targets[t]]), f.k->targets[t]);
     if (ez(&f)) lcm_sb_puts(&off_grid, " | ce_bad << 1"); /* bit 1: the CE's domain (LCM_FLAG_CE) */
-    const char *kv[] = {"symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode), "body", emit_fragment(&body),
-                        "off_grid", off_grid.s, NULL};
+    lcm_sb store, what;
+    lcm_sb_init(&store), lcm_sb_init(&what);
+    lcm_sb_printf(&store, "    ((real *)a->cont)[j] = E;\n    a->cont_code[j] = (unsigned char)(%s);", off_grid.s);
+    lcm_sb_printf(&what, "The continuation table of %s (ir/precompute.h): entry j of this\n"
+                         " * launch's table, computed by the code the kernel runs inline.", f.k->symbol);
+    const char *kv[] = {"what", what.s, "symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode),
+                        "body", emit_fragment(&body), "store", store.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
-    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&off_grid);
+    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&off_grid), lcm_sb_free(&store), lcm_sb_free(&what);
     free(f.lvl), free(f.needed);
     return rc;
 }
@@ -1219,9 +1257,12 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     kernel_periods(m, k, &what);
     emit_state_names(r, &state_names);
     ir_layout_print_state(&lay, &state, &order);
-    if (e.pre.active) LCM_CHECK_GOTO(emit_table(&e, nx, &table, err), rc, done);
+    if (e.pre.active && e.pre.egm) LCM_CHECK_GOTO(emit_egm_table(&e, nx, &table, err), rc, done);
+    else if (e.pre.active) LCM_CHECK_GOTO(emit_table(&e, nx, &table, err), rc, done);
     taste_holes th;
     taste_holes_build(r, &th);
+    egm_holes eh;
+    emit_egm_holes(r, &eh);
     action_terms_build(&e, &at_build);
     const char *at_param = e.nat ? ", LCM_UNUSED const real *LCM_RESTRICT lcm_at" : "";
     const char *at_pass = e.nat ? ", lcm_at" : "", *at_none = e.nat ? ", (const real *)0" : "";
@@ -1233,7 +1274,9 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
                         "choices_decl4", th.decl4, "choices_decl8", th.decl8, "reduce_smooth4", th.reduce_smooth4,
                         "smooth8", th.smooth8, "draw_cpu", th.draw_cpu, "draw_gpu", th.draw_gpu,
                         "at_param", at_param, "at_pass", at_pass, "at_none", at_none,
-                        "at_build", at_build.s ? at_build.s : "", NULL};
+                        "at_build", at_build.s ? at_build.s : "", "egm_param", eh.param, "egm_pass", eh.pass,
+                        "egm_decl4", eh.decl4, "egm_decl8", eh.decl8, "egm_store4", eh.store4, "egm_store8", eh.store8,
+                        "egm_step", eh.step, NULL};
     rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
 done:
     lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);

@@ -42,6 +42,7 @@ typedef struct emitter {
     ir_pre pre;   /* the kernel's continuation table (ir/precompute.h) */
     int flat;     /* emitting the table's entry: every node at level -1, no loops */
     int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit.c, "staged"), -1 the plain one beside it */
+    int egm_table; /* emitting an EGM regime's endogenous grid (emit_egm.c): continuations read marginal values */
     /* Action terms (emit.c, "action terms"): on the CPU, a term that only
      * one action's value decides (log(consumption)) is read from lcm_at,
      * which the launch fills once; NULL in the table entry and the steps. */
@@ -150,6 +151,36 @@ void emit_state_names(const ir_regime *r, lcm_sb *b);
 /* A fragment for a template hole that stands on its own line: its text
  * without the last line break ("" when empty). */
 const char *emit_fragment(lcm_sb *b);
+
+/* ---- pieces of the kernel body shared with emit_egm.c ------------------------ */
+/* The continuation in target regime tg, computed at loop level `level`
+ * (-1 in a table's entry): V_{t+1} (with egm_table the marginal value)
+ * interpolated at the next states, summed over the stochastic ones into E<g>. */
+void emit_target_block(emitter *e, const ir_target *tg, int level);
+/* The weights of the targets' stochastic next states known at `level`. */
+void emit_stochastic_weights(emitter *e, int level);
+
+/* ---- the endogenous grid method (emit_egm.c) --------------------------------
+ * In the kernel of an EGM regime the continuous action's loop runs over the
+ * candidates its endogenous grid offers (the budget's corner and every
+ * segment that covers the state's resources), each with the exact Q. */
+/* At the state level: the table's rows of the state (egm_at, egm_w). */
+void emit_egm_rows(emitter *e);
+/* Inside the discrete actions' loops: the rows' offsets of this choice. */
+void emit_egm_choice(emitter *e);
+/* The candidates' loop of action j, with act<j> (opens a block). */
+void emit_egm_candidates(emitter *e, int j);
+/* The kernel template's holes for a regime that keeps a marginal value
+ * (an EGM regime, or a terminal one EGM moves into; all empty otherwise):
+ * the body's output egm_best (the action and its marginal utility, with
+ * taste shocks each choice's too), the store of the marginal value and the
+ * step's argument, the chosen action. */
+typedef struct egm_holes {
+    char param[64], pass[16], decl4[256], decl8[256], store4[256], store8[256], step[64], step_param[64];
+} egm_holes;
+void emit_egm_holes(const ir_regime *r, egm_holes *h);
+/* The table entry of an EGM kernel (templates/table.c.in): its endogenous grid. */
+int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err);
 
 /* The simulation step of regime r (templates/step.c.in), and its symbol. */
 int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, int r, int lines, lcm_sb *out,

@@ -45,13 +45,16 @@ static void decode_action(emitter *e, const ir_vars *V)
         emit_line(e, "/* no actions */");
         return;
     }
-    emit_line(e, "lcm_index rem = best;");
-    for (int j = r->nactions - 1; j >= 0; --j) {
-        emit_line(e, "const int c%d = (int)(rem %% %d);", j, r->actions[j].grid.n);
+    if (r->nactions > (ir_is_egm(r) ? 1 : 0)) emit_line(e, "lcm_index rem = best;"); /* EGM's action alone: no code */
+    for (int j = r->nactions - 1; j >= 0 && r->nactions > (ir_is_egm(r) ? 1 : 0); --j) {
+        int egm = ir_is_egm(r) && j == r->egm.action; /* off its grid: no code */
+        if (!egm) emit_line(e, "const int c%d = (int)(rem %% %d);", j, r->actions[j].grid.n);
         if (j) emit_line(e, "rem /= %d;", r->actions[j].grid.n);
     }
     for (int j = 0; j < r->nactions; ++j) {
-        emit_action_value(e, j, 'c');
+        if (ir_is_egm(r) && j == r->egm.action) /* off its grid: the value the kernel chose */
+            emit_line(e, "const real act%d = egm_action; /* %s */", j, r->actions[j].name);
+        else emit_action_value(e, j, 'c');
         emit_line(e, "an[%d] = act%d;", V->action_slot[r->id][j], j);
     }
 }
@@ -191,8 +194,11 @@ int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, 
     char symbol[128];
     lcm_step_symbol(m, r, symbol, sizeof symbol);
     emit_state_names(R, &state_names);
+    egm_holes eh;
+    emit_egm_holes(R, &eh);
     const char *kv[] = {"symbol", symbol, "regime", R->name, "state_names", state_names.s,
-                        "actions", emit_fragment(&actions), "next", emit_fragment(&next), NULL};
+                        "actions", emit_fragment(&actions), "next", emit_fragment(&next), "egm_param", eh.step_param,
+                        NULL};
     rc = lcm_fill_template(lcm_embed_step_c_in, kv, out, err);
 done:
     lcm_sb_free(&actions), lcm_sb_free(&next), lcm_sb_free(&state_names);

@@ -164,6 +164,8 @@ static char *model_name(const ir_model *m, const ir_regime *r, int id)
     case OP_AGE: lcm_sb_puts(&b, "age"); break;
     case OP_PERIOD: lcm_sb_puts(&b, "period"); break;
     case OP_ENEXT: lcm_sb_puts(&b, "E_next_V"); break;
+    case OP_SAVINGS: lcm_sb_puts(&b, "egm_a"); break;
+    case OP_MARGINAL: lcm_sb_puts(&b, "egm_m"); break;
     case OP_PARAM:
     case OP_PIDX: {
         const ir_param *p = &m->params[n->ref];
@@ -250,6 +252,8 @@ static void leaf(const emitter *e, const ir_node *n, lcm_sb *b)
     case OP_AGE: lcm_sb_puts(b, "((real)a->age)"); return;
     case OP_PERIOD: lcm_sb_puts(b, "((real)a->period)"); return;
     case OP_ENEXT: lcm_sb_puts(b, "E"); return;
+    case OP_SAVINGS: lcm_sb_puts(b, "egm_savings"); return; /* the EGM table's point (emit_egm.c) */
+    case OP_MARGINAL: lcm_sb_puts(b, "egm_rhs"); return;     /* ... and its Euler equation's right side */
     default: return;
     }
 }
@@ -286,7 +290,9 @@ static void expr(const emitter *e, int id, lcm_sb *b)
     };
     switch (n->op) {
     case OP_CONST: lcm_sb_puts(b, emit_literal(n->k).s); return;
-    case OP_STATE: case OP_ACTION: case OP_AGE: case OP_PERIOD: case OP_ENEXT: leaf(e, n, b); return;
+    case OP_STATE: case OP_ACTION: case OP_AGE: case OP_PERIOD: case OP_ENEXT: case OP_SAVINGS: case OP_MARGINAL:
+        leaf(e, n, b);
+        return;
     case OP_PARAM: case OP_PIDX: param_read(e, n, b); return;
     case OP_NEG: lcm_sb_printf(b, "(-%s)", emit_num(e, a[0])); return;
     case OP_NOT: lcm_sb_printf(b, "(!%s)", emit_cond(e, a[0])); return;

@@ -28,6 +28,7 @@ static const struct {
     {"lcm.diff", "=lcm/diff.lua", lcm_embed_diff_lua},
     {"lcm.inverse", "=lcm/inverse.lua", lcm_embed_inverse_lua},
     {"lcm.reach", "=lcm/reach.lua", lcm_embed_reach_lua},
+    {"lcm.egm_plan", "=lcm/egm_plan.lua", lcm_embed_egm_plan_lua},
     {"lcm.build", "=lcm/build.lua", lcm_embed_build_lua},
     {"lcm.host", "=lcm/host.lua", lcm_embed_host_lua},
 };

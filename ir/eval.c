@@ -36,6 +36,8 @@ void ir_eval(const ir_model *m, const ir_regime *r, const ir_env *env, double *v
         case OP_AGE: x = env->age; break;
         case OP_PERIOD: x = env->period; break;
         case OP_ENEXT: x = env->enext; break;
+        case OP_SAVINGS: x = env->savings; break;
+        case OP_MARGINAL: x = env->marginal; break;
         case OP_PARAM: x = env->params[m->params[n->ref].offset]; break;
         case OP_PIDX: x = param_elem(m, n, v, env->params); break;
         case OP_NEG: x = -a; break;

@@ -11,6 +11,7 @@ typedef struct ir_env {
     const double *actions; /* value per action */
     double age, period;
     double enext;          /* E_next_V, used only by the aggregator */
+    double savings, marginal; /* the leaves of the endogenous grid method's roots (ir.h, ir_egm) */
     const double *params;  /* the flat parameter buffer */
 } ir_env;
 

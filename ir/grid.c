@@ -116,6 +116,7 @@ void ir_grid_layout_build(const ir_model *m, ir_grid_layout *L)
         const ir_regime *R = &m->regimes[r];
         L->state_off[r] = layout_vars(R->states, R->nstates, &L->total, &L->matrix_off[r]);
         L->action_off[r] = layout_vars(R->actions, R->nactions, &L->total, NULL);
+        L->savings_off[r] = ir_is_egm(R) ? layout_vars(&R->egm.savings, 1, &L->total, NULL) : NULL;
     }
 }
 
@@ -125,7 +126,8 @@ void ir_grid_layout_free(ir_grid_layout *L)
         free(L->state_off[r]);
         free(L->action_off[r]);
         free(L->matrix_off[r]);
-        L->state_off[r] = L->action_off[r] = L->matrix_off[r] = NULL;
+        free(L->savings_off[r]);
+        L->state_off[r] = L->action_off[r] = L->matrix_off[r] = L->savings_off[r] = NULL;
     }
 }
 
@@ -154,7 +156,8 @@ int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         if (fill_vars(m, R, R->states, R->nstates, L->state_off[r], L->matrix_off[r], params, G, why, whylen) ||
-            fill_vars(m, R, R->actions, R->nactions, L->action_off[r], NULL, params, G, why, whylen))
+            fill_vars(m, R, R->actions, R->nactions, L->action_off[r], NULL, params, G, why, whylen) ||
+            (ir_is_egm(R) && fill_vars(m, R, &R->egm.savings, 1, L->savings_off[r], NULL, params, G, why, whylen)))
             return 1;
     }
     /* an AR(1) process keeps its law across regimes: the source's points and

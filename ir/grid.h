@@ -1,7 +1,8 @@
 /* grid.h - grid points and where they live in the flat grid buffer.
  *
- * Every continuous grid of the model (states and actions of every regime)
- * has its points in one buffer `G` that the kernels read, followed for shock
+ * Every continuous grid of the model (states and actions of every regime,
+ * and the savings grid of a regime that solves by EGM) has its points in
+ * one buffer `G` that the kernels read, followed for shock
  * processes by their transition matrix.  The buffer is computed in float64
  * at every solve from the parameters, because irregular grids may take
  * their points and processes their law from run-time parameters (changing
@@ -37,6 +38,7 @@ typedef struct ir_grid_layout {
     size_t *state_off[IR_MAX_REGIMES];
     size_t *action_off[IR_MAX_REGIMES];
     size_t *matrix_off[IR_MAX_REGIMES]; /* process states: their n x n matrix */
+    size_t *savings_off[IR_MAX_REGIMES]; /* EGM regimes: their savings grid (one entry), else NULL */
 } ir_grid_layout;
 
 void ir_grid_layout_build(const ir_model *m, ir_grid_layout *L);

@@ -69,6 +69,8 @@ static void free_regime(ir_regime *r, const ir_model *m)
         free(tg->next);
     }
     free(r->targets);
+    free(r->egm.savings.name), free_grid(&r->egm.savings.grid);
+    free(r->egm.next), free(r->egm.dnext);
 }
 
 void ir_model_free(ir_model *m)
@@ -205,6 +207,41 @@ static int check_taste(const ir_regime *r, int nn, lcm_err *err)
     return 0;
 }
 
+/* The endogenous grid method's nodes and grid; the DSL checks what EGM
+ * assumes of the model, with its lines (gen/dsl/egm_plan.lua). */
+static int check_egm(const ir_model *m, const ir_regime *r, int nn, lcm_err *err)
+{
+    const ir_egm *E = &r->egm;
+    const ir_grid *g = &E->savings.grid;
+    int rc;
+    if (r->terminal || E->state >= r->nstates || E->action < 0 || E->action >= r->nactions ||
+        grid_is_discrete(&r->states[E->state].grid) || grid_is_discrete(&r->actions[E->action].grid))
+        return lcm_fail(err, LCM_E_MODEL, "regime '%s': bad endogenous grid method (state, action or terminal)", r->name);
+    if (g->kind == GRID_DISCRETE || g->kind == GRID_PROCESS || g->kind == GRID_AGE || (g->kind == GRID_IRREG && !g->points) ||
+        g->n < 2 || g->batch_size || g->distributed)
+        return lcm_fail(err, LCM_E_MODEL, "regime '%s': the savings grid must be continuous and fixed in the model", r->name);
+    if ((rc = check_node_ref(r, E->resources, nn, "EGM's resources", err)) ||
+        (rc = check_node_ref(r, E->discount, nn, "EGM's discount", err)) ||
+        (rc = check_node_ref(r, E->marginal, nn, "EGM's marginal utility", err)) ||
+        (rc = check_node_ref(r, E->policy, nn, "EGM's policy", err)))
+        return rc;
+    for (int t = 0; t < r->ntargets; ++t) {
+        const ir_regime *tr = &m->regimes[r->targets[t].regime];
+        if ((ir_find_state(tr, r->states[E->state].name) >= 0) != (E->next[t] >= 0))
+            return lcm_fail(err, LCM_E_MODEL, "regime '%s': EGM's next '%s' in regime '%s' is %s", r->name,
+                            r->states[E->state].name, tr->name, E->next[t] >= 0 ? "not a state there" : "missing");
+        if (E->next[t] < 0) continue;
+        if ((rc = check_node_ref(r, E->next[t], nn, "EGM's next state", err)) ||
+            (rc = check_node_ref(r, E->dnext[t], nn, "EGM's next state's derivative", err)))
+            return rc;
+        int s = ir_find_state(tr, r->states[E->state].name);
+        if (s < 0 || ir_marginal_state(tr) != s)
+            return lcm_fail(err, LCM_E_MODEL, "regime '%s': its EGM target '%s' keeps no marginal value of '%s'", r->name,
+                            tr->name, r->states[E->state].name);
+    }
+    return 0;
+}
+
 static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
 {
     int nn = (int)r->nnodes;
@@ -259,6 +296,12 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
     for (int f = 0; f < r->nfuncs; ++f)
         if ((rc = check_node_ref(r, r->funcs[f].node, nn, "a function", err))) return rc;
     if (r->taste_scale >= 0 && (rc = check_taste(r, nn, err))) return rc;
+    if (ir_is_egm(r) && (rc = check_egm(m, r, nn, err))) return rc;
+    if (r->terminal_marginal && (!r->terminal || r->nactions || r->marginal_state >= r->nstates ||
+                                   grid_is_discrete(&r->states[r->marginal_state].grid) ||
+                                   (rc = check_node_ref(r, r->marginal, nn, "the marginal value", err))))
+        return rc ? rc : lcm_fail(err, LCM_E_MODEL, "regime '%s': a marginal value needs a terminal regime without "
+                                  "actions and a continuous state", r->name);
     for (int g = 0; g < m->nregimes; ++g)
         if (r->rprob[g] >= 0 && (rc = check_node_ref(r, r->rprob[g], nn, "a regime probability", err)))
             return rc;

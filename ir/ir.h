@@ -27,6 +27,7 @@ typedef enum ir_type { IR_NUM = 0, IR_BOOL = 1 } ir_type;
     X(ACTION, "action", 0) X(AGE, "age", 0)                     \
     X(PERIOD, "period", 0) X(ENEXT, "enext", 0)                 \
     X(PARAM, "param", 0) X(PIDX, "pidx", -1)                    \
+    X(SAVINGS, "egm_savings", 0) X(MARGINAL, "egm_marginal", 0) \
     /* unary */                                                \
     X(NEG, "neg", 1) X(NOT, "not", 1) X(LOG, "log", 1)          \
     X(EXP, "exp", 1) X(SQRT, "sqrt", 1) X(ABS, "abs", 1)        \
@@ -140,6 +141,22 @@ typedef struct ir_named {
     int node;
 } ir_named;
 
+/* The endogenous grid method (solver = lcm.egm, gen/dsl/egm_plan.lua): the
+ * liquid state x and the action c paid from it, savings a = R - c on their
+ * own grid, and the nodes EGM reads.  The leaves egm_savings (a) and
+ * egm_marginal (the right side of the Euler equation) appear only under
+ * these roots. */
+typedef struct ir_egm {
+    int state, action; /* the liquid state and the continuous action */
+    ir_var savings;    /* the savings grid, its first point the borrowing limit; no points: grid search */
+    int resources;     /* node: R, of the states (savings = R - c) */
+    int discount;      /* node: delta of Q = utility + delta * E_next_V */
+    int marginal;      /* node: d utility / d c */
+    int policy;        /* node: the c whose marginal utility is the leaf egm_marginal */
+    int *next, *dnext; /* [target, in r->targets order]: next x of the leaf egm_savings and its
+                        * derivative by it; -1 where the target lacks x */
+} ir_egm;
+
 typedef struct ir_regime {
     char *name;
     int id;
@@ -163,6 +180,11 @@ typedef struct ir_regime {
     int rprob[IR_MAX_REGIMES]; /* node of P(next regime = id), -1 = never */
     int ntargets;
     ir_target *targets;
+    ir_egm egm;
+    /* a terminal regime an EGM regime moves into keeps the marginal value of
+     * that regime's liquid state, its state marginal_state: node `marginal`,
+     * d utility / d x (terminal_marginal set) */
+    int terminal_marginal, marginal_state, marginal;
 } ir_regime;
 
 /* ---- parameters --------------------------------------------------------- */
@@ -242,5 +264,13 @@ int ir_taste_choices(const ir_regime *r);
 int ir_discrete_actions(const ir_regime *r);
 long long ir_taste_inner(const ir_regime *r);
 const char *ir_src(const ir_model *m, int src);
+/* Whether regime r solves by the endogenous grid method. */
+static inline int ir_is_egm(const ir_regime *r) { return r->egm.savings.grid.n > 0; }
+/* The state whose marginal value d V / d x regime r keeps (an EGM regime's
+ * liquid state, or a terminal regime's that an EGM regime reads), or -1. */
+static inline int ir_marginal_state(const ir_regime *r)
+{
+    return ir_is_egm(r) ? r->egm.state : r->terminal_marginal ? r->marginal_state : -1;
+}
 
 #endif

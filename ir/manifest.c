@@ -130,6 +130,11 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
             lcm_sb_printf(b, "state %s ", r->states[s].name), put_grid(b, &r->states[s].grid), lcm_sb_putc(b, '\n');
         for (int a = 0; a < r->nactions; ++a)
             lcm_sb_printf(b, "action %s ", r->actions[a].name), put_grid(b, &r->actions[a].grid), lcm_sb_putc(b, '\n');
+        if (ir_is_egm(r)) {
+            lcm_sb_printf(b, "egm %s %s savings ", r->states[r->egm.state].name, r->actions[r->egm.action].name);
+            put_grid(b, &r->egm.savings.grid);
+            lcm_sb_putc(b, '\n');
+        }
         lcm_sb_puts(b, "endregime\n");
     }
     for (int i = 0; i < m->nregimes; ++i) {
@@ -145,6 +150,11 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
         if (r->taste_scale >= 0) lcm_sb_printf(b, "taste %d\n", r->taste_scale);
         for (int g = 0; g < m->nregimes; ++g)
             if (r->rprob[g] >= 0) lcm_sb_printf(b, "rprob %s %d\n", m->regimes[g].name, r->rprob[g]);
+        if (ir_is_egm(r))
+            lcm_sb_printf(b, "egm resources %d discount %d marginal %d policy %d\n", r->egm.resources,
+                          r->egm.discount, r->egm.marginal, r->egm.policy);
+        if (r->terminal_marginal)
+            lcm_sb_printf(b, "marginal %s %d\n", r->states[r->marginal_state].name, r->marginal);
         for (int t = 0; t < r->ntargets; ++t) {
             const ir_target *tg = &r->targets[t];
             const ir_regime *tr = &m->regimes[tg->regime];
@@ -159,6 +169,8 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
                     lcm_sb_putc(b, '\n');
                 }
             }
+            if (ir_is_egm(r) && r->egm.next[t] >= 0)
+                lcm_sb_printf(b, "egm_next %d %d\n", r->egm.next[t], r->egm.dnext[t]);
         }
         lcm_sb_puts(b, "enddag\n");
     }
@@ -401,6 +413,20 @@ static int read_var(reader *rd, ir_var **vars, int *n)
     return read_grid(rd, 2, rd->tk.n, &v->grid);
 }
 
+/* `egm STATE ACTION savings GRID`, after the regime's states and actions. */
+static int read_egm(reader *rd, ir_regime *r)
+{
+    if (ir_is_egm(r)) return bad(rd, "a second egm line");
+    if (rd->tk.n < 6) return bad(rd, "bad egm line");
+    if (!tok(rd, 1) || !tok(rd, 2) || !tok(rd, 3) || strcmp(tok(rd, 3), "savings")) return bad(rd, "bad egm line");
+    r->egm.state = ir_find_state(r, tok(rd, 1));
+    r->egm.action = ir_find_action(r, tok(rd, 2));
+    if (r->egm.state < 0 || r->egm.action < 0) return bad(rd, "egm names no state or action of the regime");
+    r->egm.savings.name = lcm_xstrdup("savings");
+    r->egm.resources = r->egm.discount = r->egm.marginal = r->egm.policy = -1;
+    return read_grid(rd, 4, rd->tk.n, &r->egm.savings.grid);
+}
+
 static int read_header(reader *rd, ir_model *m)
 {
     int rc;
@@ -414,6 +440,7 @@ static int read_header(reader *rd, ir_model *m)
         r->id = m->nregimes++;
         r->name = lcm_xstrdup(tok(rd, 1));
         r->utility = r->q = r->risk_aversion = r->taste_scale = -1;
+        r->egm.state = r->egm.action = -1;
         for (int g = 0; g < IR_MAX_REGIMES; ++g) r->rprob[g] = -1;
         if ((rc = get_int(rd, 3, &r->terminal))) return rc;
         while (next_line(rd)) {
@@ -433,6 +460,8 @@ static int read_header(reader *rd, ir_model *m)
                 if ((rc = read_var(rd, &r->states, &r->nstates))) return rc;
             } else if (!strcmp(kk, "action")) {
                 if ((rc = read_var(rd, &r->actions, &r->nactions))) return rc;
+            } else if (!strcmp(kk, "egm")) {
+                if ((rc = read_egm(rd, r))) return rc;
             } else return bad(rd, "unexpected line in regime");
         }
         return bad(rd, "regime without endregime");
@@ -519,11 +548,31 @@ static int read_dag(reader *rd, ir_model *m)
             int g = regime_arg(rd, m, 1);
             if (g < 0) return rd->err->code;
             if ((rc = get_int(rd, 2, &r->rprob[g]))) return rc;
+        } else if (!strcmp(k, "egm")) {
+            if (!ir_is_egm(r) || rd->tk.n != 9 || strcmp(tok(rd, 1), "resources") || strcmp(tok(rd, 3), "discount") ||
+                strcmp(tok(rd, 5), "marginal") || strcmp(tok(rd, 7), "policy"))
+                return bad(rd, "bad egm line");
+            if ((rc = get_int(rd, 2, &r->egm.resources)) || (rc = get_int(rd, 4, &r->egm.discount)) ||
+                (rc = get_int(rd, 6, &r->egm.marginal)) || (rc = get_int(rd, 8, &r->egm.policy)))
+                return rc;
+        } else if (!strcmp(k, "marginal")) {
+            if (rd->tk.n != 3 || (r->marginal_state = ir_find_state(r, tok(rd, 1))) < 0) return bad(rd, "bad marginal line");
+            if ((rc = get_int(rd, 2, &r->marginal))) return rc;
+            r->terminal_marginal = 1;
+        } else if (!strcmp(k, "egm_next")) {
+            if (!cur || !ir_is_egm(r) || rd->tk.n != 3) return bad(rd, "bad egm_next line");
+            if ((rc = get_int(rd, 1, &r->egm.next[r->ntargets - 1])) || (rc = get_int(rd, 2, &r->egm.dnext[r->ntargets - 1])))
+                return rc;
         } else if (!strcmp(k, "target")) {
             if (cur && next_state != m->regimes[cur->regime].nstates) return bad(rd, "target misses next states");
             int g = regime_arg(rd, m, 1);
             if (g < 0) return rd->err->code;
             r->targets = lcm_xrealloc(r->targets, (size_t)(r->ntargets + 1) * sizeof *r->targets);
+            if (ir_is_egm(r)) {
+                r->egm.next = lcm_xrealloc(r->egm.next, (size_t)(r->ntargets + 1) * sizeof *r->egm.next);
+                r->egm.dnext = lcm_xrealloc(r->egm.dnext, (size_t)(r->ntargets + 1) * sizeof *r->egm.dnext);
+                r->egm.next[r->ntargets] = r->egm.dnext[r->ntargets] = -1;
+            }
             cur = &r->targets[r->ntargets++];
             cur->regime = g;
             cur->next = lcm_xcalloc((size_t)(m->regimes[g].nstates + 1), sizeof *cur->next);

@@ -25,11 +25,30 @@ static void node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
  * (Mahler & Yum: 8 entries per state, each read by 750 state-action pairs). */
 enum { PRE_PER_STATE = 16, PRE_SMALL = 1 << 16 };
 
+/* An EGM kernel's endogenous grid: when one of its targets carries the
+ * liquid state (else only the corner of the budget is a candidate). */
+static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
+{
+    int any = 0;
+    for (int t = 0; t < kn->ntargets; ++t)
+        for (int i = 0; i < r->ntargets; ++i) any |= r->targets[i].regime == kn->targets[t] && ir_egm_target(r, i);
+    if (!any) return;
+    p->active = p->egm = 1;
+    p->reals = 2;
+    p->rows = ir_state_space_size(r) / r->states[r->egm.state].grid.n;
+    p->acts = (long long)ir_taste_choices(r) * r->egm.savings.grid.n;
+}
+
 void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
 {
     memset(p, 0, sizeof *p);
+    p->reals = 1;
     const ir_kernel *kn = &m->kernels[k];
     const ir_regime *r = &m->regimes[kn->regime];
+    if (ir_is_egm(r)) {
+        if (!kn->last) egm_plan(kn, r, p);
+        return;
+    }
     if (kn->last || kn->ntargets == 0 || r->nstates > 64 || r->nactions > 64) return;
     uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
     node_masks(r, sm, am);

@@ -21,6 +21,16 @@
  * (LCM_FLAG_CODE), bit 1 an Epstein-Zin certainty equivalent without a value
  * (LCM_FLAG_CE), which the kernel raises for feasible pairs only.  An
  * Epstein-Zin regime's risk aversion is read like the continuation's inputs.
+ *
+ * A kernel of a regime that solves by the endogenous grid method (ir.h,
+ * ir_egm) has its endogenous grid in the table instead, whenever a target
+ * of the kernel carries the liquid state: entry ((row * choices + d) * J +
+ * j), row the regime's states but the liquid one (row-major, every point),
+ * d the combination of its discrete actions, j the savings point; two reals
+ * each, the resources R (entries [0, n)) and the action C (entries [n, 2n))
+ * at which savings j is optimal.  Simulation reads it too: the table of a
+ * period is made from that period's V_{t+1} and marginal values.  Its
+ * bytes are not used.
  */
 #ifndef LCM_PRECOMPUTE_H
 #define LCM_PRECOMPUTE_H
@@ -37,6 +47,8 @@ typedef struct ir_pre {
     int splayed;        /* a read state is splayed: each chunk needs its own table */
     long long rows;     /* product over the read non-sharded states (ir_chunk_width: a chunk when splayed) */
     long long acts;     /* product over the read actions */
+    int egm;            /* the endogenous grid of an EGM regime (rows: its states but the liquid one) */
+    int reals;          /* reals per entry: 1, EGM 2 */
 } ir_pre;
 
 /* The plan of kernel k. */
@@ -44,5 +56,8 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);
 /* Entries of one launch's table for a block of `combos` sharded values
  * (ignored unless p->sharded). */
 long long ir_pre_entries(const ir_pre *p, long long combos);
+/* Whether target t of EGM regime r carries its liquid state (the endogenous
+ * grid reads that target's marginal value). */
+static inline int ir_egm_target(const ir_regime *r, int t) { return r->egm.next && r->egm.next[t] >= 0; }
 
 #endif

@@ -6,7 +6,10 @@
 --
 -- Options: n_periods (default 6): lcmgen -D n_periods=4 ...; taste_shocks
 -- (default false): EV1 taste shocks on the retirement choice, of scale
--- `taste_shock_scale` (the paper's lambda; a run-time parameter).
+-- `taste_shock_scale` (the paper's lambda; a run-time parameter);
+-- solver (default grid): grid search, or egm for the endogenous grid
+-- method (DC-EGM in working life) on savings_points savings from 0 to 400;
+-- wealth_points (default 100): the wealth grid on [1, 400].
 local lcm = require("lcm")
 
 local n_periods = lcm.option("n_periods", 6)
@@ -18,8 +21,12 @@ local final_age_alive = first_age + (n_periods - 2) * age_step
 local Regime = lcm.categorical{ "working_life", "retirement", "dead", name = "Regime" }
 local LaborSupply = lcm.categorical{ "work", "retire", name = "LaborSupply" }
 
-local wealth = lcm.linspace{ start = 1, stop = 400, n_points = 100 }
+local solver = lcm.option("solver", "grid")
+local wealth = lcm.linspace{ start = 1, stop = 400, n_points = lcm.option("wealth_points", 100) }
 local consumption = lcm.linspace{ start = 1, stop = 400, n_points = 500 }
+if solver ~= "grid" and solver ~= "egm" then error("option solver must be grid or egm, not '" .. solver .. "'", 0) end
+local egm = solver == "egm" and
+  lcm.egm{ savings = lcm.linspace{ start = 0, stop = 400, n_points = lcm.option("savings_points", 2000) } } or nil
 
 local function alive_before_last_age(age) return age < last_age end
 
@@ -49,6 +56,7 @@ local working_life = lcm.regime{
       lcm.where(labor_supply:eq("retire"), Regime.retirement, Regime.working_life))
   end,
   taste_shocks = with_taste_shocks and lcm.ev1{ scale = function(taste_shock_scale) return taste_shock_scale end } or nil,
+  solver = egm,
 }
 
 local retirement = lcm.regime{
@@ -64,6 +72,7 @@ local retirement = lcm.regime{
   transition = function(age)
     return lcm.where(age:ge(final_age_alive), Regime.dead, Regime.retirement)
   end,
+  solver = egm,
 }
 
 local dead = lcm.regime{

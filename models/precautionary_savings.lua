@@ -13,6 +13,10 @@
 --   consumption_points 7
 --   income_points      5
 --   wealth_batch       0    batch_size of wealth (splay: chunks of that many points; V is the same)
+--   consumption_stop   5    the largest consumption on the grid
+--   solver             grid | egm   (grid search, or the endogenous grid method on
+--                      savings_points (default 200) savings from 0 to 20; it
+--                      uses no consumption grid)
 -- The income process's parameters (mu, sigma, and rho for AR(1) shocks) are
 -- run-time parameters: alive = { income = { ... } }.
 local lcm = require("lcm")
@@ -24,6 +28,9 @@ local wealth_points = lcm.option("wealth_points", 7)
 local consumption_points = lcm.option("consumption_points", 7)
 local income_points = lcm.option("income_points", 5)
 local wealth_batch = lcm.option("wealth_batch", 0)
+local consumption_stop = lcm.option("consumption_stop", 5)
+local solver = lcm.option("solver", "grid")
+if solver ~= "grid" and solver ~= "egm" then error("option solver must be grid or egm, not '" .. solver .. "'", 0) end
 
 local first_age, step = 20, 10
 local final_age_alive = first_age + (n_periods - 2) * step
@@ -56,7 +63,7 @@ end
 local alive = lcm.regime{
   active = function(age) return age <= final_age_alive end,
   states = { income = income_process(shock), wealth = wealth_on(wealth_grid) },
-  actions = { consumption = lcm.linspace{ start = 0.1, stop = 5, n_points = consumption_points } },
+  actions = { consumption = lcm.linspace{ start = 0.1, stop = consumption_stop, n_points = consumption_points } },
   functions = { utility = function(consumption) return math.log(consumption) end },
   constraints = { wealth_constraint = function(consumption, wealth) return consumption:le(wealth) end },
   state_transitions = {
@@ -67,6 +74,8 @@ local alive = lcm.regime{
   transition = function(age)
     return lcm.where(age:ge(final_age_alive), R.dead, R.alive)
   end,
+  solver = solver == "egm" and
+    lcm.egm{ savings = lcm.linspace{ start = 0, stop = 20, n_points = lcm.option("savings_points", 200) } } or nil,
 }
 
 local dead = lcm.regime{

@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 6
+#define LCM_ABI_VERSION 7
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 
@@ -48,9 +48,14 @@ typedef struct lcm_kernel_args {
     lcm_index shard_lo;
     int chunk[LCM_MAX_SPLAYED];
     /* the launch's continuation table and its off-grid bytes
-     * (ir/precompute.h), or 0: the kernel evaluates the continuation inline */
+     * (ir/precompute.h), or 0: the kernel evaluates the continuation inline;
+     * for a regime that solves by EGM, its endogenous grid */
     void *cont;
     unsigned char *cont_code;
+    /* EGM: the marginal value of the liquid state, d V / d x, of next
+     * period by regime id (EGM regimes), and of this one (0: not kept) */
+    const void *m_next[LCM_MAX_REGIMES];
+    void *m_out;
 } lcm_kernel_args;
 
 /* Simulation: a launch steps the subjects rows[0..n) of one regime at one

@@ -399,6 +399,19 @@ LCM_DEVICE real lcm_taste_smooth(const real *vd, int n, real scale, real vmax)
     return vmax + scale * LCM_LOG(sum);
 }
 
+/* The marginal value of a regime with taste shocks that solves by EGM: each
+ * choice's marginal utility mud[d] weighted by its logit probability
+ * exp((vd[d] - v) / scale) at the smoothed V v; scale 0 (or a V that is not
+ * finite) gives the best choice's, mu_best. */
+LCM_DEVICE real lcm_taste_marginal(const real *vd, const real *mud, int n, real scale, real v, real mu_best)
+{
+    if (!(scale > 0 && scale < LCM_INF) || !(v > -LCM_INF && v < LCM_INF)) return mu_best;
+    real sum = 0;
+    for (int d = 0; d < n; ++d)
+        if (vd[d] > -LCM_INF) sum += LCM_EXP((vd[d] - v) / scale) * mud[d];
+    return sum;
+}
+
 /* random.h, pasted after this file */
 LCM_DEVICE double lcm_gumbel(unsigned long long seed, unsigned long long subject, unsigned int step, unsigned int d);
 
@@ -418,6 +431,47 @@ LCM_DEVICE lcm_index lcm_taste_draw(const real *vd, const lcm_index *ad, int n, 
         if (w > top) top = w, pick = ad[d];
     }
     return pick;
+}
+
+/* ---- the endogenous grid method (gen/emit_egm.c) ----------------------------
+ * An EGM regime's table (ir/precompute.h) holds at T[at + j] the resources
+ * R_j and at T[n + at + j] the action C_j at which savings point j is
+ * optimal, NaN where the Euler equation has no solution; a state reads the
+ * rows `corners` of its continuous states (besides the liquid one) at
+ * offsets off[], blended by weights w[] (a zero weight skipped, so that a
+ * NaN there stays out). */
+LCM_DEVICE void lcm_egm_point(const real *T, lcm_index n, const lcm_index *off, const real *w, int corners, int j,
+                              real *R, real *C)
+{
+    real r = 0, c = 0;
+    for (int k = 0; k < corners; ++k)
+        if (w[k] != 0) r += w[k] * T[off[k] + j], c += w[k] * T[n + off[k] + j];
+    *R = r, *C = c;
+}
+
+/* Candidate i of the action at resources r, with savings at least a0 (the
+ * borrowing limit): i = -1 the corner c = r - a0; i = j >= 0 the segment
+ * between endogenous points j and j + 1 when it covers r (either way round:
+ * where the grid bends back, DC-EGM's upper envelope is the best candidate
+ * by Q), c interpolated, the last segment also beyond its end.  A
+ * candidate is a positive action leaving savings of at least a0; returns 0
+ * where i offers none. */
+LCM_DEVICE int lcm_egm_candidate(const real *T, lcm_index n, const lcm_index *off, const real *w, int corners,
+                                 int points, real r, real a0, int i, real *c)
+{
+    const real most = r - a0;
+    if (i < 0) {
+        *c = most;
+        return most > 0;
+    }
+    real R0, C0, R1, C1;
+    lcm_egm_point(T, n, off, w, corners, i, &R0, &C0);
+    lcm_egm_point(T, n, off, w, corners, i + 1, &R1, &C1);
+    if (!(R0 - R0 == 0 && R1 - R1 == 0 && C0 - C0 == 0 && C1 - C1 == 0)) return 0; /* NaN or infinite */
+    const real lo = R0 < R1 ? R0 : R1, hi = R0 < R1 ? R1 : R0;
+    if (!(r >= lo && (r <= hi || i == points - 2))) return 0;
+    *c = R1 != R0 ? C0 + (C1 - C0) * ((r - R0) / (R1 - R0)) : C0;
+    return *c > 0 && *c < most;
 }
 
 /* Stores V and the policy of state s, flagging NaN, +inf and no feasible action. */

@@ -10,6 +10,7 @@
 local T = require("lcm.trace")
 local lcm = require("lcm")
 local Reach = require("lcm.reach")
+local EgmPlan = require("lcm.egm_plan")
 local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h, taste-shock choices
 
 local B = {}
@@ -303,6 +304,9 @@ local function prepare_regime(name, spec, M)
   end
   if not R.functions.utility then fail_at(R.where, "regime '" .. name .. "' has no 'utility' function") end
   R.taste = prepare_taste(name, spec.taste_shocks, R)
+  if spec.solver ~= nil and not lcm._is_solver(spec.solver) then
+    fail_at(R.where, "regime '" .. name .. "': solver must be lcm.egm{ savings = ... } (or left out: grid search)")
+  end
   if R.terminal and R.functions.H then
     fail_at(R.where, "regime '" .. name .. "' is terminal: it has no continuation, so no aggregator H")
   end
@@ -1109,6 +1113,8 @@ local function trace_regime(R, M)
     D.q = ctx.value("H", R.functions.H or default_H)
     if R.spec.risk_aversion then D.risk_aversion = risk_aversion(ctx, R.spec.risk_aversion) end
   end
+  if R.spec.solver then D.egm = EgmPlan.plan(R, D, M, fn_where, fail_at) end
+  if R.marginal_of then D.marginal = EgmPlan.terminal_marginal(R, D) end
   D.graph = g
   T.set_graph(nil)
   return D
@@ -1186,6 +1192,12 @@ local function dag_lines(out, R, D)
   for _, f in ipairs(D.funcs) do root("func " .. f[1] .. " " .. id(f[2])) end
   if D.taste ~= nil then root("taste " .. id(D.taste)) end
   for _, p in ipairs(D.rprob) do root("rprob " .. p[1] .. " " .. id(p[2])) end
+  if D.marginal ~= nil then root("marginal " .. R.marginal_of .. " " .. id(D.marginal)) end
+  if D.egm then
+    local P = D.egm
+    root("egm resources " .. id(P.resources) .. " discount " .. id(P.discount) .. " marginal " .. id(P.marginal) ..
+      " policy " .. id(P.policy))
+  end
   for _, tg in ipairs(D.targets) do
     root("target " .. tg.regime)
     for _, nx in ipairs(tg.next) do
@@ -1200,6 +1212,8 @@ local function dag_lines(out, R, D)
         root("next " .. nx[1] .. " markov p " .. #ids .. " " .. table.concat(ids, " "))
       end
     end
+    local en = D.egm and D.egm.next[tg.regime]
+    if en then root("egm_next " .. id(en[1]) .. " " .. id(en[2])) end
   end
   out[#out + 1] = "dag " .. R.name
   for _, n in ipairs(g.nodes) do
@@ -1348,6 +1362,16 @@ function B.manifest(model, file, stem)
       "active functions against lcm.ages", M.ages[1], M.ages[#M.ages]))
   end
   check_knobs(M)
+  -- terminal regimes without actions that carry an EGM regime's liquid
+  -- state keep its marginal value (gen/dsl/egm_plan.lua)
+  for _, R in ipairs(M.regimes) do
+    local x = R.spec.solver and EgmPlan.liquid_state(R)
+    for _, TR in ipairs(x and M.regimes or {}) do
+      if TR.terminal and #TR.actions == 0 and TR.state_index[x] and TR.states[TR.state_index[x]].grid.kind ~= "discrete" then
+        TR.marginal_of = x
+      end
+    end
+  end
   local dags = {}
   local moves = {}
   for i, R in ipairs(M.regimes) do
@@ -1392,6 +1416,10 @@ function B.manifest(model, file, stem)
     out[#out + 1] = "active " .. #M.ages .. " " .. table.concat(act, " ")
     for _, v in ipairs(R.states) do out[#out + 1] = grid_line("state", v, R) end
     for _, v in ipairs(R.actions) do out[#out + 1] = grid_line("action", v, R) end
+    local P = dags[R.id + 1].egm
+    if P then
+      out[#out + 1] = "egm " .. P.state_name .. " " .. P.action_name .. " savings " .. grid_words(P.savings, R, "savings")
+    end
     out[#out + 1] = "endregime"
   end
   for _, l in ipairs(body) do out[#out + 1] = l end

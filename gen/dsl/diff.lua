@@ -48,7 +48,7 @@ local function rule(i, x, d, fail)
   local op = n.op
   if i == x then return 1 end
   if op == "const" or op == "param" or op == "pidx" or op == "age" or op == "period" or
-    op == "state" or op == "action" then return 0 end
+    op == "state" or op == "action" or op == "egm_savings" or op == "egm_marginal" then return 0 end
   if op == "enext" then
     fail("E_next_V has no derivative when the model is generated (it depends on next period's V)")
   end
@@ -113,6 +113,11 @@ local function derivative(y, x, fail)
   for _, i in ipairs(ids) do d[i] = rule(i, x, d, fail) end
   return d[y]
 end
+
+-- The derivative of node y with respect to node x (any node: the endogenous
+-- grid method differentiates by its savings leaf), as a traced value or the
+-- number 0; fail(msg) where a rule is missing.
+D.derivative = derivative
 
 -- lcm.diff(y, x): y a traced value (or a number), x a continuous state or
 -- action of the regime (a function's argument).  Returns a traced value or

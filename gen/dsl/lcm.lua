@@ -436,6 +436,40 @@ function lcm.ev1(spec)
   return setmetatable({ scale = spec.scale, where = T.user_where() }, TasteShocks)
 end
 
+-- The endogenous grid method (Carroll 2006; with discrete actions the
+-- DC-EGM of Iskhakov, Jorgensen, Rust & Schjerning 2017) as a regime's
+-- solver: `savings` is the grid of what the continuous action leaves of the
+-- resources (savings = resources - consumption), its first point the
+-- borrowing limit; `state` and `action` name the liquid state and the
+-- action paid from it when the regime has more than one continuous state
+-- or action.  gen/dsl/build.lua derives the rest from the model's own
+-- functions (docs/model-language.md, "Solvers").
+local Solver = {}
+function lcm._is_solver(x) return getmetatable(x) == Solver end
+
+function lcm.egm(spec)
+  check_fields(spec, set("savings", "state", "action"), "lcm.egm")
+  if not lcm._is_grid(spec.savings) then
+    fail("lcm.egm: savings must be a grid of savings (e.g. lcm.linspace{ start = 0, stop = 400, n_points = 1000 })")
+  end
+  local g = spec.savings
+  if g.kind ~= "lin" and g.kind ~= "log" and g.kind ~= "pwlin" and g.kind ~= "pwlog" and
+    not (g.kind == "irregular" and not g.runtime) then
+    fail("lcm.egm: savings must be a continuous grid fixed in the model (linspace, logspace, piecewise or " ..
+      "irregular with its points), not " .. (g.runtime and "one with points given at run time" or
+      g.kind == "process" and "a shock process" or "a " .. g.kind .. " grid"))
+  end
+  if g.batch_size > 0 then fail("lcm.egm: savings takes no batch_size (it is no axis of V)") end
+  for _, k in ipairs({ "state", "action" }) do
+    if spec[k] ~= nil and not is_identifier(spec[k]) then
+      fail("lcm.egm: " .. k .. " must be the name of the regime's " .. (k == "state" and "liquid state" or
+        "continuous action") .. ", a string")
+    end
+  end
+  return setmetatable({ kind = "egm", savings = g, state = spec.state, action = spec.action,
+    where = T.user_where() }, Solver)
+end
+
 -- Age specialisation: lcm.by_age(function(age) ... end) stands for a
 -- state's grid, a regime function or a constraint that differs by age.
 -- build(age) is called at each age at which the regime is active and
@@ -463,7 +497,7 @@ function lcm._is_regime(r) return getmetatable(r) == Regime end
 function lcm._is_model(m) return getmetatable(m) == Model end
 
 local REGIME_FIELDS = set("terminal", "active", "states", "actions", "functions", "constraints",
-  "state_transitions", "transition", "risk_aversion", "description", "taste_shocks")
+  "state_transitions", "transition", "risk_aversion", "description", "taste_shocks", "solver")
 
 function lcm.regime(spec)
   check_fields(spec, REGIME_FIELDS, "lcm.regime")

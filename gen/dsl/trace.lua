@@ -306,6 +306,49 @@ function T.var(op, ref, extra)
   return sym(id)
 end
 
+-- The value of node `root` with node `from` replaced by node `to`: the
+-- nodes on the way from one to the other rebuilt with the tracer's
+-- constructor (so simplified and shared), the rest kept.  The endogenous
+-- grid method reads next wealth as a function of savings this way
+-- (gen/dsl/build.lua).  Iterative, in the order of the node ids.
+function T.substitute(root, from, to)
+  local reach, stack, ids = { [root] = true }, { root }, {}
+  while #stack > 0 do
+    local i = table.remove(stack)
+    ids[#ids + 1] = i
+    for _, a in ipairs(graph.nodes[i].args) do
+      if not reach[a] then
+        reach[a] = true
+        stack[#stack + 1] = a
+      end
+    end
+  end
+  table.sort(ids)
+  local map = {}
+  for _, i in ipairs(ids) do
+    local n = graph.nodes[i]
+    if i == from then
+      map[i] = to
+    else
+      local args, changed = {}, false
+      for k, a in ipairs(n.args) do
+        args[k] = map[a] or a
+        changed = changed or args[k] ~= a
+      end
+      if not changed then
+        map[i] = i
+      elseif n.op == "pidx" then -- indexed by discrete variables only, which `from` is not
+        map[i] = intern({ op = "pidx", ref = n.ref, args = args })
+      else
+        local syms = {}
+        for k, a in ipairs(args) do syms[k] = sym(a) end
+        map[i] = T.op(n.op, table.unpack(syms)).id
+      end
+    end
+  end
+  return sym(map[root])
+end
+
 -- The node of x for a function of calculus (lcm.diff, lcm.inverse) that
 -- needs a continuous state or action of the regime; fail(msg) otherwise.
 function T.continuous_variable(x, fail)

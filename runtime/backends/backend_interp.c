@@ -276,6 +276,11 @@ static void interp_destroy(lcm_backend *base)
 
 int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
 {
+    for (int r = 0; r < m->nregimes; ++r)
+        if (ir_is_egm(&m->regimes[r]))
+            return lcm_fail(err, LCM_E_USAGE, "model '%s': regime '%s' solves by the endogenous grid method, which the "
+                            "interp backend (grid search only) does not run; use --backend cpu or cuda", m->name,
+                            m->regimes[r].name);
     interp_backend *b = lcm_xcalloc(1, sizeof *b);
     b->m = m;
     b->base.name = "interp";
@@ -290,6 +295,5 @@ int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
     b->states = lcm_xcalloc((size_t)m->nregimes + 1, sizeof *b->states);
     for (int r = 0; r < m->nregimes; ++r) ir_state_layout_build(m, &b->vars, &b->shard, r, &b->states[r]);
     *out = &b->base;
-    (void)err;
     return 0;
 }

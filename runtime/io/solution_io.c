@@ -7,6 +7,9 @@
  *   /ages /params /regimes /sharded_states     datasets
  *   /axes/<regime>/grid_<state>, labels_<state>, transition_<state>
  *   /V/period_<t>/<regime>    V; attributes age, period, axes
+ *   /marginal/period_<t>/<regime>   regimes that solve by EGM (and terminal
+ *                             ones they move into): d V / d x of the liquid
+ *                             state x (attribute `of`), as V
  * Format 2 kept the root's arrays as its attributes, and each V dataset's
  * grids, labels and transitions as attributes of the dataset, which HDF5
  * limits to 64 KiB: a grid of more than 8,190 points could not be written.
@@ -98,19 +101,20 @@ static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution 
     return bad;
 }
 
-/* V of regime R in period group pg: the regime's state grids as its shape
- * (a scalar without states), its states' names as `axes`. */
-static int write_V(hid_t pg, const lcm_solution *s, int t, const ir_regime *R)
+/* V (or the marginal value of an EGM regime: `of` its liquid state) of
+ * regime R in period group pg: the regime's state grids as its shape (a
+ * scalar without states), its states' names as `axes`. */
+static int write_V(hid_t pg, const lcm_solution *s, int t, const ir_regime *R, const void *data, const char *of)
 {
     hsize_t dims[H5S_MAX_RANK];
     for (int k = 0; k < R->nstates; ++k) dims[k] = (hsize_t)R->states[k].grid.n;
     hid_t type = s->precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    hid_t d = lcm_h5_dataset(pg, R->name, type, R->nstates, dims, s->V[t * s->m->nregimes + R->id]);
+    hid_t d = lcm_h5_dataset(pg, R->name, type, R->nstates, dims, data);
     if (d < 0) return 1;
     const char **names = lcm_xcalloc((size_t)R->nstates + 1, sizeof *names);
     for (int k = 0; k < R->nstates; ++k) names[k] = R->states[k].name;
     int bad = lcm_h5_attr_double(d, "age", s->m->ages[t]) || lcm_h5_attr_int(d, "period", t) ||
-              lcm_h5_attr_strings(d, "axes", names, R->nstates);
+              lcm_h5_attr_strings(d, "axes", names, R->nstates) || (of && lcm_h5_attr_string(d, "of", of));
     free(names);
     H5Dclose(d);
     return bad;
@@ -124,30 +128,45 @@ static int written(const lcm_solution *s, const unsigned char *include, int t, i
     return s->V[i] && (!include || include[i]);
 }
 
-/* The solution, or the V arrays that `written` names. */
-static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *include)
+/* Group `group` (V, or marginal: the marginal values of the EGM regimes)
+ * with a group per period holding its arrays that `written` names. */
+static int write_arrays(const lcm_solution *s, hid_t f, const unsigned char *include, const char *group, int marginal)
 {
     const ir_model *m = s->m;
-    int bad = write_root(s, f);
-    hid_t axes = bad ? -1 : lcm_h5_group(f, "axes");
-    bad |= axes < 0;
-    for (int r = 0; r < m->nregimes && !bad; ++r) bad |= write_regime_axes(axes, &m->regimes[r], s);
-    if (axes >= 0) H5Gclose(axes);
-    hid_t vg = bad ? -1 : lcm_h5_group(f, "V");
-    bad |= vg < 0;
+    hid_t vg = lcm_h5_group(f, group);
+    int bad = vg < 0;
     for (int t = 0; t < m->nperiods && !bad; ++t) {
         int any = 0;
-        for (int r = 0; r < m->nregimes; ++r) any |= written(s, include, t, r);
+        for (int r = 0; r < m->nregimes; ++r) any |= written(s, include, t, r) && (!marginal || s->M[t * m->nregimes + r]);
         if (!any) continue;
         char name[64];
         snprintf(name, sizeof name, "period_%d", t);
         hid_t pg = lcm_h5_group(vg, name);
         bad = pg < 0 || lcm_h5_attr_double(pg, "age", m->ages[t]) || lcm_h5_attr_int(pg, "period", t);
-        for (int r = 0; r < m->nregimes && !bad; ++r)
-            if (written(s, include, t, r)) bad |= write_V(pg, s, t, &m->regimes[r]);
+        for (int r = 0; r < m->nregimes && !bad; ++r) {
+            const ir_regime *R = &m->regimes[r];
+            const void *data = marginal ? s->M[t * m->nregimes + r] : s->V[t * m->nregimes + r];
+            if (written(s, include, t, r) && data)
+                bad |= write_V(pg, s, t, R, data, marginal ? R->states[ir_marginal_state(R)].name : NULL);
+        }
         if (pg >= 0) H5Gclose(pg);
     }
     if (vg >= 0) H5Gclose(vg);
+    return bad;
+}
+
+/* The solution, or the V arrays that `written` names. */
+static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *include)
+{
+    const ir_model *m = s->m;
+    int bad = write_root(s, f), egm = 0;
+    hid_t axes = bad ? -1 : lcm_h5_group(f, "axes");
+    bad |= axes < 0;
+    for (int r = 0; r < m->nregimes && !bad; ++r) bad |= write_regime_axes(axes, &m->regimes[r], s);
+    if (axes >= 0) H5Gclose(axes);
+    for (int r = 0; r < m->nregimes; ++r) egm |= ir_marginal_state(&m->regimes[r]) >= 0;
+    if (!bad) bad = write_arrays(s, f, include, "V", 0);
+    if (!bad && egm) bad = write_arrays(s, f, include, "marginal", 1);
     return bad;
 }
 
@@ -312,11 +331,12 @@ static int read_params(hid_t f, int version, const ir_model *m, double *params)
     return bad;
 }
 
-/* V of (t, r): a dataset of the regime's shape and the solution's type. */
-static int read_V(hid_t f, const ir_regime *R, int t, void *V, int precision)
+/* V of (t, r) (or in group /marginal its marginal value): a dataset of the
+ * regime's shape and the solution's type. */
+static int read_V(hid_t f, const char *group, const ir_regime *R, int t, void *V, int precision)
 {
     char name[512];
-    snprintf(name, sizeof name, "/V/period_%d/%s", t, R->name);
+    snprintf(name, sizeof name, "/%s/period_%d/%s", group, t, R->name);
     hsize_t dims[H5S_MAX_RANK];
     if (R->nstates > H5S_MAX_RANK) return 1;
     for (int k = 0; k < R->nstates; ++k) dims[k] = (hsize_t)R->states[k].grid.n;
@@ -377,9 +397,14 @@ static int read_all_V(hid_t f, const char *path, lcm_solution *sol, lcm_err *err
         for (int r = 0; r < m->nregimes; ++r) {
             void *V = sol->V[t * m->nregimes + r];
             if (!V) continue;
-            if (read_V(f, &m->regimes[r], t, V, sol->precision))
+            if (read_V(f, "V", &m->regimes[r], t, V, sol->precision))
                 return lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is missing, of the wrong "
                                 "shape or type, or stored outside the file", path, m->regimes[r].name, t);
+            void *M = sol->M[t * m->nregimes + r]; /* EGM's: NaN where no action is feasible */
+            if (M && read_V(f, "marginal", &m->regimes[r], t, M, sol->precision))
+                return lcm_fail(err, LCM_E_INPUT, "'%s': the marginal value of regime '%s' (for EGM) in period "
+                                "%d is missing, of the wrong shape or type, or stored outside the file", path,
+                                m->regimes[r].name, t);
             lcm_index bad = first_nan(V, sol->n[r], sol->precision);
             if (bad < 0) continue;
             lcm_sb at;

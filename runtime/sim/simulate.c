@@ -59,6 +59,9 @@ typedef struct sim_run {
     void *x_h, *x_d, *xn_h, *xn_d, *val_h, *val_d, *act_h, *act_d;
     lcm_flags *F_h, *F_d, *F_init;
     void *vnext[IR_MAX_REGIMES];  /* device backends: V_{t+1} */
+    void *mnext[IR_MAX_REGIMES];  /* ... and their marginal values where kept (ir_marginal_state) */
+    void *egm[IR_MAX_REGIMES];    /* EGM regimes: the period's endogenous grid (ir/precompute.h) */
+    long long egm_cap[IR_MAX_REGIMES]; /* ... its reals */
     unsigned *warned;          /* [T]: the flag kinds already reported per period */
     int snapped;               /* a snapshot was written */
 } sim_run;
@@ -114,9 +117,16 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
         return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
                                (long long)s->K);
     lcm_flags_clear(s->F_init, (size_t)s->R);
+    for (int r = 0; r < s->R; ++r) /* the endogenous grid of an EGM regime, as large as its largest period's */
+        if ((s->egm_cap[r] = ir_is_egm(&s->m->regimes[r]) ? lcm_worker_table_entries(s->w, r) : 0) &&
+            !(s->egm[r] = dev(s, (size_t)s->egm_cap[r] * (s->rb + 1), err)))
+            return err->code;
     if (host_mem) return 0;
-    for (int r = 0; r < s->R; ++r)
+    for (int r = 0; r < s->R; ++r) {
         if (!(s->vnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
+        if (ir_marginal_state(&s->m->regimes[r]) >= 0 && !(s->mnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err)))
+            return err->code;
+    }
     return 0;
 }
 
@@ -135,8 +145,11 @@ static void free_batch(sim_run *s)
     s->subj_d = NULL;
     for (size_t i = 0; i < NBUF_H; ++i)
         if (*h[i]) be->release_host(be, *h[i]), *h[i] = NULL;
-    for (int r = 0; r < s->R; ++r)
+    for (int r = 0; r < s->R; ++r) {
         if (s->vnext[r]) be->release(be, s->vnext[r]), s->vnext[r] = NULL;
+        if (s->mnext[r]) be->release(be, s->mnext[r]), s->mnext[r] = NULL;
+        if (s->egm[r]) be->release(be, s->egm[r]), s->egm[r] = NULL;
+    }
 }
 
 /* What every worker shares: the subjects and the rows. */
@@ -293,12 +306,55 @@ static lcm_index group_rows(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_i
     return total;
 }
 
+/* The arguments of period t's launches of kernel kn: parameters, grids,
+ * its targets' V_{t+1} (and of EGM targets their marginal values), and an
+ * EGM regime's endogenous grid of the period. */
+static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel_args *a)
+{
+    int host = s->be->host_memory;
+    memset(a, 0, sizeof *a);
+    a->params = s->w->P;
+    a->grids = s->w->grids;
+    for (int i = 0; i < kn->ntargets && t + 1 < s->T; ++i) {
+        int g = kn->targets[i];
+        a->v_next[g] = host ? s->sol->V[(t + 1) * s->R + g] : s->vnext[g];
+        a->m_next[g] = host ? s->sol->M[(t + 1) * s->R + g] : s->mnext[g];
+    }
+    a->age = s->m->ages[t];
+    a->period = t;
+    a->checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    int r = kn->regime;
+    if (s->egm[r]) {
+        a->cont = s->egm[r];
+        a->cont_code = (unsigned char *)s->egm[r] + (size_t)s->egm_cap[r] * s->rb;
+    }
+}
+
+/* The endogenous grid of every EGM regime active at t, once for all batches
+ * (the same code as the solve's, from the solution's V_{t+1} and marginal
+ * values). */
+static int egm_tables(sim_run *s, int t, lcm_err *err)
+{
+    int any = 0, rc = 0;
+    for (int r = 0; r < s->R && !rc; ++r) {
+        if (!s->egm[r] || !s->m->regimes[r].active[t]) continue;
+        int k = s->m->period_kernel[r * s->T + t];
+        const ir_pre *pre = &s->w->pre[k];
+        if (!pre->active) continue;
+        lcm_kernel_args a;
+        period_args(s, &s->m->kernels[k], t, &a);
+        a.flags = s->F_d; /* the table flags nothing */
+        rc = s->be->launch_table(s->be, k, &a, ir_pre_entries(pre, 1), r, err);
+        any = 1;
+    }
+    return !rc && any ? s->be->barrier(s->be, err) : rc;
+}
+
 static int launch_batch(sim_run *s, lcm_index b0, lcm_index bn, int t, const lcm_index *counts, const lcm_index *offsets,
                         lcm_index live, lcm_err *err)
 {
     lcm_backend *be = s->be;
     const ir_model *m = s->m;
-    lcm_worker *w = s->w;
     int root = s->R, rc = 0;
     size_t ns = (size_t)s->ns, na = (size_t)s->na;
     unsigned long long *subj = s->ids + b0;
@@ -316,17 +372,8 @@ static int launch_batch(sim_run *s, lcm_index b0, lcm_index bn, int t, const lcm
         if (!counts[r]) continue;
         const ir_kernel *kn = &m->kernels[m->period_kernel[r * s->T + t]];
         lcm_kernel_args a;
-        memset(&a, 0, sizeof a);
-        a.params = w->P;
-        a.grids = w->grids;
-        for (int i = 0; i < kn->ntargets && t + 1 < s->T; ++i) {
-            int g = kn->targets[i];
-            a.v_next[g] = be->host_memory ? s->sol->V[(t + 1) * s->R + g] : s->vnext[g];
-        }
+        period_args(s, kn, t, &a);
         a.flags = s->F_d + r;
-        a.age = m->ages[t];
-        a.period = t;
-        a.checks = lcm_checks_mode() != LCM_CHECKS_OFF;
         lcm_sim_args sim = {.rows = s->rows_d + offsets[r], .subject = subj, .x = s->x_d, .x_next = s->xn_d,
                             .value = s->val_d, .action = s->act_d, .regime_next = s->rn_d, .seed = s->seed,
                             .nstates = s->ns, .nactions = s->na, .ends = t + 1 == s->T};
@@ -395,14 +442,16 @@ static int advance(sim_run *s, lcm_index b0, int t, lcm_index live, lcm_err *err
     return 0;
 }
 
-/* V_{t+1} of every regime active then, into the device (device backends). */
+/* V_{t+1} of every regime active then (and the marginal values of EGM
+ * regimes), into the device (device backends). */
 static int upload_vnext(sim_run *s, int t, lcm_err *err)
 {
     if (s->be->host_memory || t + 1 >= s->T) return 0;
     for (int g = 0; g < s->R; ++g) {
-        const void *V = s->sol->V[(t + 1) * s->R + g];
-        if (!V) continue;
-        int rc = s->be->upload(s->be, s->vnext[g], V, (size_t)s->sol->n[g] * s->rb, s->R, err);
+        const void *V = s->sol->V[(t + 1) * s->R + g], *M = s->sol->M[(t + 1) * s->R + g];
+        size_t bytes = (size_t)s->sol->n[g] * s->rb;
+        int rc = V ? s->be->upload(s->be, s->vnext[g], V, bytes, s->R, err) : 0;
+        if (!rc && M) rc = s->be->upload(s->be, s->mnext[g], M, bytes, s->R, err);
         if (rc) return rc;
     }
     return s->be->barrier(s->be, err);
@@ -414,6 +463,7 @@ static int run_period(sim_run *s, int t, lcm_err *err)
     lcm_index stepped = 0;
     double t0 = lcm_now_seconds();
     int rc = upload_vnext(s, t, err);
+    if (!rc) rc = egm_tables(s, t, err);
     for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K) {
         lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
         lcm_index live = group_rows(s, b0, bn, t, counts, offsets);

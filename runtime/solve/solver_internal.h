@@ -31,10 +31,11 @@ typedef struct lcm_worker {
     void *F;             /* flags of every (period, regime) in backend memory */
     lcm_flags *F_host, *F_init;
     void *vbuf[2][IR_MAX_REGIMES]; /* device backends: V_t and V_{t+1} by regime */
+    void *mbuf[2][IR_MAX_REGIMES]; /* ... and their marginal values (d V / d x) where kept (ir_marginal_state) */
     void *table[IR_MAX_REGIMES]; /* continuation tables by regime (ir/precompute.h), or NULL */
     long long table_cap[IR_MAX_REGIMES]; /* ... their entries: reals, then as many bytes */
-    char *stage;         /* device backends: pinned copies of every finished V */
-    size_t *stage_off, stage_bytes;
+    char *stage;         /* device backends: pinned copies of every finished V (and marginal value) */
+    size_t *stage_off, *mstage_off, stage_bytes;
     int buffers_ready;   /* the buffers above are made */
     int captured;        /* the solve is recorded as a graph */
     int captured_checks; /* ... with the checks on (1) or off (0) */
@@ -71,6 +72,8 @@ struct lcm_solution {
     const ir_model *m;
     int precision;
     void **V;            /* [period * nregimes + regime], NULL when inactive */
+    void **M;            /* the same for regimes that keep a marginal value (ir_marginal_state): d V / d x
+                          * of the liquid state x of the endogenous grid method; NULL for others */
     lcm_index *n;        /* states per regime */
     double *grids;       /* the grid buffer the solve used (run-time grids, processes) */
     double *params;      /* the parameter buffer the solve used */

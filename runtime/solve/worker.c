@@ -143,19 +143,21 @@ static void release_buffers(lcm_worker *s)
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
     for (int k = 0; k < 2; ++k)
-        for (int r = 0; r < m->nregimes; ++r)
+        for (int r = 0; r < m->nregimes; ++r) {
             if (s->vbuf[k][r]) be->release(be, s->vbuf[k][r]), s->vbuf[k][r] = NULL;
+            if (s->mbuf[k][r]) be->release(be, s->mbuf[k][r]), s->mbuf[k][r] = NULL;
+        }
     for (int r = 0; r < m->nregimes; ++r)
         if (s->table[r]) be->release(be, s->table[r]), s->table[r] = NULL, s->table_cap[r] = 0;
     if (s->F) be->release(be, s->F);
     if (s->F_host) be->release_host(be, s->F_host);
     if (s->F_init) be->release_host(be, s->F_init);
     if (s->stage) be->release_host(be, s->stage);
-    free(s->stage_off);
+    free(s->stage_off), free(s->mstage_off);
     s->F = NULL;
     s->F_host = s->F_init = NULL;
     s->stage = NULL;
-    s->stage_off = NULL;
+    s->stage_off = s->mstage_off = NULL;
     s->captured = 0;
     s->buffers_ready = 0;
 }
@@ -203,11 +205,13 @@ void lcm_flags_clear(lcm_flags *f, size_t n)
 long long lcm_worker_table_entries(const lcm_worker *s, int r)
 {
     const ir_model *m = &s->model->ir;
-    if (!s->backend->launch_table || lcm_env_switch("LCM_NO_TABLES")) return 0;
+    /* an EGM regime's table is its solver, not a shortcut: always there */
+    int egm = ir_is_egm(&m->regimes[r]);
+    if (!s->backend->launch_table || (!egm && lcm_env_switch("LCM_NO_TABLES"))) return 0;
     long long most = 0;
     for (int k = 0; k < m->nkernels; ++k) {
-        long long n = m->kernels[k].regime == r && s->pre[k].active
-                          ? ir_pre_entries(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
+        const ir_pre *p = &s->pre[k];
+        long long n = m->kernels[k].regime == r && p->active ? ir_pre_entries(p, s->shard_hi - s->shard_lo) * p->reals : 0;
         if (n > most) most = n;
     }
     return most;
@@ -220,10 +224,14 @@ static int make_tables(lcm_worker *s, lcm_err *err)
     for (int r = 0; r < m->nregimes; ++r) {
         if (!(s->table_cap[r] = lcm_worker_table_entries(s, r))) continue;
         double bytes = (double)s->table_cap[r] * (double)(lcm_real_bytes(be->precision) + 1);
-        if (bytes > (double)SIZE_MAX / 2 || !(s->table[r] = be->alloc(be, (size_t)bytes, err)))
+        if (bytes > (double)SIZE_MAX / 2 || !(s->table[r] = be->alloc(be, (size_t)bytes, err))) {
+            if (ir_is_egm(&m->regimes[r]))
+                return lcm_fail_prefix(err, "model '%s': the endogenous grid of regime '%s' needs %.1f MiB (fewer "
+                                       "savings points need less)", m->name, m->regimes[r].name, bytes / 1048576.0);
             return lcm_fail_prefix(err, "model '%s': the continuation table of regime '%s' needs %.1f MiB (splay a "
                                    "state it reads with batch_size, or set LCM_NO_TABLES=1 to compute it inline)",
                                    m->name, m->regimes[r].name, bytes / 1048576.0);
+        }
     }
     return 0;
 }
@@ -242,13 +250,18 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
     lcm_flags_clear(s->F_init, (size_t)(T * R));
     int rc = make_tables(s, err);
     if (rc || be->host_memory) return rc;
-    /* device: two V buffers per regime, and pinned staging for the results */
+    /* device: two V buffers per regime (and marginal values of EGM
+     * regimes), and pinned staging for the results */
     s->stage_off = lcm_xcalloc((size_t)(T * R) + 1, sizeof *s->stage_off);
+    s->mstage_off = lcm_xcalloc((size_t)(T * R) + 1, sizeof *s->mstage_off);
     size_t total = 0;
     for (int t = 0; t < T; ++t)
         for (int r = 0; r < R; ++r) {
+            size_t bytes = m->regimes[r].active[t] ? (size_t)ir_state_space_size(&m->regimes[r]) * rb : 0;
             s->stage_off[t * R + r] = total;
-            if (m->regimes[r].active[t]) total += (size_t)ir_state_space_size(&m->regimes[r]) * rb;
+            total += bytes;
+            s->mstage_off[t * R + r] = total;
+            if (ir_marginal_state(&m->regimes[r]) >= 0) total += bytes;
         }
     s->stage_bytes = total;
     for (int r = 0; r < R; ++r) {
@@ -258,7 +271,8 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
         if (!active) continue;
         size_t bytes = (size_t)ir_state_space_size(reg) * rb;
         for (int k = 0; k < 2; ++k)
-            if (!(s->vbuf[k][r] = be->alloc(be, bytes, err)))
+            if (!(s->vbuf[k][r] = be->alloc(be, bytes, err)) ||
+                (ir_marginal_state(reg) >= 0 && !(s->mbuf[k][r] = be->alloc(be, bytes, err))))
                 return lcm_fail_prefix(err, "model '%s', period %d: V of regime '%s' needs 2 x %.1f MiB on the device "
                                        "(a coarser state grid or --precision 32 needs less)", m->name,
                                        first_active(reg, T), reg->name, (double)bytes / 1048576.0);
@@ -287,6 +301,7 @@ lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
     sol->m = m;
     sol->precision = precision;
     sol->V = lcm_xcalloc((size_t)(R * T), sizeof *sol->V);
+    sol->M = lcm_xcalloc((size_t)(R * T), sizeof *sol->M);
     sol->n = lcm_xcalloc((size_t)R, sizeof *sol->n);
     ir_grid_layout_build(m, &sol->layout);
     sol->grids = lcm_xcalloc(sol->layout.total + 1, sizeof *sol->grids);
@@ -299,7 +314,9 @@ lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
     for (int t = 0; t < T; ++t)
         for (int r = 0; r < R; ++r) {
             if (!m->regimes[r].active[t]) continue;
-            if (!(sol->V[t * R + r] = malloc((size_t)sol->n[r] * rb))) {
+            int marginal = ir_marginal_state(&m->regimes[r]) >= 0;
+            if (!(sol->V[t * R + r] = malloc((size_t)sol->n[r] * rb)) ||
+                (marginal && !(sol->M[t * R + r] = malloc((size_t)sol->n[r] * rb)))) {
                 lcm_fail(err, LCM_E_MEMORY, "out of host memory: V of regime '%s' at period %d needs %.1f MiB "
                          "(%lld states); a coarser grid or --precision 32 needs less", m->regimes[r].name, t,
                          (double)sol->n[r] * (double)rb / 1048576.0, (long long)sol->n[r]);
@@ -313,8 +330,8 @@ lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
 void lcm_solution_free(lcm_solution *s)
 {
     if (!s) return;
-    for (int i = 0; i < s->m->nperiods * s->m->nregimes; ++i) free(s->V[i]);
-    free(s->V);
+    for (int i = 0; i < s->m->nperiods * s->m->nregimes; ++i) free(s->V[i]), free(s->M[i]);
+    free(s->V), free(s->M);
     free(s->n);
     free(s->grids);
     free(s->params);
@@ -330,6 +347,14 @@ static void *v_at(const lcm_worker *w, const lcm_solution *sol, int t, int r)
 {
     int R = w->model->ir.nregimes;
     return w->backend->host_memory ? sol->V[t * R + r] : w->vbuf[t % 2][r];
+}
+
+/* ... and its marginal value, where it keeps one (ir_marginal_state), else NULL. */
+static void *m_at(const lcm_worker *w, const lcm_solution *sol, int t, int r)
+{
+    int R = w->model->ir.nregimes;
+    if (ir_marginal_state(&w->model->ir.regimes[r]) < 0) return NULL;
+    return w->backend->host_memory ? sol->M[t * R + r] : w->mbuf[t % 2][r];
 }
 
 /* Queues one launch of kernel k (its table or its body); when profiling,
@@ -409,9 +434,12 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
             memset(&a, 0, sizeof a);
             a.params = w->P;
             a.grids = w->grids;
-            for (int i = 0; i < kn->ntargets && t + 1 < T; ++i)
+            for (int i = 0; i < kn->ntargets && t + 1 < T; ++i) {
                 a.v_next[kn->targets[i]] = v_at(w, sol, t + 1, kn->targets[i]);
+                a.m_next[kn->targets[i]] = m_at(w, sol, t + 1, kn->targets[i]);
+            }
             a.v_out = v_at(w, sol, t, r);
+            a.m_out = m_at(w, sol, t, r);
             a.flags = (lcm_flags *)w->F + (t * R + r);
             a.age = m->ages[t];
             a.period = t;
@@ -420,6 +448,8 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
             lcm_index n = ir_state_space_size(&m->regimes[r]);
             if (!rc && !be->host_memory)
                 rc = be->download(be, w->stage + w->stage_off[t * R + r], a.v_out, (size_t)n * rb, r, err);
+            if (!rc && !be->host_memory && a.m_out)
+                rc = be->download(be, w->stage + w->mstage_off[t * R + r], a.m_out, (size_t)n * rb, r, err);
         }
         if (!rc) rc = be->barrier(be, err);
         if (!rc) rc = be->stamp(be, T - t, err);
@@ -494,9 +524,12 @@ int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err)
         if (!rc) rc = be->finish(be, err);
         size_t rb = lcm_real_bytes(be->precision);
         for (int t = 0; t < T && !rc; ++t)
-            for (int r = 0; r < R; ++r)
+            for (int r = 0; r < R; ++r) {
                 if (sol->V[t * R + r])
                     memcpy(sol->V[t * R + r], w->stage + w->stage_off[t * R + r], (size_t)sol->n[r] * rb);
+                if (sol->M[t * R + r])
+                    memcpy(sol->M[t * R + r], w->stage + w->mstage_off[t * R + r], (size_t)sol->n[r] * rb);
+            }
     }
     if (!rc) memcpy(sol->flags, be->host_memory ? (lcm_flags *)w->F : w->F_host, (size_t)(T * R) * sizeof *sol->flags);
     return rc;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # NVRTC compiles the kernels of every bundled and test model for sm_80 and
-# sm_90 at both precisions (no GPU needed), the entries land in the cache,
+# sm_90 at both precisions (no GPU needed), and of variants that solve by
+# the endogenous grid method, the entries land in the cache,
 # a second compile is a cache hit, and a GPU newer than NVRTC gets PTX.
 # Skipped (exit 77) when this lcm was built without the CUDA toolkit.
 set -u
@@ -26,6 +27,22 @@ for model in "$SRC"/models/*.lua "$SRC"/tests/models/*.lua; do
     done
   done
 done
+# models' variants that the loop above does not reach (their default options differ)
+while read -r model defines; do
+  args=()
+  for d in $defines; do args+=(-D "$d"); done
+  for prec in 64 32; do
+    if "$LCM" compile "$SRC/$model" "${args[@]}" --arch sm_90 --precision $prec --log-level warning 2> "$work/log"; then
+      n=$((n + 1))
+    else
+      echo "FAILED: $model $defines float$prec"; cat "$work/log"; fail=1
+    fi
+  done
+done <<EOF
+models/iskhakov_2017.lua solver=egm
+models/iskhakov_2017.lua solver=egm taste_shocks=true
+models/precautionary_savings.lua solver=egm shock=tauchen
+EOF
 entries=$(ls "$LCM_CACHE_DIR/cuda" | wc -l)
 check "one cache entry per compile ($n compiles, $entries entries)" "[ $entries -eq $n ]"
 "$LCM" compile "$SRC/models/mortality.lua" --arch sm_90 --log-level progress 2> "$work/again"

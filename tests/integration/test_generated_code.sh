@@ -117,6 +117,11 @@ tests/models/sharded.lua axes=2
 tests/models/sharded.lua splay=wealth
 tests/models/taste_logit.lua
 tests/models/taste_logit.lua scale_by_group=true
+tests/models/egm_cake.lua
+models/iskhakov_2017.lua solver=egm
+models/iskhakov_2017.lua solver=egm taste_shocks=true
+models/precautionary_savings.lua solver=egm
+models/precautionary_savings.lua solver=egm shock=tauchen wealth_grid=log
 EOF
 echo "$n models generated and compiled"
 

@@ -1,0 +1,299 @@
+-- lcm/egm_plan.lua - what the endogenous grid method needs of a regime,
+-- derived from its traced functions (solver = lcm.egm{...}).
+--
+-- EGM (Carroll 2006) replaces the search over the continuous action c by
+-- the Euler equation on a grid of savings a = R - c, R the resources (a
+-- function of the states, the liquid state x among them): at each savings
+-- point the expected marginal value of next period's x gives c by the
+-- inverse of marginal utility, and R = a + c is where that c is optimal.
+-- With discrete actions (DC-EGM, Iskhakov, Jorgensen, Rust & Schjerning
+-- 2017) this is done per discrete choice, and the kernel takes the best of
+-- the candidates the endogenous grid offers at each state, by the exact Q.
+--
+-- From the trace this module finds, or refuses with the reason:
+--   savings    the node R - c every next x goes through (next x = f(savings));
+--   next, dnext  per target carrying x: next x with savings a leaf
+--              (egm_savings), and its derivative by it (lcm.diff's rules);
+--   discount   delta of Q = utility + delta * E_next_V;
+--   marginal   d utility / d c, and policy: the c whose marginal utility is
+--              the leaf egm_marginal (lcm.inverse's closed forms).
+-- What EGM assumes and checks: utility does not read x; the regime
+-- probabilities, the other next states and their probabilities read
+-- neither x nor c; a constraint that reads x or c is the budget c <= R
+-- (then the savings grid starts at 0, the limit it sets); every target
+-- that carries x solves by EGM too, or is terminal without actions (its
+-- marginal value of x is part of its solution).  Age specialisation of x,
+-- sharding and splay of the regime and Epstein-Zin preferences are not
+-- supported with it yet.
+
+local T = require("lcm.trace")
+local lcm = require("lcm")
+local Diff = require("lcm.diff")
+local Inverse = require("lcm.inverse")
+
+local E = {}
+
+local function is_continuous(g)
+  return g.kind ~= "discrete" and g.kind ~= "process"
+end
+
+-- A memoised test: does node i reach one of the nodes in `leaves`?
+local function reaches(leaves)
+  local memo = {}
+  local function f(i)
+    if memo[i] == nil then
+      local r = leaves[i] or false
+      if not r then
+        for _, a in ipairs(T.node(i).args) do
+          if f(a) then r = true break end
+        end
+      end
+      memo[i] = r
+    end
+    return memo[i]
+  end
+  return function(x)
+    if not T.is_sym(x) then return false end
+    return f(x.id)
+  end
+end
+
+-- The regime's liquid state and action: named by the solver, or the one
+-- continuous state (not a process) and the one continuous action.
+local function margin(R, S, fail)
+  local function pick(list, index, what, given)
+    if given then
+      local i = index[given]
+      if not i then fail("'" .. given .. "' is not " .. what .. " of the regime") end
+      return i
+    end
+    local found
+    for i, v in ipairs(list) do
+      if is_continuous(v.grid) then
+        if found then
+          fail("the regime has more than one continuous " .. (what:find("state") and "state" or "action") ..
+            " ('" .. list[found].name .. "', '" .. v.name .. "'): name the one EGM solves for (" ..
+            (what:find("state") and "state" or "action") .. " = \"...\")")
+        end
+        found = i
+      end
+    end
+    if not found then fail("the regime has no continuous " .. (what:find("state") and "state" or "action") ..
+      " for the endogenous grid method") end
+    return found
+  end
+  local si = pick(R.states, R.state_index, "a state", S.state)
+  local ai = pick(R.actions, R.action_index, "an action", S.action)
+  local sg, ag = R.states[si].grid, R.actions[ai].grid
+  if not is_continuous(sg) or sg.kind == "by_age" then
+    fail("the liquid state '" .. R.states[si].name .. "' must be a continuous grid fixed over ages (not " ..
+      (sg.kind == "by_age" and "lcm.by_age" or "a " .. sg.kind .. " grid") .. ")")
+  end
+  if not is_continuous(ag) then fail("the action '" .. R.actions[ai].name .. "' is discrete; EGM solves for a continuous one") end
+  for i, v in ipairs(R.actions) do
+    if i ~= ai and is_continuous(v.grid) then
+      fail("the regime has a second continuous action '" .. v.name .. "'; EGM solves for one continuous action " ..
+        "(the others must be discrete)")
+    end
+  end
+  for _, v in ipairs(R.states) do
+    if v.grid.batch_size > 0 or v.grid.distributed then
+      fail("state '" .. v.name .. "' has " .. (v.grid.distributed and "distributed = true" or "a batch_size") ..
+        ": splay and sharding are not yet supported with solver = lcm.egm")
+    end
+  end
+  return si, ai
+end
+
+-- The node savings = R - c that the next value of x goes through.
+local function savings_node(next_x, c, on_c, fail)
+  local found
+  local seen, stack = {}, { next_x.id }
+  while #stack > 0 do
+    local i = table.remove(stack)
+    local n = T.node(i)
+    if n.op == "sub" and n.args[2] == c.id and not on_c(T.sym(n.args[1])) then
+      if found and found ~= i then fail("two different savings (resources - consumption) nodes") end
+      found = i
+    end
+    for _, a in ipairs(n.args) do
+      if not seen[a] then
+        seen[a] = true
+        stack[#stack + 1] = a
+      end
+    end
+  end
+  return found
+end
+
+-- Q = utility + delta * E_next_V: delta, or nil.
+local function discount_of(q, utility, enext_id)
+  if not T.is_sym(q) then return nil end
+  local n = T.node(q.id)
+  if n.op ~= "add" then return nil end
+  local u_id = T.is_sym(utility) and utility.id or T.const_id(utility)
+  local other
+  if n.args[1] == u_id then other = n.args[2] elseif n.args[2] == u_id then other = n.args[1] else return nil end
+  if other == enext_id then return 1.0 end
+  local o = T.node(other)
+  if o.op ~= "mul" then return nil end
+  if o.args[1] == enext_id then return T.sym(o.args[2]) end
+  if o.args[2] == enext_id then return T.sym(o.args[1]) end
+  return nil
+end
+
+-- The name of the liquid state of a regime with solver = lcm.egm{...}: the
+-- one it names, or its one continuous state (nil when that is not one: the
+-- plan says why).
+function E.liquid_state(R)
+  local S = R.spec.solver
+  if S.state then return S.state end
+  local found
+  for _, v in ipairs(R.states) do
+    if is_continuous(v.grid) then
+      if found then return nil end
+      found = v.name
+    end
+  end
+  return found
+end
+
+-- A terminal regime without actions that carries the liquid state keeps its
+-- marginal value, d utility / d x (the EGM regimes that move into it read
+-- it); build.lua marks it with marginal_of before tracing.
+function E.terminal_marginal(R, D)
+  local si = R.state_index[R.marginal_of]
+  local x = T.var("state", si - 1, { name = R.marginal_of })
+  local u = T.is_sym(D.utility) and D.utility.id or T.const_id(D.utility)
+  return Diff.derivative(u, x.id, function(msg)
+    error(R.where .. ": regime '" .. R.name .. "': the marginal utility of '" .. R.marginal_of .. "' (for the " ..
+      "endogenous grid method of a regime moving here): " .. msg, 0)
+  end)
+end
+
+-- R: the regime being built (build.lua's), D: its trace, M: the model,
+-- where(fn): a function's source location, fail_at(where, msg).
+function E.plan(R, D, M, where_of, fail_at)
+  local S = R.spec.solver
+  local ctx = "regime '" .. R.name .. "', solver = lcm.egm"
+  local function fail(msg) fail_at(S.where, ctx .. ": " .. msg) end
+  if R.terminal then fail("a terminal regime has no continuation to solve by EGM") end
+  if R.spec.risk_aversion then fail("Epstein-Zin preferences (risk_aversion) are not yet supported with EGM") end
+  local si, ai = margin(R, S, fail)
+  local xv, cv = R.states[si], R.actions[ai]
+  local x = T.var("state", si - 1, { name = xv.name })
+  local c = T.var("action", ai - 1, { name = cv.name })
+  local on_x, on_c = reaches({ [x.id] = true }), reaches({ [c.id] = true })
+  local on_xc = reaches({ [x.id] = true, [c.id] = true })
+  local xn, cn = "'" .. xv.name .. "'", "'" .. cv.name .. "'"
+
+  if on_x(D.utility) then
+    fail("utility depends on the liquid state " .. xn .. "; EGM needs utility of the action and the other states")
+  end
+  -- the next value of x in every target that carries it: through one savings node
+  local sav, carriers = nil, {}
+  for _, tg in ipairs(D.targets) do
+    local TR = M.regime_by_name[tg.regime]
+    for _, nx in ipairs(tg.next) do
+      local name, spec = nx[1], nx[2]
+      local what = "the next " .. (name == xv.name and xn or "'" .. name .. "'") .. " in regime '" .. tg.regime .. "'"
+      if name == xv.name then
+        local TS = TR.spec.solver
+        if TR.terminal and TR.marginal_of ~= xv.name then
+          fail("it can move to the terminal regime '" .. tg.regime .. "', which carries " .. xn .. " and has " ..
+            "actions: EGM needs the marginal value of " .. xn .. " there, which a terminal regime keeps only " ..
+            "without actions")
+        elseif not TR.terminal and not TS then
+          fail("it can move to regime '" .. tg.regime .. "', which carries " .. xn .. " but solves by grid search: " ..
+            "EGM needs the marginal value of " .. xn .. " there, which only an EGM regime computes (give '" ..
+            tg.regime .. "' solver = lcm.egm{...} too)")
+        elseif TS and E.liquid_state(TR) ~= xv.name then
+          fail("regime '" .. tg.regime .. "' solves by EGM for another state than " .. xn)
+        end
+        if spec.kind ~= "det" or not on_c(spec.value) then
+          fail(what .. " does not depend on " .. cn .. ": nothing for EGM to solve")
+        end
+        local s = savings_node(spec.value, c, on_c, fail)
+        if not s then
+          fail(what .. " must read " .. xn .. " and " .. cn .. " through savings = resources - " .. cv.name ..
+            " (write it as f(" .. xv.name .. " - " .. cv.name .. "), or from a function savings = " .. xv.name ..
+            " - " .. cv.name .. ")")
+        end
+        if sav and sav ~= s then fail("the next " .. xn .. " goes through different savings in different targets") end
+        sav = s
+        carriers[#carriers + 1] = { regime = tg.regime, value = spec.value }
+      elseif spec.kind == "det" and on_xc(spec.value) then
+        fail(what .. " depends on " .. xn .. " or " .. cn .. "; EGM needs the other next states known before the choice")
+      elseif spec.kind == "markov" then
+        for _, p in ipairs(spec.probs) do
+          if on_xc(p) then fail("the probabilities of " .. what .. " depend on " .. xn .. " or " .. cn) end
+        end
+      end
+    end
+  end
+  for _, p in ipairs(D.rprob) do
+    if on_xc(p[2]) then
+      fail("the probability of moving to regime '" .. p[1] .. "' depends on " .. xn .. " or " .. cn ..
+        "; EGM needs it known before the choice")
+    end
+  end
+  if not sav then fail("none of the regimes it can move to carries " .. xn .. ": nothing for EGM to solve") end
+  local resources = T.sym(T.node(sav).args[1])
+  -- constraints: the budget c <= R, or ones that read neither x nor c
+  local budget = false
+  for _, cn_v in ipairs(D.constraints) do
+    local v = cn_v[2]
+    if on_xc(v) then
+      local n = T.is_sym(v) and T.node(v.id)
+      local ok = n and (((n.op == "le" or n.op == "lt") and n.args[1] == c.id and n.args[2] == resources.id) or
+        ((n.op == "ge" or n.op == "gt") and n.args[2] == c.id and n.args[1] == resources.id))
+      if not ok then
+        fail("constraint '" .. cn_v[1] .. "' reads " .. xn .. " or " .. cn .. " but is not the budget " .. cv.name ..
+          " <= resources: EGM sets limits by its savings grid")
+      end
+      budget = true
+    end
+  end
+  local first = S.savings.kind == "irregular" and S.savings.points[1] or S.savings.start or S.savings.pieces[1].lo
+  if budget and first ~= 0 then
+    fail("a budget constraint makes savings >= 0, so the savings grid must start at 0 (it starts at " ..
+      lcm._num(first) .. ")")
+  end
+  -- Q = utility + delta * E_next_V
+  local enext
+  for i, n in ipairs(T.get_graph().nodes) do if n.op == "enext" then enext = i end end
+  local delta = enext and discount_of(D.q, D.utility, enext)
+  if delta == nil or on_xc(delta) or reaches({ [enext] = true })(delta) then
+    fail("EGM needs the aggregator utility + discount * E_next_V (the default H), with a discount that reads " ..
+      "neither " .. xn .. " nor " .. cn)
+  end
+  -- marginal utility and its inverse
+  local function diff_fail(msg) fail("marginal utility of " .. cn .. ": " .. msg) end
+  local mu = Diff.derivative(T.is_sym(D.utility) and D.utility.id or T.const_id(D.utility), c.id, diff_fail)
+  if type(mu) == "number" or not on_c(mu) then
+    fail("the marginal utility of " .. cn .. " does not depend on it (utility linear in " .. cn ..
+      "): the Euler equation has no solution to invert; use grid search")
+  end
+  local m = T.var("egm_marginal")
+  local ok, policy = pcall(Inverse.inverse, mu, c, m)
+  if not ok then
+    local why = tostring(policy):match("lcm%.inverse: (.*)$") or tostring(policy)
+    fail_at(where_of(R.functions.utility), ctx .. ": the marginal utility of " .. cn .. " has no closed-form " ..
+      "inverse: " .. why)
+  end
+  local a = T.var("egm_savings")
+  local next = {}
+  for _, cr in ipairs(carriers) do
+    local nx = T.substitute(cr.value.id, sav, a.id)
+    if on_xc(nx) then
+      fail("the next " .. xn .. " in regime '" .. cr.regime .. "' reads " .. xn .. " or " .. cn ..
+        " besides savings = resources - " .. cv.name)
+    end
+    local d = Diff.derivative(nx.id, a.id, fail)
+    next[cr.regime] = { nx, d }
+  end
+  return { state = si - 1, action = ai - 1, state_name = xv.name, action_name = cv.name, savings = S.savings,
+    resources = resources, discount = delta, marginal = mu, policy = policy, next = next }
+end
+
+return E

@@ -1,0 +1,272 @@
+/* emit_egm.c - the endogenous grid method in the generated kernels (ir.h,
+ * ir_egm; the table's layout in ir/precompute.h; the model's side in
+ * gen/dsl/egm_plan.lua).
+ *
+ * Two pieces per kernel of an EGM regime.  The table entry computes, for a
+ * row of the states but the liquid one x, a combination d of the discrete
+ * actions and a savings point a_j, the action c_j at which a_j is optimal:
+ * the Euler equation
+ *
+ *     u_c(c) = delta * sum_g P_g * dx'_g/da * E[ M_{t+1,g}(x'_g(a_j), z') ]
+ *
+ * inverted in closed form (egm.policy), M the marginal value of x of the
+ * targets carrying it, interpolated as V is; and R_j = a_j + c_j, the
+ * resources at which c_j is optimal (NaN where the right side has no
+ * positive value: no interior optimum there).  The kernel then takes at each
+ * state and choice the candidates the grid offers at the state's resources
+ * r: the corner c = r - a_0 (savings at the borrowing limit) and every
+ * segment [R_j, R_{j+1}] that covers r, c interpolated.  Each is judged by
+ * the exact Q of grid search, so where the grid bends back (a future
+ * discrete choice makes the value non-concave) the best of the segments is
+ * DC-EGM's upper envelope, and V is Q at the best.  With it the kernel
+ * keeps the action and its marginal utility, d V / d x by the envelope
+ * theorem, which the table of the period before reads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "emit_internal.h"
+#include "template.h"
+
+/* The continuous states of the regime but the liquid one: their count, and
+ * their indices into `out` (at most 64). */
+static int other_continuous(const ir_regime *r, int *out)
+{
+    int n = 0;
+    for (int s = 0; s < r->nstates; ++s)
+        if (s != r->egm.state && !grid_is_discrete(&r->states[s].grid)) out[n++] = s;
+    return n;
+}
+
+/* The table's entries: rows x choices x savings points. */
+static long long table_entries(const emitter *e) { return e->pre.rows * e->pre.acts; }
+
+/* The points of state s of the regime at the kernel's period, as C. */
+static void state_points(const emitter *e, int s, char *buf, size_t len)
+{
+    const ir_grid *g = &e->r->states[s].grid;
+    size_t off = e->L->state_off[e->r->id][s];
+    if (g->kind == GRID_AGE) snprintf(buf, len, "G + %zu + (lcm_index)a->period * %d", off, g->n);
+    else snprintf(buf, len, "G + %zu", off);
+}
+
+void emit_egm_rows(emitter *e)
+{
+    const ir_regime *r = e->r;
+    if (!e->pre.egm) return; /* no target carries the liquid state: only the corner */
+    int cont[64], nc = other_continuous(r, cont), corners = 1 << nc;
+    emit_line(e, "/* the endogenous grid's rows of this state: its states but '%s', each continuous one between its "
+                 "two nearest points */", r->states[r->egm.state].name);
+    emit_line(e, "const real *LCM_RESTRICT egm_T = (const real *)a->cont;");
+    emit_line(e, "lcm_index egm_at[%d];", corners);
+    emit_line(e, "real egm_w[%d];", corners);
+    emit_open(e, "{");
+    for (int k = 0; k < nc; ++k) {
+        char pts[96];
+        state_points(e, cont[k], pts, sizeof pts);
+        emit_line(e, "const int ec%d = lcm_cell_search(x[%d], %s, %d);", cont[k], cont[k], pts, r->states[cont[k]].grid.n);
+        emit_line(e, "const real et%d = lcm_frac(x[%d], %s, ec%d);", cont[k], cont[k], pts, cont[k]);
+    }
+    emit_open(e, "for (int k = 0; k < %d; ++k) {", corners);
+    emit_line(e, "lcm_index row = 0;");
+    emit_line(e, "real w = 1;");
+    for (int s = 0, bit = 0; s < r->nstates; ++s) {
+        const ir_var *v = &r->states[s];
+        if (s == r->egm.state) continue;
+        if (grid_is_discrete(&v->grid)) {
+            emit_line(e, "row = row * %d + (lcm_index)x[%d]; /* %s */", v->grid.n, s, v->name);
+            continue;
+        }
+        emit_line(e, "{ const int up = k >> %d & 1; row = row * %d + ec%d + up; w *= up ? et%d : (real)1 - et%d; } /* %s */",
+                  bit++, v->grid.n, s, s, s, v->name);
+    }
+    emit_line(e, "egm_at[k] = row;");
+    emit_line(e, "egm_w[k] = w;");
+    emit_close(e);
+    emit_close(e);
+}
+
+void emit_egm_choice(emitter *e)
+{
+    const ir_regime *r = e->r;
+    if (!e->pre.egm) return;
+    int cont[64], corners = 1 << other_continuous(r, cont), nd = ir_discrete_actions(r);
+    char d[32] = "0";
+    if (nd) snprintf(d, sizeof d, "ai%d", nd - 1);
+    emit_line(e, "lcm_index egm_off[%d]; /* the rows of this discrete choice */", corners);
+    emit_line(e, "for (int k = 0; k < %d; ++k) egm_off[k] = (egm_at[k] * %d + %s) * %d;", corners, ir_taste_choices(r),
+              d, r->egm.savings.grid.n);
+}
+
+void emit_egm_candidates(emitter *e, int j)
+{
+    const ir_regime *r = e->r;
+    int J = r->egm.savings.grid.n, cont[64], corners = 1 << other_continuous(r, cont);
+    size_t a0 = e->L->savings_off[r->id][0];
+    emit_open(e, "for (int i%d = -1; i%d < %d; ++i%d) { /* action %s: the budget's corner, then the segments of the "
+                 "endogenous grid */", j, j, e->pre.egm ? J - 1 : 0, j, r->actions[j].name);
+    emit_line(e, "real act%d;", j);
+    if (e->pre.egm)
+        emit_line(e, "if (!lcm_egm_candidate(egm_T, %lld, egm_off, egm_w, %d, %d, %s, G[%zu], i%d, &act%d)) continue;",
+                  table_entries(e), corners, J, emit_num(e, r->egm.resources), a0, j, j);
+    else
+        emit_line(e, "if (!lcm_egm_candidate((const real *)0, 0, (const lcm_index *)0, (const real *)0, 0, 0, %s, "
+                     "G[%zu], i%d, &act%d)) continue;", emit_num(e, r->egm.resources), a0, j, j);
+}
+
+void emit_egm_holes(const ir_regime *r, egm_holes *h)
+{
+    memset(h, 0, sizeof *h);
+    if (ir_marginal_state(r) < 0) return;
+    /* egm_best: the best action and its marginal utility; with taste
+     * shocks then each choice's action and marginal utility */
+    int taste = r->taste_scale >= 0, nd = ir_taste_choices(r), n = taste ? 2 + 2 * nd : 2;
+    char decl[160];
+    snprintf(decl, sizeof decl, "real egm_best[%d]; /* EGM: the action and its marginal utility */\n", n);
+    snprintf(h->param, sizeof h->param, ", real *LCM_RESTRICT egm_best");
+    snprintf(h->pass, sizeof h->pass, ", egm_best");
+    snprintf(h->decl4, sizeof h->decl4, "    %s    for (int k = 0; k < %d; ++k) egm_best[k] = LCM_NAN;\n", decl, n);
+    snprintf(h->decl8, sizeof h->decl8, "        %s        for (int k = 0; k < %d; ++k) egm_best[k] = LCM_NAN;\n", decl,
+             n);
+    /* the marginal value: with taste shocks the choices' marginal utilities
+     * weighted by their logit probabilities at the smoothed V */
+    char mv4[96], mv8[96];
+    if (taste) {
+        snprintf(mv4, sizeof mv4, "lcm_taste_marginal(vd, egm_best + %d, %d, scale, v, egm_best[1])", 2 + nd, nd);
+        snprintf(mv8, sizeof mv8, "%s", mv4);
+    } else {
+        snprintf(mv4, sizeof mv4, "egm_best[1]");
+        snprintf(mv8, sizeof mv8, "egm_best[1]");
+    }
+    snprintf(h->store4, sizeof h->store4,
+             "    if (l < s_end && threadIdx.x == 0 && args.m_out) ((real *)args.m_out)[s] = %s;\n", mv4);
+    snprintf(h->store8, sizeof h->store8, "        if (a->m_out) ((real *)a->m_out)[s] = %s;\n", mv8);
+    if (!ir_is_egm(r)) return; /* a terminal regime's: no step takes an action of it */
+    if (taste) /* the drawn choice's action (its flat index: the choice times the EGM action's n) */
+        snprintf(h->step, sizeof h->step, ", egm_best[2 + best / %lld]", ir_taste_inner(r));
+    else snprintf(h->step, sizeof h->step, ", egm_best[0]");
+    snprintf(h->step_param, sizeof h->step_param, ", real egm_action");
+}
+
+/* Marks what the table entry computes: for each target of the kernel that
+ * carries the liquid state its regime probability, its next states (the
+ * liquid one as a function of savings, with its derivative) and their
+ * weights; the discount and the policy. */
+static void mark_table(emitter *f)
+{
+    const ir_regime *r = f->r;
+    for (int t = 0; t < f->k->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(r, f->k->targets[t]);
+        int ti = (int)(tg - r->targets);
+        if (!ir_egm_target(r, ti)) continue;
+        const ir_regime *tr = &f->m->regimes[tg->regime];
+        emit_mark(f, r->rprob[tg->regime]);
+        for (int s = 0; s < tr->nstates; ++s) {
+            const ir_next *nx = &tg->next[s];
+            if (s == ir_marginal_state(tr)) emit_mark(f, r->egm.next[ti]), emit_mark(f, r->egm.dnext[ti]);
+            else if (nx->kind == NEXT_DET) emit_mark(f, nx->node);
+            else if (nx->kind == NEXT_MARKOV)
+                for (int j = 0; j < nx->nprobs; ++j) emit_mark(f, nx->probs[j]);
+        }
+    }
+    emit_mark(f, r->egm.discount);
+    emit_mark(f, r->egm.policy);
+}
+
+/* Entry j -> savings point egm_j, discrete actions act<k>, states x[] but
+ * the liquid one (the layout of ir/precompute.h), and the savings. */
+static void table_decode(emitter *f)
+{
+    const ir_regime *r = f->r;
+    int J = r->egm.savings.grid.n, nd = ir_discrete_actions(r);
+    emit_line(f, "const int egm_j = (int)(rest %% %d);", J);
+    emit_line(f, "rest /= %d;", J);
+    for (int j = nd - 1; j >= 0; --j) {
+        emit_line(f, "const int i%d = (int)(rest %% %d);", j, r->actions[j].grid.n);
+        emit_line(f, "rest /= %d;", r->actions[j].grid.n);
+        emit_action_value(f, j, 'i');
+    }
+    for (int s = r->nstates - 1; s >= 0; --s) {
+        const ir_var *v = &r->states[s];
+        if (s == r->egm.state) continue;
+        emit_start(f);
+        lcm_sb_printf(f->b, "{ const int c = (int)(rest %% %d); rest /= %d; ", v->grid.n, v->grid.n);
+        if (grid_is_discrete(&v->grid)) {
+            lcm_sb_printf(f->b, "x[%d] = (real)c; }", s);
+        } else {
+            char pts[96];
+            state_points(f, s, pts, sizeof pts);
+            lcm_sb_printf(f->b, "x[%d] = (%s)[c]; }", s, pts);
+        }
+        lcm_sb_printf(f->b, " /* %s */\n", v->name);
+    }
+    emit_line(f, "const real egm_savings = G[%zu + egm_j]; /* savings */", f->L->savings_off[r->id][0]);
+}
+
+/* The entry's nodes that read the Euler equation's right side (the leaf
+ * egm_marginal): marked in `after`, declared once it is known. */
+static void declare(emitter *f, const char *after, int later)
+{
+    for (size_t i = 0; i < f->r->nnodes; ++i)
+        if (f->needed[i] && after[i] == later) emit_node_decl(f, (int)i);
+}
+
+int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
+{
+    const ir_regime *r = e->r;
+    emitter f = *e;
+    f.flat = 1;
+    f.egm_table = 1;
+    f.root = f.tabled = f.gpu_only = f.next_only = NULL;
+    f.depth = 1;
+    f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
+    f.needed = lcm_xcalloc(r->nnodes + 1, 1);
+    char *after = lcm_xcalloc(r->nnodes + 1, 1);
+    for (size_t i = 0; i < r->nnodes; ++i) {
+        const ir_node *n = &r->nodes[i];
+        f.lvl[i] = -1;
+        after[i] = n->op == OP_MARGINAL;
+        for (int a = 0; a < n->nargs; ++a) after[i] |= after[n->args[a]];
+    }
+    mark_table(&f);
+    lcm_sb decode, body, store, what;
+    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&store), lcm_sb_init(&what);
+    f.b = &decode;
+    table_decode(&f);
+    f.b = &body;
+    declare(&f, after, 0);
+    emit_stochastic_weights(&f, -1);
+    for (int t = 0; t < f.k->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(r, f.k->targets[t]);
+        if (!ir_egm_target(r, (int)(tg - r->targets))) continue;
+        emit_target_block(&f, tg, -1); /* a code off the grid is the kernel's to flag, at the exact Q */
+    }
+    emit_line(&f, "real EM = 0; /* the expected marginal value of savings */");
+    for (int t = 0; t < f.k->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(r, f.k->targets[t]);
+        int ti = (int)(tg - r->targets), P = r->rprob[tg->regime];
+        if (!ir_egm_target(r, ti)) continue;
+        emit_line(&f, "if (%s != 0) EM += %s * (%s * E%d);", emit_name(&f, P), emit_num(&f, P),
+                  emit_num(&f, r->egm.dnext[ti]), tg->regime);
+    }
+    emit_line(&f, "const real egm_rhs = %s * EM; /* the Euler equation's right side */", emit_num(&f, r->egm.discount));
+    declare(&f, after, 1);
+    emit_line(&f, "real egm_C = %s, egm_R = egm_savings + egm_C; /* the action, and the resources where it is optimal */",
+              emit_num(&f, r->egm.policy));
+    emit_line(&f, "if (!(egm_rhs > 0) || !(egm_C > 0) || !(egm_R - egm_R == 0)) egm_C = egm_R = LCM_NAN; /* no interior "
+                  "optimum */");
+    lcm_sb_puts(&store, "    real *LCM_RESTRICT T = (real *)a->cont;\n    T[j] = egm_R;\n");
+    lcm_sb_printf(&store, "    T[%lld + j] = egm_C;", table_entries(e));
+    lcm_sb_printf(&what, "The endogenous grid of %s (the endogenous grid method, ir/precompute.h): entry\n"
+                         " * j = (row * %d + choice) * %d + savings point, the resources R (T[j]) and the\n"
+                         " * action C (T[%lld + j]) at which that saving is optimal, from the Euler equation.",
+                  f.k->symbol, ir_taste_choices(r), r->egm.savings.grid.n, table_entries(e));
+    const char *kv[] = {"what", what.s, "symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode),
+                        "body", emit_fragment(&body), "store", store.s, NULL};
+    int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
+    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&store), lcm_sb_free(&what);
+    free(f.lvl), free(f.needed), free(after);
+    return rc;
+}

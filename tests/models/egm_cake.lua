@@ -1,0 +1,47 @@
+-- egm_cake.lua - eat a cake of size wealth over n_periods periods, the rest
+-- of it in the last (a terminal regime: log of what is left), with log
+-- utility and gross return 1 + interest_rate, solved by the endogenous grid
+-- method.  Closed form (tests/integration/test_egm.c):
+--   V_t(w) = B_t log w + A_t,  B_t = sum_{k=0}^{T-1-t} beta^k,
+-- eating the share 1 / B_t each period.
+--
+-- Options: n_periods (5), wealth_points (200) on [1, 100] (lin, or log with
+-- -D wealth_grid=log), savings_points (2 * wealth_points) on [0, 100],
+-- solver (egm, or grid: grid search over consumption_points (2000)).
+local lcm = require("lcm")
+
+local T = lcm.option("n_periods", 5)
+local n = lcm.option("wealth_points", 200)
+local kind = lcm.option("wealth_grid", "lin")
+local solver = lcm.option("solver", "egm")
+local R = lcm.categorical{ "eating", "last_bite" }
+local spec = { start = 1, stop = 100, n_points = n }
+local wealth = kind == "log" and lcm.logspace(spec) or lcm.linspace(spec)
+
+local eating = lcm.regime{
+  active = function(age) return age < T - 1 end,
+  states = { wealth = wealth },
+  actions = { consumption = lcm.linspace{ start = 0.01, stop = 100, n_points = lcm.option("consumption_points", 2000) } },
+  functions = { utility = function(consumption) return math.log(consumption) end },
+  constraints = { budget = function(consumption, wealth) return consumption:le(wealth) end },
+  state_transitions = {
+    wealth = function(wealth, consumption, interest_rate) return (1 + interest_rate) * (wealth - consumption) end,
+  },
+  transition = function(age) return lcm.where(age:ge(T - 2), R.last_bite, R.eating) end,
+  solver = solver == "egm" and lcm.egm{
+    savings = lcm.linspace{ start = 0, stop = 100, n_points = lcm.option("savings_points", 2 * n) } } or nil,
+}
+
+local last_bite = lcm.regime{
+  terminal = true,
+  active = function(age) return age == T - 1 end,
+  states = { wealth = wealth },
+  functions = { utility = function(wealth) return math.log(wealth) end },
+}
+
+return lcm.model{
+  name = "egm_cake",
+  ages = lcm.ages{ start = 0, n_periods = T },
+  regime_ids = R,
+  regimes = { eating = eating, last_bite = last_bite },
+}
