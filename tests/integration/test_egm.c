@@ -1,0 +1,312 @@
+/* The endogenous grid method (solver = lcm.egm) against closed forms, grid
+ * search and itself:
+ *   - cake eating with log utility and a bequest of what is left
+ *     (tests/models/egm_cake.lua): V against the closed form at every grid
+ *     point whose optimal path stays on the grid, converging at the rate of
+ *     linear interpolation (about 2) as the grid is refined; the simulated
+ *     consumption at wealth between the grid points against the closed-form
+ *     policy; float32 against float64;
+ *   - precautionary savings (an AR(1) income process): EGM and grid search
+ *     against a solution on a grid eight times finer: both at grid
+ *     accuracy, EGM the closer on average;
+ *   - Iskhakov et al. (2017) by DC-EGM: a subject who starts on a grid
+ *     point has the value of the solution there; taste shocks of a tiny
+ *     scale give the solution without them; a solution written to a file
+ *     and read back simulates the same panel.
+ * The published tables of Iskhakov et al. are test_iskhakov.c's. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "grid.h"
+#include "testlib.h"
+
+static lcm_solution *solve(const char *lua, const char *const *defines, const char *params, int precision,
+                           lcm_model **model)
+{
+    lcm_err err = {0};
+    lcm_solution *sol = NULL;
+    *model = NULL;
+    CHECK_OK(test_solve(lua, defines, params, LCM_BACKEND_CPU, precision, model, &sol, &err));
+    return sol;
+}
+
+/* ---- cake eating ------------------------------------------------------------ */
+enum { CAKE_T = 5 };
+static const double BETA = 0.95, GROSS = 1.04; /* tests/models/egm_cake.params.lua */
+
+/* V_t(w) = B_t log w + A_t, eating w / B_t. */
+static void cake_closed_form(double *B, double *A)
+{
+    B[CAKE_T - 1] = 1, A[CAKE_T - 1] = 0;
+    for (int t = CAKE_T - 2; t >= 0; --t) {
+        B[t] = 1 + BETA * B[t + 1];
+        A[t] = -log(B[t]) + BETA * (B[t + 1] * log(GROSS * BETA * B[t + 1] / B[t]) + A[t + 1]);
+    }
+}
+
+/* Whether the optimal path from wealth w at t stays at 1 or more (on the
+ * grid [1, 100]: no extrapolation of V). */
+static int stays_on_grid(const double *B, int t, double w)
+{
+    for (int s = t; s < CAKE_T - 1; ++s)
+        if ((w = GROSS * w * BETA * B[s + 1] / B[s]) < 1) return 0;
+    return 1;
+}
+
+/* The largest |V - closed form| over the eating periods' grid points. */
+static double cake_error(const lcm_model *model, const lcm_solution *sol)
+{
+    double B[CAKE_T], A[CAKE_T], worst = 0;
+    cake_closed_form(B, A);
+    const ir_model *m = lcm_model_ir(model);
+    int r = ir_find_regime(m, "eating");
+    const ir_grid *g = &m->regimes[r].states[0].grid;
+    double *w = calloc((size_t)g->n, sizeof *w);
+    ir_grid_points(g, w);
+    for (int t = 0; t < CAKE_T - 1; ++t)
+        for (int i = 0; i < g->n; ++i)
+            if (stays_on_grid(B, t, w[i])) worst = fmax(worst, fabs(lcm_solution_value(sol, t, r, i) - (B[t] * log(w[i]) + A[t])));
+    free(w);
+    return worst;
+}
+
+static void cake(void)
+{
+    const int sizes[] = {100, 200, 400, 800, 1600};
+    double error_at[5];
+    for (int k = 0; k < 5; ++k) {
+        char def[64];
+        snprintf(def, sizeof def, "wealth_points=%d", sizes[k]);
+        const char *defines[] = {def, NULL};
+        lcm_model *model;
+        lcm_solution *sol = solve("tests/models/egm_cake.lua", defines, "tests/models/egm_cake.params.lua", 64, &model);
+        error_at[k] = sol ? cake_error(model, sol) : INFINITY;
+        if (k == 0) printf("cake eating by EGM, largest |V - closed form| as the grids are refined:\n");
+        printf("  %5d wealth points: %.3e", sizes[k], error_at[k]);
+        if (k > 0) {
+            double rate = log2(error_at[k - 1] / error_at[k]);
+            printf("  (rate %.2f)", rate);
+            CHECK_MSG(rate > 1.6, "the error falls like h^%.2f from %d to %d points; linear interpolation gives h^2",
+                      rate, sizes[k - 1], sizes[k]);
+        }
+        printf("\n");
+        lcm_solution_free(sol);
+        lcm_model_free(model);
+    }
+    CHECK_MSG(error_at[4] < 1e-3, "1600 points: error %.3e", error_at[4]);
+
+    /* float32: the same to float32's resolution of V */
+    const char *defines[] = {"wealth_points=400", NULL};
+    lcm_model *m64, *m32;
+    lcm_solution *s64 = solve("tests/models/egm_cake.lua", defines, "tests/models/egm_cake.params.lua", 64, &m64);
+    lcm_solution *s32 = solve("tests/models/egm_cake.lua", defines, "tests/models/egm_cake.params.lua", 32, &m32);
+    if (s64 && s32) {
+        double d = test_max_rel_diff(s32, s64);
+        printf("cake eating by EGM, float32 against float64: %.2e\n", d);
+        CHECK(d < 1e-4);
+    }
+
+    /* the policy: simulated subjects at wealth between the grid points eat w / B_t */
+    lcm_err err = {0};
+    char *dir = test_tmpdir("egm-cake"), *csv = lcm_path_join(dir, "initial.csv");
+    lcm_sb text;
+    lcm_sb_init(&text);
+    lcm_sb_puts(&text, "regime,age,wealth\n");
+    for (int i = 0; i < 40; ++i) lcm_sb_printf(&text, "eating,0,%.6f\n", 20.0 + 1.7371 * i);
+    CHECK_OK(lcm_write_file_atomic(csv, text.s, text.len, &err));
+    lcm_initial *ic = NULL;
+    lcm_solver *sv = NULL;
+    lcm_panel *p = NULL;
+    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    CHECK_OK(lcm_initial_read(m64, csv, &ic, &err));
+    if (ic) CHECK_OK(lcm_solver_new(m64, &o, &sv, &err));
+    if (sv && s64) CHECK_OK(lcm_simulate(sv, s64, ic, NULL, &p, &err));
+    if (p) {
+        lcm_index n = lcm_panel_rows(p);
+        double *t = calloc((size_t)n, sizeof *t), *w = calloc((size_t)n, sizeof *w), *c = calloc((size_t)n, sizeof *c);
+        CHECK_OK(lcm_panel_column(p, "period", t, &err));
+        CHECK_OK(lcm_panel_column(p, "wealth", w, &err));
+        CHECK_OK(lcm_panel_column(p, "consumption", c, &err));
+        double B[CAKE_T], A[CAKE_T], worst = 0;
+        cake_closed_form(B, A);
+        for (lcm_index i = 0; i < n; ++i)
+            if ((int)t[i] < CAKE_T - 1 && stays_on_grid(B, (int)t[i], w[i]))
+                worst = fmax(worst, fabs(c[i] - w[i] / B[(int)t[i]]) / c[i]);
+        printf("cake eating by EGM, simulated consumption against the closed-form policy: largest relative "
+               "difference %.2e over %lld rows\n", worst, (long long)n);
+        CHECK(worst < 2e-3);
+        free(t), free(w), free(c);
+    }
+    lcm_panel_free(p);
+    lcm_solver_free(sv);
+    lcm_initial_free(ic);
+    lcm_sb_free(&text);
+    free(csv), free(dir);
+    lcm_solution_free(s64), lcm_solution_free(s32);
+    lcm_model_free(m64), lcm_model_free(m32);
+}
+
+/* ---- precautionary savings: EGM and grid search at grid accuracy ---------- */
+/* V of `coarse` at its grid points against `fine` interpolated linearly in
+ * wealth (income has the same nodes): the largest and the mean |difference|. */
+static void against_fine(const lcm_model *mc, const lcm_solution *coarse, const lcm_model *mf, const lcm_solution *fine,
+                         double *worst, double *mean)
+{
+    const ir_model *m = lcm_model_ir(mc), *M = lcm_model_ir(mf);
+    int r = ir_find_regime(m, "alive");
+    const ir_grid *gw = &m->regimes[r].states[1].grid, *Gw = &M->regimes[r].states[1].grid;
+    int ny = m->regimes[r].states[0].grid.n, n = gw->n, N = Gw->n;
+    double *w = calloc((size_t)n, sizeof *w), *W = calloc((size_t)N, sizeof *W);
+    ir_grid_points(gw, w), ir_grid_points(Gw, W);
+    double sum = 0;
+    long count = 0;
+    *worst = 0;
+    for (int t = 0; t < m->nperiods; ++t) {
+        if (!m->regimes[r].active[t]) continue;
+        for (int y = 0; y < ny; ++y)
+            for (int i = 0; i < n; ++i) {
+                int k = 0;
+                while (k + 2 < N && W[k + 1] <= w[i]) ++k;
+                double f = (w[i] - W[k]) / (W[k + 1] - W[k]);
+                double ref = (1 - f) * lcm_solution_value(fine, t, r, (lcm_index)y * N + k) +
+                             f * lcm_solution_value(fine, t, r, (lcm_index)y * N + k + 1);
+                double d = fabs(lcm_solution_value(coarse, t, r, (lcm_index)y * n + i) - ref);
+                *worst = fmax(*worst, d), sum += d, ++count;
+            }
+    }
+    *mean = sum / (double)count;
+    free(w), free(W);
+}
+
+static void precautionary_savings(void)
+{
+    const char *params = "models/precautionary_savings.params.lua";
+    const char *egm[] = {"solver=egm", "wealth_points=200", "savings_points=200", NULL};
+    const char *grid[] = {"wealth_points=200", "consumption_points=2000", "consumption_stop=20", NULL};
+    const char *fine[] = {"solver=egm", "wealth_points=1593", "savings_points=1600", NULL};
+    lcm_model *me, *mg, *mf;
+    lcm_solution *se = solve("models/precautionary_savings.lua", egm, params, 64, &me);
+    lcm_solution *sg = solve("models/precautionary_savings.lua", grid, params, 64, &mg);
+    lcm_solution *sf = solve("models/precautionary_savings.lua", fine, params, 64, &mf);
+    if (se && sg && sf) {
+        double we, ae, wg, ag;
+        against_fine(me, se, mf, sf, &we, &ae);
+        against_fine(mg, sg, mf, sf, &wg, &ag);
+        printf("precautionary savings, 200 wealth points, against EGM on 1593: EGM (200 savings points) largest "
+               "%.2e, mean %.2e; grid search (2000 consumption points) largest %.2e, mean %.2e\n", we, ae, wg, ag);
+        CHECK_MSG(we < 0.05 && wg < 0.05, "both at grid accuracy");
+        CHECK_MSG(ae < ag, "EGM closer on average (%.2e) than grid search (%.2e)", ae, ag);
+        double d = test_max_rel_diff(se, sg);
+        printf("precautionary savings: EGM against grid search, largest relative difference %.2e\n", d);
+    }
+    lcm_solution_free(se), lcm_solution_free(sg), lcm_solution_free(sf);
+    lcm_model_free(me), lcm_model_free(mg), lcm_model_free(mf);
+}
+
+/* ---- DC-EGM: simulation, taste shocks, files ----------------------------------- */
+static void iskhakov(void)
+{
+    lcm_err err = {0};
+    const char *defines[] = {"solver=egm", "wealth_points=400", "savings_points=800", NULL};
+    lcm_model *model;
+    lcm_solution *sol = solve("models/iskhakov_2017.lua", defines, "models/iskhakov_2017.params.lua", 64, &model);
+    if (!sol) return;
+    const ir_model *m = lcm_model_ir(model);
+    int work = ir_find_regime(m, "working_life"), ret = ir_find_regime(m, "retirement");
+    /* subjects on grid points of both regimes at age 40 */
+    char *dir = test_tmpdir("egm-iskhakov"), *csv = lcm_path_join(dir, "initial.csv");
+    double *x = calloc(400, sizeof *x);
+    ir_grid_points(&m->regimes[work].states[0].grid, x);
+    lcm_sb text;
+    lcm_sb_init(&text);
+    lcm_sb_puts(&text, "regime,age,wealth\n");
+    int starts = 0; /* from wealth 21 on: below, the optimal paths leave the grid (V extrapolated) */
+    for (int i = 20; i < 400; i += 12, starts += 2)
+        lcm_sb_printf(&text, "working_life,40,%.17g\nretirement,40,%.17g\n", x[i], x[i]);
+    CHECK_OK(lcm_write_file_atomic(csv, text.s, text.len, &err));
+    lcm_initial *ic = NULL;
+    lcm_solver *sv = NULL;
+    lcm_panel *p = NULL, *again = NULL;
+    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    CHECK_OK(lcm_initial_read(model, csv, &ic, &err));
+    if (ic) CHECK_OK(lcm_solver_new(model, &o, &sv, &err));
+    if (sv) CHECK_OK(lcm_simulate(sv, sol, ic, NULL, &p, &err));
+    if (p) {
+        lcm_index n = lcm_panel_rows(p);
+        double *t = calloc((size_t)n, sizeof *t), *g = calloc((size_t)n, sizeof *g), *v = calloc((size_t)n, sizeof *v),
+               *w = calloc((size_t)n, sizeof *w);
+        CHECK_OK(lcm_panel_column(p, "period", t, &err));
+        CHECK_OK(lcm_panel_column(p, "regime", g, &err));
+        CHECK_OK(lcm_panel_column(p, "value", v, &err));
+        CHECK_OK(lcm_panel_column(p, "wealth", w, &err));
+        int checked = 0;
+        for (lcm_index i = 0; i < n; ++i) {
+            if (t[i] != 0) continue;
+            int k = 0;
+            while (k < 400 && x[k] != w[i]) ++k;
+            CHECK_MSG(k < 400, "row %lld starts on a grid point", (long long)i);
+            if (k == 400) continue;
+            double sv_v = lcm_solution_value(sol, 0, (int)g[i], k);
+            CHECK_MSG(v[i] == sv_v, "a subject at wealth %.6g in regime %d: value %.17g, the solution %.17g", w[i],
+                      (int)g[i], v[i], sv_v);
+            ++checked;
+        }
+        printf("DC-EGM: %d subjects starting on grid points have the solution's value there, to the bit\n", checked);
+        CHECK(checked == starts);
+        free(t), free(g), free(v), free(w);
+    }
+    /* a solution written to HDF5 (with its marginal values) and read back simulates the same panel */
+    char *h5 = lcm_path_join(dir, "solution.h5");
+    lcm_solution *back = NULL;
+    CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
+    CHECK_OK(lcm_solution_read_h5(model, h5, &back, &err));
+    if (back && sv && ic) CHECK_OK(lcm_simulate(sv, back, ic, NULL, &again, &err));
+    if (p && again) {
+        double d = test_panel_diff(p, again);
+        printf("DC-EGM: the panel from the solution read back differs by %.1e\n", d);
+        CHECK(d == 0);
+    }
+    /* taste shocks of scale 1e-9 give the solution without them */
+    const char *taste[] = {"solver=egm", "wealth_points=400", "savings_points=800", "taste_shocks=true", NULL};
+    lcm_pvalue *params = NULL;
+    CHECK_OK(test_params("models/iskhakov_2017.params.lua", &params, &err));
+    if (params) CHECK_OK(lcm_pv_set_path(params, "taste_shock_scale", lcm_pv_num(1e-9), &err));
+    lcm_model *mt = NULL;
+    lcm_solver *st = NULL;
+    lcm_solution *tsol = NULL;
+    CHECK_OK(test_generate("models/iskhakov_2017.lua", taste, &mt, &err));
+    if (mt) CHECK_OK(lcm_solver_new(mt, &o, &st, &err));
+    if (st && params) CHECK_OK(lcm_solve(st, params, &tsol, &err));
+    if (tsol) {
+        double worst = 0;
+        for (int tt = 0; tt < m->nperiods; ++tt)
+            for (int r = 0; r < m->nregimes; ++r)
+                for (lcm_index i = 0; m->regimes[r].active[tt] && i < (r == ret || r == work ? 400 : 1); ++i) {
+                    double a = lcm_solution_value(tsol, tt, r, i), b = lcm_solution_value(sol, tt, r, i);
+                    if (isfinite(a) || isfinite(b)) worst = fmax(worst, fabs(a - b));
+                }
+        printf("DC-EGM with taste shocks of scale 1e-9 against none: largest |difference| %.2e\n", worst);
+        CHECK(worst < 1e-6);
+    }
+    lcm_solution_free(tsol);
+    lcm_solver_free(st);
+    lcm_model_free(mt);
+    lcm_pv_free(params);
+    lcm_panel_free(p), lcm_panel_free(again);
+    lcm_solution_free(back);
+    lcm_solver_free(sv);
+    lcm_initial_free(ic);
+    lcm_sb_free(&text);
+    free(csv), free(h5), free(dir), free(x);
+    lcm_solution_free(sol);
+    lcm_model_free(model);
+}
+
+int main(void)
+{
+    cake();
+    precautionary_savings();
+    iskhakov();
+    CHECK_DONE();
+}
