@@ -237,7 +237,10 @@ function E.plan(R, D, M, where_of, fail_at)
         "; EGM needs it known before the choice")
     end
   end
-  if not sav then fail("none of the regimes it can move to carries " .. xn .. ": nothing for EGM to solve") end
+  if not sav then
+    fail("none of the regimes it can move to carries " .. xn .. ", so there are no savings for EGM to solve for " ..
+      "(leave out solver: grid search)")
+  end
   local resources = T.sym(T.node(sav).args[1])
   -- constraints: the budget c <= R, or ones that read neither x nor c
   local budget = false
