@@ -103,17 +103,17 @@ void emit_egm_choice(emitter *e)
 void emit_egm_candidates(emitter *e, int j)
 {
     const ir_regime *r = e->r;
-    int J = r->egm.savings.grid.n, cont[64], corners = 1 << other_continuous(r, cont);
-    size_t a0 = e->L->savings_off[r->id][0];
-    emit_open(e, "for (int i%d = -1; i%d < %d; ++i%d) { /* action %s: the budget's corner, then the segments of the "
-                 "endogenous grid */", j, j, e->pre.egm ? J - 1 : 0, j, r->actions[j].name);
-    emit_line(e, "real act%d;", j);
+    int J = e->pre.egm ? r->egm.savings.grid.n : 1, cont[64], corners = 1 << other_continuous(r, cont);
+    char next[512]; /* lcm_egm_next(..., i<j>, &act<j>) after its `i` argument */
     if (e->pre.egm)
-        emit_line(e, "if (!lcm_egm_candidate(egm_T, %lld, egm_off, egm_w, %d, %d, %s, G[%zu], i%d, &act%d)) continue;",
-                  table_entries(e), corners, J, emit_num(e, r->egm.resources), a0, j, j);
-    else
-        emit_line(e, "if (!lcm_egm_candidate((const real *)0, 0, (const lcm_index *)0, (const real *)0, 0, 0, %s, "
-                     "G[%zu], i%d, &act%d)) continue;", emit_num(e, r->egm.resources), a0, j, j);
+        snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, %d, %d, %s, G[%zu], ", table_entries(e),
+                 corners, J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
+    else /* no target carries the liquid state: the corner alone */
+        snprintf(next, sizeof next, "lcm_egm_next((const real *)0, 0, (const lcm_index *)0, (const real *)0, 0, 1, %s, "
+                 "G[%zu], ", emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
+    emit_line(e, "real act%d; /* action %s: the budget's corner, then the endogenous grid's segments at the resources */",
+              j, r->actions[j].name);
+    emit_open(e, "for (int i%d = %s-2, &act%d); i%d < %d; i%d = %si%d, &act%d)) {", j, next, j, j, J - 1, j, next, j, j);
 }
 
 void emit_egm_holes(const ir_regime *r, egm_holes *h)
@@ -266,6 +266,14 @@ int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
     const char *kv[] = {"what", what.s, "symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode),
                         "body", emit_fragment(&body), "store", store.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
+    /* the second pass: the blocks' bounds */
+    char n[32], points[32], per_row[32];
+    int J = r->egm.savings.grid.n;
+    snprintf(n, sizeof n, "%lld", table_entries(e));
+    snprintf(points, sizeof points, "%d", J);
+    snprintf(per_row, sizeof per_row, "%d", (J - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK);
+    const char *kv1[] = {"symbol", f.k->symbol, "n", n, "points", points, "per_row", per_row, NULL};
+    if (!rc) rc = lcm_fill_template(lcm_embed_egm_bounds_c_in, kv1, out, err);
     lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&store), lcm_sb_free(&what);
     free(f.lvl), free(f.needed), free(after);
     return rc;

@@ -36,7 +36,9 @@ static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
     p->active = p->egm = 1;
     p->reals = 2;
     p->rows = ir_state_space_size(r) / r->states[r->egm.state].grid.n;
-    p->acts = (long long)ir_taste_choices(r) * r->egm.savings.grid.n;
+    int J = r->egm.savings.grid.n;
+    p->acts = (long long)ir_taste_choices(r) * J;
+    p->blocks = p->rows * ir_taste_choices(r) * ((J - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK);
 }
 
 void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
@@ -93,4 +95,14 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
 long long ir_pre_entries(const ir_pre *p, long long combos)
 {
     return (p->sharded ? combos : 1) * p->rows * p->acts;
+}
+
+long long ir_pre_launch(const ir_pre *p, int pass, long long combos)
+{
+    return pass == 0 ? ir_pre_entries(p, combos) : p->blocks;
+}
+
+long long ir_pre_reals(const ir_pre *p, long long combos)
+{
+    return ir_pre_entries(p, combos) * p->reals + 2 * p->blocks;
 }

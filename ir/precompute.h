@@ -28,15 +28,21 @@
  * j), row the regime's states but the liquid one (row-major, every point),
  * d the combination of its discrete actions, j the savings point; two reals
  * each, the resources R (entries [0, n)) and the action C (entries [n, 2n))
- * at which savings j is optimal.  Simulation reads it too: the table of a
- * period is made from that period's V_{t+1} and marginal values.  Its
- * bytes are not used.
+ * at which savings j is optimal.  A second pass of the table then bounds
+ * blocks of LCM_EGM_BLOCK segments of each row and choice: the least and the
+ * greatest R of their points (reals 2n + 2q and 2n + 2q + 1 for block q =
+ * (row * choices + d) * blocks per row + b; the last block reaches to +inf,
+ * where its last segment extrapolates), so that a state seeks its
+ * candidates only in the blocks that hold its resources.  Simulation reads
+ * the table too: the table of a period is made from that period's V_{t+1}
+ * and marginal values.  Its bytes are not used.
  */
 #ifndef LCM_PRECOMPUTE_H
 #define LCM_PRECOMPUTE_H
 
 #include <stdint.h>
 
+#include "kernel_abi.h"
 #include "shard.h"
 
 typedef struct ir_pre {
@@ -49,6 +55,7 @@ typedef struct ir_pre {
     long long acts;     /* product over the read actions */
     int egm;            /* the endogenous grid of an EGM regime (rows: its states but the liquid one) */
     int reals;          /* reals per entry: 1, EGM 2 */
+    long long blocks;   /* EGM: the bounded blocks (the second pass's launch) */
 } ir_pre;
 
 /* The plan of kernel k. */
@@ -56,6 +63,11 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);
 /* Entries of one launch's table for a block of `combos` sharded values
  * (ignored unless p->sharded). */
 long long ir_pre_entries(const ir_pre *p, long long combos);
+/* The table's passes (1, or 2 for EGM's bounds), the launch size of pass
+ * `pass` (pass 0: the entries), and the reals the table holds. */
+static inline int ir_pre_passes(const ir_pre *p) { return p->egm ? 2 : 1; }
+long long ir_pre_launch(const ir_pre *p, int pass, long long combos);
+long long ir_pre_reals(const ir_pre *p, long long combos);
 /* Whether target t of EGM regime r carries its liquid state (the endogenous
  * grid reads that target's marginal value). */
 static inline int ir_egm_target(const ir_regime *r, int t) { return r->egm.next && r->egm.next[t] >= 0; }

@@ -9,7 +9,8 @@
 -- `taste_shock_scale` (the paper's lambda; a run-time parameter);
 -- solver (default grid): grid search, or egm for the endogenous grid
 -- method (DC-EGM in working life) on savings_points savings from 0 to 400;
--- wealth_points (default 100): the wealth grid on [1, 400].
+-- wealth_points (default 100): the wealth grid on [1, 400]; consumption_points
+-- (default 500): grid search's consumption grid on [1, 400].
 local lcm = require("lcm")
 
 local n_periods = lcm.option("n_periods", 6)
@@ -23,7 +24,7 @@ local LaborSupply = lcm.categorical{ "work", "retire", name = "LaborSupply" }
 
 local solver = lcm.option("solver", "grid")
 local wealth = lcm.linspace{ start = 1, stop = 400, n_points = lcm.option("wealth_points", 100) }
-local consumption = lcm.linspace{ start = 1, stop = 400, n_points = 500 }
+local consumption = lcm.linspace{ start = 1, stop = 400, n_points = lcm.option("consumption_points", 500) }
 if solver ~= "grid" and solver ~= "egm" then error("option solver must be grid or egm, not '" .. solver .. "'", 0) end
 local egm = solver == "egm" and
   lcm.egm{ savings = lcm.linspace{ start = 0, stop = 400, n_points = lcm.option("savings_points", 2000) } } or nil

@@ -10,6 +10,7 @@
 #define LCM_ABI_VERSION 7
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
+#define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
 
 typedef long long lcm_index;
 

@@ -449,21 +449,17 @@ LCM_DEVICE void lcm_egm_point(const real *T, lcm_index n, const lcm_index *off, 
     *R = r, *C = c;
 }
 
-/* Candidate i of the action at resources r, with savings at least a0 (the
- * borrowing limit): i = -1 the corner c = r - a0; i = j >= 0 the segment
- * between endogenous points j and j + 1 when it covers r (either way round:
- * where the grid bends back, DC-EGM's upper envelope is the best candidate
- * by Q), c interpolated, the last segment also beyond its end.  A
- * candidate is a positive action leaving savings of at least a0; returns 0
- * where i offers none. */
+/* The candidate of segment i (between endogenous points i and i + 1) of
+ * the action at resources r, with savings at least a0 (the borrowing
+ * limit): when the segment covers r (either way round: where the grid
+ * bends back, DC-EGM's upper envelope is the best candidate by Q), c
+ * interpolated, the last segment also beyond its end.  A candidate is a
+ * positive action leaving savings of more than a0 (the corner, savings a0,
+ * is a candidate of its own); returns 0 where segment i offers none. */
 LCM_DEVICE int lcm_egm_candidate(const real *T, lcm_index n, const lcm_index *off, const real *w, int corners,
                                  int points, real r, real a0, int i, real *c)
 {
     const real most = r - a0;
-    if (i < 0) {
-        *c = most;
-        return most > 0;
-    }
     real R0, C0, R1, C1;
     lcm_egm_point(T, n, off, w, corners, i, &R0, &C0);
     lcm_egm_point(T, n, off, w, corners, i + 1, &R1, &C1);
@@ -472,6 +468,60 @@ LCM_DEVICE int lcm_egm_candidate(const real *T, lcm_index n, const lcm_index *of
     if (!(r >= lo && (r <= hi || i == points - 2))) return 0;
     *c = R1 != R0 ? C0 + (C1 - C0) * ((r - R0) / (R1 - R0)) : C0;
     return *c > 0 && *c < most;
+}
+
+/* The table's second pass: the least and the greatest resources of the
+ * points of block q (LCM_EGM_BLOCK segments, per_row blocks a row and
+ * choice), NaN points left out; the last block of a row reaches to +inf,
+ * where its last segment extrapolates (ir/precompute.h). */
+LCM_DEVICE void lcm_egm_bound(real *T, lcm_index n, int points, int per_row, lcm_index q)
+{
+    const lcm_index row = q / per_row;
+    const int b = (int)(q % per_row), j0 = b * LCM_EGM_BLOCK;
+    const int j1 = j0 + LCM_EGM_BLOCK < points - 1 ? j0 + LCM_EGM_BLOCK : points - 1;
+    real lo = LCM_INF, hi = -LCM_INF;
+    for (int j = j0; j <= j1; ++j) {
+        const real R = T[row * points + j];
+        if (R < lo) lo = R;
+        if (R > hi) hi = R;
+    }
+    T[2 * n + 2 * q] = lo;
+    T[2 * n + 2 * q + 1] = b == per_row - 1 ? LCM_INF : hi;
+}
+
+/* The next candidate of the action at resources r after candidate i (-2:
+ * none yet): -1 the corner c = r - a0, then the segments that offer one
+ * (lcm_egm_candidate), seeking them only in blocks whose bounds (the hull
+ * of the corners' rows: a blend with weights in [0, 1] stays inside) hold
+ * r; `points - 1` when there is none left.  T NULL: the corner alone. */
+LCM_DEVICE int lcm_egm_next(const real *T, lcm_index n, const lcm_index *off, const real *w, int corners, int points,
+                            real r, real a0, int i, real *c)
+{
+    if (i < -1) {
+        *c = r - a0;
+        if (*c > 0) return -1;
+    }
+    if (!T) return points - 1;
+    const int per_row = (points - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK;
+    int prune = 1;
+    for (int k = 0; k < corners; ++k) prune &= w[k] >= 0 && w[k] <= 1;
+    for (int j = i < 0 ? 0 : i + 1; j < points - 1; ++j) {
+        if (prune && j % LCM_EGM_BLOCK == 0) {
+            real lo = LCM_INF, hi = -LCM_INF;
+            for (int k = 0; k < corners; ++k) {
+                if (w[k] == 0) continue;
+                const lcm_index q = off[k] / points * per_row + j / LCM_EGM_BLOCK;
+                lo = T[2 * n + 2 * q] < lo ? T[2 * n + 2 * q] : lo;
+                hi = T[2 * n + 2 * q + 1] > hi ? T[2 * n + 2 * q + 1] : hi;
+            }
+            if (!(r >= lo && r <= hi)) {
+                j += LCM_EGM_BLOCK - 1;
+                continue;
+            }
+        }
+        if (lcm_egm_candidate(T, n, off, w, corners, points, r, a0, j, c)) return j;
+    }
+    return points - 1;
 }
 
 /* Stores V and the policy of state s, flagging NaN, +inf and no feasible action. */

@@ -10,11 +10,22 @@
 #ifndef LCM_BACKEND_H
 #define LCM_BACKEND_H
 
+#include <stdio.h>
+
 #include "cache.h"
 #include "ir.h"
 #include "kernel_abi.h"
 
 typedef struct lcm_backend lcm_backend;
+
+#define LCM_TABLE_PASSES 2 /* a table's passes at most (ir_pre_passes) */
+
+/* The symbol of pass `pass` of kernel `symbol`'s table: <symbol>_table, <symbol>_table1. */
+static inline void lcm_table_symbol(const char *symbol, int pass, char *buf, size_t len)
+{
+    if (pass) snprintf(buf, len, "%s_table%d", symbol, pass);
+    else snprintf(buf, len, "%s_table", symbol);
+}
 
 struct lcm_backend {
     const char *name;    /* "cpu", "interp", "cuda" */
@@ -31,8 +42,11 @@ struct lcm_backend {
     /* Queues kernel k over flat states [0, n) on a queue. */
     int (*launch)(lcm_backend *b, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err);
     /* Optional (NULL: kernels compute their continuation inline): queues
-     * the table of kernel k, entries [0, n) (ir/precompute.h). */
-    int (*launch_table)(lcm_backend *b, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err);
+     * pass `pass` of the table of kernel k over [0, n) (ir/precompute.h):
+     * pass 0 its entries (entry symbol <k>_table), pass 1 the bounds of an
+     * EGM table's blocks (<k>_table1), which read what pass 0 wrote. */
+    int (*launch_table)(lcm_backend *b, int kernel, int pass, const lcm_kernel_args *args, lcm_index n, int queue,
+                        lcm_err *err);
     /* Queues the simulation step of kernel k for the subjects sim->rows[0, n). */
     int (*launch_sim)(lcm_backend *b, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim, lcm_index n,
                       int queue, lcm_err *err);

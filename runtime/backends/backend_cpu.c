@@ -27,7 +27,7 @@ typedef struct cpu_backend {
     int nkernels;
     kernel_fn *kernels;
     sim_fn *sims;      /* the kernels' simulation entries */
-    kernel_fn *tables; /* their continuation tables' entries, or NULL (ir/precompute.h) */
+    kernel_fn *tables; /* [kernel * LCM_TABLE_PASSES + pass]: their tables' passes, or NULL (ir/precompute.h) */
     const char **names; /* the kernels' symbols (the model outlives the backend) */
     int threads;
 } cpu_backend;
@@ -261,13 +261,13 @@ static int cpu_run(lcm_backend *base, int kernel, const lcm_kernel_args *args, l
                           err);
 }
 
-static int cpu_run_table(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
+static int cpu_run_table(lcm_backend *base, int kernel, int pass, const lcm_kernel_args *args, lcm_index n, int queue,
                          lcm_err *err)
 {
     (void)queue;
     cpu_backend *b = (cpu_backend *)base;
-    return cpu_run_chunks(b, kernel, kernel >= 0 && kernel < b->nkernels ? b->tables[kernel] : NULL, args, NULL, n,
-                          err);
+    int ok = kernel >= 0 && kernel < b->nkernels && pass >= 0 && pass < LCM_TABLE_PASSES;
+    return cpu_run_chunks(b, kernel, ok ? b->tables[kernel * LCM_TABLE_PASSES + pass] : NULL, args, NULL, n, err);
 }
 
 static int cpu_run_sim(lcm_backend *base, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim,
@@ -297,16 +297,18 @@ static int find_kernels(cpu_backend *b, const ir_model *m, lcm_err *err)
     b->nkernels = m->nkernels;
     b->kernels = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->kernels);
     b->sims = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sims);
-    b->tables = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->tables);
+    b->tables = lcm_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->tables);
     b->names = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->names);
     for (int k = 0; k < m->nkernels; ++k) {
         char sim_symbol[256], table_symbol[256];
         snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", m->kernels[k].symbol);
-        snprintf(table_symbol, sizeof table_symbol, "%s_table", m->kernels[k].symbol);
         b->names[k] = m->kernels[k].symbol;
         *(void **)&b->kernels[k] = dlsym(b->dl, m->kernels[k].symbol);
         *(void **)&b->sims[k] = dlsym(b->dl, sim_symbol);
-        *(void **)&b->tables[k] = dlsym(b->dl, table_symbol); /* only kernels with a table have one */
+        for (int pass = 0; pass < LCM_TABLE_PASSES; ++pass) { /* only kernels with a table have them */
+            lcm_table_symbol(m->kernels[k].symbol, pass, table_symbol, sizeof table_symbol);
+            *(void **)&b->tables[k * LCM_TABLE_PASSES + pass] = dlsym(b->dl, table_symbol);
+        }
         if (!b->kernels[k] || !b->sims[k])
             return lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no kernel '%s'; regenerate the model",
                             b->kernels[k] ? sim_symbol : m->kernels[k].symbol);

@@ -41,8 +41,8 @@ typedef struct cuda_backend {
     CUmodule mod;
     int nkernels;
     CUfunction *fns, *sim_fns; /* each kernel's solve and simulation entries */
-    CUfunction *table_fns;     /* ... and its continuation table's, or NULL (ir/precompute.h) */
-    int *table_block;          /* threads per block of the table entries */
+    CUfunction *table_fns;     /* [k * LCM_TABLE_PASSES + pass]: its table's passes, or NULL (ir/precompute.h) */
+    int *table_block;          /* ... their threads per block */
     int *par_n;      /* points of each kernel's split action axis (1: none) */
     int *max_block;  /* threads per block each kernel (both entries) can launch with */
     int nqueues;
@@ -189,12 +189,13 @@ static int cuda_launch(lcm_backend *base, int kernel, const lcm_kernel_args *arg
     return launch_on(b, b->fns[kernel], kernel, n, params, queue, err);
 }
 
-/* One thread per table entry, in blocks of up to 128. */
-static int cuda_launch_table(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
-                             lcm_err *err)
+/* One thread per table entry (or EGM block), in blocks of up to 128. */
+static int cuda_launch_table(lcm_backend *base, int kernel, int pass, const lcm_kernel_args *args, lcm_index n,
+                             int queue, lcm_err *err)
 {
     cuda_backend *b = (cuda_backend *)base;
-    if (!b->table_fns[kernel])
+    int at = kernel * LCM_TABLE_PASSES + pass;
+    if (pass < 0 || pass >= LCM_TABLE_PASSES || !b->table_fns[at])
         return lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no table entry for kernel %d; regenerate the model",
                         kernel);
     if (n <= 0) return 0;
@@ -202,9 +203,9 @@ static int cuda_launch_table(lcm_backend *base, int kernel, const lcm_kernel_arg
     lcm_kernel_args a = *args;
     lcm_index count = n;
     void *params[] = {&a, &count};
-    unsigned threads = (unsigned)b->table_block[kernel], blocks = (unsigned)((n + threads - 1) / threads);
+    unsigned threads = (unsigned)b->table_block[at], blocks = (unsigned)((n + threads - 1) / threads);
     b->dirty[queue] = 1;
-    CU(cuLaunchKernel(b->table_fns[kernel], blocks, 1, 1, threads, 1, 1, 0, b->streams[queue], params, NULL),
+    CU(cuLaunchKernel(b->table_fns[at], blocks, 1, 1, threads, 1, 1, 0, b->streams[queue], params, NULL),
        "launching a continuation table");
     return 0;
 }
@@ -445,8 +446,8 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
     b->sim_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
     b->par_n = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
     b->max_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
-    b->table_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_fns);
-    b->table_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->table_block);
+    b->table_fns = lcm_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->table_fns);
+    b->table_block = lcm_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->table_block);
     /* which kernels have a table entry: the generator's plan (gen/emit.c
      * plans with the same shard), so no lookup of an entry that is not
      * there (a NOT_FOUND that compute-sanitizer reports as an error) */
@@ -461,7 +462,6 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
         ir_pre_plan(m, &S, k, &pre);
         char sim_symbol[256], table_symbol[256];
         snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", kn->symbol);
-        snprintf(table_symbol, sizeof table_symbol, "%s_table", kn->symbol);
         int sim_block = 0;
         b->par_n[k] = kn->par >= 0 ? m->regimes[kn->regime].actions[kn->par].grid.n : 1;
         LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->fns[k], b->mod, kn->symbol), kn->symbol, err), rc, done);
@@ -472,13 +472,15 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
         LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&sim_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                                        b->sim_fns[k]), "asking a kernel's block size", err), rc, done);
         if (sim_block < b->max_block[k]) b->max_block[k] = sim_block;
-        if (pre.active) {
-            LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->table_fns[k], b->mod, table_symbol), table_symbol,
+        for (int pass = 0; pre.active && pass < ir_pre_passes(&pre); ++pass) {
+            int at = k * LCM_TABLE_PASSES + pass;
+            lcm_table_symbol(kn->symbol, pass, table_symbol, sizeof table_symbol);
+            LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->table_fns[at], b->mod, table_symbol), table_symbol,
                                  err), rc, done);
-            LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&b->table_block[k], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                                           b->table_fns[k]), "asking a kernel's block size", err),
+            LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&b->table_block[at], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                           b->table_fns[at]), "asking a kernel's block size", err),
                            rc, done);
-            if (b->table_block[k] > 128) b->table_block[k] = 128;
+            if (b->table_block[at] > 128) b->table_block[at] = 128;
         }
         if (b->max_block[k] < 128) {
             rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,

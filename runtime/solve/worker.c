@@ -211,7 +211,7 @@ long long lcm_worker_table_entries(const lcm_worker *s, int r)
     long long most = 0;
     for (int k = 0; k < m->nkernels; ++k) {
         const ir_pre *p = &s->pre[k];
-        long long n = m->kernels[k].regime == r && p->active ? ir_pre_entries(p, s->shard_hi - s->shard_lo) * p->reals : 0;
+        long long n = m->kernels[k].regime == r && p->active ? ir_pre_reals(p, s->shard_hi - s->shard_lo) : 0;
         if (n > most) most = n;
     }
     return most;
@@ -357,9 +357,9 @@ static void *m_at(const lcm_worker *w, const lcm_solution *sol, int t, int r)
     return w->backend->host_memory ? sol->M[t * R + r] : w->mbuf[t % 2][r];
 }
 
-/* Queues one launch of kernel k (its table or its body); when profiling,
- * between barriers and two stamps that time it alone (after the periods'
- * stamps 0..T). */
+/* Queues one launch of kernel k (pass table - 1 of its table, or with
+ * table 0 its body); when profiling, between barriers and two stamps that
+ * time it alone (after the periods' stamps 0..T). */
 static int launch_one(lcm_worker *w, int table, int k, const lcm_kernel_args *a, lcm_index n, int queue, lcm_err *err)
 {
     lcm_backend *be = w->backend;
@@ -370,7 +370,7 @@ static int launch_one(lcm_worker *w, int table, int k, const lcm_kernel_args *a,
         rc = be->barrier(be, err);
         if (!rc) rc = be->stamp(be, stamp, err);
     }
-    if (!rc) rc = table ? be->launch_table(be, k, a, n, queue, err) : be->launch(be, k, a, n, queue, err);
+    if (!rc) rc = table ? be->launch_table(be, k, table - 1, a, n, queue, err) : be->launch(be, k, a, n, queue, err);
     if (!rc && w->profiling) rc = be->barrier(be, err);
     if (!rc && w->profiling) rc = be->stamp(be, stamp + 1, err);
     return rc;
@@ -394,7 +394,10 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
     for (long long tile = 0, tiles = ir_layout_tiles(L); tile < tiles; ++tile) {
         ir_layout_tile(L, tile, a->chunk);
         int rc = 0;
-        if (table && (tile == 0 || pre->splayed)) rc = launch_one(w, 1, k, a, ir_pre_entries(pre, hi - lo), r, err);
+        for (int pass = 0; table && (tile == 0 || pre->splayed) && pass < ir_pre_passes(pre) && !rc; ++pass) {
+            if (pass) rc = w->backend->barrier(w->backend, err); /* a pass reads the one before */
+            if (!rc) rc = launch_one(w, 1 + pass, k, a, ir_pre_launch(pre, pass, hi - lo), r, err);
+        }
         if (!rc) rc = launch_one(w, 0, k, a, ir_layout_launch_size(L, hi - lo, a->chunk), r, err);
         if (rc) return rc;
     }

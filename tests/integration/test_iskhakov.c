@@ -8,35 +8,8 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "iskhakov_ref.h"
 #include "testlib.h"
-
-static double *read_table(const char *path, int *rows, int *cols)
-{
-    lcm_err err = {0};
-    char *text = lcm_read_file(path, NULL, &err);
-    if (!text) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    double *v = NULL;
-    size_t n = 0, cap = 0;
-    *rows = *cols = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        int c = 0;
-        for (char *p = line; *p;) {
-            char *end;
-            double x = strtod(p, &end);
-            if (end == p) break;
-            LCM_GROW(v, cap, n + 1);
-            v[n++] = x, ++c;
-            p = *end == ',' ? end + 1 : end;
-        }
-        *cols = c;
-        ++*rows;
-    }
-    free(text);
-    return v;
-}
 
 /* The worst per-point MSE of V against the published table of each regime
  * (worst[0] working life, worst[1] retirement), V read at every
@@ -46,35 +19,16 @@ static void compare(const char *name, const char *const *defines, const char *pa
     lcm_model *model = NULL;
     lcm_solution *sol = NULL;
     lcm_err err = {0};
+    int at[2] = {-1, -1};
     worst[0] = worst[1] = INFINITY;
     CHECK_OK(test_solve("models/iskhakov_2017.lua", defines, params, LCM_BACKEND_CPU, 64, &model, &sol, &err));
     if (!sol) return;
-    const ir_model *m = lcm_model_ir(model);
-    const char *regimes[] = {"working_life", "retirement"}, *files[] = {"worker", "retired"};
-    for (int k = 0; k < 2; ++k) {
-        char rel[256];
-        snprintf(rel, sizeof rel, "tests/reference/iskhakov_2017/iskhakov_2017_%s__values_%s.csv", name, files[k]);
-        char *path = test_path(rel);
-        int rows, cols;
-        double *ref = read_table(path, &rows, &cols);
-        free(path);
-        CHECK_MSG(ref && cols == 100 && rows == m->nperiods - 1, "%s: reference table shape", rel);
-        if (!ref) continue;
-        int r = ir_find_regime(m, regimes[k]);
-        int at = -1;
-        worst[k] = 0;
-        for (int i = 2; i < cols; ++i) {
-            double mse = 0;
-            for (int t = 0; t < rows; ++t) {
-                double d = lcm_solution_value(sol, t, r, (lcm_index)i * stride) - ref[t * cols + i];
-                mse += d * d / rows;
-            }
-            if (!(mse <= worst[k])) worst[k] = mse, at = i;
-        }
-        printf("%s / %s (%s%s%s): worst per-point MSE %.3e at wealth point %d\n", name, regimes[k], defines[0],
-               defines[1] ? " " : "", defines[1] ? defines[1] : "", worst[k], at);
-        free(ref);
-    }
+    char *dir = test_path("tests/reference/iskhakov_2017");
+    CHECK_OK(iskhakov_worst_mse(sol, dir, name, stride, worst, at, &err));
+    for (int k = 0; k < 2; ++k)
+        printf("%s / %s (%s%s%s): worst per-point MSE %.3e at wealth point %d\n", name, k ? "retirement" : "working_life",
+               defines[0], defines[1] ? " " : "", defines[1] ? defines[1] : "", worst[k], at[k]);
+    free(dir);
     lcm_solution_free(sol);
     lcm_model_free(model);
 }
