@@ -41,10 +41,14 @@ static void fail(const lcm_err *err) { bench_die("bench_solve", err); }
 
 /* Pairs kernel k evaluates in one solve: over the periods it serves, its
  * regime's states times actions. */
+/* The state-action pairs kernel k evaluates per solve (grid search; an EGM
+ * kernel evaluates a few candidates per state and discrete choice, not its
+ * action grid: 0, and counted by egm_points). */
 static double kernel_pairs(const ir_model *m, int k)
 {
     const ir_regime *r = &m->regimes[m->kernels[k].regime];
     double pairs = 0;
+    if (ir_is_egm(r)) return 0;
     for (int t = 0; t < m->nperiods; ++t)
         if (m->period_kernel[r->id * m->nperiods + t] == k)
             pairs += (double)ir_state_space_size(r) * (double)ir_action_space_size(r);
@@ -94,6 +98,12 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
            "body s", "table s", "pairs/s", "arith", "cmp", "div", "call", "bytes", "arith", "div", "call", "mem");
     for (int k = 0; k < K; ++k) {
         lcm_kernel_cost c;
+        if (ir_is_egm(&m->regimes[m->kernels[k].regime])) { /* no state-action pairs to count */
+            printf("  %-24s %9s %9.3g %9.3g | the endogenous grid method: its table and a few exact Q per state\n",
+                   m->kernels[k].symbol, "EGM", bench_median(body + k * repeat, repeat),
+                   bench_median(table + k * repeat, repeat));
+            continue;
+        }
         if (lcm_kernel_cost_of(m, k, precision, gpu, buf, &c, &err)) fail(&err);
         double pairs = kernel_pairs(m, k), t = bench_median(body + k * repeat, repeat);
         double tt = bench_median(table + k * repeat, repeat), rate = t > 0 ? pairs / t : 0;
@@ -250,8 +260,15 @@ int main(int argc, char **argv)
         solve[k] = lcm_now_seconds() - t0;
         lcm_solution_free(sol);
     }
-    double pairs = 0, states = 0;
+    double pairs = 0, states = 0, egm_points = 0; /* EGM: its tables' savings points over the states and choices */
     for (int k = 0; k < m->nkernels; ++k) pairs += kernel_pairs(m, k);
+    for (int t = 0; t < m->nperiods; ++t)
+        for (int r = 0; r < m->nregimes; ++r) {
+            const ir_regime *R = &m->regimes[r];
+            if (R->active[t] && ir_is_egm(R))
+                egm_points += (double)ir_state_space_size(R) / R->states[R->egm.state].grid.n * ir_taste_choices(R) *
+                              R->egm.savings.grid.n;
+        }
     for (int t = 0; t < m->nperiods; ++t)
         for (int r = 0; r < m->nregimes; ++r)
             if (m->regimes[r].active[t]) states += (double)ir_state_space_size(&m->regimes[r]);
@@ -265,7 +282,9 @@ int main(int argc, char **argv)
     else
         printf("backend            %s, float%d, %s, %ld cores online\n", lcm_solver_backend(solver),
                lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("work               %.0f states, %.3g state-action pairs per solve\n", states, pairs);
+    printf("work               %.0f states, %.3g state-action pairs per solve", states, pairs);
+    if (egm_points > 0) printf(" (grid search), %.3g endogenous grid points (EGM)", egm_points);
+    printf("\n");
     printf("generate (Lua)     %.4f s\n", t_gen);
     double lo, mid, hi;
     if (ncold) {

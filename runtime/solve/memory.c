@@ -273,11 +273,20 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
             periods, periods == 1 ? "" : "s", states.s, host ? "" : ", twice: the solution and its pinned staging copy",
             each);
         if (!host) add(b, DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
+        if (ir_marginal_state(R) >= 0) { /* the marginal value the endogenous grid method keeps: as V */
+            add(b, HOST, workers * (host ? 1 : 2) * n * rb * periods, "the marginal value of regime '%s' over %d "
+                "period%s (the endogenous grid method)%s", R->name, periods, periods == 1 ? "" : "s", each);
+            if (!host) add(b, DEVICE, 2 * n * rb, "the marginal value of regime '%s' for two periods", R->name);
+        }
         lcm_sb_free(&states);
         double entries = (double)lcm_worker_table_entries(w, r);
-        add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1),
-            "the continuation table of regime '%s' (%.0f entries; batch_size on a state it reads, or "
-            "LCM_NO_TABLES=1, makes it smaller)%s", R->name, entries, host ? each : "");
+        if (ir_is_egm(R))
+            add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1), "the endogenous grid of regime "
+                "'%s' (%.0f reals; fewer savings points make it smaller)%s", R->name, entries, host ? each : "");
+        else
+            add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1),
+                "the continuation table of regime '%s' (%.0f entries; batch_size on a state it reads, or "
+                "LCM_NO_TABLES=1, makes it smaller)%s", R->name, entries, host ? each : "");
     }
     /* the worker's float64 buffer and its staged copy, the backend's copy
      * (host backends), the solution's float64 copy */
@@ -329,9 +338,14 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
     if (!be->host_memory) {
         add(b, DEVICE, batch, "a batch of %.0f subjects%s", K, bound);
         double vnext = 0;
-        for (int r = 0; r < m->nregimes; ++r) vnext += (double)ir_state_space_size(&m->regimes[r]) * rb;
-        add(b, DEVICE, vnext, "V of the next period");
+        for (int r = 0; r < m->nregimes; ++r)
+            vnext += (double)ir_state_space_size(&m->regimes[r]) * rb * (ir_marginal_state(&m->regimes[r]) >= 0 ? 2 : 1);
+        add(b, DEVICE, vnext, "V (and marginal values) of the next period");
     }
+    for (int r = 0; r < m->nregimes; ++r) /* simulate.c: each EGM regime's endogenous grid of a period */
+        if (ir_is_egm(&m->regimes[r]))
+            add(b, be->host_memory ? HOST : DEVICE, (double)lcm_worker_table_entries(sv->workers[0], r) * (rb + 1),
+                "the endogenous grid of regime '%s'", m->regimes[r].name);
 }
 
 /* ---- the verdict ------------------------------------------------------------------ */

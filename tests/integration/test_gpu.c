@@ -4,7 +4,8 @@
  * (CUDA graph) equals the first, the same without graphs, failed checks
  * give the same errors, and device memory is accounted; the bundled
  * models' panels simulated on the GPU have the cpu's rows and values (to
- * 1e-10) for every subject batch size.  Exits 77 (skipped) when no GPU is
+ * 1e-10) for every subject batch size, those of models solved by the
+ * endogenous grid method too.  Exits 77 (skipped) when no GPU is
  * usable. */
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +25,10 @@ static const struct {
     {"tests/models/grid_edges.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/cake_eating.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua"},
+    /* the endogenous grid method */
+    {"tests/models/egm_cake.lua", NULL, "tests/models/egm_cake.params.lua"},
+    {"models/iskhakov_2017.lua", "solver=egm", "models/iskhakov_2017.params.lua"},
+    {"models/precautionary_savings.lua", "solver=egm", "models/precautionary_savings.params.lua"},
 };
 
 static lcm_solution *solve(lcm_model *m, lcm_pvalue *p, lcm_backend_kind b, int precision, lcm_solver **keep)
@@ -55,25 +60,33 @@ static lcm_panel *simulate(lcm_model *m, const lcm_solution *sol, lcm_backend_ki
     return p;
 }
 
+/* The bundled models, and then two of them solved by the endogenous grid method. */
 static void check_simulation(void)
 {
     lcm_err err = {0};
-    for (size_t i = 0; i < (size_t)test_nbundled; ++i) {
+    const test_bundled_model egm[] = {
+        {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", "models/iskhakov_2017.initial.csv"},
+        {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua",
+         "models/precautionary_savings.initial.csv"},
+    };
+    for (size_t i = 0; i < (size_t)test_nbundled + 2; ++i) {
+        const test_bundled_model *b = i < (size_t)test_nbundled ? &test_bundled[i] : &egm[i - (size_t)test_nbundled];
+        const char *defines[] = {i < (size_t)test_nbundled ? NULL : "solver=egm", NULL};
         lcm_model *m = NULL;
         lcm_solution *sol = NULL;
         lcm_initial *ic = NULL;
-        char *init = test_path(test_bundled[i].initial);
-        CHECK_OK(test_solve(test_bundled[i].model, NULL, test_bundled[i].params, LCM_BACKEND_CPU, 64, &m, &sol, &err));
+        char *init = test_path(b->initial);
+        CHECK_OK(test_solve(b->model, defines, b->params, LCM_BACKEND_CPU, 64, &m, &sol, &err));
         if (sol) CHECK_OK(lcm_initial_read(m, init, &ic, &err));
         free(init);
         if (!ic) continue;
         lcm_panel *cpu = simulate(m, sol, LCM_BACKEND_CPU, ic, 0);
         const lcm_index batches[] = {0, 7, 1000};
-        for (int b = 0; b < 3 && cpu; ++b) {
-            lcm_panel *gpu = simulate(m, sol, LCM_BACKEND_CUDA, ic, batches[b]);
+        for (int k = 0; k < 3 && cpu; ++k) {
+            lcm_panel *gpu = simulate(m, sol, LCM_BACKEND_CUDA, ic, batches[k]);
             double d = gpu ? test_panel_diff(gpu, cpu) : INFINITY;
-            printf("%s: simulation on cuda vs cpu (batch %lld): %lld rows, max difference %.2e\n", test_bundled[i].model,
-                   (long long)batches[b], (long long)cpu->n, d);
+            printf("%s %s: simulation on cuda vs cpu (batch %lld): %lld rows, max difference %.2e\n", b->model,
+                   defines[0] ? defines[0] : "", (long long)batches[k], (long long)cpu->n, d);
             CHECK(d <= 1e-10);
             lcm_panel_free(gpu);
         }
