@@ -1,7 +1,8 @@
 -- precautionary_savings_health.lua - precautionary savings with a Markov
 -- health state: health scales income and its own transition is a matrix
 -- parameter.  Options as in precautionary_savings.lua (n_periods, shock,
--- wealth_points, consumption_points, income_points); wealth is on a lin grid.
+-- wealth_points, consumption_points, consumption_stop, income_points,
+-- solver, savings_points); wealth is on a lin grid.
 local lcm = require("lcm")
 
 local n_periods = lcm.option("n_periods", 5)
@@ -9,6 +10,9 @@ local shock = lcm.option("shock", "rouwenhorst")
 local wealth_points = lcm.option("wealth_points", 7)
 local consumption_points = lcm.option("consumption_points", 7)
 local income_points = lcm.option("income_points", 5)
+local consumption_stop = lcm.option("consumption_stop", 5)
+local solver = lcm.option("solver", "grid")
+if solver ~= "grid" and solver ~= "egm" then error("option solver must be grid or egm, not '" .. solver .. "'", 0) end
 
 local first_age, step = 20, 10
 local final_age_alive = first_age + (n_periods - 2) * step
@@ -29,7 +33,7 @@ local alive = lcm.regime{
     income = income,
     wealth = lcm.linspace{ start = 1, stop = 20, n_points = wealth_points },
   },
-  actions = { consumption = lcm.linspace{ start = 0.1, stop = 5, n_points = consumption_points } },
+  actions = { consumption = lcm.linspace{ start = 0.1, stop = consumption_stop, n_points = consumption_points } },
   functions = {
     earnings = function(income, health, health_income) return math.exp(income) * health_income[health] end,
     utility = function(consumption, health, health_utility)
@@ -46,6 +50,8 @@ local alive = lcm.regime{
   transition = function(age)
     return lcm.where(age:ge(final_age_alive), R.dead, R.alive)
   end,
+  solver = solver == "egm" and
+    lcm.egm{ savings = lcm.linspace{ start = 0, stop = 20, n_points = lcm.option("savings_points", 200) } } or nil,
 }
 
 local dead = lcm.regime{

@@ -94,23 +94,10 @@ end
 
 -- The derivative of node y with respect to node x: the nodes y reaches,
 -- then their derivatives in the order of their ids (a node's operands have
--- smaller ids), without recursion, so that a deep expression needs no
--- deep stack.
+-- smaller ids).
 local function derivative(y, x, fail)
-  local reach, stack, ids = { [y] = true }, { y }, {}
-  while #stack > 0 do
-    local i = table.remove(stack)
-    ids[#ids + 1] = i
-    for _, a in ipairs(T.node(i).args) do
-      if not reach[a] then
-        reach[a] = true
-        stack[#stack + 1] = a
-      end
-    end
-  end
-  table.sort(ids)
   local d = {}
-  for _, i in ipairs(ids) do d[i] = rule(i, x, d, fail) end
+  for _, i in ipairs(T.reachable(y)) do d[i] = rule(i, x, d, fail) end
   return d[y]
 end
 

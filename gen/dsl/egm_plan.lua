@@ -33,6 +33,8 @@ local Inverse = require("lcm.inverse")
 
 local E = {}
 
+local MAX_OTHERS = 6 -- continuous states besides the liquid one (gen/emit_egm.c: 2^6 corners)
+
 local function is_continuous(g)
   return g.kind ~= "discrete" and g.kind ~= "process"
 end
@@ -96,6 +98,14 @@ local function margin(R, S, fail)
         "(the others must be discrete)")
     end
   end
+  local others = 0 -- continuous states besides x: the endogenous grid's rows between their points, 2^others
+  for i, v in ipairs(R.states) do
+    if i ~= si and v.grid.kind ~= "discrete" then others = others + 1 end
+  end
+  if others > MAX_OTHERS then
+    fail("the regime has " .. others .. " continuous states besides '" .. R.states[si].name .. "'; EGM takes at most " ..
+      MAX_OTHERS .. " (a subject between their points reads 2^n rows of the endogenous grid)")
+  end
   for _, v in ipairs(R.states) do
     if v.grid.batch_size > 0 or v.grid.distributed then
       fail("state '" .. v.name .. "' has " .. (v.grid.distributed and "distributed = true" or "a batch_size") ..
@@ -108,19 +118,11 @@ end
 -- The node savings = R - c that the next value of x goes through.
 local function savings_node(next_x, c, on_c, fail)
   local found
-  local seen, stack = {}, { next_x.id }
-  while #stack > 0 do
-    local i = table.remove(stack)
+  for _, i in ipairs(T.reachable(next_x.id)) do
     local n = T.node(i)
     if n.op == "sub" and n.args[2] == c.id and not on_c(T.sym(n.args[1])) then
       if found and found ~= i then fail("two different savings (resources - consumption) nodes") end
       found = i
-    end
-    for _, a in ipairs(n.args) do
-      if not seen[a] then
-        seen[a] = true
-        stack[#stack + 1] = a
-      end
     end
   end
   return found
@@ -293,6 +295,11 @@ function E.plan(R, D, M, where_of, fail_at)
         " besides savings = resources - " .. cv.name)
     end
     local d = Diff.derivative(nx.id, a.id, fail)
+    local k = type(d) == "number" and d or (T.node(d.id).op == "const" and T.node(d.id).k)
+    if k and not (k > 0) then
+      fail("the next " .. xn .. " in regime '" .. cr.regime .. "' does not increase with savings (its derivative " ..
+        "is " .. lcm._num(k) .. "): the Euler equation has no solution to invert; use grid search")
+    end
     next[cr.regime] = { nx, d }
   end
   return { state = si - 1, action = ai - 1, state_name = xv.name, action_name = cv.name, savings = S.savings,

@@ -306,12 +306,10 @@ function T.var(op, ref, extra)
   return sym(id)
 end
 
--- The value of node `root` with node `from` replaced by node `to`: the
--- nodes on the way from one to the other rebuilt with the tracer's
--- constructor (so simplified and shared), the rest kept.  The endogenous
--- grid method reads next wealth as a function of savings this way
--- (gen/dsl/build.lua).  Iterative, in the order of the node ids.
-function T.substitute(root, from, to)
+-- The ids of the nodes node `root` reaches (itself included), ascending:
+-- a node's operands come before it.  Without recursion, so that a deep
+-- expression needs no deep stack (lcm.diff, T.substitute, the EGM plan).
+function T.reachable(root)
   local reach, stack, ids = { [root] = true }, { root }, {}
   while #stack > 0 do
     local i = table.remove(stack)
@@ -324,8 +322,17 @@ function T.substitute(root, from, to)
     end
   end
   table.sort(ids)
+  return ids
+end
+
+-- The value of node `root` with node `from` replaced by node `to`: the
+-- nodes on the way from one to the other rebuilt with the tracer's
+-- constructor (so simplified and shared), the rest kept.  The endogenous
+-- grid method reads next wealth as a function of savings this way
+-- (gen/dsl/egm_plan.lua).
+function T.substitute(root, from, to)
   local map = {}
-  for _, i in ipairs(ids) do
+  for _, i in ipairs(T.reachable(root)) do
     local n = graph.nodes[i]
     if i == from then
       map[i] = to

@@ -71,6 +71,8 @@ static const struct {
      "models/iskhakov_2017_taste_shocks.params.lua"},
     {"models/precautionary_savings.lua", "solver=egm wealth_points=30 savings_points=40",
      "models/precautionary_savings.params.lua"},
+    {"models/precautionary_savings_health.lua", "solver=egm wealth_points=30 savings_points=40",
+     "models/precautionary_savings_health.params.lua"}, /* a Markov state and a process: rows of the endogenous grid */
 };
 
 static int solves_by_egm(const lcm_model *model)

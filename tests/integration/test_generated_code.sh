@@ -122,6 +122,7 @@ models/iskhakov_2017.lua solver=egm
 models/iskhakov_2017.lua solver=egm taste_shocks=true
 models/precautionary_savings.lua solver=egm
 models/precautionary_savings.lua solver=egm shock=tauchen wealth_grid=log
+models/precautionary_savings_health.lua solver=egm
 EOF
 echo "$n models generated and compiled"
 

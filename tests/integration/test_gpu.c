@@ -29,6 +29,7 @@ static const struct {
     {"tests/models/egm_cake.lua", NULL, "tests/models/egm_cake.params.lua"},
     {"models/iskhakov_2017.lua", "solver=egm", "models/iskhakov_2017.params.lua"},
     {"models/precautionary_savings.lua", "solver=egm", "models/precautionary_savings.params.lua"},
+    {"models/precautionary_savings_health.lua", "solver=egm", "models/precautionary_savings_health.params.lua"},
 };
 
 static lcm_solution *solve(lcm_model *m, lcm_pvalue *p, lcm_backend_kind b, int precision, lcm_solver **keep)

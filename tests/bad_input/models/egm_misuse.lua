@@ -6,13 +6,15 @@
 -- states, a terminal regime, Epstein-Zin preferences, a target solved by
 -- grid search that carries wealth, a regime probability of wealth, a
 -- splayed state, next wealth without consumption, a solver that is not
--- lcm.egm, savings that are no grid or one given at run time; and, for
+-- lcm.egm, savings that are no grid or one given at run time, next wealth
+-- that falls with savings; and, for
 -- the runtime, a model EGM can solve (bad=none).
 local lcm = require("lcm")
 
 local bad = lcm.option("bad", "none")
 local no_inverse, linear, not_savings, no_consumption = bad == "no_inverse", bad == "linear", bad == "not_savings",
   bad == "no_consumption"
+local falling = bad == "falling"
 local Regime = lcm.categorical{ "alive", "retired", "dead", name = "Regime" }
 
 local savings = lcm.linspace{ start = bad == "savings_start" and 1 or 0, stop = 20, n_points = 40 }
@@ -48,6 +50,7 @@ local alive = lcm.regime{
     wealth = function(wealth, consumption, interest_rate)
       if not_savings then return (1 + interest_rate) * (wealth - consumption) + 0.01 * consumption end
       if no_consumption then return (1 + interest_rate) * wealth + 0 * consumption end
+      if falling then return 10 - (wealth - consumption) end
       return (1 + interest_rate) * (wealth - consumption) + 1
     end,
     pension = bad == "two_states" and lcm.fixed or nil,
