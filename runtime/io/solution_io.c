@@ -1,19 +1,22 @@
 /* solution_io.c - solutions on disk: HDF5 for programs (and for simulating
  * later), CSV for eyes.  See output.h for how files are written.
  *
- * The HDF5 layout, format 3 (docs/user-guide.md, "Reading results"):
+ * The HDF5 layout, format 4 (docs/user-guide.md, "Reading results"):
  *   /                         attributes format, format_version, model,
  *                             source_hash, precision, shards
  *   /ages /params /regimes /sharded_states     datasets
  *   /axes/<regime>/grid_<state>, labels_<state>, transition_<state>
- *   /V/period_<t>/<regime>    V; attributes age, period, axes
+ *   /V/period_<t>/<regime>    V; attributes age, period, axes, sha256
  *   /marginal/period_<t>/<regime>   regimes that solve by EGM (and terminal
  *                             ones they move into): d V / d x of the liquid
  *                             state x (attribute `of`), as V
- * Format 2 kept the root's arrays as its attributes, and each V dataset's
- * grids, labels and transitions as attributes of the dataset, which HDF5
- * limits to 64 KiB: a grid of more than 8,190 points could not be written.
- * The reader takes both. */
+ * sha256: the hex SHA-256 of the array's values as lcm holds them (IEEE,
+ * little-endian on every host lcm runs on), so that reading it back finds
+ * values changed after lcm wrote them.  Format 3 had no sha256; format 2
+ * kept the root's arrays as its attributes, and each V dataset's grids,
+ * labels and transitions as attributes of the dataset, which HDF5 limits to
+ * 64 KiB: a grid of more than 8,190 points could not be written.  The
+ * reader takes all three. */
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,10 +26,11 @@
 #include "grid.h"
 #include "h5_vlen.h"
 #include "output.h"
+#include "sha256.h"
 #include "solver_internal.h"
 #include "vars.h"
 
-enum { FORMAT_OLDEST = 2, FORMAT = 3 };
+enum { FORMAT_OLDEST = 2, FORMAT = 4 };
 
 /* A regime with more states than HDF5 has dimensions cannot be a dataset. */
 static int check_rank(const ir_model *m, const char *path, lcm_err *err)
@@ -101,9 +105,15 @@ static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution 
     return bad;
 }
 
+/* The sha256 attribute of an array of n states of the solution's precision. */
+static void array_digest(const lcm_solution *s, const void *data, lcm_index n, char out[65])
+{
+    lcm_sha256_hex(data, (size_t)n * (s->precision == 32 ? sizeof(float) : sizeof(double)), out);
+}
+
 /* V (or the marginal value of an EGM regime: `of` its liquid state) of
  * regime R in period group pg: the regime's state grids as its shape (a
- * scalar without states), its states' names as `axes`. */
+ * scalar without states), its states' names as `axes`, its digest. */
 static int write_V(hid_t pg, const lcm_solution *s, int t, const ir_regime *R, const void *data, const char *of)
 {
     hsize_t dims[H5S_MAX_RANK];
@@ -113,8 +123,11 @@ static int write_V(hid_t pg, const lcm_solution *s, int t, const ir_regime *R, c
     if (d < 0) return 1;
     const char **names = lcm_xcalloc((size_t)R->nstates + 1, sizeof *names);
     for (int k = 0; k < R->nstates; ++k) names[k] = R->states[k].name;
+    char digest[65];
+    array_digest(s, data, s->n[R->id], digest);
     int bad = lcm_h5_attr_double(d, "age", s->m->ages[t]) || lcm_h5_attr_int(d, "period", t) ||
-              lcm_h5_attr_strings(d, "axes", names, R->nstates) || (of && lcm_h5_attr_string(d, "of", of));
+              lcm_h5_attr_strings(d, "axes", names, R->nstates) || (of && lcm_h5_attr_string(d, "of", of)) ||
+              lcm_h5_attr_string(d, "sha256", digest);
     free(names);
     H5Dclose(d);
     return bad;
@@ -343,6 +356,22 @@ static int read_V(hid_t f, const char *group, const ir_regime *R, int t, void *V
     return read_dataset(f, name, R->nstates, dims, precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, V);
 }
 
+/* Whether the array read from group's (t, r) has the digest lcm wrote with
+ * it (format 4 on; before, there is none to compare). */
+static int same_digest(hid_t f, const char *path, int version, const char *group, const lcm_solution *sol, int t,
+                       int r, const void *data)
+{
+    if (version < 4) return 1;
+    char name[512], have[80], want[65];
+    snprintf(name, sizeof name, "/%s/period_%d/%s", group, t, sol->m->regimes[r].name);
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    if (d < 0) return 0;
+    int bad = read_attr_string(path, d, "sha256", version, have, sizeof have);
+    H5Dclose(d);
+    array_digest(sol, data, sol->n[r], want);
+    return !bad && !strcmp(have, want);
+}
+
 /* The file's version and format: formats FORMAT_OLDEST to FORMAT are read. */
 static int read_version(hid_t root, const char *path, int *version, lcm_err *err)
 {
@@ -388,9 +417,10 @@ static lcm_index first_nan(const void *V, lcm_index n, int precision)
     return -1;
 }
 
-/* V of every period and active regime, without NaN: a solve that meets NaN
- * stops, so a file with it was changed after lcm wrote it. */
-static int read_all_V(hid_t f, const char *path, lcm_solution *sol, lcm_err *err)
+/* V of every period and active regime, without NaN (a solve that meets NaN
+ * stops, so a file with it was changed after lcm wrote it), and the
+ * marginal values of EGM regimes; each as its digest says lcm wrote it. */
+static int read_all_V(hid_t f, const char *path, int version, lcm_solution *sol, lcm_err *err)
 {
     const ir_model *m = sol->m;
     for (int t = 0; t < m->nperiods; ++t)
@@ -406,7 +436,17 @@ static int read_all_V(hid_t f, const char *path, lcm_solution *sol, lcm_err *err
                                 "%d is missing, of the wrong shape or type, or stored outside the file", path,
                                 m->regimes[r].name, t);
             lcm_index bad = first_nan(V, sol->n[r], sol->precision);
-            if (bad < 0) continue;
+            if (bad < 0) {
+                const char *changed = !same_digest(f, path, version, "V", sol, t, r, V) ? "V"
+                                      : M && !same_digest(f, path, version, "marginal", sol, t, r, M)
+                                          ? "the marginal value"
+                                          : NULL;
+                if (changed)
+                    return lcm_fail(err, LCM_E_INPUT, "'%s': %s of regime '%s' in period %d is not what lcm wrote "
+                                    "(its sha256 differs: the file was changed after lcm wrote it); solve again",
+                                    path, changed, m->regimes[r].name, t);
+                continue;
+            }
             lcm_sb at;
             lcm_sb_init(&at);
             lcm_describe_state(&m->regimes[r], bad, t, sol->grids, &sol->layout, &at);
@@ -430,7 +470,7 @@ static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_soluti
         rc = lcm_fail(err, LCM_E_INPUT, "'%s': the parameters of its solve are missing or of the wrong size", path);
     else if (ir_grid_buffer_fill(m, &sol->layout, sol->params, sol->grids, why, sizeof why))
         rc = lcm_fail(err, LCM_E_INPUT, "'%s': its parameters give invalid grids: %s", path, why);
-    if (!rc) rc = read_all_V(f, path, sol, err);
+    if (!rc) rc = read_all_V(f, path, version, sol, err);
     if (rc) lcm_solution_free(sol);
     else *out = sol;
     return rc;

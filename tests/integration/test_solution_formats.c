@@ -6,14 +6,17 @@
  * - a discrete state of 5,000 long labels, in the solution and in a panel;
  * - the format-2 files of tests/fixtures/solution-v2 read back, with V
  *   equal to a fresh solve's;
- * - files changed after lcm wrote them: a newer format, NaN in V, no
- *   parameters, V stored outside the file, a format-2 file whose strings'
+ * - files changed after lcm wrote them: a newer format, NaN in V, a value
+ *   of V or of an EGM regime's marginal value one ulp off, V without its
+ *   sha256, no parameters, V stored
+ *   outside the file, a format-2 file whose strings'
  *   global heap is damaged are refused; V in compressed chunks (as
  *   h5repack leaves it) is read;
  * - an HDF5 failure other than a failed write is reported in HDF5's words,
  *   not as a full disk. */
 #define _GNU_SOURCE
 #include <hdf5.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -201,16 +204,23 @@ static void read_format_2(const char *name)
 }
 
 /* How a test changes a solution file of models/tiny.lua. */
-typedef enum edit { NEWER_FORMAT, NAN_IN_V, NO_PARAMS, CHUNKED_V, EXTERNAL_V } edit;
+typedef enum edit { NEWER_FORMAT, NAN_IN_V, CHANGED_V, NO_DIGEST, NO_PARAMS, CHUNKED_V, EXTERNAL_V } edit;
 
-/* Replaces /V/period_0/alive (10 doubles) by v, stored as dcpl says. */
-static void replace_V(hid_t f, const double *v, hid_t dcpl)
+/* Replaces /V/period_0/alive (10 doubles) by v, stored as dcpl says, with
+ * the sha256 lcm wrote (as h5repack keeps attributes) unless `digest` is 0. */
+static void replace_V(hid_t f, const double *v, hid_t dcpl, int digest)
 {
     hsize_t n = 10;
+    char sha[80] = "";
+    hid_t d = H5Dopen2(f, "/V/period_0/alive", H5P_DEFAULT), a = H5Aopen(d, "sha256", H5P_DEFAULT);
+    hid_t t = H5Aget_type(a);
+    CHECK(a >= 0 && H5Tget_size(t) < sizeof sha && H5Aread(a, t, sha) >= 0);
+    H5Tclose(t), H5Aclose(a), H5Dclose(d);
     hid_t sp = H5Screate_simple(1, &n, NULL);
     H5Ldelete(f, "/V/period_0/alive", H5P_DEFAULT);
-    hid_t d = H5Dcreate2(f, "/V/period_0/alive", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    d = H5Dcreate2(f, "/V/period_0/alive", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    if (digest) CHECK(!lcm_h5_attr_string(d, "sha256", sha));
     H5Dclose(d), H5Sclose(sp);
 }
 
@@ -226,21 +236,26 @@ static void change(const char *path, edit e, const char *outside)
     switch (e) {
     case NEWER_FORMAT:
         H5Adelete(f, "format_version");
-        CHECK(!lcm_h5_attr_int(f, "format_version", 4));
+        CHECK(!lcm_h5_attr_int(f, "format_version", 5));
         break;
     case NAN_IN_V:
         v[3] = NAN;
-        replace_V(f, v, dcpl);
+        replace_V(f, v, dcpl, 1);
         break;
+    case CHANGED_V:
+        v[3] = nextafter(v[3], INFINITY);
+        replace_V(f, v, dcpl, 1);
+        break;
+    case NO_DIGEST: replace_V(f, v, dcpl, 0); break;
     case NO_PARAMS: CHECK(H5Ldelete(f, "/params", H5P_DEFAULT) >= 0); break;
     case CHUNKED_V:
         H5Pset_chunk(dcpl, 1, &chunk);
         H5Pset_deflate(dcpl, 6);
-        replace_V(f, v, dcpl);
+        replace_V(f, v, dcpl, 1);
         break;
     case EXTERNAL_V:
         H5Pset_external(dcpl, outside, 0, sizeof v);
-        replace_V(f, v, dcpl);
+        replace_V(f, v, dcpl, 1);
         break;
     }
     H5Pclose(dcpl), H5Fclose(f);
@@ -266,16 +281,49 @@ static void changed_files(const char *dir)
     CHECK_OK(test_solve("models/tiny.lua", NULL, "models/tiny.params.lua", LCM_BACKEND_CPU, 64, &model, &sol, &err));
     if (!sol) return;
     CHECK(read_changed(model, sol, NEWER_FORMAT, dir, &back) == LCM_E_INPUT &&
-          strstr(err.msg, "was written by a newer lcm (format 4; this one reads formats 2 to 3)"));
+          strstr(err.msg, "was written by a newer lcm (format 5; this one reads formats 2 to 4)"));
     CHECK_MSG(read_changed(model, sol, NAN_IN_V, dir, &back) == LCM_E_INPUT &&
               strstr(err.msg, "V of regime 'alive' in period 0 is NaN at wealth=4 (a solve stops at NaN"), "%s",
               err.msg);
+    for (edit e = CHANGED_V; e <= NO_DIGEST; ++e)
+        CHECK_MSG(read_changed(model, sol, e, dir, &back) == LCM_E_INPUT &&
+                      strstr(err.msg, "V of regime 'alive' in period 0 is not what lcm wrote (its sha256 differs: the "
+                                      "file was changed after lcm wrote it)"), "%s", err.msg);
     CHECK(read_changed(model, sol, NO_PARAMS, dir, &back) == LCM_E_INPUT &&
           strstr(err.msg, "the parameters of its solve are missing"));
     CHECK(read_changed(model, sol, EXTERNAL_V, dir, &back) == LCM_E_INPUT &&
           strstr(err.msg, "V of regime 'alive' in period 0 is missing, of the wrong shape or type, or stored outside"));
     CHECK_MSG(!read_changed(model, sol, CHUNKED_V, dir, &back), "%s", err.msg);
     if (back) CHECK(same_V(sol, back));
+    lcm_solution_free(back), lcm_solution_free(sol);
+    lcm_model_free(model);
+}
+
+/* An EGM solution (tests/models/egm_cake.lua) whose marginal value of
+ * wealth in period 0 is one ulp off at one state: refused, as V would be. */
+static void changed_marginal(const char *dir)
+{
+    const char *defines[] = {"wealth_points=20", NULL};
+    lcm_model *model = NULL;
+    lcm_solution *sol = NULL, *back = NULL;
+    CHECK_OK(test_solve("tests/models/egm_cake.lua", defines, "tests/models/egm_cake.params.lua", LCM_BACKEND_CPU, 64,
+                        &model, &sol, &err));
+    char *h5 = lcm_path_join(dir, "egm.h5");
+    if (sol) CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
+    double m[20];
+    hid_t f = sol ? H5Fopen(h5, H5F_ACC_RDWR, H5P_DEFAULT) : -1;
+    hid_t d = f >= 0 ? H5Dopen2(f, "/marginal/period_0/eating", H5P_DEFAULT) : -1;
+    CHECK(d >= 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m) >= 0);
+    m[7] = nextafter(m[7], 0);
+    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m) >= 0);
+    if (d >= 0) H5Dclose(d);
+    if (f >= 0) H5Fclose(f);
+    if (sol)
+        CHECK_MSG(lcm_solution_read_h5(model, h5, &back, &err) == LCM_E_INPUT &&
+                      strstr(err.msg, "the marginal value of regime 'eating' in period 0 is not what lcm wrote"), "%s",
+                  err.msg);
+    unlink(h5);
+    free(h5);
     lcm_solution_free(back), lcm_solution_free(sol);
     lcm_model_free(model);
 }
@@ -336,6 +384,7 @@ int main(void)
     read_format_2("mortality");
     read_format_2("precautionary_savings");
     changed_files(dir);
+    changed_marginal(dir);
     damaged_heap(dir);
     hdf5_reason(dir);
     rmdir(dir);
