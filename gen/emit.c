@@ -471,11 +471,12 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
     }
     char w[32] = "1";
     if (loops) snprintf(w, sizeof w, "w%d", outer);
+    const char *interp = e->egm_table ? "lcm_interp_marginal" : "lcm_interp";
     emit_start(e);
     if (ez(e)) lcm_sb_printf(e->b, "lcm_ce_add(&C%d, %s, %s, lcm_interp(Vn, base", g, emit_num(e, e->r->risk_aversion), w);
-    else if (loops && e->staged > 0) lcm_sb_printf(e->b, "const real sum = E%d + w%d * lcm_interp(Vn, base", g, outer);
-    else if (loops) lcm_sb_printf(e->b, "E%d += w%d * lcm_interp(Vn, base", g, outer);
-    else lcm_sb_printf(e->b, "E%d = lcm_interp(Vn, base", g);
+    else if (loops && e->staged > 0) lcm_sb_printf(e->b, "const real sum = E%d + w%d * %s(Vn, base", g, outer, interp);
+    else if (loops) lcm_sb_printf(e->b, "E%d += w%d * %s(Vn, base", g, outer, interp);
+    else lcm_sb_printf(e->b, "E%d = %s(Vn, base", g, interp);
     for (int s = 0; s < tr->nstates; ++s)
         if (tg->next[s].kind != NEXT_DET) lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
     lcm_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, ez(e) ? ")" : "");

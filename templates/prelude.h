@@ -184,6 +184,31 @@ LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index
     return acc;
 }
 
+/* A marginal value M_{t+1} at the same point (the EGM table, gen/emit_egm.c):
+ * interpolated in 1 / M, which is the action itself under log utility and
+ * c^sigma under CRRA -- nearly linear in wealth where M = c^-sigma bends
+ * hard (low wealth, and below the grid where it extrapolates).  A corner's
+ * M <= 0 (no interior optimum beyond it) falls back to M itself. */
+LCM_DEVICE real lcm_interp_marginal(const real *M, lcm_index base, int m, const lcm_index *stride,
+                                    const int *cell, const real *t)
+{
+    real acc = 0;
+    int positive = 1;
+    for (int c = 0; c < (1 << m); ++c) {
+        real w = 1;
+        lcm_index at = base;
+        for (int k = 0; k < m; ++k) {
+            int up = (c >> k) & 1;
+            w *= up ? t[k] : (real)1 - t[k];
+            at += (lcm_index)(cell[k] + up) * stride[k];
+        }
+        if (w == 0) continue;
+        positive &= M[at] > 0;
+        acc += w / M[at];
+    }
+    return positive ? (real)1 / acc : lcm_interp(M, base, m, stride, cell, t);
+}
+
 /* ---- Epstein-Zin: the certainty equivalent ---------------------------------
  * CE = g^-1(sum_i w_i g(v_i) / W) with g(v) = v^p, p = 1 - alpha (log v at
  * p = 0), over the nodes of positive weight of the whole continuation lottery

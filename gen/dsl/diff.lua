@@ -56,6 +56,7 @@ local function rule(i, x, d, fail)
   if op == "neg" then return neg(d[a[1]]) end
   if op == "add" then return add(d[a[1]], d[a[2]]) end
   if op == "sub" then return sub(d[a[1]], d[a[2]]) end
+  if op == "mul" and a[1] == a[2] then return mul(2 * s(1), d[a[1]]) end -- u^2 traced as u * u
   if op == "mul" then return add(mul(d[a[1]], s(2)), mul(s(1), d[a[2]])) end
   if op == "div" then -- (u / v)' = u' / v - u v' / v^2
     local du, dv = d[a[1]], d[a[2]]

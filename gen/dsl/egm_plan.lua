@@ -173,6 +173,25 @@ function E.terminal_marginal(R, D)
   end)
 end
 
+-- A jump or a concave kink of next x in savings (a condition on savings,
+-- floor, ceil, mod, integer division, min) puts optima at it, where no
+-- Euler equation holds: EGM's candidates miss them (grid search does not).
+-- Convex kinks (max, abs: a floor under next wealth) are never optimal.
+local JUMPS = { floor = true, ceil = true, mod = true, idiv = true, min = true }
+local function warn_jumps(nx, a, xn, regime, ctx, where)
+  local on_a = reaches({ [a.id] = true })
+  for _, i in ipairs(T.reachable(nx.id)) do
+    local n = T.node(i)
+    if on_a(T.sym(i)) and (JUMPS[n.op] or n.type == "bool") then
+      local what = n.type == "bool" and "a condition on savings ('" .. n.op .. "')" or "'" .. n.op .. "'"
+      T.warn(where .. ": " .. ctx .. ": the next " .. xn .. " in regime '" .. regime .. "' goes through " .. what ..
+        ", a jump or kink in savings; EGM does not see optima at it (compare with grid search)")
+      return true
+    end
+  end
+  return false
+end
+
 -- R: the regime being built (build.lua's), D: its trace, M: the model,
 -- where(fn): a function's source location, fail_at(where, msg).
 function E.plan(R, D, M, where_of, fail_at)
@@ -191,6 +210,11 @@ function E.plan(R, D, M, where_of, fail_at)
 
   if on_x(D.utility) then
     fail("utility depends on the liquid state " .. xn .. "; EGM needs utility of the action and the other states")
+  end
+  if D.taste ~= nil and on_x(D.taste) then
+    fail_at(where_of(R.taste.scale), ctx .. ": the taste-shock scale depends on the liquid state " .. xn ..
+      "; EGM's marginal value of " .. xn .. " treats the scale as constant in " .. xn .. " (let it read " ..
+      "parameters, age or the other states)")
   end
   -- the next value of x in every target that carries it: through one savings node
   local sav, carriers = nil, {}
@@ -250,9 +274,15 @@ function E.plan(R, D, M, where_of, fail_at)
     local v = cn_v[2]
     if on_xc(v) then
       local n = T.is_sym(v) and T.node(v.id)
-      local ok = n and (((n.op == "le" or n.op == "lt") and n.args[1] == c.id and n.args[2] == resources.id) or
-        ((n.op == "ge" or n.op == "gt") and n.args[2] == c.id and n.args[1] == resources.id))
-      if not ok then
+      local ok = n and ((n.op == "le" and n.args[1] == c.id and n.args[2] == resources.id) or
+        (n.op == "ge" and n.args[2] == c.id and n.args[1] == resources.id))
+      local strict = n and ((n.op == "lt" and n.args[1] == c.id and n.args[2] == resources.id) or
+        (n.op == "gt" and n.args[2] == c.id and n.args[1] == resources.id))
+      if strict then
+        fail("constraint '" .. cn_v[1] .. "' is a strict budget (" .. cv.name .. " < resources); EGM's corner " ..
+          "spends the resources down to the savings grid's first point, so write it " .. cv.name ..
+          ":le(resources) and start the savings grid at the least saving allowed")
+      elseif not ok then
         fail("constraint '" .. cn_v[1] .. "' reads " .. xn .. " or " .. cn .. " but is not the budget " .. cv.name ..
           " <= resources: EGM sets limits by its savings grid")
       end
@@ -287,13 +317,14 @@ function E.plan(R, D, M, where_of, fail_at)
       "inverse: " .. why)
   end
   local a = T.var("egm_savings")
-  local next = {}
+  local next, warned = {}, false
   for _, cr in ipairs(carriers) do
     local nx = T.substitute(cr.value.id, sav, a.id)
     if on_xc(nx) then
       fail("the next " .. xn .. " in regime '" .. cr.regime .. "' reads " .. xn .. " or " .. cn ..
         " besides savings = resources - " .. cv.name)
     end
+    warned = warned or warn_jumps(nx, a, xn, cr.regime, ctx, S.where)
     local d = Diff.derivative(nx.id, a.id, fail)
     local k = type(d) == "number" and d or (T.node(d.id).op == "const" and T.node(d.id).k)
     if k and not (k > 0) then

@@ -3,8 +3,8 @@
 -- The x with y(x) = m, where y reaches the continuous state or action x
 -- along one path of invertible steps, each with the rest of its operands
 -- free of x: a sign, a sum, a difference, a product, a quotient, a power
--- (in its base or its exponent), log, exp, sqrt, log1p and expm1.  The
--- inverse peels those steps off y from the outside in, applying each one's
+-- (in its base or its exponent; u * u is u ^ 2), log, exp, sqrt, log1p
+-- and expm1.  The inverse peels those steps off y from the outside in, applying each one's
 -- inverse to m: marginal utility c^-sigma gives (m)^(1 / -sigma), 1 / c
 -- gives 1 / m.  This is what the endogenous grid method needs from the
 -- Euler equation; like lcm.diff's result, the inverse is a traced value
@@ -61,23 +61,30 @@ function I.inverse(y, x, m)
   local i, target = y.id, m
   while i ~= x.id do
     local n = T.node(i)
-    local side, k = nil, nil
-    for s, a in ipairs(n.args) do
-      if depends(a) then
-        if side then fail("'" .. xn.name .. "' enters both operands of '" .. n.op .. "': there is no closed-form " ..
-          "inverse (the endogenous grid method needs one; grid search does not)") end
-        side = s
-      else
-        k = T.sym(a)
+    if (n.op == "mul" or n.op == "add") and n.args[1] == n.args[2] then
+      -- u * u and u + u: the tracer writes u ^ 2 as a product (trace.lua),
+      -- so a square is one operand twice; it inverts as a power does.
+      target = n.op == "mul" and T.op("pow", target, 0.5) or target / 2
+      i = n.args[1]
+    else
+      local side, k = nil, nil
+      for s, a in ipairs(n.args) do
+        if depends(a) then
+          if side then fail("'" .. xn.name .. "' enters both operands of '" .. n.op .. "': there is no closed-form " ..
+            "inverse (the endogenous grid method needs one; grid search does not)") end
+          side = s
+        else
+          k = T.sym(a)
+        end
       end
+      local invert = INVERT[n.op]
+      if not invert then
+        fail("'" .. n.op .. "' on the way from the value to '" .. xn.name .. "' has no closed-form inverse " ..
+          "(the endogenous grid method needs one; grid search does not)")
+      end
+      target = invert(target, k, side)
+      i = n.args[side]
     end
-    local invert = INVERT[n.op]
-    if not invert then
-      fail("'" .. n.op .. "' on the way from the value to '" .. xn.name .. "' has no closed-form inverse " ..
-        "(the endogenous grid method needs one; grid search does not)")
-    end
-    target = invert(target, k, side)
-    i = n.args[side]
   end
   return target
 end

@@ -43,10 +43,18 @@ local alive = lcm.regime{
     consumption_back_separable = function(separable, consumption)
       return lcm.inverse(separable, consumption, separable)
     end,
+    -- squares, which the tracer writes as products (u ^ 2 = u * u, u ^ -1
+    -- = 1 / u): quadratic utility, and CRRA of risk aversion 2
+    marginal_quadratic = function(consumption) return lcm.diff(-(30 - consumption) ^ 2, consumption) end,
+    marginal_crra2 = function(consumption) return lcm.diff(consumption ^ -1 / -1, consumption) end,
+    consumption_back_squares = function(marginal_quadratic, marginal_crra2, consumption)
+      return lcm.inverse(marginal_quadratic, consumption, marginal_quadratic) +
+        lcm.inverse(marginal_crra2, consumption, marginal_crra2)
+    end,
     utility = function(crra, marginal_utility, d_mixture, d_mixture_wealth, flat, consumption_back,
-                       consumption_back_separable)
+                       consumption_back_separable, consumption_back_squares)
       return crra - 0.01 * marginal_utility + 0.001 * (d_mixture + d_mixture_wealth) + flat
-        + 0.001 * (consumption_back + consumption_back_separable)
+        + 0.001 * (consumption_back + consumption_back_separable + consumption_back_squares)
     end,
   },
   constraints = {

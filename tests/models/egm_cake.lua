@@ -1,18 +1,22 @@
 -- egm_cake.lua - eat a cake of size wealth over n_periods periods, the rest
--- of it in the last (a terminal regime: log of what is left), with log
--- utility and gross return 1 + interest_rate, solved by the endogenous grid
--- method.  Closed form (tests/integration/test_egm.c):
---   V_t(w) = B_t log w + A_t,  B_t = sum_{k=0}^{T-1-t} beta^k,
--- eating the share 1 / B_t each period.
+-- of it in the last (a terminal regime: the utility of what is left), with
+-- CRRA utility u(c) = c^(1 - s) / (1 - s) (log c at s = 1) and gross return
+-- 1 + interest_rate, solved by the endogenous grid method.  Closed form
+-- (tests/integration/test_egm.c): eating the share 1 / B_t each period,
+--   B_t = 1 + (beta R^(1-s))^(1/s) B_{t+1},  B_{T-1} = 1,
+--   V_t(w) = B_t^s u(w) (s != 1),  V_t(w) = B_t log w + A_t (s = 1).
 --
--- Options: n_periods (5), wealth_points (200) on [1, 100] (lin, or log with
--- -D wealth_grid=log), savings_points (2 * wealth_points) on [0, 100],
--- solver (egm, or grid: grid search over consumption_points (2000)).
+-- Options: n_periods (5), risk_aversion s (1), wealth_points (200) on
+-- [1, 100] (lin, or log with -D wealth_grid=log), savings_points
+-- (2 * wealth_points) on [0, 100], solver (egm, or grid: grid search over
+-- consumption_points (2000)).
 local lcm = require("lcm")
 
 local T = lcm.option("n_periods", 5)
 local n = lcm.option("wealth_points", 200)
 local kind = lcm.option("wealth_grid", "lin")
+local s = lcm.option("risk_aversion", 1)
+local function u(x) if s == 1 then return math.log(x) end return x ^ (1 - s) / (1 - s) end
 local solver = lcm.option("solver", "egm")
 local R = lcm.categorical{ "eating", "last_bite" }
 local spec = { start = 1, stop = 100, n_points = n }
@@ -22,7 +26,7 @@ local eating = lcm.regime{
   active = function(age) return age < T - 1 end,
   states = { wealth = wealth },
   actions = { consumption = lcm.linspace{ start = 0.01, stop = 100, n_points = lcm.option("consumption_points", 2000) } },
-  functions = { utility = function(consumption) return math.log(consumption) end },
+  functions = { utility = function(consumption) return u(consumption) end },
   constraints = { budget = function(consumption, wealth) return consumption:le(wealth) end },
   state_transitions = {
     wealth = function(wealth, consumption, interest_rate) return (1 + interest_rate) * (wealth - consumption) end,
@@ -36,7 +40,7 @@ local last_bite = lcm.regime{
   terminal = true,
   active = function(age) return age == T - 1 end,
   states = { wealth = wealth },
-  functions = { utility = function(wealth) return math.log(wealth) end },
+  functions = { utility = function(wealth) return u(wealth) end },
 }
 
 return lcm.model{

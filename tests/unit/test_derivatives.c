@@ -3,8 +3,9 @@
  * tests/models/derivatives.lua, marginal utility against the closed form
  * c^-risk_aversion, the derivatives of `mixture` (every function with a
  * rule) in consumption and in wealth against central differences of
- * `mixture`, and consumption recovered from marginal utility and from a
- * separable form against itself, all evaluated by the interpreter
+ * `mixture`, and consumption recovered from marginal utility, from a
+ * separable form and from squares (quadratic utility, CRRA of risk
+ * aversion 2, which the tracer writes as products) against itself, all evaluated by the interpreter
  * (ir/eval.h) at points away from the kinks. */
 #include <math.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ int main(void)
     int mu = node_of(r, "marginal_utility"), f = node_of(r, "mixture"), fc = node_of(r, "d_mixture");
     int fw = node_of(r, "d_mixture_wealth"), flat = node_of(r, "flat");
     int cb = node_of(r, "consumption_back"), cbs = node_of(r, "consumption_back_separable");
+    int mq = node_of(r, "marginal_quadratic"), m2 = node_of(r, "marginal_crra2");
+    int cb2 = node_of(r, "consumption_back_squares");
     const double cs[] = {0.7, 1.3, 2.6, 3.7, 4.6, 6.2, 8.3}, ws[] = {1.5, 4.0, 9.5}, h = 1e-5;
     int points = 0;
     for (size_t i = 0; i < sizeof cs / sizeof *cs; ++i)
@@ -71,6 +74,11 @@ int main(void)
             CHECK_MSG(fabs(back - c) <= 1e-14 * c && fabs(back_sep - c) <= 1e-14 * c,
                       "lcm.inverse at c = %g: %.17g from marginal utility, %.17g from the separable form", c, back,
                       back_sep);
+            double q = at(m, r, params, mq, w, c), c2 = at(m, r, params, m2, w, c), b2 = at(m, r, params, cb2, w, c);
+            CHECK_MSG(fabs(q - 2 * (30 - c)) <= 1e-14 * q && fabs(c2 - 1 / (c * c)) <= 1e-14 * c2 &&
+                          fabs(b2 - 2 * c) <= 1e-14 * c,
+                      "squares at c = %g: marginal utilities %.17g, %.17g, consumption back (twice) %.17g", c, q, c2,
+                      b2);
             ++points;
         }
     printf("lcm.diff, lcm.inverse: %d points, marginal utility to 1e-14 of its closed form, mixture's derivatives "

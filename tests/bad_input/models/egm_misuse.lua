@@ -7,14 +7,15 @@
 -- grid search that carries wealth, a regime probability of wealth, a
 -- splayed state, next wealth without consumption, a solver that is not
 -- lcm.egm, savings that are no grid or one given at run time, next wealth
--- that falls with savings; and, for
--- the runtime, a model EGM can solve (bad=none).
+-- that falls with savings, a strict budget, a taste-shock scale of wealth;
+-- next wealth with a jump in savings (a warning); and, for the runtime, a
+-- model EGM can solve (bad=none).
 local lcm = require("lcm")
 
 local bad = lcm.option("bad", "none")
 local no_inverse, linear, not_savings, no_consumption = bad == "no_inverse", bad == "linear", bad == "not_savings",
   bad == "no_consumption"
-local falling = bad == "falling"
+local falling, jump, strict = bad == "falling", bad == "jump", bad == "strict_budget"
 local Regime = lcm.categorical{ "alive", "retired", "dead", name = "Regime" }
 
 local savings = lcm.linspace{ start = bad == "savings_start" and 1 or 0, stop = 20, n_points = 40 }
@@ -29,7 +30,8 @@ if bad == "two_states" then states.pension = lcm.linspace{ start = 0, stop = 5, 
 local alive = lcm.regime{
   active = function(age) return age < 2 end,
   states = states,
-  actions = { consumption = lcm.linspace{ start = 0.5, stop = 10, n_points = 20 } },
+  actions = { consumption = lcm.linspace{ start = 0.5, stop = 10, n_points = 20 },
+    labor = bad == "taste_of_wealth" and lcm.discrete(lcm.categorical{ "work", "rest" }) or nil },
   functions = {
     utility = bad == "utility_of_wealth" and function(consumption, wealth)
       return math.log(consumption) + 0.1 * math.log(wealth)
@@ -43,7 +45,8 @@ local alive = lcm.regime{
     end or nil,
   },
   constraints = {
-    budget = function(consumption, wealth) return consumption:le(wealth) end,
+    budget = strict and function(consumption, wealth) return consumption:lt(wealth) end or
+      function(consumption, wealth) return consumption:le(wealth) end,
     floor = bad == "extra_constraint" and function(consumption) return consumption:ge(1) end or nil,
   },
   state_transitions = {
@@ -51,6 +54,7 @@ local alive = lcm.regime{
       if not_savings then return (1 + interest_rate) * (wealth - consumption) + 0.01 * consumption end
       if no_consumption then return (1 + interest_rate) * wealth + 0 * consumption end
       if falling then return 10 - (wealth - consumption) end
+      if jump then return lcm.where((wealth - consumption):gt(5), 1.1, 1) * (wealth - consumption) + 1 end
       return (1 + interest_rate) * (wealth - consumption) + 1
     end,
     pension = bad == "two_states" and lcm.fixed or nil,
@@ -61,6 +65,7 @@ local alive = lcm.regime{
     return lcm.where(age:ge(1), Regime.retired, Regime.alive)
   end,
   risk_aversion = bad == "epstein_zin" and function() return 2 end or nil,
+  taste_shocks = bad == "taste_of_wealth" and lcm.ev1{ scale = function(wealth) return 0.1 * wealth end } or nil,
   solver = solver,
 }
 
