@@ -165,6 +165,9 @@ int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
     if (load_sandboxed(L, chunk, strlen(chunk), "=--set") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
         rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, where, "the value", &lim);
         if (!rc) rc = lcm_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (%s)", where, eq + 1, lua_tostring(L, -1));
+    } else if (lua_isnil(L, -1)) { /* an undefined name: nan, inf, a typo */
+        rc = lcm_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (a number such as 0.95 or a table such as {1, 2}; "
+                      "names such as nan or inf are not defined)", where, eq + 1);
     } else {
         lcm_lua_limits_disarm(L, &lim);
         lcm_pvalue *v = NULL;

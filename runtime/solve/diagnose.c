@@ -180,7 +180,10 @@ void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G
             if (r->nactions && !own) {
                 lcm_sb_puts(out, "; at ");
                 lcm_describe_action(&p, a, out);
-                lcm_sb_puts(out, " (feasible):");
+                /* EGM's own actions are off the action grid, which only shows the cause */
+                lcm_sb_puts(out, ir_is_egm(r) ? " (feasible; a point of the action's grid, which EGM does not "
+                                                "search):"
+                                              : " (feasible):");
             }
             lcm_sb_printf(out, "; %s" + (r->nactions && !own ? 1 : 0), detail.s);
             if (bit != LCM_FLAG_NAN && bit != LCM_FLAG_INF && !own) { /* those say it already */
@@ -195,8 +198,8 @@ void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G
     }
     if (bit == LCM_FLAG_INFEASIBLE)
         for (int c = 0; c < r->nconstraints; ++c)
-            if (fails[c]) lcm_sb_printf(out, "; constraint '%s' fails for %d of %lld actions", r->constraints[c].name,
-                                    fails[c], (long long)na);
+            if (fails[c]) lcm_sb_printf(out, "; constraint '%s' fails for %d of %lld actions%s", r->constraints[c].name,
+                                    fails[c], (long long)na, ir_is_egm(r) ? " of the action grids" : "");
     free(fails);
     free(p.vals);
 }

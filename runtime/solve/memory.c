@@ -232,22 +232,24 @@ static void bill_grids(bill *b, const ir_model *m, double total, int side, doubl
     double most = 0;
     const ir_regime *at = NULL;
     const ir_var *var = NULL;
-    for (int r = 0; r < m->nregimes; ++r)
-        for (int k = 0; k < 2; ++k) {
-            const ir_var *v = k ? m->regimes[r].actions : m->regimes[r].states;
-            int n = k ? m->regimes[r].nactions : m->regimes[r].nstates;
-            for (int i = 0; i < n; ++i) {
-                const ir_grid *g = &v[i].grid;
-                double values = grid_is_discrete(g) ? 0 : g->n + (g->kind == GRID_PROCESS ? (double)g->n * g->n : 0);
-                if (values > most) most = values, at = &m->regimes[r], var = &v[i];
-            }
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        for (int i = 0; i <= R->nstates + R->nactions; ++i) { /* the states, the actions, EGM's savings */
+            const ir_var *v = i < R->nstates ? &R->states[i]
+                              : i < R->nstates + R->nactions ? &R->actions[i - R->nstates]
+                                                            : &R->egm.savings;
+            const ir_grid *g = &v->grid;
+            double values = grid_is_discrete(g) ? 0 : g->n + (g->kind == GRID_PROCESS ? (double)g->n * g->n : 0);
+            if (values > most) most = values, at = R, var = v;
         }
+    }
     if (!var) return;
     lcm_sb what;
     lcm_sb_init(&what);
     lcm_sb_puts(&what, "the grid points (");
     put_count(&what, total);
-    lcm_sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points", var->name, at->name, var->grid.n);
+    lcm_sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points",
+                  var == &at->egm.savings ? "the savings (EGM)" : var->name, at->name, var->grid.n);
     if (var->grid.kind == GRID_PROCESS) lcm_sb_printf(&what, " and its %d x %d transition matrix", var->grid.n, var->grid.n);
     lcm_sb_puts(&what, ")");
     add(b, side, total * per_value, "%s", what.s);
