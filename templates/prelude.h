@@ -161,6 +161,22 @@ LCM_DEVICE int lcm_code(real x, int n)
     return (x >= 0 && x <= (real)(n - 1) && x == LCM_FLOOR(x)) ? (int)x : -1;
 }
 
+/* Corner c (bit k: the upper point on axis k) of the cell of a multilinear
+ * interpolation over m axes: its offset from base in *at, its weight, the
+ * product of t or (1 - t), returned. */
+LCM_DEVICE real lcm_corner(lcm_index base, int m, const lcm_index *stride, const int *cell, const real *t, int c,
+                           lcm_index *at)
+{
+    real w = 1;
+    *at = base;
+    for (int k = 0; k < m; ++k) {
+        int up = (c >> k) & 1;
+        w *= up ? t[k] : (real)1 - t[k];
+        *at += (lcm_index)(cell[k] + up) * stride[k];
+    }
+    return w;
+}
+
 /* Multilinear interpolation over m continuous axes at V[base + ...]: sum of
  * the 2^m corner values, each weighted by the product of t or (1 - t);
  * corners of zero weight are skipped, so a -inf there does not give NaN.
@@ -171,13 +187,8 @@ LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index
 {
     real acc = 0;
     for (int c = 0; c < (1 << m); ++c) {
-        real w = 1;
-        lcm_index at = base;
-        for (int k = 0; k < m; ++k) {
-            int up = (c >> k) & 1;
-            w *= up ? t[k] : (real)1 - t[k];
-            at += (lcm_index)(cell[k] + up) * stride[k];
-        }
+        lcm_index at;
+        const real w = lcm_corner(base, m, stride, cell, t, c, &at);
         const real sum = acc + w * V[at];
         acc = w != 0 ? sum : acc;
     }
@@ -195,13 +206,8 @@ LCM_DEVICE real lcm_interp_marginal(const real *M, lcm_index base, int m, const 
     real acc = 0;
     int positive = 1;
     for (int c = 0; c < (1 << m); ++c) {
-        real w = 1;
-        lcm_index at = base;
-        for (int k = 0; k < m; ++k) {
-            int up = (c >> k) & 1;
-            w *= up ? t[k] : (real)1 - t[k];
-            at += (lcm_index)(cell[k] + up) * stride[k];
-        }
+        lcm_index at;
+        const real w = lcm_corner(base, m, stride, cell, t, c, &at);
         if (w == 0) continue;
         positive &= M[at] > 0;
         acc += w / M[at];
