@@ -42,6 +42,8 @@ done <<EOF
 models/iskhakov_2017.lua solver=egm
 models/iskhakov_2017.lua solver=egm taste_shocks=true
 models/precautionary_savings.lua solver=egm shock=tauchen
+models/precautionary_savings_health.lua solver=egm
+tests/models/egm_cake.lua risk_aversion=2
 EOF
 entries=$(ls "$LCM_CACHE_DIR/cuda" | wc -l)
 check "one cache entry per compile ($n compiles, $entries entries)" "[ $entries -eq $n ]"
