@@ -39,11 +39,10 @@
 
 static void fail(const lcm_err *err) { bench_die("bench_solve", err); }
 
-/* Pairs kernel k evaluates in one solve: over the periods it serves, its
- * regime's states times actions. */
-/* The state-action pairs kernel k evaluates per solve (grid search; an EGM
- * kernel evaluates a few candidates per state and discrete choice, not its
- * action grid: 0, and counted by egm_points). */
+/* The state-action pairs kernel k evaluates in one solve: over the periods
+ * it serves, its regime's states times actions (grid search; an EGM kernel
+ * evaluates a few candidates per state and discrete choice, not its action
+ * grid: 0, and counted by egm_points). */
 static double kernel_pairs(const ir_model *m, int k)
 {
     const ir_regime *r = &m->regimes[m->kernels[k].regime];

@@ -761,30 +761,31 @@ static void best_update(emitter *e)
     emit_open(e, "{");
     emit_line(e, "const real q = %s;", emit_num(e, r->q));
     emit_line(e, "if (q != q) nan_q = 1;");
-    if (r->taste_scale >= 0 && egm(e)) { /* each choice's action and marginal utility too (emit_egm.c) */
-        int d = ir_discrete_actions(r) - 1, a = r->nactions - 1, nd = ir_taste_choices(r), c = r->egm.action;
+    /* what the best keeps besides q and its index: an EGM regime's action
+     * and its marginal utility (the marginal value of the liquid state), a
+     * terminal regime's marginal value (emit_egm.c); with taste shocks the
+     * same for the best of each discrete choice */
+    char best[160] = "", choice[160] = "";
+    if (egm(e)) {
+        int c = r->egm.action, d = ir_discrete_actions(r) - 1;
         const char *mu = emit_num(e, r->egm.marginal);
+        snprintf(best, sizeof best, " egm_best[0] = act%d; egm_best[1] = %s;", c, mu);
+        if (r->taste_scale >= 0)
+            snprintf(choice, sizeof choice, " egm_best[2 + ai%d] = act%d; egm_best[%d + ai%d] = %s;", d, c,
+                     2 + ir_taste_choices(r), d, mu);
+    } else if (r->terminal_marginal) {
+        snprintf(best, sizeof best, " egm_best[1] = %s;", emit_num(e, r->marginal));
+    }
+    char index[32] = "0";
+    if (r->nactions) snprintf(index, sizeof index, "ai%d", r->nactions - 1);
+    if (r->taste_scale >= 0) {
+        int d = ir_discrete_actions(r) - 1;
         emit_open(e, "else {");
-        emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = ai%d; egm_best[0] = act%d; egm_best[1] = %s; }", a,
-                  c, mu);
-        emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = ai%d; egm_best[2 + ai%d] = act%d; "
-                     "egm_best[%d + ai%d] = %s; }", d, d, d, d, a, d, c, 2 + nd, d, mu);
+        emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = %s;%s }", index, best);
+        emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = %s;%s }", d, d, d, d, index, choice);
         emit_close(e);
-    } else if (r->taste_scale >= 0) {
-        int d = ir_discrete_actions(r) - 1, a = r->nactions - 1;
-        emit_open(e, "else {");
-        emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = ai%d; }", a);
-        emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = ai%d; }", d, d, d, d, a);
-        emit_close(e);
-    } else if (egm(e)) { /* and the action and its marginal utility (the marginal value of the liquid state) */
-        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; egm_best[0] = act%d; egm_best[1] = %s; }",
-                  r->nactions - 1, r->egm.action, emit_num(e, r->egm.marginal));
-    } else if (r->nactions) {
-        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = ai%d; }", r->nactions - 1);
-    } else if (r->terminal_marginal) { /* a terminal regime's marginal value (emit_egm.c) */
-        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = 0; egm_best[1] = %s; }", emit_num(e, r->marginal));
     } else {
-        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = 0; }");
+        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = %s;%s }", index, best);
     }
     emit_close(e);
 }

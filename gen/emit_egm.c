@@ -132,17 +132,11 @@ void emit_egm_holes(const ir_regime *r, egm_holes *h)
              n);
     /* the marginal value: with taste shocks the choices' marginal utilities
      * weighted by their logit probabilities at the smoothed V */
-    char mv4[96], mv8[96];
-    if (taste) {
-        snprintf(mv4, sizeof mv4, "lcm_taste_marginal(vd, egm_best + %d, %d, scale, v, egm_best[1])", 2 + nd, nd);
-        snprintf(mv8, sizeof mv8, "%s", mv4);
-    } else {
-        snprintf(mv4, sizeof mv4, "egm_best[1]");
-        snprintf(mv8, sizeof mv8, "egm_best[1]");
-    }
+    char mv[96] = "egm_best[1]";
+    if (taste) snprintf(mv, sizeof mv, "lcm_taste_marginal(vd, egm_best + %d, %d, scale, v, egm_best[1])", 2 + nd, nd);
     snprintf(h->store4, sizeof h->store4,
-             "    if (l < s_end && threadIdx.x == 0 && args.m_out) ((real *)args.m_out)[s] = %s;\n", mv4);
-    snprintf(h->store8, sizeof h->store8, "        if (a->m_out) ((real *)a->m_out)[s] = %s;\n", mv8);
+             "    if (l < s_end && threadIdx.x == 0 && args.m_out) ((real *)args.m_out)[s] = %s;\n", mv);
+    snprintf(h->store8, sizeof h->store8, "        if (a->m_out) ((real *)a->m_out)[s] = %s;\n", mv);
     if (!ir_is_egm(r)) return; /* a terminal regime's: no step takes an action of it */
     if (taste) /* the drawn choice's action (its flat index: the choice times the EGM action's n) */
         snprintf(h->step, sizeof h->step, ", egm_best[2 + best / %lld]", ir_taste_inner(r));

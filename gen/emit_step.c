@@ -45,14 +45,15 @@ static void decode_action(emitter *e, const ir_vars *V)
         emit_line(e, "/* no actions */");
         return;
     }
-    if (r->nactions > (ir_is_egm(r) ? 1 : 0)) emit_line(e, "lcm_index rem = best;"); /* EGM's action alone: no code */
-    for (int j = r->nactions - 1; j >= 0 && r->nactions > (ir_is_egm(r) ? 1 : 0); --j) {
-        int egm = ir_is_egm(r) && j == r->egm.action; /* off its grid: no code */
-        if (!egm) emit_line(e, "const int c%d = (int)(rem %% %d);", j, r->actions[j].grid.n);
+    /* EGM's action is off its grid: it has no code in best */
+    int egm = ir_is_egm(r) ? r->egm.action : -1, coded = r->nactions - (egm >= 0);
+    if (coded) emit_line(e, "lcm_index rem = best;");
+    for (int j = r->nactions - 1; j >= 0 && coded; --j) {
+        if (j != egm) emit_line(e, "const int c%d = (int)(rem %% %d);", j, r->actions[j].grid.n);
         if (j) emit_line(e, "rem /= %d;", r->actions[j].grid.n);
     }
     for (int j = 0; j < r->nactions; ++j) {
-        if (ir_is_egm(r) && j == r->egm.action) /* off its grid: the value the kernel chose */
+        if (j == egm) /* off its grid: the value the kernel chose */
             emit_line(e, "const real act%d = egm_action; /* %s */", j, r->actions[j].name);
         else emit_action_value(e, j, 'c');
         emit_line(e, "an[%d] = act%d;", V->action_slot[r->id][j], j);

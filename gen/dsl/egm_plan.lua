@@ -39,53 +39,38 @@ local function is_continuous(g)
   return g.kind ~= "discrete" and g.kind ~= "process"
 end
 
--- A memoised test: does node i reach one of the nodes in `leaves`?
+-- A test of traced values (numbers reach nothing): does x reach one of
+-- the nodes in `leaves`?
 local function reaches(leaves)
-  local memo = {}
-  local function f(i)
-    if memo[i] == nil then
-      local r = leaves[i] or false
-      if not r then
-        for _, a in ipairs(T.node(i).args) do
-          if f(a) then r = true break end
-        end
-      end
-      memo[i] = r
-    end
-    return memo[i]
-  end
-  return function(x)
-    if not T.is_sym(x) then return false end
-    return f(x.id)
-  end
+  local f = T.reaches(leaves)
+  return function(x) return T.is_sym(x) and f(x.id) end
 end
 
 -- The regime's liquid state and action: named by the solver, or the one
 -- continuous state (not a process) and the one continuous action.
 local function margin(R, S, fail)
-  local function pick(list, index, what, given)
+  local function pick(list, index, kind, given) -- kind: "state" or "action"
     if given then
       local i = index[given]
-      if not i then fail("'" .. given .. "' is not " .. what .. " of the regime") end
+      if not i then fail("'" .. given .. "' is not " .. (kind == "state" and "a" or "an") .. " " .. kind ..
+        " of the regime") end
       return i
     end
     local found
     for i, v in ipairs(list) do
       if is_continuous(v.grid) then
         if found then
-          fail("the regime has more than one continuous " .. (what:find("state") and "state" or "action") ..
-            " ('" .. list[found].name .. "', '" .. v.name .. "'): name the one EGM solves for (" ..
-            (what:find("state") and "state" or "action") .. " = \"...\")")
+          fail("the regime has more than one continuous " .. kind .. " ('" .. list[found].name .. "', '" .. v.name ..
+            "'): name the one EGM solves for (" .. kind .. " = \"...\")")
         end
         found = i
       end
     end
-    if not found then fail("the regime has no continuous " .. (what:find("state") and "state" or "action") ..
-      " for the endogenous grid method") end
+    if not found then fail("the regime has no continuous " .. kind .. " for the endogenous grid method") end
     return found
   end
-  local si = pick(R.states, R.state_index, "a state", S.state)
-  local ai = pick(R.actions, R.action_index, "an action", S.action)
+  local si = pick(R.states, R.state_index, "state", S.state)
+  local ai = pick(R.actions, R.action_index, "action", S.action)
   local sg, ag = R.states[si].grid, R.actions[ai].grid
   if not is_continuous(sg) or sg.kind == "by_age" then
     fail("the liquid state '" .. R.states[si].name .. "' must be a continuous grid fixed over ages (not " ..
@@ -179,10 +164,10 @@ end
 -- Convex kinks (max, abs: a floor under next wealth) are never optimal.
 local JUMPS = { floor = true, ceil = true, mod = true, idiv = true, min = true }
 local function warn_jumps(nx, a, xn, regime, ctx, where)
-  local on_a = reaches({ [a.id] = true })
+  local on_a = T.reaches({ [a.id] = true })
   for _, i in ipairs(T.reachable(nx.id)) do
     local n = T.node(i)
-    if on_a(T.sym(i)) and (JUMPS[n.op] or n.type == "bool") then
+    if on_a(i) and (JUMPS[n.op] or n.type == "bool") then
       local what = n.type == "bool" and "a condition on savings ('" .. n.op .. "')" or "'" .. n.op .. "'"
       T.warn(where .. ": " .. ctx .. ": the next " .. xn .. " in regime '" .. regime .. "' goes through " .. what ..
         ", a jump or kink in savings; EGM does not see optima at it (compare with grid search)")

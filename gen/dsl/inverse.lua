@@ -47,15 +47,7 @@ function I.inverse(y, x, m)
   if type(m) ~= "number" and not T.is_sym(m) and not T.is_param(m) then
     fail("the third argument (the value y takes) must be a number or a traced value")
   end
-  local reaches = {} -- memo: does node i depend on x?
-  local function depends(i)
-    if reaches[i] == nil then
-      local d = i == x.id
-      for _, a in ipairs(T.node(i).args) do d = d or depends(a) end
-      reaches[i] = d
-    end
-    return reaches[i]
-  end
+  local depends = T.reaches({ [x.id] = true }) -- does node i depend on x?
   if not depends(y.id) then fail("the value does not depend on '" .. xn.name .. "'") end
   T.consume({ y.id, x.id })
   local i, target = y.id, m

@@ -325,6 +325,25 @@ function T.reachable(root)
   return ids
 end
 
+-- A memoised test of node ids: does node i reach one of the nodes in the
+-- set `leaves` (ids as keys)?  lcm.inverse and the EGM plan ask it.
+function T.reaches(leaves)
+  local memo = {}
+  local function f(i)
+    if memo[i] == nil then
+      local r = leaves[i] or false
+      if not r then
+        for _, a in ipairs(graph.nodes[i].args) do
+          if f(a) then r = true break end
+        end
+      end
+      memo[i] = r
+    end
+    return memo[i]
+  end
+  return f
+end
+
 -- The value of node `root` with node `from` replaced by node `to`: the
 -- nodes on the way from one to the other rebuilt with the tracer's
 -- constructor (so simplified and shared), the rest kept.  The endogenous

@@ -282,13 +282,11 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
         }
         lcm_sb_free(&states);
         double entries = (double)lcm_worker_table_entries(w, r);
-        if (ir_is_egm(R))
-            add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1), "the endogenous grid of regime "
-                "'%s' (%.0f reals; fewer savings points make it smaller)%s", R->name, entries, host ? each : "");
-        else
-            add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1),
-                "the continuation table of regime '%s' (%.0f entries; batch_size on a state it reads, or "
-                "LCM_NO_TABLES=1, makes it smaller)%s", R->name, entries, host ? each : "");
+        int egm = ir_is_egm(R);
+        add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1), "the %s of regime '%s' (%.0f %s; %s it "
+            "smaller)%s", egm ? "endogenous grid" : "continuation table", R->name, entries, egm ? "reals" : "entries",
+            egm ? "fewer savings points make" : "batch_size on a state it reads, or LCM_NO_TABLES=1, makes",
+            host ? each : "");
     }
     /* the worker's float64 buffer and its staged copy, the backend's copy
      * (host backends), the solution's float64 copy */

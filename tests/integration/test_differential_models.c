@@ -12,67 +12,73 @@
 #include <string.h>
 
 #include "check.h"
+#include "params_lua.h"
 #include "testlib.h"
 
+/* A case: the model, its -D options (separated by spaces), its params file
+ * and a --set assignment on top of it (NULL: none). */
 static const struct {
-    const char *model, *define, *params;
+    const char *model, *define, *params, *set;
 } cases[] = {
-    {"tests/models/grid_edges.lua", NULL, "tests/models/discount_only.params.lua"},
-    {"tests/models/cake_eating.lua", NULL, "tests/models/discount_only.params.lua"},
-    {"tests/models/cake_on_grid.lua", NULL, "tests/models/discount_only.params.lua"},
-    {"tests/models/sharded.lua", "axes=2", "tests/models/sharded.params.lua"},
-    {"tests/models/sharded.lua", "splay=wealth", "tests/models/sharded.params.lua"},
-    {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua"},
-    {"tests/models/epstein_zin.lua", NULL, "tests/models/epstein_zin.params.lua"},
-    {"tests/models/epstein_zin.lua", "alpha_by=wealth", "tests/models/epstein_zin.params.lua"},
-    {"tests/models/epstein_zin.lua", "alpha_by=saving", "tests/models/epstein_zin.params.lua"},
-    {"tests/models/piecewise.lua", "kind=log", "tests/models/piecewise.params.lua"},
-    {"tests/models/long_labels.lua", NULL, "tests/models/discount_only.params.lua"},
-    {"tests/models/taste_logit.lua", NULL, "tests/models/taste_logit.params.lua"},
-    {"tests/models/age_grid.lua", NULL, "tests/models/age_grid.params.lua"},
-    {"tests/models/age_grid.lua", "splay=true", "tests/models/age_grid.params.lua"},
-    {"tests/models/age_grid_spans.lua", NULL, "tests/models/age_grid.params.lua"},
-    {"tests/models/exact_division.lua", NULL, "tests/models/exact_division.params.lua"},
-    {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop.params.lua"},
-    {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop_general.params.lua"},
-    {"tests/models/action_terms.lua", NULL, "tests/models/action_terms.params.lua"},
-    {"tests/models/derivatives.lua", NULL, "tests/models/derivatives.params.lua"},
+    {"tests/models/grid_edges.lua", NULL, "tests/models/discount_only.params.lua", NULL},
+    {"tests/models/cake_eating.lua", NULL, "tests/models/discount_only.params.lua", NULL},
+    {"tests/models/cake_on_grid.lua", NULL, "tests/models/discount_only.params.lua", NULL},
+    {"tests/models/sharded.lua", "axes=2", "tests/models/sharded.params.lua", NULL},
+    {"tests/models/sharded.lua", "splay=wealth", "tests/models/sharded.params.lua", NULL},
+    {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua", NULL},
+    {"tests/models/epstein_zin.lua", NULL, "tests/models/epstein_zin.params.lua", NULL},
+    {"tests/models/epstein_zin.lua", "alpha_by=wealth", "tests/models/epstein_zin.params.lua", NULL},
+    {"tests/models/epstein_zin.lua", "alpha_by=saving", "tests/models/epstein_zin.params.lua", NULL},
+    {"tests/models/piecewise.lua", "kind=log", "tests/models/piecewise.params.lua", NULL},
+    {"tests/models/long_labels.lua", NULL, "tests/models/discount_only.params.lua", NULL},
+    {"tests/models/taste_logit.lua", NULL, "tests/models/taste_logit.params.lua", NULL},
+    {"tests/models/age_grid.lua", NULL, "tests/models/age_grid.params.lua", NULL},
+    {"tests/models/age_grid.lua", "splay=true", "tests/models/age_grid.params.lua", NULL},
+    {"tests/models/age_grid_spans.lua", NULL, "tests/models/age_grid.params.lua", NULL},
+    {"tests/models/exact_division.lua", NULL, "tests/models/exact_division.params.lua", NULL},
+    {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop.params.lua", NULL},
+    {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop_general.params.lua", NULL},
+    {"tests/models/action_terms.lua", NULL, "tests/models/action_terms.params.lua", NULL},
+    {"tests/models/derivatives.lua", NULL, "tests/models/derivatives.params.lua", NULL},
     {"models/precautionary_savings.lua", "wealth_points=10 consumption_points=150",
-     "models/precautionary_savings.params.lua"}, /* log(consumption) an action term */
-    {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua"},
-    {"models/precautionary_savings.lua", "shock=tauchen", "models/precautionary_savings.params.lua"},
-    {"models/precautionary_savings_health.lua", NULL, "models/precautionary_savings_health.params.lua"},
+     "models/precautionary_savings.params.lua", NULL}, /* log(consumption) an action term */
+    {"models/precautionary_savings.lua", NULL, "models/precautionary_savings.params.lua", NULL},
+    {"models/precautionary_savings.lua", "shock=tauchen", "models/precautionary_savings.params.lua", NULL},
+    {"models/precautionary_savings_health.lua", NULL, "models/precautionary_savings_health.params.lua", NULL},
     /* a Markov state's loop around a process's (not staged: one loop at
      * most), weights of zero among them */
     {"models/precautionary_savings_health.lua", "consumption_points=12 wealth_points=9",
-     "models/precautionary_savings_health.params.lua"},
+     "models/precautionary_savings_health.params.lua", NULL},
     {"models/precautionary_savings_health.lua", "consumption_points=12 wealth_points=9",
-     "tests/models/health_absorbing.params.lua"},
-    {"models/tiny.lua", NULL, "models/tiny.params.lua"},
-    {"models/mortality.lua", NULL, "models/mortality.params.lua"},
-    {"models/mortality.lua", "n_periods=4", NULL},
-    {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017.params.lua"},
-    {"models/iskhakov_2017.lua", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua"},
-    {"models/iskhakov_2017.lua", "taste_shocks=true", "models/iskhakov_2017_taste_shocks.params.lua"},
-    {"models/saving_choice.lua", NULL, "models/saving_choice.params.lua"},
-    {"models/fvv_2018.lua", "nx=40", "models/fvv_2018.params.lua"},
-    {"models/fvv_2018.lua", "nx=40 fixed=true", "tests/models/empty.params.lua"},
-    {"models/fvv_2018.lua", "nx=150", "models/fvv_2018.params.lua"}, /* the staged loop (from 128 actions) */
-    {"models/fvv_2018.lua", "nx=150 fixed=true", "tests/models/empty.params.lua"},
-    {"models/saving_choice.lua", "income_batch=3", "models/saving_choice.params.lua"},
+     "models/precautionary_savings_health.params.lua", /* absorbing health: half of the weights zero */
+     "health_transition={bad={bad=1,good=0},good={bad=0,good=1}}"},
+    {"models/tiny.lua", NULL, "models/tiny.params.lua", NULL},
+    {"models/mortality.lua", NULL, "models/mortality.params.lua", NULL},
+    {"models/mortality.lua", "n_periods=4", "models/mortality.params.lua", /* its survival for 4 periods */
+     "survival={{0.95,0.98},{0.95,0.98},{0,0},{0,0}}"},
+    {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017.params.lua", NULL},
+    {"models/iskhakov_2017.lua", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua", NULL},
+    {"models/iskhakov_2017.lua", "taste_shocks=true", "models/iskhakov_2017_taste_shocks.params.lua", NULL},
+    {"models/saving_choice.lua", NULL, "models/saving_choice.params.lua", NULL},
+    {"models/fvv_2018.lua", "nx=40", "models/fvv_2018.params.lua", NULL},
+    {"models/fvv_2018.lua", "nx=40 fixed=true", "tests/models/empty.params.lua", NULL},
+    {"models/fvv_2018.lua", "nx=150", "models/fvv_2018.params.lua", NULL}, /* the staged loop (from 128 actions) */
+    {"models/fvv_2018.lua", "nx=150 fixed=true", "tests/models/empty.params.lua", NULL},
+    {"models/saving_choice.lua", "income_batch=3", "models/saving_choice.params.lua", NULL},
     {"models/mahler_yum_2024.lua", "wealth_points=5 effort_points=3 shock_points=3 cost_points=2",
-     "models/mahler_yum_2024.params.lua"},
+     "models/mahler_yum_2024.params.lua", NULL},
     {"models/mahler_yum_2024.lua", "variant=paper wealth_points=4 effort_points=3 shock_points=2 cost_points=2",
-     "models/mahler_yum_2024_paper.params.lua"},
+     "models/mahler_yum_2024_paper.params.lua", NULL},
     /* the endogenous grid method */
-    {"tests/models/egm_cake.lua", "wealth_points=50", "tests/models/egm_cake.params.lua"},
-    {"models/iskhakov_2017.lua", "solver=egm wealth_points=60 savings_points=80", "models/iskhakov_2017.params.lua"},
+    {"tests/models/egm_cake.lua", "wealth_points=50", "tests/models/egm_cake.params.lua", NULL},
+    {"models/iskhakov_2017.lua", "solver=egm wealth_points=60 savings_points=80", "models/iskhakov_2017.params.lua",
+     NULL},
     {"models/iskhakov_2017.lua", "solver=egm wealth_points=60 savings_points=80 taste_shocks=true",
-     "models/iskhakov_2017_taste_shocks.params.lua"},
+     "models/iskhakov_2017_taste_shocks.params.lua", NULL},
     {"models/precautionary_savings.lua", "solver=egm wealth_points=30 savings_points=40",
-     "models/precautionary_savings.params.lua"},
+     "models/precautionary_savings.params.lua", NULL},
     {"models/precautionary_savings_health.lua", "solver=egm wealth_points=30 savings_points=40",
-     "models/precautionary_savings_health.params.lua"}, /* a Markov state and a process: rows of the endogenous grid */
+     "models/precautionary_savings_health.params.lua", NULL}, /* a Markov state and a process: the grid's rows */
 };
 
 static int solves_by_egm(const lcm_model *model)
@@ -115,24 +121,12 @@ int main(void)
         char *options = cases[i].define ? strdup(cases[i].define) : NULL, *save = NULL;
         const char *defines[8] = {NULL};
         for (int d = 0; options && d < 7 && (defines[d] = strtok_r(d ? NULL : options, " ", &save)); ++d) {}
-        const char *params = cases[i].params;
-        /* mortality with 4 periods: its params file is for 7; use a shortened copy */
         lcm_pvalue *p = NULL;
         lcm_model *model = NULL;
         CHECK_OK(test_generate(cases[i].model, defines, &model, &err));
         if (!model) continue;
-        if (params) CHECK_OK(test_params(params, &p, &err));
-        else {
-            CHECK_OK(test_params("models/mortality.params.lua", &p, &err));
-            lcm_pvalue *surv = lcm_pv_list();
-            for (int t = 0; t < 4; ++t) {
-                lcm_pvalue *row = lcm_pv_list();
-                lcm_pv_append(row, lcm_pv_num(t < 2 ? 0.95 : 0.0));
-                lcm_pv_append(row, lcm_pv_num(t < 2 ? 0.98 : 0.0));
-                lcm_pv_append(surv, row);
-            }
-            lcm_pv_put(p, "survival", surv);
-        }
+        CHECK_OK(test_params(cases[i].params, &p, &err));
+        if (p && cases[i].set) CHECK_OK(lcm_params_apply_set(p, cases[i].set, &err));
         enum { NRUNS = 5 };
         lcm_solution *sol[NRUNS] = {0};
         int egm = solves_by_egm(model);
