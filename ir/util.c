@@ -173,13 +173,35 @@ char *lcm_sb_take(lcm_sb *b)
 }
 
 /* ---- files -------------------------------------------------------------- */
-char *lcm_read_file(const char *path, size_t *len, lcm_err *err)
+FILE *lcm_open_input(const char *path, lcm_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", path, strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int dir = S_ISDIR(st.st_mode);
+        close(fd);
+        lcm_fail(err, LCM_E_IO, "cannot read '%s': it is not a regular file (%s)", path,
+                 dir ? "a directory" : "a device, pipe or socket");
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", path, strerror(errno));
+    }
+    return f;
+}
+
+char *lcm_read_file(const char *path, size_t *len, lcm_err *err)
+{
+    FILE *f = lcm_open_input(path, err);
+    if (!f) return NULL;
     lcm_sb b;
     lcm_sb_init(&b);
     char buf[65536];

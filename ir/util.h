@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* lcm_status, lcm_err and lcm_index are the public API's (runtime/include/lcm.h). */
@@ -54,7 +55,10 @@ void lcm_grow_array(void **arr, size_t *cap, size_t need, size_t elem);
 #define LCM_GROW(arr, cap, need) lcm_grow_array((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* ---- files -------------------------------------------------------------- */
-/* Reads a whole file; returns NULL and fills err on failure. */
+/* An input file opened for reading; a path that is no regular file (a
+ * directory, FIFO, device: reading would fail or wait) is an error. */
+FILE *lcm_open_input(const char *path, lcm_err *err);
+/* Reads a whole file (lcm_open_input); returns NULL and fills err on failure. */
 char *lcm_read_file(const char *path, size_t *len, lcm_err *err);
 /* Outputs are written to a temporary file and renamed onto their name, so
  * the name must be free or a regular file: renaming onto a device, a

@@ -83,8 +83,8 @@ static void lcm_h5_prepare(void)
 int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err)
 {
     lcm_h5_prepare();
-    FILE *probe = fopen(path, "rb");
-    if (!probe) return lcm_fail(err, LCM_E_IO, "cannot read '%s': %s", path, strerror(errno));
+    FILE *probe = lcm_open_input(path, err);
+    if (!probe) return err->code;
     fclose(probe);
     *f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (*f >= 0) return 0;

@@ -8,7 +8,7 @@
  *   equal to a fresh solve's;
  * - files changed after lcm wrote them: a newer format, NaN in V, a value
  *   of V or of an EGM regime's marginal value one ulp off, V without its
- *   sha256, no parameters, V stored
+ *   sha256 or with a number for it, no parameters, V stored
  *   outside the file, a format-2 file whose strings'
  *   global heap is damaged are refused; V in compressed chunks (as
  *   h5repack leaves it) is read;
@@ -204,7 +204,7 @@ static void read_format_2(const char *name)
 }
 
 /* How a test changes a solution file of models/tiny.lua. */
-typedef enum edit { NEWER_FORMAT, NAN_IN_V, CHANGED_V, NO_DIGEST, NO_PARAMS, CHUNKED_V, EXTERNAL_V } edit;
+typedef enum edit { NEWER_FORMAT, NAN_IN_V, CHANGED_V, NO_DIGEST, NUMBER_DIGEST, NO_PARAMS, CHUNKED_V, EXTERNAL_V } edit;
 
 /* Replaces /V/period_0/alive (10 doubles) by v, stored as dcpl says, with
  * the sha256 lcm wrote (as h5repack keeps attributes) unless `digest` is 0. */
@@ -247,6 +247,12 @@ static void change(const char *path, edit e, const char *outside)
         replace_V(f, v, dcpl, 1);
         break;
     case NO_DIGEST: replace_V(f, v, dcpl, 0); break;
+    case NUMBER_DIGEST: /* the attribute of another type */
+        replace_V(f, v, dcpl, 0);
+        d = H5Dopen2(f, "/V/period_0/alive", H5P_DEFAULT);
+        CHECK(d >= 0 && !lcm_h5_attr_int(d, "sha256", 7));
+        H5Dclose(d);
+        break;
     case NO_PARAMS: CHECK(H5Ldelete(f, "/params", H5P_DEFAULT) >= 0); break;
     case CHUNKED_V:
         H5Pset_chunk(dcpl, 1, &chunk);
@@ -285,7 +291,7 @@ static void changed_files(const char *dir)
     CHECK_MSG(read_changed(model, sol, NAN_IN_V, dir, &back) == LCM_E_INPUT &&
               strstr(err.msg, "V of regime 'alive' in period 0 is NaN at wealth=4 (a solve stops at NaN"), "%s",
               err.msg);
-    for (edit e = CHANGED_V; e <= NO_DIGEST; ++e)
+    for (edit e = CHANGED_V; e <= NUMBER_DIGEST; ++e)
         CHECK_MSG(read_changed(model, sol, e, dir, &back) == LCM_E_INPUT &&
                       strstr(err.msg, "V of regime 'alive' in period 0 is not what lcm wrote (its sha256 differs: the "
                                       "file was changed after lcm wrote it)"), "%s", err.msg);

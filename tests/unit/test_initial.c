@@ -469,7 +469,7 @@ static void test_files(const ir_model *m)
 
     /* files that cannot be read */
     read_fails(m, "/nonexistent/initial.csv", LCM_E_IO, "cannot open '/nonexistent/initial.csv'");
-    read_fails(m, "/nonexistent/initial.h5", LCM_E_IO, "cannot read '/nonexistent/initial.h5'");
+    read_fails(m, "/nonexistent/initial.h5", LCM_E_IO, "cannot open '/nonexistent/initial.h5'");
     read_fails(m, dir, LCM_E_IO, "cannot read"); /* a directory */
     char *renamed = lcm_path_join(dir, "text.hdf5");
     write_text(renamed, "regime,age\n", 11);
