@@ -130,21 +130,28 @@ static double weight(const target_ctx *c, int s, int j)
     return (1 - t) * M[c->row[s] * n + j] + t * M[(c->row[s] + 1) * n + j];
 }
 
-/* Expectation over the Markov next states and processes from state s on. */
-static double expect_from(target_ctx *c, int s, double w)
+/* Adds the expectation over the Markov next states and processes from state
+ * s on into *acc, node by node in one running sum (not a sum per level): the
+ * order of the generated kernels' continuation loop, so a model with two
+ * random states gets the same bits from both. */
+static void expect_from(target_ctx *c, int s, double w, double *acc)
 {
-    if (s == c->tr->nstates) return w * interp_from(c, 0, 0);
+    if (s == c->tr->nstates) {
+        *acc += w * interp_from(c, 0, 0);
+        return;
+    }
     const ir_next *nx = &c->tg->next[s];
-    if (nx->kind == NEXT_DET) return expect_from(c, s + 1, w);
+    if (nx->kind == NEXT_DET) {
+        expect_from(c, s + 1, w, acc);
+        return;
+    }
     int n = nx->kind == NEXT_MARKOV ? nx->nprobs : c->tr->states[s].grid.n;
-    double acc = 0;
     for (int j = 0; j < n; ++j) {
         double pj = weight(c, s, j);
         if (w * pj == 0) continue;
         c->code[s] = j;
-        acc += expect_from(c, s + 1, w * pj);
+        expect_from(c, s + 1, w * pj, acc);
     }
-    return acc;
 }
 
 /* ---- Epstein-Zin: the certainty equivalent of the whole lottery -----------
@@ -198,7 +205,7 @@ static double lottery_value(const lottery *L)
     return dev == 0 ? L->v : L->v * exp(dev);
 }
 
-/* Visits the nodes of the lottery from state s on, as expect_from sums them. */
+/* Visits the nodes of the lottery from state s on, in expect_from's order. */
 static void visit_from(target_ctx *c, int s, double w, lottery *L)
 {
     if (s == c->tr->nstates) {
@@ -255,7 +262,9 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
 {
     target_ctx c;
     target_setup(p, g, &c, codes_ok);
-    return expect_from(&c, 0, 1.0);
+    double E = 0;
+    expect_from(&c, 0, 1.0, &E);
+    return E;
 }
 
 double lcm_point_target_min(const lcm_point *p, int g)
