@@ -67,7 +67,7 @@ static void markov_draw(emitter *e, const ir_next *nx, int slot, const char *dra
     lcm_sb_printf(e->b, "const double pm[%d] = {", nx->nprobs);
     for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s(double)%s", j ? ", " : "", emit_num(e, nx->probs[j]));
     lcm_sb_puts(e->b, "};\n");
-    emit_line(e, "const int c = lcm_pick(pm, %d, lcm_uniform(%s, LCM_DRAW_STATE + %du));", nx->nprobs, draw_args, slot);
+    emit_line(e, "const int c = lcm_pick_drawn(pm, %d, %s, LCM_DRAW_STATE + %du);", nx->nprobs, draw_args, slot);
     emit_line(e, "if (c < 0 || (a->checks && !lcm_probs_valid(pm, %d, LCM_PROB_TOL))) "
                  "lcm_flag(a->flags, LCM_FLAG_STATE_PROB, row);", nx->nprobs);
     emit_line(e, "xn[%d] = c < 0 ? LCM_NAN : (real)c;", slot);
@@ -128,8 +128,8 @@ static void regime_draw(emitter *e, const int *ids, int n)
     lcm_sb_puts(e->b, "}; /*");
     for (int i = 0; i < n; ++i) lcm_sb_printf(e->b, " %s", m->regimes[ids[i]].name);
     lcm_sb_puts(e->b, " */\n");
-    emit_line(e, "const int pick = lcm_pick(rp, %d, lcm_uniform(sim->seed, sim->subject[row], (lcm_u32)a->period, "
-                 "LCM_DRAW_REGIME));", n);
+    emit_line(e, "const int pick = lcm_pick_drawn(rp, %d, sim->seed, sim->subject[row], (lcm_u32)a->period, "
+                 "LCM_DRAW_REGIME);", n);
     emit_line(e, "if (pick < 0 || (a->checks && !lcm_probs_valid(rp, %d, LCM_PROB_TOL))) "
                  "lcm_flag(a->flags, LCM_FLAG_REGIME_PROB, row);", n);
     emit_line(e, "if (pick < 0) return;");

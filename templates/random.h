@@ -107,6 +107,18 @@ LCM_DEVICE int lcm_pick(const double *p, int n, double u)
     return last;
 }
 
+/* lcm_pick at the uniform of stream (seed, subject, step, purpose), drawn
+ * only where it can matter: with at most one positive probability the pick
+ * is that one (or -1) whatever u is, so a deterministic regime or state
+ * transition costs no draw and picks what lcm_pick would. */
+LCM_DEVICE int lcm_pick_drawn(const double *p, int n, lcm_u64 seed, lcm_u64 subject, lcm_u32 step, lcm_u32 purpose)
+{
+    int positive = 0, only = -1;
+    for (int i = 0; i < n; ++i)
+        if (p[i] > 0) ++positive, only = i;
+    return positive <= 1 ? only : lcm_pick(p, n, lcm_uniform(seed, subject, step, purpose));
+}
+
 /* No negative or NaN entry, and a sum within tol of 1. */
 LCM_DEVICE int lcm_probs_valid(const double *p, int n, double tol)
 {

@@ -173,7 +173,7 @@ static double sim_next_state(const interp_backend *b, const lcm_point *p, const 
         double pm[256];
         int n = nx->nprobs < 256 ? nx->nprobs : 256;
         for (int j = 0; j < n; ++j) pm[j] = p->vals[nx->probs[j]];
-        int c = lcm_pick(pm, n, lcm_uniform(sim->seed, subject, (lcm_u32)a->period, purpose));
+        int c = lcm_pick_drawn(pm, n, sim->seed, subject, (lcm_u32)a->period, purpose);
         if (c < 0 || (a->checks && !probs_ok(pm, n))) flag(a->flags, LCM_FLAG_STATE_PROB, row);
         return c < 0 ? NAN : c;
     }
@@ -214,7 +214,7 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
     int ids[IR_MAX_REGIMES], n = 0;
     for (int g = 0; g < b->m->nregimes; ++g)
         if (r->rprob[g] >= 0) ids[n] = g, rp[n++] = p->vals[r->rprob[g]];
-    int pick = lcm_pick(rp, n, lcm_uniform(sim->seed, sim->subject[row], (lcm_u32)a->period, LCM_DRAW_REGIME));
+    int pick = lcm_pick_drawn(rp, n, sim->seed, sim->subject[row], (lcm_u32)a->period, LCM_DRAW_REGIME);
     if (pick < 0 || (a->checks && !probs_ok(rp, n))) flag(a->flags, LCM_FLAG_REGIME_PROB, row);
     if (pick < 0) return;
     int g = ids[pick];

@@ -51,6 +51,19 @@ static void check_uniforms_and_picks(void)
     const double none[] = {0, -1, NAN};
     CHECK(lcm_pick(none, 3, 0.5) == -1);
     CHECK(lcm_probs_valid(p, 5, 1e-9) && !lcm_probs_valid(short_sum, 2, 1e-9) && !lcm_probs_valid(none, 3, 1e-9));
+    /* lcm_pick_drawn skips the draw only where no u changes the pick: over
+     * many subjects it picks exactly what lcm_pick picks at the stream's u */
+    const double one[] = {0, NAN, 0.7, 0}, certain[] = {0, 1};
+    int same = 1;
+    for (lcm_u64 i = 0; i < 20000; ++i) {
+        const double u = lcm_uniform(7, i, 3, LCM_DRAW_REGIME);
+        same &= lcm_pick_drawn(p, 5, 7, i, 3, LCM_DRAW_REGIME) == lcm_pick(p, 5, u);
+        same &= lcm_pick_drawn(short_sum, 2, 7, i, 3, LCM_DRAW_REGIME) == lcm_pick(short_sum, 2, u);
+        same &= lcm_pick_drawn(one, 4, 7, i, 3, LCM_DRAW_REGIME) == lcm_pick(one, 4, u);
+        same &= lcm_pick_drawn(certain, 2, 7, i, 3, LCM_DRAW_REGIME) == lcm_pick(certain, 2, u);
+        same &= lcm_pick_drawn(none, 3, 7, i, 3, LCM_DRAW_REGIME) == lcm_pick(none, 3, u);
+    }
+    CHECK(same && lcm_pick_drawn(one, 4, 1, 2, 3, 4) == 2 && lcm_pick_drawn(none, 3, 1, 2, 3, 4) == -1);
 }
 
 /* Mean and variance of n draws of a process (next values from y, or initial). */
