@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 7
+#define LCM_ABI_VERSION 8
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
@@ -67,7 +67,7 @@ typedef struct lcm_kernel_args {
  * lacks the variable). */
 typedef struct lcm_sim_args {
     const int *rows;                      /* the batch rows of this launch's subjects */
-    const unsigned long long *subject;    /* [batch] global subject ids: the draws' keys */
+    unsigned long long subject0;          /* the id of batch row 0: row r is subject subject0 + r (the draws' key) */
     const void *x;                        /* real[batch * nstates]: state values (codes for discrete) */
     void *x_next;                         /* real[batch * nstates]: next state values */
     void *value;                          /* real[batch]: V at the state (max Q; smoothed with taste shocks) */

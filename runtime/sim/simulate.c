@@ -49,13 +49,11 @@ typedef struct sim_run {
     int *regime;               /* [n] current regime, -1 when its path has ended */
     const int *start;          /* [n] start period */
     int *len;                  /* [n] periods lived so far (from start, consecutive) */
-    unsigned long long *ids;   /* [n] subject ids: 0, 1, ... (the draws' keys) */
     lcm_panel *p;              /* the columns, by cell (subject * T + period) until compacted */
     int threads;               /* host threads */
     /* one batch: host staging (h) and backend memory (d); a host backend's
      * d is its h (x_h: only float32 stages the states) */
     int *rows_h, *rows_d, *rn_h, *rn_d;
-    unsigned long long *subj_d;
     void *x_h, *x_d, *xn_h, *xn_d, *val_h, *val_d, *act_h, *act_d;
     lcm_flags *F_h, *F_d, *F_init;
     void *vnext[IR_MAX_REGIMES];  /* device backends: V_{t+1} */
@@ -113,9 +111,6 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
             return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
                                    (long long)s->K);
     }
-    if (!host_mem && !(s->subj_d = dev(s, K * sizeof *s->subj_d, err)))
-        return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
-                               (long long)s->K);
     lcm_flags_clear(s->F_init, (size_t)s->R);
     for (int r = 0; r < s->R; ++r) /* the endogenous grid of an EGM regime, as large as its largest period's */
         if ((s->egm_cap[r] = ir_is_egm(&s->m->regimes[r]) ? lcm_worker_table_entries(s->w, r) : 0) &&
@@ -139,10 +134,8 @@ static void free_batch(sim_run *s)
     if (!be->host_memory) {
         for (size_t i = 0; i < NBUF_D; ++i)
             if (*d[i]) be->release(be, *d[i]);
-        if (s->subj_d) be->release(be, s->subj_d);
     }
     for (size_t i = 0; i < NBUF_D; ++i) *d[i] = NULL;
-    s->subj_d = NULL;
     for (size_t i = 0; i < NBUF_H; ++i)
         if (*h[i]) be->release_host(be, *h[i]), *h[i] = NULL;
     for (int r = 0; r < s->R; ++r) {
@@ -155,7 +148,7 @@ static void free_batch(sim_run *s)
 /* What every worker shares: the subjects and the rows. */
 static void free_shared(sim_run *s)
 {
-    free(s->x), free(s->regime), free(s->len), free(s->ids), free(s->warned);
+    free(s->x), free(s->regime), free(s->len), free(s->warned);
     ir_vars_free(&s->V);
 }
 
@@ -168,12 +161,10 @@ static int initial_states(sim_run *s, const lcm_initial *ic, lcm_err *err)
     s->x = lcm_xmalloc(((size_t)s->n * ns + 1) * sizeof *s->x);
     s->regime = lcm_xmalloc(((size_t)s->n + 1) * sizeof *s->regime);
     s->len = lcm_xcalloc((size_t)s->n + 1, sizeof *s->len);
-    s->ids = lcm_xmalloc(((size_t)s->n + 1) * sizeof *s->ids);
     s->start = ic->period;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (lcm_index i = 0; i < s->n; ++i) {
         const ir_regime *r = &m->regimes[ic->regime[i]];
-        s->ids[i] = (unsigned long long)i;
         s->regime[i] = r->id;
         memcpy(s->x + (size_t)i * ns, ic->x + (size_t)i * ns, ns * sizeof *s->x);
         for (int k = 0; k < r->nstates; ++k) {
@@ -364,14 +355,11 @@ static int launch_batch(sim_run *s, lcm_index b0, lcm_index bn, int t, const lcm
     const ir_model *m = s->m;
     int root = s->R, rc = 0;
     size_t ns = (size_t)s->ns, na = (size_t)s->na;
-    unsigned long long *subj = s->ids + b0;
     const void *x = s->rb == 8 ? (const void *)(s->x + (size_t)b0 * ns) : s->x_h;
     if (be->host_memory) s->x_d = (void *)x; /* in place */
     else {
         rc = be->upload(be, s->rows_d, s->rows_h, (size_t)live * sizeof(int), root, err);
-        if (!rc) rc = be->upload(be, s->subj_d, subj, (size_t)bn * sizeof *subj, root, err);
         if (!rc) rc = be->upload(be, s->x_d, x, (size_t)bn * ns * s->rb, root, err);
-        subj = s->subj_d;
     }
     if (!rc) rc = be->upload(be, s->F_d, s->F_init, (size_t)s->R * sizeof(lcm_flags), root, err);
     if (!rc) rc = be->barrier(be, err);
@@ -381,9 +369,9 @@ static int launch_batch(sim_run *s, lcm_index b0, lcm_index bn, int t, const lcm
         lcm_kernel_args a;
         period_args(s, kn, t, &a);
         a.flags = s->F_d + r;
-        lcm_sim_args sim = {.rows = s->rows_d + offsets[r], .subject = subj, .x = s->x_d, .x_next = s->xn_d,
-                            .value = s->val_d, .action = s->act_d, .regime_next = s->rn_d, .seed = s->seed,
-                            .nstates = s->ns, .nactions = s->na, .ends = t + 1 == s->T};
+        lcm_sim_args sim = {.rows = s->rows_d + offsets[r], .subject0 = (unsigned long long)b0, .x = s->x_d,
+                            .x_next = s->xn_d, .value = s->val_d, .action = s->act_d, .regime_next = s->rn_d,
+                            .seed = s->seed, .nstates = s->ns, .nactions = s->na, .ends = t + 1 == s->T};
         rc = be->launch_sim(be, (int)(kn - m->kernels), &a, &sim, counts[r], r, err);
     }
     if (!rc) rc = be->barrier(be, err);

@@ -329,10 +329,10 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
               targets > 0 ? " and the targets" : "");
     add(b, HOST, panel + extra, "the panel (%s)", what.s);
     lcm_sb_free(&what);
-    /* states, regime, periods lived, id, owner, mine */
-    add(b, HOST, n * (8 * ns + 4 + 4 + 8 + 4 + 1), "the state of %.0f subjects", n);
+    /* states, regime, periods lived, owner, mine */
+    add(b, HOST, n * (8 * ns + 4 + 4 + 4 + 1), "the state of %.0f subjects", n);
     double K = o && o->subject_batch_size > 0 && o->subject_batch_size < subjects ? (double)o->subject_batch_size : n;
-    double batch = K * (4 + 4 + 8 + 2 * ns * rb + rb + na * rb);
+    double batch = K * (4 + 4 + 2 * ns * rb + rb + na * rb); /* rows, next regimes, states, next states, V, actions */
     const char *bound = "; --subject-batch-size bounds it";
     add(b, HOST, batch, "a batch of %.0f subjects%s", K, bound); /* host backends run in it, in place */
     if (!be->host_memory) {

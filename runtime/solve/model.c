@@ -9,6 +9,15 @@
 #include "sha256.h"
 #include "solver_internal.h"
 
+/* The kernel ABI a generated source was written for (kernel_abi.h, pasted at
+ * its top), or -1 when it names none. */
+static int source_abi(const char *source)
+{
+    static const char key[] = "#define LCM_ABI_VERSION ";
+    const char *at = strstr(source, key);
+    return at ? atoi(at + sizeof key - 1) : -1;
+}
+
 int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err)
 {
     lcm_model *m = lcm_xcalloc(1, sizeof *m);
@@ -22,6 +31,9 @@ int lcm_model_from_text(const char *manifest, const char *source, lcm_model **ou
         if (strcmp(hash, m->ir.source_hash))
             rc = lcm_fail(err, LCM_E_MODEL, "kernels.c does not match manifest.lcm (edited or from another "
                           "lcmgen run); regenerate the model");
+        else if (source_abi(source) != LCM_ABI_VERSION) /* an intact directory of another version's lcmgen */
+            rc = lcm_fail(err, LCM_E_MODEL, "kernels.c was generated for kernel interface %d, this lcm runs %d: "
+                          "regenerate the model with this version's lcmgen", source_abi(source), LCM_ABI_VERSION);
     }
     if (rc) {
         lcm_model_free(m);
