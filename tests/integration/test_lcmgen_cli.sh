@@ -92,10 +92,13 @@ MAKE
   regenerated() { [ -f "$work/log" ] && wc -l < "$work/log" || echo 0; }
   mk
   check "make: the fresh outputs are up to date" "[ \$(regenerated) = 0 ]"
-  touch "$odd/grids.lua"
+  # a file touched within the clock tick of the outputs' last touch is not newer
+  # to make: the outputs go back 2 seconds first
+  age_outputs() { touch -r "$gen/manifest.lcm" -d '-2 seconds' "$gen/manifest.lcm" "$gen/kernels.c"; }
+  age_outputs && touch "$odd/grids.lua"
   mk
   check "make: a touched module rebuilds" "[ \$(regenerated) = 1 ]"
-  touch "$odd/model.lua"
+  age_outputs && touch "$odd/model.lua"
   mk
   check "make: a touched model rebuilds" "[ \$(regenerated) = 2 ]"
   mk
