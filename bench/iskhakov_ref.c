@@ -43,8 +43,10 @@ int iskhakov_worst_mse(const lcm_solution *sol, const char *dir, const char *cas
         int rows, cols, r = ir_find_regime(m, regimes[k]);
         double *ref = read_table(path, &rows, &cols, err);
         int bad = !ref || cols != 100 || rows != m->nperiods - 1 || r < 0;
-        if (bad && ref) lcm_fail(err, LCM_E_INPUT, "%s: %d rows of %d values; the model has %d periods", path, rows,
-                                 cols, m->nperiods);
+        if (bad && r < 0) lcm_fail(err, LCM_E_INPUT, "%s: the model has no regime '%s'", path, regimes[k]);
+        else if (bad && (ref || !err->code))
+            lcm_fail(err, LCM_E_INPUT, "%s: %d rows of %d values; the model has %d periods", path, ref ? rows : 0,
+                     ref ? cols : 0, m->nperiods);
         free(path);
         if (bad) {
             free(ref);

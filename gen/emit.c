@@ -1198,9 +1198,9 @@ static void taste_holes_build(const ir_regime *r, taste_holes *h)
              "    lcm_reduce_choices(vd, ad, %d);\n    v = lcm_taste_smooth(vd, %d, scale, v);\n", n, n);
     snprintf(h->smooth8, sizeof h->smooth8, "        v = lcm_taste_smooth(vd, %d, scale, v);\n", n);
     snprintf(h->draw_cpu, sizeof h->draw_cpu, "        best = lcm_taste_draw(vd, ad, %d, scale, best, sim->seed, "
-             "sim->subject0 + (unsigned long long)row, (unsigned int)a->period);\n", n);
+             "LCM_SUBJECT(sim, row), (unsigned int)a->period);\n", n);
     snprintf(h->draw_gpu, sizeof h->draw_gpu, "        best = lcm_taste_draw(vd, ad, %d, scale, best, sim.seed, "
-             "sim.subject0 + (unsigned long long)row, (unsigned int)args.period);\n", n);
+             "LCM_SUBJECT(&sim, row), (unsigned int)args.period);\n", n);
 }
 
 int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,

@@ -109,8 +109,8 @@ void emit_egm_candidates(emitter *e, int j)
         snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, %d, %d, %s, G[%zu], ", table_entries(e),
                  corners, J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
     else /* no target carries the liquid state: the corner alone */
-        snprintf(next, sizeof next, "lcm_egm_next((const real *)0, 0, (const lcm_index *)0, (const real *)0, 0, 1, %s, "
-                 "G[%zu], ", emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
+        snprintf(next, sizeof next, "lcm_egm_next((const real *)0, 0, (const lcm_index *)0, (const real *)0, 0, %d, %s, "
+                 "G[%zu], ", J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
     emit_line(e, "real act%d; /* action %s: the budget's corner, then the endogenous grid's segments at the resources */",
               j, r->actions[j].name);
     emit_open(e, "for (int i%d = %s-2, &act%d); i%d < %d; i%d = %si%d, &act%d)) {", j, next, j, j, J - 1, j, next, j, j);

@@ -98,7 +98,7 @@ static void next_state(emitter *e, const ir_target *tg, int s, int slot)
     const ir_regime *tr = &e->m->regimes[tg->regime];
     const ir_next *nx = &tg->next[s];
     const ir_grid *gr = &tr->states[s].grid;
-    const char *draw_args = "sim->seed, sim->subject0 + (lcm_u64)row, (lcm_u32)a->period";
+    const char *draw_args = "sim->seed, LCM_SUBJECT(sim, row), (lcm_u32)a->period";
     emit_open(e, "{ /* %s */", tr->states[s].name);
     if (nx->kind == NEXT_DET && !grid_is_discrete(gr)) {
         emit_line(e, "xn[%d] = %s;", slot, emit_num(e, nx->node));
@@ -128,7 +128,7 @@ static void regime_draw(emitter *e, const int *ids, int n)
     lcm_sb_puts(e->b, "}; /*");
     for (int i = 0; i < n; ++i) lcm_sb_printf(e->b, " %s", m->regimes[ids[i]].name);
     lcm_sb_puts(e->b, " */\n");
-    emit_line(e, "const int pick = lcm_pick_drawn(rp, %d, sim->seed, sim->subject0 + (lcm_u64)row, (lcm_u32)a->period, "
+    emit_line(e, "const int pick = lcm_pick_drawn(rp, %d, sim->seed, LCM_SUBJECT(sim, row), (lcm_u32)a->period, "
                  "LCM_DRAW_REGIME);", n);
     emit_line(e, "if (pick < 0 || (a->checks && !lcm_probs_valid(rp, %d, LCM_PROB_TOL))) "
                  "lcm_flag(a->flags, LCM_FLAG_REGIME_PROB, row);", n);

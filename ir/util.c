@@ -182,7 +182,12 @@ FILE *lcm_open_input(const char *path, lcm_err *err)
         return NULL;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        lcm_fail(err, LCM_E_IO, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
         int dir = S_ISDIR(st.st_mode);
         close(fd);
         lcm_fail(err, LCM_E_IO, "cannot read '%s': it is not a regular file (%s)", path,

@@ -78,4 +78,7 @@ typedef struct lcm_sim_args {
     int ends;                             /* the model's last period: every path ends */
 } lcm_sim_args;
 
+/* The global id of batch row `row` of a launch: its draws' key. */
+#define LCM_SUBJECT(sim, row) ((sim)->subject0 + (unsigned long long)(row))
+
 #endif

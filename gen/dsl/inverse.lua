@@ -54,8 +54,8 @@ function I.inverse(y, x, m)
   while i ~= x.id do
     local n = T.node(i)
     if (n.op == "mul" or n.op == "add") and n.args[1] == n.args[2] then
-      -- u * u and u + u: the tracer writes u ^ 2 as a product (trace.lua),
-      -- so a square is one operand twice; it inverts as a power does.
+      -- one operand twice: u * u (the tracer writes u ^ 2 as a product,
+      -- trace.lua) inverts as a square root, u + u as a halving.
       target = n.op == "mul" and T.op("pow", target, 0.5) or target / 2
       i = n.args[1]
     else

@@ -129,8 +129,7 @@ static lcm_index taste_draw(const lcm_choices *ch, lcm_index best, const lcm_sim
     double top = -INFINITY;
     for (int d = 0; d < ch->n; ++d) {
         if (ch->a[d] < 0) continue;
-        double w = ch->v[d] +
-                   ch->scale * lcm_gumbel(sim->seed, sim->subject0 + (lcm_u64)row, (lcm_u32)period, (lcm_u32)d);
+        double w = ch->v[d] + ch->scale * lcm_gumbel(sim->seed, LCM_SUBJECT(sim, row), (lcm_u32)period, (lcm_u32)d);
         if (w > top) top = w, pick = ch->a[d];
     }
     return pick;
@@ -161,7 +160,7 @@ static double sim_next_state(const interp_backend *b, const lcm_point *p, const 
     const ir_model *m = b->m;
     const ir_next *nx = &tg->next[s];
     const ir_grid *gr = &m->regimes[tg->regime].states[s].grid;
-    lcm_u64 subject = sim->subject0 + (lcm_u64)row;
+    lcm_u64 subject = LCM_SUBJECT(sim, row);
     lcm_u32 purpose = LCM_DRAW_STATE + (lcm_u32)b->vars.state_slot[tg->regime][s];
     if (nx->kind == NEXT_DET && !grid_is_discrete(gr)) return p->vals[nx->node];
     if (nx->kind == NEXT_DET) {
@@ -215,7 +214,7 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
     int ids[IR_MAX_REGIMES], n = 0;
     for (int g = 0; g < b->m->nregimes; ++g)
         if (r->rprob[g] >= 0) ids[n] = g, rp[n++] = p->vals[r->rprob[g]];
-    int pick = lcm_pick_drawn(rp, n, sim->seed, sim->subject0 + (lcm_u64)row, (lcm_u32)a->period, LCM_DRAW_REGIME);
+    int pick = lcm_pick_drawn(rp, n, sim->seed, LCM_SUBJECT(sim, row), (lcm_u32)a->period, LCM_DRAW_REGIME);
     if (pick < 0 || (a->checks && !probs_ok(rp, n))) flag(a->flags, LCM_FLAG_REGIME_PROB, row);
     if (pick < 0) return;
     int g = ids[pick];

@@ -114,8 +114,9 @@ int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err);
 /* n flag records with nothing found: no bit set, every first index past
  * any state (the kernels keep the smallest index that shows a flag). */
 void lcm_flags_clear(lcm_flags *f, size_t n);
-/* Entries of regime r's continuation table on this worker: the most any
- * of its kernels needs (ir/precompute.h), 0 without tables. */
+/* Reals of regime r's continuation table on this worker (an EGM table's
+ * entries and its blocks' bounds included): the most any of its kernels
+ * needs (ir/precompute.h, ir_pre_reals), 0 without tables. */
 long long lcm_worker_table_entries(const lcm_worker *w, int r);
 /* Fills the worker's grid and parameter buffers for a run with params. */
 int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err);

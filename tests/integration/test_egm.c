@@ -1,6 +1,7 @@
 /* The endogenous grid method (solver = lcm.egm) against closed forms, grid
  * search and itself:
- *   - cake eating with log utility and a bequest of what is left
+ *   - cake eating with log utility (consumption exact) and with CRRA risk
+ *     aversion 2 (consumption converging), and a bequest of what is left
  *     (tests/models/egm_cake.lua): V against the closed form at every grid
  *     point whose optimal path stays on the grid, converging at the rate of
  *     linear interpolation (about 2) as the grid is refined; the simulated
