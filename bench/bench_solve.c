@@ -13,7 +13,9 @@
  * with --child, an empty LCM_CACHE_DIR each): in the process that measures
  * the solves the driver, NVRTC and the compiler's files are already warm.
  * "whole process" is such a process that generates, loads the cached
- * solver and solves once, from fork to exit.
+ * solver and solves once, from fork to exit.  On cuda, "bare CUDA context"
+ * is a fresh process that only loads the driver and creates the device's
+ * context, the floor under any whole cuda process.
  *
  * The roofline at the end: each kernel body's operations and bytes per
  * state-action pair (gen/cost.h), its time alone (lcm_solver_profile) and
@@ -129,6 +131,28 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
     free(body), free(table), free(one), free(one_table), free(buf);
 }
 
+/* The "context" child: the driver loaded and the device's context created,
+ * as lcm's cuda backend does it, then exit. */
+static void bare_context(int device)
+{
+#ifdef LCM_HAVE_CUDA
+    lcm_err err = {0};
+    const lcm_cu_api *cu = lcm_cu(&err);
+    CUdevice dev;
+    CUcontext ctx;
+    if (!cu) fail(&err);
+    if (cu->cuDeviceGet(&dev, device) != CUDA_SUCCESS || cu->cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+        cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
+        _exit(1);
+    printf("context: 0\n");
+    fflush(stdout);
+    _exit(0);
+#else
+    (void)device;
+    _exit(1);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     const char *model_path = NULL, *params_path = NULL, *arch_text = NULL, *child = NULL;
@@ -165,6 +189,7 @@ int main(int argc, char **argv)
                         "[--log-level warning|off]\n");
         return 2;
     }
+    if (child && !strcmp(child, "context")) bare_context(so.device);
     if (log_level < 0) log_level = LCM_LOG_WARNING;
     lcm_set_log_level((lcm_log_level)log_level); /* warning: checks on, quiet; off: checks off */
 
@@ -298,6 +323,14 @@ int main(int argc, char **argv)
     bench_stats(whole, nwhole, &lo, &mid, &hi);
     printf("whole process      %.3f s (generate, cached solver, one solve; fork to exit; median of %d; min %.3f, "
            "max %.3f)\n", mid, nwhole, lo, hi);
+    if (!strcmp(lcm_solver_backend(solver), "cuda")) {
+        double bare[5];
+        for (int k = 0; k < 5; ++k)
+            if ((bare[k] = bench_child(argc, argv, "context", cache_dir, &fig)) < 0) return 1;
+        bench_stats(bare, 5, &lo, &mid, &hi);
+        printf("bare CUDA context  %.3f s (driver loaded, context created; fork to exit; median of 5; min %.3f, "
+               "max %.3f)\n", mid, lo, hi);
+    }
     printf("solve              %.4f s (median of %d; min %.4f, max %.4f), checks %s\n", t_solve, repeat, s_min,
            s_max, lcm_checks_mode() == LCM_CHECKS_OFF ? "off" : "on");
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
