@@ -31,6 +31,11 @@ case "$cmd" in *" @@ "*) prepare=${cmd%% @@ *}; cmd=${cmd#* @@ } ;; esac
 for tool in $(printf '%s\n' "$prepare $cmd" | grep -oE '\bh5(copy|dump|repack|ls|jam|unjam|diff|stat|clear|mkgrp)\b' | sort -u); do
   command -v "$tool" > /dev/null || { echo "$tool is not installed (hdf5-tools): skipped"; exit 77; }
 done
+# GPUs are hidden: the cases are written for the cpu backend that --backend
+# auto picks without one (their messages, the cache's cpu/ entries), as CI
+# runs them; with a GPU the NVIDIA driver would also keep a cache of its own
+# in $HOME/.nv, which must stay empty.
+export CUDA_VISIBLE_DEVICES=
 export OUT=$(mktemp -d "$BIN/bad-$name-XXXXXX")
 export WORK=$(mktemp -d "$BIN/bad-work-$name-XXXXXX")
 export HOME=$(mktemp -d "$BIN/bad-home-$name-XXXXXX")

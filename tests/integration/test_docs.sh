@@ -26,6 +26,8 @@ set -u
 LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
 fail=0
 export CUDA_VISIBLE_DEVICES=
+# the documents show what h5ls prints (hdf5-tools, which scripts/deps.sh installs)
+command -v h5ls > /dev/null || { echo "h5ls is not installed (hdf5-tools): skipped"; exit 77; }
 
 # "in 0.16 s", "in 0.0002 s": durations differ from run to run
 normalize() { sed -E 's/[0-9]+(\.[0-9]+)?( s\b)/N\2/g'; }
