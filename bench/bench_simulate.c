@@ -117,12 +117,19 @@ int main(int argc, char **argv)
     double *wall = calloc((size_t)repeat, sizeof *wall), *w_h5 = calloc((size_t)repeat, sizeof *w_h5),
            *w_csv = calloc((size_t)repeat, sizeof *w_csv), *whole = calloc((size_t)(nwhole > 0 ? nwhole : 1), sizeof *whole);
     lcm_index rows = 0;
+    double *phase[LCM_SIM_PHASES];
+    for (int q = 0; q < LCM_SIM_PHASES; ++q) phase[q] = calloc((size_t)repeat, sizeof *phase[q]);
+    double panel_bytes = 0;
     for (int k = 0; k < repeat; ++k) {
         lcm_panel *p;
         double t0 = lcm_now_seconds();
         if (lcm_simulate(solver, sol, ic, &sim, &p, &err)) fail(&err);
         wall[k] = lcm_now_seconds() - t0;
         rows = lcm_panel_rows(p);
+        for (int q = 0; q < LCM_SIM_PHASES; ++q) phase[q][k] = p->phase_seconds[q];
+        panel_bytes = (double)p->n * (double)(sizeof *p->subject + sizeof *p->period + sizeof *p->regime +
+                                              sizeof *p->value +
+                                              sizeof(double) * (size_t)(p->vars.nstates + p->vars.nactions + p->ntargets));
         if (k < nwrite) {
             t0 = lcm_now_seconds();
             if (lcm_panel_write_h5(p, h5, &err)) fail(&err);
@@ -156,6 +163,10 @@ int main(int argc, char **argv)
     printf("subjects           %lld (batch %lld), %lld subject-periods\n", (long long)subjects,
            (long long)(sim.subject_batch_size ? sim.subject_batch_size : subjects), (long long)rows);
     printf("simulate           %.4f s (median of %d; min %.4f, max %.4f)\n", t, repeat, lo, hi);
+    printf("  its parts        ");
+    for (int q = 0; q < LCM_SIM_PHASES; ++q)
+        printf("%s%s %.4f", q ? ", " : "", lcm_sim_phase_names[q], bench_median(phase[q], repeat));
+    printf(" s (medians)\n");
     printf("throughput         %.3g subject-periods / s\n", (double)rows / t);
     double mid;
     if (nwrite) {
@@ -171,9 +182,11 @@ int main(int argc, char **argv)
         printf("whole process      %.3f s (generate, cached solver, solve, simulate, write HDF5; fork to exit; median "
                "of %d; min %.3f, max %.3f)\n", mid, nwhole, lo, hi);
     }
-    printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());
+    printf("peak host memory   %.1f MiB (the panel's columns: %.1f MiB)\n", bench_peak_rss_mib(),
+           panel_bytes / 1048576.0);
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
+    for (int q = 0; q < LCM_SIM_PHASES; ++q) free(phase[q]);
     free(cpu), free(wall), free(w_h5), free(w_csv), free(whole), free(h5), free(csv);
     lcm_initial_free(ic), lcm_initial_free(base);
     lcm_solution_free(sol);

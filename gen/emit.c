@@ -1296,6 +1296,8 @@ void lcm_emit_prelude(lcm_sb *out)
     lcm_sb_puts(out, lcm_embed_arith_h);
     lcm_sb_puts(out, "\n");
     lcm_sb_puts(out, lcm_embed_random_h);
+    lcm_sb_puts(out, "\n#define LCM_RECORD_REAL real\n#define LCM_RECORD_FN lcm_record_row\n#define LCM_RECORD_KERNEL\n");
+    lcm_sb_puts(out, lcm_embed_sim_record_h);
 }
 
 void emit_layouts_build(const ir_model *m, emit_layouts *out)

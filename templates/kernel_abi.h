@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 8
+#define LCM_ABI_VERSION 9
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
@@ -59,14 +59,17 @@ typedef struct lcm_kernel_args {
     void *m_out;
 } lcm_kernel_args;
 
-/* Simulation: a launch steps the subjects rows[0..n) of one regime at one
- * period (lcm_kernel_args as for the solve of that period; flags are
- * indexed by batch row): each subject's best action at its exact state,
+/* Simulation: a launch covers batch rows [0, n) and steps those in its
+ * regime that have started (LCM_SIM_STEPS) at one period (lcm_kernel_args
+ * as for the solve of that period; flags are indexed by batch row): each
+ * subject's best action at its exact state,
  * then its next regime and next states, computed or drawn.  Arrays are by
  * batch row; states and actions by ir_vars slot (NaN where the regime
  * lacks the variable). */
 typedef struct lcm_sim_args {
-    const int *rows;                      /* the batch rows of this launch's subjects */
+    const int *regime;                    /* [batch]: the rows' regimes (-1: none) */
+    const int *start;                     /* [batch]: their start periods */
+    int regime_id;                        /* the launch's regime */
     unsigned long long subject0;          /* the id of batch row 0: row r is subject subject0 + r (the draws' key) */
     const void *x;                        /* real[batch * nstates]: state values (codes for discrete) */
     void *x_next;                         /* real[batch * nstates]: next state values */
@@ -77,6 +80,38 @@ typedef struct lcm_sim_args {
     int nstates, nactions;                /* slots per row */
     int ends;                             /* the model's last period: every path ends */
 } lcm_sim_args;
+
+/* Simulation, after the steps of a period: the record (sim_record.h, one
+ * call per batch row; on a GPU the kernel lcm_sim_record, on a host
+ * backend the runtime's threads).  Each row that was stepped
+ * (regime[row] >= 0, start[row] <= period) gets its panel cell
+ * (row * nperiods + period) written: regime, value, the states of its
+ * regime (NaN for the other slots: has_state) and the action; it counts
+ * one more period lived and moves on: regime = regime_next, x = x_next.  A
+ * move into a regime not active next period (active_next) leaves the row
+ * where it is and puts the smallest such row in *bad_row.  With `fill`,
+ * the cells of rows not stepped get regime -1 and NaN (cells of the
+ * backend's own, which all go home); without, they are left alone (the
+ * panel itself, where other workers' subjects live).  The real columns
+ * are a column every `stride` reals: value, the states by slot, the
+ * actions by slot. */
+typedef struct lcm_record_args {
+    int *regime, *len;                    /* [batch]: current regime (-1: ended or not this worker's), periods lived */
+    const int *start, *regime_next;       /* [batch]: start period; from the steps */
+    void *x;                              /* real[batch * nstates] */
+    const void *x_next;                   /* real[batch * nstates] */
+    const void *value, *action;           /* real[batch], real[batch * nactions] */
+    const unsigned char *has_state;       /* [nregimes * nstates]: slot q is a state of regime r */
+    const unsigned char *active_next;     /* [nregimes]: active in period + 1 */
+    int *p_regime;                        /* the batch's first cell of the regime column */
+    void *p_real;                         /* ... of the value column (real), the others after it */
+    int *bad_row;                         /* [1] */
+    lcm_index n, stride;                  /* rows; reals from one real column to the next */
+    int period, nperiods, nstates, nactions, fill;
+} lcm_record_args;
+
+/* Whether a launch steps batch row `row` at `period`. */
+#define LCM_SIM_STEPS(sim, row, period) ((sim)->regime[row] == (sim)->regime_id && (sim)->start[row] <= (period))
 
 /* The global id of batch row `row` of a launch: its draws' key. */
 #define LCM_SUBJECT(sim, row) ((sim)->subject0 + (unsigned long long)(row))

@@ -47,9 +47,14 @@ struct lcm_backend {
      * EGM table's blocks (<k>_table1), which read what pass 0 wrote. */
     int (*launch_table)(lcm_backend *b, int kernel, int pass, const lcm_kernel_args *args, lcm_index n, int queue,
                         lcm_err *err);
-    /* Queues the simulation step of kernel k for the subjects sim->rows[0, n). */
+    /* Queues the simulation step of kernel k over batch rows [0, n): it steps
+     * those in its regime that have started (LCM_SIM_STEPS). */
     int (*launch_sim)(lcm_backend *b, int kernel, const lcm_kernel_args *args, const lcm_sim_args *sim, lcm_index n,
                       int queue, lcm_err *err);
+    /* Optional (NULL: host backends, which record on the host): queues
+     * lcm_sim_record (templates/sim_record.h) over rows [0, r->n) on the
+     * root queue. */
+    int (*launch_record)(lcm_backend *b, const lcm_record_args *r, lcm_err *err);
     /* Everything queued before runs before everything queued after. */
     int (*barrier)(lcm_backend *b, lcm_err *err);
     void *(*alloc)(lcm_backend *b, size_t bytes, lcm_err *err);

@@ -41,6 +41,7 @@ typedef struct cuda_backend {
     CUmodule mod;
     int nkernels;
     CUfunction *fns, *sim_fns; /* each kernel's solve and simulation entries */
+    CUfunction record_fn;      /* lcm_sim_record (templates/sim_record.h) */
     CUfunction *table_fns;     /* [k * LCM_TABLE_PASSES + pass]: its table's passes, or NULL (ir/precompute.h) */
     int *table_block;          /* ... their threads per block */
     int *par_n;      /* points of each kernel's split action axis (1: none) */
@@ -219,6 +220,21 @@ static int cuda_launch_sim(lcm_backend *base, int kernel, const lcm_kernel_args 
     lcm_index count = n;
     void *params[] = {&a, &s, &count};
     return launch_on(b, b->sim_fns[kernel], kernel, n, params, queue, err);
+}
+
+static int cuda_launch_record(lcm_backend *base, const lcm_record_args *r, lcm_err *err)
+{
+    cuda_backend *b = (cuda_backend *)base;
+    if (r->n <= 0) return 0;
+    current(b);
+    lcm_record_args a = *r;
+    void *params[] = {&a};
+    unsigned threads = 256, blocks = (unsigned)((r->n + threads - 1) / threads);
+    int root = b->nqueues - 1;
+    b->dirty[root] = 1;
+    CU(cuLaunchKernel(b->record_fn, blocks, 1, 1, threads, 1, 1, 0, b->streams[root], params, NULL),
+       "launching the simulation's record");
+    return 0;
 }
 
 static int cuda_barrier(lcm_backend *base, lcm_err *err)
@@ -455,8 +471,8 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
     ir_shard S;
     ir_vars_build(m, &V);
     ir_shard_build(m, &V, &S);
-    int rc = 0;
-    for (int k = 0; k < m->nkernels; ++k) {
+    int rc = check(b, cu->cuModuleGetFunction(&b->record_fn, b->mod, "lcm_sim_record"), "lcm_sim_record", err);
+    for (int k = 0; k < m->nkernels && !rc; ++k) {
         const ir_kernel *kn = &m->kernels[k];
         ir_pre pre;
         ir_pre_plan(m, &S, k, &pre);
@@ -521,6 +537,7 @@ int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, l
     b->base.launch = cuda_launch;
     b->base.launch_sim = cuda_launch_sim;
     b->base.launch_table = cuda_launch_table;
+    b->base.launch_record = cuda_launch_record;
     b->base.barrier = cuda_barrier;
     b->base.alloc = cuda_alloc;
     b->base.release = cuda_release;

@@ -6,6 +6,13 @@
 #include "output.h"
 #include "panel.h"
 
+/* The states' and actions' columns in the block of reals, after value. */
+static void point_columns(lcm_panel *p)
+{
+    for (int k = 0; k < p->vars.nstates; ++k) p->x[k] = p->value + (size_t)(1 + k) * (size_t)p->stride;
+    for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = p->value + (size_t)(1 + p->vars.nstates + k) * (size_t)p->stride;
+}
+
 lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n)
 {
     lcm_panel *p = lcm_xcalloc(1, sizeof *p);
@@ -17,11 +24,12 @@ lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n)
     p->subject = lcm_xmalloc(rows * sizeof *p->subject);
     p->period = lcm_xmalloc(rows * sizeof *p->period);
     p->regime = lcm_xmalloc(rows * sizeof *p->regime);
-    p->value = lcm_xmalloc(rows * sizeof *p->value);
+    size_t ncols = 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions;
+    p->stride = n;
+    p->value = lcm_xmalloc((ncols * (size_t)n + 1) * sizeof *p->value);
     p->x = lcm_xcalloc((size_t)p->vars.nstates + 1, sizeof *p->x);
     p->act = lcm_xcalloc((size_t)p->vars.nactions + 1, sizeof *p->act);
-    for (int k = 0; k < p->vars.nstates; ++k) p->x[k] = lcm_xmalloc(rows * sizeof **p->x);
-    for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = lcm_xmalloc(rows * sizeof **p->act);
+    point_columns(p);
     return p;
 }
 
@@ -34,14 +42,18 @@ static void *shrink(void *a, size_t bytes)
 void lcm_panel_truncate(lcm_panel *p, lcm_index n)
 {
     if (n >= p->n) return;
-    size_t rows = (size_t)n + 1;
+    size_t rows = (size_t)n + 1, ncols = 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions;
     p->n = n;
     p->subject = shrink(p->subject, rows * sizeof *p->subject);
     p->period = shrink(p->period, rows * sizeof *p->period);
     p->regime = shrink(p->regime, rows * sizeof *p->regime);
-    p->value = shrink(p->value, rows * sizeof *p->value);
-    for (int k = 0; k < p->vars.nstates; ++k) p->x[k] = shrink(p->x[k], rows * sizeof **p->x);
-    for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = shrink(p->act[k], rows * sizeof **p->act);
+    /* the block of reals: column c moves down to c * n (front to back, never
+     * onto a column not yet moved), then gives the rest back */
+    for (size_t c = 1; c < ncols; ++c)
+        memmove(p->value + c * (size_t)n, p->value + c * (size_t)p->stride, (size_t)n * sizeof *p->value);
+    p->stride = n;
+    p->value = shrink(p->value, (ncols * (size_t)n + 1) * sizeof *p->value);
+    point_columns(p);
 }
 
 void lcm_panel_free(lcm_panel *p)
@@ -49,8 +61,6 @@ void lcm_panel_free(lcm_panel *p)
     if (!p) return;
     for (int i = 0; i < p->ntargets; ++i) free(p->target_names[i]);
     free(p->target_names), free(p->targets);
-    for (int k = 0; k < p->vars.nstates; ++k) free(p->x[k]);
-    for (int k = 0; k < p->vars.nactions; ++k) free(p->act[k]);
     free(p->subject), free(p->period), free(p->regime), free(p->value), free(p->x), free(p->act);
     ir_vars_free(&p->vars);
     free(p);

@@ -8,6 +8,15 @@
 #include "lcm_internal.h"
 #include "vars.h"
 
+/* The parts of a simulation, timed apart (bench_simulate prints them):
+ * buffers (backend memory taken and given back), initial states, the
+ * periods' steps (copies, kernels, waiting for them), recording on the
+ * host threads (host backends), checking flags, the batches' cells home
+ * into the panel, compacting into panel order. */
+#define LCM_SIM_PHASES 7
+extern const char *const lcm_sim_phase_names[LCM_SIM_PHASES];
+enum { LCM_SIM_BUFFERS, LCM_SIM_INITIAL, LCM_SIM_STEPS, LCM_SIM_RECORD, LCM_SIM_CHECKS, LCM_SIM_HOME, LCM_SIM_COMPACT };
+
 struct lcm_panel {
     const ir_model *m;
     ir_vars vars;
@@ -18,10 +27,13 @@ struct lcm_panel {
     double *value;
     double **x;               /* [vars.nstates] columns of n: states by slot, NaN where the regime lacks one */
     double **act;             /* [vars.nactions] columns of n */
+    lcm_index stride;         /* value, x and act are one block, a column every stride reals (>= n): the
+                               * simulation records into it column after column (lcm_record_args) */
     int ntargets;
     char **target_names;
     double *targets;          /* [ntargets * n], column after column, NaN where the regime lacks the function */
     double seconds;
+    double phase_seconds[LCM_SIM_PHASES]; /* where `seconds` went, by lcm_sim_phase_names */
     int threads;              /* host threads for its per-row work (writing CSV): 0, OpenMP's default */
 };
 

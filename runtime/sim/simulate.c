@@ -1,22 +1,26 @@
 /* simulate.c - forward simulation of a panel (lcm.h: lcm_simulate).
  *
- * Period by period, batch by batch: the subjects of a batch that live in
- * this period are grouped by regime, and each regime's simulation kernel
- * (the solve kernel's body at the subject's exact state, then the
- * regime's step: templates/step.c.in) gives their value, action, next
- * regime and next states.  V_{t+1} is uploaded once per period; a batch
- * holds `subject_batch_size` subjects in the backend's memory.  Every
- * draw is keyed by (seed, subject, period, purpose), so the panel does not
- * depend on the batch size or the backend (up to float rounding).
+ * Batch after batch (`subject_batch_size` subjects in the backend's memory
+ * at once), period after period.  A batch's subjects stay in the backend's
+ * memory from its first period to its last: their states, regimes, start
+ * periods and periods lived.  Each period, every regime active then steps
+ * its subjects (its simulation kernel covers the batch and takes the rows
+ * in that regime that have started: the solve kernel's body at the
+ * subject's exact state, then the regime's step, templates/step.c.in), and
+ * the record (templates/sim_record.h) writes the period's panel cells and
+ * moves the subjects on.  Only the check flags come back each period.
+ * Every draw is keyed by (seed, subject, period, purpose), so the panel
+ * does not depend on the batch size or the backend.
  *
- * The host keeps every subject's state and the panel's columns.  Each
- * period's results go straight into the columns at the cell (subject,
- * period); a subject's periods are consecutive, so the panel's order (by
- * subject, then period) comes from moving each column's cells down in
- * place at the end.  Every per-subject step on the host (drawing initial
- * states, grouping by regime, recording) runs on the host threads; a host
- * backend (cpu, interp) reads and writes the batch in place, without copies.
+ * The panel's cells are (subject, period): a subject's periods are
+ * consecutive, so the panel's order (by subject, then period) comes from
+ * moving each column's cells down in place at the end.  A float64 host
+ * backend records straight into the panel; the others record into cells
+ * of their own, which come home into the panel at the end of the batch.
+ * The host's per-subject work (initial states, staging, copies) runs on
+ * the host threads.
  */
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -32,6 +36,18 @@
 #include "random.h"
 #include "solver_internal.h"
 
+/* the record, in both precisions of the batch (sim_record.h) */
+#define LCM_RECORD_REAL double
+#define LCM_RECORD_FN record_row64
+#include "sim_record.h"
+#undef LCM_RECORD_REAL
+#undef LCM_RECORD_FN
+#define LCM_RECORD_REAL float
+#define LCM_RECORD_FN record_row32
+#include "sim_record.h"
+#undef LCM_RECORD_REAL
+#undef LCM_RECORD_FN
+
 typedef struct sim_run {
     lcm_solver *sv;
     lcm_worker *w;             /* the worker simulating now, and its backend */
@@ -44,105 +60,229 @@ typedef struct sim_run {
     size_t rb;                 /* bytes per real */
     unsigned long long seed;
     lcm_index n, K;            /* subjects, subjects per batch */
+    lcm_index cap;             /* subjects the batch buffers hold (>= K) */
+    double held[2];            /* ... their host and backend bytes */
+    int batch;                 /* the batch's number (progress) */
     /* every subject, on the host */
-    double *x;                 /* [n * ns] current state values by slot */
-    int *regime;               /* [n] current regime, -1 when its path has ended */
+    double *x;                 /* [n * ns] initial state values by slot (moved on in place by a float64
+                                * host backend: its batch's states are these) */
+    int *regime;               /* [n] start regime */
     const int *start;          /* [n] start period */
-    int *len;                  /* [n] periods lived so far (from start, consecutive) */
+    int *len;                  /* [n] periods lived (from start, consecutive) */
     lcm_panel *p;              /* the columns, by cell (subject * T + period) until compacted */
     int threads;               /* host threads */
-    /* one batch: host staging (h) and backend memory (d); a host backend's
-     * d is its h (x_h: only float32 stages the states) */
-    int *rows_h, *rows_d, *rn_h, *rn_d;
-    void *x_h, *x_d, *xn_h, *xn_d, *val_h, *val_d, *act_h, *act_d;
+    /* one batch in backend memory (d), host copies (h): states and next
+     * states, V and the action of the period, next regimes, flags;
+     * ints: [3 * cap + 1] regimes, starts, periods lived, the bad row (a
+     * host backend: regimes and the bad row; it reads and writes the starts,
+     * periods lived and float64 states of the host's subjects in place);
+     * masks: has_state [R * ns], then active [(T + 1) * R] (lcm_record_args);
+     * the batch's panel cells where it does not record into the panel
+     * (records_direct); a device's pinned staging (move_parts) */
+    void *x_d, *xn_d, *val_d, *act_d;
+    int *rn_d, *bad_h, *ints_d, *preg_d;
+    int *reg_d, *start_d, *len_d, *bad_d; /* the batch's: in ints_d, or a host backend's own (batch_in) */
     lcm_flags *F_h, *F_d, *F_init;
+    unsigned char *masks_h, *masks_d;
+    void *preal_d, *stage_h;
     void *vnext[IR_MAX_REGIMES];  /* device backends: V_{t+1} */
     void *mnext[IR_MAX_REGIMES];  /* ... and their marginal values where kept (ir_marginal_state) */
     void *egm[IR_MAX_REGIMES];    /* EGM regimes: the period's endogenous grid (ir/precompute.h) */
     long long egm_cap[IR_MAX_REGIMES]; /* ... its reals */
     unsigned *warned;          /* [T]: the flag kinds already reported per period */
     int snapped;               /* a snapshot was written */
+    double *phase;             /* seconds by part (panel.h: LCM_SIM_PHASES) */
 } sim_run;
 
-/* ---- reals in the backend's precision ------------------------------------ */
-static double rget(const sim_run *s, const void *a, size_t i)
-{
-    return s->rb == 4 ? (double)((const float *)a)[i] : ((const double *)a)[i];
-}
+const char *const lcm_sim_phase_names[LCM_SIM_PHASES] = {"buffers", "initial", "steps", "record",
+                                                         "checks",  "home",    "compact"};
 
-static void rset(const sim_run *s, void *a, size_t i, double x)
+/* Adds the seconds since *t0 to part `phase` and restarts *t0. */
+static void lap(const sim_run *s, int phase, double *t0)
 {
-    if (s->rb == 4) ((float *)a)[i] = (float)x;
-    else ((double *)a)[i] = x;
+    double now = lcm_now_seconds();
+    s->phase[phase] += now - *t0;
+    *t0 = now;
 }
 
 /* ---- buffers ---------------------------------------------------------------- */
-static void *host(sim_run *s, size_t bytes, lcm_err *err) { return s->be->alloc_host(s->be, bytes + 8, err); }
+/* Whether the batch records straight into the panel: a host backend in
+ * float64 writes the panel's own cells (double) in host memory. */
+static int records_direct(const sim_run *s) { return s->be->host_memory && s->rb == 8; }
+
+/* The reals of a panel cell besides its regime: value, states, actions. */
+static size_t panel_reals(const sim_run *s) { return 1 + (size_t)s->ns + (size_t)s->na; }
+
 static void *dev(sim_run *s, size_t bytes, lcm_err *err) { return s->be->alloc(s->be, bytes + 8, err); }
 
-#define NBUF_H 8
-#define NBUF_D 7
-static void batch_pointers(sim_run *s, void ***h, void ***d)
+/* One buffer of a simulation: where its pointer lives, whether this
+ * backend uses it, its bytes for `cap` subjects per batch, and whether in
+ * backend memory. */
+typedef struct sim_buffer {
+    void **at;
+    int used;
+    size_t bytes;
+    int device;
+} sim_buffer;
+#define SIM_BUFFERS 16
+
+/* Every buffer of a simulation.  The list and its `used` flags depend only
+ * on the backend and the precision, which a worker keeps: exchange_buffers
+ * and lcm_sim_buffers_free rely on that (their sim_run has little else). */
+static int buffer_list(sim_run *s, sim_buffer *list)
 {
-    void **hh[NBUF_H] = {(void **)&s->rows_h, (void **)&s->rn_h, &s->x_h, &s->xn_h, &s->val_h, &s->act_h,
-                         (void **)&s->F_h, (void **)&s->F_init};
-    void **dd[NBUF_D] = {(void **)&s->rows_d, (void **)&s->rn_d, &s->x_d, &s->xn_d, &s->val_d, &s->act_d,
-                         (void **)&s->F_d};
-    memcpy(h, hh, sizeof hh), memcpy(d, dd, sizeof dd);
+    size_t K = (size_t)s->cap, R = (size_t)s->R, ns = (size_t)s->ns, na = (size_t)s->na, T = (size_t)s->T,
+           rb = s->rb, masks = R * ns + (T + 1) * R;
+    int cells = !records_direct(s), dev = !s->be->host_memory, n = 0;
+#define BUF(field, use, size, where) list[n++] = (sim_buffer){(void **)&s->field, (use), (size), (where)}
+    BUF(bad_h, dev, sizeof(int), 0);
+    BUF(masks_h, 1, masks, 0);
+    BUF(F_h, 1, R * sizeof(lcm_flags), 0);
+    BUF(F_init, 1, R * sizeof(lcm_flags), 0);
+    BUF(stage_h, dev, 2 * LCM_SIM_STAGE_BYTES, 0);
+    BUF(x_d, dev || rb != 8, K * ns * rb, 1);
+    BUF(xn_d, 1, K * ns * rb, 1);
+    BUF(val_d, 1, K * rb, 1);
+    BUF(act_d, 1, K * na * rb, 1);
+    BUF(rn_d, 1, K * sizeof(int), 1);
+    BUF(ints_d, 1, ((dev ? 3 : 1) * K + 1) * sizeof(int), 1);
+    BUF(masks_d, 1, masks, 1);
+    BUF(F_d, 1, R * sizeof(lcm_flags), 1);
+    BUF(preg_d, cells, K * T * sizeof(int), 1);
+    BUF(preal_d, cells, K * T * panel_reals(s) * rb, 1);
+#undef BUF
+    lcm_assert(n <= SIM_BUFFERS);
+    return n;
 }
 
-static int make_batch_buffers(sim_run *s, lcm_err *err)
+/* What a device worker keeps between simulations: the buffers of the last
+ * one, for up to `cap` subjects per batch. */
+struct lcm_sim_buffers {
+    lcm_index cap;
+    double held[2];
+    void *p[SIM_BUFFERS];
+    void *vnext[IR_MAX_REGIMES], *mnext[IR_MAX_REGIMES], *egm[IR_MAX_REGIMES];
+    long long egm_cap[IR_MAX_REGIMES];
+};
+
+/* The buffers into s, or from s into the worker's keeping (keep = 1). */
+static void exchange_buffers(sim_run *s, struct lcm_sim_buffers *b, int keep)
 {
-    size_t K = (size_t)s->K, R = (size_t)s->R;
-    void **h[NBUF_H], **d[NBUF_D];
-    batch_pointers(s, h, d);
-    int host_mem = s->be->host_memory;
-    size_t bytes[] = {K * sizeof(int), K * sizeof(int), s->rb == 8 ? 0 : K * (size_t)s->ns * s->rb,
-                      K * (size_t)s->ns * s->rb, K * s->rb, K * (size_t)s->na * s->rb, R * sizeof(lcm_flags),
-                      R * sizeof(lcm_flags)};
-    for (size_t i = 0; i < NBUF_H; ++i)
-        if ((bytes[i] || i != 2) && !(*h[i] = host(s, bytes[i], err))) return err->code;
-    for (size_t i = 0; i < NBUF_D; ++i) {
-        if (host_mem) {
-            *d[i] = *h[i]; /* runs in place: x_d is set per batch */
-            continue;
-        }
-        if (!(*d[i] = dev(s, i == 2 ? K * (size_t)s->ns * s->rb : bytes[i], err)))
-            return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
-                                   (long long)s->K);
+    sim_buffer list[SIM_BUFFERS];
+    int n = buffer_list(s, list);
+    for (int i = 0; i < n; ++i)
+        if (keep) b->p[i] = *list[i].at;
+        else *list[i].at = b->p[i];
+    size_t regimes = (size_t)s->R * sizeof(void *), caps = (size_t)s->R * sizeof *s->egm_cap;
+    if (keep) {
+        b->cap = s->cap, b->held[0] = s->held[0], b->held[1] = s->held[1];
+        memcpy(b->vnext, s->vnext, regimes), memcpy(b->mnext, s->mnext, regimes), memcpy(b->egm, s->egm, regimes);
+        memcpy(b->egm_cap, s->egm_cap, caps);
+    } else {
+        s->cap = b->cap, s->held[0] = b->held[0], s->held[1] = b->held[1];
+        memcpy(s->vnext, b->vnext, regimes), memcpy(s->mnext, b->mnext, regimes), memcpy(s->egm, b->egm, regimes);
+        memcpy(s->egm_cap, b->egm_cap, caps);
     }
-    lcm_flags_clear(s->F_init, (size_t)s->R);
-    for (int r = 0; r < s->R; ++r) /* the endogenous grid of an EGM regime, as large as its largest period's */
-        if ((s->egm_cap[r] = ir_is_egm(&s->m->regimes[r]) ? lcm_worker_table_entries(s->w, r) : 0) &&
-            !(s->egm[r] = dev(s, (size_t)s->egm_cap[r] * (s->rb + 1), err)))
-            return err->code;
-    if (host_mem) return 0;
-    for (int r = 0; r < s->R; ++r) {
-        if (!(s->vnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
-        if (ir_marginal_state(&s->m->regimes[r]) >= 0 && !(s->mnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err)))
-            return err->code;
-    }
-    return 0;
 }
 
-/* The batch buffers of the current worker. */
-static void free_batch(sim_run *s)
+/* s holds no buffers (they were given back, or kept by its worker). */
+static void forget_buffers(sim_run *s)
+{
+    sim_buffer list[SIM_BUFFERS];
+    int n = buffer_list(s, list);
+    for (int i = 0; i < n; ++i) *list[i].at = NULL;
+    for (int r = 0; r < s->R; ++r) s->vnext[r] = s->mnext[r] = s->egm[r] = NULL, s->egm_cap[r] = 0;
+    s->cap = 0, s->held[0] = s->held[1] = 0;
+}
+
+/* Gives back the buffers s holds. */
+static void release_batch(sim_run *s)
 {
     lcm_backend *be = s->be;
-    void **h[NBUF_H], **d[NBUF_D];
-    batch_pointers(s, h, d);
-    if (!be->host_memory) {
-        for (size_t i = 0; i < NBUF_D; ++i)
-            if (*d[i]) be->release(be, *d[i]);
-    }
-    for (size_t i = 0; i < NBUF_D; ++i) *d[i] = NULL;
-    for (size_t i = 0; i < NBUF_H; ++i)
-        if (*h[i]) be->release_host(be, *h[i]), *h[i] = NULL;
+    sim_buffer list[SIM_BUFFERS];
+    int n = buffer_list(s, list);
+    for (int i = 0; i < n; ++i)
+        if (*list[i].at && list[i].used) {
+            if (list[i].device) be->release(be, *list[i].at);
+            else be->release_host(be, *list[i].at);
+            *list[i].at = NULL;
+        }
     for (int r = 0; r < s->R; ++r) {
         if (s->vnext[r]) be->release(be, s->vnext[r]), s->vnext[r] = NULL;
         if (s->mnext[r]) be->release(be, s->mnext[r]), s->mnext[r] = NULL;
         if (s->egm[r]) be->release(be, s->egm[r]), s->egm[r] = NULL;
     }
+}
+
+void lcm_sim_buffers_held(const lcm_worker *w, double *host, double *device)
+{
+    *host = w->sim ? w->sim->held[0] : 0;
+    *device = w->sim ? w->sim->held[1] : 0;
+}
+
+void lcm_sim_buffers_free(lcm_worker *w)
+{
+    if (!w->sim) return;
+    sim_run s = {.be = w->backend, .R = w->model->ir.nregimes, .rb = lcm_real_bytes(w->backend->precision)};
+    exchange_buffers(&s, w->sim, 0);
+    release_batch(&s);
+    free(w->sim), w->sim = NULL;
+}
+
+/* The batch buffers: the last simulation's where they hold K subjects (a
+ * worker's backend, precision, V sizes and EGM tables do not change), else
+ * new ones. */
+static int make_batch_buffers(sim_run *s, lcm_err *err)
+{
+    lcm_backend *be = s->be;
+    if (s->w->sim && s->w->sim->cap >= s->K) { /* s owns them now */
+        exchange_buffers(s, s->w->sim, 0);
+        free(s->w->sim), s->w->sim = NULL;
+        lcm_flags_clear(s->F_init, (size_t)s->R);
+        return 0;
+    }
+    lcm_sim_buffers_free(s->w);
+    s->cap = s->K;
+    sim_buffer list[SIM_BUFFERS];
+    int n = buffer_list(s, list);
+    for (int i = 0; i < n; ++i) {
+        if (!list[i].used) continue;
+        size_t bytes = list[i].bytes + 8;
+        if (!(*list[i].at = list[i].device ? be->alloc(be, bytes, err) : be->alloc_host(be, bytes, err)))
+            return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
+                                   (long long)s->K);
+        s->held[list[i].device && !be->host_memory] += (double)bytes;
+    }
+    lcm_flags_clear(s->F_init, (size_t)s->R);
+    for (int r = 0; r < s->R; ++r) { /* the endogenous grid of an EGM regime, as large as its largest period's */
+        s->egm_cap[r] = ir_is_egm(&s->m->regimes[r]) ? lcm_worker_table_entries(s->w, r) : 0;
+        if (!s->egm_cap[r]) continue;
+        if (!(s->egm[r] = dev(s, (size_t)s->egm_cap[r] * (s->rb + 1), err))) return err->code;
+        s->held[!be->host_memory] += (double)s->egm_cap[r] * (double)(s->rb + 1);
+    }
+    if (!be->host_memory)
+        for (int r = 0; r < s->R; ++r) {
+            int marginal = ir_marginal_state(&s->m->regimes[r]) >= 0;
+            if (!(s->vnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
+            if (marginal && !(s->mnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
+            s->held[1] += (double)s->sol->n[r] * (double)s->rb * (marginal ? 2 : 1);
+        }
+    return 0;
+}
+
+/* A device's batch buffers go back to the worker's keeping, for the next
+ * simulation (pinned and device memory are slow to take); a host
+ * backend's, and those of a failed simulation, are given back (the panel
+ * takes more memory from here on: compact writes its subject and period
+ * columns). */
+static void free_batch(sim_run *s, int failed)
+{
+    if (failed || s->be->host_memory) release_batch(s);
+    else {
+        if (!s->w->sim) s->w->sim = lcm_xcalloc(1, sizeof *s->w->sim);
+        exchange_buffers(s, s->w->sim, 1);
+    }
+    forget_buffers(s); /* the next worker starts with none */
 }
 
 /* What every worker shares: the subjects and the rows. */
@@ -180,127 +320,6 @@ static int initial_states(sim_run *s, const lcm_initial *ic, lcm_err *err)
     return 0;
 }
 
-/* ---- one batch at one period ---------------------------------------------- */
-static const struct {
-    int bit, error;
-    const char *what;
-} sim_flag_text[] = {
-    {LCM_FLAG_CE, 1, "the Epstein-Zin certainty equivalent has no value at the subject's state: next period's V "
-                     "is negative where it is read, or the risk aversion is not a finite number"},
-    {LCM_FLAG_TASTE_SCALE, 1, "the taste-shock scale is negative or not finite"},
-    {LCM_FLAG_NAN, 1, "V is NaN at the subject's state (a feasible action has a NaN Q)"},
-    {LCM_FLAG_INFEASIBLE, 0, "no action is feasible at the subject's state: its path ends here (value -inf); "
-                             "the first such subject is shown"},
-    {LCM_FLAG_REGIME_PROB, 1, "the regime transition probabilities at the chosen action are negative or do not "
-                              "sum to 1"},
-    {LCM_FLAG_STATE_PROB, 1, "Markov state transition probabilities at the chosen action are negative or do not sum "
-                          "to 1"},
-    {LCM_FLAG_INACTIVE, 1, "a regime that is inactive in the next period has a positive probability"},
-    {LCM_FLAG_CODE, 1, "a deterministic transition gives a discrete state a value that is not one of its codes"},
-};
-
-/* "subject 12, period 3 (age 50), regime 'working' at wealth=12.5" */
-static void describe_subject(const sim_run *s, lcm_index i, int t, lcm_sb *out)
-{
-    const ir_regime *r = &s->m->regimes[s->regime[i]];
-    double x[64];
-    const double *row = s->x + (size_t)i * (size_t)s->ns;
-    for (int k = 0; k < r->nstates && k < 64; ++k) x[k] = row[s->V.state_slot[r->id][k]];
-    lcm_sb_printf(out, "subject %lld, period %d (age %g), regime '%s' at ", (long long)i, t, s->m->ages[t], r->name);
-    lcm_describe_values(r, x, out);
-}
-
-/* The batch's failed checks at period t, by the level's policy (as in the
- * solve: nothing at off, warnings at warning and progress, an error at
- * debug), each explained by the interpreter at the first subject's state;
- * a warning once per period and kind, a snapshot at the first failure. */
-static int check_flags(sim_run *s, lcm_index b0, int t, lcm_err *err)
-{
-    lcm_checks mode = lcm_checks_mode();
-    for (int r = 0; r < s->R && mode != LCM_CHECKS_OFF; ++r)
-        for (size_t k = 0; k < sizeof sim_flag_text / sizeof *sim_flag_text; ++k) {
-            int bit = sim_flag_text[k].bit, raise = sim_flag_text[k].error && mode == LCM_CHECKS_RAISE;
-            const lcm_flags *f = &s->F_h[r];
-            if (!(f->bits & (1u << bit)) || (!raise && (s->warned[t] & (1u << bit)))) continue;
-            lcm_index i = b0 + f->first[bit];
-            lcm_sb report, detail;
-            lcm_sb_init(&report), lcm_sb_init(&detail);
-            describe_subject(s, i, t, &report);
-            double x[64];
-            const ir_regime *reg = &s->m->regimes[s->regime[i]];
-            for (int q = 0; q < reg->nstates && q < 64; ++q)
-                x[q] = s->x[(size_t)i * (size_t)s->ns + (size_t)s->V.state_slot[reg->id][q]];
-            lcm_diagnose_at(s->m, &s->sol->layout, s->sol->grids, s->sol->params, s->sol, t, reg->id, x, bit, &detail);
-            lcm_sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
-            if (sim_flag_text[k].error && !s->snapped) {
-                unsigned char *include = lcm_xcalloc((size_t)(s->T * s->R), 1);
-                for (int g = 0; g < s->R; ++g) {
-                    include[t * s->R + g] = 1;
-                    if (t + 1 < s->T) include[(t + 1) * s->R + g] = 1;
-                }
-                lcm_sb full;
-                lcm_sb_init(&full);
-                lcm_sb_printf(&full, "simulation: %s", report.s);
-                lcm_solver_snapshot(s->sv, s->sol, include, full.s);
-                lcm_sb_free(&full);
-                free(include);
-                s->snapped = 1;
-            }
-            s->warned[t] |= 1u << bit;
-            int rc = raise ? lcm_fail(err, LCM_E_NUMERIC, "simulation: %s", report.s) : 0;
-            if (!raise) lcm_warn("simulation: %s", report.s);
-            lcm_sb_free(&report), lcm_sb_free(&detail);
-            if (rc) return rc;
-        }
-    return 0;
-}
-
-/* Groups the batch's living subjects by regime into rows_h (in order of
- * their rows within each regime); counts[r] and offsets[r] say where each
- * regime's rows are.  Returns how many live.  Each thread counts and then
- * places the subjects of its own block of rows. */
-static lcm_index group_rows(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_index *counts, lcm_index *offsets)
-{
-    int R = s->R, threads = s->threads > 0 ? s->threads : omp_get_max_threads();
-    if (bn < 65536) threads = 1;
-    /* [thread * stride + r]: each thread's counters on cache lines of their own,
-     * a line apart whatever the block's alignment (adjacent ones, written for
-     * every row, made two threads slower than one) */
-    const size_t line = 64 / sizeof(lcm_index), stride = ((size_t)R + line - 1) / line * line + line;
-    lcm_index *part = lcm_xcalloc((size_t)threads * stride + 1, sizeof *part);
-    const unsigned char *mine = s->mine + b0;
-    const int *start = s->start + b0, *regime = s->regime + b0;
-#pragma omp parallel num_threads(threads)
-    {
-        int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        lcm_index lo = bn * th / nth, hi = bn * (th + 1) / nth;
-        lcm_index *mine_counts = part + (size_t)th * stride;
-        for (lcm_index row = lo; row < hi; ++row)
-            if (mine[row] && start[row] <= t && regime[row] >= 0) ++mine_counts[regime[row]];
-#pragma omp barrier
-#pragma omp single
-        {
-            lcm_index total = 0;
-            for (int r = 0; r < R; ++r) {
-                offsets[r] = total, counts[r] = 0;
-                for (int k = 0; k < nth; ++k) {
-                    lcm_index c = part[(size_t)k * stride + (size_t)r];
-                    part[(size_t)k * stride + (size_t)r] = total;
-                    total += c, counts[r] += c;
-                }
-            }
-        }
-        for (lcm_index row = lo; row < hi; ++row) {
-            int r = regime[row];
-            if (mine[row] && start[row] <= t && r >= 0) s->rows_h[mine_counts[r]++] = (int)row;
-        }
-    }
-    free(part);
-    lcm_index total = 0;
-    for (int r = 0; r < R; ++r) total += counts[r];
-    return total;
-}
-
 /* The arguments of period t's launches of kernel kn: parameters, grids,
  * its targets' V_{t+1} (and of EGM targets their marginal values), and an
  * EGM regime's endogenous grid of the period. */
@@ -325,8 +344,8 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
     }
 }
 
-/* The endogenous grid of every EGM regime active at t, once for all batches
- * (the same code as the solve's, from the solution's V_{t+1} and marginal
+/* The endogenous grid of every EGM regime active at t, for the batch (the
+ * same code as the solve's, from the solution's V_{t+1} and marginal
  * values). */
 static int egm_tables(sim_run *s, int t, lcm_err *err)
 {
@@ -348,95 +367,6 @@ static int egm_tables(sim_run *s, int t, lcm_err *err)
     return !rc && any ? s->be->barrier(s->be, err) : rc;
 }
 
-static int launch_batch(sim_run *s, lcm_index b0, lcm_index bn, int t, const lcm_index *counts, const lcm_index *offsets,
-                        lcm_index live, lcm_err *err)
-{
-    lcm_backend *be = s->be;
-    const ir_model *m = s->m;
-    int root = s->R, rc = 0;
-    size_t ns = (size_t)s->ns, na = (size_t)s->na;
-    const void *x = s->rb == 8 ? (const void *)(s->x + (size_t)b0 * ns) : s->x_h;
-    if (be->host_memory) s->x_d = (void *)x; /* in place */
-    else {
-        rc = be->upload(be, s->rows_d, s->rows_h, (size_t)live * sizeof(int), root, err);
-        if (!rc) rc = be->upload(be, s->x_d, x, (size_t)bn * ns * s->rb, root, err);
-    }
-    if (!rc) rc = be->upload(be, s->F_d, s->F_init, (size_t)s->R * sizeof(lcm_flags), root, err);
-    if (!rc) rc = be->barrier(be, err);
-    for (int r = 0; r < s->R && !rc; ++r) {
-        if (!counts[r]) continue;
-        const ir_kernel *kn = &m->kernels[m->period_kernel[r * s->T + t]];
-        lcm_kernel_args a;
-        period_args(s, kn, t, &a);
-        a.flags = s->F_d + r;
-        lcm_sim_args sim = {.rows = s->rows_d + offsets[r], .subject0 = (unsigned long long)b0, .x = s->x_d,
-                            .x_next = s->xn_d, .value = s->val_d, .action = s->act_d, .regime_next = s->rn_d,
-                            .seed = s->seed, .nstates = s->ns, .nactions = s->na, .ends = t + 1 == s->T};
-        rc = be->launch_sim(be, (int)(kn - m->kernels), &a, &sim, counts[r], r, err);
-    }
-    if (!rc) rc = be->barrier(be, err);
-    if (!rc && !be->host_memory) {
-        rc = be->download(be, s->val_h, s->val_d, (size_t)bn * s->rb, root, err);
-        if (!rc) rc = be->download(be, s->act_h, s->act_d, (size_t)bn * na * s->rb, root, err);
-        if (!rc) rc = be->download(be, s->xn_h, s->xn_d, (size_t)bn * ns * s->rb, root, err);
-        if (!rc) rc = be->download(be, s->rn_h, s->rn_d, (size_t)bn * sizeof(int), root, err);
-        if (!rc) rc = be->download(be, s->F_h, s->F_d, (size_t)s->R * sizeof(lcm_flags), root, err);
-    }
-    if (!rc) rc = be->finish(be, err);
-    return rc;
-}
-
-/* Records the period's rows of the batch into the panel's cells and moves
- * its subjects on, on the host threads; a move into a regime inactive next
- * period is an error naming the first such row. */
-static int advance(sim_run *s, lcm_index b0, int t, lcm_index live, lcm_err *err)
-{
-    size_t ns = (size_t)s->ns, na = (size_t)s->na, T = (size_t)s->T;
-    lcm_panel *p = s->p;
-    lcm_index bad = live;
-#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(min : bad)
-    for (lcm_index k = 0; k < live; ++k) {
-        int row = s->rows_h[k];
-        lcm_index i = b0 + row;
-        size_t at = (size_t)i * T + (size_t)t;
-        const ir_regime *r = &s->m->regimes[s->regime[i]];
-        const double *xi = s->x + (size_t)i * ns;
-        p->regime[at] = r->id;
-        p->value[at] = rget(s, s->val_h, (size_t)row);
-        for (size_t q = 0; q < ns; ++q) p->x[q][at] = NAN;
-        for (int q = 0; q < r->nstates; ++q) {
-            size_t slot = (size_t)s->V.state_slot[r->id][q];
-            p->x[slot][at] = xi[slot];
-        }
-        for (size_t q = 0; q < na; ++q) p->act[q][at] = rget(s, s->act_h, (size_t)row * na + q);
-        int g = s->rn_h[row];
-        if (g >= 0 && !(t + 1 < s->T && s->m->regimes[g].active[t + 1])) {
-            if (k < bad) bad = k;
-            continue;
-        }
-        s->regime[i] = g;
-        ++s->len[i];
-        if (g >= 0) {
-            double *xo = s->x + (size_t)i * ns;
-            if (s->rb == 8) memcpy(xo, (const double *)s->xn_h + (size_t)row * ns, ns * sizeof *xo);
-            else
-                for (size_t q = 0; q < ns; ++q) xo[q] = ((const float *)s->xn_h)[(size_t)row * ns + q];
-        }
-    }
-    if (bad < live) {
-        int row = s->rows_h[bad];
-        lcm_index i = b0 + row;
-        lcm_sb who;
-        lcm_sb_init(&who);
-        describe_subject(s, i, t, &who);
-        lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: moved to regime '%s', which is not active in period %d", who.s,
-                 s->m->regimes[s->rn_h[row]].name, t + 1);
-        lcm_sb_free(&who);
-        return err->code;
-    }
-    return 0;
-}
-
 /* V_{t+1} of every regime active then (and the marginal values of EGM
  * regimes), into the device (device backends). */
 static int upload_vnext(sim_run *s, int t, lcm_err *err)
@@ -452,32 +382,393 @@ static int upload_vnext(sim_run *s, int t, lcm_err *err)
     return s->be->barrier(s->be, err);
 }
 
-static int run_period(sim_run *s, int t, lcm_err *err)
+/* ---- a batch, period after period ---------------------------------------------- */
+
+/* The regimes' state slots and activity (lcm_record_args), once per worker. */
+static int upload_masks(sim_run *s, lcm_err *err)
 {
-    lcm_index *counts = lcm_xcalloc((size_t)s->R, sizeof *counts), *offsets = lcm_xcalloc((size_t)s->R, sizeof *offsets);
-    lcm_index stepped = 0;
-    double t0 = lcm_now_seconds();
+    size_t R = (size_t)s->R, ns = (size_t)s->ns, T = (size_t)s->T;
+    memset(s->masks_h, 0, R * ns + (T + 1) * R);
+    for (int r = 0; r < s->R; ++r) {
+        const ir_regime *reg = &s->m->regimes[r];
+        for (int k = 0; k < reg->nstates; ++k) s->masks_h[(size_t)r * ns + (size_t)s->V.state_slot[r][k]] = 1;
+        for (int t = 0; t < s->T; ++t) s->masks_h[R * ns + (size_t)t * R + (size_t)r] = (unsigned char)reg->active[t];
+    }
+    return s->be->upload(s->be, s->masks_d, s->masks_h, R * ns + (T + 1) * R, s->R, err);
+}
+
+/* ---- a batch's ways in and home ---------------------------------------------
+ * A batch's arrays (one or more: `parts`) go between the backend and the
+ * host in pieces.  A device's pieces pass through the two halves of the
+ * pinned staging area: the host threads fill or empty one half while the
+ * other is on its way.  A host backend's are read or written in place. */
+typedef struct sim_part {
+    void *dev;    /* the array in backend memory */
+    size_t count; /* its elements */
+    size_t width; /* bytes each */
+    int what;     /* for the host's side (give_piece, take_piece) */
+} sim_part;
+
+enum { IN_STATES, IN_REGIMES, IN_STARTS, IN_ZEROS };      /* ways in */
+/* ways home: the periods lived, then the cells' columns by number: 0 the
+ * regime, 1 the value, 2 .. 1 + ns the states by slot, then the actions */
+enum { HOME_LIVED = -1 };
+
+/* Elements [lo, hi) of way in `what` for the batch at b0, into `to`. */
+static void give_piece(const sim_run *s, lcm_index b0, int what, size_t lo, size_t hi, void *to)
+{
+    const double *x = s->x + (size_t)b0 * (size_t)s->ns;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (size_t q = lo; q < hi; ++q) {
+        lcm_index i = b0 + (lcm_index)q;
+        switch (what) {
+        case IN_STATES:
+            if (s->rb == 8) ((double *)to)[q - lo] = x[q];
+            else ((float *)to)[q - lo] = (float)x[q];
+            break;
+        case IN_REGIMES: ((int *)to)[q - lo] = s->mine[i] ? s->regime[i] : -1; break;
+        case IN_STARTS: ((int *)to)[q - lo] = s->start[i]; break;
+        default: ((int *)to)[q - lo] = 0;
+        }
+    }
+}
+
+/* Elements [lo, hi) of way home `what` for the batch at b0, from `from`,
+ * into the host's subjects or panel: only this worker's subjects (all_mine:
+ * every subject of the batch is). */
+static void take_piece(sim_run *s, lcm_index b0, int what, size_t lo, size_t hi, const void *from, int all_mine)
+{
+    lcm_panel *p = s->p;
+    size_t T = (size_t)s->T, ns = (size_t)s->ns, first = what == HOME_LIVED ? (size_t)b0 : (size_t)b0 * T;
+    double *to = NULL; /* a real column: value, the states, the actions */
+    if (what == 1) to = p->value;
+    else if (what >= 2 && (size_t)what < 2 + ns) to = p->x[what - 2];
+    else if (what >= 2) to = p->act[(size_t)what - 2 - ns];
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (size_t q = lo; q < hi; ++q) {
+        if (!all_mine && !s->mine[b0 + (lcm_index)(what == HOME_LIVED ? q : q / T)]) continue;
+        if (what == HOME_LIVED) s->len[first + q] = ((const int *)from)[q - lo];
+        else if (what == 0) p->regime[first + q] = ((const int *)from)[q - lo];
+        else if (s->rb == 8) to[first + q] = ((const double *)from)[q - lo];
+        else to[first + q] = (double)((const float *)from)[q - lo];
+    }
+}
+
+/* Moves the parts in (home = 0) or home, piece by piece; a device's through
+ * the staging, half k % 2 for piece k. */
+static int move_parts(sim_run *s, lcm_index b0, const sim_part *parts, int nparts, int home, int all_mine,
+                      lcm_err *err)
+{
+    lcm_backend *be = s->be;
+    const size_t half = LCM_SIM_STAGE_BYTES;
+    int rc = 0;
+    if (be->host_memory) { /* in place */
+        for (int k = 0; k < nparts; ++k)
+            if (home) take_piece(s, b0, parts[k].what, 0, parts[k].count, parts[k].dev, all_mine);
+            else give_piece(s, b0, parts[k].what, 0, parts[k].count, parts[k].dev);
+        return 0;
+    }
+    /* the pieces in order: (part, lo, hi); piece k's half is k % 2 */
+    size_t k = 0, prev_lo = 0, prev_hi = 0;
+    int prev = -1;
+    for (int c = 0; c <= nparts && !rc; ++c) {
+        size_t count = c < nparts ? parts[c].count : 1, per = c < nparts ? half / parts[c].width : 1;
+        for (size_t lo = 0; lo < count && !rc; lo += per, ++k) {
+            size_t hi = c < nparts && lo + per < count ? lo + per : count;
+            unsigned char *stage = (unsigned char *)s->stage_h + (k % 2) * half;
+            if (!home && c < nparts) { /* in: fill this half, the previous piece still on its way; then send */
+                give_piece(s, b0, parts[c].what, lo, hi, stage);
+                rc = be->finish(be, err); /* the piece before is up: this half may go */
+                if (!rc) rc = be->upload(be, (unsigned char *)parts[c].dev + lo * parts[c].width, stage,
+                                         (hi - lo) * parts[c].width, s->R, err);
+            } else if (home) { /* home: ask for this piece, empty the half of the one before meanwhile */
+                if (c < nparts)
+                    rc = be->download(be, stage, (const unsigned char *)parts[c].dev + lo * parts[c].width,
+                                      (hi - lo) * parts[c].width, s->R, err);
+                if (!rc && prev >= 0)
+                    take_piece(s, b0, parts[prev].what, prev_lo, prev_hi,
+                               (unsigned char *)s->stage_h + ((k + 1) % 2) * half, all_mine);
+                if (!rc) rc = be->finish(be, err);
+                prev = c < nparts ? c : -1, prev_lo = lo, prev_hi = hi;
+            }
+        }
+    }
+    return rc ? rc : be->finish(be, err);
+}
+
+/* The batch's subjects into the backend: states (in its precision),
+ * regimes (-1 where not this worker's), starts, no periods lived, no bad
+ * row.  A host backend's starts and periods lived are the host's own
+ * arrays, and so are its float64 states. */
+static int batch_in(sim_run *s, lcm_index b0, lcm_index bn, lcm_err *err)
+{
+    lcm_backend *be = s->be;
+    size_t cap = (size_t)s->cap, ns = (size_t)s->ns;
+    int dev = !be->host_memory;
+    s->reg_d = s->ints_d;
+    s->start_d = dev ? s->ints_d + cap : (int *)s->start + b0; /* only read (lcm_record_args: const) */
+    s->len_d = dev ? s->ints_d + 2 * cap : s->len + b0;
+    s->bad_d = s->ints_d + (dev ? 3 : 1) * cap;
+    if (!dev && s->rb == 8) s->x_d = s->x + (size_t)b0 * ns; /* in place (not in use: never given back) */
+    sim_part parts[4] = {{s->reg_d, (size_t)bn, sizeof(int), IN_REGIMES}, {s->x_d, (size_t)bn * ns, s->rb, IN_STATES},
+                         {s->start_d, (size_t)bn, sizeof(int), IN_STARTS}, {s->len_d, (size_t)bn, sizeof(int), IN_ZEROS}};
+    int nparts = dev ? 4 : s->rb == 8 ? 1 : 2, rc = move_parts(s, b0, parts, nparts, 0, 1, err);
+    if (!dev) *s->bad_d = (int)bn;
+    else if (!rc) { /* after move_parts' last wait: bad_h is free */
+        *s->bad_h = (int)bn;
+        rc = be->upload(be, s->bad_d, s->bad_h, sizeof(int), s->R, err);
+    }
+    return rc;
+}
+
+/* The record's arguments for period t of the batch: its cells in the panel
+ * itself (records_direct) or in the backend's own, column after column. */
+static lcm_record_args record_args(const sim_run *s, lcm_index b0, lcm_index bn, int t)
+{
+    size_t R = (size_t)s->R;
+    lcm_record_args r = {.regime = s->reg_d, .start = s->start_d, .len = s->len_d, .bad_row = s->bad_d,
+                         .regime_next = s->rn_d, .x = s->x_d, .x_next = s->xn_d,
+                         .value = s->val_d, .action = s->act_d, .has_state = s->masks_d,
+                         .active_next = s->masks_d + R * (size_t)s->ns + (size_t)(t + 1) * R, .n = bn, .period = t,
+                         .nperiods = s->T, .nstates = s->ns, .nactions = s->na};
+    if (records_direct(s)) {
+        size_t first = (size_t)b0 * (size_t)s->T;
+        r.p_regime = s->p->regime + first, r.p_real = s->p->value + first, r.stride = s->p->stride;
+    } else
+        r.p_regime = s->preg_d, r.p_real = s->preal_d, r.stride = bn * s->T, r.fill = 1;
+    return r;
+}
+
+/* The record of a host backend, on the host threads (a device backend
+ * queues lcm_sim_record, the same text: sim_record.h). */
+static void record_on_host(const sim_run *s, const lcm_record_args *r)
+{
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (lcm_index row = 0; row < r->n; ++row)
+        if (s->rb == 8) record_row64(r, row);
+        else record_row32(r, row);
+}
+
+/* ---- checks: failed ones explained at their first subject -------------------- */
+static const struct {
+    int bit, error;
+    const char *what;
+} sim_flag_text[] = {
+    {LCM_FLAG_CE, 1, "the Epstein-Zin certainty equivalent has no value at the subject's state: next period's V "
+                     "is negative where it is read, or the risk aversion is not a finite number"},
+    {LCM_FLAG_TASTE_SCALE, 1, "the taste-shock scale is negative or not finite"},
+    {LCM_FLAG_NAN, 1, "V is NaN at the subject's state (a feasible action has a NaN Q)"},
+    {LCM_FLAG_INFEASIBLE, 0, "no action is feasible at the subject's state: its path ends here (value -inf); "
+                             "the first such subject is shown"},
+    {LCM_FLAG_REGIME_PROB, 1, "the regime transition probabilities at the chosen action are negative or do not "
+                              "sum to 1"},
+    {LCM_FLAG_STATE_PROB, 1, "Markov state transition probabilities at the chosen action are negative or do not sum "
+                          "to 1"},
+    {LCM_FLAG_INACTIVE, 1, "a regime that is inactive in the next period has a positive probability"},
+    {LCM_FLAG_CODE, 1, "a deterministic transition gives a discrete state a value that is not one of its codes"},
+};
+
+/* A subject as a message shows it: its id, its regime and states in the
+ * period (by the regime's state order), the next regime its step drew. */
+typedef struct sim_subject {
+    lcm_index i;
+    int regime, next;
+    double x[64];
+} sim_subject;
+
+/* Batch row `row` in period t, from its panel cell (written by the record). */
+static int fetch_subject(sim_run *s, lcm_index b0, lcm_index bn, lcm_index row, int t, sim_subject *who, lcm_err *err)
+{
+    lcm_backend *be = s->be;
+    lcm_record_args r = record_args(s, b0, bn, t);
+    size_t at = (size_t)row * (size_t)s->T + (size_t)t;
+    int ints[2];
+    int rc = be->download(be, &ints[0], r.p_regime + at, sizeof(int), s->R, err);
+    if (!rc) rc = be->download(be, &ints[1], s->rn_d + row, sizeof(int), s->R, err);
+    if (!rc) rc = be->finish(be, err);
+    if (rc) return rc;
+    who->i = b0 + row, who->regime = ints[0], who->next = ints[1];
+    const ir_regime *reg = &s->m->regimes[who->regime];
+    union {
+        double d;
+        float f;
+    } v[64];
+    for (int k = 0; k < reg->nstates && k < 64 && !rc; ++k) {
+        size_t slot = (size_t)s->V.state_slot[reg->id][k];
+        rc = be->download(be, &v[k], (const unsigned char *)r.p_real + ((1 + slot) * (size_t)r.stride + at) * s->rb,
+                          s->rb, s->R, err);
+    }
+    if (!rc) rc = be->finish(be, err);
+    for (int k = 0; k < reg->nstates && k < 64 && !rc; ++k) who->x[k] = s->rb == 8 ? v[k].d : (double)v[k].f;
+    return rc;
+}
+
+/* "subject 12, period 3 (age 50), regime 'working' at wealth=12.5" */
+static void describe_subject(const sim_run *s, const sim_subject *who, int t, lcm_sb *out)
+{
+    const ir_regime *r = &s->m->regimes[who->regime];
+    lcm_sb_printf(out, "subject %lld, period %d (age %g), regime '%s' at ", (long long)who->i, t, s->m->ages[t],
+                  r->name);
+    lcm_describe_values(r, who->x, out);
+}
+
+/* The error of a subject that period t's step moved to a regime not active
+ * in period t + 1. */
+static int moved_to_inactive(const sim_run *s, const sim_subject *who, int t, lcm_err *err)
+{
+    lcm_sb report;
+    lcm_sb_init(&report);
+    describe_subject(s, who, t, &report);
+    lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: moved to regime '%s', which is not active in period %d", report.s,
+             s->m->regimes[who->next].name, t + 1);
+    lcm_sb_free(&report);
+    return err->code;
+}
+
+/* The batch's failed checks at period t, by the level's policy (as in the
+ * solve: nothing at off, warnings at warning and progress, an error at
+ * debug), each explained by the interpreter at the first subject's state;
+ * a warning once per period and kind, a snapshot at the first failure. */
+static int check_flags(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *err)
+{
+    lcm_checks mode = lcm_checks_mode();
+    for (int r = 0; r < s->R && mode != LCM_CHECKS_OFF; ++r)
+        for (size_t k = 0; k < sizeof sim_flag_text / sizeof *sim_flag_text; ++k) {
+            int bit = sim_flag_text[k].bit, raise = sim_flag_text[k].error && mode == LCM_CHECKS_RAISE;
+            const lcm_flags *f = &s->F_h[r];
+            if (!(f->bits & (1u << bit)) || (!raise && (s->warned[t] & (1u << bit)))) continue;
+            sim_subject who;
+            int rc = fetch_subject(s, b0, bn, f->first[bit], t, &who, err);
+            if (rc) return rc;
+            lcm_sb report, detail;
+            lcm_sb_init(&report), lcm_sb_init(&detail);
+            describe_subject(s, &who, t, &report);
+            lcm_diagnose_at(s->m, &s->sol->layout, s->sol->grids, s->sol->params, s->sol, t, who.regime, who.x, bit,
+                            &detail);
+            lcm_sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
+            if (sim_flag_text[k].error && !s->snapped) {
+                unsigned char *include = lcm_xcalloc((size_t)(s->T * s->R), 1);
+                for (int g = 0; g < s->R; ++g) {
+                    include[t * s->R + g] = 1;
+                    if (t + 1 < s->T) include[(t + 1) * s->R + g] = 1;
+                }
+                lcm_sb full;
+                lcm_sb_init(&full);
+                lcm_sb_printf(&full, "simulation: %s", report.s);
+                lcm_solver_snapshot(s->sv, s->sol, include, full.s);
+                lcm_sb_free(&full);
+                free(include);
+                s->snapped = 1;
+            }
+            s->warned[t] |= 1u << bit;
+            rc = raise ? lcm_fail(err, LCM_E_NUMERIC, "simulation: %s", report.s) : 0;
+            if (!raise) lcm_warn("simulation: %s", report.s);
+            lcm_sb_free(&report), lcm_sb_free(&detail);
+            if (rc) return rc;
+        }
+    return 0;
+}
+
+/* One period of the batch: every regime active then steps its subjects,
+ * the record moves them on; then the checks. */
+static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *err)
+{
+    lcm_backend *be = s->be;
+    const ir_model *m = s->m;
+    size_t R = (size_t)s->R;
+    double t0 = lcm_now_seconds(), lap0 = t0;
     int rc = upload_vnext(s, t, err);
     if (!rc) rc = egm_tables(s, t, err);
-    for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K) {
-        lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
-        lcm_index live = group_rows(s, b0, bn, t, counts, offsets);
-        if (!live) continue;
-        stepped += live;
-        if (s->rb != 8) { /* float32: the states in the backend's precision */
-            size_t cells = (size_t)bn * (size_t)s->ns;
-            const double *from = s->x + (size_t)b0 * (size_t)s->ns;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-            for (size_t q = 0; q < cells; ++q) rset(s, s->x_h, q, from[q]);
-        }
-        rc = launch_batch(s, b0, bn, t, counts, offsets, live, err);
-        if (!rc) rc = check_flags(s, b0, t, err);
-        if (!rc) rc = advance(s, b0, t, live, err);
+    if (!rc) rc = be->upload(be, s->F_d, s->F_init, R * sizeof(lcm_flags), s->R, err);
+    if (!rc) rc = be->barrier(be, err);
+    /* Every living subject is in a regime active at t (initial.c checks the
+     * start, the record refuses a move into an inactive one), so the steps
+     * of the active regimes step every row that the record records. */
+    for (int r = 0; r < s->R && !rc; ++r) {
+        if (!m->regimes[r].active[t]) continue;
+        const ir_kernel *kn = &m->kernels[m->period_kernel[r * s->T + t]];
+        lcm_kernel_args a;
+        period_args(s, kn, t, &a);
+        a.flags = s->F_d + r;
+        lcm_sim_args sim = {.regime = s->reg_d, .start = s->start_d, .regime_id = r,
+                            .subject0 = (unsigned long long)b0, .x = s->x_d, .x_next = s->xn_d, .value = s->val_d,
+                            .action = s->act_d, .regime_next = s->rn_d, .seed = s->seed, .nstates = s->ns,
+                            .nactions = s->na, .ends = t + 1 == s->T};
+        rc = be->launch_sim(be, (int)(kn - m->kernels), &a, &sim, bn, r, err);
     }
+    if (!rc) rc = be->barrier(be, err);
+    lcm_record_args rec = record_args(s, b0, bn, t);
+    int device = be->launch_record != NULL; /* else the host threads record, after the steps */
+    if (!rc && device) rc = be->launch_record(be, &rec, err);
+    if (!rc && device) rc = be->barrier(be, err);
+    if (!rc && device) rc = be->download(be, s->bad_h, s->bad_d, sizeof(int), s->R, err);
+    if (!rc) rc = be->download(be, s->F_h, s->F_d, R * sizeof(lcm_flags), s->R, err);
+    if (!rc) rc = be->finish(be, err);
+    lap(s, LCM_SIM_STEPS, &lap0);
+    if (!rc && !device) record_on_host(s, &rec);
+    int bad = rc ? (int)bn : device ? *s->bad_h : *s->bad_d;
+    lap(s, LCM_SIM_RECORD, &lap0);
+    if (!rc) rc = check_flags(s, b0, bn, t, err);
+    sim_subject who;
+    if (!rc && bad < bn && !(rc = fetch_subject(s, b0, bn, bad, t, &who, err))) rc = moved_to_inactive(s, &who, t, err);
+    lap(s, LCM_SIM_CHECKS, &lap0);
     if (!rc)
-        lcm_progress_step(t + 1, s->T, "simulating '%s': period %d (age %g), %lld subjects in %.4f s", s->m->name, t,
-                          s->m->ages[t], (long long)stepped, lcm_now_seconds() - t0);
-    free(counts), free(offsets);
+        lcm_progress_step(s->batch * s->T + t + 1, (int)((s->n + s->K - 1) / s->K) * s->T,
+                          "simulating '%s': period %d (age %g), subjects %lld to %lld in %.4f s", m->name, t,
+                          m->ages[t], (long long)b0, (long long)(b0 + bn - 1), lcm_now_seconds() - t0);
+    return rc;
+}
+
+/* The batch's periods lived (a device's: a host backend counted in the
+ * host's own) and its cells (unless recorded into the panel) home: only
+ * this worker's subjects. */
+static int batch_home(sim_run *s, lcm_index b0, lcm_index bn, lcm_err *err)
+{
+    lcm_panel *p = s->p;
+    size_t T = (size_t)s->T, cells = (size_t)bn * T, ns = (size_t)s->ns;
+    int all_mine = 1, nparts = 0;
+    for (lcm_index row = 0; row < bn && all_mine; ++row) all_mine = s->mine[b0 + row];
+    sim_part *parts = lcm_xcalloc(2 + panel_reals(s), sizeof *parts);
+    if (!s->be->host_memory) parts[nparts++] = (sim_part){s->len_d, (size_t)bn, sizeof(int), HOME_LIVED};
+    if (!records_direct(s)) {
+        parts[nparts++] = (sim_part){s->preg_d, cells, sizeof(int), 0};
+        for (size_t c = 1; c <= panel_reals(s); ++c)
+            parts[nparts++] = (sim_part){(unsigned char *)s->preal_d + (c - 1) * cells * s->rb, cells, s->rb, (int)c};
+    }
+    int rc = move_parts(s, b0, parts, nparts, 1, all_mine, err);
+    free(parts);
+    if (rc || records_direct(s) || s->rb == 8) return rc;
+    /* float32: a subject's first cell keeps its initial states as given, in
+     * float64 (the host has them: what a float64 batch records) */
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (lcm_index row = 0; row < bn; ++row) {
+        lcm_index i = b0 + row;
+        if (!s->len[i] || !s->mine[i]) continue;
+        size_t at = (size_t)i * T + (size_t)s->start[i];
+        const ir_regime *r = &s->m->regimes[p->regime[at]];
+        for (int k = 0; k < r->nstates; ++k) {
+            size_t slot = (size_t)s->V.state_slot[r->id][k];
+            p->x[slot][at] = s->x[(size_t)i * ns + slot];
+        }
+    }
+    return 0;
+}
+
+/* Every batch of this worker. */
+static int simulate_batches(sim_run *s, lcm_err *err)
+{
+    int rc = upload_masks(s, err);
+    s->batch = 0;
+    for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K, ++s->batch) {
+        lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
+        double lap0 = lcm_now_seconds();
+        rc = batch_in(s, b0, bn, err);
+        lap(s, LCM_SIM_STEPS, &lap0);
+        for (int t = 0; t < s->T && !rc; ++t) rc = batch_period(s, b0, bn, t, err);
+        lap0 = lcm_now_seconds();
+        if (!rc) rc = batch_home(s, b0, bn, err);
+        lap(s, LCM_SIM_HOME, &lap0);
+    }
     return rc;
 }
 
@@ -547,12 +838,16 @@ static int simulate_worker(sim_run *s, lcm_err *err)
 {
     const ir_model *m = s->m;
     lcm_worker *w = s->w;
+    double lap0 = lcm_now_seconds();
     int rc = lcm_worker_load(w, s->sol->params, err);
     if (!rc) rc = s->be->upload(s->be, w->P, w->P_host, (m->params_size + 1) * s->rb, s->R, err);
     if (!rc) rc = s->be->upload(s->be, w->grids, w->grids_host, (w->layout.total + 1) * s->rb, s->R, err);
     if (!rc) rc = make_batch_buffers(s, err);
-    for (int t = 0; t < s->T && !rc; ++t) rc = run_period(s, t, err);
-    free_batch(s);
+    lap(s, LCM_SIM_BUFFERS, &lap0);
+    if (!rc) rc = simulate_batches(s, err);
+    lap0 = lcm_now_seconds();
+    free_batch(s, rc != 0);
+    lap(s, LCM_SIM_BUFFERS, &lap0);
     return rc;
 }
 
@@ -636,17 +931,21 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     ir_vars_build(m, &s.V);
     s.ns = s.V.nstates, s.na = s.V.nactions;
     s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
+    if (s.K > INT_MAX) s.K = INT_MAX; /* batch rows are ints (kernel_abi.h) */
     if (s.K < 1) s.K = 1;
     s.threads = sv->threads > 0 ? sv->threads : omp_get_max_threads();
     s.warned = lcm_xcalloc((size_t)s.T + 1, sizeof *s.warned);
     /* the columns by cell (subject * T + period), compacted into rows at the end */
     s.p = lcm_panel_new(m, s.rb == 4 ? 32 : 64, (lcm_index)((size_t)s.n * (size_t)s.T));
     s.p->threads = sv->threads;
+    double phase[LCM_SIM_PHASES] = {0}, lap0 = t0;
+    s.phase = phase;
     int *owner = lcm_xmalloc(((size_t)s.n + 1) * sizeof *owner);
     unsigned char *mine = lcm_xmalloc((size_t)s.n + 1);
 #pragma omp parallel for schedule(static) num_threads(s.threads)
     for (lcm_index i = 0; i < s.n; ++i) owner[i] = owner_of(sv, ic, i);
     rc = initial_states(&s, ic, err);
+    lap(&s, LCM_SIM_INITIAL, &lap0);
     for (int k = 0; k < sv->nworkers && !rc; ++k) {
         s.w = sv->workers[k], s.be = s.w->backend, s.mine = mine;
 #pragma omp parallel for schedule(static) num_threads(s.threads)
@@ -655,8 +954,10 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     }
     rc = lcm_comm_agree(rc, err);
     lcm_panel *p = NULL;
+    lap0 = lcm_now_seconds();
     if (!rc) compact(&s), p = s.p;
     else lcm_panel_free(s.p);
+    lap(&s, LCM_SIM_COMPACT, &lap0);
     free(owner), free(mine);
     free_shared(&s);
     if (!rc) rc = gather_panel(m, &p, err);
@@ -666,6 +967,7 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
         return rc;
     }
     p->seconds = lcm_now_seconds() - t0;
+    memcpy(p->phase_seconds, phase, sizeof phase);
     lcm_progress("simulated %lld subjects of model '%s' on %s (float%d): %lld rows in %.3f s", (long long)s.n, m->name,
                  lcm_solver_backend(sv), lcm_solver_precision(sv), (long long)p->n, p->seconds);
     *out = p;

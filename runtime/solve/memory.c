@@ -174,6 +174,7 @@ typedef struct bill {
     item *items;
     size_t n, cap;
     double total[2];
+    double held[2]; /* what this process holds that the work takes over (a simulation's kept buffers) */
 } bill;
 
 static void add(bill *b, int side, double bytes, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -332,11 +333,20 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
     /* states, regime, periods lived, owner, mine */
     add(b, HOST, n * (8 * ns + 4 + 4 + 4 + 1), "the state of %.0f subjects", n);
     double K = o && o->subject_batch_size > 0 && o->subject_batch_size < subjects ? (double)o->subject_batch_size : n;
-    double batch = K * (4 + 4 + 2 * ns * rb + rb + na * rb); /* rows, next regimes, states, next states, V, actions */
     const char *bound = "; --subject-batch-size bounds it";
-    add(b, HOST, batch, "a batch of %.0f subjects%s", K, bound); /* host backends run in it, in place */
-    if (!be->host_memory) {
-        add(b, DEVICE, batch, "a batch of %.0f subjects%s", K, bound);
+    /* simulate.c (buffer_list): a batch's next states, V, actions, next
+     * regimes and regimes in backend memory; its states (but a float64 host
+     * backend's are the subjects' own), starts and periods lived (a
+     * device's); its panel cells (but a float64 host backend records into
+     * the panel); a device's pinned staging, the batch's way in and home */
+    int dev = !be->host_memory, direct = !dev && rb == 8;
+    double batch = K * ((direct ? 1 : 2) * ns * rb + rb + na * rb + 4 + 4 + (dev ? 8 : 0));
+    double own_cells = direct ? 0 : K * T * (4 + rb * (1 + ns + na));
+    add(b, dev ? DEVICE : HOST, batch + own_cells, "a batch of %.0f subjects%s%s", K,
+        own_cells > 0 ? " and its panel cells" : "", bound);
+    if (dev) {
+        add(b, HOST, 2.0 * (double)LCM_SIM_STAGE_BYTES * sv->nworkers, "the pinned staging of a batch's way in and "
+            "home (each device's)");
         double vnext = 0;
         for (int r = 0; r < m->nregimes; ++r)
             vnext += (double)ir_state_space_size(&m->regimes[r]) * rb * (ir_marginal_state(&m->regimes[r]) >= 0 ? 2 : 1);
@@ -390,10 +400,12 @@ static int settle(bill *b, const char *doing, const lcm_backend *be, const char 
     int rc = lcm_host_memory_room(&room, what, sizeof what, err);
     if (rc) return rc;
     snprintf(where, sizeof where, "this process may use (%s)", what);
+    room += b->held[HOST];
     if (b->total[HOST] > room) return refuse(b, HOST, doing, room, where, host_advice, err);
     size_t free_b = 0, total_b = 0;
     if (b->total[DEVICE] > 0 && be->memory_info && !be->memory_info((lcm_backend *)be, &free_b, &total_b) &&
-        b->total[DEVICE] > (double)free_b) {
+        b->total[DEVICE] > (double)free_b + b->held[DEVICE]) {
+        free_b += (size_t)b->held[DEVICE];
         lcm_sb at;
         lcm_sb_init(&at);
         lcm_sb_printf(&at, "free on %s (of ", be->target ? be->target : be->name);
@@ -427,11 +439,20 @@ int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lc
     char doing[300];
     snprintf(doing, sizeof doing, "simulating %lld subjects of model '%s'", (long long)subjects, sv->model->ir.name);
     int rc = 0;
-    for (int w = 0; w < sv->nworkers && !rc; ++w) /* each worker's device; the host once */
+    for (int w = 0; w < sv->nworkers && !rc; ++w) { /* each worker's device; the host once */
+        double host = 0, device = 0;
+        for (int k = 0; k < sv->nworkers; ++k) { /* every worker's kept host memory, this one's device memory */
+            double h, d;
+            lcm_sim_buffers_held(sv->workers[k], &h, &d);
+            host += h;
+            if (k == w) device = d;
+        }
+        b.held[HOST] = host, b.held[DEVICE] = device;
         rc = settle(&b, doing, sv->workers[w]->backend,
                     "Fewer subjects per run, fewer periods or fewer --targets need less (LCM_MEMORY_LIMIT sets the "
                     "memory lcm may use, docs/tuning.md)",
                     "A smaller --subject-batch-size needs less", err);
+    }
     bill_free(&b);
     return rc;
 }

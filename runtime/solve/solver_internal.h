@@ -37,6 +37,10 @@ typedef struct lcm_worker {
     char *stage;         /* device backends: pinned copies of every finished V (and marginal value) */
     size_t *stage_off, *mstage_off, stage_bytes;
     int buffers_ready;   /* the buffers above are made */
+    /* buffers of a simulation (sim/simulate.c), made by the first and
+     * reused by the next while large enough: pinned host memory and device
+     * memory are slow to take and give back */
+    struct lcm_sim_buffers *sim;
     int captured;        /* the solve is recorded as a graph */
     int captured_checks; /* ... with the checks on (1) or off (0) */
     ir_shard shard;
@@ -107,6 +111,16 @@ void lcm_solver_snapshot(const lcm_solver *sv, const lcm_solution *sol, const un
 int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
                    int total, lcm_worker **out, lcm_err *err);
 void lcm_worker_free(lcm_worker *w);
+/* Each half of the pinned staging through which a simulated batch goes
+ * into a device and its panel cells come home (sim/simulate.c,
+ * solve/memory.c). */
+#define LCM_SIM_STAGE_BYTES ((size_t)16 << 20)
+/* Gives back the simulation buffers a worker keeps (sim/simulate.c). */
+void lcm_sim_buffers_free(lcm_worker *w);
+/* The host and backend bytes of the simulation buffers a worker keeps: the
+ * next simulation takes them over or gives them back (solve/memory.c
+ * counts them as room). */
+void lcm_sim_buffers_held(const lcm_worker *w, double *host, double *device);
 /* Starts a solve of the worker's block: host backends run it at once,
  * device backends queue it; finish waits and fills sol (V, flags). */
 int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **sol, lcm_err *err);

@@ -166,6 +166,7 @@ void lcm_worker_free(lcm_worker *s)
 {
     if (!s) return;
     release_buffers(s);
+    lcm_sim_buffers_free(s);
     lcm_backend *be = s->backend;
     if (s->P) be->release(be, s->P);
     if (s->P_host) be->release_host(be, s->P_host);
@@ -283,10 +284,13 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
 }
 
 /* The buffers of a solve (flags, device V), made once per worker and
- * reused; a failure leaves none. */
+ * reused; a failure leaves none.  A simulation's kept buffers go back
+ * first: the solve's memory was checked when the worker was made, without
+ * them. */
 static int solve_buffers(lcm_worker *s, lcm_err *err)
 {
     if (s->buffers_ready) return 0;
+    lcm_sim_buffers_free(s);
     int rc = make_buffers(s, err);
     if (rc) release_buffers(s);
     else s->buffers_ready = 1;

@@ -47,17 +47,18 @@ static lcm_solution *solve(lcm_model *m, lcm_pvalue *p, lcm_backend_kind b, int 
 
 /* ---- simulation ---------------------------------------------------------------- */
 
-static lcm_panel *simulate(lcm_model *m, const lcm_solution *sol, lcm_backend_kind b, const lcm_initial *ic,
-                           lcm_index batch)
+/* A simulation by `s`, or by a solver of its own on backend b (s NULL). */
+static lcm_panel *simulate(lcm_model *m, lcm_solver *s, const lcm_solution *sol, lcm_backend_kind b,
+                           const lcm_initial *ic, lcm_index batch)
 {
     lcm_err err = {0};
-    lcm_solver *s = NULL;
+    lcm_solver *own = NULL;
     lcm_panel *p = NULL;
     lcm_solver_options o = {.backend = b, .precision = 64};
     lcm_sim_options so = {.seed = 3, .subject_batch_size = batch};
-    CHECK_OK(lcm_solver_new(m, &o, &s, &err));
-    if (s) CHECK_OK(lcm_simulate(s, sol, ic, &so, &p, &err));
-    lcm_solver_free(s);
+    if (!s) CHECK_OK(lcm_solver_new(m, &o, &own, &err));
+    if (s || own) CHECK_OK(lcm_simulate(s ? s : own, sol, ic, &so, &p, &err));
+    lcm_solver_free(own);
     return p;
 }
 
@@ -81,16 +82,22 @@ static void check_simulation(void)
         if (sol) CHECK_OK(lcm_initial_read(m, init, &ic, &err));
         free(init);
         if (!ic) continue;
-        lcm_panel *cpu = simulate(m, sol, LCM_BACKEND_CPU, ic, 0);
-        const lcm_index batches[] = {0, 7, 1000};
-        for (int k = 0; k < 3 && cpu; ++k) {
-            lcm_panel *gpu = simulate(m, sol, LCM_BACKEND_CUDA, ic, batches[k]);
+        lcm_panel *cpu = simulate(m, NULL, sol, LCM_BACKEND_CPU, ic, 0);
+        /* one solver: each simulation takes the device buffers of the one
+         * before where they are large enough, else new ones */
+        lcm_solver *cuda = NULL;
+        lcm_solver_options o = {.backend = LCM_BACKEND_CUDA, .precision = 64};
+        CHECK_OK(lcm_solver_new(m, &o, &cuda, &err));
+        const lcm_index batches[] = {7, 1000, 0, 3};
+        for (int k = 0; k < 4 && cpu && cuda; ++k) {
+            lcm_panel *gpu = simulate(m, cuda, sol, LCM_BACKEND_CUDA, ic, batches[k]);
             double d = gpu ? test_panel_diff(gpu, cpu) : INFINITY;
             printf("%s %s: simulation on cuda vs cpu (batch %lld): %lld rows, max difference %.2e\n", b->model,
                    defines[0] ? defines[0] : "", (long long)batches[k], (long long)cpu->n, d);
             CHECK(d <= 1e-10);
             lcm_panel_free(gpu);
         }
+        lcm_solver_free(cuda);
         lcm_panel_free(cpu);
         lcm_initial_free(ic);
         lcm_solution_free(sol);

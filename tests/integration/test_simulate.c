@@ -67,18 +67,31 @@ static lcm_initial *initial_file(const lcm_model *model, const char *relative)
     return ic;
 }
 
+static lcm_solver *new_solver(const sim_model *s, lcm_backend_kind backend)
+{
+    lcm_solver_options o = {.backend = backend, .precision = 64};
+    lcm_solver *solver = NULL;
+    lcm_err err = {0};
+    if (lcm_solver_new(s->model, &o, &solver, &err)) fprintf(stderr, "solver: %s\n", err.msg), exit(1);
+    return solver;
+}
+
+static lcm_panel *simulate_with(lcm_solver *solver, const lcm_solution *sol, const lcm_initial *ic,
+                                unsigned long long seed, lcm_index batch, const char *targets)
+{
+    lcm_sim_options so = {.seed = seed, .subject_batch_size = batch, .targets = targets};
+    lcm_panel *p = NULL;
+    lcm_err err = {0};
+    if (lcm_simulate(solver, sol, ic, &so, &p, &err)) fprintf(stderr, "simulate: %s\n", err.msg), exit(1);
+    return p;
+}
+
+/* A simulation by a solver of its own. */
 static lcm_panel *simulate(const sim_model *s, const lcm_solution *sol, lcm_backend_kind backend, const lcm_initial *ic,
                            unsigned long long seed, lcm_index batch, const char *targets)
 {
-    lcm_solver_options o = {.backend = backend, .precision = 64};
-    lcm_sim_options so = {.seed = seed, .subject_batch_size = batch, .targets = targets};
-    lcm_solver *solver = NULL;
-    lcm_panel *p = NULL;
-    lcm_err err = {0};
-    if (lcm_solver_new(s->model, &o, &solver, &err) || lcm_simulate(solver, sol, ic, &so, &p, &err)) {
-        fprintf(stderr, "simulate: %s\n", err.msg);
-        exit(1);
-    }
+    lcm_solver *solver = new_solver(s, backend);
+    lcm_panel *p = simulate_with(solver, sol, ic, seed, batch, targets);
     lcm_solver_free(solver);
     return p;
 }
@@ -112,15 +125,18 @@ static void check_bundled(void)
         lcm_initial *ic = initial_file(s.model, test_bundled[c].initial);
         lcm_panel *one_pass = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 11, 0, NULL);
         char *expected = csv_of(one_pass);
-        const lcm_index batches[] = {1, 7, 1000};
-        for (int b = 0; b < 3; ++b) {
-            lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 11, batches[b], NULL);
+        /* one solver for every batch size, one simulation after the other */
+        const lcm_index batches[] = {1, 7, 1000, 3, 0};
+        lcm_solver *solver = new_solver(&s, LCM_BACKEND_CPU);
+        for (int b = 0; b < 5; ++b) {
+            lcm_panel *p = simulate_with(solver, s.sol, ic, 11, batches[b], NULL);
             char *got = csv_of(p);
             CHECK_MSG(!strcmp(got, expected), "%s: batch size %lld gives another panel", test_bundled[c].model,
                       (long long)batches[b]);
             free(got);
             lcm_panel_free(p);
         }
+        lcm_solver_free(solver);
         /* every subject appears from its own start period on, in order */
         const lcm_initial *init = ic;
         lcm_index row = 0;
