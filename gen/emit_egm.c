@@ -265,7 +265,7 @@ int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
     int J = r->egm.savings.grid.n;
     snprintf(n, sizeof n, "%lld", table_entries(e));
     snprintf(points, sizeof points, "%d", J);
-    snprintf(per_row, sizeof per_row, "%d", (J - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK);
+    snprintf(per_row, sizeof per_row, "%d", LCM_EGM_BLOCKS(J));
     const char *kv1[] = {"symbol", f.k->symbol, "n", n, "points", points, "per_row", per_row, NULL};
     if (!rc) rc = lcm_fill_template(lcm_embed_egm_bounds_c_in, kv1, out, err);
     lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&store), lcm_sb_free(&what);

@@ -38,7 +38,7 @@ static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
     p->rows = ir_state_space_size(r) / r->states[r->egm.state].grid.n;
     int J = r->egm.savings.grid.n;
     p->acts = (long long)ir_taste_choices(r) * J;
-    p->blocks = p->rows * ir_taste_choices(r) * ((J - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK);
+    p->blocks = p->rows * ir_taste_choices(r) * LCM_EGM_BLOCKS(J);
 }
 
 void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)

@@ -11,6 +11,8 @@
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
+/* The bounded blocks of a row of an EGM table on `points` savings points. */
+#define LCM_EGM_BLOCKS(points) (((points) - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK)
 
 typedef long long lcm_index;
 

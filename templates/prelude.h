@@ -544,7 +544,7 @@ LCM_DEVICE int lcm_egm_next(const real *T, lcm_index n, const lcm_index *off, co
         if (*c > 0) return -1;
     }
     if (!T) return points - 1;
-    const int per_row = (points - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK;
+    const int per_row = LCM_EGM_BLOCKS(points);
     int prune = 1;
     for (int k = 0; k < corners; ++k) prune &= w[k] >= 0 && w[k] <= 1;
     for (int j = i < 0 ? 0 : i + 1; j < points - 1; ++j) {

@@ -358,10 +358,7 @@ static int egm_tables(sim_run *s, int t, lcm_err *err)
         lcm_kernel_args a;
         period_args(s, &s->m->kernels[k], t, &a);
         a.flags = s->F_d; /* the table flags nothing */
-        for (int pass = 0; pass < ir_pre_passes(pre) && !rc; ++pass) {
-            if (pass) rc = s->be->barrier(s->be, err); /* a pass reads the one before */
-            if (!rc) rc = s->be->launch_table(s->be, k, pass, &a, ir_pre_launch(pre, pass, 1), r, err);
-        }
+        rc = lcm_worker_table(s->w, k, &a, 1, r, err);
         any = 1;
     }
     return !rc && any ? s->be->barrier(s->be, err) : rc;

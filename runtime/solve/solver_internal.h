@@ -115,6 +115,10 @@ void lcm_worker_free(lcm_worker *w);
  * into a device and its panel cells come home (sim/simulate.c,
  * solve/memory.c). */
 #define LCM_SIM_STAGE_BYTES ((size_t)16 << 20)
+/* Queues the passes of kernel k's continuation table (ir/precompute.h)
+ * for `states` states of its regime on a queue, a barrier between passes
+ * (a pass reads the one before); timed alone when profiling. */
+int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int queue, lcm_err *err);
 /* Gives back the simulation buffers a worker keeps (sim/simulate.c). */
 void lcm_sim_buffers_free(lcm_worker *w);
 /* The host and backend bytes of the simulation buffers a worker keeps: the

@@ -380,6 +380,17 @@ static int launch_one(lcm_worker *w, int table, int k, const lcm_kernel_args *a,
     return rc;
 }
 
+int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int queue, lcm_err *err)
+{
+    const ir_pre *pre = &w->pre[k];
+    int rc = 0;
+    for (int pass = 0; pass < ir_pre_passes(pre) && !rc; ++pass) {
+        if (pass) rc = w->backend->barrier(w->backend, err); /* a pass reads the one before */
+        if (!rc) rc = launch_one(w, 1 + pass, k, a, ir_pre_launch(pre, pass, states), queue, err);
+    }
+    return rc;
+}
+
 /* Launches regime r's kernel of period t over the worker's block of its
  * sharded states, one launch per chunk of its splayed states. */
 static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_err *err)
@@ -398,10 +409,7 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
     for (long long tile = 0, tiles = ir_layout_tiles(L); tile < tiles; ++tile) {
         ir_layout_tile(L, tile, a->chunk);
         int rc = 0;
-        for (int pass = 0; table && (tile == 0 || pre->splayed) && pass < ir_pre_passes(pre) && !rc; ++pass) {
-            if (pass) rc = w->backend->barrier(w->backend, err); /* a pass reads the one before */
-            if (!rc) rc = launch_one(w, 1 + pass, k, a, ir_pre_launch(pre, pass, hi - lo), r, err);
-        }
+        if (table && (tile == 0 || pre->splayed)) rc = lcm_worker_table(w, k, a, hi - lo, r, err);
         if (!rc) rc = launch_one(w, 0, k, a, ir_layout_launch_size(L, hi - lo, a->chunk), r, err);
         if (rc) return rc;
     }
