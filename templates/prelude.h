@@ -586,4 +586,3 @@ LCM_DEVICE int lcm_probs_ok(const real *p, int n)
     }
     return LCM_ABS(sum - (real)1) <= LCM_PROB_TOL;
 }
-

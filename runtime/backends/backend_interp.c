@@ -241,10 +241,8 @@ static int interp_launch(interp_backend *b, int kernel, const lcm_kernel_args *c
         p.vals = lcm_xcalloc(r->nnodes + 1, sizeof *p.vals);
 #pragma omp for schedule(dynamic, 4)
         for (lcm_index i = 0; i < n; ++i) {
-            if (sim) {
-                if (LCM_SIM_STEPS(sim, i, args->period)) sim_subject(b, &p, args, sim, (int)i);
-            }
-            else solve_state(&p, args, ir_layout_state(&b->states[r->id], args->shard_lo, args->chunk, i));
+            if (!sim) solve_state(&p, args, ir_layout_state(&b->states[r->id], args->shard_lo, args->chunk, i));
+            else if (LCM_SIM_STEPS(sim, i, args->period)) sim_subject(b, &p, args, sim, (int)i);
         }
         free(p.vals);
     }

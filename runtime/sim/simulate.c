@@ -411,22 +411,36 @@ enum { IN_STATES, IN_REGIMES, IN_STARTS, IN_ZEROS };      /* ways in */
  * regime, 1 the value, 2 .. 1 + ns the states by slot, then the actions */
 enum { HOME_LIVED = -1 };
 
+/* Copies `bytes` on the host threads, in blocks of 1 MiB. */
+static void copy_on_threads(const sim_run *s, void *to, const void *from, size_t bytes)
+{
+    const size_t block = (size_t)1 << 20, blocks = (bytes + block - 1) / block;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (size_t b = 0; b < blocks; ++b)
+        memcpy((char *)to + b * block, (const char *)from + b * block, b + 1 < blocks ? block : bytes - b * block);
+}
+
 /* Elements [lo, hi) of way in `what` for the batch at b0, into `to`. */
 static void give_piece(const sim_run *s, lcm_index b0, int what, size_t lo, size_t hi, void *to)
 {
     const double *x = s->x + (size_t)b0 * (size_t)s->ns;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (size_t q = lo; q < hi; ++q) {
-        lcm_index i = b0 + (lcm_index)q;
-        switch (what) {
-        case IN_STATES:
-            if (s->rb == 8) ((double *)to)[q - lo] = x[q];
-            else ((float *)to)[q - lo] = (float)x[q];
+    int *ints = to;
+    float *f32 = to;
+    switch (what) {
+    case IN_STATES:
+        if (s->rb == 8) {
+            copy_on_threads(s, to, x + lo, (hi - lo) * sizeof *x);
             break;
-        case IN_REGIMES: ((int *)to)[q - lo] = s->mine[i] ? s->regime[i] : -1; break;
-        case IN_STARTS: ((int *)to)[q - lo] = s->start[i]; break;
-        default: ((int *)to)[q - lo] = 0;
         }
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (size_t q = lo; q < hi; ++q) f32[q - lo] = (float)x[q];
+        break;
+    case IN_REGIMES:
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (size_t q = lo; q < hi; ++q) ints[q - lo] = s->mine[b0 + (lcm_index)q] ? s->regime[b0 + (lcm_index)q] : -1;
+        break;
+    case IN_STARTS: copy_on_threads(s, to, s->start + b0 + (lcm_index)lo, (hi - lo) * sizeof *s->start); break;
+    default: memset(to, 0, (hi - lo) * sizeof(int));
     }
 }
 
@@ -436,18 +450,25 @@ static void give_piece(const sim_run *s, lcm_index b0, int what, size_t lo, size
 static void take_piece(sim_run *s, lcm_index b0, int what, size_t lo, size_t hi, const void *from, int all_mine)
 {
     lcm_panel *p = s->p;
-    size_t T = (size_t)s->T, ns = (size_t)s->ns, first = what == HOME_LIVED ? (size_t)b0 : (size_t)b0 * T;
-    double *to = NULL; /* a real column: value, the states, the actions */
-    if (what == 1) to = p->value;
-    else if (what >= 2 && (size_t)what < 2 + ns) to = p->x[what - 2];
-    else if (what >= 2) to = p->act[(size_t)what - 2 - ns];
+    size_t T = (size_t)s->T, ns = (size_t)s->ns, per_row = what == HOME_LIVED ? 1 : T;
+    void *to; /* the destination of element q is to[q] */
+    if (what == HOME_LIVED) to = s->len + b0;
+    else if (what == 0) to = p->regime + (size_t)b0 * T;
+    else if (what == 1) to = p->value + (size_t)b0 * T;
+    else if ((size_t)what < 2 + ns) to = p->x[what - 2] + (size_t)b0 * T;
+    else to = p->act[(size_t)what - 2 - ns] + (size_t)b0 * T;
+    int floats = what > 0 && s->rb == 4; /* float32 reals become float64 */
+    size_t width = what > 0 ? sizeof(double) : sizeof(int);
+    if (all_mine && !floats) {
+        copy_on_threads(s, (char *)to + lo * width, from, (hi - lo) * width);
+        return;
+    }
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (size_t q = lo; q < hi; ++q) {
-        if (!all_mine && !s->mine[b0 + (lcm_index)(what == HOME_LIVED ? q : q / T)]) continue;
-        if (what == HOME_LIVED) s->len[first + q] = ((const int *)from)[q - lo];
-        else if (what == 0) p->regime[first + q] = ((const int *)from)[q - lo];
-        else if (s->rb == 8) to[first + q] = ((const double *)from)[q - lo];
-        else to[first + q] = (double)((const float *)from)[q - lo];
+        if (!all_mine && !s->mine[b0 + (lcm_index)(q / per_row)]) continue;
+        if (floats) ((double *)to)[q] = (double)((const float *)from)[q - lo];
+        else if (width == sizeof(double)) ((double *)to)[q] = ((const double *)from)[q - lo];
+        else ((int *)to)[q] = ((const int *)from)[q - lo];
     }
 }
 

@@ -38,14 +38,14 @@ typedef struct run {
 } run;
 
 /* Solves and simulates the bundled subjects on `devices` workers. */
-static run solve_and_simulate(lcm_model *m, lcm_backend_kind backend, int devices)
+static run solve_and_simulate(lcm_model *m, lcm_backend_kind backend, int devices, int precision)
 {
     run r = {0};
     lcm_err err = {0};
     lcm_pvalue *p = NULL;
     lcm_initial *ic = NULL;
     lcm_solver *s = NULL;
-    lcm_solver_options o = {.backend = backend, .devices = devices};
+    lcm_solver_options o = {.backend = backend, .devices = devices, .precision = precision};
     lcm_sim_options so = {.seed = 4, .subject_batch_size = 13};
     char *init = test_path("tests/models/sharded.initial.csv");
     if (test_params("tests/models/sharded.params.lua", &p, &err) || lcm_initial_read(m, init, &ic, &err) ||
@@ -119,7 +119,7 @@ int main(void)
 {
     sharded_tables();
     lcm_model *plain = generate("0", "none");
-    run base = solve_and_simulate(plain, LCM_BACKEND_CPU, 1);
+    run base = solve_and_simulate(plain, LCM_BACKEND_CPU, 1, 64);
     const char *axes[] = {"1", "2"};
     const int devices[] = {2, 3, 7};
     for (int a = 0; a < 2; ++a) {
@@ -127,7 +127,7 @@ int main(void)
         for (int d = 0; d < 3; ++d)
             for (int b = LCM_BACKEND_CPU; b <= LCM_BACKEND_INTERP; b += LCM_BACKEND_INTERP - LCM_BACKEND_CPU) {
                 if (b == LCM_BACKEND_INTERP && d != 1) continue; /* the interpreter once: it is slow */
-                run r = solve_and_simulate(m, (lcm_backend_kind)b, devices[d]);
+                run r = solve_and_simulate(m, (lcm_backend_kind)b, devices[d], 64);
                 double dv = test_max_rel_diff(r.sol, base.sol), dp = test_panel_diff(r.panel, base.panel);
                 printf("%s sharded state(s) on %d workers (%s): V differs by %g, panel by %g\n", axes[a], devices[d],
                        b == LCM_BACKEND_CPU ? "cpu" : "interp", dv, dp);
@@ -135,12 +135,19 @@ int main(void)
                 CHECK(dp == 0);
                 release(&r);
             }
+        if (a == 1) { /* float32: each worker's cells come home (simulate.c), its own subjects only */
+            run one = solve_and_simulate(m, LCM_BACKEND_CPU, 1, 32), three = solve_and_simulate(m, LCM_BACKEND_CPU, 3, 32);
+            double dp = test_panel_diff(three.panel, one.panel);
+            printf("2 sharded states, float32: 3 workers against 1, panel by %g\n", dp);
+            CHECK(dp == 0 && lcm_panel_rows(three.panel) == lcm_panel_rows(one.panel));
+            release(&one), release(&three);
+        }
         lcm_model_free(m);
     }
     const char *splays[] = {"wealth", "health", "kind"};
     for (int k = 0; k < 3; ++k) {
         lcm_model *m = generate("0", splays[k]);
-        run r = solve_and_simulate(m, LCM_BACKEND_CPU, 1);
+        run r = solve_and_simulate(m, LCM_BACKEND_CPU, 1, 64);
         double dv = test_max_rel_diff(r.sol, base.sol);
         printf("batch_size on %s: V differs by %g\n", splays[k], dv);
         CHECK(dv == 0);
@@ -150,7 +157,7 @@ int main(void)
     }
     /* splay and shard together, on the interpreter too */
     lcm_model *both = generate("2", "wealth");
-    run r = solve_and_simulate(both, LCM_BACKEND_INTERP, 3);
+    run r = solve_and_simulate(both, LCM_BACKEND_INTERP, 3, 64);
     CHECK(test_max_rel_diff(r.sol, base.sol) == 0);
     release(&r);
     lcm_model_free(both);
