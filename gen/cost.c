@@ -137,7 +137,7 @@ static double *kernel_values(const emitter *e, const double *params)
     return vals;
 }
 
-int lcm_kernel_cost_of(const ir_model *m, int k, int precision, int gpu, const double *params, lcm_kernel_cost *out,
+int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, lcm_kernel_cost *out,
                        lcm_err *err)
 {
     *out = (lcm_kernel_cost){0};
@@ -150,14 +150,14 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, int gpu, const d
     int rc = emitter_kernel_open(&e, m, &lo.L, &lo.V, &lo.S, &m->kernels[k], &lay, &names, err);
     double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
     for (size_t i = 0; !rc && i < e.r->nnodes; ++i) {
-        if (!e.needed[i] || (e.gpu_only[i] && !gpu) || e.next_only[i]) continue; /* next states: in the table */
+        if (!e.needed[i] || e.terms_only[i] || e.next_only[i]) continue; /* next states: in the table */
         double w = per_pair(&e, e.lvl[i]);
-        if (e.tabled[i] && !gpu) out->bytes += rb * w; /* the CPU reads it from the launch's action terms */
+        if (e.tabled[i]) out->bytes += rb * w; /* read from the launch's action terms */
         else node_cost(&e, vals, (int)i, rb, w, out);
     }
     free(vals);
     if (!rc) out->compare += 2; /* the running best: Q against it, then the feasibility the update needs */
-    out->footprint = gpu ? 0 : e.nat * rb;
+    out->footprint = e.nat * rb;
     if (!rc && !e.k->last && e.pre.active) {
         out->table = 1;
         out->bytes += rb + 1; /* the entry and its flag byte */

@@ -5,9 +5,8 @@
  * The count follows the emitter's own analysis (emit.c): the nodes the
  * kernel needs, each at the loop its inputs put it in, weighted by how
  * often that loop runs per pair (a node of the outer of two action loops
- * counts 1/n of the inner loop's n actions); what the CPU reads from the
- * action terms counts as a load, what the GPU computes in their place as
- * what it is.  The continuation is either one entry of
+ * counts 1/n of the inner loop's n actions); what the body reads from the
+ * launch's action terms counts as a load.  The continuation is either one entry of
  * the table (a real and its flag byte; the table's own launch is timed
  * apart) or computed in the body: then the cells of the next states, the
  * corners of the interpolation and the next V it reads, over the Markov
@@ -32,13 +31,11 @@ typedef struct lcm_kernel_cost {
     int inline_continuation; /* ... or computed per pair in the body */
 } lcm_kernel_cost;
 
-/* Kernel k of a planned model, for reals of `precision` bits (64 or 32),
- * as the CPU computes it or (gpu) the GPU, which has no action terms.
+/* Kernel k of a planned model, for reals of `precision` bits (64 or 32).
  * With the parameters (the flat buffer; NULL: not known) a power or a
  * quotient whose exponent or divisor only parameters decide is counted as
  * what that value makes it (a product at 2, a division at -1, ...), as the
  * solve does it (arith.h). */
-int lcm_kernel_cost_of(const ir_model *m, int k, int precision, int gpu, const double *params, lcm_kernel_cost *out,
-                       lcm_err *err);
+int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, lcm_kernel_cost *out, lcm_err *err);
 
 #endif

@@ -98,13 +98,16 @@ static void mark_continuation(emitter *e)
 /* ---- action terms ---------------------------------------------------------
  * A term that only one action's value decides, log(consumption) say, is the
  * same at every state: a simulation of a million subjects computed it for
- * each subject and action.  On the CPU the launch computes it once per
- * action into lcm_at (the body's loops read it, a load the staged loop can
+ * each subject and action.  The launch computes it once per action into
+ * lcm_at and the body's loops read it (a load the staged loop can
  * vectorise), the same expression on the same operands: the same bits.  On
- * the GPU, where the launch is one state per thread, the body computes it
- * as before.  Only terms with a call or a division in them are worth a
- * load; none that reads a parameter at a computed index (the table covers
- * infeasible actions too, where that index need not be in range). */
+ * the CPU lcm_at is on the launch's stack (action_terms_build); on the GPU
+ * it is a buffer of the backend that the kernel <symbol>_terms fills before
+ * each launch (kernel_abi.h, lcm_kernel_args.terms; its length is the
+ * kernel's `terms` in the manifest).  Only terms with a call or a division
+ * in them are worth a load; none that reads a parameter at a computed index
+ * (the table covers infeasible actions too, where that index need not be
+ * in range). */
 enum { AT_MAX = 4096 }; /* lcm_at's entries: 32 KiB of the launch's stack */
 
 /* A library call the C compiler does not vectorise (the staged loop has none). */
@@ -124,19 +127,19 @@ static int costly_op(ir_op op)
     }
 }
 
-/* Marks node id the CPU body computes or reads, not looking past a tabled term. */
-static void mark_cpu(emitter *e, char *cpu, int id)
+/* Marks node id the body computes or reads, not looking past a tabled term. */
+static void mark_body(emitter *e, char *body, int id)
 {
-    if (id < 0 || cpu[id]) return;
-    cpu[id] = 1;
+    if (id < 0 || body[id]) return;
+    body[id] = 1;
     if (e->tabled[id]) return;
-    for (int a = 0; a < e->r->nodes[id].nargs; ++a) mark_cpu(e, cpu, e->r->nodes[id].args[a]);
+    for (int a = 0; a < e->r->nodes[id].nargs; ++a) mark_body(e, body, e->r->nodes[id].args[a]);
 }
 
-/* Whether the CPU body computes node id itself. */
-static int cpu_computes(const emitter *e, int id)
+/* Whether the body computes node id itself. */
+static int body_computes(const emitter *e, int id)
 {
-    return e->needed[id] && !(e->tabled && (e->tabled[id] || e->gpu_only[id]));
+    return e->needed[id] && !(e->tabled && (e->tabled[id] || e->terms_only[id]));
 }
 
 static void plan_action_terms(emitter *e)
@@ -146,7 +149,7 @@ static void plan_action_terms(emitter *e)
     /* act[i]: the one action node i depends on (-1: none); -2: a state, a
      * second action, E_next_V or a computed index, so not a term */
     int *act = lcm_xcalloc(n + 1, sizeof *act);
-    char *costly = lcm_xcalloc(n + 1, 1), *outside = lcm_xcalloc(n + 1, 1), *cpu = lcm_xcalloc(n + 1, 1);
+    char *costly = lcm_xcalloc(n + 1, 1), *outside = lcm_xcalloc(n + 1, 1), *body = lcm_xcalloc(n + 1, 1);
     for (size_t i = 0; i < n; ++i) {
         const ir_node *nd = &r->nodes[i];
         switch (nd->op) {
@@ -178,9 +181,9 @@ static void plan_action_terms(emitter *e)
         e->nat += len;
     }
     for (size_t i = 0; i < n; ++i)
-        if (e->root[i]) mark_cpu(e, cpu, (int)i);
-    for (size_t i = 0; i < n; ++i) e->gpu_only[i] = e->needed[i] && !cpu[i];
-    free(act), free(costly), free(outside), free(cpu);
+        if (e->root[i]) mark_body(e, body, (int)i);
+    for (size_t i = 0; i < n; ++i) e->terms_only[i] = e->needed[i] && !body[i];
+    free(act), free(costly), free(outside), free(body);
 }
 
 /* With a table, the staged loop reads the continuation from it: what only
@@ -296,9 +299,16 @@ static weight_text process_weight(int g, int s, int n, const char *k)
     return w;
 }
 
+/* Whether the GPU also keeps an AR(1) row's n weights in pw (the CPU
+ * always does): not where the body reads a table, which makes the inline
+ * continuation the rare path (the weights' registers, live through the
+ * action loop for it, cost FVV 2018's kernel a third of its speed on an
+ * H200), nor beyond the registers 16 of them take. */
+static int gpu_keeps_weights(const emitter *e, int n) { return !reads_table(e) && n <= 16; }
+
 /* A process's transition matrix and, for an AR(1) process, the cell of the
- * current value on its grid (its row of the matrix) and, on the CPU, that
- * row's weights. */
+ * current value on its grid (its row of the matrix) and that row's
+ * weights: once per state, not once per action (weight_loop). */
 static void process_weights(emitter *e, int g, int s, const ir_next *nx)
 {
     const ir_regime *tr = &e->m->regimes[g];
@@ -311,11 +321,11 @@ static void process_weights(emitter *e, int g, int s, const ir_next *nx)
     emit_line(e, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d); /* %s */", g, s, nx->src, soff, n, from);
     emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
     if (e->flat) return;
-    /* On the CPU the row's weights once per state, not once per action (weight_loop) */
-    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    int cpu_only = !gpu_keeps_weights(e, n);
+    if (cpu_only) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     emit_line(e, "real pw%d_%d[%d];", g, s, n);
     emit_line(e, "for (int k = 0; k < %d; ++k) pw%d_%d[k] = %s;", n, g, s, process_weight(g, s, n, "k").s);
-    lcm_sb_puts(e->b, "#endif\n");
+    if (cpu_only) lcm_sb_puts(e->b, "#endif\n");
 }
 
 /* A Markov state's probabilities and their check. */
@@ -404,16 +414,15 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
     emit_open(e, "for (int k%d = 0; k%d < %d; ++k%d) {", s, s, n, s);
     if (nx->kind == NEXT_MARKOV || nx->src < 0) {
         emit_line(e, "const real w%d = %spm%d_%d[k%d];", s, w, g, s, s);
-    } else { /* an AR(1) row: on the CPU read from pw (process_weights); the table's entry has one action */
+    } else { /* an AR(1) row: read from pw (process_weights) or, in the table's entry (one action), computed */
         char k[16];
         snprintf(k, sizeof k, "k%d", s);
-        if (!e->flat) {
-            lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-            emit_line(e, "const real w%d = %spw%d_%d[k%d];", s, w, g, s, s);
-            lcm_sb_puts(e->b, "#else\n");
-        }
-        emit_line(e, "const real w%d = %s%s;", s, w, process_weight(g, s, n, k).s);
-        if (!e->flat) lcm_sb_puts(e->b, "#endif\n");
+        int read = !e->flat, computed = e->flat || !gpu_keeps_weights(e, n);
+        if (read && computed) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        if (read) emit_line(e, "const real w%d = %spw%d_%d[k%d];", s, w, g, s, s);
+        if (read && computed) lcm_sb_puts(e->b, "#else\n");
+        if (computed) emit_line(e, "const real w%d = %s%s;", s, w, process_weight(g, s, n, k).s);
+        if (read && computed) lcm_sb_puts(e->b, "#endif\n");
     }
     lcm_assert(e->staged <= 0 || outer < 0); /* stages_inline: one loop */
     if (e->staged <= 0) emit_line(e, "if (w%d == 0) continue;", s);
@@ -658,8 +667,8 @@ static void action_loop(emitter *e, int j)
     else emit_line(e, "const lcm_index ai%d = ai%d * %d;", j, j - 1, n);
 }
 
-/* A node's declaration; on the CPU a tabled action term is read from the
- * launch's lcm_at (the GPU computes it).  The staged loop is the CPU's alone. */
+/* A node's declaration; a tabled action term is read from the launch's
+ * lcm_at. */
 static void declare_node(emitter *e, int id)
 {
     if (!(e->tabled && e->tabled[id])) {
@@ -667,29 +676,20 @@ static void declare_node(emitter *e, int id)
         return;
     }
     int j = e->lvl[id] - LVL_ACTION0;
-    if (e->staged <= 0) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
-    if (e->staged > 0) return;
-    lcm_sb_puts(e->b, "#else\n");
-    emit_node_decl(e, id);
-    lcm_sb_puts(e->b, "#endif\n");
 }
 
 /* The nodes of a level: those before E (enext = 0) or after it, of them
- * those whose mark in `part` is `in_part` (all when part is NULL).  What
- * only tabled terms read is the GPU's alone: one #if around each run. */
+ * those whose mark in `part` is `in_part` (all when part is NULL); not
+ * those only tabled terms read, nor in the staged loop those only the next
+ * states need. */
 static void declare_level(emitter *e, int level, int enext, const char *part, int in_part)
 {
-    int gpu_run = 0;
     for (size_t i = 0; i < e->r->nnodes; ++i) {
         if (!e->needed[i] || e->lvl[i] != level || e->has_enext[i] != enext || (part && part[i] != in_part)) continue;
-        int gpu_only = e->gpu_only && e->gpu_only[i];
-        if ((gpu_only || (e->next_only && e->next_only[i])) && e->staged > 0) continue;
-        if (gpu_only != gpu_run) lcm_sb_puts(e->b, gpu_only ? "#if defined(__CUDACC__)\n" : "#endif\n");
-        gpu_run = gpu_only;
+        if ((e->terms_only && e->terms_only[i]) || (e->next_only && e->next_only[i] && e->staged > 0)) continue;
         declare_node(e, (int)i);
     }
-    if (gpu_run) lcm_sb_puts(e->b, "#endif\n");
 }
 
 /* Marks in `into` the nodes of `level` that a constraint of that level or
@@ -861,7 +861,7 @@ static int stages(const emitter *e)
     if (e->k->last || reads_table(e) ? n < STAGE_MIN : n < STAGE_MIN_INLINE || !stages_inline(e)) return 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
-        if (!cpu_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
+        if (!body_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
         if (call_op(n->op)) return 0;
         switch (n->op) {
         case OP_PIDX: /* no computed index */
@@ -889,7 +889,7 @@ static void staged_guard(emitter *e)
     e->staged = 1;
     for (size_t i = 0; i < r->nnodes; ++i) {
         int id = (int)i;
-        if (!cpu_computes(e, id) || !emit_reduced(e, id)) continue;
+        if (!body_computes(e, id) || !emit_reduced(e, id)) continue;
         const char *y = emit_num(e, r->nodes[i].args[1]);
         if (r->nodes[i].op == OP_POW) {
             emit_line(e, "const int pk%d = lcm_pow_kind(%s);", id, y);
@@ -1092,22 +1092,20 @@ static void table_decode(emitter *e)
     }
 }
 
-/* The CPU launch's lcm_at: for each action with tabled terms, a loop over
- * its values computing them (and what they read, of the launch's nodes
- * first) as the body would.  Empty when nothing is tabled. */
-static void action_terms_build(const emitter *e, lcm_sb *out)
+/* The loops that fill lcm_at: for each action with tabled terms, a loop
+ * over its values, from `first` in steps of `step` (all of them on the
+ * CPU, a thread's share on the GPU), computing them (and what they read,
+ * of the launch's nodes first) as the body would. */
+static void action_term_loops(const emitter *e, lcm_sb *out, int depth, const char *first, const char *step)
 {
-    if (!e->nat) return;
     const ir_regime *r = e->r;
     emitter t = *e;
     t.b = out;
-    t.depth = 1;
-    t.tabled = t.gpu_only = NULL;
+    t.depth = depth;
+    t.tabled = t.terms_only = NULL;
     t.needed = lcm_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i)
         if (e->tabled[i]) emit_mark(&t, (int)i);
-    emit_line(&t, "real lcm_at[%d]; /* the action terms, once per launch (emit.c, \"action terms\") */", e->nat);
-    emit_open(&t, "{");
     emit_line(&t, "LCM_UNUSED const real *LCM_RESTRICT P = (const real *)a->params;");
     emit_line(&t, "LCM_UNUSED const real *LCM_RESTRICT G = (const real *)a->grids;");
     for (size_t i = 0; i < r->nnodes; ++i)
@@ -1117,7 +1115,8 @@ static void action_terms_build(const emitter *e, lcm_sb *out)
         for (size_t i = 0; i < r->nnodes; ++i) any |= e->tabled[i] && e->lvl[i] == LVL_ACTION0 + j;
         if (!any) continue;
         int n = r->actions[j].grid.n;
-        emit_open(&t, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, n, j, r->actions[j].name);
+        emit_open(&t, "for (int i%d = %s; i%d < %d; i%d += %s) { /* action %s */", j, first, j, n, j, step,
+                  r->actions[j].name);
         emit_action_value(&t, j, 'i');
         for (size_t i = 0; i < r->nnodes; ++i)
             if (t.needed[i] && e->lvl[i] == LVL_ACTION0 + j) emit_node_decl(&t, (int)i);
@@ -1126,8 +1125,26 @@ static void action_terms_build(const emitter *e, lcm_sb *out)
                 emit_line(&t, "lcm_at[%d + i%d] = %s;", e->at_off[i], j, emit_name(&t, (int)i));
         emit_close(&t);
     }
-    emit_close(&t);
     free(t.needed);
+}
+
+/* The CPU launch's lcm_at, on its stack (cpu), and the GPU's kernel
+ * <symbol>_terms that fills lcm_kernel_args.terms before each launch
+ * (gpu).  Both empty when nothing is tabled. */
+static void action_terms_build(const emitter *e, lcm_sb *cpu, lcm_sb *gpu)
+{
+    if (!e->nat) return;
+    lcm_sb_printf(cpu, "    real lcm_at[%d]; /* the action terms, once per launch (emit.c, \"action terms\") */\n", e->nat);
+    lcm_sb_puts(cpu, "    {\n");
+    action_term_loops(e, cpu, 2, "0", "1");
+    lcm_sb_puts(cpu, "    }\n");
+    lcm_sb_printf(gpu, "/* The launch's action terms (emit.c, \"action terms\"): %d reals, by the threads of the grid. */\n"
+                       "LCM_EXTERN __global__ void %s_terms(const lcm_kernel_args args)\n{\n", e->nat, e->k->symbol);
+    lcm_sb_puts(gpu, "    const lcm_kernel_args *LCM_RESTRICT a = &args;\n"
+                     "    real *LCM_RESTRICT lcm_at = (real *)a->terms;\n"
+                     "    const int first = (int)(blockIdx.x * blockDim.x + threadIdx.x), step = (int)(gridDim.x * blockDim.x);\n");
+    action_term_loops(e, gpu, 1, "first", "step");
+    lcm_sb_puts(gpu, "}\n\n");
 }
 
 /* The table entry of a kernel (templates/table.c.in): entry j's read
@@ -1138,7 +1155,7 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     const ir_regime *r = e->r;
     emitter f = *e;
     f.flat = 1;
-    f.root = f.tabled = f.gpu_only = NULL;
+    f.root = f.tabled = f.terms_only = NULL;
     f.depth = 1;
     f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
     f.needed = lcm_xcalloc(r->nnodes + 1, 1);
@@ -1215,7 +1232,7 @@ int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, 
     e->has_enext = lcm_xcalloc(r->nnodes + 1, 1);
     e->root = lcm_xcalloc(r->nnodes + 1, 1);
     e->tabled = lcm_xcalloc(r->nnodes + 1, 1);
-    e->gpu_only = lcm_xcalloc(r->nnodes + 1, 1);
+    e->terms_only = lcm_xcalloc(r->nnodes + 1, 1);
     e->at_off = lcm_xcalloc(r->nnodes + 1, sizeof *e->at_off);
     e->next_only = lcm_xcalloc(r->nnodes + 1, 1);
     return analyze(e, err);
@@ -1223,22 +1240,23 @@ int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, 
 
 void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names)
 {
-    free(e->lvl), free(e->needed), free(e->has_enext), free(e->root), free(e->tabled), free(e->gpu_only), free(e->at_off);
+    free(e->lvl), free(e->needed), free(e->has_enext), free(e->root), free(e->tabled), free(e->terms_only), free(e->at_off);
     free(e->next_only);
     emit_names_free(names);
     ir_state_layout_free(lay);
 }
 
+/* Kernel k's text; *nterms: its action terms' length (emit.c, "action terms"). */
 static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
-                       const ir_kernel *k, int lines, lcm_sb *out, lcm_err *err)
+                       const ir_kernel *k, int lines, lcm_sb *out, int *nterms, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
     ir_state_layout lay;
     emit_names names;
     emitter e;
-    lcm_sb body, decode, what, state_names, load, state, order, table, at_build;
+    lcm_sb body, decode, what, state_names, load, state, order, table, at_build, at_kernel;
     lcm_sb_init(&body), lcm_sb_init(&decode), lcm_sb_init(&what), lcm_sb_init(&state_names), lcm_sb_init(&load), lcm_sb_init(&state);
-    lcm_sb_init(&order), lcm_sb_init(&table), lcm_sb_init(&at_build);
+    lcm_sb_init(&order), lcm_sb_init(&table), lcm_sb_init(&at_build), lcm_sb_init(&at_kernel);
     char nx[32], step[128];
     snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
     lcm_step_symbol(m, r->id, step, sizeof step);
@@ -1265,9 +1283,10 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     taste_holes_build(r, &th);
     egm_holes eh;
     emit_egm_holes(r, &eh);
-    action_terms_build(&e, &at_build);
+    action_terms_build(&e, &at_build, &at_kernel);
+    *nterms = e.nat;
     const char *at_param = e.nat ? ", LCM_UNUSED const real *LCM_RESTRICT lcm_at" : "";
-    const char *at_pass = e.nat ? ", lcm_at" : "", *at_none = e.nat ? ", (const real *)0" : "";
+    const char *at_pass = e.nat ? ", lcm_at" : "", *at_gpu = e.nat ? ", (const real *)args.terms" : "";
     const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", state_names.s,
                         "body", emit_fragment(&body), "nx", nx, "decode", emit_fragment(&decode),
                         "load", emit_fragment(&load), "step", step, "state_of", state.s,
@@ -1275,14 +1294,14 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
                         "choices_param", th.param, "choices_pass", th.pass, "choices_args", th.args,
                         "choices_decl4", th.decl4, "choices_decl8", th.decl8, "reduce_smooth4", th.reduce_smooth4,
                         "smooth8", th.smooth8, "draw_cpu", th.draw_cpu, "draw_gpu", th.draw_gpu,
-                        "at_param", at_param, "at_pass", at_pass, "at_none", at_none,
-                        "at_build", at_build.s ? at_build.s : "", "egm_param", eh.param, "egm_pass", eh.pass,
+                        "at_param", at_param, "at_pass", at_pass, "at_gpu", at_gpu,
+                        "at_build", at_build.s ? at_build.s : "", "at_kernel", at_kernel.s ? at_kernel.s : "", "egm_param", eh.param, "egm_pass", eh.pass,
                         "egm_decl4", eh.decl4, "egm_decl8", eh.decl8, "egm_store4", eh.store4, "egm_store8", eh.store8,
                         "egm_step", eh.step, NULL};
     rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
 done:
     lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);
-    lcm_sb_free(&order), lcm_sb_free(&table), lcm_sb_free(&at_build);
+    lcm_sb_free(&order), lcm_sb_free(&table), lcm_sb_free(&at_build), lcm_sb_free(&at_kernel);
     emitter_kernel_close(&e, &lay, &names);
     return rc;
 }
@@ -1315,7 +1334,7 @@ void emit_layouts_free(emit_layouts *l)
 }
 
 /* The simulation steps of the regimes that have kernels, then the kernels. */
-static int emit_regimes(const ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
+static int emit_regimes(ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
 {
     emit_layouts lo;
     emit_layouts_build(m, &lo);
@@ -1326,13 +1345,14 @@ static int emit_regimes(const ir_model *m, const lcm_emit_options *opt, lcm_sb *
         if (used) LCM_CHECK_GOTO(lcm_emit_step(m, &lo.L, &lo.V, r, lines, out, err), rc, done);
     }
     for (int k = 0; k < m->nkernels; ++k)
-        LCM_CHECK_GOTO(emit_kernel(m, &lo.L, &lo.V, &lo.S, &m->kernels[k], lines, out, err), rc, done);
+        LCM_CHECK_GOTO(emit_kernel(m, &lo.L, &lo.V, &lo.S, &m->kernels[k], lines, out, &m->kernels[k].nterms, err), rc,
+                       done);
 done:
     emit_layouts_free(&lo);
     return rc;
 }
 
-int lcm_emit_source(const ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
+int lcm_emit_source(ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
 {
     lcm_sb src;
     lcm_sb_init(&src);

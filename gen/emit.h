@@ -19,8 +19,9 @@ typedef struct lcm_emit_options {
     int line_directives;
 } lcm_emit_options;
 
-/* m must have its kernels planned (analyze.h); opt may be NULL (defaults). */
-int lcm_emit_source(const ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err);
+/* m must have its kernels planned (analyze.h); opt may be NULL (defaults).
+ * Records each kernel's nterms, which the manifest carries to the runtime. */
+int lcm_emit_source(ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err);
 
 /* Emits `real name(const real *x, const real *P)` evaluating one node of a
  * regime DAG whose leaves are read as: state i -> x[i], action j ->

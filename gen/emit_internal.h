@@ -43,12 +43,12 @@ typedef struct emitter {
     int flat;     /* emitting the table's entry: every node at level -1, no loops */
     int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit.c, "staged"), -1 the plain one beside it */
     int egm_table; /* emitting an EGM regime's endogenous grid (emit_egm.c): continuations read marginal values */
-    /* Action terms (emit.c, "action terms"): on the CPU, a term that only
-     * one action's value decides (log(consumption)) is read from lcm_at,
-     * which the launch fills once; NULL in the table entry and the steps. */
+    /* Action terms (emit.c, "action terms"): a term that only one action's
+     * value decides (log(consumption)) is read from lcm_at, which the
+     * launch fills once; NULL in the table entry and the steps. */
     char *root;     /* the nodes the kernel uses: Q, utility, constraints, continuation */
-    char *tabled;   /* a term read from lcm_at[at_off[id] + i<action>] on the CPU */
-    char *gpu_only; /* a node only a tabled term reads: computed on the GPU alone */
+    char *tabled;   /* a term read from lcm_at[at_off[id] + i<action>] */
+    char *terms_only; /* a node only a tabled term reads: computed where lcm_at is filled */
     int *at_off;
     int nat;        /* lcm_at's length */
     char *next_only; /* with a table: a node only next states need, which the staged loop leaves out */

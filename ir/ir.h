@@ -212,6 +212,7 @@ typedef struct ir_kernel {
     int *inactive;
     int last; /* the kernel of a terminal regime (no continuation) */
     int par;  /* the action whose loop GPU threads split (-1: none) */
+    int nterms; /* reals of its launch's action terms (gen/emit.c; the GPU's <symbol>_terms fills them) */
 } ir_kernel;
 
 typedef struct ir_option {

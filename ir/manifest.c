@@ -176,7 +176,8 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
     }
     for (int k = 0; k < m->nkernels; ++k) {
         const ir_kernel *kn = &m->kernels[k];
-        lcm_sb_printf(b, "kernel %s %s last %d par %d", kn->symbol, m->regimes[kn->regime].name, kn->last, kn->par);
+        lcm_sb_printf(b, "kernel %s %s last %d par %d terms %d", kn->symbol, m->regimes[kn->regime].name, kn->last,
+                      kn->par, kn->nterms);
         put_ints(b, "targets", kn->targets, kn->ntargets);
         put_ints(b, "inactive", kn->inactive, kn->ninactive);
         lcm_sb_putc(b, '\n');
@@ -646,6 +647,9 @@ static int read_kernel(reader *rd, ir_model *m)
     if (!tok(rd, 5) || strcmp(tok(rd, 5), "par")) return bad(rd, "kernel needs par");
     if ((rc = get_int(rd, 6, &k->par))) return rc;
     if (k->par < -1 || k->par >= m->regimes[k->regime].nactions) return bad(rd, "bad parallel action");
+    if (!tok(rd, i) || strcmp(tok(rd, i++), "terms")) return bad(rd, "kernel needs terms");
+    if ((rc = get_int(rd, i++, &k->nterms))) return rc;
+    if (k->nterms < 0) return bad(rd, "bad action terms");
     if (!tok(rd, i) || strcmp(tok(rd, i++), "targets")) return bad(rd, "kernel needs targets");
     if ((rc = get_ints(rd, &i, &k->targets, &k->ntargets))) return rc;
     if (!tok(rd, i) || strcmp(tok(rd, i++), "inactive")) return bad(rd, "kernel needs inactive");

@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 9
+#define LCM_ABI_VERSION 10
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
@@ -59,6 +59,10 @@ typedef struct lcm_kernel_args {
      * period by regime id (EGM regimes), and of this one (0: not kept) */
     const void *m_next[LCM_MAX_REGIMES];
     void *m_out;
+    /* GPU: real[nterms] (ir_kernel), the launch's action terms, which the
+     * backend fills with <symbol>_terms before each launch of the kernel or
+     * its simulation step; a host backend's kernel fills its own (0 here) */
+    void *terms;
 } lcm_kernel_args;
 
 /* Simulation: a launch covers batch rows [0, n) and steps those in its

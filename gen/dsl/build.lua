@@ -1391,7 +1391,7 @@ function B.manifest(model, file, stem)
     end
   end
 
-  local out = { "lcm-manifest 1", "model " .. q(M.name), "file " .. q(file) }
+  local out = { "lcm-manifest 2", "model " .. q(M.name), "file " .. q(file) }
   for _, name in ipairs(opts.order) do out[#out + 1] = "option " .. name .. " " .. q(tostring(opts.read[name])) end
   local ages = {}
   for i, a in ipairs(M.ages) do ages[i] = num(a) end

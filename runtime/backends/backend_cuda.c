@@ -44,6 +44,9 @@ typedef struct cuda_backend {
     CUfunction record_fn;      /* lcm_sim_record (templates/sim_record.h) */
     CUfunction *table_fns;     /* [k * LCM_TABLE_PASSES + pass]: its table's passes, or NULL (ir/precompute.h) */
     int *table_block;          /* ... their threads per block */
+    CUfunction *terms_fns;     /* each kernel's <symbol>_terms, or NULL: it has no action terms */
+    void **terms;              /* ... the buffer they fill */
+    int *nterms;               /* ... of ir_kernel nterms reals */
     int *par_n;      /* points of each kernel's split action axis (1: none) */
     int *max_block;  /* threads per block each kernel (both entries) can launch with */
     int nqueues;
@@ -180,6 +183,22 @@ static int launch_on(cuda_backend *b, CUfunction fn, int kernel, lcm_index n, vo
     return 0;
 }
 
+/* Queues <symbol>_terms of a kernel that has action terms (emit.c,
+ * "action terms") ahead of its launch on the same queue, and points the
+ * launch's arguments at them. */
+static int queue_terms(cuda_backend *b, int kernel, lcm_kernel_args *a, int queue, lcm_err *err)
+{
+    if (!b->terms_fns[kernel]) return 0;
+    a->terms = b->terms[kernel];
+    void *params[] = {a};
+    unsigned threads = 128, blocks = (unsigned)((b->nterms[kernel] + threads - 1) / threads);
+    current(b);
+    b->dirty[queue] = 1;
+    CU(cuLaunchKernel(b->terms_fns[kernel], blocks, 1, 1, threads, 1, 1, 0, b->streams[queue], params, NULL),
+       "launching a kernel's action terms");
+    return 0;
+}
+
 static int cuda_launch(lcm_backend *base, int kernel, const lcm_kernel_args *args, lcm_index n, int queue,
                        lcm_err *err)
 {
@@ -187,7 +206,8 @@ static int cuda_launch(lcm_backend *base, int kernel, const lcm_kernel_args *arg
     lcm_kernel_args a = *args;
     lcm_index s_begin = 0, s_end = n;
     void *params[] = {&a, &s_begin, &s_end};
-    return launch_on(b, b->fns[kernel], kernel, n, params, queue, err);
+    int rc = n > 0 ? queue_terms(b, kernel, &a, queue, err) : 0;
+    return rc ? rc : launch_on(b, b->fns[kernel], kernel, n, params, queue, err);
 }
 
 /* One thread per table entry (or EGM block), in blocks of up to 128. */
@@ -219,7 +239,8 @@ static int cuda_launch_sim(lcm_backend *base, int kernel, const lcm_kernel_args 
     lcm_sim_args s = *sim;
     lcm_index count = n;
     void *params[] = {&a, &s, &count};
-    return launch_on(b, b->sim_fns[kernel], kernel, n, params, queue, err);
+    int rc = n > 0 ? queue_terms(b, kernel, &a, queue, err) : 0;
+    return rc ? rc : launch_on(b, b->sim_fns[kernel], kernel, n, params, queue, err);
 }
 
 static int cuda_launch_record(lcm_backend *base, const lcm_record_args *r, lcm_err *err)
@@ -403,7 +424,8 @@ static void cuda_destroy(lcm_backend *base)
         b->cu->cuDevicePrimaryCtxRelease(b->dev);
     }
     free(b->streams), free(b->events), free(b->stamps), free(b->dirty), free(b->fns), free(b->sim_fns);
-    free(b->par_n), free(b->max_block), free(b->table_fns), free(b->table_block);
+    free(b->par_n), free(b->max_block), free(b->table_fns), free(b->table_block), free(b->terms_fns), free(b->terms);
+    free(b->nterms);
     free(b->allocs), free(base->cache_entry), free(base->target);
     free(b);
 }
@@ -464,6 +486,9 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
     b->max_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
     b->table_fns = lcm_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->table_fns);
     b->table_block = lcm_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->table_block);
+    b->terms_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->terms_fns);
+    b->terms = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->terms);
+    b->nterms = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->nterms);
     /* which kernels have a table entry: the generator's plan (gen/emit.c
      * plans with the same shard), so no lookup of an entry that is not
      * there (a NOT_FOUND that compute-sanitizer reports as an error) */
@@ -488,6 +513,14 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
         LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&sim_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                                        b->sim_fns[k]), "asking a kernel's block size", err), rc, done);
         if (sim_block < b->max_block[k]) b->max_block[k] = sim_block;
+        if ((b->nterms[k] = kn->nterms) > 0) { /* the manifest says it has them: no lookup of one that is not there */
+            char terms_symbol[256];
+            snprintf(terms_symbol, sizeof terms_symbol, "%s_terms", kn->symbol);
+            LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->terms_fns[k], b->mod, terms_symbol), terms_symbol,
+                                 err), rc, done);
+            size_t bytes = (size_t)kn->nterms * (size_t)(b->base.precision / 8);
+            if (!(b->terms[k] = cuda_alloc(&b->base, bytes, err))) LCM_CHECK_GOTO(err->code, rc, done);
+        }
         for (int pass = 0; pre.active && pass < ir_pre_passes(&pre); ++pass) {
             int at = k * LCM_TABLE_PASSES + pass;
             lcm_table_symbol(kn->symbol, pass, table_symbol, sizeof table_symbol);

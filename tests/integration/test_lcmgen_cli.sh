@@ -11,7 +11,7 @@ export LCM_CACHE_DIR=$work/cache
 
 "$LCMGEN" "$SRC/models/tiny.lua" -o "$work/gen" -M "$work/gen.d"
 check "kernels.c written" "[ -s '$work/gen/kernels.c' ]"
-check "manifest written" "head -1 '$work/gen/manifest.lcm' | grep -q '^lcm-manifest 1'"
+check "manifest written" "head -1 '$work/gen/manifest.lcm' | grep -q '^lcm-manifest 2'"
 check "depfile names the outputs and the model" "grep -q 'kernels.c:' '$work/gen.d' && grep -q 'models/tiny.lua' '$work/gen.d'"
 before=$(stat -c %Y.%N "$work/gen/kernels.c" "$work/gen/manifest.lcm" | md5sum)
 sleep 1

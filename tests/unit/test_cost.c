@@ -1,6 +1,6 @@
 /* The roofline's parts: the cost model (gen/cost.h), per-pair counts of
- * two models small enough to count by hand, on the CPU and on the GPU,
- * with and without the parameters' values; and lcm_solver_profile, the
+ * two models small enough to count by hand, with and without the
+ * parameters' values; and lcm_solver_profile, the
  * time of each kernel's bodies and tables, which leaves the solve as it
  * was. */
 #include <stdlib.h>
@@ -21,7 +21,7 @@ static void set_param(const ir_model *m, double *buf, const char *name, double v
 
 typedef struct expect {
     const char *symbol;
-    int gpu, with_params;
+    int with_params;
     double arith, compare, divide, calls, bytes, footprint;
     int table, inline_continuation;
 } expect;
@@ -34,12 +34,12 @@ static void check_cost(const ir_model *m, const double *params, const expect *x)
     if (k == m->nkernels) return;
     lcm_kernel_cost c;
     lcm_err err = {0};
-    CHECK_OK(lcm_kernel_cost_of(m, k, 64, x->gpu, x->with_params ? params : NULL, &c, &err));
+    CHECK_OK(lcm_kernel_cost_of(m, k, 64, x->with_params ? params : NULL, &c, &err));
     CHECK_MSG(close_rel(c.arith, x->arith, 1e-12) && close_rel(c.compare, x->compare, 1e-12) &&
                   c.divide == x->divide && c.calls == x->calls && c.bytes == x->bytes && c.footprint == x->footprint &&
                   c.table == x->table && c.inline_continuation == x->inline_continuation,
-              "%s (gpu %d, parameters %d): arith %g compare %g divide %g calls %g bytes %g footprint %g table %d "
-              "inline %d; expected %g %g %g %g %g %g %d %d", x->symbol, x->gpu, x->with_params, c.arith, c.compare,
+              "%s (parameters %d): arith %g compare %g divide %g calls %g bytes %g footprint %g table %d "
+              "inline %d; expected %g %g %g %g %g %g %d %d", x->symbol, x->with_params, c.arith, c.compare,
               c.divide, c.calls, c.bytes, c.footprint, c.table, c.inline_continuation, x->arith, x->compare,
               x->divide, x->calls, x->bytes, x->footprint, x->table, x->inline_continuation);
 }
@@ -104,35 +104,35 @@ int main(void)
 {
     /* models/tiny.lua, period 0 (targets alive and dead), per consumption:
      * the action's point 2 arith; its utility c^(1-ra)/(1-ra) an action term
-     * (8 bytes from lcm_at) on the CPU, on the GPU c^-1 a division and /(-1)
-     * a negation, or without the parameters pow (a call) and a division;
-     * budget 1 compare; next wealth 3; H 2; the state's point 2/20; the best
-     * 2 compares.  The continuation inline: alive's next wealth on its
+     * (8 bytes from lcm_at, with or without the parameters); budget 1
+     * compare; next wealth 3; H 2; the state's point 2/20; the best 2
+     * compares.  The continuation inline: alive's next wealth on its
      * linspace (cell 3 + 2 compares, fraction 2 + a division + 2 points),
      * 2 corners (2 x 4 arith, 2 compares, 2 values), its weight 3 + 1
      * compare, its probability 2; dead, no states: one corner (2, 1, one
-     * value), weight 3 + 1, probability 2.  Footprint: next V 10 + 1 values,
-     * the 20 action terms on the CPU. */
+     * value), weight 3 + 1, probability 2.  Footprint: next V 10 + 1
+     * values, the 20 action terms. */
     static const expect tiny[] = {
-        {"lcm_k0_alive", 0, 1, 32.1, 10, 1, 0, 48, 248, 0, 1},
-        {"lcm_k0_alive", 1, 1, 33.1, 10, 2, 0, 40, 88, 0, 1},
-        {"lcm_k0_alive", 1, 0, 32.1, 10, 2, 1, 40, 88, 0, 1},
+        {"lcm_k0_alive", 1, 32.1, 10, 1, 0, 48, 248, 0, 1},
+        {"lcm_k0_alive", 0, 32.1, 10, 1, 0, 48, 248, 0, 1},
         /* period 1: dead's continuation reads no action, so it and beta * E
          * run once per launch: per pair the point, the action term, H's add,
          * budget and the best */
-        {"lcm_k1_alive", 0, 1, 2 + 0.1 + 1, 3, 0, 0, 8, 160 + 8, 0, 1},
-        {"lcm_k2_dead", 0, 1, 0, 2, 0, 0, 0, 0, 0, 0},
+        {"lcm_k1_alive", 1, 2 + 0.1 + 1, 3, 0, 0, 8, 160 + 8, 0, 1},
+        {"lcm_k2_dead", 1, 0, 2, 0, 0, 0, 0, 0, 0},
     };
     check_model("models/tiny.lua", tiny, (int)(sizeof tiny / sizeof *tiny));
     /* tests/models/staged_loop.lua: work (2) outside saving (160).  Per
      * saving: its point 2; consumption's - saving 1; c^-1 a division, /(-1)
-     * 1; - disutility * work 1; H 2 (next wealth is the table's); work *
-     * wage, + wealth and disutility * work once per work: 3/160; the state's
-     * point 2/320; two constraints and the best 4 compares; the continuation
-     * one table entry and its flag (9 bytes) of 160 (one per saving). */
+     * 1 (without the parameters pow, a call, and a division); - disutility
+     * * work 1; H 2 (next wealth is the table's); work * wage, + wealth and
+     * disutility * work once per work: 3/160; the state's point 2/320; two
+     * constraints and the best 4 compares; the continuation one table entry
+     * and its flag (9 bytes) of 160 (one per saving). */
     static const expect staged[] = {
-        {"lcm_k0_working", 0, 1, 7 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 9, 160 * 9, 1, 0},
-        {"lcm_k2_last", 0, 1, 5 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 0, 0, 0, 0},
+        {"lcm_k0_working", 1, 7 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 9, 160 * 9, 1, 0},
+        {"lcm_k0_working", 0, 6 + 3.0 / 160 + 2.0 / 320, 4, 1, 1, 9, 160 * 9, 1, 0},
+        {"lcm_k2_last", 1, 5 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 0, 0, 0, 0},
     };
     check_model("tests/models/staged_loop.lua", staged, (int)(sizeof staged / sizeof *staged));
     check_profile("models/tiny.lua", "models/tiny.params.lua", 0);

@@ -8,7 +8,7 @@
 #include "params_lua.h"
 
 static const char *MANIFEST =
-    "lcm-manifest 1\nmodel \"p\"\nages 3 0 1 2\n"
+    "lcm-manifest 2\nmodel \"p\"\nages 3 0 1 2\n"
     "param r f a 0\n"
     "param r g a 0\n"
     "param r f arr 1 2 h\n"
