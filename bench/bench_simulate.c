@@ -1,5 +1,6 @@
 /* bench_simulate.c - figures for simulating a panel: wall time of
- * lcm_simulate (median of repeats), subject-periods per second and peak
+ * lcm_simulate (median of repeats) and of lcm_simulate_again (each into
+ * the panel before it, as an estimation loop), subject-periods per second and peak
  * host and device memory, for N subjects made by repeating the rows of an
  * initial-conditions file.  Prints; asserts nothing.
  *
@@ -45,6 +46,15 @@ static lcm_initial *tile(const lcm_initial *base, lcm_index n)
         memcpy(ic->given + (size_t)i * ns, base->given + (size_t)j * ns, ns);
     }
     return ic;
+}
+
+/* Where a simulation's time went: the medians of its parts (panel.h). */
+static void print_parts(double *const *phase, int repeat)
+{
+    printf("  its parts        ");
+    for (int q = 0; q < LCM_SIM_PHASES; ++q)
+        printf("%s%s %.4f", q ? ", " : "", lcm_sim_phase_names[q], bench_median(phase[q], repeat));
+    printf(" s (medians)\n");
 }
 
 int main(int argc, char **argv)
@@ -118,7 +128,9 @@ int main(int argc, char **argv)
            *w_csv = calloc((size_t)repeat, sizeof *w_csv), *whole = calloc((size_t)(nwhole > 0 ? nwhole : 1), sizeof *whole);
     lcm_index rows = 0;
     double *phase[LCM_SIM_PHASES];
+    double *again_wall = calloc((size_t)repeat, sizeof *again_wall), *again_phase[LCM_SIM_PHASES];
     for (int q = 0; q < LCM_SIM_PHASES; ++q) phase[q] = calloc((size_t)repeat, sizeof *phase[q]);
+    for (int q = 0; q < LCM_SIM_PHASES; ++q) again_phase[q] = calloc((size_t)repeat, sizeof *again_phase[q]);
     double panel_bytes = 0;
     for (int k = 0; k < repeat; ++k) {
         lcm_panel *p;
@@ -140,6 +152,17 @@ int main(int argc, char **argv)
         }
         lcm_panel_free(p);
     }
+    /* as an estimation loop: each simulation into the memory of the one
+     * before (the first, untimed, makes it) */
+    lcm_panel *kept = NULL;
+    for (int k = -1; k < repeat; ++k) {
+        double t0 = lcm_now_seconds();
+        if (lcm_simulate_again(solver, sol, ic, &sim, &kept, &err)) fail(&err);
+        if (k < 0) continue;
+        again_wall[k] = lcm_now_seconds() - t0;
+        for (int q = 0; q < LCM_SIM_PHASES; ++q) again_phase[q][k] = kept->phase_seconds[q];
+    }
+    lcm_panel_free(kept);
     if (nwrite > repeat) nwrite = repeat;
     struct stat st_h5 = {0}, st_csv = {0};
     if (nwrite && (stat(h5, &st_h5) || stat(csv, &st_csv))) return 5;
@@ -162,13 +185,15 @@ int main(int argc, char **argv)
                lcm_solver_precision(solver), cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("subjects           %lld (batch %lld), %lld subject-periods\n", (long long)subjects,
            (long long)(sim.subject_batch_size ? sim.subject_batch_size : subjects), (long long)rows);
-    printf("simulate           %.4f s (median of %d; min %.4f, max %.4f)\n", t, repeat, lo, hi);
-    printf("  its parts        ");
-    for (int q = 0; q < LCM_SIM_PHASES; ++q)
-        printf("%s%s %.4f", q ? ", " : "", lcm_sim_phase_names[q], bench_median(phase[q], repeat));
-    printf(" s (medians)\n");
+    printf("simulate           %.4f s (lcm_simulate, a new panel each time; median of %d; min %.4f, max %.4f)\n", t,
+           repeat, lo, hi);
+    print_parts(phase, repeat);
     printf("throughput         %.3g subject-periods / s\n", (double)rows / t);
     double mid;
+    bench_stats(again_wall, repeat, &lo, &mid, &hi);
+    printf("simulate again     %.4f s (lcm_simulate_again, into the panel before it, as an estimation loop; median of "
+           "%d; min %.4f, max %.4f)\n", mid, repeat, lo, hi);
+    print_parts(again_phase, repeat);
     if (nwrite) {
         bench_stats(w_h5, nwrite, &lo, &mid, &hi);
         printf("write HDF5         %.4f s (median of %d; min %.4f, max %.4f), %.1f MiB\n", mid, nwrite, lo, hi,
@@ -186,7 +211,8 @@ int main(int argc, char **argv)
            panel_bytes / 1048576.0);
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
-    for (int q = 0; q < LCM_SIM_PHASES; ++q) free(phase[q]);
+    for (int q = 0; q < LCM_SIM_PHASES; ++q) free(phase[q]), free(again_phase[q]);
+    free(again_wall);
     free(cpu), free(wall), free(w_h5), free(w_csv), free(whole), free(h5), free(csv);
     lcm_initial_free(ic), lcm_initial_free(base);
     lcm_solution_free(sol);

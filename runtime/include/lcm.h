@@ -244,6 +244,15 @@ typedef struct lcm_sim_options {
  * the same for every batch size.  Rows are ordered by subject, then period. */
 LCM_API int lcm_simulate(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
                  lcm_panel **out, lcm_err *err);
+/* lcm_simulate into the memory of *panel, a panel of an earlier
+ * simulation (or NULL), which the new panel replaces: a loop that
+ * simulates thousands of times (an estimation) writes the same pages each
+ * time instead of fresh ones, which the system must first find and clear
+ * (on a GPU most of a large simulation's time).  The panel keeps the
+ * memory of the largest simulation it held.  On failure *panel is freed
+ * and NULL. */
+LCM_API int lcm_simulate_again(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic,
+                               const lcm_sim_options *opts, lcm_panel **panel, lcm_err *err);
 /* Whether simulating the subjects of `ic` fits in the memory this process
  * may use (and each worker's device): 0, or LCM_E_MEMORY with the figures.
  * lcm_simulate checks it first; calling it before a solve refuses a panel

@@ -13,25 +13,45 @@ static void point_columns(lcm_panel *p)
     for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = p->value + (size_t)(1 + p->vars.nstates + k) * (size_t)p->stride;
 }
 
-lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n)
+/* Memory for `bytes`: `held` (a block of held_bytes, or NULL) when it is
+ * large enough, else a new block (`held` given back). */
+static void *block(void *held, size_t held_bytes, size_t bytes)
 {
-    lcm_panel *p = lcm_xcalloc(1, sizeof *p);
+    if (held && held_bytes >= bytes) return held;
+    free(held);
+    return lcm_xmalloc(bytes);
+}
+
+static size_t real_columns(const lcm_panel *p) { return 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions; }
+
+lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n)
+{
+    lcm_panel *p = lcm_xcalloc(1, sizeof *p), none = {0};
     p->m = m;
     p->precision = precision;
     p->n = n;
     ir_vars_build(m, &p->vars);
-    size_t rows = (size_t)n + 1;
-    p->subject = lcm_xmalloc(rows * sizeof *p->subject);
-    p->period = lcm_xmalloc(rows * sizeof *p->period);
-    p->regime = lcm_xmalloc(rows * sizeof *p->regime);
-    size_t ncols = 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions;
+    const lcm_panel *o = old ? old : &none;
+    size_t rows = (size_t)n + 1, reals = real_columns(p) * (size_t)n + 1;
+    p->subject = block(o->subject, o->rows_held * sizeof *p->subject, rows * sizeof *p->subject);
+    p->period = block(o->period, o->rows_held * sizeof *p->period, rows * sizeof *p->period);
+    p->regime = block(o->regime, o->rows_held * sizeof *p->regime, rows * sizeof *p->regime);
+    p->value = block(o->value, o->reals_held * sizeof *p->value, reals * sizeof *p->value);
+    p->rows_held = o->rows_held > rows ? o->rows_held : rows;
+    p->reals_held = o->reals_held > reals ? o->reals_held : reals;
+    p->keep = old != NULL;
+    if (old) { /* its columns are p's now, or given back */
+        old->subject = NULL, old->period = NULL, old->regime = NULL, old->value = NULL;
+        lcm_panel_free(old);
+    }
     p->stride = n;
-    p->value = lcm_xmalloc((ncols * (size_t)n + 1) * sizeof *p->value);
     p->x = lcm_xcalloc((size_t)p->vars.nstates + 1, sizeof *p->x);
     p->act = lcm_xcalloc((size_t)p->vars.nactions + 1, sizeof *p->act);
     point_columns(p);
     return p;
 }
+
+lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n) { return lcm_panel_renew(NULL, m, precision, n); }
 
 static void *shrink(void *a, size_t bytes)
 {
@@ -42,8 +62,9 @@ static void *shrink(void *a, size_t bytes)
 void lcm_panel_truncate(lcm_panel *p, lcm_index n)
 {
     if (n >= p->n) return;
-    size_t rows = (size_t)n + 1, ncols = 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions;
     p->n = n;
+    if (p->keep) return; /* the columns stay a stride apart, for the next simulation */
+    size_t rows = (size_t)n + 1, ncols = real_columns(p);
     p->subject = shrink(p->subject, rows * sizeof *p->subject);
     p->period = shrink(p->period, rows * sizeof *p->period);
     p->regime = shrink(p->regime, rows * sizeof *p->regime);
@@ -53,7 +74,15 @@ void lcm_panel_truncate(lcm_panel *p, lcm_index n)
         memmove(p->value + c * (size_t)n, p->value + c * (size_t)p->stride, (size_t)n * sizeof *p->value);
     p->stride = n;
     p->value = shrink(p->value, (ncols * (size_t)n + 1) * sizeof *p->value);
+    p->rows_held = rows, p->reals_held = ncols * (size_t)n + 1;
     point_columns(p);
+}
+
+size_t lcm_panel_bytes(const lcm_panel *p)
+{
+    if (!p) return 0;
+    return p->rows_held * (sizeof *p->subject + sizeof *p->period + sizeof *p->regime) +
+           p->reals_held * sizeof *p->value + (size_t)p->ntargets * (size_t)p->n * sizeof *p->targets;
 }
 
 void lcm_panel_free(lcm_panel *p)

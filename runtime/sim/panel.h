@@ -29,6 +29,9 @@ struct lcm_panel {
     double **act;             /* [vars.nactions] columns of n */
     lcm_index stride;         /* value, x and act are one block, a column every stride reals (>= n): the
                                * simulation records into it column after column (lcm_record_args) */
+    size_t rows_held;         /* rows the subject, period and regime columns hold (>= n) */
+    size_t reals_held;        /* reals the block holds */
+    int keep;                 /* lcm_panel_truncate keeps the memory (a panel of lcm_simulate_again) */
     int ntargets;
     char **target_names;
     double *targets;          /* [ntargets * n], column after column, NaN where the regime lacks the function */
@@ -40,8 +43,16 @@ struct lcm_panel {
 /* An empty panel of n rows for model m (columns allocated, not cleared:
  * the caller writes every cell it keeps). */
 lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n);
-/* Keeps the first n rows (n <= p->n), giving the rest of each column back. */
+/* As lcm_panel_new, in the memory of `old` (an earlier panel, which this
+ * one replaces; NULL: new memory) where its columns hold enough, and
+ * keeping it on truncation: the panels of an estimation loop write their
+ * pages once, not fresh ones each time. */
+lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n);
+/* Keeps the first n rows (n <= p->n), giving the rest of each column back
+ * (unless p->keep: then the columns stay where they are, a stride apart). */
 void lcm_panel_truncate(lcm_panel *p, lcm_index n);
+/* The bytes of memory the panel holds. */
+size_t lcm_panel_bytes(const lcm_panel *p);
 
 /* Evaluates the DAG functions named by `spec` ("a,b" or "all") on every row
  * of p, with the solution's parameters and V (for functions of E_next_V). */

@@ -931,17 +931,22 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
 
 int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err)
 {
-    return lcm_memory_check_simulate(sv, ic->n, opts, err);
+    return lcm_memory_check_simulate(sv, ic->n, opts, 0, err);
 }
 
-int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
-                 lcm_panel **out, lcm_err *err)
+/* lcm_simulate into the memory of `reuse` (an earlier panel, NULL: none),
+ * which it frees whatever happens. */
+static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
+                    lcm_panel *reuse, lcm_panel **out, lcm_err *err)
 {
     lcm_sim_options o = {0};
     if (opts) o = *opts;
     int rc = check_inputs(sv, sol, err);
-    if (!rc) rc = lcm_simulate_fits(sv, ic, &o, err);
-    if (rc) return rc;
+    if (!rc) rc = lcm_memory_check_simulate(sv, ic->n, &o, lcm_panel_bytes(reuse), err);
+    if (rc) {
+        lcm_panel_free(reuse);
+        return rc;
+    }
     double t0 = lcm_now_seconds();
     const ir_model *m = &sv->model->ir;
     sim_run s = {.sv = sv, .sol = sol, .m = m, .T = m->nperiods, .R = m->nregimes,
@@ -954,7 +959,7 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
     s.threads = sv->threads > 0 ? sv->threads : omp_get_max_threads();
     s.warned = lcm_xcalloc((size_t)s.T + 1, sizeof *s.warned);
     /* the columns by cell (subject * T + period), compacted into rows at the end */
-    s.p = lcm_panel_new(m, s.rb == 4 ? 32 : 64, (lcm_index)((size_t)s.n * (size_t)s.T));
+    s.p = lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, (lcm_index)((size_t)s.n * (size_t)s.T));
     s.p->threads = sv->threads;
     double phase[LCM_SIM_PHASES] = {0}, lap0 = t0;
     s.phase = phase;
@@ -990,4 +995,18 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
                  lcm_solver_backend(sv), lcm_solver_precision(sv), (long long)p->n, p->seconds);
     *out = p;
     return 0;
+}
+
+int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
+                 lcm_panel **out, lcm_err *err)
+{
+    return simulate(sv, sol, ic, opts, NULL, out, err);
+}
+
+int lcm_simulate_again(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
+                       lcm_panel **panel, lcm_err *err)
+{
+    lcm_panel *earlier = *panel;
+    *panel = NULL;
+    return simulate(sv, sol, ic, opts, earlier, panel, err);
 }

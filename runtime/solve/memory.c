@@ -432,7 +432,8 @@ int lcm_memory_check_solve(const lcm_worker *w, int workers, lcm_err *err)
     return rc;
 }
 
-int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, lcm_err *err)
+int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, size_t panel_held,
+                              lcm_err *err)
 {
     bill b = {0};
     bill_simulate(&b, sv, subjects, o);
@@ -440,7 +441,7 @@ int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lc
     snprintf(doing, sizeof doing, "simulating %lld subjects of model '%s'", (long long)subjects, sv->model->ir.name);
     int rc = 0;
     for (int w = 0; w < sv->nworkers && !rc; ++w) { /* each worker's device; the host once */
-        double host = 0, device = 0;
+        double host = (double)panel_held, device = 0;
         for (int k = 0; k < sv->nworkers; ++k) { /* every worker's kept host memory, this one's device memory */
             double h, d;
             lcm_sim_buffers_held(sv->workers[k], &h, &d);

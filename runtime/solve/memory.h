@@ -29,7 +29,9 @@ int lcm_host_memory_room(double *bytes, char *what, size_t size, lcm_err *err);
 int lcm_memory_check_solve(const lcm_worker *w, int workers, lcm_err *err);
 
 /* Whether simulating `subjects` subjects with solver sv fits (the panel
- * and the subjects on the host, a batch on each device). */
-int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, lcm_err *err);
+ * and the subjects on the host, a batch on each device); panel_held: the
+ * bytes of an earlier panel the simulation takes over (lcm_simulate_again). */
+int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, size_t panel_held,
+                              lcm_err *err);
 
 #endif

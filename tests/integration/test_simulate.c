@@ -1,6 +1,7 @@
 /* Simulation against independent evidence:
  * - the panel is byte-identical for subject batch sizes 0, 1, 7 and 1000,
- *   and a saved-and-read solution gives the same panel;
+ *   into the memory of an earlier panel (lcm_simulate_again), and a
+ *   saved-and-read solution gives the same panel;
  * - the generated simulation kernels give the interpreter's panel, byte for byte;
  * - on a deterministic model whose paths stay on the grid, each simulated
  *   row is the solution's policy (argmax found by the interpreter) and V;
@@ -120,6 +121,7 @@ static double *column(const lcm_panel *p, const char *name)
 
 static void check_bundled(void)
 {
+    lcm_panel *kept = NULL; /* lcm_simulate_again's, from model to model */
     for (size_t c = 0; c < (size_t)test_nbundled; ++c) {
         sim_model s = solve(test_bundled[c].model, NULL, test_bundled[c].params);
         lcm_initial *ic = initial_file(s.model, test_bundled[c].initial);
@@ -135,6 +137,17 @@ static void check_bundled(void)
                       (long long)batches[b]);
             free(got);
             lcm_panel_free(p);
+        }
+        /* into the memory of the panel before, that of the model before
+         * first (more or fewer rows, other columns, rows left over) */
+        for (int b = 0; b < 2; ++b) {
+            lcm_sim_options so = {.seed = 11, .subject_batch_size = b ? 0 : 7};
+            lcm_err err = {0};
+            CHECK_MSG(!lcm_simulate_again(solver, s.sol, ic, &so, &kept, &err), "%s", err.msg);
+            char *got = kept ? csv_of(kept) : NULL;
+            CHECK_MSG(got && !strcmp(got, expected), "%s: lcm_simulate_again gives another panel",
+                      test_bundled[c].model);
+            free(got);
         }
         lcm_solver_free(solver);
         /* every subject appears from its own start period on, in order */
@@ -177,6 +190,7 @@ static void check_bundled(void)
         lcm_initial_free(ic);
         release(&s);
     }
+    lcm_panel_free(kept);
 }
 
 /* ---- a deterministic path is the policy --------------------------------------- */
