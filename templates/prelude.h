@@ -387,7 +387,9 @@ LCM_DEVICE void lcm_best_of(const real *LCM_RESTRICT q, const lcm_feas *LCM_REST
         real b = *best;
         lcm_index ba = *best_a;
         int nan_few = 0;
-        for (int i = 0; i < n; ++i) {
+        /* the constant bound: without it gcc 13.3 at -O2 warned of an
+         * "iteration 17" (saving_choice, the GPU machine's cc) */
+        for (int i = 0; i < LCM_FEW_ACTIONS && i < n; ++i) {
             const real qi = q[i];
             const int f = ok[i] != 0, num = qi == qi;
             const int take = f & num & (qi > b || ba < 0);

@@ -53,10 +53,12 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 [ "$(pkg-config --modversion lcm)" = "$("$W/v")" ] || fail "lcm.pc's version"
 cc -O2 "$S/examples/estimation-loop/estimate.c" -o "$W/estimate-pc" $(pkg-config --cflags --libs lcm) -lm
 
-# Both link the installed copy, not the build tree's.
+# Both link the installed copy, not the build tree's: the find_package
+# build by its own run path (so without an LD_LIBRARY_PATH this shell may
+# have inherited, which would come first).
 # (ldd's output taken whole first: with pipefail, `ldd | grep -q` fails
 # whenever grep's early exit kills ldd with SIGPIPE)
-deps=$(ldd "$W/cmake-build/estimate")
+deps=$(env -u LD_LIBRARY_PATH ldd "$W/cmake-build/estimate")
 grep -q "$libdir/liblcm.so" <<<"$deps" || fail "the find_package build does not use $libdir: $deps"
 deps=$(LD_LIBRARY_PATH=$libdir ldd "$W/estimate-pc")
 grep -q "$libdir/liblcm.so" <<<"$deps" || fail "the pkg-config build does not use $libdir: $deps"
