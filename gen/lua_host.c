@@ -18,6 +18,7 @@
 
 #include "embedded.h"
 #include "layout.h"
+#include "manifest.h"
 
 static const struct {
     const char *module, *chunkname;
@@ -35,7 +36,8 @@ static const struct {
 
 /* lcm.layout: the state layout's limits and splay predicate from their
  * owner (ir/layout.h), and the number of taste-shock choices a regime may
- * have (ir/ir.h), for build.lua's checks, which name the model line. */
+ * have (ir/ir.h), for build.lua's checks, which name the model line; and
+ * the manifest format's version (ir/manifest.h), which build.lua writes. */
 static int layout_splays(lua_State *L)
 {
     lua_Integer batch = luaL_checkinteger(L, 1), n = luaL_checkinteger(L, 2);
@@ -46,7 +48,9 @@ static int layout_splays(lua_State *L)
 
 static int open_layout(lua_State *L)
 {
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, LCM_MANIFEST_VERSION);
+    lua_setfield(L, -2, "manifest_version");
     lua_pushinteger(L, IR_MAX_TASTE_CHOICES);
     lua_setfield(L, -2, "max_taste_choices");
     lua_pushinteger(L, LCM_MAX_SPLAYED);

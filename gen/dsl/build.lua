@@ -11,7 +11,7 @@ local T = require("lcm.trace")
 local lcm = require("lcm")
 local Reach = require("lcm.reach")
 local EgmPlan = require("lcm.egm_plan")
-local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h, taste-shock choices
+local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h, taste-shock choices, the manifest's version
 
 local B = {}
 
@@ -1391,7 +1391,7 @@ function B.manifest(model, file, stem)
     end
   end
 
-  local out = { "lcm-manifest 2", "model " .. q(M.name), "file " .. q(file) }
+  local out = { "lcm-manifest " .. layout.manifest_version, "model " .. q(M.name), "file " .. q(file) }
   for _, name in ipairs(opts.order) do out[#out + 1] = "option " .. name .. " " .. q(tostring(opts.read[name])) end
   local ages = {}
   for i, a in ipairs(M.ages) do ages[i] = num(a) end

@@ -124,7 +124,7 @@ typedef struct sim_buffer {
     size_t bytes;
     int device;
 } sim_buffer;
-#define SIM_BUFFERS 16
+#define SIM_BUFFERS 15 /* buffer_list's entries */
 
 /* Every buffer of a simulation.  The list and its `used` flags depend only
  * on the backend and the precision, which a worker keeps: exchange_buffers
@@ -151,7 +151,7 @@ static int buffer_list(sim_run *s, sim_buffer *list)
     BUF(preg_d, cells, K * T * sizeof(int), 1);
     BUF(preal_d, cells, K * T * panel_reals(s) * rb, 1);
 #undef BUF
-    lcm_assert(n <= SIM_BUFFERS);
+    lcm_assert(n == SIM_BUFFERS);
     return n;
 }
 

@@ -255,6 +255,8 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
         out[(*pos)++] = v->num;
         return 0;
     }
+    if (d >= IR_MAX_DIMS) /* the manifest reader keeps ndims within; gcc -O3 cannot see it through the recursion */
+        return lcm_fail(err, LCM_E_INTERNAL, "parameter %s: more than %d dimensions", where, IR_MAX_DIMS);
     int n = p->dims[d];
     if (v->kind == LCM_PV_NUM) {
         lcm_sb b;
