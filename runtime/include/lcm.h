@@ -249,8 +249,9 @@ LCM_API int lcm_simulate(lcm_solver *s, const lcm_solution *sol, const lcm_initi
  * simulates thousands of times (an estimation) writes the same pages each
  * time instead of fresh ones, which the system must first find and clear
  * (on a GPU most of a large simulation's time).  The panel keeps the
- * memory of the largest simulation it held.  On failure *panel is freed
- * and NULL. */
+ * memory of the largest simulation it held.  (In a job of several MPI
+ * ranks rank 0 gathers the ranks' rows into a panel of new memory: there
+ * nothing is reused.)  On failure *panel is freed and NULL. */
 LCM_API int lcm_simulate_again(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic,
                                const lcm_sim_options *opts, lcm_panel **panel, lcm_err *err);
 /* Whether simulating the subjects of `ic` fits in the memory this process

@@ -39,7 +39,7 @@ lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm
     p->value = block(o->value, o->reals_held * sizeof *p->value, reals * sizeof *p->value);
     p->rows_held = o->rows_held > rows ? o->rows_held : rows;
     p->reals_held = o->reals_held > reals ? o->reals_held : reals;
-    p->keep = old != NULL;
+    p->keep = 1;
     if (old) { /* its columns are p's now, or given back */
         old->subject = NULL, old->period = NULL, old->regime = NULL, old->value = NULL;
         lcm_panel_free(old);
@@ -51,7 +51,12 @@ lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm
     return p;
 }
 
-lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n) { return lcm_panel_renew(NULL, m, precision, n); }
+lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n)
+{
+    lcm_panel *p = lcm_panel_renew(NULL, m, precision, n);
+    p->keep = 0; /* a panel for itself: truncation gives memory back */
+    return p;
+}
 
 static void *shrink(void *a, size_t bytes)
 {

@@ -45,8 +45,8 @@ struct lcm_panel {
 lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n);
 /* As lcm_panel_new, in the memory of `old` (an earlier panel, which this
  * one replaces; NULL: new memory) where its columns hold enough, and
- * keeping it on truncation: the panels of an estimation loop write their
- * pages once, not fresh ones each time. */
+ * keeping its memory on truncation, for the next renewal: the panels of
+ * an estimation loop write their pages once, not fresh ones each time. */
 lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n);
 /* Keeps the first n rows (n <= p->n), giving the rest of each column back
  * (unless p->keep: then the columns stay where they are, a stride apart). */

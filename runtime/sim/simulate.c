@@ -934,10 +934,10 @@ int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim
     return lcm_memory_check_simulate(sv, ic->n, opts, 0, err);
 }
 
-/* lcm_simulate into the memory of `reuse` (an earlier panel, NULL: none),
- * which it frees whatever happens. */
+/* lcm_simulate (again = 0) or lcm_simulate_again, into the memory of
+ * `reuse` (an earlier panel, NULL: none), which it frees whatever happens. */
 static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
-                    lcm_panel *reuse, lcm_panel **out, lcm_err *err)
+                    int again, lcm_panel *reuse, lcm_panel **out, lcm_err *err)
 {
     lcm_sim_options o = {0};
     if (opts) o = *opts;
@@ -959,7 +959,8 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     s.threads = sv->threads > 0 ? sv->threads : omp_get_max_threads();
     s.warned = lcm_xcalloc((size_t)s.T + 1, sizeof *s.warned);
     /* the columns by cell (subject * T + period), compacted into rows at the end */
-    s.p = lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, (lcm_index)((size_t)s.n * (size_t)s.T));
+    lcm_index cells = (lcm_index)((size_t)s.n * (size_t)s.T);
+    s.p = again ? lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, cells) : lcm_panel_new(m, s.rb == 4 ? 32 : 64, cells);
     s.p->threads = sv->threads;
     double phase[LCM_SIM_PHASES] = {0}, lap0 = t0;
     s.phase = phase;
@@ -1000,7 +1001,7 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
 int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
                  lcm_panel **out, lcm_err *err)
 {
-    return simulate(sv, sol, ic, opts, NULL, out, err);
+    return simulate(sv, sol, ic, opts, 0, NULL, out, err);
 }
 
 int lcm_simulate_again(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
@@ -1008,5 +1009,5 @@ int lcm_simulate_again(lcm_solver *sv, const lcm_solution *sol, const lcm_initia
 {
     lcm_panel *earlier = *panel;
     *panel = NULL;
-    return simulate(sv, sol, ic, opts, earlier, panel, err);
+    return simulate(sv, sol, ic, opts, 1, earlier, panel, err);
 }

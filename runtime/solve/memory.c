@@ -140,11 +140,12 @@ static int parse_size(const char *s, double *out)
     return 0;
 }
 
-int lcm_host_memory_room(double *bytes, char *what, size_t size, lcm_err *err)
+int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm_err *err)
 {
     room r = {.bytes = INFINITY, .what = what, .end = what + size};
     snprintf(what, size, "no limit found");
     const char *env = getenv("LCM_MEMORY_LIMIT");
+    *whole = env && *env;
     if (env && *env) {
         double x;
         if (parse_size(env, &x))
@@ -397,10 +398,10 @@ static int settle(bill *b, const char *doing, const lcm_backend *be, const char 
 {
     double room;
     char what[160], where[300];
-    int rc = lcm_host_memory_room(&room, what, sizeof what, err);
+    int whole, rc = lcm_host_memory_room(&room, &whole, what, sizeof what, err);
     if (rc) return rc;
     snprintf(where, sizeof where, "this process may use (%s)", what);
-    room += b->held[HOST];
+    if (!whole) room += b->held[HOST]; /* what it holds is room beside what is free, not beside a whole */
     if (b->total[HOST] > room) return refuse(b, HOST, doing, room, where, host_advice, err);
     size_t free_b = 0, total_b = 0;
     if (b->total[DEVICE] > 0 && be->memory_info && !be->memory_info((lcm_backend *)be, &free_b, &total_b) &&

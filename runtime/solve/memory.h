@@ -18,9 +18,11 @@
 #include "solver_internal.h"
 
 /* Host memory this process may still allocate (bytes) and what bounds it,
- * e.g. "the address-space limit, ulimit -v" (into what[size]).  Fails
- * (LCM_E_USAGE) only on a malformed LCM_MEMORY_LIMIT. */
-int lcm_host_memory_room(double *bytes, char *what, size_t size, lcm_err *err);
+ * e.g. "the address-space limit, ulimit -v" (into what[size]); *whole: the
+ * figure is all the work may use (LCM_MEMORY_LIMIT), memory the process
+ * already holds included, not what is still free.  Fails (LCM_E_USAGE)
+ * only on a malformed LCM_MEMORY_LIMIT. */
+int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm_err *err);
 
 /* Whether the solves of worker w fit: host memory for `workers` workers
  * like it in this process (each holds a solution and the grids), and its

@@ -21,7 +21,9 @@ static double room(const char *limit, char *what, size_t size, int *rc)
     else unsetenv("LCM_MEMORY_LIMIT");
     lcm_err err = {0};
     double bytes = -1;
-    *rc = lcm_host_memory_room(&bytes, what, size, &err);
+    int whole = -1;
+    *rc = lcm_host_memory_room(&bytes, &whole, what, size, &err);
+    CHECK(*rc || whole == (limit && *limit));
     return bytes;
 }
 
@@ -102,6 +104,21 @@ static void test_solver(void)
         CHECK_MSG(strstr(err.msg, "simulating 200000 subjects of model 'big' needs about") &&
                       strstr(err.msg, "the panel (200000 subjects x 3 periods, up to 600000 rows of 1 state and 0 actions)"),
                   "%s", err.msg);
+        /* into an earlier panel: LCM_MEMORY_LIMIT is all lcm may use, the
+         * panel it holds included, so the same limit refuses it too (and
+         * the earlier panel is given back) */
+        setenv("LCM_MEMORY_LIMIT", "1G", 1);
+        lcm_solution *sol = NULL;
+        lcm_panel *kept = NULL;
+        lcm_pvalue *none = lcm_pv_table();
+        CHECK_OK(lcm_solve(sv, none, &sol, &err));
+        lcm_pv_free(none);
+        if (sol) CHECK_OK(lcm_simulate_again(sv, sol, ic, &so, &kept, &err));
+        CHECK(kept != NULL);
+        setenv("LCM_MEMORY_LIMIT", "20M", 1);
+        if (sol) CHECK(lcm_simulate_again(sv, sol, ic, &so, &kept, &err) == LCM_E_MEMORY && !kept);
+        lcm_panel_free(kept);
+        lcm_solution_free(sol);
     }
     unsetenv("LCM_MEMORY_LIMIT");
     lcm_sb_free(&csv);
