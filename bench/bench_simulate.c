@@ -139,9 +139,7 @@ int main(int argc, char **argv)
         wall[k] = lcm_now_seconds() - t0;
         rows = lcm_panel_rows(p);
         for (int q = 0; q < LCM_SIM_PHASES; ++q) phase[q][k] = p->phase_seconds[q];
-        panel_bytes = (double)p->n * (double)(sizeof *p->subject + sizeof *p->period + sizeof *p->regime +
-                                              sizeof *p->value +
-                                              sizeof(double) * (size_t)(p->vars.nstates + p->vars.nactions + p->ntargets));
+        panel_bytes = (double)lcm_panel_bytes(p);
         if (k < nwrite) {
             t0 = lcm_now_seconds();
             if (lcm_panel_write_h5(p, h5, &err)) fail(&err);

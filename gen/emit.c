@@ -108,7 +108,6 @@ static void mark_continuation(emitter *e)
  * in them are worth a load; none that reads a parameter at a computed index
  * (the table covers infeasible actions too, where that index need not be
  * in range). */
-enum { AT_MAX = 4096 }; /* lcm_at's entries: 32 KiB of the launch's stack */
 
 /* A library call the C compiler does not vectorise (the staged loop has none). */
 static int call_op(ir_op op)
@@ -175,7 +174,7 @@ static void plan_action_terms(emitter *e)
         if (!e->needed[i] || act[i] < 0 || !costly[i] || !(outside[i] || e->root[i]) || r->nodes[i].type == IR_BOOL)
             continue;
         int len = r->actions[act[i]].grid.n;
-        if (e->nat + len > AT_MAX) continue;
+        if (e->nat + len > IR_MAX_ACTION_TERMS) continue;
         e->tabled[i] = 1;
         e->at_off[i] = e->nat;
         e->nat += len;

@@ -212,7 +212,8 @@ typedef struct ir_kernel {
     int *inactive;
     int last; /* the kernel of a terminal regime (no continuation) */
     int par;  /* the action whose loop GPU threads split (-1: none) */
-    int nterms; /* reals of its launch's action terms (gen/emit.c; the GPU's <symbol>_terms fills them) */
+    int nterms; /* reals of its launch's action terms (gen/emit.c; the GPU's <symbol>_terms fills them),
+                 * at most IR_MAX_ACTION_TERMS */
 } ir_kernel;
 
 typedef struct ir_option {
@@ -259,6 +260,7 @@ long long ir_action_space_size(const ir_regime *r);
  * combinations of its continuous ones.  Actions are ordered discrete first,
  * so the flat action index a is d * ir_taste_inner(r) + (the continuous
  * combination). */
+#define IR_MAX_ACTION_TERMS 4096 /* a launch's action terms (gen/emit.c): 32 KiB of a CPU launch's stack */
 #define IR_MAX_TASTE_CHOICES 256 /* one Philox block per choice (templates/random.h) */
 int ir_taste_choices(const ir_regime *r);
 /* The number of discrete actions (those before the first continuous one). */

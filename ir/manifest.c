@@ -649,7 +649,7 @@ static int read_kernel(reader *rd, ir_model *m)
     if (k->par < -1 || k->par >= m->regimes[k->regime].nactions) return bad(rd, "bad parallel action");
     if (!tok(rd, i) || strcmp(tok(rd, i++), "terms")) return bad(rd, "kernel needs terms");
     if ((rc = get_int(rd, i++, &k->nterms))) return rc;
-    if (k->nterms < 0) return bad(rd, "bad action terms");
+    if (k->nterms < 0 || k->nterms > IR_MAX_ACTION_TERMS) return bad(rd, "bad action terms");
     if (!tok(rd, i) || strcmp(tok(rd, i++), "targets")) return bad(rd, "kernel needs targets");
     if ((rc = get_ints(rd, &i, &k->targets, &k->ntargets))) return rc;
     if (!tok(rd, i) || strcmp(tok(rd, i++), "inactive")) return bad(rd, "kernel needs inactive");

@@ -24,7 +24,9 @@ static void *block(void *held, size_t held_bytes, size_t bytes)
 
 static size_t real_columns(const lcm_panel *p) { return 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions; }
 
-lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n)
+/* A panel of n rows in old's memory where it holds enough (old: NULL or
+ * freed here); keep: its truncation keeps the memory. */
+static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int keep)
 {
     lcm_panel *p = lcm_xcalloc(1, sizeof *p), none = {0};
     p->m = m;
@@ -39,7 +41,7 @@ lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm
     p->value = block(o->value, o->reals_held * sizeof *p->value, reals * sizeof *p->value);
     p->rows_held = o->rows_held > rows ? o->rows_held : rows;
     p->reals_held = o->reals_held > reals ? o->reals_held : reals;
-    p->keep = 1;
+    p->keep = keep;
     if (old) { /* its columns are p's now, or given back */
         old->subject = NULL, old->period = NULL, old->regime = NULL, old->value = NULL;
         lcm_panel_free(old);
@@ -51,11 +53,11 @@ lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm
     return p;
 }
 
-lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n)
+lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n) { return make_panel(NULL, m, precision, n, 0); }
+
+lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n)
 {
-    lcm_panel *p = lcm_panel_renew(NULL, m, precision, n);
-    p->keep = 0; /* a panel for itself: truncation gives memory back */
-    return p;
+    return make_panel(old, m, precision, n, 1);
 }
 
 static void *shrink(void *a, size_t bytes)

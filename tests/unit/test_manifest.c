@@ -84,6 +84,7 @@ int main(void)
 #define KERNEL(rest) HEAD "dag r\nnode const 1\nutility 0\nq 0\nenddag\nkernel k r last 1 par -1 " rest "\nend\n"
     rejects(KERNEL("targets 0 inactive 0"), "kernel needs terms");
     rejects(KERNEL("terms -3 targets 0 inactive 0"), "bad action terms");
+    rejects(KERNEL("terms 4097 targets 0 inactive 0"), "bad action terms"); /* IR_MAX_ACTION_TERMS */
 #undef KERNEL
     CHECK_DONE();
 }
