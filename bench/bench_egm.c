@@ -68,7 +68,7 @@ static void solve(const char *model_path, const char *defines, const char *param
     free(copy);
     lcmgen_inputs in = {defs, ndefs, NULL, 0};
     lcmgen_output gen;
-    if (lcm_params_read_lua(params_path, params, &err) || lcmgen_generate(model_path, &in, &gen, &err) ||
+    if (lcm_params_read_lua(params_path, params, NULL, NULL, &err) || lcmgen_generate(model_path, &in, &gen, &err) ||
         lcm_model_from_text(gen.manifest, gen.source, model, &err) || lcm_solver_new(*model, so, solver, &err) ||
         lcm_solve(*solver, *params, sol, &err))
         fail(&err);

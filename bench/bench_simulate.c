@@ -35,6 +35,7 @@ static lcm_initial *tile(const lcm_initial *base, lcm_index n)
     lcm_initial *ic = lcm_xcalloc(1, sizeof *ic);
     size_t ns = (size_t)base->nslots;
     ic->n = n, ic->nslots = base->nslots;
+    ic->source_hash = base->source_hash ? lcm_xstrdup(base->source_hash) : NULL;
     ic->regime = lcm_xcalloc((size_t)n, sizeof *ic->regime);
     ic->period = lcm_xcalloc((size_t)n, sizeof *ic->period);
     ic->x = lcm_xcalloc((size_t)n * ns + 1, sizeof *ic->x);
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
     lcm_pvalue *params = NULL;
     lcm_initial *base = NULL;
     lcmgen_inputs in = {defs, ndefs, fixes, nfixes};
-    if (lcm_params_read_lua(params_path, &params, &err) || lcm_params_take_fixes(params, fixes, nfixes, &err) ||
+    if (lcm_params_read_lua(params_path, &params, NULL, NULL, &err) || lcm_params_take_fixes(params, fixes, nfixes, &err) ||
         lcmgen_generate(model_path, &in, &gen, &err) ||
         lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
         lcm_initial_read(model, initial_path, &base, &err))

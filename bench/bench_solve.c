@@ -194,7 +194,7 @@ int main(int argc, char **argv)
     lcm_set_log_level((lcm_log_level)log_level); /* warning: checks on, quiet; off: checks off */
 
     lcm_pvalue *params = NULL;
-    if (params_path && lcm_params_read_lua(params_path, &params, &err)) fail(&err);
+    if (params_path && lcm_params_read_lua(params_path, &params, NULL, NULL, &err)) fail(&err);
     if (!params) params = lcm_pv_table();
     if (lcm_params_take_fixes(params, fixes, nfixes, &err)) fail(&err);
     double t0 = lcm_now_seconds();

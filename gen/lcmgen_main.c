@@ -87,6 +87,7 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
 
 int main(int argc, char **argv)
 {
+    lcm_hold_standard_fds();
     args a = {0};
     lcm_err err = {0};
     lcmgen_output out = {0};

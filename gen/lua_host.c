@@ -127,7 +127,9 @@ int lcm_lua_push_data_box(lua_State *L, const char *file, const ir_option *optio
 static int fail_model(lcm_err *err, const char *path, const lcm_lua_limits *lim, const char *msg)
 {
     int rc = lcm_lua_limits_fail(err, LCM_E_MODEL, path, "the model", lim);
-    return rc ? rc : lcm_fail(err, LCM_E_MODEL, "%s", msg ? msg : "(error object is not a string)");
+    return rc ? rc : msg ? lcm_fail(err, LCM_E_MODEL, "%s", msg)
+                         : lcm_fail(err, LCM_E_MODEL, "%s: raised an error whose value is not a string (error(...) of "
+                                    "a table?)", path);
 }
 
 /* ---- running the model ------------------------------------------------- */

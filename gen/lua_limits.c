@@ -69,6 +69,7 @@ void lcm_lua_limits_arm(lua_State *L, lcm_lua_limits *lim)
 {
     double max_memory = env_limit("LCM_LUA_MAX_MEMORY", MAX_MEMORY);
     lim->max_memory = max_memory < (double)SIZE_MAX ? (size_t)max_memory : SIZE_MAX;
+    lim->armed_memory = lim->max_memory;
     lim->instructions = 0; /* what setting the state up allocated does not count */
     lim->max_instructions = env_limit("LCM_LUA_MAX_INSTRUCTIONS", MAX_INSTRUCTIONS);
     lim->every = lim->max_instructions < HOOK_EVERY ? (int)lim->max_instructions : HOOK_EVERY;
@@ -88,6 +89,6 @@ int lcm_lua_limits_fail(lcm_err *err, int code, const char *where, const char *w
                         "LCM_LUA_MAX_INSTRUCTIONS raises the limit)", where, what, lim->max_instructions);
     if (lim->memory_hit)
         return lcm_fail(err, code, "%s: out of memory: %s needed more than %.0f MiB of Lua memory while loading "
-                        "(LCM_LUA_MAX_MEMORY raises the limit)", where, what, (double)lim->max_memory / (1024 * 1024));
+                        "(LCM_LUA_MAX_MEMORY raises the limit)", where, what, (double)lim->armed_memory / (1024 * 1024));
     return 0;
 }

@@ -22,6 +22,7 @@
 
 typedef struct lcm_lua_limits {
     size_t used, max_memory; /* max_memory is SIZE_MAX while not armed */
+    size_t armed_memory;     /* the limit while armed, for the message of a hit after disarming */
     double instructions, max_instructions;
     int every;               /* the hook's period in instructions */
     int memory_hit, instructions_hit;

@@ -599,6 +599,20 @@ static void fix_random_seed(lua_State *L)
     lua_settop(L, top);
 }
 
+void lcm_sandbox_files(lua_State *L, int box, char ***paths, int *n)
+{
+    box = lua_absindex(L, box);
+    if (lua_getfield(L, box, "files") == LUA_TTABLE) {
+        lua_Unsigned len = lua_rawlen(L, -1);
+        *paths = lcm_xrealloc(*paths, ((size_t)*n + (size_t)len + 1) * sizeof **paths);
+        for (lua_Unsigned i = 1; i <= len; ++i) {
+            if (lua_rawgeti(L, -1, (lua_Integer)i) == LUA_TSTRING) (*paths)[(*n)++] = lcm_xstrdup(lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
 void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
 {
     bound_matchers(L);
@@ -668,9 +682,11 @@ int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chu
 
 int lcm_sandbox_fail(lcm_err *err, int code, const char *path, const char *msg)
 {
-    const char *colon = msg && !strncmp(msg, "...", 3) ? strchr(msg + 3, ':') : NULL;
+    if (!msg) return lcm_fail(err, code, "%s: raised an error whose value is not a string (error(...) of a table?)", path);
+    const char *colon = !strncmp(msg, "...", 3) ? strchr(msg + 3, ':') : NULL;
     size_t tail = colon ? (size_t)(colon - msg - 3) : 0, plen = strlen(path);
     if (colon && tail <= plen && !strncmp(path + plen - tail, msg + 3, tail))
         return lcm_fail(err, code, "%s%s", path, colon);
-    return lcm_fail(err, code, "%s", msg ? msg : "(error object is not a string)");
+    if (!strncmp(msg, path, plen) && msg[plen] == ':') return lcm_fail(err, code, "%s", msg);
+    return lcm_fail(err, code, "%s: %s", path, msg); /* error(msg, 0), or raised in a file it loaded */
 }

@@ -57,8 +57,13 @@ int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chu
 void lcm_sandbox_set_trusted(int trusted);
 /* The error (of kind `code`) of Lua message `msg` from the file at `path`:
  * Lua shortens long file names to "...tail:line: msg"; the full path is put
- * back. */
+ * back.  A message that does not start with the path (error(msg, 0), an
+ * error in a file it loaded) is prefixed with it; msg NULL (an error value
+ * that is not a string) says so, naming the file. */
 int lcm_sandbox_fail(lcm_err *err, int code, const char *path, const char *msg);
 int lcm_sandbox_trusted(void);
+/* The files read through the box at stack index `box` (its list "files"),
+ * appended to *paths (malloc'd strings; *n counts them). */
+void lcm_sandbox_files(lua_State *L, int box, char ***paths, int *n);
 
 #endif

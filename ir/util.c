@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +59,25 @@ void *lcm_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p) out_of_memory((double)n);
+    return p;
+}
+
+void lcm_hold_standard_fds(void)
+{
+    for (int fd = 0; fd <= 2; ++fd)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int got = open("/dev/null", O_RDONLY);
+            if (got >= 0 && got != fd) close(got); /* a lower one was closed too: it took that one */
+        }
+}
+
+void *lcm_xmalloc_large(size_t n)
+{
+    const size_t huge = (size_t)2 << 20, whole = (n + huge - 1) / huge * huge;
+    if (n < LCM_LARGE_BYTES) return lcm_xmalloc(n);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, whole)) out_of_memory((double)n);
+    (void)madvise(p, whole, MADV_HUGEPAGE); /* advice: where the system has no huge pages, small ones */
     return p;
 }
 
@@ -320,20 +340,41 @@ int lcm_is_directory(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The length of path without its trailing slashes (a folder named "dir/"
+ * is "dir"), the root's one kept. */
+static size_t trimmed_length(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') --n;
+    return n;
+}
+
+/* The last slash among path's first n bytes, or NULL. */
+static const char *last_slash(const char *path, size_t n)
+{
+    while (n > 0 && path[n - 1] != '/') --n;
+    return n ? path + n - 1 : NULL;
+}
+
 char *lcm_path_dirname(const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = last_slash(path, trimmed_length(path));
     if (!slash) return lcm_xstrdup(".");
+    while (slash > path && slash[-1] == '/') --slash; /* "a//b": "a" */
     if (slash == path) return lcm_xstrdup("/");
     return lcm_xstrndup(path, (size_t)(slash - path));
 }
 
 char *lcm_path_stem(const char *path)
 {
-    const char *base = strrchr(path, '/');
+    size_t n = trimmed_length(path);
+    const char *base = last_slash(path, n);
     base = base ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    return dot && dot != base ? lcm_xstrndup(base, (size_t)(dot - base)) : lcm_xstrdup(base);
+    size_t len = (size_t)(path + n - base);
+    const char *dot = NULL;
+    for (const char *c = base; c < base + len; ++c)
+        if (*c == '.') dot = c;
+    return dot && dot != base ? lcm_xstrndup(base, (size_t)(dot - base)) : lcm_xstrndup(base, len);
 }
 
 char *lcm_path_join(const char *a, const char *b)

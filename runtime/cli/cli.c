@@ -187,11 +187,18 @@ int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
     int rc = lcmgen_generate(o->model, &in, &gen, err);
     if (rc) return rc;
     for (int i = 0; i < gen.nwarnings; ++i) lcm_warn("%s", gen.warnings[i]);
-    o->loaded = gen.deps, o->nloaded = gen.ndeps; /* taken over */
+    cli_note_read(o, "a file the model loads", gen.deps, gen.ndeps);
     gen.deps = NULL, gen.ndeps = 0;
     rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
     lcmgen_output_free(&gen);
     return rc;
+}
+
+void cli_note_read(cli_model_opts *o, const char *what, char **paths, int n)
+{
+    o->read = lcm_xrealloc(o->read, ((size_t)o->nread + (size_t)n + 1) * sizeof *o->read);
+    for (int i = 0; i < n; ++i) o->read[o->nread++] = (cli_read){what, paths[i]};
+    free(paths);
 }
 
 void cli_model_opts_free(cli_model_opts *o)
@@ -200,7 +207,7 @@ void cli_model_opts_free(cli_model_opts *o)
     for (int i = 0; i < o->nfixes; ++i) free(o->fixes[i].name), free(o->fixes[i].value);
     free(o->defines), free(o->fixes);
     o->defines = o->fixes = NULL, o->ndefines = o->nfixes = 0;
-    for (int i = 0; i < o->nloaded; ++i) free(o->loaded[i]);
-    free(o->loaded);
-    o->loaded = NULL, o->nloaded = 0;
+    for (int i = 0; i < o->nread; ++i) free(o->read[i].path);
+    free(o->read);
+    o->read = NULL, o->nread = 0;
 }

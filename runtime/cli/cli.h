@@ -4,6 +4,12 @@
 
 #include "lcm_internal.h"
 
+/* A file that an input read: outputs must not replace it. */
+typedef struct cli_read {
+    const char *what; /* "a file the model loads", ... */
+    char *path;
+} cli_read;
+
 /* Options every subcommand that takes a model understands. */
 typedef struct cli_model_opts {
     const char *model;  /* MODEL.lua or a directory written by lcmgen */
@@ -11,8 +17,9 @@ typedef struct cli_model_opts {
     int ndefines;
     ir_option *fixes;   /* --fix path[=value]: the value may come from the parameters (lcm_params_take_fixes) */
     int nfixes;
-    char **loaded;      /* once a .lua model is generated: the Lua files it loaded (itself, require) */
-    int nloaded;
+    cli_read *read;     /* what the inputs read: a .lua model once generated (itself, require), a params or
+                           initial conditions .lua file once run (dofile, require, read_file) */
+    int nread;
 } cli_model_opts;
 
 /* Argument cursor: `--name value` and `--name=value` alike; the options
@@ -45,8 +52,11 @@ int cli_count(const char *opt, const char *s, unsigned long long max, unsigned l
  * --log-level, --log-path and --log-keep. */
 int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err *err);
 
-/* Generates (a .lua file: o->loaded filled) or opens (a directory) the model. */
+/* Generates (a .lua file: o->read gets its files) or opens (a directory)
+ * the model. */
 int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err);
+/* Adds paths[n] (taken over, and the array freed) to o->read as `what`. */
+void cli_note_read(cli_model_opts *o, const char *what, char **paths, int n);
 void cli_model_opts_free(cli_model_opts *o);
 
 /* A file a command reads or writes, named by the option that gave it. */
@@ -62,10 +72,19 @@ typedef struct cli_file {
  * exist, the resolved folder and the name of those to be created.  Usage
  * errors naming both options. */
 int cli_check_outputs(const cli_file *files, int n, lcm_err *err);
-/* The same once the model is generated, for the files it loaded. */
+/* The same for the files the inputs read (mo->read), once they are read. */
 int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err);
 /* Fails early when a file cannot be created in the directory of path. */
 int cli_check_writable(const char *path, lcm_err *err);
+/* Fails early when folder dir neither exists nor can be made (its nearest
+ * existing ancestor is a file, or not writable). */
+int cli_check_dir_creatable(const char *dir, lcm_err *err);
+/* Makes folder dir and those above it that are missing: *made (*nmade) the
+ * ones it created, outermost first.  Then cli_unmake_dirs, with the
+ * command's status: when it failed, the folders made are removed again
+ * (those left empty), so that a failed command leaves nothing behind. */
+int cli_make_dirs(const char *dir, char ***made, int *nmade, lcm_err *err);
+void cli_unmake_dirs(char **made, int nmade, int rc);
 
 int cmd_solve(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);

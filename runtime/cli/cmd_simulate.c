@@ -101,7 +101,7 @@ static int run_initial(sim_cli *c, const char *dir, const char *stem, char **own
     char *csv = lcm_xasprintf("%s/%s.initial.csv", dir, stem), *lua = lcm_xasprintf("%s/%s.initial.lua", dir, stem);
     int has_csv = lcm_file_exists(csv), has_lua = lcm_file_exists(lua), rc = 0;
     if (has_csv && has_lua)
-        rc = lcm_fail(err, LCM_E_USAGE, "lcm run: both '%s' and '%s' exist; choose one with --initial", csv, lua);
+        rc = lcm_fail(err, LCM_E_USAGE, "both '%s' and '%s' exist; choose one with --initial", csv, lua);
     else if (!has_csv && !has_lua)
         rc = lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: neither '%s' nor '%s' exists (give "
                       "--initial)", csv, lua);
@@ -131,9 +131,15 @@ static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
 }
 
 /* The initial conditions: a Lua file here, CSV or HDF5 through liblcm. */
-static int read_initial(const sim_cli *c, const lcm_model *model, lcm_initial **ic, lcm_err *err)
+static int read_initial(sim_cli *c, const lcm_model *model, lcm_initial **ic, lcm_err *err)
 {
-    if (lcm_is_lua_path(c->initial)) return lcm_initial_read_lua(lcm_model_ir(model), c->initial, c->subjects, ic, err);
+    if (lcm_is_lua_path(c->initial)) {
+        char **read = NULL;
+        int nread = 0;
+        int rc = lcm_initial_read_lua(lcm_model_ir(model), c->initial, c->subjects, ic, &read, &nread, err);
+        cli_note_read(&c->mo, "a file the initial conditions file reads", read, nread);
+        return rc;
+    }
     if (c->subjects)
         return lcm_fail(err, LCM_E_USAGE, "--subjects %lld: '%s' lists its subjects; --subjects is the n of an "
                         "--initial .lua file that returns a function(n)", c->subjects, c->initial);
@@ -152,22 +158,27 @@ static void sim_files(const sim_cli *c, const char *solution_out, cli_file files
 }
 
 /* Outputs that replace no input nor each other, and can be created: for lcm
- * run in DIR, made here once the inputs are known to be there. */
+ * run in DIR, which is made only when the outputs are written
+ * (write_outputs). */
 static int check_outputs(const sim_cli *c, const cli_file files[SIM_FILES], lcm_err *err)
 {
     int rc = cli_check_outputs(files, SIM_FILES, err);
-    if (!rc && c->run) rc = lcm_make_dirs(c->out_dir, err);
-    for (int i = 0; i < SIM_FILES && !rc; ++i)
+    if (!rc && c->run) rc = cli_check_dir_creatable(c->out_dir, err);
+    int made_later = c->run && !lcm_is_directory(c->out_dir); /* its files can be created once it is */
+    for (int i = 0; i < SIM_FILES && !rc && !made_later; ++i)
         if (files[i].output && files[i].path) rc = cli_check_writable(files[i].path, err);
     return rc;
 }
 
 /* The parameters from --params and --set, or NULL when neither is given. */
-static int read_params(const sim_cli *c, lcm_pvalue **out, lcm_err *err)
+static int read_params(sim_cli *c, lcm_pvalue **out, lcm_err *err)
 {
     *out = NULL;
     if (!c->params_path && !c->nsets) return 0;
-    int rc = c->params_path ? lcm_params_read_lua(c->params_path, out, err) : 0;
+    char **read = NULL;
+    int nread = 0;
+    int rc = c->params_path ? lcm_params_read_lua(c->params_path, out, &read, &nread, err) : 0;
+    cli_note_read(&c->mo, "a file the params file reads", read, nread);
     if (!rc && !*out) *out = lcm_pv_table();
     for (int i = 0; i < c->nsets && !rc; ++i) rc = lcm_params_apply_set(*out, c->sets[i], err);
     return rc;
@@ -223,11 +234,17 @@ static int load_inputs(const sim_cli *c, const lcm_model *model, const lcm_pvalu
 static int write_outputs(const sim_cli *c, const lcm_solution *sol, const char *solution_out, const lcm_panel *p,
                          lcm_err *err)
 {
-    lcm_outputs_begin();
-    int rc = solution_out ? lcm_solution_write_h5(sol, solution_out, err) : 0;
-    if (!rc && c->out) rc = lcm_panel_write_h5(p, c->out, err);
-    if (!rc && c->csv) rc = lcm_panel_write_csv(p, c->csv, err);
-    return lcm_outputs_end(rc, err);
+    char **made = NULL;
+    int nmade = 0, rc = c->run ? cli_make_dirs(c->out_dir, &made, &nmade, err) : 0;
+    if (!rc) {
+        lcm_outputs_begin();
+        rc = solution_out ? lcm_solution_write_h5(sol, solution_out, err) : 0;
+        if (!rc && c->out) rc = lcm_panel_write_h5(p, c->out, err);
+        if (!rc && c->csv) rc = lcm_panel_write_csv(p, c->csv, err);
+        rc = lcm_outputs_end(rc, err);
+    }
+    cli_unmake_dirs(made, nmade, rc);
+    return rc;
 }
 
 static int simulate_main(int argc, char **argv, int run)
@@ -265,6 +282,7 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err);
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
     if (!rc) rc = read_initial(&c, model, &ic, &err);
+    if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err); /* and what the initial conditions read */
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);
     if (!rc) rc = lcm_simulate_fits(solver, ic, &c.sim, &err); /* before solving */
     if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);

@@ -83,7 +83,12 @@ int cmd_solve(int argc, char **argv)
     if (!rc && csv) rc = cli_check_writable(csv, &err);
 
     lcm_pvalue *params = NULL;
-    if (!rc && params_path) rc = lcm_params_read_lua(params_path, &params, &err);
+    if (!rc && params_path) {
+        char **read = NULL;
+        int nread = 0;
+        rc = lcm_params_read_lua(params_path, &params, &read, &nread, &err);
+        cli_note_read(&mo, "a file the params file reads", read, nread);
+    }
     if (!rc && !params) params = lcm_pv_table();
     for (int i = 0; i < nsets && !rc; ++i) rc = lcm_params_apply_set(params, sets[i], &err);
     if (!rc) rc = lcm_params_take_fixes(params, mo.fixes, mo.nfixes, &err);

@@ -78,9 +78,14 @@ static int read_list(lua_State *L, const char *path, lcm_initial_column *col, lc
     col->text = lcm_xcalloc(len + 1, sizeof *col->text);
     for (size_t i = 0; i < len; ++i) {
         int t = lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        size_t n = 0;
+        const char *s = t == LUA_TSTRING ? lua_tolstring(L, -1, &n) : NULL;
         if (t == LUA_TNUMBER) col->num[i] = lua_tonumber(L, -1);
-        else if (t == LUA_TSTRING) col->text[i] = lcm_xstrdup(lua_tostring(L, -1));
+        else if (s && strlen(s) == n) col->text[i] = lcm_xstrdup(s);
         lua_pop(L, 1);
+        if (s && !col->text[i])
+            return lcm_fail(err, LCM_E_INPUT, "%s: column '%s': subject %zu: a label holds a NUL byte", path,
+                            col->name, i);
         if (t != LUA_TNUMBER && t != LUA_TSTRING)
             return lcm_fail(err, LCM_E_INPUT, "%s: column '%s': subject %zu: a %s is not a value (a number, a label "
                             "or a regime name)", path, col->name, i, lua_typename(L, t));
@@ -101,10 +106,17 @@ static int read_columns(lua_State *L, const char *path, lcm_initial_column **col
             lua_pop(L, 2);
             break;
         }
+        size_t len;
+        const char *name = lua_tolstring(L, -2, &len);
+        if (strlen(name) != len) {
+            rc = lcm_fail(err, LCM_E_INPUT, "%s: a column name holds a NUL byte", path);
+            lua_pop(L, 2);
+            break;
+        }
         LCM_GROW(*cols, cap, (size_t)*n + 1);
         lcm_initial_column *col = &(*cols)[(*n)++];
         memset(col, 0, sizeof *col);
-        col->name = lcm_xstrdup(lua_tostring(L, -2));
+        col->name = lcm_xstrdup(name);
         rc = read_list(L, path, col, err);
         lua_pop(L, rc ? 2 : 1);
     }
@@ -112,7 +124,8 @@ static int read_columns(lua_State *L, const char *path, lcm_initial_column **col
     return rc;
 }
 
-int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, lcm_err *err)
+int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, char ***read,
+                         int *nread, lcm_err *err)
 {
     *out = NULL;
     lcm_lua_limits lim;
@@ -124,6 +137,7 @@ int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects
     lcm_initial_column *cols = NULL;
     int n = 0;
     if (!rc) rc = read_columns(L, path, &cols, &n, err);
+    if (read && lua_type(L, 1) == LUA_TTABLE) lcm_sandbox_files(L, 1, read, nread); /* the box, once made */
     lua_close(L);
     if (!rc) rc = lcm_initial_from_columns(m, path, "column", cols, n, shape, out, err);
     lcm_initial_columns_free(cols, n);

@@ -19,7 +19,10 @@
 int lcm_is_lua_path(const char *path);
 
 /* subjects: --subjects N, or 0 when not given (a function then gets
- * LCM_INITIAL_LUA_DEFAULT_SUBJECTS; a file returning columns refuses it). */
-int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, lcm_err *err);
+ * LCM_INITIAL_LUA_DEFAULT_SUBJECTS; a file returning columns refuses it).
+ * The files it read (require, lcm.read_table, ...) are appended to *read
+ * (*nread of them), also on failure. */
+int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, char ***read,
+                         int *nread, lcm_err *err);
 
 #endif

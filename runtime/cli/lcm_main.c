@@ -49,6 +49,7 @@ static void print_features(void)
 
 int main(int argc, char **argv)
 {
+    lcm_hold_standard_fds();
     lcm_err err = {0};
     if (lcm_comm_init(&argc, &argv, &err)) return cli_die(argc > 1 ? argv[1] : "", &err);
     int rc = run_command(argc, argv);

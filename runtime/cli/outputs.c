@@ -120,14 +120,61 @@ int cli_check_outputs(const cli_file *files, int n, lcm_err *err)
 
 int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err)
 {
-    cli_file *all = lcm_xcalloc((size_t)(n + mo->nloaded), sizeof *all);
+    cli_file *all = lcm_xcalloc((size_t)(n + mo->nread), sizeof *all);
     int count = 0;
     for (int i = 0; i < n; ++i)
         if (files[i].output) all[count++] = files[i];
-    for (int i = 0; i < mo->nloaded; ++i) all[count++] = (cli_file){"a file the model loads", mo->loaded[i], 0, 0};
+    for (int i = 0; i < mo->nread; ++i) all[count++] = (cli_file){mo->read[i].what, mo->read[i].path, 0, 0};
     int rc = cli_check_outputs(all, count, err);
     free(all);
     return rc;
+}
+
+int cli_check_dir_creatable(const char *dir, lcm_err *err)
+{
+    char *at = lcm_xstrdup(dir);
+    while (!lcm_file_exists(at) && strcmp(at, ".") && strcmp(at, "/")) { /* the nearest folder that exists */
+        char *up = lcm_path_dirname(at);
+        free(at);
+        at = up;
+    }
+    int rc = 0;
+    if (!lcm_is_directory(at))
+        rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': '%s' is a file, not a directory", dir, at);
+    else if (access(at, W_OK | X_OK) != 0 && strcmp(at, dir))
+        rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': directory '%s' is not writable", dir, at);
+    free(at);
+    return rc;
+}
+
+int cli_make_dirs(const char *dir, char ***made, int *nmade, lcm_err *err)
+{
+    char **missing = NULL; /* the deepest first */
+    int n = 0;
+    for (char *at = lcm_xstrdup(dir); at;) {
+        if (lcm_file_exists(at) || !strcmp(at, ".") || !strcmp(at, "/")) {
+            free(at);
+            break;
+        }
+        missing = lcm_xrealloc(missing, (size_t)(n + 1) * sizeof *missing);
+        missing[n++] = at;
+        at = lcm_path_dirname(at);
+    }
+    for (int i = 0; i < n / 2; ++i) { /* outermost first */
+        char *t = missing[i];
+        missing[i] = missing[n - 1 - i], missing[n - 1 - i] = t;
+    }
+    *made = missing, *nmade = n;
+    return lcm_make_dirs(dir, err); /* on failure, cli_unmake_dirs removes those it made */
+}
+
+void cli_unmake_dirs(char **made, int nmade, int rc)
+{
+    for (int i = nmade - 1; i >= 0; --i) {
+        if (rc) rmdir(made[i]); /* empty unless something else put a file there: then it stays */
+        free(made[i]);
+    }
+    free(made);
 }
 
 int cli_check_writable(const char *path, lcm_err *err)

@@ -82,11 +82,19 @@ static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out,
     /* by name, in sorted order: the tree and its errors do not depend on
      * Lua's hash order */
     char **keys = lcm_xcalloc((size_t)nstr, sizeof *keys);
-    int n = 0;
+    int n = 0, nul = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-        keys[n++] = lcm_xstrdup(lua_tostring(L, -2));
+        size_t klen;
+        const char *key = lua_tolstring(L, -2, &klen); /* a string: counted as one above */
+        nul |= strlen(key) != klen;
+        keys[n++] = lcm_xstrdup(key);
         lua_pop(L, 1);
+    }
+    if (nul) {
+        for (int i = 0; i < n; ++i) free(keys[i]);
+        free(keys);
+        return lcm_fail(err, LCM_E_PARAMS, "%s has a name that holds a NUL byte", *where ? where : "the table");
     }
     qsort(keys, (size_t)n, sizeof *keys, cmp_keys);
     lcm_pvalue *table = lcm_pv_table();
@@ -107,7 +115,7 @@ static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out,
     return rc;
 }
 
-int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
+int lcm_params_read_lua(const char *path, lcm_pvalue **out, char ***read, int *nread, lcm_err *err)
 {
     *out = NULL;
     if (!lcm_file_exists(path)) return lcm_fail(err, LCM_E_IO, "params file '%s' does not exist", path);
@@ -144,6 +152,7 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, lcm_err *err)
             *out = lcm_pv_table();
         }
     }
+    if (read) lcm_sandbox_files(L, 1, read, nread);
     lua_close(L);
     return rc;
 }

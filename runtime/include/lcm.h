@@ -255,9 +255,10 @@ LCM_API int lcm_simulate(lcm_solver *s, const lcm_solution *sol, const lcm_initi
 LCM_API int lcm_simulate_again(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic,
                                const lcm_sim_options *opts, lcm_panel **panel, lcm_err *err);
 /* Whether simulating the subjects of `ic` fits in the memory this process
- * may use (and each worker's device): 0, or LCM_E_MEMORY with the figures.
- * lcm_simulate checks it first; calling it before a solve refuses a panel
- * too large without solving. */
+ * may use (and each worker's device): 0, or LCM_E_MEMORY with the figures;
+ * and whether opts->targets names columns of the model (LCM_E_USAGE).
+ * lcm_simulate checks both first; calling it before a solve refuses a
+ * panel too large, or an unknown target, without solving. */
 LCM_API int lcm_simulate_fits(const lcm_solver *s, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err);
 LCM_API lcm_index lcm_panel_rows(const lcm_panel *p);
 /* Copies a column into out[rows]: subject_id, period, age, regime (ids),

@@ -93,6 +93,55 @@ int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err)
     return lcm_fail(err, LCM_E_INPUT, "'%s' is not an HDF5 file (it should hold %s)", path, what);
 }
 
+/* External links are not followed: refusing to traverse one fails the
+ * open. */
+static herr_t refuse_external_link(const char *parent_file, const char *parent_group, const char *child_file,
+                                   const char *child_object, unsigned *acc_flags, hid_t fapl, void *op_data)
+{
+    (void)parent_file, (void)parent_group, (void)child_file, (void)child_object, (void)acc_flags, (void)fapl,
+        (void)op_data;
+    return -1;
+}
+
+hid_t lcm_h5_read_links(void)
+{
+    static hid_t plist = -1;
+    lcm_h5_prepare();
+    if (plist < 0) {
+        plist = H5Pcreate(H5P_DATASET_ACCESS); /* H5Dopen2 takes one; its class derives from link access */
+        H5Pset_elink_cb(plist, refuse_external_link, NULL);
+    }
+    return plist;
+}
+
+/* Raw data as lcm writes it (contiguous or compact) or as h5repack may
+ * leave it (chunks no larger than the dataset, HDF5's own filters), so
+ * that what reading it allocates is bounded by the shape the model gives:
+ * not in other files (external or virtual storage). */
+int lcm_h5_plain_storage(hid_t d, int rank, const hsize_t *dims)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    if (dcpl < 0) return 0;
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    int ok = (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT || layout == H5D_CHUNKED) &&
+             H5Pget_external_count(dcpl) == 0;
+    if (ok && layout == H5D_CHUNKED) {
+        hsize_t chunk[H5S_MAX_RANK];
+        ok = rank > 0 && H5Pget_chunk(dcpl, rank, chunk) == rank;
+        for (int k = 0; k < rank && ok; ++k) ok = chunk[k] >= 1 && chunk[k] <= dims[k];
+        int nfilters = H5Pget_nfilters(dcpl);
+        ok &= nfilters >= 0;
+        for (int i = 0; i < nfilters && ok; ++i) {
+            unsigned flags;
+            size_t nvalues = 0;
+            H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, NULL, 0, NULL, NULL);
+            ok = id >= H5Z_FILTER_DEFLATE && id <= H5Z_FILTER_SCALEOFFSET;
+        }
+    }
+    H5Pclose(dcpl);
+    return ok;
+}
+
 FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
 {
     *tmp = NULL;
@@ -114,9 +163,11 @@ FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
 
 int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err)
 {
-    int why = 0;
-    if (ferror(f)) failed = 1, why = EIO;
-    if (fflush(f) != 0) failed = 1, why = errno;
+    int why = failed > 0 ? failed : 0;
+    /* the flush first: when it fails, errno says why (ENOSPC), which a
+     * stream's error flag, set by an earlier write, does not */
+    if (fflush(f) != 0) failed = 1, why = why ? why : errno;
+    if (ferror(f)) failed = 1;
     if (!tmp) return failed ? write_failed(path, why, err) : 0; /* standard output: stays open */
     if (fsync(fileno(f)) != 0 && !why) failed = 1, why = errno;
     if (fclose(f) != 0 && !why) failed = 1, why = errno;

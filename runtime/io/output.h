@@ -21,7 +21,8 @@ FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err);
 hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err);
 /* Finishes a CSV file (flush, fsync, close), then moves it into place -- or
  * holds it back, between lcm_outputs_begin and lcm_outputs_end -- or removes
- * it when `failed` or finishing fails (HDF5 files: lcm_h5_finish). */
+ * it when `failed` (the errno of a failed write, or -1) or finishing fails
+ * (HDF5 files: lcm_h5_finish). */
 int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err);
 
 /* A run's outputs, all or none: after lcm_outputs_begin, finished files wait
@@ -37,6 +38,14 @@ int lcm_outputs_end(int rc, lcm_err *err);
 /* Opens an HDF5 file to read: LCM_E_IO when it cannot be read, LCM_E_INPUT
  * when it is not HDF5 or is damaged (`what`: what it should hold). */
 int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err);
+/* The access list of every read (datasets, links): an external link is not
+ * followed (a file lcm is given must not make it read another file, which
+ * could be any the process may read), so opening through one fails. */
+hid_t lcm_h5_read_links(void);
+/* Whether dataset d (rank, dims: its shape) keeps its raw data in the file
+ * itself, in a layout whose reading allocates no more than its shape says
+ * (below). */
+int lcm_h5_plain_storage(hid_t d, int rank, const hsize_t *dims);
 
 /* A number with the fewest digits that read back exactly (as a float for
  * float32 results), or nan, inf, -inf. */

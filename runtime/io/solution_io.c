@@ -284,40 +284,12 @@ static int read_attr_numbers(hid_t obj, const char *name, hid_t type, void *out,
     return bad;
 }
 
-/* Raw data as lcm writes it (contiguous or compact) or as h5repack may
- * leave it (chunks no larger than the dataset, HDF5's own filters), so
- * that what reading it allocates is bounded by the shape the model gives:
- * not in other files (external or virtual storage). */
-static int plain_storage(hid_t d, int rank, const hsize_t *dims)
-{
-    hid_t dcpl = H5Dget_create_plist(d);
-    if (dcpl < 0) return 0;
-    H5D_layout_t layout = H5Pget_layout(dcpl);
-    int ok = (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT || layout == H5D_CHUNKED) &&
-             H5Pget_external_count(dcpl) == 0;
-    if (ok && layout == H5D_CHUNKED) {
-        hsize_t chunk[H5S_MAX_RANK];
-        ok = rank > 0 && H5Pget_chunk(dcpl, rank, chunk) == rank;
-        for (int k = 0; k < rank && ok; ++k) ok = chunk[k] >= 1 && chunk[k] <= dims[k];
-        int nfilters = H5Pget_nfilters(dcpl);
-        ok &= nfilters >= 0;
-        for (int i = 0; i < nfilters && ok; ++i) {
-            unsigned flags;
-            size_t nvalues = 0;
-            H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, NULL, 0, NULL, NULL);
-            ok = id >= H5Z_FILTER_DEFLATE && id <= H5Z_FILTER_SCALEOFFSET;
-        }
-    }
-    H5Pclose(dcpl);
-    return ok;
-}
-
 /* A floating-point dataset at `path` of exactly the given shape (rank 0: a
  * scalar), read as `type`. */
 static int read_dataset(hid_t f, const char *path, int rank, const hsize_t *dims, hid_t type, void *out)
 {
-    if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return 1; /* fails as well when a group on the way is missing */
-    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    if (H5Lexists(f, path, lcm_h5_read_links()) <= 0) return 1; /* fails as well when a group on the way is missing */
+    hid_t d = H5Dopen2(f, path, lcm_h5_read_links());
     if (d < 0) return 1;
     hid_t sp = H5Dget_space(d), ft = H5Dget_type(d);
     hsize_t have[H5S_MAX_RANK];
@@ -327,7 +299,7 @@ static int read_dataset(hid_t f, const char *path, int rank, const hsize_t *dims
     if (!bad && rank > 0) bad = H5Sget_simple_extent_dims(sp, have, NULL) != rank;
     for (int k = 0; k < rank && !bad; ++k) bad = have[k] != dims[k];
     hssize_t n = bad ? 0 : H5Sget_simple_extent_npoints(sp);
-    if (!bad) bad = !plain_storage(d, rank, dims);
+    if (!bad) bad = !lcm_h5_plain_storage(d, rank, dims);
     if (!bad && n > 0) bad = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0;
     H5Tclose(ft), H5Sclose(sp), H5Dclose(d);
     return bad;
@@ -364,7 +336,7 @@ static int same_digest(hid_t f, const char *path, int version, const char *group
     if (version < 4) return 1;
     char name[512], have[80], want[65];
     snprintf(name, sizeof name, "/%s/period_%d/%s", group, t, sol->m->regimes[r].name);
-    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, name, lcm_h5_read_links());
     if (d < 0) return 0;
     int bad = read_attr_string(path, d, "sha256", version, have, sizeof have);
     H5Dclose(d);

@@ -10,6 +10,8 @@
  * is the first one in the file.
  */
 #include "initial.h"
+#include "memory.h"
+#include "message.h"
 #include "output.h"
 
 #include <errno.h>
@@ -52,8 +54,11 @@ static char *show_cell(const cell *c)
 {
     lcm_sb b;
     lcm_sb_init(&b);
-    if (c->text) lcm_sb_printf(&b, "'%s'", c->text);
-    else show_number(&b, c->num);
+    if (c->text) { /* on one line: a quoted cell may hold line breaks */
+        lcm_sb_putc(&b, '\'');
+        lcm_escape_text(&b, c->text, 0);
+        lcm_sb_putc(&b, '\'');
+    } else show_number(&b, c->num);
     return lcm_sb_take(&b);
 }
 
@@ -116,6 +121,7 @@ static void reader_init(reader *rd, const ir_model *m, const char *path, const c
     ir_vars_build(m, &rd->vars);
     rd->ic = lcm_xcalloc(1, sizeof *rd->ic);
     rd->ic->nslots = rd->vars.nstates;
+    rd->ic->source_hash = m->source_hash ? lcm_xstrdup(m->source_hash) : NULL;
 }
 
 /* Frees the reader and hands the subjects over, or frees them after a failure. */
@@ -141,11 +147,11 @@ static void reader_add_column(reader *rd, const char *name)
  * followed for a cell (not the whole column) by ": subject 2". */
 static void where(const reader *rd, const char *column, int in_cell, lcm_sb *b)
 {
-    if (!rd->noun) {
-        lcm_sb_printf(b, "%s: line %ld: column '%s'", rd->path, rd->line, column);
-        return;
-    }
-    lcm_sb_printf(b, "%s: %s '%s'", rd->path, rd->noun, column);
+    if (!rd->noun) lcm_sb_printf(b, "%s: line %ld: column '", rd->path, rd->line);
+    else lcm_sb_printf(b, "%s: %s '", rd->path, rd->noun);
+    lcm_escape_text(b, column, 0); /* a quoted header may hold line breaks too */
+    lcm_sb_putc(b, '\'');
+    if (!rd->noun) return;
     if (in_cell) lcm_sb_printf(b, ": subject %lld", (long long)rd->ic->n);
 }
 
@@ -268,9 +274,11 @@ static int read_age(const reader *rd, const cell *c, int *t, lcm_err *err)
         free(shown);
         return rc;
     }
-    /* ages are stored as doubles: 40 written as 40.0000000001 is still 40 */
+    /* ages are stored as doubles: 40 written as 40.0000000001 is still 40
+     * (the tolerance scales with the model's age, which is finite: an
+     * infinite age matches none) */
     for (*t = 0; *t < m->nperiods; ++*t)
-        if (fabs(age - m->ages[*t]) <= 1e-9 * fmax(1.0, fabs(age))) return 0;
+        if (fabs(age - m->ages[*t]) <= 1e-9 * fmax(1.0, fabs(m->ages[*t]))) return 0;
     lcm_sb b;
     lcm_sb_init(&b);
     show_number(&b, age);
@@ -624,24 +632,46 @@ static int h5_read_numbers(hid_t d, lcm_initial_column *col)
     return H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, col->num) < 0;
 }
 
-/* Reads a 1-D dataset of numbers or strings. */
+/* Whether `len` values of a column (as numbers: the most a column takes in
+ * memory) may be read: 0, or LCM_E_MEMORY naming the dataset. */
+static int column_fits(const char *path, const char *name, hsize_t len, lcm_err *err)
+{
+    double room, bytes = (double)len * (double)sizeof(double);
+    int whole;
+    char what[256];
+    int rc = lcm_host_memory_room(&room, &whole, what, sizeof what, err);
+    if (rc || bytes <= room) return rc;
+    return lcm_fail(err, LCM_E_MEMORY, "%s: dataset '%s' declares %llu values (%.1f MiB), more than this process "
+                    "may use (%.1f MiB: %s)", path, name, (unsigned long long)len, bytes / 1048576, room / 1048576, what);
+}
+
+/* Reads a 1-D dataset of numbers or strings, kept in the file itself. */
 static int h5_read_column(hid_t f, const char *path, lcm_initial_column *col, lcm_err *err)
 {
-    hid_t d = H5Dopen2(f, col->name, H5P_DEFAULT);
+    H5L_info_t link;
+    if (H5Lget_info(f, col->name, &link, H5P_DEFAULT) >= 0 && link.type != H5L_TYPE_HARD &&
+        link.type != H5L_TYPE_SOFT)
+        return lcm_fail(err, LCM_E_INPUT, "%s: '%s' at the root is a link to another file; lcm reads the initial "
+                        "conditions from the file itself", path, col->name);
+    hid_t d = H5Dopen2(f, col->name, lcm_h5_read_links());
     if (d < 0)
         return lcm_fail(err, LCM_E_INPUT, "%s: '%s' at the root is not a dataset (one 1-D dataset per column "
                         "expected)", path, col->name);
     hid_t space = H5Dget_space(d), type = H5Dget_type(d);
     int rank = H5Sget_simple_extent_ndims(space), rc = 0;
     H5T_class_t cls = H5Tget_class(type);
+    hsize_t len = 0;
+    if (rank == 1) H5Sget_simple_extent_dims(space, &len, NULL);
     if (rank != 1) {
         rc = lcm_fail(err, LCM_E_INPUT, "%s: dataset '%s' has %d dimensions; each column is a 1-D dataset", path,
                       col->name, rank);
     } else if (cls != H5T_INTEGER && cls != H5T_FLOAT && cls != H5T_STRING) {
         rc = lcm_fail(err, LCM_E_INPUT, "%s: dataset '%s' holds neither numbers nor strings", path, col->name);
-    } else {
-        hsize_t len;
-        H5Sget_simple_extent_dims(space, &len, NULL);
+    } else if (!lcm_h5_plain_storage(d, 1, &len)) {
+        rc = lcm_fail(err, LCM_E_INPUT, "%s: dataset '%s' keeps its values outside the file (external or virtual "
+                      "storage) or in a layout lcm does not read; lcm reads the initial conditions from the file "
+                      "itself", path, col->name);
+    } else if (!(rc = column_fits(path, col->name, len, err))) {
         col->len = (size_t)len;
         if (cls == H5T_STRING ? h5_read_strings(d, type, col) : h5_read_numbers(d, col))
             rc = lcm_fail(err, LCM_E_IO, "%s: dataset '%s' cannot be read", path, col->name);
@@ -716,6 +746,6 @@ int lcm_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, 
 void lcm_initial_free(lcm_initial *ic)
 {
     if (!ic) return;
-    free(ic->regime), free(ic->period), free(ic->x), free(ic->given);
+    free(ic->regime), free(ic->period), free(ic->x), free(ic->given), free(ic->source_hash);
     free(ic);
 }

@@ -23,6 +23,7 @@ struct lcm_initial {
     int *period;          /* [n] start period (index of the start age) */
     double *x;            /* [n * nslots] state values by slot (codes for discrete states), NaN if not given */
     unsigned char *given; /* [n * nslots] 1 where the file gave the value */
+    char *source_hash;    /* the model's it was read for (ir_model.source_hash), or NULL */
 };
 
 /* Reads `path` (.csv, or .h5 / .hdf5) for model m (lcm.h: lcm_initial_read). */

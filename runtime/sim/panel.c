@@ -1,4 +1,5 @@
 /* panel.c - simulated panels: columns, CSV and HDF5 (see lcm.h). */
+#include <errno.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +14,20 @@ static void point_columns(lcm_panel *p)
     for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = p->value + (size_t)(1 + p->vars.nstates + k) * (size_t)p->stride;
 }
 
+static void free_targets(lcm_panel *p)
+{
+    for (int i = 0; i < p->ntargets; ++i) free(p->target_names[i]);
+    free(p->target_names), free(p->targets);
+    p->target_names = NULL, p->targets = NULL, p->ntargets = 0;
+}
+
 /* Memory for `bytes`: `held` (a block of held_bytes, or NULL) when it is
  * large enough, else a new block (`held` given back). */
 static void *block(void *held, size_t held_bytes, size_t bytes)
 {
     if (held && held_bytes >= bytes) return held;
     free(held);
-    return lcm_xmalloc(bytes);
+    return lcm_xmalloc_large(bytes);
 }
 
 static size_t real_columns(const lcm_panel *p) { return 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions; }
@@ -29,6 +37,7 @@ static size_t real_columns(const lcm_panel *p) { return 1 + (size_t)p->vars.nsta
 static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int keep)
 {
     lcm_panel *p = lcm_xcalloc(1, sizeof *p), none = {0};
+    if (old) free_targets(old); /* first: the memory check counts them as room for the new columns */
     p->m = m;
     p->precision = precision;
     p->n = n;
@@ -95,8 +104,7 @@ size_t lcm_panel_bytes(const lcm_panel *p)
 void lcm_panel_free(lcm_panel *p)
 {
     if (!p) return;
-    for (int i = 0; i < p->ntargets; ++i) free(p->target_names[i]);
-    free(p->target_names), free(p->targets);
+    free_targets(p);
     free(p->subject), free(p->period), free(p->regime), free(p->value), free(p->x), free(p->act);
     ir_vars_free(&p->vars);
     free(p);
@@ -304,7 +312,7 @@ int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
 #pragma omp ordered
         if (!failed && t->len && fwrite(t->s, 1, t->len, f) != t->len) {
 #pragma omp atomic write
-            failed = 1;
+            failed = errno ? errno : -1; /* why, for the message */
         }
     }
     for (int b = 0; b < threads; ++b) lcm_sb_free(&text[b]);

@@ -57,5 +57,9 @@ size_t lcm_panel_bytes(const lcm_panel *p);
 /* Evaluates the DAG functions named by `spec` ("a,b" or "all") on every row
  * of p, with the solution's parameters and V (for functions of E_next_V). */
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err);
+/* Whether spec names target columns of model m ("all", or function and
+ * choice-probability names, each once): 0 or LCM_E_USAGE.  NULL or "":
+ * none, fine.  Simulations check it before they start. */
+int lcm_targets_check(const ir_model *m, const char *spec, lcm_err *err);
 
 #endif

@@ -61,16 +61,14 @@ static void free_names(char **names, int n)
     free(names);
 }
 
-/* "a,b" or "all" -> the names, checked against the model's functions. */
-static int parse_targets(lcm_panel *p, const char *spec, lcm_err *err)
+/* "a,b" or "all" -> the names (*names, *n), checked against the model's
+ * functions. */
+static int parse_targets(const ir_model *m, const char *spec, char ***names, int *n, lcm_err *err)
 {
     char **all;
-    int nall = function_names(p->m, &all), rc = 0;
+    int nall = function_names(m, &all), rc = 0;
     if (!strcmp(spec, "all")) {
-        for (int i = 0; i < nall; ++i) {
-            p->target_names = lcm_xrealloc(p->target_names, (size_t)(p->ntargets + 1) * sizeof *p->target_names);
-            p->target_names[p->ntargets++] = lcm_xstrdup(all[i]);
-        }
+        for (int i = 0; i < nall; ++i) add_name(names, n, all[i]);
         free_names(all, nall);
         return 0;
     }
@@ -80,7 +78,7 @@ static int parse_targets(lcm_panel *p, const char *spec, lcm_err *err)
         char *name = lcm_xstrndup(at, len);
         int known = 0, twice = 0;
         for (int i = 0; i < nall; ++i) known |= !strcmp(all[i], name);
-        for (int i = 0; i < p->ntargets; ++i) twice |= !strcmp(p->target_names[i], name);
+        for (int i = 0; i < *n; ++i) twice |= !strcmp((*names)[i], name);
         if (!known || twice) {
             lcm_sb list;
             lcm_sb_init(&list);
@@ -89,15 +87,25 @@ static int parse_targets(lcm_panel *p, const char *spec, lcm_err *err)
             else rc = lcm_fail(err, LCM_E_USAGE, "--targets: the model has no function '%s' (its functions: %s; or "
                                "'all')", name, nall ? list.s : "none");
             lcm_sb_free(&list);
-            free(name);
-            break;
-        }
-        p->target_names = lcm_xrealloc(p->target_names, (size_t)(p->ntargets + 1) * sizeof *p->target_names);
-        p->target_names[p->ntargets++] = name;
+        } else add_name(names, n, name);
+        free(name);
         if (!comma) break;
         at = comma + 1;
     }
     free_names(all, nall);
+    return rc;
+}
+
+int lcm_targets_check(const ir_model *m, const char *spec, lcm_err *err)
+{
+    if (!spec || !*spec) return 0;
+    for (int r = 0; r < m->nregimes; ++r) /* lcm_point's bounds */
+        if (m->regimes[r].nstates > 64 || m->regimes[r].nactions > 64)
+            return lcm_fail(err, LCM_E_USAGE, "--targets: regime '%s' has more than 64 states or actions",
+                            m->regimes[r].name);
+    char **names = NULL;
+    int n = 0, rc = parse_targets(m, spec, &names, &n, err);
+    free_names(names, n);
     return rc;
 }
 
@@ -189,12 +197,9 @@ static int **ccp_columns(const lcm_panel *p)
 
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err)
 {
-    int rc = parse_targets(p, spec, err);
+    int rc = lcm_targets_check(p->m, spec, err);
+    if (!rc) rc = parse_targets(p->m, spec, &p->target_names, &p->ntargets, err);
     if (rc) return rc;
-    for (int r = 0; r < p->m->nregimes; ++r)
-        if (p->m->regimes[r].nstates > 64 || p->m->regimes[r].nactions > 64)
-            return lcm_fail(err, LCM_E_USAGE, "--targets: regime '%s' has more than 64 states or actions",
-                            p->m->regimes[r].name);
     p->targets = lcm_xcalloc((size_t)p->n * (size_t)p->ntargets + 1, sizeof *p->targets);
     size_t most = 1;
     for (int r = 0; r < p->m->nregimes; ++r)

@@ -48,6 +48,13 @@
 #undef LCM_RECORD_REAL
 #undef LCM_RECORD_FN
 
+/* A check's report: the subject it names (-1: none) and the text. */
+typedef struct sim_report {
+    lcm_index subject;
+    int t;
+    char *text;
+} sim_report;
+
 typedef struct sim_run {
     lcm_solver *sv;
     lcm_worker *w;             /* the worker simulating now, and its backend */
@@ -89,8 +96,17 @@ typedef struct sim_run {
     void *mnext[IR_MAX_REGIMES];  /* ... and their marginal values where kept (ir_marginal_state) */
     void *egm[IR_MAX_REGIMES];    /* EGM regimes: the period's endogenous grid (ir/precompute.h) */
     long long egm_cap[IR_MAX_REGIMES]; /* ... its reals */
-    unsigned *warned;          /* [T]: the flag kinds already reported per period */
-    int snapped;               /* a snapshot was written */
+    /* What the checks report does not depend on the batches or workers:
+     * per period and kind of warning the lowest subject; the error (and
+     * the snapshot) of the lowest subject that fails, at its first failing
+     * period.  A batch that fails runs on to its last period, and no batch
+     * starts past a subject that failed: then the error is that of the
+     * lowest subject of all.  Warnings are printed at the end (below a
+     * failed subject only, as a run of one batch would have printed). */
+    sim_report *warnings;      /* [nwarnings = T * kinds] by period and kind (sim_flag_text's order) */
+    int nwarnings;
+    sim_report failure;        /* subject -1: none yet */
+    sim_report snap;           /* the lowest subject of an error-level check (a warning at --log-level warning) */
     double *phase;             /* seconds by part (panel.h: LCM_SIM_PHASES) */
 } sim_run;
 
@@ -288,16 +304,17 @@ static void free_batch(sim_run *s, int failed)
 /* What every worker shares: the subjects and the rows. */
 static void free_shared(sim_run *s)
 {
-    free(s->x), free(s->regime), free(s->len), free(s->warned);
+    free(s->x), free(s->regime), free(s->len);
     ir_vars_free(&s->V);
+    for (int i = 0; s->warnings && i < s->nwarnings; ++i) free(s->warnings[i].text); /* what report_checks left */
+    free(s->warnings), free(s->snap.text), free(s->failure.text);
 }
 
 /* ---- the start: initial states, processes drawn where not given ----------- */
 static int initial_states(sim_run *s, const lcm_initial *ic, lcm_err *err)
 {
     const ir_model *m = s->m;
-    if (ic->nslots != s->ns) return lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model");
-    size_t ns = (size_t)s->ns;
+    size_t ns = (size_t)s->ns; /* = ic->nslots (check_initial) */
     s->x = lcm_xmalloc(((size_t)s->n * ns + 1) * sizeof *s->x);
     s->regime = lcm_xmalloc(((size_t)s->n + 1) * sizeof *s->regime);
     s->len = lcm_xcalloc((size_t)s->n + 1, sizeof *s->len);
@@ -621,6 +638,18 @@ static int fetch_subject(sim_run *s, lcm_index b0, lcm_index bn, lcm_index row, 
     return rc;
 }
 
+/* Keeps the report of `subject` in *r when it names a lower subject than
+ * *r does (or *r none): text is taken over, or freed. */
+static void keep_report(sim_report *r, lcm_index subject, int t, char *text)
+{
+    if (r->subject >= 0 && r->subject <= subject) {
+        free(text);
+        return;
+    }
+    free(r->text);
+    *r = (sim_report){subject, t, text};
+}
+
 /* "subject 12, period 3 (age 50), regime 'working' at wealth=12.5" */
 static void describe_subject(const sim_run *s, const sim_subject *who, int t, lcm_sb *out)
 {
@@ -630,61 +659,77 @@ static void describe_subject(const sim_run *s, const sim_subject *who, int t, lc
     lcm_describe_values(r, who->x, out);
 }
 
-/* The error of a subject that period t's step moved to a regime not active
- * in period t + 1. */
-static int moved_to_inactive(const sim_run *s, const sim_subject *who, int t, lcm_err *err)
+/* The failure of a subject that period t's step moved to a regime not
+ * active in period t + 1. */
+static void moved_to_inactive(sim_run *s, const sim_subject *who, int t)
 {
     lcm_sb report;
     lcm_sb_init(&report);
+    lcm_sb_puts(&report, "simulation: ");
     describe_subject(s, who, t, &report);
-    lcm_fail(err, LCM_E_NUMERIC, "simulation: %s: moved to regime '%s', which is not active in period %d", report.s,
-             s->m->regimes[who->next].name, t + 1);
-    lcm_sb_free(&report);
-    return err->code;
+    lcm_sb_printf(&report, ": moved to regime '%s', which is not active in period %d", s->m->regimes[who->next].name,
+                  t + 1);
+    keep_report(&s->failure, who->i, t, lcm_sb_take(&report));
 }
 
 /* The batch's failed checks at period t, by the level's policy (as in the
  * solve: nothing at off, warnings at warning and progress, an error at
- * debug), each explained by the interpreter at the first subject's state;
- * a warning once per period and kind, a snapshot at the first failure. */
+ * debug), each explained by the interpreter at the first subject's state,
+ * kept by keep_report (sim_run: "what the checks report"). */
 static int check_flags(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *err)
 {
     lcm_checks mode = lcm_checks_mode();
+    const int kinds = (int)(sizeof sim_flag_text / sizeof *sim_flag_text);
     for (int r = 0; r < s->R && mode != LCM_CHECKS_OFF; ++r)
-        for (size_t k = 0; k < sizeof sim_flag_text / sizeof *sim_flag_text; ++k) {
+        for (int k = 0; k < kinds; ++k) {
             int bit = sim_flag_text[k].bit, raise = sim_flag_text[k].error && mode == LCM_CHECKS_RAISE;
             const lcm_flags *f = &s->F_h[r];
-            if (!(f->bits & (1u << bit)) || (!raise && (s->warned[t] & (1u << bit)))) continue;
+            if (!(f->bits & (1u << bit))) continue;
+            lcm_index subject = b0 + f->first[bit];
+            const sim_report *against = raise ? &s->failure : &s->warnings[t * kinds + k];
+            int snap = sim_flag_text[k].error && (s->snap.subject < 0 || subject < s->snap.subject);
+            if (!snap && against->subject >= 0 && against->subject <= subject) continue;
             sim_subject who;
             int rc = fetch_subject(s, b0, bn, f->first[bit], t, &who, err);
             if (rc) return rc;
             lcm_sb report, detail;
             lcm_sb_init(&report), lcm_sb_init(&detail);
+            lcm_sb_puts(&report, "simulation: ");
             describe_subject(s, &who, t, &report);
             lcm_diagnose_at(s->m, &s->sol->layout, s->sol->grids, s->sol->params, s->sol, t, who.regime, who.x, bit,
                             &detail);
             lcm_sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
-            if (sim_flag_text[k].error && !s->snapped) {
-                unsigned char *include = lcm_xcalloc((size_t)(s->T * s->R), 1);
-                for (int g = 0; g < s->R; ++g) {
-                    include[t * s->R + g] = 1;
-                    if (t + 1 < s->T) include[(t + 1) * s->R + g] = 1;
-                }
-                lcm_sb full;
-                lcm_sb_init(&full);
-                lcm_sb_printf(&full, "simulation: %s", report.s);
-                lcm_solver_snapshot(s->sv, s->sol, include, full.s);
-                lcm_sb_free(&full);
-                free(include);
-                s->snapped = 1;
-            }
-            s->warned[t] |= 1u << bit;
-            rc = raise ? lcm_fail(err, LCM_E_NUMERIC, "simulation: %s", report.s) : 0;
-            if (!raise) lcm_warn("simulation: %s", report.s);
+            if (snap) keep_report(&s->snap, subject, t, lcm_xstrdup(report.s));
+            keep_report(raise ? &s->failure : &s->warnings[t * kinds + k], subject, t, lcm_sb_take(&report));
             lcm_sb_free(&report), lcm_sb_free(&detail);
-            if (rc) return rc;
         }
     return 0;
+}
+
+/* What the checks found (sim_run: "what the checks report"): the warnings,
+ * by period and kind, then the snapshot and the error of the failure. */
+static int report_checks(sim_run *s, lcm_err *err)
+{
+    lcm_index below = s->failure.subject >= 0 ? s->failure.subject : s->n;
+    for (int i = 0; i < s->nwarnings; ++i) {
+        if (s->warnings[i].subject >= 0 && s->warnings[i].subject < below) lcm_warn("%s", s->warnings[i].text);
+        free(s->warnings[i].text);
+    }
+    free(s->warnings);
+    s->warnings = NULL;
+    if (s->snap.subject >= 0 && s->snap.subject <= below) {
+        unsigned char *include = lcm_xcalloc((size_t)(s->T * s->R), 1);
+        for (int g = 0; g < s->R; ++g) {
+            include[s->snap.t * s->R + g] = 1;
+            if (s->snap.t + 1 < s->T) include[(s->snap.t + 1) * s->R + g] = 1;
+        }
+        lcm_solver_snapshot(s->sv, s->sol, include, s->snap.text);
+        free(include);
+    }
+    int rc = s->failure.subject >= 0 ? lcm_fail(err, LCM_E_NUMERIC, "%s", s->failure.text) : 0;
+    free(s->snap.text), free(s->failure.text);
+    s->snap.text = s->failure.text = NULL;
+    return rc;
 }
 
 /* One period of the batch: every regime active then steps its subjects,
@@ -728,7 +773,9 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
     lap(s, LCM_SIM_RECORD, &lap0);
     if (!rc) rc = check_flags(s, b0, bn, t, err);
     sim_subject who;
-    if (!rc && bad < bn && !(rc = fetch_subject(s, b0, bn, bad, t, &who, err))) rc = moved_to_inactive(s, &who, t, err);
+    if (!rc && bad < bn && (s->failure.subject < 0 || b0 + bad < s->failure.subject) &&
+        !(rc = fetch_subject(s, b0, bn, bad, t, &who, err)))
+        moved_to_inactive(s, &who, t);
     lap(s, LCM_SIM_CHECKS, &lap0);
     if (!rc)
         lcm_progress_step(s->batch * s->T + t + 1, (int)((s->n + s->K - 1) / s->K) * s->T,
@@ -778,13 +825,14 @@ static int simulate_batches(sim_run *s, lcm_err *err)
     int rc = upload_masks(s, err);
     s->batch = 0;
     for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K, ++s->batch) {
+        if (s->failure.subject >= 0 && b0 > s->failure.subject) break; /* its subjects come after the failure */
         lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
         double lap0 = lcm_now_seconds();
         rc = batch_in(s, b0, bn, err);
         lap(s, LCM_SIM_STEPS, &lap0);
         for (int t = 0; t < s->T && !rc; ++t) rc = batch_period(s, b0, bn, t, err);
         lap0 = lcm_now_seconds();
-        if (!rc) rc = batch_home(s, b0, bn, err);
+        if (!rc && s->failure.subject < 0) rc = batch_home(s, b0, bn, err);
         lap(s, LCM_SIM_HOME, &lap0);
     }
     return rc;
@@ -837,6 +885,23 @@ static int check_inputs(const lcm_solver *sv, const lcm_solution *sol, lcm_err *
                         "--precision %d", sol->precision, precision, sol->precision);
     if (!sol->params) return lcm_fail(err, LCM_E_INPUT, "the solution does not carry its parameters");
     return 0;
+}
+
+/* Initial conditions read for this solver's model (or its twin: the same
+ * generated code), whose subjects start in its regimes and periods: the
+ * simulation indexes the model's tables by them. */
+static int check_initial(const lcm_solver *sv, const lcm_initial *ic, lcm_err *err)
+{
+    const ir_model *m = &sv->model->ir;
+    const char *here = m->source_hash, *there = ic->source_hash;
+    ir_vars V;
+    ir_vars_build(m, &V);
+    int bad = ic->nslots != V.nstates || (here && there && strcmp(here, there));
+    ir_vars_free(&V);
+    for (lcm_index i = 0; i < ic->n && !bad; ++i)
+        bad = ic->regime[i] < 0 || ic->regime[i] >= m->nregimes || ic->period[i] < 0 || ic->period[i] >= m->nperiods;
+    return bad ? lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model (or another version "
+                          "of it): read them with lcm_initial_read for this model") : 0;
 }
 
 /* The worker (among all of the job) whose block holds subject i: where its
@@ -931,7 +996,8 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
 
 int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err)
 {
-    return lcm_memory_check_simulate(sv, ic->n, opts, 0, err);
+    int rc = opts ? lcm_targets_check(&sv->model->ir, opts->targets, err) : 0;
+    return rc ? rc : lcm_memory_check_simulate(sv, ic->n, opts, 0, err);
 }
 
 /* lcm_simulate (again = 0) or lcm_simulate_again, into the memory of
@@ -942,6 +1008,8 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     lcm_sim_options o = {0};
     if (opts) o = *opts;
     int rc = check_inputs(sv, sol, err);
+    if (!rc) rc = check_initial(sv, ic, err);
+    if (!rc) rc = lcm_targets_check(&sv->model->ir, o.targets, err);
     if (!rc) rc = lcm_memory_check_simulate(sv, ic->n, &o, lcm_panel_bytes(reuse), err);
     if (rc) {
         lcm_panel_free(reuse);
@@ -957,7 +1025,11 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     if (s.K > INT_MAX) s.K = INT_MAX; /* batch rows are ints (kernel_abi.h) */
     if (s.K < 1) s.K = 1;
     s.threads = sv->threads > 0 ? sv->threads : omp_get_max_threads();
-    s.warned = lcm_xcalloc((size_t)s.T + 1, sizeof *s.warned);
+    const int kinds = (int)(sizeof sim_flag_text / sizeof *sim_flag_text);
+    s.nwarnings = s.T * kinds;
+    s.warnings = lcm_xcalloc((size_t)s.nwarnings, sizeof *s.warnings);
+    for (int i = 0; i < s.nwarnings; ++i) s.warnings[i].subject = -1;
+    s.failure.subject = s.snap.subject = -1;
     /* the columns by cell (subject * T + period), compacted into rows at the end */
     lcm_index cells = (lcm_index)((size_t)s.n * (size_t)s.T);
     s.p = again ? lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, cells) : lcm_panel_new(m, s.rb == 4 ? 32 : 64, cells);
@@ -976,6 +1048,7 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
         for (lcm_index i = 0; i < s.n; ++i) mine[i] = owner[i] == s.w->index;
         rc = simulate_worker(&s, err);
     }
+    if (!rc) rc = report_checks(&s, err);
     rc = lcm_comm_agree(rc, err);
     lcm_panel *p = NULL;
     lap0 = lcm_now_seconds();

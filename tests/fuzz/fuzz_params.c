@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_write(params_path, data, size);
     lcm_err err = {0};
     lcm_pvalue *root = NULL;
-    int rc = lcm_params_read_lua(params_path, &root, &err);
+    int rc = lcm_params_read_lua(params_path, &root, NULL, NULL, &err);
     if (rc) {
         fuzz_check_error(rc, &err);
         root = lcm_pv_table();

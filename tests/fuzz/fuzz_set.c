@@ -30,7 +30,7 @@ static lcm_pvalue *bundled_params(void)
 {
     lcm_err err = {0};
     lcm_pvalue *root = NULL;
-    if (lcm_params_read_lua(LCM_SOURCE_DIR "/models/mortality.params.lua", &root, &err))
+    if (lcm_params_read_lua(LCM_SOURCE_DIR "/models/mortality.params.lua", &root, NULL, NULL, &err))
         fuzz_fail("cannot read models/mortality.params.lua", err.msg);
     return root;
 }

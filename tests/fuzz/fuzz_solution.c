@@ -59,7 +59,7 @@ static void solve(int k)
     char *relative = lcm_xasprintf("%.*s.params.lua", (int)strlen(model_files[k]) - 4, model_files[k]);
     char *params_path = fuzz_source_path(relative);
     if (lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
-        lcm_params_read_lua(params_path, &params, &err) || lcm_solver_new(model, &o, &solver, &err) ||
+        lcm_params_read_lua(params_path, &params, NULL, NULL, &err) || lcm_solver_new(model, &o, &solver, &err) ||
         lcm_solve(solver, params, &solutions[k], &err))
         fuzz_fail("cannot solve a fixed model", err.msg);
     models[k] = lcm_model_ir(model); /* the model lives as long as the process */

@@ -1,7 +1,8 @@
 /* Simulation against independent evidence:
  * - the panel is byte-identical for subject batch sizes 0, 1, 7 and 1000,
  *   into the memory of an earlier panel (lcm_simulate_again), and a
- *   saved-and-read solution gives the same panel;
+ *   saved-and-read solution gives the same panel; initial conditions read
+ *   for the model before are refused;
  * - the generated simulation kernels give the interpreter's panel, byte for byte;
  * - on a deterministic model whose paths stay on the grid, each simulated
  *   row is the solution's policy (argmax found by the interpreter) and V;
@@ -122,6 +123,7 @@ static double *column(const lcm_panel *p, const char *name)
 static void check_bundled(void)
 {
     lcm_panel *kept = NULL; /* lcm_simulate_again's, from model to model */
+    lcm_initial *before = NULL; /* the model before's initial conditions */
     for (size_t c = 0; c < (size_t)test_nbundled; ++c) {
         sim_model s = solve(test_bundled[c].model, NULL, test_bundled[c].params);
         lcm_initial *ic = initial_file(s.model, test_bundled[c].initial);
@@ -148,6 +150,15 @@ static void check_bundled(void)
             CHECK_MSG(got && !strcmp(got, expected), "%s: lcm_simulate_again gives another panel",
                       test_bundled[c].model);
             free(got);
+        }
+        if (before) { /* the simulation reads its subjects by the model's regimes, periods and states */
+            lcm_sim_options so = {.seed = 11};
+            lcm_panel *p = NULL;
+            lcm_err err = {0};
+            int rc = lcm_simulate(solver, s.sol, before, &so, &p, &err);
+            CHECK_MSG(rc == LCM_E_INPUT && !p && strstr(err.msg, "the initial conditions were read for another model"),
+                      "%s: %d %s", test_bundled[c].model, rc, err.msg);
+            lcm_initial_free(before);
         }
         lcm_solver_free(solver);
         /* every subject appears from its own start period on, in order */
@@ -187,9 +198,10 @@ static void check_bundled(void)
         lcm_panel_free(ip);
         free(expected);
         lcm_panel_free(one_pass);
-        lcm_initial_free(ic);
+        before = ic;
         release(&s);
     }
+    lcm_initial_free(before);
     lcm_panel_free(kept);
 }
 

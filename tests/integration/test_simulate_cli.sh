@@ -52,6 +52,38 @@ if command -v h5dump > /dev/null; then
   check "HDF5 panel has $rows rows" "h5dump -H -d /value '$work/panel.h5' | grep -q \"( $rows )\""
 fi
 
+# what the checks report does not depend on the batches: subject 3 starts
+# at a later age than subject 50, and both reach a NaN V (the error names
+# 3); subjects 7 and 10 have no feasible action, in different periods
+{ echo regime,age,wealth,income
+  for i in $(seq 0 59); do
+    case $i in 3) echo alive,30,5,1e308 ;; 50) echo alive,20,5,1e308 ;; *) echo alive,20,5, ;; esac
+  done; } > "$work/nan.csv"
+{ echo regime,age,wealth
+  for i in $(seq 0 19); do
+    case $i in 7) echo alive,1,0.2 ;; 10|12) echo alive,0,0.2 ;; *) echo alive,0,5 ;; esac
+  done; } > "$work/infeasible.csv"
+for k in 0 1 7; do
+  "$LCM" simulate "$SRC/models/precautionary_savings.lua" --params "$SRC/models/precautionary_savings.params.lua" \
+    --initial "$work/nan.csv" --csv "$work/nan$k.csv" --subject-batch-size $k 2> "$work/nan$k.err"
+  "$LCM" simulate "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" \
+    --initial "$work/infeasible.csv" --csv "$work/inf$k.csv" --subject-batch-size $k 2> "$work/inf$k.err"
+done
+check "a NaN V names the lowest subject, at its period" "grep -q 'error: simulation: subject 3, period 1 (age 30)' '$work/nan0.err'"
+check "no feasible action: a warning per period, its lowest subject" "grep -q 'subject 10, period 0' '$work/inf0.err' && grep -q 'subject 7, period 1' '$work/inf0.err'"
+for k in 1 7; do
+  check "batch size $k reports the same error" "cmp -s '$work/nan0.err' '$work/nan$k.err'"
+  check "batch size $k warns the same, in the same order" "[ \"\$(grep warning '$work/inf0.err')\" = \"\$(grep warning '$work/inf$k.err')\" ]"
+done
+
+# a target the model lacks is refused before anything is solved
+"$LCM" simulate "$SRC/models/mortality.lua" --params "$SRC/models/mortality.params.lua" \
+  --initial "$SRC/models/mortality.initial.csv" --csv "$work/t.csv" --targets nosuch --log-level progress \
+  2> "$work/targets.err"
+rc=$?
+check "an unknown target is a usage error" "[ $rc -eq 2 ] && grep -q \"no function 'nosuch'\" '$work/targets.err'"
+check "an unknown target stops the run before the solve" "! grep -q 'solving' '$work/targets.err'"
+
 # help
 check "lcm simulate --help" "'$LCM' simulate --help | grep -q 'subject-batch-size'"
 check "lcm run --help" "'$LCM' run --help | grep -q 'initial.csv'"

@@ -204,7 +204,8 @@ static void read_format_2(const char *name)
 }
 
 /* How a test changes a solution file of models/tiny.lua. */
-typedef enum edit { NEWER_FORMAT, NAN_IN_V, CHANGED_V, NO_DIGEST, NUMBER_DIGEST, NO_PARAMS, CHUNKED_V, EXTERNAL_V } edit;
+typedef enum edit { NEWER_FORMAT, NAN_IN_V, CHANGED_V, NO_DIGEST, NUMBER_DIGEST, NO_PARAMS, CHUNKED_V, EXTERNAL_V,
+                    EXTERNAL_LINK } edit;
 
 /* Replaces /V/period_0/alive (10 doubles) by v, stored as dcpl says, with
  * the sha256 lcm wrote (as h5repack keeps attributes) unless `digest` is 0. */
@@ -224,7 +225,8 @@ static void replace_V(hid_t f, const double *v, hid_t dcpl, int digest)
     H5Dclose(d), H5Sclose(sp);
 }
 
-/* (EXTERNAL_V: the raw data in the file `outside`.) */
+/* (EXTERNAL_V: the raw data in the file `outside`; EXTERNAL_LINK: V a link
+ * to the same dataset of `outside`, a copy of the file.) */
 static void change(const char *path, edit e, const char *outside)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -263,6 +265,10 @@ static void change(const char *path, edit e, const char *outside)
         H5Pset_external(dcpl, outside, 0, sizeof v);
         replace_V(f, v, dcpl, 1);
         break;
+    case EXTERNAL_LINK:
+        CHECK(H5Ldelete(f, "/V/period_0/alive", H5P_DEFAULT) >= 0);
+        CHECK(H5Lcreate_external(outside, "/V/period_0/alive", f, "/V/period_0/alive", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+        break;
     }
     H5Pclose(dcpl), H5Fclose(f);
 }
@@ -273,6 +279,7 @@ static int read_changed(const lcm_model *model, const lcm_solution *sol, edit e,
 {
     char *h5 = lcm_path_join(dir, "changed.h5"), *outside = lcm_path_join(dir, "outside.bin");
     CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
+    if (e == EXTERNAL_LINK) CHECK_OK(lcm_solution_write_h5(sol, outside, &err));
     change(h5, e, outside);
     int rc = lcm_solution_read_h5(model, h5, back, &err);
     unlink(h5), unlink(outside);
@@ -297,8 +304,10 @@ static void changed_files(const char *dir)
                                       "file was changed after lcm wrote it)"), "%s", err.msg);
     CHECK(read_changed(model, sol, NO_PARAMS, dir, &back) == LCM_E_INPUT &&
           strstr(err.msg, "the parameters of its solve are missing"));
-    CHECK(read_changed(model, sol, EXTERNAL_V, dir, &back) == LCM_E_INPUT &&
-          strstr(err.msg, "V of regime 'alive' in period 0 is missing, of the wrong shape or type, or stored outside"));
+    for (edit e = EXTERNAL_V; e <= EXTERNAL_LINK; ++e)
+        CHECK_MSG(read_changed(model, sol, e, dir, &back) == LCM_E_INPUT &&
+                      strstr(err.msg, "V of regime 'alive' in period 0 is missing, of the wrong shape or type, or "
+                                      "stored outside"), "%s", err.msg);
     CHECK_MSG(!read_changed(model, sol, CHUNKED_V, dir, &back), "%s", err.msg);
     if (back) CHECK(same_V(sol, back));
     lcm_solution_free(back), lcm_solution_free(sol);

@@ -38,7 +38,7 @@ int test_generate(const char *lua, const char *const *defines, lcm_model **out, 
 int test_params(const char *lua, lcm_pvalue **out, lcm_err *err)
 {
     char *path = test_path(lua);
-    int rc = lcm_params_read_lua(path, out, err);
+    int rc = lcm_params_read_lua(path, out, NULL, NULL, err);
     free(path);
     return rc;
 }

@@ -467,6 +467,41 @@ static void test_files(const ir_model *m)
     H5Sclose(space), H5Fclose(f);
     read_fails(m, bad, LCM_E_INPUT, "bad.h5: dataset 'age' has 2 dimensions; each column is a 1-D dataset");
 
+    /* data kept elsewhere is not read: an external link to the columns of a
+     * good file, a column whose values are in another file (external
+     * storage), a column declaring more values than memory holds */
+    char *outside = lcm_path_join(dir, "outside.bin");
+    write_text(outside, "0123456789abcdef0123456789abcdef", 32);
+    f = H5Fcreate(bad, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    h5_numbers(f, "regime", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, regime_ids, 4);
+    h5_numbers(f, "age", H5T_STD_I32LE, H5T_NATIVE_INT, ages, 4);
+    CHECK(H5Lcreate_external(h5, "wealth", f, "wealth", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+    read_fails(m, bad, LCM_E_INPUT, "bad.h5: 'wealth' at the root is a link to another file");
+
+    hsize_t four = 4, huge = (hsize_t)1 << 40, chunk = 1024;
+    f = H5Fcreate(bad, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    h5_numbers(f, "regime", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, regime_ids, 4);
+    h5_numbers(f, "age", H5T_STD_I32LE, H5T_NATIVE_INT, ages, 4);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_external(dcpl, outside, 0, 32) >= 0);
+    hid_t one = H5Screate_simple(1, &four, NULL);
+    H5Dclose(H5Dcreate2(f, "wealth", H5T_IEEE_F64LE, one, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    H5Sclose(one), H5Pclose(dcpl), H5Fclose(f);
+    read_fails(m, bad, LCM_E_INPUT, "bad.h5: dataset 'wealth' keeps its values outside the file");
+
+    f = H5Fcreate(bad, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    h5_numbers(f, "regime", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, regime_ids, 4);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 1, &chunk) >= 0);
+    one = H5Screate_simple(1, &huge, NULL);
+    H5Dclose(H5Dcreate2(f, "age", H5T_IEEE_F64LE, one, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    H5Sclose(one), H5Pclose(dcpl), H5Fclose(f);
+    read_fails(m, bad, LCM_E_MEMORY, "bad.h5: dataset 'age' declares 1099511627776 values (8388608.0 MiB), more "
+               "than this process may use");
+    unlink(outside);
+    free(outside);
+
     /* files that cannot be read */
     read_fails(m, "/nonexistent/initial.csv", LCM_E_IO, "cannot open '/nonexistent/initial.csv'");
     read_fails(m, "/nonexistent/initial.h5", LCM_E_IO, "cannot open '/nonexistent/initial.h5'");

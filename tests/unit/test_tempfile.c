@@ -1,13 +1,15 @@
 /* Temporaries (ir/tempfile.c) and the all-or-none commit of outputs
  * (runtime/io/output.c): the names, a taken name, removal by a signal (and an
  * ignored signal left ignored), renames that all happen or none, and a batch
- * of outputs that leaves the earlier files when one of them fails. */
+ * of outputs that leaves the earlier files when one of them fails; the
+ * folder and stem of paths outputs are named after (ir/util.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,8 +81,31 @@ static int csv_output(const char *path, const char *text, int failed, lcm_err *e
     return lcm_output_commit_csv(f, tmp, path, failed, err);
 }
 
+/* dirname and stem as the shell's dirname and basename see them: a
+ * trailing slash names the folder itself (lcm run gen/ is lcm run gen). */
+static void check_path(const char *path, const char *dir, const char *stem)
+{
+    char *d = lcm_path_dirname(path), *s = lcm_path_stem(path);
+    CHECK_MSG(!strcmp(d, dir) && !strcmp(s, stem), "'%s': dirname '%s' stem '%s', expected '%s' '%s'", path, d, s,
+              dir, stem);
+    free(d), free(s);
+}
+
+static void test_paths(void)
+{
+    check_path("a/b/model.lua", "a/b", "model");
+    check_path("model.lua", ".", "model");
+    check_path("gen_tiny/", ".", "gen_tiny");
+    check_path("out/gen_tiny//", "out", "gen_tiny");
+    check_path("a//b.x.lua", "a", "b.x");
+    check_path("/model.lua", "/", "model");
+    check_path("/", "/", "");
+    check_path(".hidden", ".", ".hidden");
+}
+
 int main(void)
 {
+    test_paths();
     char *dir = test_tmpdir("tempfile");
     char *a = lcm_path_join(dir, "a.csv"), *b = lcm_path_join(dir, "b.csv"), *sub = lcm_path_join(dir, "sub");
     lcm_err err = {0};
