@@ -42,7 +42,8 @@ static const char run_usage[] =
     "Solves and simulates a model with the files bundled next to it: MODEL.params.lua\n"
     "and MODEL.initial.csv or MODEL.initial.lua (not both; e.g. models/tiny.lua,\n"
     "models/tiny.params.lua, models/tiny.initial.csv).  Writes DIR/MODEL.solution.h5,\n"
-    "DIR/MODEL.panel.h5 and DIR/MODEL.panel.csv (DIR defaults to results).\n";
+    "DIR/MODEL.panel.h5 and DIR/MODEL.panel.csv (DIR defaults to results; made when\n"
+    "the outputs are written, so a run that fails leaves none).\n";
 
 typedef struct sim_cli {
     int run; /* lcm run */
