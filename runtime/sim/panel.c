@@ -14,11 +14,18 @@ static void point_columns(lcm_panel *p)
     for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = p->value + (size_t)(1 + p->vars.nstates + k) * (size_t)p->stride;
 }
 
-static void free_targets(lcm_panel *p)
+static void free_target_names(lcm_panel *p)
 {
     for (int i = 0; i < p->ntargets; ++i) free(p->target_names[i]);
-    free(p->target_names), free(p->targets);
-    p->target_names = NULL, p->targets = NULL, p->ntargets = 0;
+    free(p->target_names);
+    p->target_names = NULL, p->ntargets = 0;
+}
+
+static void free_targets(lcm_panel *p)
+{
+    free_target_names(p);
+    free(p->targets);
+    p->targets = NULL, p->targets_held = 0;
 }
 
 /* Memory for `bytes`: `held` (a block of held_bytes, or NULL) when it is
@@ -34,16 +41,23 @@ static size_t real_columns(const lcm_panel *p) { return 1 + (size_t)p->vars.nsta
 
 /* A panel of n rows in old's memory where it holds enough (old: NULL or
  * freed here); keep: its truncation keeps the memory. */
-static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int keep)
+static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int keep, int targets)
 {
     lcm_panel *p = lcm_xcalloc(1, sizeof *p), none = {0};
-    if (old) free_targets(old); /* first: the memory check counts them as room for the new columns */
     p->m = m;
     p->precision = precision;
     p->n = n;
     ir_vars_build(m, &p->vars);
     const lcm_panel *o = old ? old : &none;
     size_t rows = (size_t)n + 1, reals = real_columns(p) * (size_t)n + 1;
+    /* the old targets' block stays for the new targets (`targets`: there
+     * will be some) where the columns take no new memory; else it goes
+     * first: the memory check counted it as room for what comes */
+    if (old && targets && old->rows_held >= rows && old->reals_held >= reals) {
+        free_target_names(old);
+        p->targets = old->targets, p->targets_held = old->targets_held;
+        old->targets = NULL, old->targets_held = 0;
+    } else if (old) free_targets(old);
     p->subject = block(o->subject, o->rows_held * sizeof *p->subject, rows * sizeof *p->subject);
     p->period = block(o->period, o->rows_held * sizeof *p->period, rows * sizeof *p->period);
     p->regime = block(o->regime, o->rows_held * sizeof *p->regime, rows * sizeof *p->regime);
@@ -62,11 +76,11 @@ static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, l
     return p;
 }
 
-lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n) { return make_panel(NULL, m, precision, n, 0); }
+lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n) { return make_panel(NULL, m, precision, n, 0, 0); }
 
-lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n)
+lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int targets)
 {
-    return make_panel(old, m, precision, n, 1);
+    return make_panel(old, m, precision, n, 1, targets);
 }
 
 static void *shrink(void *a, size_t bytes)
@@ -98,7 +112,7 @@ size_t lcm_panel_bytes(const lcm_panel *p)
 {
     if (!p) return 0;
     return p->rows_held * (sizeof *p->subject + sizeof *p->period + sizeof *p->regime) +
-           p->reals_held * sizeof *p->value + (size_t)p->ntargets * (size_t)p->n * sizeof *p->targets;
+           p->reals_held * sizeof *p->value + p->targets_held * sizeof *p->targets;
 }
 
 void lcm_panel_free(lcm_panel *p)

@@ -35,6 +35,7 @@ struct lcm_panel {
     int ntargets;
     char **target_names;
     double *targets;          /* [ntargets * n], column after column, NaN where the regime lacks the function */
+    size_t targets_held;      /* reals the targets' block holds (a renewed panel may get its predecessor's) */
     double seconds;
     double phase_seconds[LCM_SIM_PHASES]; /* where `seconds` went, by lcm_sim_phase_names */
     int threads;              /* host threads for its per-row work (writing CSV): 0, OpenMP's default */
@@ -46,8 +47,10 @@ lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n);
 /* As lcm_panel_new, in the memory of `old` (an earlier panel, which this
  * one replaces; NULL: new memory) where its columns hold enough, and
  * keeping its memory on truncation, for the next renewal: the panels of
- * an estimation loop write their pages once, not fresh ones each time. */
-lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n);
+ * an estimation loop write their pages once, not fresh ones each time.
+ * targets: the new panel will get target columns (lcm_panel_add_targets),
+ * which may then take the old ones' block. */
+lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int targets);
 /* Keeps the first n rows (n <= p->n), giving the rest of each column back
  * (unless p->keep: then the columns stay where they are, a stride apart). */
 void lcm_panel_truncate(lcm_panel *p, lcm_index n);

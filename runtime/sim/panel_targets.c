@@ -200,7 +200,15 @@ int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
     int rc = lcm_targets_check(p->m, spec, err);
     if (!rc) rc = parse_targets(p->m, spec, &p->target_names, &p->ntargets, err);
     if (rc) return rc;
-    p->targets = lcm_xcalloc((size_t)p->n * (size_t)p->ntargets + 1, sizeof *p->targets);
+    /* every entry is written (eval_row); a panel of lcm_simulate_again
+     * holds its block for as many rows as its columns hold, so that the
+     * next simulation writes the same pages (lcm_panel_renew) */
+    size_t rows = p->keep ? p->rows_held : (size_t)p->n + 1, need = rows * (size_t)p->ntargets + 1;
+    if (!p->targets || p->targets_held < need) {
+        free(p->targets);
+        p->targets = lcm_xmalloc_large(need * sizeof *p->targets);
+        p->targets_held = need;
+    }
     size_t most = 1;
     for (int r = 0; r < p->m->nregimes; ++r)
         if (p->m->regimes[r].nnodes > most) most = p->m->regimes[r].nnodes;

@@ -1032,7 +1032,8 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     s.failure.subject = s.snap.subject = -1;
     /* the columns by cell (subject * T + period), compacted into rows at the end */
     lcm_index cells = (lcm_index)((size_t)s.n * (size_t)s.T);
-    s.p = again ? lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, cells) : lcm_panel_new(m, s.rb == 4 ? 32 : 64, cells);
+    s.p = again ? lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, cells, o.targets && *o.targets)
+                : lcm_panel_new(m, s.rb == 4 ? 32 : 64, cells);
     s.p->threads = sv->threads;
     double phase[LCM_SIM_PHASES] = {0}, lap0 = t0;
     s.phase = phase;

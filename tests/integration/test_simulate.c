@@ -1,6 +1,7 @@
 /* Simulation against independent evidence:
  * - the panel is byte-identical for subject batch sizes 0, 1, 7 and 1000,
- *   into the memory of an earlier panel (lcm_simulate_again), and a
+ *   into the memory of an earlier panel (lcm_simulate_again, with and
+ *   without target columns), and a
  *   saved-and-read solution gives the same panel; initial conditions read
  *   for the model before are refused;
  * - the generated simulation kernels give the interpreter's panel, byte for byte;
@@ -151,6 +152,20 @@ static void check_bundled(void)
                       test_bundled[c].model);
             free(got);
         }
+        /* with target columns, whose block the next such simulation takes over */
+        lcm_panel *with = simulate_with(solver, s.sol, ic, 11, 0, "all");
+        char *expected_targets = csv_of(with);
+        for (int b = 0; b < 2; ++b) {
+            lcm_sim_options so = {.seed = 11, .targets = "all"};
+            lcm_err err = {0};
+            CHECK_MSG(!lcm_simulate_again(solver, s.sol, ic, &so, &kept, &err), "%s", err.msg);
+            char *got = kept ? csv_of(kept) : NULL;
+            CHECK_MSG(got && !strcmp(got, expected_targets), "%s: lcm_simulate_again with targets gives another panel",
+                      test_bundled[c].model);
+            free(got);
+        }
+        free(expected_targets);
+        lcm_panel_free(with);
         if (before) { /* the simulation reads its subjects by the model's regimes, periods and states */
             lcm_sim_options so = {.seed = 11};
             lcm_panel *p = NULL;
