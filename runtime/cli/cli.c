@@ -145,7 +145,7 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
     }
     if ((r = cli_value(a, "--device", &v, err))) return r < 0 ? err->code : cli_int("--device", v, 0, 1023, &so->device, err);
     if ((r = cli_value(a, "--devices", &v, err))) return r < 0 ? err->code : cli_int("--devices", v, 1, 4096, &so->devices, err);
-    if ((r = cli_value(a, "--threads", &v, err))) return r < 0 ? err->code : cli_int("--threads", v, 0, 4096, &so->threads, err);
+    if ((r = cli_value(a, "--threads", &v, err))) return r < 0 ? err->code : cli_int("--threads", v, 0, LCM_MAX_THREADS, &so->threads, err);
     if ((r = cli_value(a, "--log-path", &v, err))) return r < 0 ? err->code : (so->log_path = v, 0);
     if ((r = cli_value(a, "--log-keep", &v, err))) return r < 0 ? err->code : cli_int("--log-keep", v, 1, 1000000, &so->log_keep, err);
     if ((r = cli_value(a, "--log-level", &v, err))) {

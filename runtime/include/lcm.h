@@ -14,6 +14,20 @@
  *
  * Every function that can fail returns 0 or an lcm_status and fills err.
  *
+ * The contract of every function below, unless it says otherwise:
+ *   - pointer arguments are not NULL (the free functions take NULL; so do
+ *     the options structs, meaning all defaults), and err is the caller's
+ *     lcm_err: a call that succeeds leaves it as it was;
+ *   - a model outlives what is made from it (solvers, solutions, initial
+ *     conditions, panels): free the model last;
+ *   - one thread at a time uses a solver (and what it returns); threads
+ *     that solve at once each use a solver of their own, of the same model
+ *     or not.  The log level is one for the process;
+ *   - the checks that lcm can make before it takes memory (the size of a
+ *     solve or a panel against what the process may use) fail with
+ *     LCM_E_MEMORY; a later allocation that the system refuses ends the
+ *     process with exit status LCM_E_MEMORY and a message on stderr.
+ *
  * This header is the whole public API and is self-contained: installed
  * (`cmake --install`), it is the only header of liblcm.so; models come from
  * lcmgen (a build step), so the library needs neither Lua nor the generator.
@@ -84,9 +98,10 @@ typedef enum lcm_log_level {
     LCM_LOG_DEBUG = 4
 } lcm_log_level;
 
+/* A level outside the enum (-1 from lcm_log_level_by_name) changes nothing. */
 LCM_API void lcm_set_log_level(lcm_log_level level);
 LCM_API lcm_log_level lcm_get_log_level(void);
-/* Parses "off|warning|info|progress|debug"; returns -1 if unknown. */
+/* Parses "off|warning|info|progress|debug"; returns -1 if unknown (or NULL). */
 LCM_API int lcm_log_level_by_name(const char *name);
 
 typedef struct lcm_model lcm_model;
@@ -111,6 +126,8 @@ LCM_API const char *lcm_model_regime_name(const lcm_model *m, int regime);
 LCM_API int lcm_model_regime_by_name(const lcm_model *m, const char *name);
 /* Grid points of a regime's state space: the length of its V (0 beyond). */
 LCM_API lcm_index lcm_model_states(const lcm_model *m, int regime);
+/* Kernels of the generated code (the length of lcm_solver_profile's arrays). */
+LCM_API int lcm_model_kernels(const lcm_model *m);
 
 /* ---- parameters ---------------------------------------------------------- */
 /* Parameter values as a params file writes them: a tree of numbers, lists
@@ -120,13 +137,17 @@ typedef struct lcm_pvalue lcm_pvalue;
 LCM_API lcm_pvalue *lcm_pv_num(double x);
 LCM_API lcm_pvalue *lcm_pv_list(void);
 LCM_API lcm_pvalue *lcm_pv_table(void);
-/* Appends item to a list; the list owns it. */
+/* Appends item to a list (made by lcm_pv_list); the list owns it. */
 LCM_API void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item);
-/* Sets table[key] = item (replacing and freeing an old value); the table owns it. */
+/* Sets table[key] = item (replacing and freeing an old value; putting the
+ * same item again changes nothing); table is made by lcm_pv_table and owns
+ * item.  An item belongs to one place in one tree. */
 LCM_API void lcm_pv_put(lcm_pvalue *table, const char *key, lcm_pvalue *item);
+/* table[key], or NULL (also when table is NULL or not a table). */
 LCM_API lcm_pvalue *lcm_pv_get(const lcm_pvalue *table, const char *key);
 LCM_API void lcm_pv_free(lcm_pvalue *v);
-/* Sets a dotted path ("working.labor_income.wage"), creating tables. */
+/* Sets a dotted path ("working.labor_income.wage"), creating tables; root
+ * owns item afterwards, and on failure item is freed. */
 LCM_API int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err);
 
 /* The flat parameter buffer the kernels read: lcm_model_params_size
@@ -154,16 +175,18 @@ typedef enum lcm_backend_kind {
 typedef struct lcm_solver_options {
     lcm_backend_kind backend;
     int precision;          /* 64 (default) or 32 */
-    int threads;            /* cpu backend; 0 = all cores */
+    int threads;            /* cpu backend: 1 to LCM_MAX_THREADS; 0 = all cores */
     int device;             /* cuda backend: the GPU's index (the first, with devices > 1) */
     int devices;            /* workers in this process, each solving a block of the sharded
                                states (0 = 1); cuda: one GPU each, from device on */
     const char *cache_dir;  /* NULL = $LCM_CACHE_DIR or ~/.cache/lcm */
-    const char *log_path;   /* a failed check writes a snapshot here (NULL: none) */
+    const char *log_path;   /* a failed check writes a snapshot here (NULL or "": none) */
     int log_keep;           /* snapshots kept in log_path, newest first (0 = 3) */
 } lcm_solver_options;
 
-/* Parses "auto|cpu|cuda|interp"; -1 if unknown. */
+#define LCM_MAX_THREADS 4096
+
+/* Parses "auto|cpu|cuda|interp"; -1 if unknown (or NULL). */
 LCM_API int lcm_backend_by_name(const char *name);
 
 /* Compiles the model's kernels for a backend (or loads them from the cache). */
@@ -178,8 +201,8 @@ LCM_API size_t lcm_solver_device_peak(const lcm_solver *s);
 /* Bytes of the continuation tables of the worker with the most (scratch
  * that batch_size bounds; 0 before the first solve or without tables). */
 LCM_API size_t lcm_solver_table_bytes(const lcm_solver *s);
-/* Solves once and times each kernel: seconds[k] and table_seconds[k] (the
- * model's kernels, as ir_model.kernels orders them) are the time of kernel
+/* Solves once and times each kernel: seconds[k] and table_seconds[k] (k <
+ * lcm_model_kernels, in the generated code's order) are the time of kernel
  * k's bodies and of its continuation tables, summed over its periods and
  * launches.  Each launch runs alone between barriers, so the sum exceeds a
  * plain solve where regimes overlap; no graph is replayed.  One worker only
@@ -188,9 +211,10 @@ LCM_API int lcm_solver_profile(lcm_solver *s, const lcm_pvalue *params, double *
                                lcm_err *err);
 LCM_API void lcm_solver_free(lcm_solver *s);
 
-/* Compiles the model's GPU kernels for an architecture (90 for sm_90) into
- * the cache, without a GPU (e.g. on a login node before a GPU job).
- * *compiled is 0 when they were cached already; *target says what was built. */
+/* Compiles the model's GPU kernels for an architecture (90 for sm_90) and a
+ * precision (64, 32; 0 = 64) into the cache, without a GPU (e.g. on a login
+ * node before a GPU job).  *compiled is 0 when they were cached already;
+ * *target (the caller frees it) says what was built. */
 LCM_API int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
                         double *seconds, char **target, lcm_err *err);
 

@@ -19,7 +19,10 @@ void lcm_log_end_line(void)
     bar_open = 0;
 }
 
-void lcm_set_log_level(lcm_log_level level) { current = level; }
+void lcm_set_log_level(lcm_log_level level)
+{
+    if ((int)level >= LCM_LOG_OFF && (int)level <= LCM_LOG_DEBUG) current = level; /* else (-1 of by_name): no change */
+}
 lcm_log_level lcm_get_log_level(void) { return current; }
 
 lcm_checks lcm_checks_mode(void)
@@ -35,7 +38,7 @@ lcm_checks lcm_checks_mode(void)
 int lcm_log_level_by_name(const char *name)
 {
     static const char *names[] = {"off", "warning", "info", "progress", "debug"};
-    for (int i = 0; i < (int)(sizeof names / sizeof *names); ++i)
+    for (int i = 0; i < (int)(sizeof names / sizeof *names) && name; ++i)
         if (!strcmp(name, names[i])) return i;
     return -1;
 }

@@ -74,6 +74,7 @@ double lcm_model_age(const lcm_model *m, int period)
     return period >= 0 && period < m->ir.nperiods ? m->ir.ages[period] : NAN;
 }
 int lcm_model_regimes(const lcm_model *m) { return m->ir.nregimes; }
+int lcm_model_kernels(const lcm_model *m) { return m->ir.nkernels; }
 const char *lcm_model_regime_name(const lcm_model *m, int regime)
 {
     return regime >= 0 && regime < m->ir.nregimes ? m->ir.regimes[regime].name : NULL;

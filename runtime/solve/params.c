@@ -39,6 +39,7 @@ void lcm_pv_put(lcm_pvalue *t, const char *key, lcm_pvalue *item)
 {
     for (int i = 0; i < t->n; ++i)
         if (!strcmp(t->keys[i], key)) {
+            if (t->items[i] == item) return; /* put again: it stays */
             lcm_pv_free(t->items[i]);
             t->items[i] = item;
             return;
@@ -182,10 +183,12 @@ static int is_param_function(const ir_model *m, const char *regime, const char *
     return 0;
 }
 
-/* Labels of the variable indexing a dimension, or NULL (period, non-categorical). */
-static char **dim_labels(const ir_model *m, const char *regime, const char *dimname)
+/* Labels of the variable indexing a dimension, or NULL (period,
+ * non-categorical); regime_names: the caller's room for the regimes' names
+ * (next_regime), so that threads resolving at once do not share it. */
+static char **dim_labels(const ir_model *m, const char *regime, const char *dimname,
+                         char *regime_names[IR_MAX_REGIMES])
 {
-    static char *regime_names[IR_MAX_REGIMES];
     if (!strcmp(dimname, "next_regime")) {
         for (int g = 0; g < m->nregimes; ++g) regime_names[g] = m->regimes[g].name;
         return regime_names;
@@ -267,7 +270,8 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
         return rc;
     }
     if (v->kind == LCM_PV_TABLE) {
-        char **labels = dim_labels(m, p->regime, p->dimnames[d]);
+        char *regime_names[IR_MAX_REGIMES];
+        char **labels = dim_labels(m, p->regime, p->dimnames[d], regime_names);
         if (!labels)
             return lcm_fail(err, LCM_E_PARAMS, "parameter %s: dimension %d (%s) is not categorical; give a list",
                             where, d + 1, p->dimnames[d]);

@@ -99,6 +99,10 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     if (!o.precision) o.precision = 64;
     if (o.precision != 64 && o.precision != 32)
         return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o.precision);
+    if ((int)o.backend < LCM_BACKEND_AUTO || (int)o.backend > LCM_BACKEND_INTERP)
+        return lcm_fail(err, LCM_E_USAGE, "backend %d is not one of lcm_backend_kind", (int)o.backend);
+    if (o.threads < 0 || o.threads > LCM_MAX_THREADS)
+        return lcm_fail(err, LCM_E_USAGE, "threads must be 0 (all cores) to %d, not %d", LCM_MAX_THREADS, o.threads);
     o.backend = lcm_choose_backend(o.backend);
     if (o.backend == LCM_BACKEND_INTERP && o.precision != 64)
         return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
@@ -107,7 +111,7 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     sv->model = model;
     sv->nworkers = o.devices > 0 ? o.devices : 1;
     sv->total_workers = sv->nworkers * lcm_comm_size();
-    sv->log_path = o.log_path ? lcm_xstrdup(o.log_path) : NULL;
+    sv->log_path = o.log_path && *o.log_path ? lcm_xstrdup(o.log_path) : NULL;
     sv->log_keep = o.log_keep > 0 ? o.log_keep : 3;
     sv->threads = o.threads > 0 ? o.threads : 0;
     ir_vars_build(&model->ir, &sv->vars);

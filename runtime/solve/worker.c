@@ -31,7 +31,7 @@
 int lcm_backend_by_name(const char *name)
 {
     static const char *names[] = {"auto", "cpu", "cuda", "interp"};
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 4 && name; ++i)
         if (!strcmp(name, names[i])) return i;
     return -1;
 }
@@ -123,6 +123,9 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
 int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
                         double *seconds, char **target, lcm_err *err)
 {
+    if (!precision) precision = 64; /* as lcm_solver_new */
+    if (precision != 64 && precision != 32)
+        return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", precision);
     lcm_cache cache;
     lcm_cache_open(&cache, cache_dir);
     lcm_cuda_image img;

@@ -1,5 +1,7 @@
-/* Parameter resolution: levels, ambiguity, missing, unknown, fixed, shapes. */
+/* Parameter resolution: levels, ambiguity, missing, unknown, fixed, shapes;
+ * two threads resolving at once. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -39,6 +41,55 @@ static int resolve(const char *fields, lcm_err *err)
     int rc = lcm_params_resolve(&model, t, buf, err);
     lcm_pv_free(t);
     return rc;
+}
+
+/* Two models whose regimes come in opposite orders, a parameter by next
+ * regime: resolved by two threads at once, each buffer as one thread alone
+ * makes it (the regimes' names once lived in one static array). */
+#define REGIMES(first, second)                                                                                  \
+    "lcm-manifest 2\nmodel \"" first second "\"\nages 1 0\nparam a f tr 1 2 next_regime\n"                 \
+    "regime " first " terminal 1\nactive 1 1\nendregime\nregime " second " terminal 1\nactive 1 1\nendregime\n" \
+    "dag a\nnode const 0\nutility 0\nq 0\nenddag\ndag b\nnode const 0\nutility 0\nq 0\nenddag\nend\n"
+
+typedef struct resolver {
+    ir_model m;
+    lcm_pvalue *p;
+    double want[2];
+    int wrong;
+} resolver;
+
+static void *resolve_often(void *arg)
+{
+    resolver *r = arg;
+    lcm_err err = {0};
+    for (int i = 0; i < 20000; ++i) {
+        double got[2] = {0, 0};
+        r->wrong += lcm_params_resolve(&r->m, r->p, got, &err) || got[0] != r->want[0] || got[1] != r->want[1];
+    }
+    return NULL;
+}
+
+static void check_threads(void)
+{
+    resolver r[2] = {{.want = {1, 2}}, {.want = {2, 1}}};
+    const char *text[2] = {REGIMES("a", "b"), REGIMES("b", "a")};
+    lcm_err err = {0};
+    pthread_t th[2];
+    for (int k = 0; k < 2; ++k) {
+        CHECK_OK(ir_manifest_read(text[k], &r[k].m, &err));
+        r[k].p = lcm_pv_table();
+        lcm_pvalue *tr = lcm_pv_table();
+        lcm_pv_put(tr, "a", lcm_pv_num(1));
+        lcm_pv_put(tr, "b", lcm_pv_num(2));
+        lcm_pv_put(r[k].p, "tr", tr);
+    }
+    for (int k = 0; k < 2; ++k) CHECK(!pthread_create(&th[k], NULL, resolve_often, &r[k]));
+    for (int k = 0; k < 2; ++k) pthread_join(th[k], NULL);
+    for (int k = 0; k < 2; ++k) {
+        CHECK_MSG(!r[k].wrong, "model %d: %d of 20000 resolutions wrong with another thread resolving", k, r[k].wrong);
+        lcm_pv_free(r[k].p);
+        ir_model_free(&r[k].m);
+    }
 }
 
 static void fails(const char *fields, const char *expect)
@@ -108,5 +159,6 @@ int main(void)
     CHECK(strstr(b.s, "baked") == NULL);
     lcm_sb_free(&b);
     ir_model_free(&model);
+    check_threads();
     CHECK_DONE();
 }

@@ -26,6 +26,9 @@ int main(int argc, char **argv)
     lcm_set_log_level(LCM_LOG_WARNING);
     CHECK(lcm_get_log_level() == LCM_LOG_WARNING);
     CHECK(lcm_log_level_by_name("debug") == LCM_LOG_DEBUG && lcm_log_level_by_name("loud") == -1);
+    CHECK(lcm_log_level_by_name(NULL) == -1 && lcm_backend_by_name(NULL) == -1);
+    lcm_set_log_level((lcm_log_level)lcm_log_level_by_name("loud")); /* -1: no change */
+    CHECK(lcm_get_log_level() == LCM_LOG_WARNING);
     CHECK(!strcmp(lcm_version(), LCM_VERSION_STRING));
     if (lcm_model_open_dir(argv[1], &m, &err) || lcm_solver_new(m, NULL, &s, &err) ||
         lcm_initial_read(m, argv[2], &ic, &err)) {
@@ -40,12 +43,28 @@ int main(int argc, char **argv)
     CHECK(lcm_model_regime_by_name(m, "zombie") == -1 && !lcm_model_regime_name(m, 7));
     CHECK(lcm_model_states(m, alive) == 10);
     CHECK(lcm_initial_subjects(ic) > 0);
+    CHECK(lcm_model_kernels(m) >= lcm_model_regimes(m));
+
+    /* options outside their ranges are usage errors, not a crash or a silent default */
+    lcm_solver *bad = NULL;
+    lcm_solver_options huge = {.threads = 100000}, neg = {.threads = -1}, wild = {.backend = (lcm_backend_kind)99};
+    CHECK(lcm_solver_new(m, &huge, &bad, &err) == LCM_E_USAGE && !bad);
+    CHECK(lcm_solver_new(m, &neg, &bad, &err) == LCM_E_USAGE && !bad);
+    CHECK(lcm_solver_new(m, &wild, &bad, &err) == LCM_E_USAGE && !bad && strstr(err.msg, "backend 99"));
+    int compiled = 0;
+    double secs = 0;
+    char *target = NULL;
+    CHECK(lcm_precompile_cuda(m, 90, 16, NULL, &compiled, &secs, &target, &err) == LCM_E_USAGE && !target);
 
     /* the tree and the flat buffer give the same solution */
     lcm_pvalue *p = lcm_pv_table();
     lcm_pv_put(p, "discount_factor", lcm_pv_num(0.95));
     lcm_pv_put(p, "risk_aversion", lcm_pv_num(2.0));
     lcm_pv_put(p, "interest_rate", lcm_pv_num(0.04));
+    lcm_pvalue *again = lcm_pv_num(0.04);
+    lcm_pv_put(p, "interest_rate", again);
+    lcm_pv_put(p, "interest_rate", again); /* the same item again: it stays, not freed */
+    CHECK(lcm_pv_get(p, "interest_rate") == again); /* and resolving it below reads no freed memory (sanitizers) */
     size_t n = lcm_model_params_size(m);
     double *buf = calloc(n + 1, sizeof *buf);
     CHECK(!lcm_model_resolve_params(m, p, buf, &err));
