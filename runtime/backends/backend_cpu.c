@@ -40,9 +40,12 @@ static const char *compiler(void)
 }
 
 /* -fno-math-errno: no kernel reads errno, so sqrt (a normal draw's) is one
- * instruction without a branch to the library for errno; same results. */
-static const char *const CFLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-fopenmp", "-fno-trapping-math",
-                                     "-fno-math-errno", "-Werror=implicit-function-declaration", NULL};
+ * instruction without a branch to the library for errno; same results.
+ * -ffp-contract=off: no fused multiply-adds, the interpreter's results bit
+ * for bit (gcc's default under -std=c11, not clang's). */
+static const char *const CFLAGS[] = {"-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-ffp-contract=off", "-fopenmp",
+                                     "-fno-trapping-math", "-fno-math-errno", "-Werror=implicit-function-declaration",
+                                     NULL};
 
 /* The compiler's executable as a search of PATH finds it, or NULL. */
 static char *find_program(const char *name)
@@ -149,14 +152,33 @@ static void cleanup_dir(const char *dir)
     free(a), free(b);
 }
 
+/* Whether the compile may work in folder tmp: what is compiled there is
+ * loaded and run, and in a folder others may write into without the
+ * sticky bit (which /tmp has) they could rename the compile's own folder
+ * away and put theirs, with their code, under its name. */
+static int private_enough(const char *tmp, lcm_err *err)
+{
+    struct stat st;
+    if (stat(tmp, &st) != 0) return 0; /* mkdtemp says why */
+    if (st.st_uid != geteuid() && st.st_uid != 0)
+        return lcm_fail(err, LCM_E_IO, "TMPDIR '%s' belongs to another user (uid %ld): the solver is compiled there "
+                        "and then run; set TMPDIR to a folder of your own", tmp, (long)st.st_uid);
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        return lcm_fail(err, LCM_E_IO, "TMPDIR '%s': others may write into it (mode %03o) and it has no sticky bit, so "
+                        "they could replace the solver compiled there before it is run; set TMPDIR to a folder of "
+                        "your own (or one like /tmp)", tmp, (unsigned)(st.st_mode & 0777));
+    return 0;
+}
+
 /* Compiles source into a shared object; returns its bytes. */
 static int compile(const char *cc, const char *source, int precision, void **so, size_t *len, lcm_err *err)
 {
     const char *tmp = getenv("TMPDIR");
-    char *dir = lcm_xasprintf("%s/lcm-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    if (private_enough(tmp, err)) return err->code;
+    char *dir = lcm_xasprintf("%s/lcm-cc-XXXXXX", tmp);
     if (!mkdtemp(dir)) {
-        int rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary directory in %s: %s",
-                          tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        int rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary directory in %s: %s", tmp, strerror(errno));
         free(dir);
         return rc;
     }
@@ -165,7 +187,7 @@ static int compile(const char *cc, const char *source, int precision, void **so,
     snprintf(define, sizeof define, "-DLCM_PRECISION=%d", precision);
     int rc = lcm_write_file_atomic(src, source, strlen(source), err);
     if (!rc) {
-        char *argv[16];
+        char *argv[sizeof CFLAGS / sizeof *CFLAGS + 7]; /* cc, the flags, the define, -o obj src -lm, NULL */
         int n = 0;
         argv[n++] = (char *)cc;
         for (const char *const *f = CFLAGS; *f; ++f) argv[n++] = (char *)*f;
@@ -279,15 +301,20 @@ static int cpu_run_sim(lcm_backend *base, int kernel, const lcm_kernel_args *arg
     return cpu_run_chunks((cpu_backend *)base, kernel, NULL, args, sim, n, err);
 }
 
+/* Gives back what load and find_kernels took (for another try). */
+static void unload(cpu_backend *b)
+{
+    if (b->dl) dlclose(b->dl);
+    if (b->memfd >= 0) close(b->memfd);
+    free(b->kernels), free(b->sims), free(b->tables), free(b->names);
+    b->dl = NULL, b->memfd = -1;
+    b->kernels = NULL, b->sims = NULL, b->tables = NULL, b->names = NULL;
+}
+
 static void cpu_destroy(lcm_backend *base)
 {
     cpu_backend *b = (cpu_backend *)base;
-    if (b->dl) dlclose(b->dl);
-    if (b->memfd >= 0) close(b->memfd);
-    free(b->kernels);
-    free(b->sims);
-    free(b->tables);
-    free(b->names);
+    unload(b);
     free(base->cache_entry);
     lcm_host_backend_release(base);
     free(b);
@@ -350,16 +377,26 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     lcm_sha256_hex_final(&h, key);
 
     b->base.cache_entry = lcm_cache_entry_path(cache, "cpu", key);
-    if (!lcm_cache_get(cache, "cpu", key, &so, &len)) {
-        double t0 = lcm_now_seconds();
-        LCM_CHECK_GOTO(compile(cc, source, precision, &so, &len, err), rc, done);
-        b->base.compiled = 1;
-        b->base.compile_seconds = lcm_now_seconds() - t0;
-        lcm_cache_put(cache, "cpu", key, so, len);
+    /* a cached solver that does not load with its kernels (a compiler that
+     * wrote something else, an entry forged with a valid checksum) is
+     * rebuilt; a compiled one goes into the cache only once it loads */
+    if (lcm_cache_get(cache, "cpu", key, &so, &len)) {
+        lcm_err why = {0};
+        if (!load(b, so, len, &why) && !find_kernels(b, m, &why)) goto loaded;
+        lcm_warn("the cached solver %s does not load (%s); rebuilding it", b->base.cache_entry, why.msg);
+        unload(b);
+        free(so);
+        so = NULL;
     }
+    double t0 = lcm_now_seconds();
+    LCM_CHECK_GOTO(compile(cc, source, precision, &so, &len, err), rc, done);
+    b->base.compiled = 1;
+    b->base.compile_seconds = lcm_now_seconds() - t0;
     LCM_CHECK_GOTO(load(b, so, len, err), rc, done);
-    start_threads(b);
     LCM_CHECK_GOTO(find_kernels(b, m, err), rc, done);
+    lcm_cache_put(cache, "cpu", key, so, len);
+loaded:
+    start_threads(b);
     *out = &b->base;
 done:
     lcm_sb_free(&id);

@@ -16,11 +16,15 @@ int lcm_cuda_parse_arch(const char *t)
 {
     if (!strncmp(t, "sm_", 3)) t += 3;
     else if (!strncmp(t, "compute_", 8)) t += 8;
-    int major = 0, minor = 0;
-    if (sscanf(t, "%d.%d", &major, &minor) == 2 && major > 0 && minor >= 0 && minor < 10) return major * 10 + minor;
-    char *end;
-    long v = strtol(t, &end, 10);
-    return (*t && !*end && v >= 10 && v < 1000) ? (int)v : 0;
+    size_t n = strspn(t, "0123456789"); /* digits only: no sign, space or overflow */
+    if (n == 0 || n > 3) return 0;
+    int v = 0;
+    for (size_t i = 0; i < n; ++i) v = v * 10 + (t[i] - '0');
+    if (t[n] == '.') { /* "9.0": major.minor, one digit each side of the point beyond the first */
+        if (t[n + 1] < '0' || t[n + 1] > '9' || t[n + 2]) return 0;
+        v = v * 10 + (t[n + 1] - '0');
+    } else if (t[n]) return 0;
+    return v >= 10 && v < 1000 ? v : 0;
 }
 
 void lcm_cuda_image_free(lcm_cuda_image *img)

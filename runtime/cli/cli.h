@@ -86,6 +86,10 @@ int cli_check_dir_creatable(const char *dir, lcm_err *err);
 int cli_make_dirs(const char *dir, char ***made, int *nmade, lcm_err *err);
 void cli_unmake_dirs(char **made, int nmade, int rc);
 
+/* Standard output written so far reached it: 0, or LCM_E_IO (a full disk,
+ * a closed pipe), for commands whose result is what they print. */
+int cli_flush_stdout(lcm_err *err);
+
 int cmd_solve(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -8,6 +8,7 @@
 
 #include "cache.h"
 #include "cli.h"
+#include "message.h"
 
 static const char usage[] =
     "usage: lcm cache list|info|clear\n"
@@ -31,8 +32,12 @@ static void print_entry(const lcm_cache_entry *e, void *ctx)
     time_t t = (time_t)e->mtime;
     struct tm tm;
     if (localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-    printf("%-5s %.16s  %9.1f KiB  %s  %s\n", e->kind, e->key, (double)e->bytes / 1024.0, when,
+    lcm_sb key;
+    lcm_sb_init(&key);
+    lcm_escape_text(&key, e->key, 0); /* a file put there may be named anything, escapes included */
+    printf("%-5s %.16s  %9.1f KiB  %s  %s\n", e->kind, key.s ? key.s : "", (double)e->bytes / 1024.0, when,
            e->problem ? e->problem : "ok");
+    lcm_sb_free(&key);
 }
 
 static void count_entry(const lcm_cache_entry *e, void *ctx)
@@ -62,7 +67,11 @@ int cmd_cache(int argc, char **argv)
     } else if (!strcmp(argv[1], "info")) {
         totals s = {0};
         lcm_cache_scan(&c, count_entry, &s);
-        printf("location   %s%s\n", c.dir, getenv("LCM_CACHE_DIR") ? " (from LCM_CACHE_DIR)" : "");
+        lcm_sb dir;
+        lcm_sb_init(&dir);
+        lcm_escape_text(&dir, c.dir, 0);
+        printf("location   %s%s\n", dir.s ? dir.s : "", getenv("LCM_CACHE_DIR") ? " (from LCM_CACHE_DIR)" : "");
+        lcm_sb_free(&dir);
         printf("entries    %d (%.1f MiB)%s\n", s.count, (double)s.bytes / 1048576.0, s.bad ? ", some damaged" : "");
         if (s.bad) printf("damaged    %d (rebuilt when next needed)\n", s.bad);
         printf("writable   %s\n", lcm_is_directory(c.dir) ? (access(c.dir, W_OK) == 0 ? "yes" : "no") : "not created yet");
@@ -73,6 +82,7 @@ int cmd_cache(int argc, char **argv)
     } else {
         rc = lcm_fail(&err, LCM_E_USAGE, "unknown cache command '%s' (list, info or clear)", argv[1]);
     }
+    if (!rc) rc = cli_flush_stdout(&err);
     lcm_cache_close(&c);
     return rc ? cli_die("cache", &err) : 0;
 }

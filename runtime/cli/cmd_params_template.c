@@ -36,6 +36,7 @@ int cmd_params_template(int argc, char **argv)
         lcm_params_template(lcm_model_ir(model), &b);
         fputs(b.s, stdout);
         lcm_sb_free(&b);
+        rc = cli_flush_stdout(&err);
     }
     lcm_model_free(model);
     cli_model_opts_free(&mo);

@@ -4,6 +4,8 @@
  * one file), and it must be creatable where it is asked for. */
 #define _DEFAULT_SOURCE /* realpath */
 #include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -175,6 +177,13 @@ void cli_unmake_dirs(char **made, int nmade, int rc)
         free(made[i]);
     }
     free(made);
+}
+
+int cli_flush_stdout(lcm_err *err)
+{
+    int why = fflush(stdout) != 0 ? errno : 0; /* an earlier failed write leaves only the stream's flag */
+    if (!why && !ferror(stdout)) return 0;
+    return lcm_fail(err, LCM_E_IO, "cannot write to standard output%s%s", why ? ": " : "", why ? strerror(why) : "");
 }
 
 int cli_check_writable(const char *path, lcm_err *err)

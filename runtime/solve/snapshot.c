@@ -3,6 +3,8 @@
 #include "snapshot.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,9 @@
 
 #define PREFIX "lcm-snapshot-"
 
-/* A directory name that sorts by time: lcm-snapshot-20261121-134501-4242-0 */
+/* A directory name that sorts by time, then process and sequence (the
+ * numbers padded so that names compare as the numbers do):
+ * lcm-snapshot-20261121-134501-0000004242-0000 */
 static char *new_name(const char *log_path)
 {
     static int seq;
@@ -24,7 +28,7 @@ static char *new_name(const char *log_path)
     localtime_r(&now, &tm);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    return lcm_xasprintf("%s/" PREFIX "%s-%ld-%d", log_path, stamp, (long)getpid(), seq++);
+    return lcm_xasprintf("%s/" PREFIX "%s-%010ld-%04d", log_path, stamp, (long)getpid(), seq++ % 10000);
 }
 
 static int write_text(const char *dir, const char *name, const char *text, lcm_err *err)
@@ -35,22 +39,40 @@ static int write_text(const char *dir, const char *name, const char *text, lcm_e
     return rc;
 }
 
-/* Removes a snapshot: its files, its model/ directory, itself. */
+/* Whether path is a directory itself, not a link to one. */
+static int real_directory(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Removes a snapshot: its files, its model/ directory, itself -- never
+ * through a link (one planted in the log folder would point anywhere): a
+ * link is removed as a link. */
 static void remove_snapshot(const char *dir)
 {
-    static const char *files[] = {"report.txt", "params.lua", "V.h5", "model/manifest.lcm", "model/kernels.c", "model"};
+    static const char *files[] = {"report.txt", "params.lua", "V.h5", "model/manifest.lcm", "model/kernels.c"};
+    if (!real_directory(dir)) return;
+    char *model = lcm_path_join(dir, "model");
+    int model_real = real_directory(model);
     for (size_t i = 0; i < sizeof files / sizeof *files; ++i) {
+        if (!model_real && !strncmp(files[i], "model/", 6)) continue;
         char *p = lcm_path_join(dir, files[i]);
-        if (remove(p) != 0 && lcm_file_exists(p)) lcm_debug("cannot remove %s", p);
+        if (unlink(p) != 0 && errno != ENOENT) lcm_debug("cannot remove %s", p);
         free(p);
     }
+    if (model_real) rmdir(model);
+    else unlink(model);
+    free(model);
     rmdir(dir);
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Keeps the newest `keep` snapshots of log_path (names sort by time). */
-static void prune(const char *log_path, int keep)
+/* Keeps the newest `keep` snapshots of log_path (names sort by time), and
+ * `mine` (the one just written) in any case; only directories of lcm's
+ * names, never links, are removed. */
+static void prune(const char *log_path, int keep, const char *mine)
 {
     DIR *d = opendir(log_path);
     if (!d) return;
@@ -64,14 +86,31 @@ static void prune(const char *log_path, int keep)
     closedir(d);
     if (n) qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; i < n; ++i) {
-        if (i + (size_t)keep < n) {
-            char *dir = lcm_path_join(log_path, names[i]);
-            remove_snapshot(dir);
-            free(dir);
-        }
-        free(names[i]);
+        char *dir = lcm_path_join(log_path, names[i]);
+        if (i + (size_t)keep < n && strcmp(dir, mine)) remove_snapshot(dir);
+        free(dir), free(names[i]);
     }
     free(names);
+}
+
+/* A new snapshot directory in log_path (made with its parents), created
+ * here and now: a name taken already (a folder or link someone put there)
+ * is passed over, never written into. */
+static char *make_snapshot_dir(const char *log_path, lcm_err *err)
+{
+    if (lcm_make_dirs(log_path, err)) return NULL;
+    for (int tries = 0; tries < 100; ++tries) {
+        char *dir = new_name(log_path);
+        if (mkdir(dir, 0777) == 0) return dir;
+        int why = errno;
+        free(dir);
+        if (why != EEXIST) {
+            lcm_fail(err, LCM_E_IO, "cannot create a directory in '%s': %s", log_path, strerror(why));
+            return NULL;
+        }
+    }
+    lcm_fail(err, LCM_E_IO, "cannot create a directory in '%s': every name tried exists", log_path);
+    return NULL;
 }
 
 static int write_all(const lcm_snapshot_place *at, const lcm_solution *sol, const double *params,
@@ -85,7 +124,7 @@ static int write_all(const lcm_snapshot_place *at, const lcm_solution *sol, cons
               m->source_hash ? m->source_hash : "?", at->backend, at->precision);
     lcm_sb_puts(&text, "\nAgain, from this directory:\n  lcm solve model --params params.lua --out V.h5\n");
     lcm_params_write_lua(m, params, &p);
-    int rc = lcm_make_dirs(model_dir, err);
+    int rc = mkdir(model_dir, 0777) ? lcm_fail(err, LCM_E_IO, "cannot create '%s': %s", model_dir, strerror(errno)) : 0;
     if (!rc) rc = write_text(dir, "report.txt", text.s, err);
     if (!rc) rc = write_text(dir, "params.lua", p.s, err);
     if (!rc) rc = write_text(model_dir, "manifest.lcm", at->manifest, err);
@@ -101,15 +140,14 @@ void lcm_snapshot_write(const lcm_snapshot_place *at, const lcm_solution *sol, c
 {
     if (!at->log_path) return;
     lcm_err err = {0};
-    char *dir = new_name(at->log_path);
-    int rc = lcm_make_dirs(dir, &err);
-    if (!rc) rc = write_all(at, sol, params, include, report, dir, &err);
+    char *dir = make_snapshot_dir(at->log_path, &err);
+    int rc = dir ? write_all(at, sol, params, include, report, dir, &err) : err.code;
     if (rc) {
         lcm_warn("cannot write a snapshot into '%s': %s", at->log_path, err.msg);
-        remove_snapshot(dir);
+        if (dir) remove_snapshot(dir);
     } else {
         lcm_warn("snapshot of the failure written to %s", dir);
-        prune(at->log_path, at->log_keep);
+        prune(at->log_path, at->log_keep, dir);
     }
     free(dir);
 }

@@ -107,5 +107,16 @@ check "no snapshot when the checks are off" "[ ! -e '$work/none' ] || [ -z \"\$(
 check "a failed simulation writes a snapshot" "[ \$(ls '$work/simsnaps' | wc -l) -eq 1 ]"
 check "its report names the subject" "grep -qF 'simulation: subject 1' '$work'/simsnaps/*/report.txt"
 
+# links planted in the snapshot folder under lcm's names: pruning removes
+# nothing through them, and a new snapshot never goes into one
+mkdir -p "$work/victim/model" "$work/planted"
+for f in report.txt params.lua V.h5 model/manifest.lcm model/kernels.c; do echo keep > "$work/victim/$f"; done
+ln -s "$work/victim" "$work/planted/lcm-snapshot-00000000-000000-0000000001-0000"
+ln -s "$work/victim" "$work/planted/lcm-snapshot-99991231-235959-0000000001-0000"
+"$LCM" solve "$M/regime_probs_09.lua" --set discount_factor=0.95 --csv "$work/x.csv" --log-path "$work/planted" \
+  --log-keep 1 2> "$work/planted.err"
+check "a planted link leads nowhere" "for f in report.txt params.lua V.h5 model/manifest.lcm model/kernels.c; do grep -qx keep \"$work/victim/\$f\" || exit 1; done"
+check "the snapshot just written stays, whatever sorts after it" "[ -s \"\$(sed -n 's/.*snapshot of the failure written to //p' '$work/planted.err')/report.txt\" ]"
+
 rm -rf "$work"
 exit $fail
