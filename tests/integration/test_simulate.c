@@ -121,6 +121,19 @@ static double *column(const lcm_panel *p, const char *name)
 
 /* ---- batch sizes, saved solutions, interpreter -------------------------------- */
 
+/* lcm_simulate_again into *kept (seed 11) gives the panel `expected` (CSV). */
+static void again_gives(lcm_solver *solver, const lcm_solution *sol, const lcm_initial *ic, lcm_index batch,
+                        const char *targets, lcm_panel **kept, const char *expected, const char *model)
+{
+    lcm_sim_options so = {.seed = 11, .subject_batch_size = batch, .targets = targets};
+    lcm_err err = {0};
+    CHECK_MSG(!lcm_simulate_again(solver, sol, ic, &so, kept, &err), "%s", err.msg);
+    char *got = *kept ? csv_of(*kept) : NULL;
+    CHECK_MSG(got && !strcmp(got, expected), "%s: lcm_simulate_again (batch %lld, targets %s) gives another panel",
+              model, (long long)batch, targets ? targets : "none");
+    free(got);
+}
+
 static void check_bundled(void)
 {
     lcm_panel *kept = NULL; /* lcm_simulate_again's, from model to model */
@@ -143,27 +156,11 @@ static void check_bundled(void)
         }
         /* into the memory of the panel before, that of the model before
          * first (more or fewer rows, other columns, rows left over) */
-        for (int b = 0; b < 2; ++b) {
-            lcm_sim_options so = {.seed = 11, .subject_batch_size = b ? 0 : 7};
-            lcm_err err = {0};
-            CHECK_MSG(!lcm_simulate_again(solver, s.sol, ic, &so, &kept, &err), "%s", err.msg);
-            char *got = kept ? csv_of(kept) : NULL;
-            CHECK_MSG(got && !strcmp(got, expected), "%s: lcm_simulate_again gives another panel",
-                      test_bundled[c].model);
-            free(got);
-        }
+        for (int b = 0; b < 2; ++b) again_gives(solver, s.sol, ic, b ? 0 : 7, NULL, &kept, expected, test_bundled[c].model);
         /* with target columns, whose block the next such simulation takes over */
         lcm_panel *with = simulate_with(solver, s.sol, ic, 11, 0, "all");
         char *expected_targets = csv_of(with);
-        for (int b = 0; b < 2; ++b) {
-            lcm_sim_options so = {.seed = 11, .targets = "all"};
-            lcm_err err = {0};
-            CHECK_MSG(!lcm_simulate_again(solver, s.sol, ic, &so, &kept, &err), "%s", err.msg);
-            char *got = kept ? csv_of(kept) : NULL;
-            CHECK_MSG(got && !strcmp(got, expected_targets), "%s: lcm_simulate_again with targets gives another panel",
-                      test_bundled[c].model);
-            free(got);
-        }
+        for (int b = 0; b < 2; ++b) again_gives(solver, s.sol, ic, 0, "all", &kept, expected_targets, test_bundled[c].model);
         free(expected_targets);
         lcm_panel_free(with);
         if (before) { /* the simulation reads its subjects by the model's regimes, periods and states */
