@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "compile_log.h"
+#include "lcm_internal.h"
 #include "log.h"
 #include "proc.h"
 #include "sha256.h"
@@ -247,7 +248,7 @@ static int cpu_run_chunks(cpu_backend *b, int kernel, kernel_fn fn, const lcm_ke
     if (!fn && !sim)
         return lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no table entry for kernel '%s'; regenerate "
                         "the model", b->names[kernel]);
-    int threads = b->threads > 0 ? b->threads : omp_get_max_threads();
+    int threads = lcm_host_threads(b->threads);
     lcm_index chunk = n / ((lcm_index)threads * 16);
     if (chunk < 1) chunk = 1;
     lcm_index nchunks = (n + chunk - 1) / chunk;
@@ -268,7 +269,7 @@ static int cpu_run_chunks(cpu_backend *b, int kernel, kernel_fn fn, const lcm_ke
  * start them. */
 static void start_threads(const cpu_backend *b)
 {
-    int threads = b->threads > 0 ? b->threads : omp_get_max_threads(), started = 0;
+    int threads = lcm_host_threads(b->threads), started = 0;
 #pragma omp parallel num_threads(threads) /* not empty: GCC drops an empty region */
     {
 #pragma omp atomic

@@ -16,5 +16,9 @@ const ir_model *lcm_model_ir(const lcm_model *m);
 const ir_model *lcm_solution_model(const lcm_solution *s);
 /* lcm_solution_read_h5 for the IR of a model. */
 int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err);
+/* The host threads of a parallel part: `asked` (--threads) when positive,
+ * else OpenMP's default (OMP_NUM_THREADS or the cores), at most
+ * LCM_MAX_THREADS (a huge OMP_NUM_THREADS overflowed libgomp's stack). */
+int lcm_host_threads(int asked);
 
 #endif

@@ -308,7 +308,7 @@ int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
         for (int r = 0; r < R; ++r) grids[k * R + r] = regime_grid(p, &c[k], r);
     for (int k = 0; k < n; ++k) fprintf(f, "%s%s", k ? "," : "", c[k].name);
     fputc('\n', f);
-    int threads = p->threads > 0 ? p->threads : omp_get_max_threads();
+    int threads = lcm_host_threads(p->threads);
     const lcm_index block = 16384, nblocks = (p->n + block - 1) / block;
     lcm_sb *text = lcm_xcalloc((size_t)threads, sizeof *text);
     for (int b = 0; b < threads; ++b) lcm_sb_init(&text[b]);
@@ -381,7 +381,7 @@ static int write_column(hid_t f, hid_t labels, const lcm_panel *p, const column 
     else {
         int integer = c->kind != COL_AGE;
         void *buf = lcm_xmalloc(((size_t)p->n + 1) * 8);
-        int threads = p->threads > 0 ? p->threads : omp_get_max_threads();
+        int threads = lcm_host_threads(p->threads);
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (lcm_index i = 0; i < p->n; ++i) {
             double x = cell(p, c, i);

@@ -213,7 +213,7 @@ int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
     for (int r = 0; r < p->m->nregimes; ++r)
         if (p->m->regimes[r].nnodes > most) most = p->m->regimes[r].nnodes;
     int **ccp = ccp_columns(p);
-#pragma omp parallel num_threads(p->threads > 0 ? p->threads : omp_get_max_threads())
+#pragma omp parallel num_threads(lcm_host_threads(p->threads))
     {
         double *vals = lcm_xcalloc(most + 1, sizeof *vals);
 #pragma omp for schedule(dynamic, 256)

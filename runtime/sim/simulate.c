@@ -1024,7 +1024,7 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
     if (s.K > INT_MAX) s.K = INT_MAX; /* batch rows are ints (kernel_abi.h) */
     if (s.K < 1) s.K = 1;
-    s.threads = sv->threads > 0 ? sv->threads : omp_get_max_threads();
+    s.threads = lcm_host_threads(sv->threads);
     const int kinds = (int)(sizeof sim_flag_text / sizeof *sim_flag_text);
     s.nwarnings = s.T * kinds;
     s.warnings = lcm_xcalloc((size_t)s.nwarnings, sizeof *s.warnings);

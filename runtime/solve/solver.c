@@ -5,6 +5,7 @@
  * checks reported in solve order, by the log level's policy.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,13 @@ static int nccl_flags(lcm_solver *sv, lcm_err *err)
 static void join_nccl(lcm_solver *sv) { (void)sv; }
 static int nccl_flags(lcm_solver *sv, lcm_err *err) { return (void)sv, (void)err, 0; }
 #endif
+
+int lcm_host_threads(int asked)
+{
+    if (asked > 0) return asked;
+    int n = omp_get_max_threads();
+    return n < LCM_MAX_THREADS ? n : LCM_MAX_THREADS;
+}
 
 int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err)
 {
