@@ -64,11 +64,8 @@ void *lcm_xmalloc(size_t n)
 
 void lcm_hold_standard_fds(void)
 {
-    for (int fd = 0; fd <= 2; ++fd)
-        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
-            int got = open("/dev/null", O_RDONLY);
-            if (got >= 0 && got != fd) close(got); /* a lower one was closed too: it took that one */
-        }
+    for (int fd = 0; fd <= 2; ++fd) /* in order: the lowest free number is the one closed */
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) (void)open("/dev/null", O_RDONLY);
 }
 
 void *lcm_xmalloc_large(size_t n)

@@ -96,15 +96,22 @@ static int parse_targets(const ir_model *m, const char *spec, char ***names, int
     return rc;
 }
 
-int lcm_targets_check(const ir_model *m, const char *spec, lcm_err *err)
+/* The targets of spec into *names (*n): parsed, and the model within the
+ * bounds of the points the interpreter evaluates them at. */
+static int read_targets(const ir_model *m, const char *spec, char ***names, int *n, lcm_err *err)
 {
-    if (!spec || !*spec) return 0;
     for (int r = 0; r < m->nregimes; ++r) /* lcm_point's bounds */
         if (m->regimes[r].nstates > 64 || m->regimes[r].nactions > 64)
             return lcm_fail(err, LCM_E_USAGE, "--targets: regime '%s' has more than 64 states or actions",
                             m->regimes[r].name);
+    return parse_targets(m, spec, names, n, err);
+}
+
+int lcm_targets_check(const ir_model *m, const char *spec, lcm_err *err)
+{
+    if (!spec || !*spec) return 0;
     char **names = NULL;
-    int n = 0, rc = parse_targets(m, spec, &names, &n, err);
+    int n = 0, rc = read_targets(m, spec, &names, &n, err);
     free_names(names, n);
     return rc;
 }
@@ -197,8 +204,7 @@ static int **ccp_columns(const lcm_panel *p)
 
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err)
 {
-    int rc = lcm_targets_check(p->m, spec, err);
-    if (!rc) rc = parse_targets(p->m, spec, &p->target_names, &p->ntargets, err);
+    int rc = read_targets(p->m, spec, &p->target_names, &p->ntargets, err);
     if (rc) return rc;
     /* every entry is written (eval_row); a panel of lcm_simulate_again
      * holds its block for as many rows as its columns hold, so that the

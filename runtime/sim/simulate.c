@@ -894,10 +894,7 @@ static int check_initial(const lcm_solver *sv, const lcm_initial *ic, lcm_err *e
 {
     const ir_model *m = &sv->model->ir;
     const char *here = m->source_hash, *there = ic->source_hash;
-    ir_vars V;
-    ir_vars_build(m, &V);
-    int bad = ic->nslots != V.nstates || (here && there && strcmp(here, there));
-    ir_vars_free(&V);
+    int bad = ic->nslots != sv->vars.nstates || (here && there && strcmp(here, there));
     for (lcm_index i = 0; i < ic->n && !bad; ++i)
         bad = ic->regime[i] < 0 || ic->regime[i] >= m->nregimes || ic->period[i] < 0 || ic->period[i] >= m->nperiods;
     return bad ? lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model (or another version "
