@@ -212,8 +212,8 @@ int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_r
     if (stat(model_path, &st) || !S_ISREG(st.st_mode)) /* a pipe would hang the read */
         return lcm_fail(err, LCM_E_IO, "model '%s' is not a regular file", model_path);
     lcm_lua_limits lim;
-    lua_State *L = lcm_lua_limited_state(&lim);
-    if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
+    lua_State *L = lcm_lua_limited_state(&lim, err);
+    if (!L) return err->code;
     luaL_openlibs(L);
     int rc = preload(L, err);
     if (rc) {

@@ -2,6 +2,7 @@
 #include "lua_limits.h"
 
 #include <lauxlib.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,39 @@
 #define HOOK_EVERY 1000                   /* instructions between two counts */
 #define BYTES_PER_INSTRUCTION 16          /* allocations count as instructions too */
 
-/* A positive number from the environment (1e6 is accepted), else fallback. */
-static double env_limit(const char *name, double fallback)
+/* The limits of the environment, an empty variable unset; a value that is
+ * not one is a usage error, not the default silently (a typo in a limit
+ * raised for a large model would bring back the low one). */
+static int read_limits(lcm_lua_limits *lim, lcm_err *err)
 {
-    const char *s = getenv(name);
-    char *end;
-    double v = s ? strtod(s, &end) : 0;
-    return s && end != s && !*end && v >= 1 ? v : fallback;
+    double memory = MAX_MEMORY;
+    const char *s = getenv("LCM_LUA_MAX_MEMORY");
+    if (s && *s && lcm_parse_size(s, &memory))
+        return lcm_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_MEMORY must be a size in bytes like 64M or 2G, not '%s'", s);
+    lim->armed_memory = memory < (double)SIZE_MAX ? (size_t)memory : SIZE_MAX;
+    lim->max_instructions = MAX_INSTRUCTIONS;
+    s = getenv("LCM_LUA_MAX_INSTRUCTIONS");
+    if (s && *s) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || *end || !(v >= 1) || !isfinite(v))
+            return lcm_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_INSTRUCTIONS must be a number of at least 1 like 1e9, "
+                            "not '%s'", s);
+        lim->max_instructions = v;
+    }
+    return 0;
+}
+
+/* The system refused memory below the cap (ulimit -v, a cgroup, the
+ * machine): counted, unless Lua's retry of the same request after it
+ * collected garbage (lmem.c's tryagain: the very next request) gets it, so
+ * that a refusal Lua made up for does not hide the file's own error. */
+static void *system_refused(lcm_lua_limits *lim, const void *ptr, size_t nsize)
+{
+    ++lim->system_refusals;
+    lim->retry_pending = 1, lim->retry_ptr = (uintptr_t)ptr, lim->retry_nsize = nsize;
+    lim->used_when_refused = lim->used;
+    return NULL;
 }
 
 /* Lua's allocator contract (lua_Alloc), with growth refused beyond the cap;
@@ -31,15 +58,17 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         lim->used -= old;
         return NULL;
     }
+    int retry = lim->retry_pending && (uintptr_t)ptr == lim->retry_ptr && nsize == lim->retry_nsize;
+    lim->retry_pending = 0;
     if (nsize > old && (lim->used > lim->max_memory || nsize - old > lim->max_memory - lim->used)) {
         lim->memory_hit = 1;
         return NULL;
     }
     void *p = realloc(ptr, nsize);
-    if (p) {
-        if (nsize > old) lim->instructions += (double)(nsize - old) / BYTES_PER_INSTRUCTION;
-        lim->used = lim->used - old + nsize;
-    }
+    if (!p) return system_refused(lim, ptr, nsize);
+    if (retry) --lim->system_refusals;
+    if (nsize > old) lim->instructions += (double)(nsize - old) / BYTES_PER_INSTRUCTION;
+    lim->used = lim->used - old + nsize;
     return p;
 }
 
@@ -58,20 +87,20 @@ static void count_hook(lua_State *L, lua_Debug *ar)
     luaL_error(L, "too many instructions");
 }
 
-lua_State *lcm_lua_limited_state(lcm_lua_limits *lim)
+lua_State *lcm_lua_limited_state(lcm_lua_limits *lim, lcm_err *err)
 {
     memset(lim, 0, sizeof *lim);
     lim->max_memory = SIZE_MAX;
-    return lua_newstate(limited_alloc, lim);
+    if (read_limits(lim, err)) return NULL;
+    lua_State *L = lua_newstate(limited_alloc, lim);
+    if (!L) lcm_fail(err, LCM_E_MEMORY, "cannot create a Lua state: out of memory");
+    return L;
 }
 
 void lcm_lua_limits_arm(lua_State *L, lcm_lua_limits *lim)
 {
-    double max_memory = env_limit("LCM_LUA_MAX_MEMORY", MAX_MEMORY);
-    lim->max_memory = max_memory < (double)SIZE_MAX ? (size_t)max_memory : SIZE_MAX;
-    lim->armed_memory = lim->max_memory;
+    lim->max_memory = lim->armed_memory;
     lim->instructions = 0; /* what setting the state up allocated does not count */
-    lim->max_instructions = env_limit("LCM_LUA_MAX_INSTRUCTIONS", MAX_INSTRUCTIONS);
     lim->every = lim->max_instructions < HOOK_EVERY ? (int)lim->max_instructions : HOOK_EVERY;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, lim->every);
 }
@@ -90,5 +119,8 @@ int lcm_lua_limits_fail(lcm_err *err, int code, const char *where, const char *w
     if (lim->memory_hit)
         return lcm_fail(err, code, "%s: out of memory: %s needed more than %.0f MiB of Lua memory while loading "
                         "(LCM_LUA_MAX_MEMORY raises the limit)", where, what, (double)lim->armed_memory / (1024 * 1024));
+    if (lim->system_refusals) /* not the file's fault: the memory class of failure (lcm.h) */
+        return lcm_fail(err, LCM_E_MEMORY, "%s: out of memory: the system refused more memory while loading %s "
+                        "(%.0f MiB of Lua memory in use)", where, what, (double)lim->used_when_refused / (1024 * 1024));
     return 0;
 }

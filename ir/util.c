@@ -302,27 +302,69 @@ int lcm_write_files_if_changed(int n, const char *const *path, const char *const
     return bad;
 }
 
+/* Records a folder made, outermost first. */
+static void add_made(lcm_made_dirs *made, char *path)
+{
+    made->paths = lcm_xrealloc(made->paths, (size_t)(made->n + 1) * sizeof *made->paths);
+    made->paths[made->n++] = path;
+}
+
+/* Removes the folders made from index `from` on, deepest first. */
+static void unmake_from(lcm_made_dirs *made, int from)
+{
+    for (; made->n > from; --made->n) {
+        rmdir(made->paths[made->n - 1]); /* fails, and keeps it, when something else put a file there */
+        free(made->paths[made->n - 1]);
+    }
+}
+
+/* Makes folder p unless it exists; 1 when this call made it, 0 when it was
+ * there, -1 (errno set) when it cannot be made. */
+static int make_one(const char *p)
+{
+    if (mkdir(p, 0755) == 0) return 1;
+    return errno == EEXIST ? 0 : -1;
+}
+
+int lcm_make_dirs_listed(const char *path, lcm_made_dirs *made, lcm_err *err)
+{
+    int from = made->n, rc = 0;
+    char *p = lcm_xstrdup(path);
+    for (char *s = p + (*p != 0);; ++s) { /* each prefix that ends before a slash, then the whole path */
+        if (*s && *s != '/') continue;
+        char c = *s;
+        *s = 0;
+        int got = make_one(p);
+        if (got < 0) rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
+        else if (!c && !lcm_is_directory(p)) rc = lcm_fail(err, LCM_E_IO, "'%s' exists and is not a directory", p);
+        if (got > 0) add_made(made, lcm_xstrdup(p));
+        if (rc || !c) break;
+        *s = c;
+    }
+    free(p);
+    if (rc) unmake_from(made, from); /* all or nothing */
+    return rc;
+}
+
 int lcm_make_dirs(const char *path, lcm_err *err)
 {
-    char *p = lcm_xstrdup(path);
-    for (char *s = p + 1; *s; ++s) {
-        if (*s != '/') continue;
-        *s = 0;
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            int e = errno;
-            int rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': %s", p, strerror(e));
-            free(p);
-            return rc;
-        }
-        *s = '/';
-    }
-    int rc = 0;
-    if (mkdir(p, 0755) != 0 && errno != EEXIST)
-        rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
-    else if (!lcm_is_directory(p))
-        rc = lcm_fail(err, LCM_E_IO, "'%s' exists and is not a directory", p);
-    free(p);
+    lcm_made_dirs made = {0};
+    int rc = lcm_make_dirs_listed(path, &made, err);
+    lcm_made_dirs_free(&made);
     return rc;
+}
+
+void lcm_unmake_dirs(lcm_made_dirs *made)
+{
+    unmake_from(made, 0);
+    lcm_made_dirs_free(made);
+}
+
+void lcm_made_dirs_free(lcm_made_dirs *made)
+{
+    for (int i = 0; i < made->n; ++i) free(made->paths[i]);
+    free(made->paths);
+    *made = (lcm_made_dirs){0};
 }
 
 int lcm_file_exists(const char *path)
@@ -382,6 +424,20 @@ char *lcm_path_join(const char *a, const char *b)
 }
 
 /* ---- misc --------------------------------------------------------------- */
+int lcm_parse_size(const char *s, double *bytes)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || !(x >= 0) || !isfinite(x)) return -1;
+    const char *units = "KMGTP", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (u) x *= pow(1024, (double)(u - units + 1)), ++end;
+    if (u && *end == 'i') ++end;
+    if (*end == 'B') ++end;
+    if (*end || !isfinite(x)) return -1;
+    *bytes = x;
+    return 0;
+}
+
 int lcm_is_identifier(const char *s)
 {
     if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;

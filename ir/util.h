@@ -87,8 +87,25 @@ int lcm_write_file_atomic(const char *path, const void *data, size_t len, lcm_er
  * so that build systems do not rebuild. */
 int lcm_write_files_if_changed(int n, const char *const *path, const char *const *data, const size_t *len,
                                lcm_err *err);
-/* mkdir -p. */
+/* mkdir -p, all or nothing: when a folder cannot be made (a name too long,
+ * a file in the way, no permission), those this call made before it are
+ * removed again, deepest first, so that a failure leaves nothing behind. */
 int lcm_make_dirs(const char *path, lcm_err *err);
+/* The folders that lcm_make_dirs_listed made, outermost first, for a caller
+ * that removes them again when what was to go in them fails later (lcm run
+ * --out-dir).  Starts zeroed ({0}). */
+typedef struct lcm_made_dirs {
+    char **paths;
+    int n;
+} lcm_made_dirs;
+/* lcm_make_dirs, adding the folders it made to *made (on failure it has
+ * removed them and adds none). */
+int lcm_make_dirs_listed(const char *path, lcm_made_dirs *made, lcm_err *err);
+/* Removes the folders of made again, deepest first (one that something
+ * else has put a file in stays), and frees the list. */
+void lcm_unmake_dirs(lcm_made_dirs *made);
+/* Frees the list, keeping the folders. */
+void lcm_made_dirs_free(lcm_made_dirs *made);
 int lcm_file_exists(const char *path);
 int lcm_is_directory(const char *path);
 /* Directory part of a path ("." if none); caller frees. */
@@ -120,6 +137,13 @@ void lcm_assert_fail(const char *file, int line, const char *cond) __attribute__
 #endif
 
 /* ---- misc --------------------------------------------------------------- */
+/* A size in bytes as people write it, for the environment's limits
+ * (LCM_MEMORY_LIMIT, LCM_LUA_MAX_MEMORY): a number (1e6 notation too) and
+ * an optional unit K, M, G, T or P (powers of 1024, either case), then an
+ * optional "i" and "B": "4096", "64G", "1.5T", "512MiB", "100B".  0 and
+ * *bytes, or -1 (*bytes untouched) for anything else: empty, negative,
+ * infinite, NaN, text after it. */
+int lcm_parse_size(const char *s, double *bytes);
 int lcm_is_identifier(const char *s);
 /* Levenshtein distance of two names (99 beyond 64 characters), for
  * "did you mean" suggestions. */

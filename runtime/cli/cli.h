@@ -79,12 +79,6 @@ int cli_check_writable(const char *path, lcm_err *err);
 /* Fails early when folder dir neither exists nor can be made (its nearest
  * existing ancestor is a file, or not writable). */
 int cli_check_dir_creatable(const char *dir, lcm_err *err);
-/* Makes folder dir and those above it that are missing: *made (*nmade) the
- * ones it created, outermost first.  Then cli_unmake_dirs, with the
- * command's status: when it failed, the folders made are removed again
- * (those left empty), so that a failed command leaves nothing behind. */
-int cli_make_dirs(const char *dir, char ***made, int *nmade, lcm_err *err);
-void cli_unmake_dirs(char **made, int nmade, int rc);
 
 /* Standard output written so far reached it: 0, or LCM_E_IO (a full disk,
  * a closed pipe), for commands whose result is what they print. */

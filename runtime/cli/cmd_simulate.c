@@ -235,8 +235,8 @@ static int load_inputs(const sim_cli *c, const lcm_model *model, const lcm_pvalu
 static int write_outputs(const sim_cli *c, const lcm_solution *sol, const char *solution_out, const lcm_panel *p,
                          lcm_err *err)
 {
-    char **made = NULL;
-    int nmade = 0, rc = c->run ? cli_make_dirs(c->out_dir, &made, &nmade, err) : 0;
+    lcm_made_dirs made = {0}; /* removed again when writing fails: a failed run leaves nothing behind */
+    int rc = c->run ? lcm_make_dirs_listed(c->out_dir, &made, err) : 0;
     if (!rc) {
         lcm_outputs_begin();
         rc = solution_out ? lcm_solution_write_h5(sol, solution_out, err) : 0;
@@ -244,7 +244,8 @@ static int write_outputs(const sim_cli *c, const lcm_solution *sol, const char *
         if (!rc && c->csv) rc = lcm_panel_write_csv(p, c->csv, err);
         rc = lcm_outputs_end(rc, err);
     }
-    cli_unmake_dirs(made, nmade, rc);
+    if (rc) lcm_unmake_dirs(&made);
+    else lcm_made_dirs_free(&made);
     return rc;
 }
 

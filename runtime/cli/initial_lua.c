@@ -129,8 +129,8 @@ int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects
 {
     *out = NULL;
     lcm_lua_limits lim;
-    lua_State *L = lcm_lua_limited_state(&lim);
-    if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
+    lua_State *L = lcm_lua_limited_state(&lim, err);
+    if (!L) return err->code;
     luaL_openlibs(L);
     int rc = lcm_lua_push_data_box(L, path, m->options, m->noptions, err);
     if (!rc) rc = run_file(L, &lim, path, subjects, err);

@@ -149,36 +149,6 @@ int cli_check_dir_creatable(const char *dir, lcm_err *err)
     return rc;
 }
 
-int cli_make_dirs(const char *dir, char ***made, int *nmade, lcm_err *err)
-{
-    char **missing = NULL; /* the deepest first */
-    int n = 0;
-    for (char *at = lcm_xstrdup(dir); at;) {
-        if (lcm_file_exists(at) || !strcmp(at, ".") || !strcmp(at, "/")) {
-            free(at);
-            break;
-        }
-        missing = lcm_xrealloc(missing, (size_t)(n + 1) * sizeof *missing);
-        missing[n++] = at;
-        at = lcm_path_dirname(at);
-    }
-    for (int i = 0; i < n / 2; ++i) { /* outermost first */
-        char *t = missing[i];
-        missing[i] = missing[n - 1 - i], missing[n - 1 - i] = t;
-    }
-    *made = missing, *nmade = n;
-    return lcm_make_dirs(dir, err); /* on failure, cli_unmake_dirs removes those it made */
-}
-
-void cli_unmake_dirs(char **made, int nmade, int rc)
-{
-    for (int i = nmade - 1; i >= 0; --i) {
-        if (rc) rmdir(made[i]); /* empty unless something else put a file there: then it stays */
-        free(made[i]);
-    }
-    free(made);
-}
-
 int cli_flush_stdout(lcm_err *err)
 {
     int why = fflush(stdout) != 0 ? errno : 0; /* an earlier failed write leaves only the stream's flag */

@@ -16,10 +16,11 @@
 
 /* A limited state whose chunks run in a sandbox (lua_sandbox.h): the box
  * is left on the stack.  file: the params file, in whose folder the chunk
- * may dofile or require (NULL: no file access, for --set). */
-static lua_State *new_state(lcm_lua_limits *lim, const char *file)
+ * may dofile or require (NULL: no file access, for --set).  NULL and err
+ * filled when the state cannot be made (lcm_lua_limited_state). */
+static lua_State *new_state(lcm_lua_limits *lim, const char *file, lcm_err *err)
 {
-    lua_State *L = lcm_lua_limited_state(lim);
+    lua_State *L = lcm_lua_limited_state(lim, err);
     if (!L) return NULL;
     luaL_openlibs(L); /* the sandbox copies from these; the chunk sees its own environment */
     lcm_sandbox_push(L, file, lcm_sandbox_trusted());
@@ -124,10 +125,10 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, char ***read, int *n
     if (!text) return err->code;
     char *chunkname = lcm_xasprintf("@%s", path);
     lcm_lua_limits lim;
-    lua_State *L = new_state(&lim, path);
+    lua_State *L = new_state(&lim, path, err);
     if (!L) {
         free(text), free(chunkname);
-        return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
+        return err->code;
     }
     int rc = 0;
     lcm_lua_limits_arm(L, &lim);
@@ -164,8 +165,8 @@ int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
         return lcm_fail(err, LCM_E_USAGE, "--set expects name=value (e.g. --set working.wage=20), got '%s'", assignment);
     if (!eq[1]) return lcm_fail(err, LCM_E_PARAMS, "--set %.*s: no value after '='", (int)(eq - assignment), assignment);
     lcm_lua_limits lim;
-    lua_State *L = new_state(&lim, NULL);
-    if (!L) return lcm_fail(err, LCM_E_INTERNAL, "cannot create a Lua state");
+    lua_State *L = new_state(&lim, NULL, err);
+    if (!L) return err->code;
     char *path = lcm_xstrndup(assignment, (size_t)(eq - assignment));
     char *where = lcm_xasprintf("--set %s", path);
     char *chunk = lcm_xasprintf("return %s", eq + 1);

@@ -10,7 +10,6 @@
 #define _GNU_SOURCE
 #include "memory.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,21 +124,6 @@ static void rlimit_bound(room *r, int resource, int field, const char *what)
     bound(r, (double)rl.rlim_cur - pages[field] * (double)sysconf(_SC_PAGESIZE), what);
 }
 
-/* "64G", "1.5T", "512MiB", "4096" -> bytes (K, M, G, T, P: powers of 1024). */
-static int parse_size(const char *s, double *out)
-{
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || !(x >= 0) || !isfinite(x)) return -1;
-    const char *units = "KMGTP", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
-    if (u) x *= pow(1024, (double)(u - units + 1)), ++end;
-    if (u && *end == 'i') ++end;
-    if (*end == 'B') ++end;
-    if (*end) return -1;
-    *out = x;
-    return 0;
-}
-
 int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm_err *err)
 {
     room r = {.bytes = INFINITY, .what = what, .end = what + size};
@@ -148,7 +132,7 @@ int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm
     *whole = env && *env;
     if (env && *env) {
         double x;
-        if (parse_size(env, &x))
+        if (lcm_parse_size(env, &x))
             return lcm_fail(err, LCM_E_USAGE, "LCM_MEMORY_LIMIT must be a size in bytes like 64G or 512M, not '%s'",
                             env);
         bound(&r, x, "LCM_MEMORY_LIMIT");

@@ -3,6 +3,8 @@
 # memory without end: one clear error naming the file, the exit code of
 # that kind of file (3 model, 4 params), no output, within seconds (the
 # limits are set low here; the defaults are 1e9 instructions and 2 GiB).
+# An invalid limit is a usage error (2), not the default; memory that the
+# system refuses below the limit (ulimit -v) an error naming the file (10).
 set -u
 LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
 fail=0
@@ -58,6 +60,63 @@ expect "endless loop in --set" 4 \
   "lcm solve: error: --set interest_rate: the value did not finish loading after 1e+06 $limit" \
   "$LCM" solve "$tiny" --params "$SRC/models/tiny.params.lua" \
   --set "interest_rate=(function() while true do end end)()" --csv "$work/out"
+
+# An invalid limit in the environment: an error, not the default silently
+# (empty is unset).
+for bad in abc -1G 12X inf; do
+  expect "LCM_LUA_MAX_MEMORY=$bad" 2 \
+    "lcmgen: error: LCM_LUA_MAX_MEMORY must be a size in bytes like 64M or 2G, not '$bad'" \
+    env LCM_LUA_MAX_MEMORY=$bad "$LCMGEN" "$tiny" -o "$work/out"
+done
+for bad in abc 0 0.5 1e6x nan inf; do
+  expect "LCM_LUA_MAX_INSTRUCTIONS=$bad" 2 \
+    "lcmgen: error: LCM_LUA_MAX_INSTRUCTIONS must be a number of at least 1 like 1e9, not '$bad'" \
+    env LCM_LUA_MAX_INSTRUCTIONS=$bad "$LCMGEN" "$tiny" -o "$work/out"
+done
+expect "LCM_LUA_MAX_MEMORY invalid (lcm)" 2 \
+  "lcm solve: error: LCM_LUA_MAX_MEMORY must be a size in bytes like 64M or 2G, not '1GG'" \
+  env LCM_LUA_MAX_MEMORY=1GG "$LCM" solve "$tiny" --params "$SRC/models/tiny.params.lua" --csv "$work/out"
+# sizes like LCM_MEMORY_LIMIT's, and empty ones unset
+expect "LCM_LUA_MAX_MEMORY=1M" 3 \
+  "lcmgen: error: $work/bomb.lua: out of memory: the model needed more than 1 MiB of Lua memory while loading (LCM_LUA_MAX_MEMORY raises the limit)" \
+  env LCM_LUA_MAX_MEMORY=1M LCM_LUA_MAX_INSTRUCTIONS=1e9 "$LCMGEN" "$work/bomb.lua" -o "$work/out"
+expect "empty LCM_LUA_MAX_INSTRUCTIONS is unset" 3 \
+  "lcmgen: error: $work/bomb.lua: out of memory: the model needed more than 64 MiB of Lua memory while loading (LCM_LUA_MAX_MEMORY raises the limit)" \
+  env LCM_LUA_MAX_INSTRUCTIONS= "$LCMGEN" "$work/bomb.lua" -o "$work/out"
+
+# Memory the system refuses below the Lua limit (ulimit -v): the error names
+# the file, not Lua's bare "not enough memory".  Skipped where the tools do
+# not run under a lowered ulimit -v (a sanitizer build reserves terabytes).
+printf 'error("probe")\n' > "$work/probe.lua"
+printf 'local t = {}\nfor i = 1, 1e8 do t[i] = i end\n' > "$work/big.lua"
+printf 'local t = {}\nfor i = 1, 1e8 do t[i] = i end\nreturn {}\n' > "$work/big.params.lua"
+refused() { (ulimit -v 400000 2> /dev/null || exit 77; exec env LCM_LUA_MAX_MEMORY=8G LCM_LUA_MAX_INSTRUCTIONS=1e10 "$@"); }
+refused "$LCMGEN" "$work/probe.lua" -o "$work/out" > /dev/null 2> "$work/stderr"
+if [ $? != 3 ] || [ "$(cat "$work/stderr")" != "lcmgen: error: $work/probe.lua:1: probe" ]; then
+  echo "skipped: the memory that the system refuses (lcmgen does not run under ulimit -v 400000)"
+else
+  for tool in lcmgen lcm params; do
+    file=$work/big.lua what="the model" prefix="lcm solve"
+    case $tool in
+      lcmgen) cmd=("$LCMGEN" "$file" -o "$work/out") prefix="lcmgen" ;;
+      lcm) cmd=("$LCM" solve "$file" --csv "$work/out") ;;
+      params) file=$work/big.params.lua what="the params file"
+              cmd=("$LCM" solve "$tiny" --params "$file" --csv "$work/out") ;;
+    esac
+    refused timeout 60 "${cmd[@]}" > /dev/null 2> "$work/stderr"
+    rc=$?
+    got=$(cat "$work/stderr")
+    want="$prefix: error: $file: out of memory: the system refused more memory while loading $what (* MiB of Lua memory in use)"
+    # shellcheck disable=SC2053 # want is a pattern: the MiB in use depend on the machine
+    if [ $rc != 10 ] || [[ $got != $want ]]; then
+      echo "FAILED: memory refused by the system ($tool): exit code $rc (expected 10)"
+      echo "  stderr:   $got"
+      echo "  expected: $want"
+      fail=1
+    fi
+    if [ -e "$work/out" ]; then echo "FAILED: memory refused by the system ($tool): left output"; rm -rf "$work/out"; fail=1; fi
+  done
+fi
 
 rm -rf "$work"
 exit $fail

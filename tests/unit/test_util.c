@@ -1,0 +1,131 @@
+/* Small helpers of ir/util.c: sizes as the environment's limits are written
+ * (lcm_parse_size), and folders made all or nothing (lcm_make_dirs: a
+ * failure leaves none of those the call made; lcm_make_dirs_listed and
+ * lcm_unmake_dirs, which remove them again when what was to go in them
+ * fails later). */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "testlib.h"
+
+static void test_parse_size(void)
+{
+    const struct { const char *text; double bytes; } good[] = {
+        {"64G", 64.0 * (1 << 30)}, {"512M", 512.0 * (1 << 20)}, {"1.5K", 1536}, {"1e6", 1e6}, {"4096", 4096},
+        {"512MiB", 512.0 * (1 << 20)}, {"2k", 2048}, {"100B", 100}, {"1.5T", 1.5 * 1099511627776.0}, {"0", 0},
+        {"64e6", 64e6},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; ++i) {
+        double b = -1;
+        int rc = lcm_parse_size(good[i].text, &b);
+        CHECK_MSG(rc == 0 && b == good[i].bytes, "'%s' gave %d, %g", good[i].text, rc, b);
+    }
+    const char *bad[] = {"", "abc", "-1G", "12X", "1GG", "64 G", "G", "inf", "nan", "1e400", "1e305P", "2G "};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        double b = -1;
+        CHECK_MSG(lcm_parse_size(bad[i], &b) == -1 && b == -1, "'%s' accepted as %g", bad[i], b);
+    }
+}
+
+/* The entries of folder dir, . and .. left out. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d) closedir(d);
+    return n;
+}
+
+static char *long_name(void)
+{
+    char *s = lcm_xcalloc(301, 1);
+    memset(s, 'x', 300); /* over NAME_MAX: ENAMETOOLONG after the folders above it are made */
+    return s;
+}
+
+static void test_make_dirs(const char *base)
+{
+    lcm_err err = {0};
+    char *x = long_name();
+    /* a name too long below two new folders */
+    char *path = lcm_xasprintf("%s/a/b/%s/c", base, x);
+    CHECK(lcm_make_dirs(path, &err) == LCM_E_IO && strstr(err.msg, "cannot create directory"));
+    CHECK_MSG(entries(base) == 0, "%d entries left in %s", entries(base), base);
+    free(path);
+    /* a file in the way, reached through folders this call made */
+    char *file = lcm_xasprintf("%s/f", base);
+    CHECK_OK(lcm_write_file_atomic(file, "x", 1, &err));
+    path = lcm_xasprintf("%s/n1/n2/../../f/z", base);
+    err = (lcm_err){0};
+    CHECK(lcm_make_dirs(path, &err) == LCM_E_IO && strstr(err.msg, "Not a directory"));
+    CHECK_MSG(entries(base) == 1, "%d entries left in %s", entries(base), base);
+    free(path);
+    /* the last one a file */
+    err = (lcm_err){0};
+    CHECK(lcm_make_dirs(file, &err) == LCM_E_IO && strstr(err.msg, "exists and is not a directory"));
+    unlink(file);
+    free(file);
+    /* success, a trailing slash too; made again, it is there */
+    path = lcm_xasprintf("%s/s1/s2/", base);
+    CHECK_OK(lcm_make_dirs(path, &err));
+    CHECK_OK(lcm_make_dirs(path, &err));
+    CHECK(lcm_is_directory(path));
+    char *s1 = lcm_xasprintf("%s/s1", base), *s2 = lcm_xasprintf("%s/s1/s2", base);
+    rmdir(s2), rmdir(s1);
+    free(s1), free(s2), free(path);
+    CHECK(entries(base) == 0);
+    free(x);
+}
+
+static void test_made_dirs(const char *base)
+{
+    lcm_err err = {0};
+    lcm_made_dirs made = {0};
+    char *l2 = lcm_xasprintf("%s/l1/l2", base), *l3 = lcm_xasprintf("%s/l1/l2/l3", base);
+    CHECK_OK(lcm_make_dirs_listed(l2, &made, &err));
+    CHECK(made.n == 2 && !strcmp(made.paths[1], l2)); /* outermost first */
+    CHECK_OK(lcm_make_dirs_listed(l3, &made, &err));
+    CHECK(made.n == 3 && !strcmp(made.paths[2], l3));
+    /* a failing call removes what it made, and leaves the earlier ones listed */
+    char *x = long_name(), *bad = lcm_xasprintf("%s/l1/m/%s", base, x);
+    CHECK(lcm_make_dirs_listed(bad, &made, &err) == LCM_E_IO);
+    char *m = lcm_xasprintf("%s/l1/m", base);
+    CHECK(made.n == 3 && !lcm_file_exists(m) && lcm_is_directory(l3));
+    lcm_unmake_dirs(&made);
+    CHECK(made.n == 0 && !made.paths && entries(base) == 0);
+    /* a folder something else put a file in stays, and those above it */
+    CHECK_OK(lcm_make_dirs_listed(l2, &made, &err));
+    char *file = lcm_xasprintf("%s/file", l2);
+    CHECK_OK(lcm_write_file_atomic(file, "x", 1, &err));
+    lcm_unmake_dirs(&made);
+    CHECK(lcm_file_exists(file));
+    unlink(file);
+    /* kept: the list freed, the folders there */
+    CHECK_OK(lcm_make_dirs_listed(l3, &made, &err));
+    CHECK(made.n == 1);
+    lcm_made_dirs_free(&made);
+    CHECK(made.n == 0 && lcm_is_directory(l3));
+    char *l1 = lcm_xasprintf("%s/l1", base);
+    rmdir(l3), rmdir(l2), rmdir(l1);
+    CHECK(entries(base) == 0);
+    free(l1), free(l2), free(l3), free(x), free(bad), free(m), free(file);
+}
+
+int main(void)
+{
+    test_parse_size();
+    char *base = test_tmpdir("util");
+    CHECK(base != NULL);
+    if (base) {
+        test_make_dirs(base);
+        test_made_dirs(base);
+        rmdir(base);
+        free(base);
+    }
+    CHECK_DONE();
+}
