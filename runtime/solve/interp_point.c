@@ -130,19 +130,23 @@ static double weight(const target_ctx *c, int s, int j)
     return (1 - t) * M[c->row[s] * n + j] + t * M[(c->row[s] + 1) * n + j];
 }
 
-/* Adds the expectation over the Markov next states and processes from state
- * s on into *acc, node by node in one running sum (not a sum per level): the
- * order of the generated kernels' continuation loop, so a model with two
- * random states gets the same bits from both. */
-static void expect_from(target_ctx *c, int s, double w, double *acc)
+/* Visits every node of positive weight w over the Markov next states and
+ * processes from state s on, with its interpolated value v: node(ctx, w, v),
+ * in one order that both the expectation (a single running sum, not a sum
+ * per level) and the Epstein-Zin lottery take, which is the order of the
+ * generated kernels' continuation loop, so a model with two random states
+ * gets the same bits from both. */
+typedef void (*node_fn)(void *ctx, double w, double v);
+
+static void visit_from(target_ctx *c, int s, double w, node_fn node, void *ctx)
 {
     if (s == c->tr->nstates) {
-        *acc += w * interp_from(c, 0, 0);
+        node(ctx, w, interp_from(c, 0, 0));
         return;
     }
     const ir_next *nx = &c->tg->next[s];
     if (nx->kind == NEXT_DET) {
-        expect_from(c, s + 1, w, acc);
+        visit_from(c, s + 1, w, node, ctx);
         return;
     }
     int n = nx->kind == NEXT_MARKOV ? nx->nprobs : c->tr->states[s].grid.n;
@@ -150,9 +154,11 @@ static void expect_from(target_ctx *c, int s, double w, double *acc)
         double pj = weight(c, s, j);
         if (w * pj == 0) continue;
         c->code[s] = j;
-        expect_from(c, s + 1, w * pj, acc);
+        visit_from(c, s + 1, w * pj, node, ctx);
     }
 }
+
+static void expect_node(void *acc, double w, double v) { *(double *)acc += w * v; }
 
 /* ---- Epstein-Zin: the certainty equivalent of the whole lottery -----------
  * CE = (sum w v^p / W)^(1/p), p = 1 - alpha (exp(sum w log v / W) at p = 0),
@@ -172,8 +178,9 @@ typedef struct lottery {
     double min;              /* the smallest value (for the diagnosis) */
 } lottery;
 
-static void lottery_node(lottery *L, double w, double v)
+static void lottery_node(void *ctx, double w, double v)
 {
+    lottery *L = ctx;
     double p = L->p;
     if (!(v >= L->min)) L->min = v;
     if (isnan(v)) {
@@ -203,27 +210,6 @@ static double lottery_value(const lottery *L)
     double ratio = L->D / L->W;
     double dev = L->p == 0 ? ratio : (ratio > -0.5 ? log1p(ratio) : log(L->S / L->W)) / L->p;
     return dev == 0 ? L->v : L->v * exp(dev);
-}
-
-/* Visits the nodes of the lottery from state s on, in expect_from's order. */
-static void visit_from(target_ctx *c, int s, double w, lottery *L)
-{
-    if (s == c->tr->nstates) {
-        lottery_node(L, w, interp_from(c, 0, 0));
-        return;
-    }
-    const ir_next *nx = &c->tg->next[s];
-    if (nx->kind == NEXT_DET) {
-        visit_from(c, s + 1, w, L);
-        return;
-    }
-    int n = nx->kind == NEXT_MARKOV ? nx->nprobs : c->tr->states[s].grid.n;
-    for (int j = 0; j < n; ++j) {
-        double pj = weight(c, s, j);
-        if (w * pj == 0) continue;
-        c->code[s] = j;
-        visit_from(c, s + 1, w * pj, L);
-    }
 }
 
 /* The cells, codes and process rows of target g's next states at the pair. */
@@ -263,7 +249,7 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
     target_ctx c;
     target_setup(p, g, &c, codes_ok);
     double E = 0;
-    expect_from(&c, 0, 1.0, &E);
+    visit_from(&c, 0, 1.0, expect_node, &E);
     return E;
 }
 
@@ -273,7 +259,7 @@ double lcm_point_target_min(const lcm_point *p, int g)
     target_ctx c;
     int ok;
     target_setup(p, g, &c, &ok);
-    visit_from(&c, 0, 1, &L);
+    visit_from(&c, 0, 1, lottery_node, &L);
     return L.min;
 }
 
@@ -290,7 +276,7 @@ static double point_ce(const lcm_point *p, int *bad)
             if (P == 0) continue;
             target_ctx c;
             target_setup(p, g, &c, &ok);
-            visit_from(&c, 0, P, &L);
+            visit_from(&c, 0, P, lottery_node, &L);
         }
     *bad = L.bad;
     return lottery_value(&L);
