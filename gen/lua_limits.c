@@ -19,8 +19,9 @@ static int read_limits(lcm_lua_limits *lim, lcm_err *err)
 {
     double memory = MAX_MEMORY;
     const char *s = getenv("LCM_LUA_MAX_MEMORY");
-    if (s && *s && lcm_parse_size(s, &memory))
-        return lcm_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_MEMORY must be a size in bytes like 64M or 2G, not '%s'", s);
+    if (s && *s && (lcm_parse_size(s, &memory) || memory < 1048576)) /* below, not even a state fits */
+        return lcm_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_MEMORY must be a size of at least 1M like 64M or 2G, not "
+                        "'%s'", s);
     lim->armed_memory = memory < (double)SIZE_MAX ? (size_t)memory : SIZE_MAX;
     lim->max_instructions = MAX_INSTRUCTIONS;
     s = getenv("LCM_LUA_MAX_INSTRUCTIONS");

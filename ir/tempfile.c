@@ -1,7 +1,7 @@
 /* tempfile.c - see tempfile.h.
  *
- * The signal handler may only make async-signal-safe calls (unlink,
- * sigaction, raise) and read lock-free atomics, so the registry is a fixed
+ * The signal handler may only make async-signal-safe calls (kill, unlink,
+ * rmdir, sigaction, raise) and read lock-free atomics, so the registry is a fixed
  * table of name buffers, each with an atomic state: a slot is filled before it
  * is marked live and marked free before it is filled again.  Linux hands a
  * process-directed signal to the main thread when it can, which is the
@@ -28,12 +28,15 @@
 
 /* ---- the registry ------------------------------------------------------- */
 enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE };
-#define TEMP_SLOTS 64 /* live at once: lcm holds at most a run's three outputs */
+#define TEMP_SLOTS 64 /* live at once: a run's three outputs, a compile's folder and two files */
 
 static struct {
     atomic_int state;
     char name[PATH_MAX];
 } slots[TEMP_SLOTS];
+
+#define CHILD_SLOTS 8 /* helper programs running at once: one per thread that compiles */
+static atomic_int children[CHILD_SLOTS]; /* their process ids, 0 for a free slot */
 
 static atomic_int renaming; /* temp_commit calls between their first and last rename */
 static atomic_int dying;    /* a signal is removing the temporaries */
@@ -42,17 +45,26 @@ static atomic_int installed;
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
 
-static void remove_all(void)
+/* The handler's work: the signal to the helper programs, then the files,
+ * then the folders they leave empty (rmdir of a file and unlink of a
+ * folder fail, harmlessly). */
+static void remove_all(int sig)
 {
+    for (int i = 0; i < CHILD_SLOTS; ++i) {
+        int pid = atomic_load(&children[i]);
+        if (pid > 0) kill(pid, sig);
+    }
     for (int i = 0; i < TEMP_SLOTS; ++i)
         if (atomic_load(&slots[i].state) == SLOT_LIVE) unlink(slots[i].name);
+    for (int i = 0; i < TEMP_SLOTS; ++i)
+        if (atomic_load(&slots[i].state) == SLOT_LIVE) rmdir(slots[i].name);
 }
 
 static struct sigaction default_action; /* SIG_DFL, set up with the handlers */
 
 static void die_by(int sig)
 {
-    remove_all();
+    remove_all(sig);
     sigaction(sig, &default_action, NULL);
     raise(sig); /* blocked inside the handler: delivered as it returns */
 }
@@ -90,6 +102,7 @@ static void install_handlers(void)
 static int track(const char *name)
 {
     install_handlers();
+    if (strlen(name) >= PATH_MAX) return -1;
     for (int i = 0; i < TEMP_SLOTS; ++i) {
         int free_state = SLOT_FREE;
         if (!atomic_compare_exchange_strong(&slots[i].state, &free_state, SLOT_FILLING)) continue;
@@ -226,4 +239,27 @@ int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
     end_renaming();
     for (int i = 0; i < n && !rc; ++i) sync_folder(path[i]);
     return rc;
+}
+
+/* ---- what the cpu compile leaves while it runs ----------------------------- */
+int lcm_temp_register(const char *path) { return track(path); }
+
+void lcm_temp_unregister(const char *path) { untrack(path); }
+
+void lcm_temp_add_child(int pid)
+{
+    install_handlers();
+    for (int i = 0; i < CHILD_SLOTS; ++i) {
+        int none = 0;
+        if (atomic_compare_exchange_strong(&children[i], &none, pid)) return;
+    }
+    /* more than CHILD_SLOTS at once: this one is not passed the signal */
+}
+
+void lcm_temp_remove_child(int pid)
+{
+    for (int i = 0; i < CHILD_SLOTS; ++i) {
+        int own = pid;
+        if (atomic_compare_exchange_strong(&children[i], &own, 0)) return;
+    }
 }

@@ -12,7 +12,10 @@
  * handled signal is left alone) remove them all before the process ends with
  * the signal's usual status, so an interrupted run leaves none behind.  The
  * names are kept as given, relative to the working directory, which lcm never
- * changes. */
+ * changes.  The same handler undoes the cpu compile (backend_cpu.c): it
+ * passes the signal on to the compiler, which a signal meant for lcm alone
+ * (kill PID, a job scheduler's) would leave running, and removes the files
+ * and folder the compile registered (lcm_temp_register). */
 #ifndef LCM_TEMPFILE_H
 #define LCM_TEMPFILE_H
 
@@ -42,5 +45,16 @@ void lcm_temp_discard(char *tmp);
  * new, never partial.  On a failure the temporaries not yet renamed are
  * removed and the error names the path. */
 int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err);
+
+/* Registers a path that is not an output for the handler to remove: a
+ * file, or a folder, removed after the files (when they leave it empty).
+ * 0, or -1 when the registry is full (then nothing is registered). */
+int lcm_temp_register(const char *path);
+/* Unregisters it (the caller removes it, or keeps it). */
+void lcm_temp_unregister(const char *path);
+/* A helper program (the host compiler) that the handler passes the signal
+ * on to while it runs: added once started, removed once waited for. */
+void lcm_temp_add_child(int pid);
+void lcm_temp_remove_child(int pid);
 
 #endif

@@ -33,7 +33,7 @@ struct lcm_backend {
     int host_memory;     /* kernels run in host memory, synchronously */
     int compiled;        /* the kernels were compiled by this process */
     double compile_seconds;
-    char *cache_entry;   /* where the compiled kernels live, or NULL */
+    char *cache_entry;   /* where the compiled kernels lie in the cache, or NULL (not there) */
     char *target;        /* what the kernels were built for (device, arch), or NULL */
     size_t bytes_now, bytes_peak; /* backend memory in use (device backends) */
     double *stamp_at;    /* host backends: the stamps' times */

@@ -1,6 +1,7 @@
 /* backend_cpu.c - generated C compiled by the host compiler into a shared
  * object, cached on disk, loaded with dlopen, run with OpenMP threads. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <omp.h>
@@ -17,6 +18,7 @@
 #include "log.h"
 #include "proc.h"
 #include "sha256.h"
+#include "tempfile.h"
 
 typedef void (*kernel_fn)(const lcm_kernel_args *, lcm_index, lcm_index);
 typedef void (*sim_fn)(const lcm_kernel_args *, const lcm_sim_args *, lcm_index, lcm_index);
@@ -128,7 +130,7 @@ static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_e
         char *argv2[] = {(char *)cc, "-dumpmachine", NULL};
         if (lcm_run_capture(argv2, &out) == 0) lcm_sb_printf(id, "target=%s", out);
         free(out);
-        if (keyed) lcm_cache_put(cache, "cc", key, id->s + from, id->len - from);
+        if (keyed) lcm_cache_put(cache, "cc", key, id->s + from, id->len - from, NULL); /* asked again if not */
     }
     for (const char *const *f = CFLAGS; *f; ++f) lcm_sb_printf(id, "flag=%s\n", *f);
     char *cpuinfo = lcm_read_file("/proc/cpuinfo", NULL, NULL);
@@ -146,11 +148,33 @@ static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_e
     return 0;
 }
 
-static void cleanup_dir(const char *dir)
+/* The compile's folder in TMPDIR and its two files, registered with the
+ * signal handler of ir/tempfile.h from mkdtemp on: an interrupt (Ctrl-C, a
+ * job scheduler's SIGTERM) passes to the compiler and removes them, so no
+ * compiler or half-built solver outlives lcm. */
+typedef struct compile_dir {
+    char *dir, *src, *obj;
+} compile_dir;
+
+static void compile_dir_register(const compile_dir *d)
 {
-    char *a = lcm_path_join(dir, "kernels.c"), *b = lcm_path_join(dir, "kernels.so");
-    unlink(a), unlink(b), rmdir(dir);
-    free(a), free(b);
+    lcm_temp_register(d->dir), lcm_temp_register(d->src), lcm_temp_register(d->obj);
+}
+
+/* Removes the folder (made by mkdtemp, so its own) with what the compiler
+ * left there, or keeps it (the source of a failed compile, for the user),
+ * and unregisters it. */
+static void compile_dir_end(compile_dir *d, int keep)
+{
+    lcm_temp_unregister(d->obj), lcm_temp_unregister(d->src), lcm_temp_unregister(d->dir);
+    if (!keep) {
+        DIR *f = opendir(d->dir); /* a linker's temporary file too, when it was stopped */
+        for (struct dirent *e; f && (e = readdir(f));)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(dirfd(f), e->d_name, 0);
+        if (f) closedir(f);
+        rmdir(d->dir);
+    }
+    free(d->dir), free(d->src), free(d->obj);
 }
 
 /* Whether the compile may work in folder tmp: what is compiled there is
@@ -177,22 +201,23 @@ static int compile(const char *cc, const char *source, int precision, void **so,
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp) tmp = "/tmp";
     if (private_enough(tmp, err)) return err->code;
-    char *dir = lcm_xasprintf("%s/lcm-cc-XXXXXX", tmp);
-    if (!mkdtemp(dir)) {
+    compile_dir d = {.dir = lcm_xasprintf("%s/lcm-cc-XXXXXX", tmp)};
+    if (!mkdtemp(d.dir)) {
         int rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary directory in %s: %s", tmp, strerror(errno));
-        free(dir);
+        free(d.dir);
         return rc;
     }
-    char *src = lcm_path_join(dir, "kernels.c"), *obj = lcm_path_join(dir, "kernels.so");
+    d.src = lcm_path_join(d.dir, "kernels.c"), d.obj = lcm_path_join(d.dir, "kernels.so");
+    compile_dir_register(&d);
     char define[32];
     snprintf(define, sizeof define, "-DLCM_PRECISION=%d", precision);
-    int rc = lcm_write_file_atomic(src, source, strlen(source), err);
+    int rc = lcm_write_file_atomic(d.src, source, strlen(source), err), keep = 0;
     if (!rc) {
         char *argv[sizeof CFLAGS / sizeof *CFLAGS + 7]; /* cc, the flags, the define, -o obj src -lm, NULL */
         int n = 0;
         argv[n++] = (char *)cc;
         for (const char *const *f = CFLAGS; *f; ++f) argv[n++] = (char *)*f;
-        argv[n++] = define, argv[n++] = "-o", argv[n++] = obj, argv[n++] = src, argv[n++] = "-lm";
+        argv[n++] = define, argv[n++] = "-o", argv[n++] = d.obj, argv[n++] = d.src, argv[n++] = "-lm";
         argv[n] = NULL;
         char *out;
         int st = lcm_run_capture(argv, &out);
@@ -202,18 +227,20 @@ static int compile(const char *cc, const char *source, int precision, void **so,
             lcm_sb_init(&b);
             lcm_sb_printf(&b, "compiling the generated solver with '%s' failed (status %d)", cc, st);
             lcm_explain_compile_log(out, source, &b);
-            lcm_sb_printf(&b, "\n  the source is kept at %s\n  compiler output:\n%.2000s", src, out);
+            lcm_sb_printf(&b, "\n  the source is kept at %s\n  compiler output:\n%.2000s", d.src, out);
             rc = lcm_fail(err, LCM_E_COMPILE, "%s", b.s);
             lcm_sb_free(&b);
-            free(out), free(src), free(obj), free(dir);
-            return rc;
+            keep = 1;
+        } else if (!lcm_file_exists(d.obj)) {
+            rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s' succeeded but wrote no solver (is it a C compiler? "
+                          "LCM_CC or CC names it)%s%.2000s", cc, *out ? "; its output:\n" : "", out);
+        } else {
+            *so = lcm_read_file(d.obj, len, err);
+            if (!*so) rc = err->code;
         }
         free(out);
-        *so = lcm_read_file(obj, len, err);
-        if (!*so) rc = err->code;
     }
-    cleanup_dir(dir);
-    free(src), free(obj), free(dir);
+    compile_dir_end(&d, keep);
     return rc;
 }
 
@@ -365,7 +392,7 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     lcm_sb_init(&id);
     void *so = NULL;
     size_t len = 0;
-    int rc;
+    int rc, stored = 1;
     LCM_CHECK_GOTO(compiler_identity(cc, cache, &id, err), rc, done);
     lcm_sha256 h;
     lcm_sha256_init(&h);
@@ -377,14 +404,15 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     char key[65];
     lcm_sha256_hex_final(&h, key);
 
-    b->base.cache_entry = lcm_cache_entry_path(cache, "cpu", key);
     /* a cached solver that does not load with its kernels (a compiler that
      * wrote something else, an entry forged with a valid checksum) is
      * rebuilt; a compiled one goes into the cache only once it loads */
     if (lcm_cache_get(cache, "cpu", key, &so, &len)) {
         lcm_err why = {0};
         if (!load(b, so, len, &why) && !find_kernels(b, m, &why)) goto loaded;
-        lcm_warn("the cached solver %s does not load (%s); rebuilding it", b->base.cache_entry, why.msg);
+        char *entry = lcm_cache_entry_path(cache, "cpu", key);
+        lcm_warn("the cached solver %s does not load (%s); rebuilding it", entry, why.msg);
+        free(entry);
         unload(b);
         free(so);
         so = NULL;
@@ -395,8 +423,12 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     b->base.compile_seconds = lcm_now_seconds() - t0;
     LCM_CHECK_GOTO(load(b, so, len, err), rc, done);
     LCM_CHECK_GOTO(find_kernels(b, m, err), rc, done);
-    lcm_cache_put(cache, "cpu", key, so, len);
+    if (lcm_cache_put(cache, "cpu", key, so, len, err)) {
+        stored = 0;
+        LCM_CHECK_GOTO(cache->required ? err->code : 0, rc, done);
+    }
 loaded:
+    if (stored) b->base.cache_entry = lcm_cache_entry_path(cache, "cpu", key);
     start_threads(b);
     *out = &b->base;
 done:

@@ -52,8 +52,8 @@ char *lcm_cache_default_dir(void)
 
 void lcm_cache_open(lcm_cache *c, const char *dir)
 {
+    memset(c, 0, sizeof *c);
     c->dir = dir ? lcm_xstrdup(dir) : lcm_cache_default_dir();
-    c->warned_write = c->warned_unsafe = 0;
 }
 
 void lcm_cache_close(lcm_cache *c)
@@ -191,13 +191,15 @@ static int open_kind_at(int top, const char *kind, int create)
     return openat(top, kind, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* Says once, as a warning, that the cache is not used and why. */
+/* Says once, as a warning, that the cache is not used and why (a
+ * required cache says it as the error of the put that follows). */
 static void warn_unsafe(lcm_cache *c, const char *what, const char *why)
 {
     if (c->warned_unsafe) return;
     c->warned_unsafe = 1;
-    lcm_warn("not using the solver cache: %s: %s, and lcm would run code placed there; fix it or set LCM_CACHE_DIR "
-             "to a folder of your own (compiling in memory this time)", what, why);
+    snprintf(c->unsafe, sizeof c->unsafe, "%s: %s, and lcm would run code placed there; fix it or set LCM_CACHE_DIR "
+             "to a folder of your own", what, why);
+    if (!c->required) lcm_warn("not using the solver cache: %s (compiling in memory this time)", c->unsafe);
 }
 
 /* The kind's folder of a cache that get and put may use, or -1: missing
@@ -388,30 +390,34 @@ static int write_entry(int dfd, const char *name, const char *path, const char *
     return rc;
 }
 
-int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len)
+int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len, lcm_err *err)
 {
-    lcm_err err = {0};
+    lcm_err why = {0};
     if (!known_kind(kind) || !plain_name(key))
-        return lcm_fail(&err, LCM_E_INTERNAL, "no cache entry kind '%s' key '%s'", kind, key);
-    if (len > LCM_CACHE_MAX_ENTRY) {
-        lcm_warn("the %s solver is %.1f MiB, more than a cache entry may hold (%zu MiB): not cached", kind,
-                 (double)len / 1048576.0, LCM_CACHE_MAX_ENTRY >> 20);
-        return LCM_E_IO;
-    }
-    int dfd = open_kind(c, kind, 1, &err);
-    int rc = dfd < 0 ? (err.code ? err.code : LCM_E_IO) : 0;
+        return lcm_fail(&why, LCM_E_INTERNAL, "no cache entry kind '%s' key '%s'", kind, key);
+    int dfd = -1, rc = 0;
+    if (len > LCM_CACHE_MAX_ENTRY)
+        rc = lcm_fail(&why, LCM_E_IO, "the %s solver is %.1f MiB, more than a cache entry may hold (%zu MiB)", kind,
+                      (double)len / 1048576.0, LCM_CACHE_MAX_ENTRY >> 20);
+    else if ((dfd = open_kind(c, kind, 1, &why)) < 0)
+        rc = why.code ? why.code : lcm_fail(&why, LCM_E_IO, "%s", c->unsafe);
     if (dfd >= 0) {
         lcm_sb b;
         lcm_sb_init(&b);
         lcm_cache_encode(kind, key, data, len, &b);
         char *name = lcm_xasprintf("%s.lcmc", key), *path = lcm_cache_entry_path(c, kind, key);
-        rc = write_entry(dfd, name, path, b.s, b.len, &err);
+        rc = write_entry(dfd, name, path, b.s, b.len, &why);
         free(name), free(path);
         lcm_sb_free(&b);
         close(dfd);
     }
-    if (rc && err.code && !c->warned_write) {
-        lcm_warn("cannot write the solver cache (%s); compiling in memory this time", err.msg);
+    if (!rc) return 0;
+    if (c->required) { /* silent without err: the entry that matters reports it */
+        if (err) *err = why, lcm_fail_prefix(err, "the solver cache cannot take the compiled %s solver", kind);
+        return rc;
+    }
+    if (!c->warned_write && !c->warned_unsafe) { /* an untrusted folder was warned of already */
+        lcm_warn("cannot write the solver cache (%s); compiling in memory this time", why.msg);
         c->warned_write = 1;
     }
     return rc;
@@ -461,7 +467,8 @@ static void scan_entry(const lcm_cache *c, int dfd, const char *kind, const char
     char *key = entry_key(file), *path = lcm_xasprintf("%s/%s/%s", c->dir, kind, file), *data = NULL;
     lcm_cache_entry e = {.kind = kind, .key = key, .path = path};
     struct stat st;
-    if (fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) e.bytes = (size_t)st.st_size, e.mtime = (double)st.st_mtime;
+    if (fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        e.bytes = (size_t)st.st_size, e.mtime = (double)st.st_mtime, e.folder = S_ISDIR(st.st_mode);
     const char *payload, *why = NULL;
     size_t plen;
     entry_state s = load_entry(dfd, kind, key, &data, &payload, &plen, &why);
@@ -489,27 +496,53 @@ int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void
     return count;
 }
 
+/* What lcm_cache_clear could not remove: the first (named) and how many. */
+typedef struct left_over {
+    int count;
+    lcm_err first;
+} left_over;
+
+/* Removes file `name` of a kind's folder: an entry or a temporary file,
+ * or a link or FIFO in its place.  A folder under such a name lcm never
+ * made: it goes only when empty, never with what is inside.  1 when
+ * removed, 0 when gone already, -1 when left (noted in *left). */
+static int remove_entry(const lcm_cache *c, int dfd, const char *kind, const char *name, left_over *left)
+{
+    struct stat st;
+    int folder = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    if (unlinkat(dfd, name, folder ? AT_REMOVEDIR : 0) == 0) return 1;
+    if (errno == ENOENT) return 0;
+    if (!left->count++) {
+        if (folder && (errno == ENOTEMPTY || errno == EEXIST))
+            lcm_fail(&left->first, LCM_E_IO, "%s/%s/%s is a folder with files in it, not an entry: lcm does not "
+                     "remove it (nor can it write that entry while it is there)", c->dir, kind, name);
+        else lcm_fail(&left->first, LCM_E_IO, "cannot remove %s/%s/%s: %s", c->dir, kind, name, strerror(errno));
+    }
+    return -1;
+}
+
 int lcm_cache_clear(const lcm_cache *c, lcm_err *err)
 {
     lcm_err none = {0};
     int top = open_top(c, 0, &none), removed = 0;
-    for (int k = 0; k < NKINDS && top >= 0 && removed >= 0; ++k) {
+    left_over left = {0};
+    for (int k = 0; k < NKINDS && top >= 0; ++k) {
         int dfd = open_kind_at(top, KINDS[k], 0), nfiles;
         char **files = dfd < 0 ? NULL : list_dir(dfd, &nfiles);
-        for (int f = 0; files && f < nfiles && removed >= 0; ++f) {
+        for (int f = 0; files && f < nfiles; ++f) {
             char *key = entry_key(files[f]);
             int ours = key || strstr(files[f], ".lcmc.tmp."); /* entries and their temporary files */
             free(key);
-            if (!ours) continue;
-            if (unlinkat(dfd, files[f], 0) == 0) ++removed;
-            else if (errno != ENOENT) {
-                lcm_fail(err, LCM_E_IO, "cannot remove %s/%s/%s: %s", c->dir, KINDS[k], files[f], strerror(errno));
-                removed = -1;
-            }
+            if (ours && remove_entry(c, dfd, KINDS[k], files[f], &left) > 0) ++removed;
         }
         if (files) free_list(files, nfiles);
         if (dfd >= 0) close(dfd), unlinkat(top, KINDS[k], AT_REMOVEDIR); /* when empty */
     }
     if (top >= 0) close(top);
-    return removed;
+    if (!left.count) return removed;
+    char others[48] = "this one";
+    if (left.count > 1) snprintf(others, sizeof others, "%d, the first", left.count);
+    lcm_fail(err, left.first.code, "removed %d entr%s, but not %s: %s", removed, removed == 1 ? "y" : "ies", others,
+             left.first.msg);
+    return -1;
 }

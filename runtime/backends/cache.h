@@ -13,7 +13,8 @@
  * FIFO, a link to /dev/zero or a huge sparse file is refused unread).  Any
  * of these failures is reported once as a warning, and the entry is
  * removed and rebuilt; an entry of another cache format is rebuilt with a
- * progress message.  The directories must belong to the user (or root)
+ * progress message.  A cache opened as `required` (lcm compile, whose only
+ * result is the entry) reports what keeps an entry out as an error.  The directories must belong to the user (or root)
  * and be writable by nobody else, or the cache is not used: whoever can
  * write there chooses the code lcm runs.  Entries are written to a
  * temporary file of a random name created exclusively (never through a
@@ -38,8 +39,10 @@
 
 typedef struct lcm_cache {
     char *dir;
+    int required;      /* a solver the cache cannot take is an error, not a warning (lcm compile) */
     int warned_write;  /* a failed write was already reported */
     int warned_unsafe; /* an untrusted directory was already reported */
+    char unsafe[512];  /* why the cache is not used, once an untrusted directory was found */
 } lcm_cache;
 
 /* dir: NULL for the default location. Never fails: a missing or unusable
@@ -50,8 +53,10 @@ char *lcm_cache_default_dir(void);
 
 /* Returns 1 and the payload (caller frees) if a valid entry exists, else 0. */
 int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, size_t *len);
-/* Stores an entry; returns 0, or non-zero (already warned) when it could not. */
-int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len);
+/* Stores an entry; returns 0, or non-zero when it could not: with err
+ * filled in a required cache (when err is not NULL), else warned once (the
+ * solver then runs from memory). */
+int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len, lcm_err *err);
 char *lcm_cache_entry_path(const lcm_cache *c, const char *kind, const char *key);
 
 /* One entry found by lcm_cache_scan. */
@@ -60,13 +65,16 @@ typedef struct lcm_cache_entry {
     size_t bytes;
     double mtime;
     const char *problem; /* NULL when the entry is valid */
+    int folder;          /* a folder under an entry's name: not rebuilt while it is there */
 } lcm_cache_entry;
 
 /* Calls fn for every entry of the known kinds (cpu, cuda), keys in sorted
  * order; returns the count. */
 int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx);
 /* Removes every entry and leftover temporary file of the known kinds (and
- * nothing else); returns the number removed, or -1 with err filled. */
+ * nothing else: a folder under an entry's name only when it is empty);
+ * returns the number removed, or -1 with err filled when some could not be
+ * removed (the others are). */
 int lcm_cache_clear(const lcm_cache *c, lcm_err *err);
 
 /* Encodes/decodes the entry format (exposed for tests): an entry of

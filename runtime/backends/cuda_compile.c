@@ -105,8 +105,10 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
     lcm_sha256_update(&h, source, strlen(source));
     char key[65];
     lcm_sha256_hex_final(&h, key);
-    out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
-    if (lcm_cache_get(cache, "cuda", key, &out->data, &out->len)) return 0;
+    if (lcm_cache_get(cache, "cuda", key, &out->data, &out->len)) {
+        out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
+        return 0;
+    }
 
     double t0 = lcm_now_seconds();
     nvrtcProgram prog;
@@ -142,7 +144,8 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
         return lcm_fail(err, LCM_E_COMPILE, "NVRTC: reading the compiled solver: %s", nv->nvrtcGetErrorString(r));
     out->compiled = 1;
     out->seconds = lcm_now_seconds() - t0;
-    lcm_cache_put(cache, "cuda", key, out->data, out->len);
+    if (lcm_cache_put(cache, "cuda", key, out->data, out->len, err)) return cache->required ? err->code : 0;
+    out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
     return 0;
 }
 

@@ -16,7 +16,7 @@ typedef struct lcm_cuda_image {
     int compiled;       /* compiled now (not from the cache) */
     double seconds;
     char target[32];    /* "sm_90" or "compute_90 (PTX)" */
-    char *cache_entry;
+    char *cache_entry;  /* where it lies in the cache, or NULL: the cache could not take it */
 } lcm_cuda_image;
 
 /* "sm_90", "compute_90", "90", "9.0" -> 90; returns 0 if not an

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tempfile.h"
 #include "util.h"
 
 extern char **environ;
@@ -33,6 +34,7 @@ int lcm_run_capture(char *const argv[], char **output)
         *output = lcm_xasprintf("cannot run '%s': %s", argv[0], strerror(rc));
         return -1;
     }
+    lcm_temp_add_child((int)pid);
     lcm_sb b;
     lcm_sb_init(&b);
     char buf[4096];
@@ -45,6 +47,12 @@ int lcm_run_capture(char *const argv[], char **output)
         lcm_sb_putn(&b, buf, (size_t)n);
     }
     close(fds[0]);
+    /* waited for unreaped first: until reaped the id is still the program's,
+     * never another process's that the signal handler could hit */
+    siginfo_t info;
+    while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+    lcm_temp_remove_child((int)pid);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

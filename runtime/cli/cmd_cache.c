@@ -21,7 +21,7 @@ static const char usage[] =
     "  clear   remove every entry (they are rebuilt when needed)\n";
 
 typedef struct totals {
-    int count, bad;
+    int count, bad, folders;
     size_t bytes;
 } totals;
 
@@ -45,7 +45,8 @@ static void count_entry(const lcm_cache_entry *e, void *ctx)
     totals *s = ctx;
     s->count++;
     s->bytes += e->bytes;
-    s->bad += e->problem != NULL;
+    s->bad += e->problem != NULL && !e->folder;
+    s->folders += e->folder;
 }
 
 int cmd_cache(int argc, char **argv)
@@ -72,9 +73,13 @@ int cmd_cache(int argc, char **argv)
         lcm_escape_text(&dir, c.dir, 0);
         printf("location   %s%s\n", dir.s ? dir.s : "", getenv("LCM_CACHE_DIR") ? " (from LCM_CACHE_DIR)" : "");
         lcm_sb_free(&dir);
-        printf("entries    %d (%.1f MiB)%s\n", s.count, (double)s.bytes / 1048576.0, s.bad ? ", some damaged" : "");
+        printf("entries    %d (%.1f MiB)%s\n", s.count, (double)s.bytes / 1048576.0,
+               s.bad || s.folders ? ", some not usable" : "");
         if (s.bad) printf("damaged    %d (rebuilt when next needed)\n", s.bad);
-        printf("writable   %s\n", lcm_is_directory(c.dir) ? (access(c.dir, W_OK) == 0 ? "yes" : "no") : "not created yet");
+        if (s.folders)
+            printf("folders    %d under entries' names (those entries cannot be written: remove them)\n", s.folders);
+        printf("writable   %s\n", lcm_is_directory(c.dir) ? (access(c.dir, W_OK) == 0 ? "yes" : "no")
+                                   : lcm_file_exists(c.dir) ? "no (not a folder)" : "not created yet");
     } else if (!strcmp(argv[1], "clear")) {
         int n = lcm_cache_clear(&c, &err);
         if (n < 0) rc = err.code;

@@ -14,13 +14,14 @@ static const char usage[] =
     "Compiles the model's solver into the cache ($LCM_CACHE_DIR, default ~/.cache/lcm)\n"
     "without solving, so that later solves start at once.  With --backend cuda and\n"
     "--arch (e.g. sm_90 for H100/H200, sm_80 for A100) no GPU is needed: prepare the\n"
-    "cache on a login node, solve on the GPU nodes.\n";
+    "cache on a login node, solve on the GPU nodes.  A cache that cannot take the\n"
+    "solver is an error (exit code 5).\n";
 
 int cmd_compile(int argc, char **argv)
 {
     cli_args a = {.argc = argc, .argv = argv, .cmd = "compile"};
     cli_model_opts mo = {0};
-    lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
+    lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64, .cache_required = 1};
     const char *arch_text = NULL;
     lcm_err err = {0};
     int rc = 0, r, matched;

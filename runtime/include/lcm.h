@@ -41,9 +41,9 @@
 
 /* The project's version: CMakeLists.txt reads it from here. */
 #define LCM_VERSION_MAJOR 0
-#define LCM_VERSION_MINOR 1
+#define LCM_VERSION_MINOR 2
 #define LCM_VERSION_PATCH 0
-#define LCM_VERSION_STRING "0.1.0"
+#define LCM_VERSION_STRING "0.2.0"
 
 /* What liblcm.so exports; everything else in it is hidden. */
 #if defined(__GNUC__)
@@ -182,6 +182,8 @@ typedef struct lcm_solver_options {
     const char *cache_dir;  /* NULL = $LCM_CACHE_DIR or ~/.cache/lcm */
     const char *log_path;   /* a failed check writes a snapshot here (NULL or "": none) */
     int log_keep;           /* snapshots kept in log_path, newest first (0 = 3) */
+    int cache_required;     /* 1: a compiled solver the cache cannot take is an error
+                               (LCM_E_IO), not a warning: what `lcm compile` is for */
 } lcm_solver_options;
 
 #define LCM_MAX_THREADS 4096
@@ -214,7 +216,8 @@ LCM_API void lcm_solver_free(lcm_solver *s);
 /* Compiles the model's GPU kernels for an architecture (90 for sm_90) and a
  * precision (64, 32; 0 = 64) into the cache, without a GPU (e.g. on a login
  * node before a GPU job).  *compiled is 0 when they were cached already;
- * *target (the caller frees it) says what was built. */
+ * *target (the caller frees it) says what was built.  A cache that cannot
+ * take them is an error (LCM_E_IO). */
 LCM_API int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
                         double *seconds, char **target, lcm_err *err);
 

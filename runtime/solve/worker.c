@@ -65,6 +65,7 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
     s->index = index;
     s->total = total;
     lcm_cache_open(&s->cache, o->cache_dir);
+    s->cache.required = o->cache_required;
     int rc;
     switch (o->backend) {
     case LCM_BACKEND_INTERP: rc = lcm_backend_interp_new(&model->ir, &s->backend, err); break;
@@ -128,6 +129,7 @@ int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char 
         return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", precision);
     lcm_cache cache;
     lcm_cache_open(&cache, cache_dir);
+    cache.required = 1; /* the cache entry is all it makes */
     lcm_cuda_image img;
     int rc = lcm_cuda_compile(&m->ir, m->source, arch, precision, &cache, &img, err);
     if (!rc) {

@@ -63,9 +63,9 @@ expect "endless loop in --set" 4 \
 
 # An invalid limit in the environment: an error, not the default silently
 # (empty is unset).
-for bad in abc -1G 12X inf; do
+for bad in abc -1G 12X inf 0 0.5M; do
   expect "LCM_LUA_MAX_MEMORY=$bad" 2 \
-    "lcmgen: error: LCM_LUA_MAX_MEMORY must be a size in bytes like 64M or 2G, not '$bad'" \
+    "lcmgen: error: LCM_LUA_MAX_MEMORY must be a size of at least 1M like 64M or 2G, not '$bad'" \
     env LCM_LUA_MAX_MEMORY=$bad "$LCMGEN" "$tiny" -o "$work/out"
 done
 for bad in abc 0 0.5 1e6x nan inf; do
@@ -74,7 +74,7 @@ for bad in abc 0 0.5 1e6x nan inf; do
     env LCM_LUA_MAX_INSTRUCTIONS=$bad "$LCMGEN" "$tiny" -o "$work/out"
 done
 expect "LCM_LUA_MAX_MEMORY invalid (lcm)" 2 \
-  "lcm solve: error: LCM_LUA_MAX_MEMORY must be a size in bytes like 64M or 2G, not '1GG'" \
+  "lcm solve: error: LCM_LUA_MAX_MEMORY must be a size of at least 1M like 64M or 2G, not '1GG'" \
   env LCM_LUA_MAX_MEMORY=1GG "$LCM" solve "$tiny" --params "$SRC/models/tiny.params.lua" --csv "$work/out"
 # sizes like LCM_MEMORY_LIMIT's, and empty ones unset
 expect "LCM_LUA_MAX_MEMORY=1M" 3 \

@@ -56,5 +56,21 @@ LCM_CACHE_DIR=/dev/null/lcm "$LCM" solve --backend cpu --log-level progress "$mo
 check "unwritable cache still solves" "cmp -s '$work/a.csv' '$work/f.csv'"
 check "unwritable cache warned about" "grep -q 'cannot write the solver cache' '$work/log6'"
 
+# lcm cache clear goes on past what it cannot remove and says so; a
+# folder under an entry's name (lcm never makes one) goes only when empty
+export LCM_CACHE_DIR=$work/clear
+"$LCM" compile --backend cpu "$SRC/models/tiny.lua" && "$LCM" compile --backend cpu "$SRC/models/mortality.lua"
+mkdir -p "$LCM_CACHE_DIR/cpu/a-full.lcmc" "$LCM_CACHE_DIR/cpu/b-empty.lcmc" "$LCM_CACHE_DIR/cuda/c-full.lcmc"
+touch "$LCM_CACHE_DIR/cpu/a-full.lcmc/keep" "$LCM_CACHE_DIR/cuda/c-full.lcmc/keep"
+"$LCM" cache info > "$work/info"
+check "cache info counts the folders apart" "grep -q '^folders    3 under' '$work/info'"
+"$LCM" cache clear > "$work/clear.out" 2> "$work/clear.err"
+check "clear fails when names are left" "[ $? -eq 5 ] && [ ! -s '$work/clear.out' ]"
+check "clear names the first and counts them" "grep -qF 'lcm cache: error: removed 4 entries, but not 2, the first: $LCM_CACHE_DIR/cpu/a-full.lcmc is a folder with files in it, not an entry' '$work/clear.err'"
+check "clear removed every entry" "[ \$(ls '$LCM_CACHE_DIR/cpu' | wc -l) -eq 1 ] && [ ! -e '$LCM_CACHE_DIR/cc' ]"
+check "clear left the folders' files" "[ -f '$LCM_CACHE_DIR/cpu/a-full.lcmc/keep' ] && [ -f '$LCM_CACHE_DIR/cuda/c-full.lcmc/keep' ]"
+touch "$work/a-file"
+check "cache info: a file is not writable" "LCM_CACHE_DIR='$work/a-file' '$LCM' cache info | grep -q '^writable   no (not a folder)'"
+
 rm -rf "$work"
 exit $fail

@@ -61,7 +61,7 @@ static void check_refused(lcm_cache *c, const char *key, const char *what)
     struct stat st;
     CHECK_MSG(lstat(path, &st) != 0, "%s was left in place", what);
     /* rebuilt: put replaces it, get finds the new one */
-    CHECK(lcm_cache_put(c, "cpu", key, payload, PLEN) == 0);
+    CHECK(lcm_cache_put(c, "cpu", key, payload, PLEN, NULL) == 0);
     CHECK(lcm_cache_get(c, "cpu", key, &data, &len) == 1 && len == PLEN && !memcmp(data, payload, PLEN));
     free(data);
     free(path);
@@ -74,7 +74,7 @@ static void test_store(const char *dir)
     void *data;
     size_t len;
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == PLEN && !memcmp(data, payload, PLEN));
     free(data);
     char *cpu = lcm_xasprintf("%s/cpu", dir);
@@ -92,7 +92,7 @@ static void test_store(const char *dir)
     /* another key's entry copied under this key (valid in itself) */
     char *other = lcm_cache_entry_path(&c, "cpu", "k2");
     const char not_k1[] = "the solver of another model";
-    CHECK(lcm_cache_put(&c, "cpu", "k2", not_k1, sizeof not_k1) == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k2", not_k1, sizeof not_k1, NULL) == 0);
     lcm_sb_free(&b);
     lcm_sb_init(&b);
     lcm_cache_encode("cpu", "k2", not_k1, sizeof not_k1, &b);
@@ -140,7 +140,7 @@ static void test_store(const char *dir)
     char *victim = lcm_xasprintf("%s/victim", dir), *planted = lcm_xasprintf("%s.tmp.%ld", path, (long)getpid());
     plant(victim, "keep", 4);
     CHECK(symlink(victim, planted) == 0);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) == 0);
     char *kept = lcm_read_file(victim, &len, NULL);
     CHECK(kept && len == 4 && !memcmp(kept, "keep", 4));
     free(kept);
@@ -179,7 +179,7 @@ static void test_folders(const char *dir)
     char *cpu = lcm_xasprintf("%s/cpu", top);
     CHECK(mkdir(top, 0755) == 0 && mkdir(elsewhere, 0755) == 0 && symlink(elsewhere, cpu) == 0);
     lcm_cache_open(&c, top);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) != 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) != 0);
     CHECK(c.warned_unsafe == 1 && c.warned_write == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     char *inside = lcm_xasprintf("%s/k1.lcmc", elsewhere);
@@ -194,7 +194,7 @@ static void test_folders(const char *dir)
     char *open_dir = lcm_xasprintf("%s/world", dir);
     CHECK(mkdir(open_dir, 0755) == 0 && chmod(open_dir, 0777) == 0);
     lcm_cache_open(&c, open_dir);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) != 0 && c.warned_unsafe == 1);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) != 0 && c.warned_unsafe == 1);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     lcm_cache_close(&c);
 
@@ -202,7 +202,7 @@ static void test_folders(const char *dir)
     char *own = lcm_xasprintf("%s/own", dir), *link = lcm_xasprintf("%s/own-link", dir);
     CHECK(mkdir(own, 0700) == 0 && symlink(own, link) == 0);
     lcm_cache_open(&c, link);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) == 0 && c.warned_unsafe == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) == 0 && c.warned_unsafe == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == PLEN);
     free(data);
     /* a damaged entry beside it: listed with its problem */
@@ -228,10 +228,29 @@ int main(void)
     size_t len;
     lcm_cache c;
     lcm_cache_open(&c, "/dev/null/lcm-cache");
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN) != 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) != 0);
     CHECK(c.warned_write == 1);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     lcm_cache_close(&c);
+
+    /* a required cache (lcm compile): the same failures are errors, not
+     * warnings; without err (an entry that does not matter) silent */
+    lcm_cache_open(&c, "/dev/null/lcm-cache");
+    c.required = 1;
+    lcm_err err = {0};
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) != 0 && c.warned_write == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, &err) == LCM_E_IO && c.warned_write == 0);
+    CHECK_MSG(strstr(err.msg, "the solver cache cannot take the compiled cpu solver: ") == err.msg, "%s", err.msg);
+    lcm_cache_close(&c);
+    char *world = lcm_xasprintf("%s/world", dir); /* made by test_folders: mode 777 */
+    lcm_cache_open(&c, world);
+    c.required = 1;
+    memset(&err, 0, sizeof err);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, &err) == LCM_E_IO && c.warned_unsafe == 1);
+    CHECK_MSG(strstr(err.msg, "world: others may write into it (mode 777), and lcm would run code placed there"),
+              "%s", err.msg);
+    lcm_cache_close(&c);
+    free(world);
 
     char *rm = lcm_xasprintf("rm -rf '%s'", dir);
     CHECK(system(rm) == 0);

@@ -1,0 +1,71 @@
+#!/bin/bash
+# An interrupt during the cpu compile (docs/backends.md, "cpu"): a signal to
+# lcm alone (kill PID, a job scheduler's SIGTERM) reaches the compiler too,
+# which runs in lcm's process group, lcm ends by that same signal, and
+# neither the compiler nor its folder in TMPDIR outlives lcm, nor does a
+# cache entry appear.  Before, lcm died at once and left both behind.  A
+# signal the process ignores stays ignored: the compile runs to its end.
+set -u
+LCM=$1 SRC=$3 BIN=$4
+fail=0
+check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+
+work=$(mktemp -d "$BIN/compile-interrupt-XXXXXX")
+mkdir -m 700 "$work/tmp"
+export TMPDIR=$work/tmp LCM_CACHE_DIR=$work/cache PIDFILE=$work/pid
+# "compilers" that answer --version and -dumpmachine, write their pid, then
+# sit in the compile as a long one would (slowcc), or compile (realcc)
+printf '#!/bin/sh\ncase "$1" in --version|-dumpmachine) exec cc "$@";; esac\necho $$ > "$PIDFILE"\nexec sleep 60\n' \
+  > "$work/slowcc"
+printf '#!/bin/sh\ncase "$1" in --version|-dumpmachine) exec cc "$@";; esac\necho $$ > "$PIDFILE"\nexec cc "$@"\n' \
+  > "$work/realcc"
+chmod +x "$work/slowcc" "$work/realcc"
+
+# running PID: a process that is not a zombie (one whose parent died is
+# reaped by whoever adopts it, which a container may never do)
+running() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z ' "/proc/$1/stat"; }
+wait_started() { for _ in $(seq 400); do [ -s "$PIDFILE" ] && return; sleep 0.05; done; }
+# signals this shell was started ignoring stay ignored for its children
+ignored() { local mask; mask=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status); (( (0x$mask >> ($1 - 1)) & 1 )); }
+
+# interrupt NAME NUMBER: `lcm compile` gets signal NAME alone once the
+# compiler runs; what is left afterwards
+interrupt() {
+  local sig=$1 num=$2
+  if ignored "$num"; then echo "SIG$sig is ignored here (nohup?): its case is skipped"; return; fi
+  rm -f "$PIDFILE"
+  LCM_CC=$work/slowcc "$LCM" compile "$SRC/models/tiny.lua" --backend cpu 2> "$work/err" &
+  local lcm=$!
+  wait_started
+  check "$sig: the compiler started" "[ -s '$PIDFILE' ]"
+  kill -"$sig" "$lcm"
+  local start=$SECONDS
+  wait "$lcm"
+  local rc=$? cc
+  cc=$(cat "$PIDFILE" 2> /dev/null)
+  check "$sig: lcm ends by the signal (status $rc)" "[ $rc -eq $((128 + num)) ]"
+  check "$sig: at once, not after the compiler" "[ $((SECONDS - start)) -lt 30 ]"
+  for _ in $(seq 100); do running "$cc" || break; sleep 0.05; done
+  check "$sig: the compiler is gone" "! running '$cc'"
+  check "$sig: no compile folder left in TMPDIR" "[ -z \"\$(ls -A '$TMPDIR')\" ]"
+  check "$sig: no cpu entry in the cache" "[ -z \"\$(ls -A '$LCM_CACHE_DIR/cpu' 2> /dev/null)\" ]"
+  [ -n "$cc" ] && kill "$cc" 2> /dev/null
+}
+
+set -m # job control: a background job keeps the default SIGINT, as at a terminal
+interrupt INT 2
+interrupt TERM 15
+interrupt HUP 1
+set +m
+
+# an ignored SIGINT, sent while the compiler runs, changes nothing
+rm -f "$PIDFILE"
+(trap '' INT; LCM_CC=$work/realcc exec "$LCM" compile "$SRC/models/tiny.lua" --backend cpu) 2> "$work/err" &
+lcm=$!
+wait_started
+kill -INT "$lcm" 2> /dev/null
+wait "$lcm"
+check "an ignored SIGINT leaves the compile alone" "[ $? -eq 0 ] && [ -n \"\$(ls -A '$LCM_CACHE_DIR/cpu')\" ]"
+
+rm -rf "$work"
+exit $fail
