@@ -36,8 +36,9 @@ static const struct {
 
 /* lcm.layout: the state layout's limits and splay predicate from their
  * owner (ir/layout.h), and the number of taste-shock choices a regime may
- * have (ir/ir.h), for build.lua's checks, which name the model line; and
- * the manifest format's version (ir/manifest.h), which build.lua writes. */
+ * have (ir/ir.h), for build.lua's checks, which name the model line; the
+ * manifest format's version (ir/manifest.h), which build.lua writes; and
+ * the edit distance of lcm's "did you mean" hints (ir/util.c). */
 static int layout_splays(lua_State *L)
 {
     lua_Integer batch = luaL_checkinteger(L, 1), n = luaL_checkinteger(L, 2);
@@ -46,9 +47,15 @@ static int layout_splays(lua_State *L)
     return 1;
 }
 
+static int layout_edit_distance(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)lcm_edit_distance(luaL_checkstring(L, 1), luaL_checkstring(L, 2)));
+    return 1;
+}
+
 static int open_layout(lua_State *L)
 {
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     lua_pushinteger(L, LCM_MANIFEST_VERSION);
     lua_setfield(L, -2, "manifest_version");
     lua_pushinteger(L, IR_MAX_TASTE_CHOICES);
@@ -59,6 +66,8 @@ static int open_layout(lua_State *L)
     lua_setfield(L, -2, "max_sharded");
     lua_pushcfunction(L, layout_splays);
     lua_setfield(L, -2, "splays");
+    lua_pushcfunction(L, layout_edit_distance);
+    lua_setfield(L, -2, "edit_distance");
     return 1;
 }
 

@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 10
+#define LCM_ABI_VERSION 11
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
@@ -41,7 +41,6 @@ typedef struct lcm_kernel_args {
     const void *grids;                    /* real[]: points of continuous grids (ir/grid.h) */
     const void *v_next[LCM_MAX_REGIMES];  /* real[]: V_{t+1} by regime id, or 0 */
     void *v_out;                          /* real[]: V_t of this regime */
-    lcm_index *policy;                    /* argmax action per state, or 0 */
     lcm_flags *flags;
     double age;
     int period;

@@ -568,11 +568,10 @@ LCM_DEVICE int lcm_egm_next(const real *T, lcm_index n, const lcm_index *off, co
     return points - 1;
 }
 
-/* Stores V and the policy of state s, flagging NaN, +inf and no feasible action. */
+/* Stores V of state s, flagging NaN, +inf and no feasible action (best < 0). */
 LCM_DEVICE void lcm_store(const lcm_kernel_args *a, lcm_index s, real v, lcm_index best)
 {
     ((real *)a->v_out)[s] = v;
-    if (a->policy) a->policy[s] = best;
     if (v != v) lcm_flag(a->flags, LCM_FLAG_NAN, s);
     else if (v == LCM_INF) lcm_flag(a->flags, LCM_FLAG_INF, s);
     else if (best < 0) lcm_flag(a->flags, LCM_FLAG_INFEASIBLE, s);

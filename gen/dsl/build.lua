@@ -31,6 +31,17 @@ local function sorted_keys(t, what, where)
   return keys
 end
 
+-- The first of names (sorted, so that the hint does not depend on table
+-- order) within two edits of name, as lcm's own "did you mean" hints
+-- (runtime/solve/params.c), or nil.
+local function near_name(name, names)
+  if #name < 4 then return nil end
+  for _, other in ipairs(names) do
+    if other ~= name and layout.edit_distance(name, other) <= 2 then return other end
+  end
+  return nil
+end
+
 local function fn_where(fn)
   if lcm._is_by_age(fn) then return fn.where end
   local info = debug.getinfo(fn, "S")
@@ -59,12 +70,20 @@ local function activity(R, spec, M)
   if act ~= nil and type(act) ~= "function" then
     fail_at(R.where, "regime '" .. name .. "': active must be a function of age")
   end
+  -- active is plain Lua, called once per age with the age as a number: it
+  -- decides the regime's periods, so no state or action can enter it
+  if act and debug.getinfo(act, "u").nparams > 1 then
+    fail_at(fn_where(act), "regime '" .. name .. "': active takes the age alone (function(age) ... end): " ..
+      "it decides at which ages the regime exists, so '" .. debug.getlocal(act, 2) .. "' cannot enter it " ..
+      "(a choice between regimes that depends on states goes in transition)")
+  end
   for t, age in ipairs(M.ages) do
     local a = true
     if act then
       local ok, res = pcall(act, age)
       if not ok then error((type(res) == "string" and res or tostring(res)) ..
-        " (in regime '" .. name .. "', active(" .. age .. "))", 0) end
+        " (in regime '" .. name .. "', active(" .. age .. "): the age comes as a plain number, so write " ..
+        "age < 65, not age:lt(65))", 0) end
       if type(res) ~= "boolean" then
         fail_at(fn_where(act), "regime '" .. name .. "': active(" .. age .. ") returned " .. tostring(res) ..
           ", expected true or false")
@@ -927,10 +946,13 @@ local function next_state(ctx, TR, sv)
     return { kind = "process", src = si - 1 }
   end
   if spec == nil then
+    local given = R.spec.state_transitions and sorted_keys(R.spec.state_transitions, "state_transitions", where) or {}
+    local near = near_name(sv.name, given)
+    near = near and "; state_transitions." .. near .. " is given: is one of the two names misspelt?" or ""
     fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. TR.name .. "', which has the state '" ..
       sv.name .. "', but gives no transition for it (add state_transitions." .. sv.name ..
       (sv.grid.distributed and " = lcm.fixed; a sharded state must be carried by every regime that reaches " ..
-        "one carrying it)" or " = a function, lcm.markov(...) or lcm.fixed)"))
+        "one carrying it)" or " = a function, lcm.markov(...) or lcm.fixed)") .. near)
   end
   local discrete = sv.grid.kind == "discrete"
   if sv.grid.distributed and spec ~= lcm.fixed then
@@ -985,8 +1007,10 @@ local function check_transition_keys(ctx)
         proc .. "), whose transition is part of it; remove this entry")
     end
     if not M.any_state[k] then
+      local near = near_name(k, sorted_keys(M.any_state, "states", R.where))
       fail_at(R.where, "regime '" .. R.name .. "': state_transitions." .. k ..
-        ": no regime of the model has a state '" .. k .. "'")
+        ": no regime of the model has a state '" .. k .. "'" ..
+        (near and " (a misspelling of the state '" .. near .. "'?)" or ""))
     end
     local v = st[k]
     not_by_age(v, "regime '" .. R.name .. "': state_transitions." .. k)

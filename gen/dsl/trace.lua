@@ -489,8 +489,11 @@ end
 function T.param_index(p, key)
   local n = getmetatable(key) == Sym and graph.nodes[key.id]
   if not (n and n.card) then
+    local got = not n and type(key) or (n.op == "state" or n.op == "action") and n.name and
+      "the continuous " .. n.op .. " '" .. n.name .. "'" or n.op == "age" and "age (index by period)" or
+      "a computed value"
     T.fail("array parameter '" .. p.name .. "' must be indexed by a discrete state, a discrete " ..
-      "action or period (got " .. (n and "a computed value" or type(key)) .. ")", T.user_where())
+      "action or period (got " .. got .. ")", T.user_where())
   end
   local idx = {}
   for i, ix in ipairs(p.indices) do idx[i] = ix end

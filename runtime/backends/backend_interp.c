@@ -144,7 +144,6 @@ static void solve_state(lcm_point *p, lcm_kernel_args *a, lcm_index s)
     lcm_index best_a = best_action(p, a, s, &best, &nan_q, &ch);
     double v = nan_q ? NAN : lcm_choices_value(&ch, best);
     ((double *)a->v_out)[s] = v;
-    if (a->policy) a->policy[s] = best_a;
     if (v != v) flag(a->flags, LCM_FLAG_NAN, s);
     else if (v == INFINITY) flag(a->flags, LCM_FLAG_INF, s);
     else if (best_a < 0) flag(a->flags, LCM_FLAG_INFEASIBLE, s);

@@ -70,7 +70,8 @@ typedef struct cli_file {
  * output is the same file as another output or an input (a directory input
  * stands for its files) -- compared as files: device and inode of those that
  * exist, the resolved folder and the name of those to be created.  Usage
- * errors naming both options. */
+ * errors naming both options.  An output named like the other format
+ * (--out V.csv, --csv V.h5) is written as asked, with a warning. */
 int cli_check_outputs(const cli_file *files, int n, lcm_err *err);
 /* The same for the files the inputs read (mo->read), once they are read. */
 int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err);

@@ -104,7 +104,34 @@ static int check_stdout(const cli_file *files, int n, lcm_err *err)
     return 0;
 }
 
-int cli_check_outputs(const cli_file *files, int n, lcm_err *err)
+/* Whether path ends in one of the extensions (a list ending with NULL), in any case. */
+static int named_like(const char *path, const char *const *exts)
+{
+    size_t n = strlen(path);
+    for (; *exts; ++exts) {
+        size_t k = strlen(*exts);
+        if (n > k && !strcasecmp(path + n - k, *exts)) return 1;
+    }
+    return 0;
+}
+
+/* An output named like the other format: written as asked, with a warning
+ * (--out results.csv writes HDF5 under that name). */
+static void warn_format_names(const cli_file *files, int n)
+{
+    static const char *const csv_exts[] = {".csv", NULL}, *const h5_exts[] = {".h5", ".hdf5", ".he5", NULL};
+    for (int i = 0; i < n; ++i) {
+        const cli_file *f = &files[i];
+        if (!f->output || !f->path || lcm_is_directory(f->path)) continue;
+        if (!f->csv && named_like(f->path, csv_exts))
+            lcm_warn("%s %s: writes HDF5, not CSV (--csv writes CSV)", f->option, f->path);
+        else if (f->csv && named_like(f->path, h5_exts))
+            lcm_warn("%s %s: writes CSV, not HDF5 (--out writes HDF5)", f->option, f->path);
+    }
+}
+
+/* cli_check_outputs, without the warnings (said once, before the inputs are read). */
+static int check_outputs(const cli_file *files, int n, lcm_err *err)
 {
     int rc = check_stdout(files, n, err), count = 0, nowned = 0;
     char **owned = NULL;
@@ -120,6 +147,12 @@ int cli_check_outputs(const cli_file *files, int n, lcm_err *err)
     return rc;
 }
 
+int cli_check_outputs(const cli_file *files, int n, lcm_err *err)
+{
+    warn_format_names(files, n);
+    return check_outputs(files, n, err);
+}
+
 int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err)
 {
     cli_file *all = lcm_xcalloc((size_t)(n + mo->nread), sizeof *all);
@@ -127,7 +160,7 @@ int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm
     for (int i = 0; i < n; ++i)
         if (files[i].output) all[count++] = files[i];
     for (int i = 0; i < mo->nread; ++i) all[count++] = (cli_file){mo->read[i].what, mo->read[i].path, 0, 0};
-    int rc = cli_check_outputs(all, count, err);
+    int rc = check_outputs(all, count, err);
     free(all);
     return rc;
 }

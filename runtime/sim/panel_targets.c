@@ -4,7 +4,10 @@
  * parameters, grids and V (for functions of E_next_V), and for regimes with
  * taste shocks the conditional choice probabilities `ccp_<labels>` of each
  * combination of discrete actions at the row's state.  NaN where the row's
- * regime lacks the function or choice, or no action was feasible. */
+ * regime lacks the function or choice, or no action was feasible.  Not the
+ * choice probabilities of a regime solved by EGM: the interpreter searches
+ * the action grid, which EGM does not use, so its choice-specific values
+ * would not be those the simulation drew from (refused, never wrong). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -37,22 +40,43 @@ static void add_name(char ***names, int *n, const char *name)
     (*names)[(*n)++] = lcm_xstrdup(name);
 }
 
-/* The model's function names, then its choice-probability columns, each
- * once, in order of appearance. */
+/* Whether the targets can hold regime r's choice probabilities: it has
+ * taste shocks, and the interpreter's grid search is how it chooses. */
+static int has_ccp(const ir_regime *r) { return r->taste_scale >= 0 && !ir_is_egm(r); }
+
+/* The model's function names, then the choice-probability columns of the
+ * regimes of has_ccp, each once, in order of appearance. */
 static int function_names(const ir_model *m, char ***out)
 {
     int n = 0;
     char **names = NULL;
     for (int r = 0; r < m->nregimes; ++r)
         for (int f = 0; f < m->regimes[r].nfuncs; ++f) add_name(&names, &n, m->regimes[r].funcs[f].name);
-    for (int r = 0; r < m->nregimes; ++r)
-        for (int d = 0; m->regimes[r].taste_scale >= 0 && d < ir_taste_choices(&m->regimes[r]); ++d) {
-            char *name = ccp_name(&m->regimes[r], d);
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        for (int d = 0; has_ccp(R) && d < ir_taste_choices(R); ++d) {
+            char *name = ccp_name(R, d);
             add_name(&names, &n, name);
             free(name);
         }
+    }
     *out = names;
     return n;
+}
+
+/* The first regime solved by EGM whose choice probability is `name`. */
+static const ir_regime *egm_ccp_regime(const ir_model *m, const char *name)
+{
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        for (int d = 0; R->taste_scale >= 0 && ir_is_egm(R) && d < ir_taste_choices(R); ++d) {
+            char *own = ccp_name(R, d);
+            int same = !strcmp(own, name);
+            free(own);
+            if (same) return R;
+        }
+    }
+    return NULL;
 }
 
 static void free_names(char **names, int n)
@@ -83,7 +107,13 @@ static int parse_targets(const ir_model *m, const char *spec, char ***names, int
             lcm_sb list;
             lcm_sb_init(&list);
             for (int i = 0; i < nall; ++i) lcm_sb_printf(&list, "%s%s", i ? ", " : "", all[i]);
+            const ir_regime *egm = known || twice ? NULL : egm_ccp_regime(m, name);
             if (twice) rc = lcm_fail(err, LCM_E_USAGE, "--targets: '%s' is given twice", name);
+            else if (egm)
+                rc = lcm_fail(err, LCM_E_USAGE, "--targets: '%s' is a choice probability of regime '%s', which solves "
+                              "by the endogenous grid method: the targets are evaluated by the interpreter's grid "
+                              "search, which would not give the choice-specific values the simulation drew from; not "
+                              "yet supported (the simulated choices are EGM's)", name, egm->name);
             else rc = lcm_fail(err, LCM_E_USAGE, "--targets: the model has no function '%s' (its functions: %s; or "
                                "'all')", name, nall ? list.s : "none");
             lcm_sb_free(&list);
@@ -187,7 +217,7 @@ static int **ccp_columns(const lcm_panel *p)
     int **ccp = lcm_xcalloc((size_t)p->m->nregimes + 1, sizeof *ccp);
     for (int r = 0; r < p->m->nregimes; ++r) {
         const ir_regime *R = &p->m->regimes[r];
-        int nd = R->taste_scale >= 0 ? ir_taste_choices(R) : 0, any = 0;
+        int nd = has_ccp(R) ? ir_taste_choices(R) : 0, any = 0;
         int *col = lcm_xcalloc((size_t)nd + 1, sizeof *col);
         for (int d = 0; d < nd; ++d) {
             char *name = ccp_name(R, d);

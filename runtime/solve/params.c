@@ -479,6 +479,14 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
 }
 
 /* ---- template ----------------------------------------------------------- */
+/* Whether p belongs to a state's grid (the law of a shock process, points
+ * given at run time: regime.state.name) rather than to a function. */
+static int is_grid_param(const ir_model *m, const ir_param *p)
+{
+    int r = ir_find_regime(m, p->regime);
+    return r >= 0 && ir_find_state(&m->regimes[r], p->func) >= 0;
+}
+
 static int same_shape(const ir_param *a, const ir_param *b)
 {
     if (a->ndims != b->ndims) return 0;
@@ -495,7 +503,9 @@ void lcm_params_template(const ir_model *m, lcm_sb *b)
                "-- but not at two levels.  Arrays are nested lists, first element = code 0,\n"
                "-- or tables keyed by category label.\n"
                "return {\n");
-    /* a name whose every use has the same shape is listed once, at model level */
+    /* a name whose every use has the same shape is listed once, at model
+     * level, unless it names a grid's parameter and a function's too (a
+     * process's sigma and a CRRA sigma): one value there would set both */
     char *model_level = lcm_xcalloc((size_t)m->nparams + 1, 1);
     for (int i = 0; i < m->nparams; ++i) {
         const ir_param *p = &m->params[i];
@@ -503,7 +513,7 @@ void lcm_params_template(const ir_model *m, lcm_sb *b)
         for (int j = 0; j < m->nparams; ++j) {
             const ir_param *q = &m->params[j];
             if (q->fixed || strcmp(q->name, p->name)) continue;
-            if (!same_shape(p, q)) uniform = 0;
+            if (!same_shape(p, q) || is_grid_param(m, p) != is_grid_param(m, q)) uniform = 0;
             if (j < i) first = 0;
         }
         model_level[i] = (char)uniform;

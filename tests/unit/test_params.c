@@ -159,6 +159,21 @@ int main(void)
     CHECK(strstr(b.s, "baked") == NULL);
     lcm_sb_free(&b);
     ir_model_free(&model);
+
+    /* a name that a state's grid (a shock process's sigma) and a function
+     * (a CRRA sigma) both take is listed per function, not once at the
+     * top, where one value would set both */
+    CHECK_OK(ir_manifest_read("lcm-manifest 2\nmodel \"c\"\nages 1 0\nparam r h sigma 0\nparam r f sigma 0\n"
+                              "param r f a 0\nparam r g a 0\nregime r terminal 1\nactive 1 1\n"
+                              "state h discrete n 2 labels \"lo\" \"hi\"\nendregime\n"
+                              "dag r\nnode const 0\nutility 0\nq 0\nenddag\nend\n", &model, &err));
+    lcm_sb_init(&b);
+    lcm_params_template(&model, &b);
+    CHECK_MSG(strstr(b.s, "  a = nil, -- a number; used by r.f r.g\n") && !strstr(b.s, "  sigma = nil, -- a number; used") &&
+              strstr(b.s, "  r = {\n    h = {\n      sigma = nil, -- a number\n    },\n    f = {\n      sigma = nil,"),
+              "%s", b.s);
+    lcm_sb_free(&b);
+    ir_model_free(&model);
     check_threads();
     CHECK_DONE();
 }
