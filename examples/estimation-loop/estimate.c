@@ -43,7 +43,11 @@ static int moment_at(lcm_solver *solver, const lcm_initial *subjects, double bet
         int count = 0;
         for (lcm_index i = 0; i < n && !rc; ++i)
             if (age[i] == 60) sum += wealth[i], ++count;
-        *moment = sum / count;
+        if (!rc && !count) { /* a moment of no rows is no moment: an error, not a NaN the bisection would chase */
+            snprintf(err->msg, sizeof err->msg, "no simulated subject reaches age 60 at discount factor %g", beta);
+            rc = err->code = 1;
+        }
+        if (!rc) *moment = sum / count;
     }
     free(age), free(wealth);
     lcm_solution_free(sol);
@@ -62,7 +66,11 @@ int main(int argc, char **argv)
     lcm_model *model = NULL;
     lcm_solver *solver = NULL;
     lcm_initial *subjects = NULL;
-    lcm_set_log_level(LCM_LOG_WARNING);
+    /* the default log level, info, prints nothing from the library but
+     * warnings and makes a failed check (NaN V, probabilities that do not
+     * sum to 1) an error (code 7) of the solve or simulation: an estimation
+     * must stop there, not go on with NaN moments.  warning and progress
+     * would only warn (docs/debugging.md, section 1). */
     if (lcm_model_open_dir(argv[1], &model, &err) || lcm_initial_read(model, argv[2], &subjects, &err) ||
         lcm_solver_new(model, NULL, &solver, &err)) {
         fprintf(stderr, "estimate: %s\n", err.msg);

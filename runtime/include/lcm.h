@@ -56,7 +56,7 @@
 extern "C" {
 #endif
 
-/* The version of the library linked at run time ("0.1.0"). */
+/* The version of the library linked at run time ("0.2.0"). */
 LCM_API const char *lcm_version(void);
 
 /* ---- errors ------------------------------------------------------------- */
@@ -89,7 +89,10 @@ typedef long long lcm_index;
 /* ---- logging ------------------------------------------------------------ */
 /* Messages go to stderr; the level also sets what the numerical checks do
  * (docs/debugging.md): off (nothing, no checks), warning (checks warn),
- * info (the default: checks raise), progress (checks warn), debug (raise). */
+ * info (the default: checks raise), progress (checks warn), debug (raise).
+ * The library itself prints only warnings at info, so an estimation loop
+ * keeps info: quiet, and a NaN V or bad probabilities stop it (LCM_E_NUMERIC)
+ * instead of feeding NaN moments on with a warning, as warning would. */
 typedef enum lcm_log_level {
     LCM_LOG_OFF = 0,
     LCM_LOG_WARNING = 1,
@@ -151,7 +154,8 @@ LCM_API void lcm_pv_free(lcm_pvalue *v);
 LCM_API int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err);
 
 /* The flat parameter buffer the kernels read: lcm_model_params_size
- * doubles, one slot per parameter as one function of one regime sees it. */
+ * doubles, one slot per parameter as one function of one regime sees it
+ * (a name several functions read has several slots: set each of them). */
 LCM_API size_t lcm_model_params_size(const lcm_model *m);
 LCM_API int lcm_model_params(const lcm_model *m);
 /* Slot i (0 .. lcm_model_params(m)-1): its regime, function and name, its
@@ -223,13 +227,17 @@ LCM_API int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, con
 
 /* Backward induction over all periods. */
 LCM_API int lcm_solve(lcm_solver *s, const lcm_pvalue *params, lcm_solution **out, lcm_err *err);
-/* The same with a resolved parameter buffer (lcm_model_resolve_params). */
+/* The same with a resolved parameter buffer (lcm_model_resolve_params);
+ * a NaN in it is LCM_E_PARAMS naming the parameter, as in a tree. */
 LCM_API int lcm_solve_resolved(lcm_solver *s, const double *params, lcm_solution **out, lcm_err *err);
 
 /* ---- solutions ------------------------------------------------------------ */
+/* A solution owns its values: it may outlive its solver (not its model). */
 /* V of a regime at a period, or NULL when the regime is inactive then.
  * Elements are float64 or float32 (lcm_solution_precision); *n = states. */
 LCM_API const void *lcm_solution_V(const lcm_solution *s, int period, int regime, lcm_index *n);
+/* One element of V as a double; NaN outside (an inactive regime, a period,
+ * regime or state out of range). */
 LCM_API double lcm_solution_value(const lcm_solution *s, int period, int regime, lcm_index state);
 LCM_API int lcm_solution_precision(const lcm_solution *s);
 LCM_API double lcm_solution_seconds(const lcm_solution *s);
@@ -288,6 +296,11 @@ LCM_API int lcm_simulate_again(lcm_solver *s, const lcm_solution *sol, const lcm
  * panel too large, or an unknown target, without solving. */
 LCM_API int lcm_simulate_fits(const lcm_solver *s, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err);
 LCM_API lcm_index lcm_panel_rows(const lcm_panel *p);
+/* The panel's columns, in the order of its CSV: lcm_panel_column_name(p, i)
+ * for i from 0 to lcm_panel_columns(p) - 1 (NULL outside), a name that
+ * lives as long as the panel. */
+LCM_API int lcm_panel_columns(const lcm_panel *p);
+LCM_API const char *lcm_panel_column_name(const lcm_panel *p, int i);
 /* Copies a column into out[rows]: subject_id, period, age, regime (ids),
  * value, a state, an action or a target (codes for discrete variables, NaN
  * where a row's regime lacks the variable).  Returns 0, or an error naming

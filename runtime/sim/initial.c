@@ -730,6 +730,9 @@ int lcm_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, 
 {
     *out = NULL;
     if (has_extension(path, ".h5") || has_extension(path, ".hdf5")) return read_h5(m, path, out, err);
+    if (has_extension(path, ".lua")) /* the Lua host lives in the lcm command (cli/initial_lua.c), not here */
+        return lcm_fail(err, LCM_E_USAGE, "%s: initial conditions written in Lua are read by the lcm command "
+                        "(lcm simulate --initial FILE.lua); the library reads CSV and HDF5 (.h5, .hdf5)", path);
     size_t len;
     char *text = lcm_read_file(path, &len, err);
     if (!text) return err->code;

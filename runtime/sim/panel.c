@@ -143,7 +143,7 @@ typedef struct column {
 static int columns(const lcm_panel *p, column **out)
 {
     const ir_vars *V = &p->vars;
-    int n = 5 + V->nstates + V->nactions + p->ntargets, k = 0;
+    int n = lcm_panel_columns(p), k = 0;
     column *c = lcm_xcalloc((size_t)n, sizeof *c);
     c[k++] = (column){COL_SUBJECT, 0, "subject_id", NULL};
     c[k++] = (column){COL_PERIOD, 0, "period", NULL};
@@ -194,6 +194,21 @@ static const ir_grid *regime_grid(const lcm_panel *p, const column *c, int regim
     if (k < 0) return NULL;
     const ir_grid *g = c->kind == COL_STATE ? &r->states[k].grid : &r->actions[k].grid;
     return grid_is_discrete(g) ? g : NULL;
+}
+
+int lcm_panel_columns(const lcm_panel *p)
+{
+    return 5 + p->vars.nstates + p->vars.nactions + p->ntargets;
+}
+
+const char *lcm_panel_column_name(const lcm_panel *p, int i)
+{
+    if (i < 0 || i >= lcm_panel_columns(p)) return NULL;
+    column *c;
+    columns(p, &c);
+    const char *name = c[i].name; /* the panel's or its model's: outlives c */
+    free(c);
+    return name;
 }
 
 int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err *err)

@@ -478,6 +478,20 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
     return rc;
 }
 
+int lcm_params_check_buffer(const ir_model *m, const double *buf, lcm_err *err)
+{
+    for (int i = 0; i < m->nparams; ++i) {
+        const ir_param *p = &m->params[i];
+        for (size_t j = 0; j < p->size && !p->fixed; ++j)
+            if (buf[p->offset + j] != buf[p->offset + j])
+                return p->size == 1 ? lcm_fail(err, LCM_E_PARAMS, "parameter '%s' (%s.%s) is NaN (buffer slot %zu)",
+                                               p->name, p->regime, p->func, p->offset)
+                                    : lcm_fail(err, LCM_E_PARAMS, "parameter '%s' (%s.%s) is NaN at element %zu "
+                                               "(buffer slot %zu)", p->name, p->regime, p->func, j, p->offset + j);
+    }
+    return 0;
+}
+
 /* ---- template ----------------------------------------------------------- */
 /* Whether p belongs to a state's grid (the law of a shock process, points
  * given at run time: regime.state.name) rather than to a function. */

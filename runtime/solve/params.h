@@ -39,6 +39,10 @@ int lcm_params_take_fixes(lcm_pvalue *params, ir_option *fixes, int nfixes, lcm_
 
 /* Fills buf[0..m->params_size-1]; fixed slots come from the model. */
 int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, lcm_err *err);
+/* A resolved buffer (lcm_solve_resolved's, filled by the caller) holds no
+ * NaN, as lcm_params_resolve refuses in a tree: LCM_E_PARAMS naming the
+ * parameter and the element, instead of a NaN V periods later. */
+int lcm_params_check_buffer(const ir_model *m, const double *buf, lcm_err *err);
 
 /* A params file with every parameter the model needs, to fill in. */
 void lcm_params_template(const ir_model *m, lcm_sb *out);

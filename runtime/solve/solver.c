@@ -403,7 +403,9 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     const ir_model *m = &sv->model->ir;
     double t0 = lcm_now_seconds();
     lcm_solution *sol = NULL;
-    int rc = lcm_comm_agree(solve_workers(sv, params, &sol, err), err);
+    int rc = lcm_params_check_buffer(m, params, err);
+    if (rc) return rc;
+    rc = lcm_comm_agree(solve_workers(sv, params, &sol, err), err);
     if (!rc) rc = lcm_comm_agree(combine_ranks(sv, sol, err), err);
     if (rc) {
         lcm_solution_free(sol);

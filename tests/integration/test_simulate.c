@@ -364,6 +364,15 @@ static void check_income_statistics(const char *shock, double rho)
     lcm_initial *ic = initial_from(s.model, text.s);
     lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 99, 0, NULL);
     double *income = column(p, "income"), *period = column(p, "period");
+    /* the columns' names, in the order of the CSV header */
+    lcm_sb names;
+    lcm_sb_init(&names);
+    for (int k = 0; k < lcm_panel_columns(p); ++k) lcm_sb_printf(&names, "%s%s", k ? "," : "", lcm_panel_column_name(p, k));
+    lcm_sb_putc(&names, '\n');
+    char *csv = csv_of(p);
+    CHECK(!strncmp(csv, names.s, names.len) && lcm_panel_column_name(p, -1) == NULL &&
+          lcm_panel_column_name(p, lcm_panel_columns(p)) == NULL);
+    free(csv), lcm_sb_free(&names);
     /* the law: y' = mu + rho y + sigma e, started from its stationary law */
     double r = rho >= 0 ? rho : 0, mean = 0.1 / (1 - r), var = 0.04 / (1 - r * r);
     for (int t = 0; t + 1 < 7; ++t) {

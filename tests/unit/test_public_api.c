@@ -4,6 +4,7 @@
  *
  *   public_api DIR INITIAL.csv     (DIR: lcmgen models/tiny.lua -o DIR)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@ int main(int argc, char **argv)
         return 1;
     }
     CHECK(!strcmp(lcm_model_name(m), "tiny"));
+    lcm_initial *from_lua = NULL; /* the library reads no Lua: said, not parsed as CSV */
+    CHECK(lcm_initial_read(m, "subjects.LUA", &from_lua, &err) == LCM_E_USAGE && !from_lua &&
+          strstr(err.msg, "initial conditions written in Lua are read by the lcm command"));
     CHECK(lcm_model_periods(m) == 3 && lcm_model_age(m, 2) == 2 && lcm_model_age(m, 3) != lcm_model_age(m, 3));
     CHECK(lcm_model_regimes(m) == 2);
     int alive = lcm_model_regime_by_name(m, "alive");
@@ -91,6 +95,24 @@ int main(int argc, char **argv)
                 double x = lcm_solution_value(a, t, alive, i), y = lcm_solution_value(b, t, alive, i);
                 CHECK(x == y || (x != x && y != y)); /* NaN where the regime is inactive */
             }
+    /* a NaN in the buffer is refused as in the tree, naming the parameter
+     * (it gave "V is NaN" periods later) */
+    for (int i = 0; i < lcm_model_params(m); ++i) {
+        const char *name;
+        size_t off, size;
+        int fixed;
+        lcm_model_param(m, i, NULL, NULL, &name, &off, &size, &fixed);
+        if (strcmp(name, "discount_factor")) continue;
+        double keep = buf[off];
+        buf[off] = NAN;
+        lcm_solution *c = NULL;
+        memset(&err, 0, sizeof err);
+        CHECK(lcm_solve_resolved(s, buf, &c, &err) == LCM_E_PARAMS && !c);
+        CHECK(strstr(err.msg, "parameter 'discount_factor' (alive.H) is NaN (buffer slot ") != NULL);
+        buf[off] = keep;
+        CHECK(!lcm_solve_resolved(s, buf, &c, &err) && c); /* and the solver goes on */
+        lcm_solution_free(c);
+    }
     /* an unknown parameter is an error, not a crash */
     lcm_pv_put(p, "no_such_parameter", lcm_pv_num(1));
     CHECK(lcm_model_resolve_params(m, p, buf, &err) == LCM_E_PARAMS && err.msg[0]);
