@@ -197,8 +197,14 @@ static int shortest_exact(char *buf, double x, int precision)
     return 0; /* max_digits always reads back: not reached */
 }
 
+/* The precision x is written in: 32 only for a value that is a float (a
+ * float32 panel also holds doubles: the initial states as given, draws
+ * made in double), so that every text reads back to the value stored. */
+static int precision_of(double x, int precision) { return precision == 32 && (double)(float)x != x ? 64 : precision; }
+
 int lcm_csv_format(char *buf, double x, int precision)
 {
+    precision = precision_of(x, precision);
     if (x != x) return (int)(memcpy(buf, "nan", 4), 3);
     if (x == 1.0 / 0.0 || x == -1.0 / 0.0) {
         strcpy(buf, x > 0 ? "inf" : "-inf");
@@ -211,5 +217,5 @@ int lcm_csv_format(char *buf, double x, int precision)
 int lcm_csv_format_printf(char *buf, double x, int precision)
 {
     if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return lcm_csv_format(buf, x, precision);
-    return shortest_by_printf(buf, x, precision);
+    return shortest_by_printf(buf, x, precision_of(x, precision));
 }

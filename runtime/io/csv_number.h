@@ -6,9 +6,10 @@
 #define LCM_CSV_NUMBER_MAX 40
 
 /* x into buf (at least LCM_CSV_NUMBER_MAX bytes, NUL-terminated) as the
- * first of %.15g, %.16g and %.17g that reads back to x (for float32
- * results, precision 32: %.6g to %.9g, read back as a float), or nan, inf,
- * -inf; returns its length.  "50.63", not "50.630000000000003".  Pure:
+ * first of %.15g, %.16g and %.17g that reads back to x (precision 32, for
+ * float32 results: %.6g to %.9g, read back as a float, when x is a float;
+ * a double among them is written as a double), or nan, inf, -inf; returns
+ * its length.  "50.63", not "50.630000000000003".  Pure:
  * threads may format at once. */
 int lcm_csv_format(char *buf, double x, int precision);
 

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -92,6 +93,21 @@ int main(void)
                               1e17, 123456789012345678.0, 0.1, 50.63, 1e21, 9.5, 0.5, 2.5e-5};
     for (size_t i = 0; i < sizeof special / sizeof *special; ++i) same(special[i], 64), same(special[i], 32);
     printf("%ld numbers compared, %ld differ\n", compared, failed);
+
+    /* precision 32 writes a double that is no float as a double: the text
+     * reads back to the value (a float32 panel holds its initial states as
+     * given); a float still gets the float's fewest digits */
+    const double not_floats[] = {-0.13745409961269137, 0.1, 4.166666666666666, 1e300, 1e-300};
+    for (size_t i = 0; i < sizeof not_floats / sizeof *not_floats; ++i) {
+        char a[LCM_CSV_NUMBER_MAX], b[LCM_CSV_NUMBER_MAX];
+        lcm_csv_format(a, not_floats[i], 32), lcm_csv_format(b, not_floats[i], 64);
+        CHECK_MSG(!strcmp(a, b) && strtod(a, NULL) == not_floats[i], "%.17g: '%s' at 32, '%s' at 64", not_floats[i], a,
+                  b);
+        same(not_floats[i], 32);
+    }
+    char f[LCM_CSV_NUMBER_MAX];
+    lcm_csv_format(f, (double)0.1f, 32);
+    CHECK_MSG(!strcmp(f, "0.1"), "float 0.1 at 32: '%s'", f);
 
     enum { N = 200000 };
     static double xs[N];
