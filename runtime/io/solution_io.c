@@ -4,7 +4,7 @@
  * The HDF5 layout, format 4 (docs/user-guide.md, "Reading results"):
  *   /                         attributes format, format_version, model,
  *                             source_hash, precision, shards
- *   /ages /params /regimes /sharded_states     datasets
+ *   /ages /params /param_names /regimes /sharded_states     datasets
  *   /axes/<regime>/grid_<state>, labels_<state>, transition_<state>
  *   /V/period_<t>/<regime>    V; attributes age, period, axes, sha256
  *   /marginal/period_<t>/<regime>   regimes that solve by EGM (and terminal
@@ -43,6 +43,36 @@ static int check_rank(const ir_model *m, const char *path, lcm_err *err)
 }
 
 /* The file's scalars as attributes of the root, its arrays as datasets there. */
+/* /param_names: the name of each element of /params, "regime.function.name"
+ * and, in an array, its codes ("working.income.wage[1]", row-major), so
+ * that a reader can tell the parameters of the solve apart. */
+static int write_param_names(hid_t f, const ir_model *m)
+{
+    size_t n = m->params_size;
+    char **names = lcm_xcalloc(n + 1, sizeof *names);
+    for (int i = 0; i < m->nparams; ++i) {
+        const ir_param *p = &m->params[i];
+        for (size_t j = 0; j < p->size && p->offset + j < n; ++j) {
+            lcm_sb b;
+            lcm_sb_init(&b);
+            lcm_sb_printf(&b, "%s.%s.%s", p->regime, p->func, p->name);
+            for (int d = 0, rest = (int)j, below = (int)p->size; d < p->ndims; ++d) {
+                below /= p->dims[d];
+                lcm_sb_printf(&b, "%s%d", d ? "," : "[", rest / below);
+                rest %= below;
+            }
+            if (p->ndims) lcm_sb_putc(&b, ']');
+            names[p->offset + j] = lcm_sb_take(&b);
+        }
+    }
+    for (size_t k = 0; k < n; ++k)
+        if (!names[k]) names[k] = lcm_xstrdup(""); /* a slot no parameter claims: none known, kept aligned */
+    int bad = lcm_h5_data_strings(f, "param_names", (const char *const *)names, (hsize_t)n);
+    for (size_t k = 0; k < n; ++k) free(names[k]);
+    free(names);
+    return bad;
+}
+
 static int write_root(const lcm_solution *s, hid_t f)
 {
     const ir_model *m = s->m;
@@ -54,8 +84,10 @@ static int write_root(const lcm_solution *s, hid_t f)
     H5Gclose(root);
     if (bad) return bad;
     bad |= lcm_h5_data_doubles(f, "ages", m->ages, (hsize_t)m->nperiods);
-    /* the parameters of the solve: a simulation from this file uses them */
+    /* the parameters of the solve: a simulation from this file uses them,
+     * and a reader finds each element's name beside it */
     bad |= lcm_h5_data_doubles(f, "params", s->params, (hsize_t)m->params_size);
+    bad |= write_param_names(f, m);
     const char **rn = lcm_xcalloc((size_t)m->nregimes, sizeof *rn);
     for (int r = 0; r < m->nregimes; ++r) rn[r] = m->regimes[r].name;
     bad |= lcm_h5_data_strings(f, "regimes", rn, (hsize_t)m->nregimes);

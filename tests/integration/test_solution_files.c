@@ -70,6 +70,34 @@ int main(void)
     hid_t lsp = H5Dget_space(g);
     H5Dvlen_reclaim(st, lsp, H5P_DEFAULT, labels);
     H5Sclose(lsp), H5Tclose(st), H5Dclose(g);
+    /* /param_names names each element of /params: "regime.function.name",
+     * an array's codes row-major */
+    g = H5Dopen2(f, "/param_names", H5P_DEFAULT);
+    hid_t pst = H5Tcopy(H5T_C_S1), psp = g >= 0 ? H5Dget_space(g) : -1;
+    H5Tset_size(pst, H5T_VARIABLE);
+    H5Tset_cset(pst, H5T_CSET_UTF8);
+    hssize_t np = psp >= 0 ? H5Sget_simple_extent_npoints(psp) : -1;
+    CHECK(np == (hssize_t)m->params_size);
+    char **pnames = calloc((size_t)m->params_size + 1, sizeof *pnames);
+    CHECK(g >= 0 && H5Dread(g, pst, H5S_ALL, H5S_ALL, H5P_DEFAULT, pnames) >= 0);
+    int seen = 0;
+    for (int i = 0; i < m->nparams; ++i) {
+        const ir_param *p = &m->params[i];
+        if (strcmp(p->name, "survival") || p->ndims != 2) continue;
+        /* element [1,0] of the period x health table */
+        size_t at = p->offset + (size_t)p->dims[1];
+        char want[256];
+        snprintf(want, sizeof want, "%s.%s.survival[1,0]", p->regime, p->func);
+        CHECK(pnames[at] && !strcmp(pnames[at], want));
+        ++seen;
+    }
+    CHECK(seen > 0);
+    for (size_t k = 0; k < m->params_size; ++k) CHECK(pnames[k] && pnames[k][0]);
+    if (psp >= 0) H5Dvlen_reclaim(pst, psp, H5P_DEFAULT, pnames);
+    free(pnames);
+    if (psp >= 0) H5Sclose(psp);
+    H5Tclose(pst);
+    if (g >= 0) H5Dclose(g);
     /* the dead regime has no states: a scalar dataset */
     hid_t dd = H5Dopen2(f, "/V/period_6/dead", H5P_DEFAULT);
     hid_t dsp = H5Dget_space(dd);
