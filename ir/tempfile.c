@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -45,14 +46,14 @@ static atomic_int installed;
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
 
-/* The handler's work: the signal to the helper programs, then the files,
+/* The handler's work: the signal to the helper programs' groups, then the files,
  * then the folders they leave empty (rmdir of a file and unlink of a
  * folder fail, harmlessly). */
 static void remove_all(int sig)
 {
     for (int i = 0; i < CHILD_SLOTS; ++i) {
         int pid = atomic_load(&children[i]);
-        if (pid > 0) kill(pid, sig);
+        if (pid > 0) kill(-pid, sig); /* its group: a compiler driver does not pass it on to cc1 or ld */
     }
     for (int i = 0; i < TEMP_SLOTS; ++i)
         if (atomic_load(&slots[i].state) == SLOT_LIVE) unlink(slots[i].name);
@@ -263,3 +264,13 @@ void lcm_temp_remove_child(int pid)
         if (atomic_compare_exchange_strong(&children[i], &own, 0)) return;
     }
 }
+
+void lcm_temp_hold_signals(sigset_t *saved)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; ++i) sigaddset(&set, cleanup_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &set, saved);
+}
+
+void lcm_temp_release_signals(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }

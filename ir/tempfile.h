@@ -19,6 +19,8 @@
 #ifndef LCM_TEMPFILE_H
 #define LCM_TEMPFILE_H
 
+#include <signal.h>
+
 #include "util.h"
 
 /* Creates the file `name` exclusively and returns 0, or an errno value:
@@ -53,8 +55,15 @@ int lcm_temp_register(const char *path);
 /* Unregisters it (the caller removes it, or keeps it). */
 void lcm_temp_unregister(const char *path);
 /* A helper program (the host compiler) that the handler passes the signal
- * on to while it runs: added once started, removed once waited for. */
+ * on to while it runs, with every process of its group (the driver, cc1,
+ * as, ld): it must lead a process group of its own (pid = group id), added
+ * once started, removed once waited for. */
 void lcm_temp_add_child(int pid);
 void lcm_temp_remove_child(int pid);
+/* Blocks the handler's signals in the calling thread (*saved: the mask
+ * before), so that one arriving while a helper program is started and
+ * added waits, and then reaches it; release restores *saved. */
+void lcm_temp_hold_signals(sigset_t *saved);
+void lcm_temp_release_signals(const sigset_t *saved);
 
 #endif

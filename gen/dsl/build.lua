@@ -81,9 +81,13 @@ local function activity(R, spec, M)
     local a = true
     if act then
       local ok, res = pcall(act, age)
-      if not ok then error((type(res) == "string" and res or tostring(res)) ..
-        " (in regime '" .. name .. "', active(" .. age .. "): the age comes as a plain number, so write " ..
-        "age < 65, not age:lt(65))", 0) end
+      if not ok then
+        local msg = type(res) == "string" and res or tostring(res)
+        -- age:lt(65), the form of every other function, on a plain number
+        local hint = msg:find("attempt to index a number value", 1, true) and
+          ": the age comes as a plain number, so write age < 65, not age:lt(65)" or ""
+        error(msg .. " (in regime '" .. name .. "', active(" .. age .. ")" .. hint .. ")", 0)
+      end
       if type(res) ~= "boolean" then
         fail_at(fn_where(act), "regime '" .. name .. "': active(" .. age .. ") returned " .. tostring(res) ..
           ", expected true or false")
@@ -946,8 +950,13 @@ local function next_state(ctx, TR, sv)
     return { kind = "process", src = si - 1 }
   end
   if spec == nil then
-    local given = R.spec.state_transitions and sorted_keys(R.spec.state_transitions, "state_transitions", where) or {}
-    local near = near_name(sv.name, given)
+    -- a transition given for a name the target regime does not have
+    local unused = {}
+    for _, k in ipairs(R.spec.state_transitions and sorted_keys(R.spec.state_transitions, "state_transitions", where)
+      or {}) do
+      if not TR.state_index[k] then unused[#unused + 1] = k end
+    end
+    local near = near_name(sv.name, unused)
     near = near and "; state_transitions." .. near .. " is given: is one of the two names misspelt?" or ""
     fail_at(where, "regime '" .. R.name .. "' can move to regime '" .. TR.name .. "', which has the state '" ..
       sv.name .. "', but gives no transition for it (add state_transitions." .. sv.name ..

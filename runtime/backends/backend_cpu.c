@@ -163,10 +163,10 @@ static void compile_dir_register(const compile_dir *d)
 
 /* Removes the folder (made by mkdtemp, so its own) with what the compiler
  * left there, or keeps it (the source of a failed compile, for the user),
- * and unregisters it. */
+ * then unregisters it: a signal in between finds names gone, not a folder
+ * no longer registered. */
 static void compile_dir_end(compile_dir *d, int keep)
 {
-    lcm_temp_unregister(d->obj), lcm_temp_unregister(d->src), lcm_temp_unregister(d->dir);
     if (!keep) {
         DIR *f = opendir(d->dir); /* a linker's temporary file too, when it was stopped */
         for (struct dirent *e; f && (e = readdir(f));)
@@ -174,6 +174,7 @@ static void compile_dir_end(compile_dir *d, int keep)
         if (f) closedir(f);
         rmdir(d->dir);
     }
+    lcm_temp_unregister(d->obj), lcm_temp_unregister(d->src), lcm_temp_unregister(d->dir);
     free(d->dir), free(d->src), free(d->obj);
 }
 
@@ -221,7 +222,10 @@ static int compile(const char *cc, const char *source, int precision, void **so,
         argv[n] = NULL;
         char *out;
         int st = lcm_run_capture(argv, &out);
-        if (st != 0) {
+        if (st >= LCM_RUN_SIGNALED) { /* this process lives on (its host handles the signal): say so */
+            rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s' was stopped by signal %d (%s) before it finished; "
+                          "nothing was compiled", cc, st - LCM_RUN_SIGNALED, strsignal(st - LCM_RUN_SIGNALED));
+        } else if (st != 0) {
             /* keep the source for inspection; show the start of the diagnostics */
             lcm_sb b;
             lcm_sb_init(&b);
@@ -417,6 +421,7 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
         free(so);
         so = NULL;
     }
+    LCM_CHECK_GOTO(lcm_cache_check_required(cache, "cpu", err), rc, done);
     double t0 = lcm_now_seconds();
     LCM_CHECK_GOTO(compile(cc, source, precision, &so, &len, err), rc, done);
     b->base.compiled = 1;

@@ -390,6 +390,31 @@ static int write_entry(int dfd, const char *name, const char *path, const char *
     return rc;
 }
 
+/* The kind's folder, made if missing, for writing: or -1 with *why filled. */
+static int open_for_writing(lcm_cache *c, const char *kind, lcm_err *why)
+{
+    int dfd = open_kind(c, kind, 1, why);
+    if (dfd < 0 && !why->code) lcm_fail(why, LCM_E_IO, "%s", c->unsafe);
+    return dfd;
+}
+
+/* The error of a required cache that cannot take a solver of `kind`. */
+static int cannot_take(lcm_err *err, const lcm_err *why, const char *kind)
+{
+    *err = *why;
+    return lcm_fail_prefix(err, "the solver cache cannot take the compiled %s solver", kind);
+}
+
+int lcm_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err)
+{
+    if (!c->required) return 0;
+    lcm_err why = {0};
+    int dfd = open_for_writing(c, kind, &why);
+    if (dfd < 0) return cannot_take(err, &why, kind);
+    close(dfd);
+    return 0;
+}
+
 int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len, lcm_err *err)
 {
     lcm_err why = {0};
@@ -399,8 +424,8 @@ int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *d
     if (len > LCM_CACHE_MAX_ENTRY)
         rc = lcm_fail(&why, LCM_E_IO, "the %s solver is %.1f MiB, more than a cache entry may hold (%zu MiB)", kind,
                       (double)len / 1048576.0, LCM_CACHE_MAX_ENTRY >> 20);
-    else if ((dfd = open_kind(c, kind, 1, &why)) < 0)
-        rc = why.code ? why.code : lcm_fail(&why, LCM_E_IO, "%s", c->unsafe);
+    else if ((dfd = open_for_writing(c, kind, &why)) < 0)
+        rc = why.code;
     if (dfd >= 0) {
         lcm_sb b;
         lcm_sb_init(&b);
@@ -413,7 +438,7 @@ int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *d
     }
     if (!rc) return 0;
     if (c->required) { /* silent without err: the entry that matters reports it */
-        if (err) *err = why, lcm_fail_prefix(err, "the solver cache cannot take the compiled %s solver", kind);
+        if (err) cannot_take(err, &why, kind);
         return rc;
     }
     if (!c->warned_write && !c->warned_unsafe) { /* an untrusted folder was warned of already */

@@ -53,6 +53,10 @@ char *lcm_cache_default_dir(void);
 
 /* Returns 1 and the payload (caller frees) if a valid entry exists, else 0. */
 int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, size_t *len);
+/* In a required cache, whether entries of `kind` can be written there, before
+ * the minutes a compile may take: 0, or the error lcm_cache_put would give.
+ * 0 in any other cache (a solve compiles in memory when it cannot). */
+int lcm_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err);
 /* Stores an entry; returns 0, or non-zero when it could not: with err
  * filled in a required cache (when err is not NULL), else warned once (the
  * solver then runs from memory). */

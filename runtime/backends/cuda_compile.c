@@ -109,6 +109,7 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
         out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
         return 0;
     }
+    if ((rc = lcm_cache_check_required(cache, "cuda", err))) return rc;
 
     double t0 = lcm_now_seconds();
     nvrtcProgram prog;

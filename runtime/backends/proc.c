@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -25,8 +26,18 @@ int lcm_run_capture(char *const argv[], char **output)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    sigset_t saved;
+    lcm_temp_hold_signals(&saved); /* an interrupt now waits until the program is registered */
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setsigmask(&at, &saved); /* the program's signals as this thread had them */
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+    if (rc == 0) lcm_temp_add_child((int)pid);
+    lcm_temp_release_signals(&saved);
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
     if (rc != 0) {
@@ -34,7 +45,6 @@ int lcm_run_capture(char *const argv[], char **output)
         *output = lcm_xasprintf("cannot run '%s': %s", argv[0], strerror(rc));
         return -1;
     }
-    lcm_temp_add_child((int)pid);
     lcm_sb b;
     lcm_sb_init(&b);
     char buf[4096];
@@ -53,9 +63,10 @@ int lcm_run_capture(char *const argv[], char **output)
     while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
     }
     lcm_temp_remove_child((int)pid);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    int status = 0, got;
+    while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
     }
     *output = lcm_sb_take(&b);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    if (got < 0) return 0; /* ECHILD: reaped already (SIGCHLD ignored): no status to tell */
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? LCM_RUN_SIGNALED + WTERMSIG(status) : -1;
 }

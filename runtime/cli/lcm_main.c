@@ -1,4 +1,5 @@
 /* lcm_main.c - the `lcm` command: solve, simulate and inspect models. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,9 @@ static void print_features(void)
 int main(int argc, char **argv)
 {
     lcm_hold_standard_fds();
+    /* the compiler's exit status tells whether it worked: a SIGCHLD ignored
+     * by whoever started lcm (and so by lcm) would have it reaped unread */
+    signal(SIGCHLD, SIG_DFL);
     lcm_err err = {0};
     if (lcm_comm_init(&argc, &argv, &err)) return cli_die(argc > 1 ? argv[1] : "", &err);
     int rc = run_command(argc, argv);

@@ -1,10 +1,12 @@
 #!/bin/bash
 # An interrupt during the cpu compile (docs/backends.md, "cpu"): a signal to
-# lcm alone (kill PID, a job scheduler's SIGTERM) reaches the compiler too,
-# which runs in lcm's process group, lcm ends by that same signal, and
-# neither the compiler nor its folder in TMPDIR outlives lcm, nor does a
-# cache entry appear.  Before, lcm died at once and left both behind.  A
-# signal the process ignores stays ignored: the compile runs to its end.
+# lcm (kill PID, a job scheduler's SIGTERM, Ctrl-C) reaches every process of
+# the compiler, which leads a process group of its own (a driver such as
+# gcc does not pass a signal on to its cc1 or ld), lcm ends by that same
+# signal, and neither the compiler nor its folder in TMPDIR outlives lcm,
+# nor does a cache entry appear.  Before, lcm died at once and left both
+# behind.  A signal the process ignores stays ignored: the compile runs to
+# its end.
 set -u
 LCM=$1 SRC=$3 BIN=$4
 fail=0
@@ -13,10 +15,11 @@ check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
 work=$(mktemp -d "$BIN/compile-interrupt-XXXXXX")
 mkdir -m 700 "$work/tmp"
 export TMPDIR=$work/tmp LCM_CACHE_DIR=$work/cache PIDFILE=$work/pid
-# "compilers" that answer --version and -dumpmachine, write their pid, then
-# sit in the compile as a long one would (slowcc), or compile (realcc)
-printf '#!/bin/sh\ncase "$1" in --version|-dumpmachine) exec cc "$@";; esac\necho $$ > "$PIDFILE"\nexec sleep 60\n' \
-  > "$work/slowcc"
+# "compilers" that answer --version and -dumpmachine, then sit in the
+# compile as a long one would, in a process of their own as a driver runs
+# cc1, whose pid they write (slowcc), or compile (realcc)
+printf '#!/bin/sh\ncase "$1" in --version|-dumpmachine) exec cc "$@";; esac\nsh -c %s\necho finished\n' \
+  "'echo \$\$ > \"\$PIDFILE\"; exec sleep 60'" > "$work/slowcc"
 printf '#!/bin/sh\ncase "$1" in --version|-dumpmachine) exec cc "$@";; esac\necho $$ > "$PIDFILE"\nexec cc "$@"\n' \
   > "$work/realcc"
 chmod +x "$work/slowcc" "$work/realcc"
