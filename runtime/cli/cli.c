@@ -14,9 +14,14 @@
 int cli_die(const char *cmd, const lcm_err *err)
 {
     lcm_log_end_line();
-    if (lcm_comm_rank() != 0) return err->code ? err->code : 1; /* rank 0 says it */
+    int code = err->code ? err->code : 1;
+    if (!lcm_comm_failure_agreed()) { /* this rank's alone: the others wait in a collective */
+        lcm_put_message(stderr, "lcm %s: error: rank %d of the MPI job: %s\n", cmd, lcm_comm_rank(), err->msg);
+        lcm_comm_abort(code);
+    }
+    if (lcm_comm_rank() != 0) return code; /* rank 0 says it */
     lcm_put_message(stderr, "lcm %s: error: %s\n", cmd, err->msg);
-    return err->code ? err->code : 1;
+    return code;
 }
 
 /* An option with a value: 1 and *value when argv[i] is `name`, 0 when it is

@@ -285,12 +285,14 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
     if (!rc) rc = read_initial(&c, model, &ic, &err);
     if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err); /* and what the initial conditions read */
+    rc = lcm_comm_agree(rc, &err); /* an MPI job: a rank whose inputs fail stops every rank, said once */
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);
     if (!rc) rc = lcm_simulate_fits(solver, ic, &c.sim, &err); /* before solving */
     if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);
     if (!rc) rc = lcm_simulate(solver, sol, ic, &c.sim, &panel, &err);
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */
     if (!rc && writer) rc = write_outputs(&c, sol, owned[2], panel, &err);
+    rc = lcm_comm_agree(rc, &err);
     if (!rc && writer) {
         char *done = lcm_xasprintf("%s %lld subjects of model '%s' on %s (float%d) in %.3f s (%lld panel rows)",
                                run ? "solved and simulated" : "simulated", (long long)ic->n,

@@ -96,18 +96,20 @@ int cmd_solve(int argc, char **argv)
     lcm_model *model = NULL;
     lcm_solver *solver = NULL;
     lcm_solution *sol = NULL;
+    double *buf = NULL;
     if (!rc) rc = cli_open_model(&mo, &model, &err);
     if (!rc) rc = cli_check_loaded(&mo, files, 4, &err);
-    if (!rc) {
-        /* check the parameters before compiling anything */
-        double *buf = lcm_xcalloc(lcm_model_ir(model)->params_size + 1, sizeof *buf);
+    if (!rc) { /* the parameters checked before anything is compiled */
+        buf = lcm_xcalloc(lcm_model_ir(model)->params_size + 1, sizeof *buf);
         rc = lcm_params_resolve(lcm_model_ir(model), params, buf, &err);
-        if (!rc) rc = lcm_solver_new(model, &so, &solver, &err);
-        if (!rc) rc = lcm_solve_resolved(solver, buf, &sol, &err);
-        free(buf);
     }
+    rc = lcm_comm_agree(rc, &err); /* an MPI job: a rank whose inputs fail stops every rank, said once */
+    if (!rc) rc = lcm_solver_new(model, &so, &solver, &err);
+    if (!rc) rc = lcm_solve_resolved(solver, buf, &sol, &err);
+    free(buf);
     int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
     if (!rc && writer) rc = write_outputs(sol, out, csv, &err);
+    rc = lcm_comm_agree(rc, &err);
     if (!rc && writer) {
         char *done = lcm_xasprintf("solved model '%s' on %s (float%d) in %.3f s", lcm_model_ir(model)->name,
                                lcm_solver_backend(solver), lcm_solver_precision(solver), lcm_solution_seconds(sol));

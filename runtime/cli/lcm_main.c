@@ -56,6 +56,15 @@ int main(int argc, char **argv)
     signal(SIGCHLD, SIG_DFL);
     lcm_err err = {0};
     if (lcm_comm_init(&argc, &argv, &err)) return cli_die(argc > 1 ? argv[1] : "", &err);
+    /* an MPI job runs one command on every rank: another would wait in
+     * other collectives than rank 0's for ever */
+    char command[64] = {0};
+    snprintf(command, sizeof command, "%s", argc > 1 ? argv[1] : "");
+    if (lcm_comm_agree(lcm_comm_same(command, sizeof command, "the command", &err), &err)) {
+        int rc = cli_die(command, &err);
+        lcm_comm_finalize();
+        return rc;
+    }
     int rc = run_command(argc, argv);
     lcm_comm_finalize();
     return rc;

@@ -1008,6 +1008,11 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     if (!rc) rc = check_initial(sv, ic, err);
     if (!rc) rc = lcm_targets_check(&sv->model->ir, o.targets, err);
     if (!rc) rc = lcm_memory_check_simulate(sv, ic->n, &o, lcm_panel_bytes(reuse), err);
+    rc = lcm_comm_agree(rc, err); /* an MPI job: every rank stops, or none */
+    if (!rc) { /* each rank steps its share of rank 0's subjects, with rank 0's draws */
+        unsigned long long same[2] = {o.seed, (unsigned long long)ic->n};
+        rc = lcm_comm_agree(lcm_comm_same(same, sizeof same, "the seed or the number of subjects", err), err);
+    }
     if (rc) {
         lcm_panel_free(reuse);
         return rc;

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 static int active, rank, size = 1, local_rank;
+static int agreed; /* the last lcm_comm_agree found a failure: every rank knows */
 
 /* mpirun (Open MPI, MPICH, PMIx launchers) leaves these behind. */
 static int started_by_mpirun(void)
@@ -124,6 +125,7 @@ int lcm_comm_agree(int status, lcm_err *err)
     int mine = status ? rank : size, first = mine;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first == size) return 0;
+    agreed = 1;
     /* the first failing rank's status and message, for rank 0 to print */
     lcm_err said = {0};
     if (rank == first) {
@@ -137,6 +139,26 @@ int lcm_comm_agree(int status, lcm_err *err)
                  said.msg[0] ? said.msg : "failed");
     }
     return said.code;
+}
+
+int lcm_comm_failure_agreed(void) { return !active || size == 1 || agreed; }
+
+void lcm_comm_abort(int code)
+{
+    if (active && size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+int lcm_comm_same(const void *bytes, size_t n, const char *what, lcm_err *err)
+{
+    if (!active || size == 1) return 0;
+    unsigned char *first = lcm_xmalloc(n + 1);
+    memcpy(first, bytes, n);
+    int rc = MPI_Bcast(first, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ? mpi_failed("broadcasting", err)
+             : memcmp(first, bytes, n) ? lcm_fail(err, LCM_E_USAGE, "%s: not the same as on rank 0 (every rank of "
+                                                  "the job must run the same command with the same files)", what)
+                                       : 0;
+    free(first);
+    return rc;
 }
 
 #else /* built without MPI: one rank */
@@ -164,6 +186,12 @@ int lcm_comm_gather(const void *mine, size_t bytes, void **all, size_t *sizes, l
 }
 int lcm_comm_bcast(void *buf, size_t bytes, lcm_err *err) { return (void)buf, (void)bytes, (void)err, 0; }
 int lcm_comm_agree(int status, lcm_err *err) { return (void)err, status; }
+int lcm_comm_failure_agreed(void) { return 1; }
+void lcm_comm_abort(int code) { (void)code; }
+int lcm_comm_same(const void *bytes, size_t n, const char *what, lcm_err *err)
+{
+    return (void)bytes, (void)n, (void)what, (void)err, 0;
+}
 const char *lcm_comm_library(void) { return NULL; }
 
 #endif

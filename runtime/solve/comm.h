@@ -33,5 +33,18 @@ const char *lcm_comm_library(void);
  * message (err, when not NULL) every other rank receives ("rank k of the
  * MPI job: ..."), so that rank 0, which prints, says what went wrong. */
 int lcm_comm_agree(int status, lcm_err *err);
+/* Whether this process's failure went through lcm_comm_agree, so that
+ * every rank knows and stops with it.  A failure that did not (one rank's
+ * own, before the others' next collective) would leave them waiting in
+ * that collective for ever: lcm_comm_abort ends the job instead. */
+int lcm_comm_failure_agreed(void);
+/* Ends every rank of the job with exit status `code` (MPI_Abort); returns
+ * only outside an MPI job of several ranks. */
+void lcm_comm_abort(int code);
+/* Whether every rank holds the same `n` bytes as rank 0 (a digest of what
+ * must be the same across the job: the model, the parameters): 0, or an
+ * error naming `what` on the ranks that differ (LCM_E_USAGE), which
+ * lcm_comm_agree then tells all.  A collective: every rank calls it. */
+int lcm_comm_same(const void *bytes, size_t n, const char *what, lcm_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include "comm.h"
 #include "cuda_api.h"
 #include "diagnose.h"
+#include "sha256.h"
 #include "solver_internal.h"
 
 /* ---- solvers ---------------------------------------------------------------- */
@@ -100,21 +101,48 @@ int lcm_host_threads(int asked)
     return n < LCM_MAX_THREADS ? n : LCM_MAX_THREADS;
 }
 
+/* The options, defaults filled in and the backend chosen: 0 or a usage error. */
+static int settle_options(lcm_solver_options *o, lcm_err *err)
+{
+    if (!o->precision) o->precision = 64;
+    if (o->precision != 64 && o->precision != 32)
+        return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o->precision);
+    if ((int)o->backend < LCM_BACKEND_AUTO || (int)o->backend > LCM_BACKEND_INTERP)
+        return lcm_fail(err, LCM_E_USAGE, "backend %d is not one of lcm_backend_kind", (int)o->backend);
+    if (o->threads < 0 || o->threads > LCM_MAX_THREADS)
+        return lcm_fail(err, LCM_E_USAGE, "threads must be 0 (all cores) to %d, not %d", LCM_MAX_THREADS, o->threads);
+    o->backend = lcm_choose_backend(o->backend);
+    if (o->backend == LCM_BACKEND_INTERP && o->precision != 64)
+        return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
+    if (o->devices < 0 || o->devices > 4096) return lcm_fail(err, LCM_E_USAGE, "devices must be 1 to 4096");
+    return 0;
+}
+
+/* In an MPI job, whether every rank has the model (its generated source,
+ * which holds the -D options) and the precision and workers per rank of
+ * rank 0: ranks that differ would split and gather V by other layouts
+ * (a crash, or a V that mixes two models, before this check).  A
+ * collective, after the ranks agreed on their options. */
+static int same_job(const lcm_model *model, const lcm_solver_options *o, lcm_err *err)
+{
+    lcm_sha256 h;
+    lcm_sha256_init(&h);
+    lcm_sha256_update(&h, model->source, strlen(model->source));
+    int shape[2] = {o->precision, o->devices > 0 ? o->devices : 1};
+    lcm_sha256_update(&h, shape, sizeof shape);
+    char digest[65];
+    lcm_sha256_hex_final(&h, digest);
+    return lcm_comm_same(digest, sizeof digest, "the model (its file and -D options), the precision or the workers "
+                         "(--devices)", err);
+}
+
 int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err)
 {
     lcm_solver_options o = {0};
     if (opts) o = *opts;
-    if (!o.precision) o.precision = 64;
-    if (o.precision != 64 && o.precision != 32)
-        return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o.precision);
-    if ((int)o.backend < LCM_BACKEND_AUTO || (int)o.backend > LCM_BACKEND_INTERP)
-        return lcm_fail(err, LCM_E_USAGE, "backend %d is not one of lcm_backend_kind", (int)o.backend);
-    if (o.threads < 0 || o.threads > LCM_MAX_THREADS)
-        return lcm_fail(err, LCM_E_USAGE, "threads must be 0 (all cores) to %d, not %d", LCM_MAX_THREADS, o.threads);
-    o.backend = lcm_choose_backend(o.backend);
-    if (o.backend == LCM_BACKEND_INTERP && o.precision != 64)
-        return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
-    if (o.devices < 0 || o.devices > 4096) return lcm_fail(err, LCM_E_USAGE, "devices must be 1 to 4096");
+    int rc = lcm_comm_agree(settle_options(&o, err), err); /* every rank stops, or none */
+    if (!rc) rc = lcm_comm_agree(same_job(model, &o, err), err);
+    if (rc) return rc;
     lcm_solver *sv = lcm_xcalloc(1, sizeof *sv);
     sv->model = model;
     sv->nworkers = o.devices > 0 ? o.devices : 1;
@@ -125,7 +153,6 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     ir_vars_build(&model->ir, &sv->vars);
     ir_shard_build(&model->ir, &sv->vars, &sv->shard);
     sv->workers = lcm_xcalloc((size_t)sv->nworkers, sizeof *sv->workers);
-    int rc = 0;
     for (int w = 0; w < sv->nworkers && !rc; ++w) {
         int index = lcm_comm_rank() * sv->nworkers + w;
         int device = o.device + lcm_comm_local_rank() * sv->nworkers + w; /* one GPU per worker of a machine */
@@ -403,7 +430,9 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     const ir_model *m = &sv->model->ir;
     double t0 = lcm_now_seconds();
     lcm_solution *sol = NULL;
-    int rc = lcm_params_check_buffer(m, params, err);
+    /* every rank solves with rank 0's parameters, or none */
+    int rc = lcm_comm_agree(lcm_params_check_buffer(m, params, err), err);
+    if (!rc) rc = lcm_comm_agree(lcm_comm_same(params, m->params_size * sizeof *params, "the parameters", err), err);
     if (rc) return rc;
     rc = lcm_comm_agree(solve_workers(sv, params, &sol, err), err);
     if (!rc) rc = lcm_comm_agree(combine_ranks(sv, sol, err), err);

@@ -65,5 +65,35 @@ check "a failed check fails the job" "[ $? -ne 0 ]"
 check "rank 0 reports it once" "[ \$(grep -c 'Markov state transition probabilities' '$work/bad.log') -eq 1 ]"
 check "and nothing is written" "[ ! -e '$work/bad.csv' ]"
 
+# ranks that run another command, model, precision or parameters than rank 0
+# (an MPMD line, a per-rank environment) are refused, where they crashed,
+# hung or wrote a V that mixed the two: expect NAME CODE MESSAGE ARGS...
+expect() {
+  local name=$1 code=$2 msg=$3
+  shift 3
+  timeout 60 mpirun "$@" > "$work/x.log" 2>&1
+  local rc=$?
+  check "$name: exit $code (got $rc; 124: hung)" "[ $rc -eq $code ]"
+  check "$name: says so" "grep -qF \"$msg\" '$work/x.log'"
+  check "$name: writes nothing" "[ ! -e '$work/x.csv' ]"
+}
+one="$M/sharded.lua -D axes=1 $common --csv $work/x.csv"
+expect "another grid on rank 1" 2 "rank 1 of the MPI job: the model (its file and -D options), the precision or the workers (--devices): not the same as on rank 0" \
+  -np 1 "$LCM" solve $one : -np 1 "$LCM" solve $one -D wealth_points=41
+expect "float32 on rank 1" 2 "the precision or the workers (--devices): not the same as on rank 0" \
+  -np 1 "$LCM" solve $one : -np 1 "$LCM" solve $one --precision 32
+expect "other parameters on rank 1" 2 "rank 1 of the MPI job: the parameters: not the same as on rank 0" \
+  -np 1 "$LCM" solve $one : -np 1 "$LCM" solve $one --set discount_factor=0.5
+expect "another command on rank 1" 2 "rank 1 of the MPI job: the command: not the same as on rank 0" \
+  -np 1 "$LCM" solve $one : -np 1 "$LCM" simulate $one $sim
+expect "another seed on rank 1" 2 "rank 1 of the MPI job: the seed or the number of subjects: not the same as on rank 0" \
+  -np 1 "$LCM" simulate $one $sim : -np 1 "$LCM" simulate $one ${sim/--seed 4/--seed 5}
+# a failure of one rank alone, before the others' next collective, ends
+# the job with its code and message (the others waited for ever)
+expect "an output folder missing on rank 1" 5 "rank 1 of the MPI job: cannot write '/nonexistent/x.csv'" \
+  -np 1 "$LCM" solve $one : -np 1 "$LCM" solve "$M/sharded.lua" -D axes=1 $common --csv /nonexistent/x.csv
+expect "a NaN parameter on rank 1" 4 "rank 1 of the MPI job: parameter 'discount_factor'" \
+  -np 1 "$LCM" solve $one : -np 1 "$LCM" solve $one --set discount_factor=0/0
+
 rm -rf "$work"
 exit $fail
