@@ -13,6 +13,7 @@
 #include "memory.h"
 #include "message.h"
 #include "output.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -124,11 +125,26 @@ static void reader_init(reader *rd, const ir_model *m, const char *path, const c
     rd->ic->source_hash = m->source_hash ? lcm_xstrdup(m->source_hash) : NULL;
 }
 
+/* The subjects' digest, once when they are read: the ranks of an MPI job
+ * compare theirs with rank 0's before each simulation. */
+static void set_digest(lcm_initial *ic)
+{
+    lcm_sha256 h;
+    lcm_sha256_init(&h);
+    size_t n = (size_t)ic->n, cells = n * (size_t)ic->nslots;
+    lcm_sha256_update(&h, &ic->n, sizeof ic->n);
+    lcm_sha256_update(&h, ic->regime, n * sizeof *ic->regime);
+    lcm_sha256_update(&h, ic->period, n * sizeof *ic->period);
+    lcm_sha256_update(&h, ic->x, cells * sizeof *ic->x);
+    lcm_sha256_update(&h, ic->given, cells);
+    lcm_sha256_hex_final(&h, ic->digest);
+}
+
 /* Frees the reader and hands the subjects over, or frees them after a failure. */
 static int reader_finish(reader *rd, int rc, lcm_initial **out)
 {
     if (rc) lcm_initial_free(rd->ic);
-    else *out = rd->ic;
+    else set_digest(rd->ic), *out = rd->ic;
     for (int c = 0; c < rd->ncols; ++c) free(rd->names[c]);
     free(rd->names);
     free(rd->slot_col);

@@ -1010,8 +1010,11 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     if (!rc) rc = lcm_memory_check_simulate(sv, ic->n, &o, lcm_panel_bytes(reuse), err);
     rc = lcm_comm_agree(rc, err); /* an MPI job: every rank stops, or none */
     if (!rc) { /* each rank steps its share of rank 0's subjects, with rank 0's draws */
-        unsigned long long same[2] = {o.seed, (unsigned long long)ic->n};
-        rc = lcm_comm_agree(lcm_comm_same(same, sizeof same, "the seed or the number of subjects", err), err);
+        unsigned char same[sizeof o.seed + sizeof ic->digest];
+        memcpy(same, &o.seed, sizeof o.seed);
+        memcpy(same + sizeof o.seed, ic->digest, sizeof ic->digest);
+        rc = lcm_comm_agree(lcm_comm_same(same, sizeof same, "the seed or the subjects (initial conditions)", err),
+                            err);
     }
     if (rc) {
         lcm_panel_free(reuse);

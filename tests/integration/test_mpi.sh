@@ -86,8 +86,12 @@ expect "other parameters on rank 1" 2 "rank 1 of the MPI job: the parameters: no
   -np 1 "$LCM" solve $one : -np 1 "$LCM" solve $one --set discount_factor=0.5
 expect "another command on rank 1" 2 "rank 1 of the MPI job: the command: not the same as on rank 0" \
   -np 1 "$LCM" solve $one : -np 1 "$LCM" simulate $one $sim
-expect "another seed on rank 1" 2 "rank 1 of the MPI job: the seed or the number of subjects: not the same as on rank 0" \
+expect "another seed on rank 1" 2 "rank 1 of the MPI job: the seed or the subjects (initial conditions): not the same as on rank 0" \
   -np 1 "$LCM" simulate $one $sim : -np 1 "$LCM" simulate $one ${sim/--seed 4/--seed 5}
+# the same number of subjects, one value changed
+awk -F, -v OFS=, 'NR == 2 { $NF = $NF + 1 } { print }' "$M/sharded.initial.csv" > "$work/other.initial.csv"
+expect "other initial conditions on rank 1" 2 "the seed or the subjects (initial conditions): not the same as on rank 0" \
+  -np 1 "$LCM" simulate $one $sim : -np 1 "$LCM" simulate $one ${sim/$M\/sharded.initial.csv/$work\/other.initial.csv}
 # a failure of one rank alone, before the others' next collective, ends
 # the job with its code and message (the others waited for ever)
 expect "an output folder missing on rank 1" 5 "rank 1 of the MPI job: cannot write '/nonexistent/x.csv'" \
