@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -421,6 +422,17 @@ char *lcm_path_join(const char *a, const char *b)
     if (b[0] == '/' || !a[0]) return lcm_xstrdup(b);
     size_t n = strlen(a);
     return lcm_xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
+}
+
+int lcm_path_has_extension(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    return n > k && !strcasecmp(path + n - k, ext);
+}
+
+int lcm_path_is_h5(const char *path)
+{
+    return lcm_path_has_extension(path, ".h5") || lcm_path_has_extension(path, ".hdf5");
 }
 
 /* ---- misc --------------------------------------------------------------- */

@@ -134,7 +134,7 @@ static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
 /* The initial conditions: a Lua file here, CSV or HDF5 through liblcm. */
 static int read_initial(sim_cli *c, const lcm_model *model, lcm_initial **ic, lcm_err *err)
 {
-    if (lcm_is_lua_path(c->initial)) {
+    if (lcm_path_has_extension(c->initial, ".lua")) {
         char **read = NULL;
         int nread = 0;
         int rc = lcm_initial_read_lua(lcm_model_ir(model), c->initial, c->subjects, ic, &read, &nread, err);

@@ -15,11 +15,6 @@
 static const char shape[] = "a table of columns { regime = {...}, age = {...}, <state> = {...} } or a function(n) "
                             "that returns one for n subjects";
 
-int lcm_is_lua_path(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 4 && !strcasecmp(path + n - 4, ".lua");
-}
 
 /* Runs the file, and the function it returns if it returns one, leaving
  * the columns' table on the stack.  Lua errors and the limits of

@@ -16,8 +16,6 @@
 /* Subjects of a function(n) when --subjects is not given. */
 #define LCM_INITIAL_LUA_DEFAULT_SUBJECTS 1000
 
-int lcm_is_lua_path(const char *path);
-
 /* subjects: --subjects N, or 0 when not given (a function then gets
  * LCM_INITIAL_LUA_DEFAULT_SUBJECTS; a file returning columns refuses it).
  * The files it read (require, lcm.read_table, ...) are appended to *read

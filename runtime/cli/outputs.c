@@ -104,28 +104,16 @@ static int check_stdout(const cli_file *files, int n, lcm_err *err)
     return 0;
 }
 
-/* Whether path ends in one of the extensions (a list ending with NULL), in any case. */
-static int named_like(const char *path, const char *const *exts)
-{
-    size_t n = strlen(path);
-    for (; *exts; ++exts) {
-        size_t k = strlen(*exts);
-        if (n > k && !strcasecmp(path + n - k, *exts)) return 1;
-    }
-    return 0;
-}
-
 /* An output named like the other format: written as asked, with a warning
  * (--out results.csv writes HDF5 under that name). */
 static void warn_format_names(const cli_file *files, int n)
 {
-    static const char *const csv_exts[] = {".csv", NULL}, *const h5_exts[] = {".h5", ".hdf5", ".he5", NULL};
     for (int i = 0; i < n; ++i) {
         const cli_file *f = &files[i];
         if (!f->output || !f->path || lcm_is_directory(f->path)) continue;
-        if (!f->csv && named_like(f->path, csv_exts))
+        if (!f->csv && lcm_path_has_extension(f->path, ".csv"))
             lcm_warn("%s %s: writes HDF5, not CSV (--csv writes CSV)", f->option, f->path);
-        else if (f->csv && named_like(f->path, h5_exts))
+        else if (f->csv && lcm_path_is_h5(f->path))
             lcm_warn("%s %s: writes CSV, not HDF5 (--out writes HDF5)", f->option, f->path);
     }
 }

@@ -10,6 +10,7 @@
  * is the first one in the file.
  */
 #include "initial.h"
+#include "comm.h"
 #include "memory.h"
 #include "message.h"
 #include "output.h"
@@ -126,9 +127,11 @@ static void reader_init(reader *rd, const ir_model *m, const char *path, const c
 }
 
 /* The subjects' digest, once when they are read: the ranks of an MPI job
- * compare theirs with rank 0's before each simulation. */
+ * compare theirs with rank 0's before each simulation.  Outside one (MPI
+ * starts before anything is read) it stays empty: nothing to compare. */
 static void set_digest(lcm_initial *ic)
 {
+    if (lcm_comm_size() < 2) return;
     lcm_sha256 h;
     lcm_sha256_init(&h);
     size_t n = (size_t)ic->n, cells = n * (size_t)ic->nslots;
@@ -736,17 +739,12 @@ static int read_h5(const ir_model *m, const char *path, lcm_initial **out, lcm_e
 }
 
 /* ---- entry points ---------------------------------------------------------- */
-static int has_extension(const char *path, const char *ext)
-{
-    size_t n = strlen(path), k = strlen(ext);
-    return n > k && !strcasecmp(path + n - k, ext);
-}
 
 int lcm_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err)
 {
     *out = NULL;
-    if (has_extension(path, ".h5") || has_extension(path, ".hdf5")) return read_h5(m, path, out, err);
-    if (has_extension(path, ".lua")) /* the Lua host lives in the lcm command (cli/initial_lua.c), not here */
+    if (lcm_path_is_h5(path)) return read_h5(m, path, out, err);
+    if (lcm_path_has_extension(path, ".lua")) /* the Lua host lives in the lcm command (cli/initial_lua.c), not here */
         return lcm_fail(err, LCM_E_USAGE, "%s: initial conditions written in Lua are read by the lcm command "
                         "(lcm simulate --initial FILE.lua); the library reads CSV and HDF5 (.h5, .hdf5)", path);
     size_t len;

@@ -24,7 +24,8 @@ struct lcm_initial {
     double *x;            /* [n * nslots] state values by slot (codes for discrete states), NaN if not given */
     unsigned char *given; /* [n * nslots] 1 where the file gave the value */
     char *source_hash;    /* the model's it was read for (ir_model.source_hash), or NULL */
-    char digest[65];      /* SHA-256 (hex) of the subjects: MPI ranks must hold the same (simulate.c) */
+    char digest[65];      /* SHA-256 (hex) of the subjects in an MPI job, whose ranks must hold the same
+                           * (simulate.c); empty outside one */
 };
 
 /* Reads `path` (.csv, or .h5 / .hdf5) for model m (lcm.h: lcm_initial_read). */

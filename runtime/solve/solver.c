@@ -125,6 +125,7 @@ static int settle_options(lcm_solver_options *o, lcm_err *err)
  * collective, after the ranks agreed on their options. */
 static int same_job(const lcm_model *model, const lcm_solver_options *o, lcm_err *err)
 {
+    if (lcm_comm_size() < 2) return 0; /* one rank: no hashing */
     lcm_sha256 h;
     lcm_sha256_init(&h);
     lcm_sha256_update(&h, model->source, strlen(model->source));
