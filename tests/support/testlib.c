@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "testlib.h"
 
+#include <ftw.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,6 +112,33 @@ const test_bundled_model test_bundled[] = {
 };
 const int test_nbundled = (int)(sizeof test_bundled / sizeof *test_bundled);
 
+/* The folders test_tmpdir made, removed with all they hold when the test
+ * program ends (by the process that made them: not by a forked child that
+ * calls exit), unless LCM_TEST_KEEP_TMP is set, to look at them. */
+static char **tmpdirs;
+static int ntmpdirs;
+static pid_t tmpdirs_owner;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0) fprintf(stderr, "test: could not remove %s\n", path);
+    return 0;
+}
+
+static void remove_tmpdirs(void)
+{
+    if (getpid() != tmpdirs_owner) return;
+    const char *keep = getenv("LCM_TEST_KEEP_TMP");
+    for (int i = 0; i < ntmpdirs; ++i) {
+        if (keep && *keep) printf("test: kept %s\n", tmpdirs[i]);
+        else if (access(tmpdirs[i], F_OK) == 0) nftw(tmpdirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(tmpdirs[i]);
+    }
+    free(tmpdirs);
+    tmpdirs = NULL, ntmpdirs = 0;
+}
+
 char *test_tmpdir(const char *tag)
 {
     char *dir = lcm_xasprintf("%s/tmp-%s-XXXXXX", LCM_BINARY_DIR, tag);
@@ -117,6 +146,12 @@ char *test_tmpdir(const char *tag)
         free(dir);
         return NULL;
     }
+    if (!tmpdirs_owner) {
+        tmpdirs_owner = getpid();
+        atexit(remove_tmpdirs);
+    }
+    tmpdirs = lcm_xrealloc(tmpdirs, (size_t)(ntmpdirs + 1) * sizeof *tmpdirs);
+    tmpdirs[ntmpdirs++] = lcm_xstrdup(dir);
     return dir;
 }
 

@@ -29,7 +29,9 @@ typedef struct test_bundled_model {
 extern const test_bundled_model test_bundled[];
 extern const int test_nbundled;
 
-/* A fresh empty directory under the build tree's tmp (caller frees). */
+/* A fresh empty directory under the build tree (caller frees the name);
+ * it and all it holds are removed when the test program ends, unless
+ * LCM_TEST_KEEP_TMP is set. */
 char *test_tmpdir(const char *tag);
 
 #endif
