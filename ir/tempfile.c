@@ -1,7 +1,8 @@
 /* tempfile.c - see tempfile.h.
  *
- * The signal handler may only make async-signal-safe calls (kill, unlink,
- * rmdir, sigaction, raise) and read lock-free atomics, so the registry is a fixed
+ * The signal handler may only make async-signal-safe calls (kill, waitpid,
+ * nanosleep, open, getdents64, unlink, rmdir, sigaction, sigprocmask,
+ * raise) and read lock-free atomics, so the registry is a fixed
  * table of name buffers, each with an atomic state: a slot is filled before it
  * is marked live and marked free before it is filled again.  Linux hands a
  * process-directed signal to the main thread when it can, which is the
@@ -24,6 +25,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +36,7 @@ enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE };
 
 static struct {
     atomic_int state;
+    int scratch; /* a folder of our own: emptied before it is removed */
     char name[PATH_MAX];
 } slots[TEMP_SLOTS];
 
@@ -46,17 +50,82 @@ static atomic_int installed;
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
 
-/* The handler's work: the signal to the helper programs' groups, then the files,
- * then the folders they leave empty (rmdir of a file and unlink of a
- * folder fail, harmlessly). */
-static void remove_all(int sig)
+/* The signal to every helper program's group: a compiler driver does not
+ * pass it on to its cc1 or ld. */
+static void signal_children(int sig)
 {
     for (int i = 0; i < CHILD_SLOTS; ++i) {
         int pid = atomic_load(&children[i]);
-        if (pid > 0) kill(-pid, sig); /* its group: a compiler driver does not pass it on to cc1 or ld */
+        if (pid > 0) kill(-pid, sig);
     }
+}
+
+/* Whether a helper program's group still has a process.  The leader is
+ * reaped first: a zombie still counts as a member of its group.  (The
+ * thread that waits for it then finds it gone: the process is dying.) */
+static int children_alive(void)
+{
+    int alive = 0;
+    for (int i = 0; i < CHILD_SLOTS; ++i) {
+        int pid = atomic_load(&children[i]);
+        if (pid <= 0) continue;
+        waitpid(pid, NULL, WNOHANG);
+        alive |= kill(-pid, 0) == 0;
+    }
+    return alive;
+}
+
+/* Waits until the helper programs' groups have ended, as they do at once
+ * when the signal ends them, and kills what is left after two seconds: their
+ * files are in our folders (the compiler's TMPDIR is its scratch folder),
+ * which are removed next, and no compiler outlives lcm. */
+static void wait_for_children(void)
+{
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 300 && children_alive(); ++i) {
+        if (i == 200) signal_children(SIGKILL);
+        nanosleep(&tick, NULL);
+    }
+}
+
+/* Removes what a scratch folder holds (one level: what a compiler puts in
+ * its TMPDIR), by the system calls the handler may make. */
+static void empty_folder(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    char buf[4096];
+    /* passes over the names until one removes nothing: removing while
+     * reading may make the reading skip a name */
+    for (int pass = 0, removed = 1; removed && pass < 8; ++pass) {
+        removed = 0;
+        lseek(fd, 0, SEEK_SET);
+        long n;
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+            for (long at = 0; at < n;) {
+                /* struct linux_dirent64: inode 8 bytes, offset 8, record length 2, type 1, the name */
+                unsigned short reclen;
+                memcpy(&reclen, buf + at + 16, sizeof reclen);
+                const char *name = buf + at + 19;
+                if (strcmp(name, ".") && strcmp(name, "..")) removed |= unlinkat(fd, name, 0) == 0;
+                at += reclen;
+            }
+    }
+    close(fd);
+}
+
+/* The handler's work: the signal to the helper programs' groups and the
+ * wait for them, then the files, then the folders they leave empty (rmdir
+ * of a file and unlink of a folder fail, harmlessly). */
+static void remove_all(int sig)
+{
+    signal_children(sig);
+    wait_for_children();
     for (int i = 0; i < TEMP_SLOTS; ++i)
-        if (atomic_load(&slots[i].state) == SLOT_LIVE) unlink(slots[i].name);
+        if (atomic_load(&slots[i].state) == SLOT_LIVE) {
+            if (slots[i].scratch) empty_folder(slots[i].name);
+            else unlink(slots[i].name);
+        }
     for (int i = 0; i < TEMP_SLOTS; ++i)
         if (atomic_load(&slots[i].state) == SLOT_LIVE) rmdir(slots[i].name);
 }
@@ -83,24 +152,49 @@ static void on_signal(int sig)
     errno = saved;
 }
 
+/* Ctrl-Z: the helper programs' groups stop too (theirs are not the
+ * terminal's foreground group, which the terminal stops), then lcm stops by
+ * the default action; when it is continued, so are they. */
+static void on_stop(int sig)
+{
+    int saved = errno;
+    signal_children(SIGTSTP);
+    struct sigaction own;
+    sigaction(sig, &default_action, &own);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    raise(sig);                                   /* pending while the handler blocks it */
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);     /* delivered: lcm stops here, until SIGCONT */
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    sigaction(sig, &own, NULL);
+    signal_children(SIGCONT);
+    errno = saved;
+}
+
+static void install_handler(int sig, void (*handler)(int))
+{
+    struct sigaction old, sa;
+    if (sigaction(sig, NULL, &old) != 0) return;
+    if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) return; /* ignored or someone's */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
 static void install_handlers(void)
 {
     if (atomic_exchange(&installed, 1)) return;
     default_action.sa_handler = SIG_DFL;
     sigemptyset(&default_action.sa_mask);
-    for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; ++i) {
-        struct sigaction old, sa;
-        if (sigaction(cleanup_signals[i], NULL, &old) != 0) continue;
-        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue; /* ignored or someone's */
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        sigaction(cleanup_signals[i], &sa, NULL);
-    }
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; ++i)
+        install_handler(cleanup_signals[i], on_signal);
+    install_handler(SIGTSTP, on_stop);
 }
 
-static int track(const char *name)
+static int track(const char *name, int scratch)
 {
     install_handlers();
     if (strlen(name) >= PATH_MAX) return -1;
@@ -108,6 +202,7 @@ static int track(const char *name)
         int free_state = SLOT_FREE;
         if (!atomic_compare_exchange_strong(&slots[i].state, &free_state, SLOT_FILLING)) continue;
         memcpy(slots[i].name, name, strlen(name) + 1); /* fits: checked by temp_create */
+        slots[i].scratch = scratch;
         atomic_store(&slots[i].state, SLOT_LIVE);
         return 0;
     }
@@ -154,7 +249,7 @@ int lcm_temp_create(const char *path, temp_creator create, void *ctx, char **tmp
         random_suffix(suffix);
         char *name = lcm_xasprintf("%s.tmp.%s", path, suffix);
         why = create(name, ctx);
-        if (!why && track(name) != 0) {
+        if (!why && track(name, 0) != 0) {
             unlink(name);
             free(name);
             return lcm_fail(err, LCM_E_INTERNAL, "cannot create '%s': more than %d temporary files at once", path,
@@ -243,7 +338,7 @@ int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
 }
 
 /* ---- what the cpu compile leaves while it runs ----------------------------- */
-int lcm_temp_register(const char *path) { return track(path); }
+int lcm_temp_register_scratch(const char *dir) { return track(dir, 1); }
 
 void lcm_temp_unregister(const char *path) { untrack(path); }
 

@@ -14,8 +14,9 @@
  * names are kept as given, relative to the working directory, which lcm never
  * changes.  The same handler undoes the cpu compile (backend_cpu.c): it
  * passes the signal on to the compiler, which a signal meant for lcm alone
- * (kill PID, a job scheduler's) would leave running, and removes the files
- * and folder the compile registered (lcm_temp_register). */
+ * (kill PID, a job scheduler's) would leave running, waits for it to end,
+ * and removes the files and folder the compile registered
+ * (lcm_temp_register_scratch). */
 #ifndef LCM_TEMPFILE_H
 #define LCM_TEMPFILE_H
 
@@ -48,16 +49,19 @@ void lcm_temp_discard(char *tmp);
  * removed and the error names the path. */
 int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err);
 
-/* Registers a path that is not an output for the handler to remove: a
- * file, or a folder, removed after the files (when they leave it empty).
- * 0, or -1 when the registry is full (then nothing is registered). */
-int lcm_temp_register(const char *path);
+/* Registers a folder of our own (mkdtemp's) that a helper program works
+ * in, for the handler to remove with what it holds (one level: the
+ * program's files and temporaries, its TMPDIR).  0, or -1 when the
+ * registry is full (then nothing is registered). */
+int lcm_temp_register_scratch(const char *dir);
 /* Unregisters it (the caller removes it, or keeps it). */
 void lcm_temp_unregister(const char *path);
 /* A helper program (the host compiler) that the handler passes the signal
  * on to while it runs, with every process of its group (the driver, cc1,
- * as, ld): it must lead a process group of its own (pid = group id), added
- * once started, removed once waited for. */
+ * as, ld), and waits for (two seconds at most, then SIGKILL) before it
+ * removes the files: it must lead a process group of its own (pid = group
+ * id), added once started, removed once waited for.  SIGTSTP (Ctrl-Z) stops
+ * its group with lcm, and continuing lcm continues it. */
 void lcm_temp_add_child(int pid);
 void lcm_temp_remove_child(int pid);
 /* Blocks the handler's signals in the calling thread (*saved: the mask

@@ -115,7 +115,7 @@ static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_e
     } else {
         char *argv[] = {(char *)cc, "--version", NULL};
         char *out;
-        int st = lcm_run_capture(argv, &out);
+        int st = lcm_run_capture(argv, NULL, &out);
         if (st != 0) {
             int rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s' does not run (%s); install gcc or set LCM_CC",
                               cc, out);
@@ -128,7 +128,7 @@ static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_e
         lcm_sb_printf(id, "cc=%s\nversion=%s\n", cc, out);
         free(out);
         char *argv2[] = {(char *)cc, "-dumpmachine", NULL};
-        if (lcm_run_capture(argv2, &out) == 0) lcm_sb_printf(id, "target=%s", out);
+        if (lcm_run_capture(argv2, NULL, &out) == 0) lcm_sb_printf(id, "target=%s", out);
         free(out);
         if (keyed) lcm_cache_put(cache, "cc", key, id->s + from, id->len - from, NULL); /* asked again if not */
     }
@@ -148,18 +148,15 @@ static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_e
     return 0;
 }
 
-/* The compile's folder in TMPDIR and its two files, registered with the
- * signal handler of ir/tempfile.h from mkdtemp on: an interrupt (Ctrl-C, a
- * job scheduler's SIGTERM) passes to the compiler and removes them, so no
- * compiler or half-built solver outlives lcm. */
+/* The compile's folder in TMPDIR, which is also the compiler's TMPDIR (so
+ * that its own temporaries are there too), registered with the signal
+ * handler of ir/tempfile.h from mkdtemp on: an interrupt (Ctrl-C, a job
+ * scheduler's SIGTERM) passes to the compiler, waits for it and removes the
+ * folder with what it holds, so no compiler, half-built solver or compiler
+ * temporary outlives lcm. */
 typedef struct compile_dir {
     char *dir, *src, *obj;
 } compile_dir;
-
-static void compile_dir_register(const compile_dir *d)
-{
-    lcm_temp_register(d->dir), lcm_temp_register(d->src), lcm_temp_register(d->obj);
-}
 
 /* Removes the folder (made by mkdtemp, so its own) with what the compiler
  * left there, or keeps it (the source of a failed compile, for the user),
@@ -168,13 +165,13 @@ static void compile_dir_register(const compile_dir *d)
 static void compile_dir_end(compile_dir *d, int keep)
 {
     if (!keep) {
-        DIR *f = opendir(d->dir); /* a linker's temporary file too, when it was stopped */
+        DIR *f = opendir(d->dir); /* the compiler's temporaries too, when it was stopped */
         for (struct dirent *e; f && (e = readdir(f));)
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(dirfd(f), e->d_name, 0);
         if (f) closedir(f);
         rmdir(d->dir);
     }
-    lcm_temp_unregister(d->obj), lcm_temp_unregister(d->src), lcm_temp_unregister(d->dir);
+    lcm_temp_unregister(d->dir);
     free(d->dir), free(d->src), free(d->obj);
 }
 
@@ -209,7 +206,7 @@ static int compile(const char *cc, const char *source, int precision, void **so,
         return rc;
     }
     d.src = lcm_path_join(d.dir, "kernels.c"), d.obj = lcm_path_join(d.dir, "kernels.so");
-    compile_dir_register(&d);
+    lcm_temp_register_scratch(d.dir);
     char define[32];
     snprintf(define, sizeof define, "-DLCM_PRECISION=%d", precision);
     int rc = lcm_write_file_atomic(d.src, source, strlen(source), err), keep = 0;
@@ -221,7 +218,7 @@ static int compile(const char *cc, const char *source, int precision, void **so,
         argv[n++] = define, argv[n++] = "-o", argv[n++] = d.obj, argv[n++] = d.src, argv[n++] = "-lm";
         argv[n] = NULL;
         char *out;
-        int st = lcm_run_capture(argv, &out);
+        int st = lcm_run_capture(argv, d.dir, &out);
         if (st >= LCM_RUN_SIGNALED) { /* this process lives on (its host handles the signal): say so */
             rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s' was stopped by signal %d (%s) before it finished; "
                           "nothing was compiled", cc, st - LCM_RUN_SIGNALED, strsignal(st - LCM_RUN_SIGNALED));

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,7 +16,22 @@
 
 extern char **environ;
 
-int lcm_run_capture(char *const argv[], char **output)
+/* environ with TMPDIR set to tmpdir (the array and that one string are the
+ * caller's to free: *own). */
+static char **environ_with_tmpdir(const char *tmpdir, char **own)
+{
+    size_t n = 0;
+    while (environ[n]) ++n;
+    char **env = lcm_xcalloc(n + 2, sizeof *env);
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (strncmp(environ[i], "TMPDIR=", 7)) env[k++] = environ[i];
+    env[k++] = *own = lcm_xasprintf("TMPDIR=%s", tmpdir);
+    env[k] = NULL;
+    return env;
+}
+
+int lcm_run_capture(char *const argv[], const char *tmpdir, char **output)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -33,8 +49,10 @@ int lcm_run_capture(char *const argv[], char **output)
     posix_spawnattr_setsigmask(&at, &saved); /* the program's signals as this thread had them */
     posix_spawnattr_setpgroup(&at, 0);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+    char *tmpdir_var = NULL, **env = tmpdir ? environ_with_tmpdir(tmpdir, &tmpdir_var) : environ;
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
+    if (tmpdir) free(env), free(tmpdir_var);
     if (rc == 0) lcm_temp_add_child((int)pid);
     lcm_temp_release_signals(&saved);
     posix_spawnattr_destroy(&at);

@@ -7,7 +7,8 @@
 #define LCM_RUN_SIGNALED 256
 
 /* Runs argv[0] (searched in PATH) with argv, stdout and stderr captured
- * together into *output (caller frees).  Returns the exit status,
+ * together into *output (caller frees), and with TMPDIR set to tmpdir
+ * (NULL: lcm's own environment), where a compiler puts its temporaries.  Returns the exit status,
  * LCM_RUN_SIGNALED plus the signal's number when a signal ended it, or -1
  * if the program could not be started (then *output says why); 0 also when
  * the status cannot be known (a process that ignores SIGCHLD has its
@@ -17,6 +18,6 @@
  * lcm (Ctrl-C at a terminal, a scheduler's SIGTERM, from any thread)
  * reaches all of it, a compiler driver's cc1, as and ld included, as
  * ninja does with its commands. */
-int lcm_run_capture(char *const argv[], char **output);
+int lcm_run_capture(char *const argv[], const char *tmpdir, char **output);
 
 #endif

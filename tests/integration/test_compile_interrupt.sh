@@ -3,8 +3,9 @@
 # lcm (kill PID, a job scheduler's SIGTERM, Ctrl-C) reaches every process of
 # the compiler, which leads a process group of its own (a driver such as
 # gcc does not pass a signal on to its cc1 or ld), lcm ends by that same
-# signal, and neither the compiler nor its folder in TMPDIR outlives lcm,
-# nor does a cache entry appear.  Before, lcm died at once and left both
+# signal, and neither the compiler nor its folder in TMPDIR (with the
+# compiler's own temporaries) outlives lcm, nor does a cache entry appear.
+# Ctrl-Z stops the compiler with lcm.  Before, lcm died at once and left both
 # behind.  A signal the process ignores stays ignored: the compile runs to
 # its end.
 set -u
@@ -24,6 +25,19 @@ printf '#!/bin/sh\ncase "$1" in --version|-dumpmachine) exec cc "$@";; esac\nech
   > "$work/realcc"
 chmod +x "$work/slowcc" "$work/realcc"
 
+# a "compiler" whose cc1 writes a temporary into TMPDIR as it ends, half a
+# second after the signal (gcc's driver and cc1 take a moment too): lcm waits
+# for the compiler's group, whose TMPDIR is lcm's compile folder, so the file
+# goes with the folder (before, once in 20 tries, gcc's cc*.c stayed)
+printf '#!/bin/sh\ncase "$1" in --version|-dumpmachine) exec cc "$@";; esac\nsh -c %s\n' \
+  "'trap \"sleep 0.5; echo left > \\\"\$TMPDIR/ccLeft.s\\\"; exit 1\" INT TERM HUP; echo \$\$ > \"\$PIDFILE\"; while :; do sleep 0.05; done'" \
+  > "$work/lingercc"
+# a "compiler" that counts its progress in $work/ticks
+printf '#!/bin/sh\ncase "$1" in --version|-dumpmachine) exec cc "$@";; esac\nsh -c %s\n' \
+  "'echo \$\$ > \"\$PIDFILE\"; while :; do echo x >> \"\$TICKS\"; sleep 0.05; done'" > "$work/tickcc"
+chmod +x "$work/lingercc" "$work/tickcc"
+export TICKS=$work/ticks
+
 # running PID: a process that is not a zombie (one whose parent died is
 # reaped by whoever adopts it, which a container may never do)
 running() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z ' "/proc/$1/stat"; }
@@ -31,13 +45,13 @@ wait_started() { for _ in $(seq 400); do [ -s "$PIDFILE" ] && return; sleep 0.05
 # signals this shell was started ignoring stay ignored for its children
 ignored() { local mask; mask=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status); (( (0x$mask >> ($1 - 1)) & 1 )); }
 
-# interrupt NAME NUMBER: `lcm compile` gets signal NAME alone once the
-# compiler runs; what is left afterwards
+# interrupt NAME NUMBER [COMPILER]: `lcm compile` gets signal NAME alone
+# once the compiler runs; what is left afterwards
 interrupt() {
-  local sig=$1 num=$2
+  local sig=$1 num=$2 compiler=${3:-slowcc}
   if ignored "$num"; then echo "SIG$sig is ignored here (nohup?): its case is skipped"; return; fi
   rm -f "$PIDFILE"
-  LCM_CC=$work/slowcc "$LCM" compile "$SRC/models/tiny.lua" --backend cpu 2> "$work/err" &
+  LCM_CC=$work/$compiler "$LCM" compile "$SRC/models/tiny.lua" --backend cpu 2> "$work/err" &
   local lcm=$!
   wait_started
   check "$sig: the compiler started" "[ -s '$PIDFILE' ]"
@@ -59,6 +73,36 @@ set -m # job control: a background job keeps the default SIGINT, as at a termina
 interrupt INT 2
 interrupt TERM 15
 interrupt HUP 1
+interrupt TERM 15 lingercc
+
+# Ctrl-Z: SIGTSTP stops lcm and its compiler (whose group is not the
+# terminal's foreground group, so only lcm can pass it on); SIGCONT to lcm
+# continues both.  A process group without a parent outside it in the
+# session (orphaned) is not stopped by SIGTSTP: then the case is skipped.
+state() { sed 's/^[0-9]* (.*) \(.\) .*/\1/' "/proc/$1/stat" 2> /dev/null; }
+ticks() { wc -l < "$TICKS" 2> /dev/null || echo 0; }
+rm -f "$PIDFILE" "$TICKS"
+LCM_CC=$work/tickcc "$LCM" compile "$SRC/models/tiny.lua" --backend cpu 2> "$work/err" &
+lcm=$!
+wait_started
+cc=$(cat "$PIDFILE")
+kill -TSTP "$lcm"
+for _ in $(seq 100); do [ "$(state "$lcm")" = T ] && break; sleep 0.02; done
+if [ "$(state "$lcm")" != T ]; then
+  echo "SIGTSTP did not stop lcm here (an orphaned process group?): the Ctrl-Z case is skipped"
+else
+  for _ in $(seq 100); do [ "$(state "$cc")" = T ] && break; sleep 0.02; done
+  check "Ctrl-Z: the compiler stops with lcm (state $(state "$cc"))" "[ '$(state "$cc")' = T ]"
+  before=$(ticks); sleep 0.3
+  check "Ctrl-Z: the compiler makes no progress while stopped" "[ $(ticks) -eq $before ]"
+  kill -CONT "$lcm"
+  for _ in $(seq 100); do [ "$(ticks)" -gt "$before" ] && break; sleep 0.02; done
+  check "continued: the compiler goes on" "[ $(ticks) -gt $before ] && [ '$(state "$lcm")' != T ]"
+fi
+kill -CONT "$lcm" 2> /dev/null
+kill -TERM "$lcm"
+wait "$lcm"
+check "stopped, continued and ended: no compile folder left in TMPDIR" "[ -z \"\$(ls -A '$TMPDIR')\" ]"
 set +m
 
 # an ignored SIGINT, sent while the compiler runs, changes nothing

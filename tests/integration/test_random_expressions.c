@@ -114,7 +114,7 @@ int main(void)
     char *argv[] = {"cc", "-O3", "-march=native", "-std=c11", "-fPIC", "-shared", "-fno-trapping-math", "-DLCM_PRECISION=64",
                     "-o", so, c, "-lm", NULL};
     char *out;
-    int st = lcm_run_capture(argv, &out);
+    int st = lcm_run_capture(argv, NULL, &out);
     CHECK_MSG(st == 0, "compiling random expressions failed:\n%s", out);
     free(out);
     void *dl = st == 0 ? dlopen(so, RTLD_NOW) : NULL;

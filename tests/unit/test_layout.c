@@ -98,7 +98,7 @@ static void *compile_states(const ir_state_layout *L, int n, state_fn *fn)
     char *dir = test_tmpdir("layout"), *c = lcm_path_join(dir, "state.c"), *so = lcm_path_join(dir, "state.so");
     CHECK_OK(lcm_write_file_atomic(c, src.s, src.len, &err));
     char *argv[] = {"cc", "-std=c11", "-Wall", "-Werror", "-fPIC", "-shared", "-o", so, c, NULL}, *out;
-    int st = lcm_run_capture(argv, &out);
+    int st = lcm_run_capture(argv, NULL, &out);
     CHECK_MSG(st == 0, "compiling the printed state maps failed:\n%s", out);
     void *dl = st == 0 ? dlopen(so, RTLD_NOW) : NULL;
     CHECK(dl != NULL);
