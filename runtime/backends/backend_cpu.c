@@ -130,7 +130,8 @@ static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_e
         char *argv2[] = {(char *)cc, "-dumpmachine", NULL};
         if (lcm_run_capture(argv2, NULL, &out) == 0) lcm_sb_printf(id, "target=%s", out);
         free(out);
-        if (keyed) lcm_cache_put(cache, "cc", key, id->s + from, id->len - from, NULL); /* asked again if not */
+        if (keyed) /* asked again if not */
+            lcm_cache_put(cache, "cc", key, NULL, cc, id->s + from, id->len - from, NULL);
     }
     for (const char *const *f = CFLAGS; *f; ++f) lcm_sb_printf(id, "flag=%s\n", *f);
     char *cpuinfo = lcm_read_file("/proc/cpuinfo", NULL, NULL);
@@ -425,7 +426,7 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     b->base.compile_seconds = lcm_now_seconds() - t0;
     LCM_CHECK_GOTO(load(b, so, len, err), rc, done);
     LCM_CHECK_GOTO(find_kernels(b, m, err), rc, done);
-    if (lcm_cache_put(cache, "cpu", key, so, len, err)) {
+    if (lcm_cache_put(cache, "cpu", key, m->name, precision == 32 ? "float32" : "float64", so, len, err)) {
         stored = 0;
         LCM_CHECK_GOTO(cache->required ? err->code : 0, rc, done);
     }

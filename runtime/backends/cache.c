@@ -28,8 +28,9 @@ static const char MAGIC[8] = {'L', 'C', 'M', 'C', 'A', 'C', 'H', 'E'};
 /* magic, format, name length, payload length, SHA-256 */
 #define HEADER_SIZE (8 + 4 + 4 + 8 + 32)
 #define DIGEST_AT 24
-/* "<kind>/<key>": keys are 64 hex digits */
-#define MAX_NAME 256
+/* "<kind>/<key>" (keys are 64 hex digits), then "\n<model>\n<what>" */
+#define MAX_LABEL 128 /* each of model and what */
+#define MAX_NAME (128 + 2 * (MAX_LABEL + 1))
 
 /* The kinds of entries: the only folders lcm reads, lists and clears
  * (cc: what a C compiler says of itself, backend_cpu.c). */
@@ -94,10 +95,24 @@ static void entry_digest(const unsigned char *head, const char *name, size_t nle
     lcm_sha256_final(&h, digest);
 }
 
-void lcm_cache_encode(const char *kind, const char *key, const void *data, size_t len, lcm_sb *out)
+/* A label's text as stored: at most MAX_LABEL bytes, no control characters
+ * (a newline would end it). */
+static void put_label(lcm_sb *b, const char *text)
 {
-    char *name = lcm_xasprintf("%s/%s", kind, key);
-    size_t nlen = strlen(name), at = out->len;
+    lcm_sb_putc(b, '\n');
+    for (size_t i = 0; text && text[i] && i < MAX_LABEL; ++i)
+        lcm_sb_putc(b, (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i]);
+}
+
+void lcm_cache_encode(const char *kind, const char *key, const char *model, const char *what, const void *data,
+                      size_t len, lcm_sb *out)
+{
+    lcm_sb names;
+    lcm_sb_init(&names);
+    lcm_sb_printf(&names, "%s/%s", kind, key);
+    put_label(&names, model), put_label(&names, what);
+    const char *name = names.s;
+    size_t nlen = names.len, at = out->len;
     lcm_sb_putn(out, MAGIC, 8);
     put_le(out, LCM_CACHE_FORMAT, 4);
     put_le(out, nlen, 4);
@@ -107,7 +122,7 @@ void lcm_cache_encode(const char *kind, const char *key, const void *data, size_
     lcm_sb_putn(out, (const char *)digest, 32);
     lcm_sb_putn(out, name, nlen);
     lcm_sb_putn(out, data, len);
-    free(name);
+    lcm_sb_free(&names);
 }
 
 /* The header of a file of flen bytes: NULL, with the name's and payload's
@@ -125,8 +140,19 @@ static const char *check_header(const unsigned char *p, size_t flen, size_t *nle
     return NULL;
 }
 
+/* The label's line `line` (0: model, 1: what) of a name whose lines after
+ * the first are the label, or NULL. */
+static char *label_line(const char *name, size_t nlen, int line)
+{
+    const char *end = name + nlen, *at = memchr(name, '\n', nlen);
+    for (int i = 0; at && i < line; ++i) at = memchr(at + 1, '\n', (size_t)(end - at - 1));
+    if (!at) return NULL;
+    const char *stop = memchr(at + 1, '\n', (size_t)(end - at - 1));
+    return lcm_xstrndup(at + 1, (size_t)((stop ? stop : end) - at - 1));
+}
+
 const char *lcm_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
-                             size_t *plen)
+                             size_t *plen, char **model, char **what)
 {
     const unsigned char *p = (const unsigned char *)file;
     size_t nlen, len;
@@ -136,12 +162,14 @@ const char *lcm_cache_decode(const char *kind, const char *key, const char *file
     unsigned char digest[32];
     entry_digest(p, name, nlen, name + nlen, len, digest);
     if (memcmp(digest, p + DIGEST_AT, 32)) return "checksum mismatch";
-    size_t klen = strlen(kind);
-    if (nlen != klen + 1 + strlen(key) || memcmp(name, kind, klen) || name[klen] != '/' ||
-        memcmp(name + klen + 1, key, nlen - klen - 1))
+    size_t klen = strlen(kind), own = klen + 1 + strlen(key); /* "<kind>/<key>", then the label */
+    if (nlen < own || (nlen > own && name[own] != '\n') || memcmp(name, kind, klen) || name[klen] != '/' ||
+        memcmp(name + klen + 1, key, own - klen - 1))
         return OTHER_KEY;
     *payload = name + nlen;
     *plen = len;
+    if (model) *model = label_line(name, nlen, 0);
+    if (what) *what = label_line(name, nlen, 1);
     return NULL;
 }
 
@@ -299,13 +327,13 @@ static entry_state read_entry(int dfd, const char *name, char **file, size_t *fl
 /* Reads and checks the entry of kind/key in its folder: ENTRY_READ with
  * *file (caller frees) and the payload inside it, or why not. */
 static entry_state load_entry(int dfd, const char *kind, const char *key, char **file, const char **payload,
-                              size_t *plen, const char **why)
+                              size_t *plen, char **model, char **what, const char **why)
 {
     char *name = lcm_xasprintf("%s.lcmc", key);
     size_t flen = 0;
     entry_state s = read_entry(dfd, name, file, &flen, why);
     int e = errno;
-    if (s == ENTRY_READ && (*why = lcm_cache_decode(kind, key, *file, flen, payload, plen))) {
+    if (s == ENTRY_READ && (*why = lcm_cache_decode(kind, key, *file, flen, payload, plen, model, what))) {
         free(*file), *file = NULL;
         s = ENTRY_BAD;
     }
@@ -323,7 +351,7 @@ int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, 
     char *file = NULL, *path = lcm_cache_entry_path(c, kind, key);
     const char *payload = NULL, *why = NULL;
     size_t plen = 0;
-    entry_state s = load_entry(dfd, kind, key, &file, &payload, &plen, &why);
+    entry_state s = load_entry(dfd, kind, key, &file, &payload, &plen, NULL, NULL, &why);
     if (s == ENTRY_UNREADABLE) lcm_warn("cannot read cache entry %s (%s); rebuilding it", path, strerror(errno));
     if (s == ENTRY_BAD) {
         if (why == OTHER_FORMAT) lcm_progress("cache entry %s was %s; rebuilding it", path, why);
@@ -415,7 +443,8 @@ int lcm_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err)
     return 0;
 }
 
-int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len, lcm_err *err)
+int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const char *model, const char *what,
+                  const void *data, size_t len, lcm_err *err)
 {
     lcm_err why = {0};
     if (!known_kind(kind) || !plain_name(key))
@@ -429,7 +458,7 @@ int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *d
     if (dfd >= 0) {
         lcm_sb b;
         lcm_sb_init(&b);
-        lcm_cache_encode(kind, key, data, len, &b);
+        lcm_cache_encode(kind, key, model, what, data, len, &b);
         char *name = lcm_xasprintf("%s.lcmc", key), *path = lcm_cache_entry_path(c, kind, key);
         rc = write_entry(dfd, name, path, b.s, b.len, &why);
         free(name), free(path);
@@ -496,10 +525,12 @@ static void scan_entry(const lcm_cache *c, int dfd, const char *kind, const char
         e.bytes = (size_t)st.st_size, e.mtime = (double)st.st_mtime, e.folder = S_ISDIR(st.st_mode);
     const char *payload, *why = NULL;
     size_t plen;
-    entry_state s = load_entry(dfd, kind, key, &data, &payload, &plen, &why);
+    char *model = NULL, *what = NULL;
+    entry_state s = load_entry(dfd, kind, key, &data, &payload, &plen, &model, &what, &why);
     e.problem = s == ENTRY_READ ? NULL : s == ENTRY_BAD ? why : "unreadable";
+    e.model = model, e.what = what;
     fn(&e, ctx);
-    free(data), free(key), free(path);
+    free(data), free(key), free(path), free(model), free(what);
 }
 
 int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx)
@@ -546,7 +577,26 @@ static int remove_entry(const lcm_cache *c, int dfd, const char *kind, const cha
     return -1;
 }
 
-int lcm_cache_clear(const lcm_cache *c, lcm_err *err)
+/* Whether file `name` of a kind's folder is what a clear of `model`
+ * removes: with a model, that model's intact entries; without, every entry
+ * and temporary file. */
+static int to_clear(int dfd, const char *kind, const char *name, const char *model)
+{
+    char *key = entry_key(name);
+    int ours = key || strstr(name, ".lcmc.tmp.");
+    if (model && key) {
+        char *file = NULL, *own = NULL;
+        const char *payload, *why;
+        size_t plen;
+        ours = load_entry(dfd, kind, key, &file, &payload, &plen, &own, NULL, &why) == ENTRY_READ && own &&
+               !strcmp(own, model);
+        free(file), free(own);
+    } else if (model) ours = 0;
+    free(key);
+    return ours;
+}
+
+int lcm_cache_clear(const lcm_cache *c, const char *model, lcm_err *err)
 {
     lcm_err none = {0};
     int top = open_top(c, 0, &none), removed = 0;
@@ -554,12 +604,9 @@ int lcm_cache_clear(const lcm_cache *c, lcm_err *err)
     for (int k = 0; k < NKINDS && top >= 0; ++k) {
         int dfd = open_kind_at(top, KINDS[k], 0), nfiles;
         char **files = dfd < 0 ? NULL : list_dir(dfd, &nfiles);
-        for (int f = 0; files && f < nfiles; ++f) {
-            char *key = entry_key(files[f]);
-            int ours = key || strstr(files[f], ".lcmc.tmp."); /* entries and their temporary files */
-            free(key);
-            if (ours && remove_entry(c, dfd, KINDS[k], files[f], &left) > 0) ++removed;
-        }
+        for (int f = 0; files && f < nfiles; ++f)
+            if (to_clear(dfd, KINDS[k], files[f], model) && remove_entry(c, dfd, KINDS[k], files[f], &left) > 0)
+                ++removed;
         if (files) free_list(files, nfiles);
         if (dfd >= 0) close(dfd), unlinkat(top, KINDS[k], AT_REMOVEDIR); /* when empty */
     }

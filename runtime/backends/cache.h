@@ -3,7 +3,9 @@
  * Location: $LCM_CACHE_DIR, else $XDG_CACHE_HOME/lcm, else ~/.cache/lcm.
  * An entry is <dir>/<kind>/<key>.lcmc: a header (magic, format version,
  * name length, payload length, SHA-256 of name and payload), the entry's
- * name "<kind>/<key>", then the payload (a shared object, a cubin...).
+ * name "<kind>/<key>" and its label (two lines: the model's name and what
+ * the entry is, as `lcm cache list` shows them), then the payload (a
+ * shared object, a cubin...).
  *
  * lcm runs what it finds here, so an entry is trusted only when it proves
  * it is the one asked for: its stored name must be the key looked up (an
@@ -30,8 +32,8 @@
 #include "util.h"
 
 /* 2: the entry stores its name (1 did not: an entry copied under another
- * key was run).  Entries of other formats are rebuilt. */
-#define LCM_CACHE_FORMAT 2
+ * key was run); 3: and its label.  Entries of other formats are rebuilt. */
+#define LCM_CACHE_FORMAT 3
 
 /* No solver comes near this (the bundled models' shared objects are tens
  * of KiB, cubins a few MiB): a larger file is refused without reading it. */
@@ -57,10 +59,13 @@ int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, 
  * the minutes a compile may take: 0, or the error lcm_cache_put would give.
  * 0 in any other cache (a solve compiles in memory when it cannot). */
 int lcm_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err);
-/* Stores an entry; returns 0, or non-zero when it could not: with err
- * filled in a required cache (when err is not NULL), else warned once (the
- * solver then runs from memory). */
-int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const void *data, size_t len, lcm_err *err);
+/* Stores an entry labelled with the model's name and what it is (either
+ * may be NULL; each is cut at 128 bytes, control characters made '?');
+ * returns 0, or non-zero when it could not: with err filled in a required
+ * cache (when err is not NULL), else warned once (the solver then runs from
+ * memory). */
+int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const char *model, const char *what,
+                  const void *data, size_t len, lcm_err *err);
 char *lcm_cache_entry_path(const lcm_cache *c, const char *kind, const char *key);
 
 /* One entry found by lcm_cache_scan. */
@@ -69,6 +74,8 @@ typedef struct lcm_cache_entry {
     size_t bytes;
     double mtime;
     const char *problem; /* NULL when the entry is valid */
+    const char *model;   /* its label (valid entries): the model's name, or NULL */
+    const char *what;    /* and what it is ("float64", "sm_90 float32"), or NULL */
     int folder;          /* a folder under an entry's name: not rebuilt while it is there */
 } lcm_cache_entry;
 
@@ -76,16 +83,19 @@ typedef struct lcm_cache_entry {
  * order; returns the count. */
 int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx);
 /* Removes every entry and leftover temporary file of the known kinds (and
- * nothing else: a folder under an entry's name only when it is empty);
- * returns the number removed, or -1 with err filled when some could not be
- * removed (the others are). */
-int lcm_cache_clear(const lcm_cache *c, lcm_err *err);
+ * nothing else: a folder under an entry's name only when it is empty), or
+ * with `model` only that model's valid entries; returns the number
+ * removed, or -1 with err filled when some could not be removed (the
+ * others are). */
+int lcm_cache_clear(const lcm_cache *c, const char *model, lcm_err *err);
 
 /* Encodes/decodes the entry format (exposed for tests): an entry of
  * kind/key.  decode returns 0 if `file` is a valid entry of that name, else
- * a reason (static string). */
-void lcm_cache_encode(const char *kind, const char *key, const void *data, size_t len, lcm_sb *out);
+ * a reason (static string); with it the label's lines (caller frees; NULL
+ * when absent), where model and what are not NULL. */
+void lcm_cache_encode(const char *kind, const char *key, const char *model, const char *what, const void *data,
+                      size_t len, lcm_sb *out);
 const char *lcm_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
-                             size_t *plen);
+                             size_t *plen, char **model, char **what);
 
 #endif

@@ -145,7 +145,10 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
         return lcm_fail(err, LCM_E_COMPILE, "NVRTC: reading the compiled solver: %s", nv->nvrtcGetErrorString(r));
     out->compiled = 1;
     out->seconds = lcm_now_seconds() - t0;
-    if (lcm_cache_put(cache, "cuda", key, out->data, out->len, err)) return cache->required ? err->code : 0;
+    char what[64];
+    snprintf(what, sizeof what, "%s %s", out->target, precision == 32 ? "float32" : "float64");
+    if (lcm_cache_put(cache, "cuda", key, m->name, what, out->data, out->len, err))
+        return cache->required ? err->code : 0;
     out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
     return 0;
 }

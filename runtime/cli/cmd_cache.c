@@ -8,17 +8,20 @@
 
 #include "cache.h"
 #include "cli.h"
+#include "log.h"
 #include "message.h"
 
 static const char usage[] =
-    "usage: lcm cache list|info|clear\n"
+    "usage: lcm cache list|info|clear [MODEL]\n"
     "\n"
     "The solver cache: compiled kernels kept across runs, in $LCM_CACHE_DIR\n"
     "(default ~/.cache/lcm), one entry per model source, backend, precision,\n"
     "compiler and target.\n"
-    "  list    every entry: backend, key, size, date, and whether it is intact\n"
-    "  info    the location, the number of entries and their size\n"
-    "  clear   remove every entry (they are rebuilt when needed)\n";
+    "  list          every entry: backend, key, size, date, whether it is intact,\n"
+    "                and the model and precision (target) it was compiled for\n"
+    "  info          the location, the number of entries and their size\n"
+    "  clear         remove every entry (they are rebuilt when needed)\n"
+    "  clear MODEL   remove the entries of the model of that name\n";
 
 typedef struct totals {
     int count, bad, folders;
@@ -32,12 +35,14 @@ static void print_entry(const lcm_cache_entry *e, void *ctx)
     time_t t = (time_t)e->mtime;
     struct tm tm;
     if (localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-    lcm_sb key;
-    lcm_sb_init(&key);
+    lcm_sb key, label;
+    lcm_sb_init(&key), lcm_sb_init(&label);
     lcm_escape_text(&key, e->key, 0); /* a file put there may be named anything, escapes included */
-    printf("%-5s %.16s  %9.1f KiB  %s  %s\n", e->kind, key.s ? key.s : "", (double)e->bytes / 1024.0, when,
-           e->problem ? e->problem : "ok");
-    lcm_sb_free(&key);
+    if (e->model && *e->model) lcm_sb_puts(&label, "  "), lcm_escape_text(&label, e->model, 0);
+    if (e->what && *e->what) lcm_sb_puts(&label, "  "), lcm_escape_text(&label, e->what, 0);
+    printf("%-5s %.16s  %9.1f KiB  %s  %-2s%s\n", e->kind, key.s ? key.s : "", (double)e->bytes / 1024.0, when,
+           e->problem ? e->problem : "ok", label.s ? label.s : "");
+    lcm_sb_free(&key), lcm_sb_free(&label);
 }
 
 static void count_entry(const lcm_cache_entry *e, void *ctx)
@@ -49,6 +54,36 @@ static void count_entry(const lcm_cache_entry *e, void *ctx)
     s->folders += e->folder;
 }
 
+/* The models of the valid entries, each once. */
+typedef struct model_names {
+    char **v;
+    int n;
+} model_names;
+
+static void add_model(const lcm_cache_entry *e, void *ctx)
+{
+    model_names *names = ctx;
+    if (!e->model || !*e->model) return;
+    for (int i = 0; i < names->n; ++i)
+        if (!strcmp(names->v[i], e->model)) return;
+    names->v = lcm_xrealloc(names->v, (size_t)(names->n + 1) * sizeof *names->v);
+    names->v[names->n++] = lcm_xstrdup(e->model);
+}
+
+/* After clearing model `model` removed nothing: which models there are. */
+static void warn_no_model(const lcm_cache *c, const char *model)
+{
+    fflush(stdout); /* after the count it follows */
+    model_names names = {0};
+    lcm_cache_scan(c, add_model, &names);
+    lcm_sb list;
+    lcm_sb_init(&list);
+    for (int i = 0; i < names.n; ++i) lcm_sb_printf(&list, "%s%s", i ? ", " : "its models: ", names.v[i]), free(names.v[i]);
+    free(names.v);
+    lcm_warn("no entry of the cache is of model '%s' (%s)", model, list.s ? list.s : "it holds none");
+    lcm_sb_free(&list);
+}
+
 int cmd_cache(int argc, char **argv)
 {
     lcm_err err = {0};
@@ -56,8 +91,8 @@ int cmd_cache(int argc, char **argv)
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? LCM_E_USAGE : 0;
     }
-    if (argc > 2) {
-        lcm_fail(&err, LCM_E_USAGE, "unexpected argument '%s' (see lcm cache --help)", argv[2]);
+    if (argc > 3 || (argc == 3 && strcmp(argv[1], "clear"))) {
+        lcm_fail(&err, LCM_E_USAGE, "unexpected argument '%s' (see lcm cache --help)", argv[argc > 3 ? 3 : 2]);
         return cli_die("cache", &err);
     }
     lcm_cache c;
@@ -81,8 +116,13 @@ int cmd_cache(int argc, char **argv)
         printf("writable   %s\n", lcm_is_directory(c.dir) ? (access(c.dir, W_OK) == 0 ? "yes" : "no")
                                    : lcm_file_exists(c.dir) ? "no (not a folder)" : "not created yet");
     } else if (!strcmp(argv[1], "clear")) {
-        int n = lcm_cache_clear(&c, &err);
+        const char *model = argc == 3 ? argv[2] : NULL;
+        int n = lcm_cache_clear(&c, model, &err);
         if (n < 0) rc = err.code;
+        else if (model) {
+            printf("removed %d entr%s of model '%s' from %s\n", n, n == 1 ? "y" : "ies", model, c.dir);
+            if (n == 0) warn_no_model(&c, model);
+        }
         else printf("removed %d entr%s from %s\n", n, n == 1 ? "y" : "ies", c.dir);
     } else {
         rc = lcm_fail(&err, LCM_E_USAGE, "unknown cache command '%s' (list, info or clear)", argv[1]);

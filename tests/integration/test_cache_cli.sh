@@ -56,6 +56,26 @@ LCM_CACHE_DIR=/dev/null/lcm "$LCM" solve --backend cpu --log-level progress "$mo
 check "unwritable cache still solves" "cmp -s '$work/a.csv' '$work/f.csv'"
 check "unwritable cache warned about" "grep -q 'cannot write the solver cache' '$work/log6'"
 
+# lcm cache list names each entry's model and precision; clear MODEL
+# removes that model's entries only
+export LCM_CACHE_DIR=$work/labels
+"$LCM" compile --backend cpu "$SRC/models/tiny.lua" && "$LCM" compile --backend cpu --precision 32 "$SRC/models/tiny.lua" &&
+  "$LCM" compile --backend cpu "$SRC/models/mortality.lua"
+"$LCM" cache list > "$work/list"
+check "list names the model and precision" "[ \$(grep -c '^cpu .* ok  tiny  float64\$' '$work/list') -eq 1 ] &&
+  [ \$(grep -c '^cpu .* ok  tiny  float32\$' '$work/list') -eq 1 ] && [ \$(grep -c '^cpu .* ok  mortality  float64\$' '$work/list') -eq 1 ]"
+"$LCM" cache clear tiny > "$work/clear-tiny"
+check "clear MODEL says how many" "grep -qx \"removed 2 entries of model 'tiny' from $LCM_CACHE_DIR\" '$work/clear-tiny'"
+"$LCM" cache list > "$work/list2"
+check "clear MODEL leaves the other models" "! grep -q ' tiny ' '$work/list2' && grep -q ' mortality  float64' '$work/list2'"
+"$LCM" cache clear tnyi > "$work/clear-none" 2> "$work/clear-none.err"
+check "clear of a model with no entries says which there are" "[ $? -eq 0 ] && grep -q 'removed 0 entries' '$work/clear-none' &&
+  grep -qF \"lcm: warning: no entry of the cache is of model 'tnyi' (its models: mortality)\" '$work/clear-none.err'"
+"$LCM" cache clear tiny mortality 2> "$work/clear-two"
+check "clear takes one model" "[ $? -eq 2 ] && grep -q \"unexpected argument 'mortality'\" '$work/clear-two'"
+"$LCM" cache list extra 2> /dev/null
+check "list takes no model" "[ $? -eq 2 ]"
+
 # lcm cache clear goes on past what it cannot remove and says so; a
 # folder under an entry's name (lcm never makes one) goes only when empty
 export LCM_CACHE_DIR=$work/clear

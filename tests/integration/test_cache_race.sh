@@ -22,7 +22,7 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 check "exactly one cpu entry" "[ \$(ls '$LCM_CACHE_DIR/cpu' | wc -l) -eq 1 ]"
 check "no temporary files left" "[ -z \"\$(ls '$LCM_CACHE_DIR/cpu' | grep tmp)\" ]"
-check "the entry is valid" "'$LCM' cache list | grep -q ' ok\$'"
+check "the entry is valid" "'$LCM' cache list | grep -q ' ok  mortality  float64\$'"
 
 if "$LCM" compile "$SRC/models/tiny.lua" --arch sm_90 --log-level off 2>/dev/null; then
   rm -rf "$LCM_CACHE_DIR/cuda"

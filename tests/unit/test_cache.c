@@ -22,24 +22,49 @@ static void test_format(void)
 {
     lcm_sb b;
     lcm_sb_init(&b);
-    lcm_cache_encode("cpu", "k1", payload, PLEN, &b);
+    lcm_cache_encode("cpu", "k1", "m", "float64", payload, PLEN, &b);
     const char *p;
     size_t n;
-    CHECK(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n) == NULL && n == PLEN && !memcmp(p, payload, PLEN));
-    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, b.len - 1, &p, &n), "truncated payload"));
-    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, 20, &p, &n), "truncated header"));
+    CHECK(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n, NULL, NULL) == NULL && n == PLEN && !memcmp(p, payload, PLEN));
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, b.len - 1, &p, &n, NULL, NULL), "truncated payload"));
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, 20, &p, &n, NULL, NULL), "truncated header"));
     /* the entry names what it holds: another key or kind is refused */
-    CHECK(!strcmp(lcm_cache_decode("cpu", "k2", b.s, b.len, &p, &n), "it holds the solver of another key"));
-    CHECK(!strcmp(lcm_cache_decode("cpu", "k", b.s, b.len, &p, &n), "it holds the solver of another key"));
-    CHECK(!strcmp(lcm_cache_decode("cuda", "k1", b.s, b.len, &p, &n), "it holds the solver of another key"));
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k2", b.s, b.len, &p, &n, NULL, NULL), "it holds the solver of another key"));
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k", b.s, b.len, &p, &n, NULL, NULL), "it holds the solver of another key"));
+    CHECK(!strcmp(lcm_cache_decode("cuda", "k1", b.s, b.len, &p, &n, NULL, NULL), "it holds the solver of another key"));
     for (size_t bit = 0; bit < b.len * 8; bit += 37) {
         b.s[bit / 8] ^= (char)(1 << (bit % 8));
-        CHECK_MSG(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n) != NULL, "bit %zu flipped undetected", bit);
+        CHECK_MSG(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n, NULL, NULL) != NULL, "bit %zu flipped undetected", bit);
         b.s[bit / 8] ^= (char)(1 << (bit % 8));
     }
-    /* an entry of the previous format (no name) is of another version */
+    /* the label: the model's name and what the entry is, read back; control
+     * characters cannot end it early, and it is cut at 128 bytes */
+    char *model = NULL, *what = NULL;
+    CHECK(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n, &model, &what) == NULL);
+    CHECK(model && what && !strcmp(model, "m") && !strcmp(what, "float64"));
+    free(model), free(what);
+    char long_name[300];
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = 0;
+    lcm_sb odd;
+    lcm_sb_init(&odd);
+    lcm_cache_encode("cpu", "k1", "two\nlines", long_name, payload, PLEN, &odd);
+    CHECK(lcm_cache_decode("cpu", "k1", odd.s, odd.len, &p, &n, &model, &what) == NULL && n == PLEN);
+    CHECK_MSG(model && !strcmp(model, "two?lines"), "model '%s'", model ? model : "(none)");
+    CHECK(what && strlen(what) == 128);
+    free(model), free(what);
+    lcm_sb_free(&odd);
+    /* no label at all: an entry of the compiler's answers may have none */
+    lcm_sb_init(&odd);
+    lcm_cache_encode("cc", "k9", NULL, NULL, payload, PLEN, &odd);
+    CHECK(lcm_cache_decode("cc", "k9", odd.s, odd.len, &p, &n, &model, &what) == NULL && n == PLEN);
+    CHECK(model && !*model && what && !*what);
+    free(model), free(what);
+    CHECK(!strcmp(lcm_cache_decode("cc", "k", odd.s, odd.len, &p, &n, NULL, NULL), "it holds the solver of another key"));
+    lcm_sb_free(&odd);
+    /* an entry of another format is of another version */
     b.s[8] = 1;
-    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n), "written by another version of lcm"));
+    CHECK(!strcmp(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n, NULL, NULL), "written by another version of lcm"));
     lcm_sb_free(&b);
 }
 
@@ -61,7 +86,7 @@ static void check_refused(lcm_cache *c, const char *key, const char *what)
     struct stat st;
     CHECK_MSG(lstat(path, &st) != 0, "%s was left in place", what);
     /* rebuilt: put replaces it, get finds the new one */
-    CHECK(lcm_cache_put(c, "cpu", key, payload, PLEN, NULL) == 0);
+    CHECK(lcm_cache_put(c, "cpu", key, "m", "float64", payload, PLEN, NULL) == 0);
     CHECK(lcm_cache_get(c, "cpu", key, &data, &len) == 1 && len == PLEN && !memcmp(data, payload, PLEN));
     free(data);
     free(path);
@@ -74,7 +99,7 @@ static void test_store(const char *dir)
     void *data;
     size_t len;
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, NULL) == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == PLEN && !memcmp(data, payload, PLEN));
     free(data);
     char *cpu = lcm_xasprintf("%s/cpu", dir);
@@ -85,17 +110,17 @@ static void test_store(const char *dir)
     char *path = lcm_cache_entry_path(&c, "cpu", "k1");
     lcm_sb b;
     lcm_sb_init(&b);
-    lcm_cache_encode("cpu", "k1", payload, PLEN, &b);
+    lcm_cache_encode("cpu", "k1", "m", "float64", payload, PLEN, &b);
     plant(path, b.s, b.len / 2);
     check_refused(&c, "k1", "a truncated entry");
 
     /* another key's entry copied under this key (valid in itself) */
     char *other = lcm_cache_entry_path(&c, "cpu", "k2");
     const char not_k1[] = "the solver of another model";
-    CHECK(lcm_cache_put(&c, "cpu", "k2", not_k1, sizeof not_k1, NULL) == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k2", "m", "float64", not_k1, sizeof not_k1, NULL) == 0);
     lcm_sb_free(&b);
     lcm_sb_init(&b);
-    lcm_cache_encode("cpu", "k2", not_k1, sizeof not_k1, &b);
+    lcm_cache_encode("cpu", "k2", "m", "float64", not_k1, sizeof not_k1, &b);
     plant(path, b.s, b.len);
     CHECK(lcm_cache_get(&c, "cpu", "k2", &data, &len) == 1 && len == sizeof not_k1);
     free(data);
@@ -140,7 +165,7 @@ static void test_store(const char *dir)
     char *victim = lcm_xasprintf("%s/victim", dir), *planted = lcm_xasprintf("%s.tmp.%ld", path, (long)getpid());
     plant(victim, "keep", 4);
     CHECK(symlink(victim, planted) == 0);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, NULL) == 0);
     char *kept = lcm_read_file(victim, &len, NULL);
     CHECK(kept && len == 4 && !memcmp(kept, "keep", 4));
     free(kept);
@@ -151,7 +176,13 @@ static void test_store(const char *dir)
     plant(note, "mine", 4);
     plant(stray, "half", 4);
     lcm_err err = {0};
-    CHECK(lcm_cache_clear(&c, &err) == 3); /* k1, k2 and the stray temporary */
+    /* clear of one model: its entries only (k4 is another model's) */
+    CHECK(lcm_cache_put(&c, "cpu", "k4", "other", "float32", payload, PLEN, NULL) == 0);
+    CHECK(lcm_cache_clear(&c, "other", &err) == 1);
+    CHECK(lcm_file_exists(stray) && lcm_file_exists(path) && lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1);
+    free(data);
+    CHECK(lcm_cache_clear(&c, "no such model", &err) == 0);
+    CHECK(lcm_cache_clear(&c, NULL, &err) == 3); /* k1, k2 and the stray temporary */
     CHECK(lcm_file_exists(note) && lcm_file_exists(victim) && !lcm_file_exists(stray) && !lcm_file_exists(path));
     unlink(note);
     free(note), free(stray), free(victim), free(planted);
@@ -179,13 +210,13 @@ static void test_folders(const char *dir)
     char *cpu = lcm_xasprintf("%s/cpu", top);
     CHECK(mkdir(top, 0755) == 0 && mkdir(elsewhere, 0755) == 0 && symlink(elsewhere, cpu) == 0);
     lcm_cache_open(&c, top);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) != 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, NULL) != 0);
     CHECK(c.warned_unsafe == 1 && c.warned_write == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     char *inside = lcm_xasprintf("%s/k1.lcmc", elsewhere);
     CHECK(!lcm_file_exists(inside));
     lcm_err err = {0};
-    CHECK(lcm_cache_clear(&c, &err) == 0);
+    CHECK(lcm_cache_clear(&c, NULL, &err) == 0);
     struct stat st;
     CHECK(lstat(cpu, &st) == 0 && S_ISLNK(st.st_mode)); /* not followed, not removed */
     lcm_cache_close(&c);
@@ -194,7 +225,7 @@ static void test_folders(const char *dir)
     char *open_dir = lcm_xasprintf("%s/world", dir);
     CHECK(mkdir(open_dir, 0755) == 0 && chmod(open_dir, 0777) == 0);
     lcm_cache_open(&c, open_dir);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) != 0 && c.warned_unsafe == 1);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, NULL) != 0 && c.warned_unsafe == 1);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     lcm_cache_close(&c);
 
@@ -202,7 +233,7 @@ static void test_folders(const char *dir)
     char *own = lcm_xasprintf("%s/own", dir), *link = lcm_xasprintf("%s/own-link", dir);
     CHECK(mkdir(own, 0700) == 0 && symlink(own, link) == 0);
     lcm_cache_open(&c, link);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) == 0 && c.warned_unsafe == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, NULL) == 0 && c.warned_unsafe == 0);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1 && len == PLEN);
     free(data);
     /* a damaged entry beside it: listed with its problem */
@@ -228,7 +259,7 @@ int main(void)
     size_t len;
     lcm_cache c;
     lcm_cache_open(&c, "/dev/null/lcm-cache");
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) != 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, NULL) != 0);
     CHECK(c.warned_write == 1);
     CHECK(lcm_cache_get(&c, "cpu", "k1", &data, &len) == 0);
     lcm_cache_close(&c);
@@ -238,15 +269,15 @@ int main(void)
     lcm_cache_open(&c, "/dev/null/lcm-cache");
     c.required = 1;
     lcm_err err = {0};
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, NULL) != 0 && c.warned_write == 0);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, &err) == LCM_E_IO && c.warned_write == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, NULL) != 0 && c.warned_write == 0);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, &err) == LCM_E_IO && c.warned_write == 0);
     CHECK_MSG(strstr(err.msg, "the solver cache cannot take the compiled cpu solver: ") == err.msg, "%s", err.msg);
     lcm_cache_close(&c);
     char *world = lcm_xasprintf("%s/world", dir); /* made by test_folders: mode 777 */
     lcm_cache_open(&c, world);
     c.required = 1;
     memset(&err, 0, sizeof err);
-    CHECK(lcm_cache_put(&c, "cpu", "k1", payload, PLEN, &err) == LCM_E_IO && c.warned_unsafe == 1);
+    CHECK(lcm_cache_put(&c, "cpu", "k1", "m", "float64", payload, PLEN, &err) == LCM_E_IO && c.warned_unsafe == 1);
     CHECK_MSG(strstr(err.msg, "world: others may write into it (mode 777), and lcm would run code placed there"),
               "%s", err.msg);
     lcm_cache_close(&c);
