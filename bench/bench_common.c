@@ -108,3 +108,20 @@ double bench_child(int argc, char **argv, const char *what, const char *cache_di
     if (last) *figure = atof(last + 1);
     return t;
 }
+
+int bench_model_arg(const char *prog, int argc, char **argv, int *i, bench_model_args *m)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : "";
+    lcm_err err = {0};
+    if (!strcmp(a, "-D") && m->ndefs < 16) {
+        if (lcmgen_parse_define(v, &m->defs[m->ndefs++], &err)) bench_die(prog, &err);
+    } else if (!strcmp(a, "--fix") && m->nfixes < 16) { /* as lcm solve --fix: the value may come from --params */
+        if (lcmgen_parse_fix(v, &m->fixes[m->nfixes++], &err)) bench_die(prog, &err);
+    } else if (!strcmp(a, "--precision")) m->so.precision = atoi(v);
+    else if (!strcmp(a, "--backend")) m->so.backend = lcm_backend_by_name(v);
+    else if (!strcmp(a, "--threads")) m->so.threads = atoi(v);
+    else if (!strcmp(a, "--device")) m->so.device = atoi(v);
+    else return 0;
+    ++*i;
+    return 1;
+}

@@ -20,6 +20,18 @@ void bench_rmdir(char *dir);
 double bench_child(int argc, char **argv, const char *what, const char *cache_dir, double *figure);
 /* The CPU's model name (caller frees). */
 char *bench_cpu_name(void);
+/* The options of the model and its solver that every benchmark takes. */
+typedef struct bench_model_args {
+    ir_option defs[16], fixes[16]; /* -D name=value, --fix path[=value] */
+    int ndefs, nfixes;
+    lcm_solver_options so; /* --precision, --backend, --threads, --device */
+} bench_model_args;
+
+/* Takes argv[*i] (and its value, argv[*i + 1]) into *m when it is one of
+ * bench_model_args' options: 1, with *i on the value; else 0.  A -D or
+ * --fix that does not parse ends the program (bench_die, as prog). */
+int bench_model_arg(const char *prog, int argc, char **argv, int *i, bench_model_args *m);
+
 /* Prints "<prog>: <message>" and exits with the error's code. */
 void bench_die(const char *prog, const lcm_err *err);
 /* Peak resident host memory of this process, MiB. */

@@ -61,27 +61,17 @@ static void print_parts(double *const *phase, int repeat)
 int main(int argc, char **argv)
 {
     const char *model_path = NULL, *params_path = NULL, *initial_path = NULL, *child = NULL;
-    ir_option defs[16], fixes[16];
-    int ndefs = 0, nfixes = 0, repeat = 5, nwrite = 3, nwhole = 3;
+    int repeat = 5, nwrite = 3, nwhole = 3;
     lcm_index subjects = 1000000;
-    lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
+    bench_model_args ma = {.so = {.backend = LCM_BACKEND_AUTO, .precision = 64}};
     lcm_sim_options sim = {.seed = 1};
     lcm_err err = {0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (bench_model_arg("bench_simulate", argc, argv, &i, &ma)) continue;
         if (!strcmp(a, "--params")) params_path = v, ++i;
         else if (!strcmp(a, "--initial")) initial_path = v, ++i;
         else if (!strcmp(a, "--subjects")) subjects = atoll(v), ++i;
-        else if (!strcmp(a, "-D") && ndefs < 16) {
-            if (lcmgen_parse_define(v, &defs[ndefs++], &err)) fail(&err);
-            ++i;
-        } else if (!strcmp(a, "--fix") && nfixes < 16) { /* as lcm solve --fix: the value may come from --params */
-            if (lcmgen_parse_fix(v, &fixes[nfixes++], &err)) fail(&err);
-            ++i;
-        } else if (!strcmp(a, "--precision")) so.precision = atoi(v), ++i;
-        else if (!strcmp(a, "--backend")) so.backend = lcm_backend_by_name(v), ++i;
-        else if (!strcmp(a, "--threads")) so.threads = atoi(v), ++i;
-        else if (!strcmp(a, "--device")) so.device = atoi(v), ++i;
         else if (!strcmp(a, "--subject-batch-size")) sim.subject_batch_size = atoll(v), ++i;
         else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
         else if (!strcmp(a, "--child")) child = v, ++i;
@@ -93,7 +83,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!model_path || !params_path || !initial_path || subjects < 1 || (int)so.backend < 0) {
+    if (!model_path || !params_path || !initial_path || subjects < 1 || (int)ma.so.backend < 0) {
         fprintf(stderr, "usage: bench_simulate MODEL.lua --params P.lua --initial I.csv [--subjects N] [-D k=v] [--fix path[=v]] "
                         "[--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--threads N] "
                         "[--subject-batch-size K] [--repeat N]\n");
@@ -104,8 +94,8 @@ int main(int argc, char **argv)
     lcm_model *model;
     lcm_pvalue *params = NULL;
     lcm_initial *base = NULL;
-    lcmgen_inputs in = {defs, ndefs, fixes, nfixes};
-    if (lcm_params_read_lua(params_path, &params, NULL, NULL, &err) || lcm_params_take_fixes(params, fixes, nfixes, &err) ||
+    lcmgen_inputs in = {ma.defs, ma.ndefs, ma.fixes, ma.nfixes};
+    if (lcm_params_read_lua(params_path, &params, NULL, NULL, &err) || lcm_params_take_fixes(params, ma.fixes, ma.nfixes, &err) ||
         lcmgen_generate(model_path, &in, &gen, &err) ||
         lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
         lcm_initial_read(model, initial_path, &base, &err))
@@ -114,7 +104,7 @@ int main(int argc, char **argv)
     lcm_initial *ic = tile(base, subjects);
     lcm_solver *solver;
     lcm_solution *sol;
-    if (lcm_solver_new(model, &so, &solver, &err) || lcm_solve(solver, params, &sol, &err)) fail(&err);
+    if (lcm_solver_new(model, &ma.so, &solver, &err) || lcm_solve(solver, params, &sol, &err)) fail(&err);
     char *dir = bench_tempdir("lcm-bench-panel");
     char *h5 = lcm_path_join(dir, "panel.h5"), *csv = lcm_path_join(dir, "panel.csv");
     if (child) { /* a fresh process: simulate once, write the HDF5 panel, exit */
@@ -165,7 +155,7 @@ int main(int argc, char **argv)
     if (nwrite > repeat) nwrite = repeat;
     struct stat st_h5 = {0}, st_csv = {0};
     if (nwrite && (stat(h5, &st_h5) || stat(csv, &st_csv))) return 5;
-    const char *cache = so.cache_dir ? so.cache_dir : getenv("LCM_CACHE_DIR");
+    const char *cache = ma.so.cache_dir ? ma.so.cache_dir : getenv("LCM_CACHE_DIR");
     char *cache_dir = cache && *cache ? lcm_xstrdup(cache) : lcm_cache_default_dir();
     for (int k = 0; k < nwhole; ++k) {
         double fig;
@@ -219,7 +209,7 @@ int main(int argc, char **argv)
     lcm_pv_free(params);
     lcm_model_free(model);
     lcmgen_output_free(&gen);
-    for (int i = 0; i < ndefs; ++i) free(defs[i].name), free(defs[i].value);
-    for (int i = 0; i < nfixes; ++i) free(fixes[i].name), free(fixes[i].value);
+    for (int i = 0; i < ma.ndefs; ++i) free(ma.defs[i].name), free(ma.defs[i].value);
+    for (int i = 0; i < ma.nfixes; ++i) free(ma.fixes[i].name), free(ma.fixes[i].value);
     return 0;
 }

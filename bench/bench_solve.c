@@ -156,23 +156,13 @@ static void bare_context(int device)
 int main(int argc, char **argv)
 {
     const char *model_path = NULL, *params_path = NULL, *arch_text = NULL, *child = NULL;
-    ir_option defs[16], fixes[16];
-    int ndefs = 0, nfixes = 0, repeat = 5, log_level = LCM_LOG_WARNING;
-    lcm_solver_options so = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    int repeat = 5, log_level = LCM_LOG_WARNING;
+    bench_model_args ma = {.so = {.backend = LCM_BACKEND_CPU, .precision = 64}};
     lcm_err err = {0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (bench_model_arg("bench_solve", argc, argv, &i, &ma)) continue;
         if (!strcmp(a, "--params")) params_path = v, ++i;
-        else if (!strcmp(a, "-D") && ndefs < 16) {
-            if (lcmgen_parse_define(v, &defs[ndefs++], &err)) fail(&err);
-            ++i;
-        } else if (!strcmp(a, "--fix") && nfixes < 16) { /* as lcm solve --fix: the value may come from --params */
-            if (lcmgen_parse_fix(v, &fixes[nfixes++], &err)) fail(&err);
-            ++i;
-        } else if (!strcmp(a, "--precision")) so.precision = atoi(v), ++i;
-        else if (!strcmp(a, "--backend")) so.backend = lcm_backend_by_name(v), ++i;
-        else if (!strcmp(a, "--threads")) so.threads = atoi(v), ++i;
-        else if (!strcmp(a, "--device")) so.device = atoi(v), ++i;
         else if (!strcmp(a, "--arch")) arch_text = v, ++i;
         else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
         else if (!strcmp(a, "--log-level")) log_level = lcm_log_level_by_name(v), ++i;
@@ -189,17 +179,17 @@ int main(int argc, char **argv)
                         "[--log-level warning|off]\n");
         return 2;
     }
-    if (child && !strcmp(child, "context")) bare_context(so.device);
+    if (child && !strcmp(child, "context")) bare_context(ma.so.device);
     if (log_level < 0) log_level = LCM_LOG_WARNING;
     lcm_set_log_level((lcm_log_level)log_level); /* warning: checks on, quiet; off: checks off */
 
     lcm_pvalue *params = NULL;
     if (params_path && lcm_params_read_lua(params_path, &params, NULL, NULL, &err)) fail(&err);
     if (!params) params = lcm_pv_table();
-    if (lcm_params_take_fixes(params, fixes, nfixes, &err)) fail(&err);
+    if (lcm_params_take_fixes(params, ma.fixes, ma.nfixes, &err)) fail(&err);
     double t0 = lcm_now_seconds();
     lcmgen_output gen;
-    lcmgen_inputs in = {defs, ndefs, fixes, nfixes};
+    lcmgen_inputs in = {ma.defs, ma.ndefs, ma.fixes, ma.nfixes};
     if (lcmgen_generate(model_path, &in, &gen, &err)) fail(&err);
     double t_gen = lcm_now_seconds() - t0;
     lcm_model *model;
@@ -210,7 +200,7 @@ int main(int argc, char **argv)
         lcm_solver *sv;
         lcm_solution *sol;
         t0 = lcm_now_seconds();
-        if (lcm_solver_new(model, &so, &sv, &err)) fail(&err);
+        if (lcm_solver_new(model, &ma.so, &sv, &err)) fail(&err);
         double t_new = lcm_now_seconds() - t0;
         if (!strcmp(child, "whole")) {
             if (lcm_solve(sv, params, &sol, &err)) fail(&err);
@@ -232,14 +222,14 @@ int main(int argc, char **argv)
             }
             free(cmd), free(target), target = NULL;
             t0 = lcm_now_seconds();
-            if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
+            if (lcm_precompile_cuda(model, arch, ma.so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
             cold_nv[k] = lcm_now_seconds() - t0;
             t0 = lcm_now_seconds();
             free(target), target = NULL;
-            if (lcm_precompile_cuda(model, arch, so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
+            if (lcm_precompile_cuda(model, arch, ma.so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
             warm_nv[k] = lcm_now_seconds() - t0;
         }
-        printf("model              %s (%d kernels), float%d\n", m->name, m->nkernels, so.precision);
+        printf("model              %s (%d kernels), float%d\n", m->name, m->nkernels, ma.so.precision);
         printf("NVRTC, cold        %.3f s for %s (median of %d)\n", bench_median(cold_nv, repeat), target, repeat);
         printf("NVRTC, cached      %.4f s (median of %d)\n", bench_median(warm_nv, repeat), repeat);
         char *cmd = lcm_xasprintf("rm -rf %s", nvdir);
@@ -250,16 +240,16 @@ int main(int argc, char **argv)
             printf("(no usable GPU here: solve not measured)\n");
             return 0;
         }
-        so.backend = LCM_BACKEND_CUDA;
+        ma.so.backend = LCM_BACKEND_CUDA;
     }
 
     /* compile: cold in fresh processes with empty caches, then cached loads here */
     double *cold = calloc((size_t)repeat, sizeof *cold), *cold_whole = calloc((size_t)repeat, sizeof *cold_whole);
     double *warm = calloc((size_t)repeat, sizeof *warm), *whole = calloc((size_t)repeat, sizeof *whole);
     char *cache_dir = bench_tempdir("lcm-bench-cache");
-    so.cache_dir = cache_dir;
+    ma.so.cache_dir = cache_dir;
     lcm_solver *solver = NULL;
-    int ncold = so.backend == LCM_BACKEND_INTERP ? 0 : (repeat < 3 ? repeat : 3), nwhole = repeat < 5 ? repeat : 5;
+    int ncold = ma.so.backend == LCM_BACKEND_INTERP ? 0 : (repeat < 3 ? repeat : 3), nwhole = repeat < 5 ? repeat : 5;
     for (int k = 0; k < ncold; ++k) {
         char *fresh = bench_tempdir("lcm-bench-cold");
         cold_whole[k] = bench_child(argc, argv, "compile", fresh, &cold[k]);
@@ -272,7 +262,7 @@ int main(int argc, char **argv)
         if ((whole[k] = bench_child(argc, argv, "whole", cache_dir, &fig)) < 0) return 1;
     for (int k = 0; k < repeat; ++k) {
         t0 = lcm_now_seconds();
-        if (lcm_solver_new(model, &so, &solver, &err)) fail(&err);
+        if (lcm_solver_new(model, &ma.so, &solver, &err)) fail(&err);
         warm[k] = lcm_now_seconds() - t0;
         if (k + 1 < repeat) lcm_solver_free(solver);
     }
@@ -339,14 +329,14 @@ int main(int argc, char **argv)
     printf("continuation tables %.2f MiB (ir/precompute.h)\n", (double)lcm_solver_table_bytes(solver) / 1048576.0);
     if (lcm_solver_device_peak(solver))
         printf("peak device memory %.2f MiB\n", (double)lcm_solver_device_peak(solver) / 1048576.0);
-    roofline(solver, m, params, repeat, so.threads, so.device);
+    roofline(solver, m, params, repeat, ma.so.threads, ma.so.device);
     bench_rmdir(cache_dir);
     free(cpu), free(cold), free(cold_whole), free(warm), free(whole), free(solve);
     lcm_solver_free(solver);
     lcm_pv_free(params);
     lcm_model_free(model);
     lcmgen_output_free(&gen);
-    for (int i = 0; i < ndefs; ++i) free(defs[i].name), free(defs[i].value);
-    for (int i = 0; i < nfixes; ++i) free(fixes[i].name), free(fixes[i].value);
+    for (int i = 0; i < ma.ndefs; ++i) free(ma.defs[i].name), free(ma.defs[i].value);
+    for (int i = 0; i < ma.nfixes; ++i) free(ma.fixes[i].name), free(ma.fixes[i].value);
     return 0;
 }
