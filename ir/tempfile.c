@@ -1,8 +1,9 @@
 /* tempfile.c - see tempfile.h.
  *
- * The signal handler may only make async-signal-safe calls (kill, waitpid,
- * nanosleep, open, getdents64, unlink, rmdir, sigaction, sigprocmask,
- * raise) and read lock-free atomics, so the registry is a fixed
+ * The signal handler may only make async-signal-safe calls (kill,
+ * nanosleep, open, read, getdents64, unlink, rmdir, sigaction,
+ * sigprocmask, raise) and pure string functions, and read lock-free
+ * atomics, so the registry is a fixed
  * table of name buffers, each with an atomic state: a slot is filled before it
  * is marked live and marked free before it is filled again.  Linux hands a
  * process-directed signal to the main thread when it can, which is the
@@ -26,7 +27,6 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,40 +50,102 @@ static atomic_int installed;
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
 
-/* The signal to every helper program's group: a compiler driver does not
- * pass it on to its cc1 or ld. */
-static void signal_children(int sig)
+/* The helper programs' process groups, taken when the handler begins: a
+ * thread that waits for one may take it out of the table meanwhile. */
+typedef struct groups {
+    int pid[CHILD_SLOTS];
+    int n;
+} groups;
+
+static void take_groups(groups *g)
 {
+    g->n = 0;
     for (int i = 0; i < CHILD_SLOTS; ++i) {
         int pid = atomic_load(&children[i]);
-        if (pid > 0) kill(-pid, sig);
+        if (pid > 0) g->pid[g->n++] = pid;
     }
 }
 
-/* Whether a helper program's group still has a process.  The leader is
- * reaped first: a zombie still counts as a member of its group.  (The
- * thread that waits for it then finds it gone: the process is dying.) */
-static int children_alive(void)
+/* The signal to every helper program's group: a compiler driver does not
+ * pass it on to its cc1 or ld. */
+static void signal_groups(const groups *g, int sig)
 {
+    for (int i = 0; i < g->n; ++i) kill(-g->pid[i], sig);
+}
+
+/* The number at *p (advanced past it), or -1. */
+static long read_number(const char **p)
+{
+    long x = -1;
+    for (; **p >= '0' && **p <= '9'; ++*p) x = (x < 0 ? 0 : x * 10) + (**p - '0');
+    return x;
+}
+
+/* Whether process `pid` (a name in /proc, open as proc) is a live member
+ * of group pgid: its stat reads "pid (comm) state ppid pgrp ...", comm
+ * anything up to the last ')'. */
+static int live_member(int proc, const char *pid, int pgid)
+{
+    size_t k = strlen(pid);
+    char path[40], stat[512];
+    if (k > 20) return 0;
+    memcpy(path, pid, k), memcpy(path + k, "/stat", 6);
+    int fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    stat[n] = 0;
+    const char *p = strrchr(stat, ')');
+    if (!p || p[1] != ' ' || !p[2] || p[3] != ' ') return 0;
+    const char state = p[2];
+    p += 4;
+    if (read_number(&p) < 0 || *p++ != ' ') return 0; /* ppid */
+    return read_number(&p) == pgid && state != 'Z' && state != 'X';
+}
+
+/* Whether process group pgid has a process that is not a zombie.  kill(-pgid,
+ * 0) counts zombies too, and a compiler driver's cc1, orphaned when the
+ * driver dies, stays one until whoever adopts it reaps it (in a container,
+ * maybe never), so /proc tells. */
+static int group_alive(int pgid)
+{
+    if (kill(-pgid, 0) != 0) return 0;
+    int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0) return 1; /* no /proc: zombies count */
+    char buf[4096];
+    long n;
     int alive = 0;
-    for (int i = 0; i < CHILD_SLOTS; ++i) {
-        int pid = atomic_load(&children[i]);
-        if (pid <= 0) continue;
-        waitpid(pid, NULL, WNOHANG);
-        alive |= kill(-pid, 0) == 0;
-    }
+    while (!alive && (n = syscall(SYS_getdents64, proc, buf, sizeof buf)) > 0)
+        for (long at = 0; at < n && !alive;) {
+            /* struct linux_dirent64: inode 8 bytes, offset 8, record length 2, type 1, the name */
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            const char *name = buf + at + 19;
+            if (name[0] >= '1' && name[0] <= '9') alive = live_member(proc, name, pgid);
+            at += reclen;
+        }
+    close(proc);
     return alive;
 }
 
+static int groups_alive(const groups *g)
+{
+    for (int i = 0; i < g->n; ++i)
+        if (group_alive(g->pid[i])) return 1;
+    return 0;
+}
+
 /* Waits until the helper programs' groups have ended, as they do at once
- * when the signal ends them, and kills what is left after two seconds: their
- * files are in our folders (the compiler's TMPDIR is its scratch folder),
- * which are removed next, and no compiler outlives lcm. */
-static void wait_for_children(void)
+ * when the signal ends them, and kills what is left after two seconds
+ * (waiting one more at most): their files are in our folders (the
+ * compiler's TMPDIR is its scratch folder), which are removed next, and no
+ * compiler outlives lcm. */
+static void wait_for_groups(const groups *g)
 {
     const struct timespec tick = {0, 10 * 1000 * 1000};
-    for (int i = 0; i < 300 && children_alive(); ++i) {
-        if (i == 200) signal_children(SIGKILL);
+    for (int i = 0; i < 300 && groups_alive(g); ++i) {
+        if (i == 200) signal_groups(g, SIGKILL);
         nanosleep(&tick, NULL);
     }
 }
@@ -119,8 +181,11 @@ static void empty_folder(const char *dir)
  * of a file and unlink of a folder fail, harmlessly). */
 static void remove_all(int sig)
 {
-    signal_children(sig);
-    wait_for_children();
+    groups g;
+    take_groups(&g);
+    signal_groups(&g, sig);
+    signal_groups(&g, SIGCONT); /* a group Ctrl-Z stopped acts on it only once continued */
+    wait_for_groups(&g);
     for (int i = 0; i < TEMP_SLOTS; ++i)
         if (atomic_load(&slots[i].state) == SLOT_LIVE) {
             if (slots[i].scratch) empty_folder(slots[i].name);
@@ -158,7 +223,9 @@ static void on_signal(int sig)
 static void on_stop(int sig)
 {
     int saved = errno;
-    signal_children(SIGTSTP);
+    groups g;
+    take_groups(&g);
+    signal_groups(&g, SIGTSTP);
     struct sigaction own;
     sigaction(sig, &default_action, &own);
     sigset_t set;
@@ -168,7 +235,7 @@ static void on_stop(int sig)
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);     /* delivered: lcm stops here, until SIGCONT */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     sigaction(sig, &own, NULL);
-    signal_children(SIGCONT);
+    signal_groups(&g, SIGCONT);
     errno = saved;
 }
 
@@ -191,7 +258,6 @@ static void install_handlers(void)
     sigemptyset(&default_action.sa_mask);
     for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; ++i)
         install_handler(cleanup_signals[i], on_signal);
-    install_handler(SIGTSTP, on_stop);
 }
 
 static int track(const char *name, int scratch)
@@ -342,9 +408,18 @@ int lcm_temp_register_scratch(const char *dir) { return track(dir, 1); }
 
 void lcm_temp_unregister(const char *path) { untrack(path); }
 
+/* The Ctrl-Z handler is there only while a helper program runs: a handled
+ * SIGTSTP makes a host's sleep or poll return early (EINTR), and a host
+ * that handles it itself installs its handler only over the default. */
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static int running; /* helper programs added and not yet removed */
+
 void lcm_temp_add_child(int pid)
 {
     install_handlers();
+    pthread_mutex_lock(&running_lock);
+    if (running++ == 0) install_handler(SIGTSTP, on_stop);
+    pthread_mutex_unlock(&running_lock);
     for (int i = 0; i < CHILD_SLOTS; ++i) {
         int none = 0;
         if (atomic_compare_exchange_strong(&children[i], &none, pid)) return;
@@ -356,8 +431,19 @@ void lcm_temp_remove_child(int pid)
 {
     for (int i = 0; i < CHILD_SLOTS; ++i) {
         int own = pid;
-        if (atomic_compare_exchange_strong(&children[i], &own, 0)) return;
+        if (atomic_compare_exchange_strong(&children[i], &own, 0)) break;
     }
+    pthread_mutex_lock(&running_lock);
+    struct sigaction now;
+    if (--running == 0 && sigaction(SIGTSTP, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+        now.sa_handler == on_stop)
+        sigaction(SIGTSTP, &default_action, NULL);
+    pthread_mutex_unlock(&running_lock);
+}
+
+void lcm_temp_wait_if_dying(void)
+{
+    while (atomic_load(&dying)) pause();
 }
 
 void lcm_temp_hold_signals(sigset_t *saved)
@@ -365,6 +451,7 @@ void lcm_temp_hold_signals(sigset_t *saved)
     sigset_t set;
     sigemptyset(&set);
     for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; ++i) sigaddset(&set, cleanup_signals[i]);
+    sigaddset(&set, SIGTSTP);
     pthread_sigmask(SIG_BLOCK, &set, saved);
 }
 

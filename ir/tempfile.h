@@ -58,15 +58,21 @@ int lcm_temp_register_scratch(const char *dir);
 void lcm_temp_unregister(const char *path);
 /* A helper program (the host compiler) that the handler passes the signal
  * on to while it runs, with every process of its group (the driver, cc1,
- * as, ld), and waits for (two seconds at most, then SIGKILL) before it
- * removes the files: it must lead a process group of its own (pid = group
- * id), added once started, removed once waited for.  SIGTSTP (Ctrl-Z) stops
- * its group with lcm, and continuing lcm continues it. */
+ * as, ld), and waits for before it removes the files (until no process of
+ * the group but zombies is left; after two seconds it kills them, and
+ * waits one more at most): it must lead a process group of its own (pid =
+ * group id), added once started, removed once waited for.  While one runs,
+ * SIGTSTP (Ctrl-Z) stops its group with lcm, and continuing lcm continues
+ * it. */
 void lcm_temp_add_child(int pid);
 void lcm_temp_remove_child(int pid);
-/* Blocks the handler's signals in the calling thread (*saved: the mask
- * before), so that one arriving while a helper program is started and
- * added waits, and then reaches it; release restores *saved. */
+/* Once the handler has begun to remove everything (the process ends by the
+ * signal), blocks for good: a thread that found its helper program ended
+ * must not go on to report that as an error and exit first. */
+void lcm_temp_wait_if_dying(void);
+/* Blocks the handler's signals and SIGTSTP in the calling thread (*saved:
+ * the mask before), so that one arriving while a helper program is started
+ * and added waits, and then reaches it; release restores *saved. */
 void lcm_temp_hold_signals(sigset_t *saved);
 void lcm_temp_release_signals(const sigset_t *saved);
 

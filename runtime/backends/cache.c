@@ -29,7 +29,7 @@ static const char MAGIC[8] = {'L', 'C', 'M', 'C', 'A', 'C', 'H', 'E'};
 #define HEADER_SIZE (8 + 4 + 4 + 8 + 32)
 #define DIGEST_AT 24
 /* "<kind>/<key>" (keys are 64 hex digits), then "\n<model>\n<what>" */
-#define MAX_LABEL 128 /* each of model and what */
+#define MAX_LABEL 1024 /* each of model and what */
 #define MAX_NAME (128 + 2 * (MAX_LABEL + 1))
 
 /* The kinds of entries: the only folders lcm reads, lists and clears
@@ -95,13 +95,18 @@ static void entry_digest(const unsigned char *head, const char *name, size_t nle
     lcm_sha256_final(&h, digest);
 }
 
-/* A label's text as stored: at most MAX_LABEL bytes, no control characters
- * (a newline would end it). */
+/* A label's text as stored (and as a name is matched with it): at most
+ * MAX_LABEL bytes, no control characters (a newline would end it). */
+static void label_text(lcm_sb *b, const char *text)
+{
+    for (size_t i = 0; text && text[i] && i < MAX_LABEL; ++i)
+        lcm_sb_putc(b, (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i]);
+}
+
 static void put_label(lcm_sb *b, const char *text)
 {
     lcm_sb_putc(b, '\n');
-    for (size_t i = 0; text && text[i] && i < MAX_LABEL; ++i)
-        lcm_sb_putc(b, (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i]);
+    label_text(b, text);
 }
 
 void lcm_cache_encode(const char *kind, const char *key, const char *model, const char *what, const void *data,
@@ -148,7 +153,8 @@ static char *label_line(const char *name, size_t nlen, int line)
     for (int i = 0; at && i < line; ++i) at = memchr(at + 1, '\n', (size_t)(end - at - 1));
     if (!at) return NULL;
     const char *stop = memchr(at + 1, '\n', (size_t)(end - at - 1));
-    return lcm_xstrndup(at + 1, (size_t)((stop ? stop : end) - at - 1));
+    size_t len = (size_t)((stop ? stop : end) - at - 1);
+    return memchr(at + 1, 0, len) ? NULL : lcm_xstrndup(at + 1, len); /* no label of ours holds a NUL */
 }
 
 const char *lcm_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
@@ -598,6 +604,9 @@ static int to_clear(int dfd, const char *kind, const char *name, const char *mod
 
 int lcm_cache_clear(const lcm_cache *c, const char *model, lcm_err *err)
 {
+    lcm_sb stored; /* the model's name as a label holds it */
+    lcm_sb_init(&stored);
+    if (model) label_text(&stored, model), model = stored.s ? stored.s : "";
     lcm_err none = {0};
     int top = open_top(c, 0, &none), removed = 0;
     left_over left = {0};
@@ -611,6 +620,7 @@ int lcm_cache_clear(const lcm_cache *c, const char *model, lcm_err *err)
         if (dfd >= 0) close(dfd), unlinkat(top, KINDS[k], AT_REMOVEDIR); /* when empty */
     }
     if (top >= 0) close(top);
+    lcm_sb_free(&stored);
     if (!left.count) return removed;
     char others[48] = "this one";
     if (left.count > 1) snprintf(others, sizeof others, "%d, the first", left.count);

@@ -60,7 +60,7 @@ int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, 
  * 0 in any other cache (a solve compiles in memory when it cannot). */
 int lcm_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err);
 /* Stores an entry labelled with the model's name and what it is (either
- * may be NULL; each is cut at 128 bytes, control characters made '?');
+ * may be NULL; each is cut at 1024 bytes, control characters made '?');
  * returns 0, or non-zero when it could not: with err filled in a required
  * cache (when err is not NULL), else warned once (the solver then runs from
  * memory). */
@@ -84,7 +84,8 @@ typedef struct lcm_cache_entry {
 int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx);
 /* Removes every entry and leftover temporary file of the known kinds (and
  * nothing else: a folder under an entry's name only when it is empty), or
- * with `model` only that model's valid entries; returns the number
+ * with `model` only that model's valid entries (its name matched as it is
+ * stored: cut at 1024 bytes, control characters made '?'); returns the number
  * removed, or -1 with err filled when some could not be removed (the
  * others are). */
 int lcm_cache_clear(const lcm_cache *c, const char *model, lcm_err *err);

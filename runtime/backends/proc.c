@@ -80,6 +80,7 @@ int lcm_run_capture(char *const argv[], const char *tmpdir, char **output)
     siginfo_t info;
     while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
     }
+    lcm_temp_wait_if_dying(); /* the handler, on another thread, still waits for the group */
     lcm_temp_remove_child((int)pid);
     int status = 0, got;
     while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {

@@ -95,6 +95,11 @@ int cmd_cache(int argc, char **argv)
         lcm_fail(&err, LCM_E_USAGE, "unexpected argument '%s' (see lcm cache --help)", argv[argc > 3 ? 3 : 2]);
         return cli_die("cache", &err);
     }
+    if (argc == 3 && (!*argv[2] || argv[2][0] == '-')) {
+        lcm_fail(&err, LCM_E_USAGE, "lcm cache clear takes the name of a model, not '%s' (see lcm cache --help)",
+                 argv[2]);
+        return cli_die("cache", &err);
+    }
     lcm_cache c;
     lcm_cache_open(&c, NULL);
     int rc = 0;

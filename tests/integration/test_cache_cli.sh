@@ -75,6 +75,10 @@ check "clear of a model with no entries says which there are" "[ $? -eq 0 ] && g
 check "clear takes one model" "[ $? -eq 2 ] && grep -q \"unexpected argument 'mortality'\" '$work/clear-two'"
 "$LCM" cache list extra 2> /dev/null
 check "list takes no model" "[ $? -eq 2 ]"
+"$LCM" cache clear '' 2> "$work/clear-empty"
+check "clear '' is no model (the compiler's entries have none)" "[ $? -eq 2 ] && grep -q 'takes the name of a model' '$work/clear-empty' && [ -n \"\$(ls -A '$LCM_CACHE_DIR/cc')\" ]"
+"$LCM" cache clear --all 2> /dev/null
+check "clear --all is no model" "[ $? -eq 2 ] && grep -q ' mortality  float64' '$work/list2'"
 
 # lcm cache clear goes on past what it cannot remove and says so; a
 # folder under an entry's name (lcm never makes one) goes only when empty

@@ -122,7 +122,8 @@ static pid_t tmpdirs_owner;
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)ftw;
-    if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0) fprintf(stderr, "test: could not remove %s\n", path);
+    if ((flag == FTW_DP || flag == FTW_DNR ? rmdir(path) : unlink(path)) != 0)
+        fprintf(stderr, "test: could not remove %s\n", path);
     return 0;
 }
 

@@ -38,12 +38,12 @@ static void test_format(void)
         b.s[bit / 8] ^= (char)(1 << (bit % 8));
     }
     /* the label: the model's name and what the entry is, read back; control
-     * characters cannot end it early, and it is cut at 128 bytes */
+     * characters cannot end it early, and it is cut at 1024 bytes */
     char *model = NULL, *what = NULL;
     CHECK(lcm_cache_decode("cpu", "k1", b.s, b.len, &p, &n, &model, &what) == NULL);
     CHECK(model && what && !strcmp(model, "m") && !strcmp(what, "float64"));
     free(model), free(what);
-    char long_name[300];
+    char long_name[1300];
     memset(long_name, 'x', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = 0;
     lcm_sb odd;
@@ -51,7 +51,7 @@ static void test_format(void)
     lcm_cache_encode("cpu", "k1", "two\nlines", long_name, payload, PLEN, &odd);
     CHECK(lcm_cache_decode("cpu", "k1", odd.s, odd.len, &p, &n, &model, &what) == NULL && n == PLEN);
     CHECK_MSG(model && !strcmp(model, "two?lines"), "model '%s'", model ? model : "(none)");
-    CHECK(what && strlen(what) == 128);
+    CHECK(what && strlen(what) == 1024);
     free(model), free(what);
     lcm_sb_free(&odd);
     /* no label at all: an entry of the compiler's answers may have none */
@@ -182,6 +182,11 @@ static void test_store(const char *dir)
     CHECK(lcm_file_exists(stray) && lcm_file_exists(path) && lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1);
     free(data);
     CHECK(lcm_cache_clear(&c, "no such model", &err) == 0);
+    char long_model[1300];
+    memset(long_model, 'y', sizeof long_model - 1);
+    long_model[sizeof long_model - 1] = 0;
+    CHECK(lcm_cache_put(&c, "cpu", "k5", long_model, "float64", payload, PLEN, NULL) == 0);
+    CHECK(lcm_cache_clear(&c, long_model, &err) == 1); /* the whole name, as given */
     CHECK(lcm_cache_clear(&c, NULL, &err) == 3); /* k1, k2 and the stray temporary */
     CHECK(lcm_file_exists(note) && lcm_file_exists(victim) && !lcm_file_exists(stray) && !lcm_file_exists(path));
     unlink(note);

@@ -2,9 +2,13 @@
  * (runtime/io/output.c): the names, a taken name, removal by a signal (and an
  * ignored signal left ignored), renames that all happen or none, and a batch
  * of outputs that leaves the earlier files when one of them fails; the
- * folder and stem of paths outputs are named after (ir/util.c). */
+ * folder and stem of paths outputs are named after (ir/util.c); a helper
+ * program run on a thread of a host (runtime/backends/proc.c) that a
+ * signal to the host ends before the host does. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,10 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "output.h"
+#include "proc.h"
 #include "tempfile.h"
 #include "testlib.h"
 
@@ -103,6 +109,63 @@ static void test_paths(void)
     check_path(".hidden", ".", ".hidden");
 }
 
+/* ---- a helper program on a host's thread ------------------------------------
+ * A "compiler" whose driver dies at once by SIGTERM while its cc1 (a child
+ * that traps it) takes 0.3 s to end and then writes into TMPDIR, as gcc's
+ * may.  The host runs it on a thread of its own and waits in pthread_join;
+ * the signal to the host lands on the main thread.  The host must end by
+ * the signal only after the whole compiler has, leaving no folder: before,
+ * the thread saw the driver gone and took it out of the handler's table
+ * while the handler waited, so the host died with cc1 running (or the
+ * thread reported status 0 for a killed compiler). */
+static char scratch[4096];
+
+static void *run_compiler(void *arg)
+{
+    char *argv[] = {"/bin/sh", "-c", (char *)arg, NULL}, *out = NULL;
+    int st = lcm_run_capture(argv, scratch, &out);
+    fprintf(stderr, "the compiler's status came back: %d\n", st); /* never, when the signal works */
+    free(out);
+    _exit(3);
+}
+
+static void test_threaded_host(const char *dir)
+{
+    char *pidfile = lcm_path_join(dir, "cc1.pid");
+    unlink(pidfile);
+    char *script = lcm_xasprintf("sh -c 'trap \"sleep 0.3; echo left > \\\"$TMPDIR/ccLeft.s\\\"; exit 1\" TERM; "
+                                 "echo $$ > %s; while :; do sleep 0.05; done'; echo finished",
+                                 pidfile);
+    snprintf(scratch, sizeof scratch, "%s/lcm-cc-XXXXXX", dir);
+    CHECK(mkdtemp(scratch) != NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        lcm_temp_register_scratch(scratch);
+        pthread_t t;
+        pthread_create(&t, NULL, run_compiler, script);
+        pthread_join(t, NULL);
+        _exit(4);
+    }
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 400 && !lcm_file_exists(pidfile); ++i) nanosleep(&tick, NULL);
+    for (int i = 0; i < 5; ++i) nanosleep(&tick, NULL); /* the pid written */
+    char *text = lcm_read_file(pidfile, NULL, NULL);
+    int cc1 = text ? atoi(text) : 0;
+    free(text);
+    CHECK_MSG(cc1 > 0, "the compiler started");
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "the host ends by SIGTERM (status %d)", status);
+    char *stat = cc1 > 0 ? lcm_xasprintf("/proc/%d/stat", cc1) : NULL;
+    char *cc1_stat = stat ? lcm_read_file(stat, NULL, NULL) : NULL;
+    const char *paren = cc1_stat ? strrchr(cc1_stat, ')') : NULL;
+    CHECK_MSG(!paren || paren[2] == 'Z', "the compiler's cc1 ended before the host did");
+    CHECK_MSG(!lcm_file_exists(scratch), "the compile folder %s is gone", scratch);
+    if (cc1 > 0) kill(cc1, SIGKILL);
+    free(cc1_stat), free(stat), free(script), free(pidfile);
+}
+
 int main(void)
 {
     test_paths();
@@ -123,6 +186,7 @@ int main(void)
     status = signalled_child(a, SIGHUP, 1);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(temporaries_in(dir) == 0);
+    test_threaded_host(dir);
 
     /* the name: the target's, ".tmp." and ten random characters */
     CHECK_OK(lcm_temp_open(a, &tmp, &fd, &err));
@@ -180,7 +244,7 @@ int main(void)
     /* HDF5 cannot go to standard output */
     CHECK(lcm_output_create_h5("-", &tmp, &err) < 0 && err.code == LCM_E_USAGE);
 
-    unlink(a), unlink(b), rmdir(sub), rmdir(dir);
+    unlink(a), unlink(b), rmdir(sub);
     free(a), free(b), free(sub), free(dir);
     return check_failures;
 }
