@@ -103,6 +103,29 @@ kill -CONT "$lcm" 2> /dev/null
 kill -TERM "$lcm"
 wait "$lcm"
 check "stopped, continued and ended: no compile folder left in TMPDIR" "[ -z \"\$(ls -A '$TMPDIR')\" ]"
+
+# SIGTERM to a stopped lcm (bash's `kill %1` of a stopped job): when it is
+# continued, its stopped compiler is continued too, to end by the signal at
+# once (before, lcm waited for it in vain and killed it after two seconds)
+rm -f "$PIDFILE"
+LCM_CC=$work/tickcc "$LCM" compile "$SRC/models/tiny.lua" --backend cpu 2> "$work/err" &
+lcm=$!
+wait_started
+cc=$(cat "$PIDFILE")
+kill -TSTP "$lcm"
+for _ in $(seq 100); do [ "$(state "$lcm")" = T ] && break; sleep 0.02; done
+if [ "$(state "$lcm")" = T ]; then
+  kill -TERM "$lcm"; start=$(date +%s%N); kill -CONT "$lcm"
+  # (bash's wait answers at once while it still counts the job stopped)
+  for _ in $(seq 500); do running "$lcm" || break; sleep 0.01; done
+  took=$((($(date +%s%N) - start) / 1000000))
+  wait "$lcm"; rc=$?
+  check "stopped, then SIGTERM: ends by it (status $rc) within a second (${took} ms)" "[ $rc -eq 143 ] && [ $took -lt 1000 ]"
+  check "stopped, then SIGTERM: the compiler is gone" "! running '$cc'"
+  check "stopped, then SIGTERM: no compile folder left" "[ -z \"\$(ls -A '$TMPDIR')\" ]"
+else
+  kill -CONT "$lcm"; kill -TERM "$lcm"; wait "$lcm"
+fi
 set +m
 
 # an ignored SIGINT, sent while the compiler runs, changes nothing
