@@ -1190,10 +1190,12 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
 /* The holes of kernel.c.in for taste shocks (prelude.h, "taste shocks"):
  * each choice's best (vd, ad) and the scale, passed to the body, reduced
  * over a GPU state's lanes, smoothed into V and, when simulating, the
- * Gumbel-max choice.  Empty for a regime without taste shocks. */
+ * Gumbel-max choice and, in a regime solved by EGM, kept for the choice
+ * probabilities (lcm_keep_choices).  Empty for a regime without taste
+ * shocks. */
 typedef struct taste_holes {
     char param[96], pass[32], args[32], decl4[192], decl8[192], reduce_smooth4[128], smooth8[96], draw_cpu[192],
-        draw_gpu[192];
+        draw_gpu[192], keep_cpu[96], keep_gpu[96];
 } taste_holes;
 
 static void taste_holes_build(const ir_regime *r, taste_holes *h)
@@ -1217,6 +1219,9 @@ static void taste_holes_build(const ir_regime *r, taste_holes *h)
              "LCM_SUBJECT(sim, row), (unsigned int)a->period);\n", n);
     snprintf(h->draw_gpu, sizeof h->draw_gpu, "        best = lcm_taste_draw(vd, ad, %d, scale, best, sim.seed, "
              "LCM_SUBJECT(&sim, row), (unsigned int)args.period);\n", n);
+    if (!ir_is_egm(r)) return; /* the interpreter gives the others' choice probabilities */
+    snprintf(h->keep_cpu, sizeof h->keep_cpu, "        lcm_keep_choices(sim, row, vd, %d, scale);\n", n);
+    snprintf(h->keep_gpu, sizeof h->keep_gpu, "        lcm_keep_choices(&sim, row, vd, %d, scale);\n", n);
 }
 
 int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
@@ -1293,6 +1298,7 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
                         "choices_param", th.param, "choices_pass", th.pass, "choices_args", th.args,
                         "choices_decl4", th.decl4, "choices_decl8", th.decl8, "reduce_smooth4", th.reduce_smooth4,
                         "smooth8", th.smooth8, "draw_cpu", th.draw_cpu, "draw_gpu", th.draw_gpu,
+                        "keep_cpu", th.keep_cpu, "keep_gpu", th.keep_gpu,
                         "at_param", at_param, "at_pass", at_pass, "at_gpu", at_gpu,
                         "at_build", at_build.s ? at_build.s : "", "at_kernel", at_kernel.s ? at_kernel.s : "", "egm_param", eh.param, "egm_pass", eh.pass,
                         "egm_decl4", eh.decl4, "egm_decl8", eh.decl8, "egm_store4", eh.store4, "egm_store8", eh.store8,

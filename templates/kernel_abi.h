@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 11
+#define LCM_ABI_VERSION 12
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
@@ -84,6 +84,9 @@ typedef struct lcm_sim_args {
     unsigned long long seed;
     int nstates, nactions;                /* slots per row */
     int ends;                             /* the model's last period: every path ends */
+    int choice_slots;                     /* the last slots of nactions: where a regime with taste shocks that
+                                           * solves by EGM keeps each choice's best Q and the scale, for its
+                                           * choice probabilities (lcm_keep_choices); 0: none asked for */
 } lcm_sim_args;
 
 /* Simulation, after the steps of a period: the record (sim_record.h, one

@@ -477,6 +477,20 @@ LCM_DEVICE lcm_index lcm_taste_draw(const real *vd, const lcm_index *ad, int n, 
     return pick;
 }
 
+/* Simulation of a regime with taste shocks that solves by EGM, when its
+ * choice probabilities are asked for: each choice's best Q vd[d] and the
+ * scale into the row's last sim->choice_slots action slots, after the
+ * step (which fills every slot of the row), whence the panel computes
+ * exp((vd[d] - V) / scale).  The interpreter, which evaluates the other
+ * targets, searches the action grid, which EGM does not use. */
+LCM_DEVICE void lcm_keep_choices(const lcm_sim_args *sim, int row, const real *vd, int n, real scale)
+{
+    if (sim->choice_slots < n + 1) return;
+    real *at = (real *)sim->action + (lcm_index)row * sim->nactions + (sim->nactions - sim->choice_slots);
+    for (int d = 0; d < n; ++d) at[d] = vd[d];
+    at[n] = scale;
+}
+
 /* ---- the endogenous grid method (gen/emit_egm.c) ----------------------------
  * An EGM regime's table (ir/precompute.h) holds at T[at + j] the resources
  * R_j and at T[n + at + j] the action C_j at which savings point j is

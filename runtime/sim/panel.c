@@ -11,7 +11,8 @@
 static void point_columns(lcm_panel *p)
 {
     for (int k = 0; k < p->vars.nstates; ++k) p->x[k] = p->value + (size_t)(1 + k) * (size_t)p->stride;
-    for (int k = 0; k < p->vars.nactions; ++k) p->act[k] = p->value + (size_t)(1 + p->vars.nstates + k) * (size_t)p->stride;
+    for (int k = 0; k < p->vars.nactions + p->nchoice; ++k)
+        p->act[k] = p->value + (size_t)(1 + p->vars.nstates + k) * (size_t)p->stride;
 }
 
 static void free_target_names(lcm_panel *p)
@@ -37,16 +38,21 @@ static void *block(void *held, size_t held_bytes, size_t bytes)
     return lcm_xmalloc_large(bytes);
 }
 
-static size_t real_columns(const lcm_panel *p) { return 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions; }
+static size_t real_columns(const lcm_panel *p)
+{
+    return 1 + (size_t)p->vars.nstates + (size_t)p->vars.nactions + (size_t)p->nchoice;
+}
 
 /* A panel of n rows in old's memory where it holds enough (old: NULL or
  * freed here); keep: its truncation keeps the memory. */
-static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int keep, int targets)
+static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int nchoice, int keep,
+                             int targets)
 {
     lcm_panel *p = lcm_xcalloc(1, sizeof *p), none = {0};
     p->m = m;
     p->precision = precision;
     p->n = n;
+    p->nchoice = nchoice;
     ir_vars_build(m, &p->vars);
     const lcm_panel *o = old ? old : &none;
     size_t rows = (size_t)n + 1, reals = real_columns(p) * (size_t)n + 1;
@@ -71,16 +77,19 @@ static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, l
     }
     p->stride = n;
     p->x = lcm_xcalloc((size_t)p->vars.nstates + 1, sizeof *p->x);
-    p->act = lcm_xcalloc((size_t)p->vars.nactions + 1, sizeof *p->act);
+    p->act = lcm_xcalloc((size_t)(p->vars.nactions + nchoice) + 1, sizeof *p->act);
     point_columns(p);
     return p;
 }
 
-lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n) { return make_panel(NULL, m, precision, n, 0, 0); }
-
-lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int targets)
+lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n, int nchoice)
 {
-    return make_panel(old, m, precision, n, 1, targets);
+    return make_panel(NULL, m, precision, n, nchoice, 0, 0);
+}
+
+lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int nchoice, int targets)
+{
+    return make_panel(old, m, precision, n, nchoice, 1, targets);
 }
 
 static void *shrink(void *a, size_t bytes)

@@ -26,7 +26,11 @@ struct lcm_panel {
     int *period, *regime;
     double *value;
     double **x;               /* [vars.nstates] columns of n: states by slot, NaN where the regime lacks one */
-    double **act;             /* [vars.nactions] columns of n */
+    double **act;             /* [vars.nactions + nchoice] columns of n: the actions by slot, then the hidden
+                               * columns of choice values (below) */
+    int nchoice;              /* hidden columns after the actions, written by a simulation asked for the choice
+                               * probabilities of a regime with taste shocks that solves by EGM: each choice's best
+                               * Q, then the taste scale (lcm_keep_choices, prelude.h); in no output */
     lcm_index stride;         /* value, x and act are one block, a column every stride reals (>= n): the
                                * simulation records into it column after column (lcm_record_args) */
     size_t rows_held;         /* rows the subject, period and regime columns hold (>= n) */
@@ -41,16 +45,16 @@ struct lcm_panel {
     int threads;              /* host threads for its per-row work (writing CSV): 0, OpenMP's default */
 };
 
-/* An empty panel of n rows for model m (columns allocated, not cleared:
- * the caller writes every cell it keeps). */
-lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n);
+/* An empty panel of n rows for model m, with nchoice hidden columns
+ * (columns allocated, not cleared: the caller writes every cell it keeps). */
+lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n, int nchoice);
 /* As lcm_panel_new, in the memory of `old` (an earlier panel, which this
  * one replaces; NULL: new memory) where its columns hold enough, and
  * keeping its memory on truncation, for the next renewal: the panels of
  * an estimation loop write their pages once, not fresh ones each time.
  * targets: the new panel will get target columns (lcm_panel_add_targets),
  * which may then take the old ones' block. */
-lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int targets);
+lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int nchoice, int targets);
 /* Keeps the first n rows (n <= p->n), giving the rest of each column back
  * (unless p->keep: then the columns stay where they are, a stride apart). */
 void lcm_panel_truncate(lcm_panel *p, lcm_index n);
@@ -58,8 +62,15 @@ void lcm_panel_truncate(lcm_panel *p, lcm_index n);
 size_t lcm_panel_bytes(const lcm_panel *p);
 
 /* Evaluates the DAG functions named by `spec` ("a,b" or "all") on every row
- * of p, with the solution's parameters and V (for functions of E_next_V). */
+ * of p, with the solution's parameters and V (for functions of E_next_V),
+ * and the choice probabilities it names: by the interpreter, or from the
+ * hidden columns for a regime solved by EGM. */
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err);
+/* The hidden columns (lcm_panel.nchoice) a simulation asked for `spec`
+ * writes: the most choices of a regime with taste shocks solved by EGM
+ * whose choice probabilities spec names, plus one (the scale); 0 when none
+ * (spec checked with lcm_targets_check). */
+int lcm_targets_choice_slots(const ir_model *m, const char *spec);
 /* Whether spec names target columns of model m ("all", or function and
  * choice-probability names, each once): 0 or LCM_E_USAGE.  NULL or "":
  * none, fine.  Simulations check it before they start. */

@@ -4,10 +4,12 @@
  * parameters, grids and V (for functions of E_next_V), and for regimes with
  * taste shocks the conditional choice probabilities `ccp_<labels>` of each
  * combination of discrete actions at the row's state.  NaN where the row's
- * regime lacks the function or choice, or no action was feasible.  Not the
- * choice probabilities of a regime solved by EGM: the interpreter searches
- * the action grid, which EGM does not use, so its choice-specific values
- * would not be those the simulation drew from (refused, never wrong). */
+ * regime lacks the function or choice, or no action was feasible.  The
+ * choice probabilities of a regime solved by EGM come from the simulation
+ * itself (the panel's hidden columns: each choice's best Q as EGM found it,
+ * and the scale): the interpreter searches the action grid, which EGM does
+ * not use, so its choice-specific values would not be those the simulation
+ * drew from. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -41,8 +43,8 @@ static void add_name(char ***names, int *n, const char *name)
 }
 
 /* Whether the targets can hold regime r's choice probabilities: it has
- * taste shocks, and the interpreter's grid search is how it chooses. */
-static int has_ccp(const ir_regime *r) { return r->taste_scale >= 0 && !ir_is_egm(r); }
+ * taste shocks. */
+static int has_ccp(const ir_regime *r) { return r->taste_scale >= 0; }
 
 /* The model's function names, then the choice-probability columns of the
  * regimes of has_ccp, each once, in order of appearance. */
@@ -62,21 +64,6 @@ static int function_names(const ir_model *m, char ***out)
     }
     *out = names;
     return n;
-}
-
-/* The first regime solved by EGM whose choice probability is `name`. */
-static const ir_regime *egm_ccp_regime(const ir_model *m, const char *name)
-{
-    for (int r = 0; r < m->nregimes; ++r) {
-        const ir_regime *R = &m->regimes[r];
-        for (int d = 0; R->taste_scale >= 0 && ir_is_egm(R) && d < ir_taste_choices(R); ++d) {
-            char *own = ccp_name(R, d);
-            int same = !strcmp(own, name);
-            free(own);
-            if (same) return R;
-        }
-    }
-    return NULL;
 }
 
 static void free_names(char **names, int n)
@@ -107,13 +94,7 @@ static int parse_targets(const ir_model *m, const char *spec, char ***names, int
             lcm_sb list;
             lcm_sb_init(&list);
             for (int i = 0; i < nall; ++i) lcm_sb_printf(&list, "%s%s", i ? ", " : "", all[i]);
-            const ir_regime *egm = known || twice ? NULL : egm_ccp_regime(m, name);
             if (twice) rc = lcm_fail(err, LCM_E_USAGE, "--targets: '%s' is given twice", name);
-            else if (egm)
-                rc = lcm_fail(err, LCM_E_USAGE, "--targets: '%s' is a choice probability of regime '%s', which solves "
-                              "by the endogenous grid method: the targets are evaluated by the interpreter's grid "
-                              "search, which would not give the choice-specific values the simulation drew from; not "
-                              "yet supported (the simulated choices are EGM's)", name, egm->name);
             else rc = lcm_fail(err, LCM_E_USAGE, "--targets: the model has no function '%s' (its functions: %s; or "
                                "'all')", name, nall ? list.s : "none");
             lcm_sb_free(&list);
@@ -157,8 +138,20 @@ static double vnext_from_solution(const void *ctx, int regime, lcm_index i)
     return lcm_solution_value(c->sol, c->period, regime, i);
 }
 
-/* The choice probabilities at the state in pt: exp((v_d - V) / scale), V
- * the smoothed value; at scale 0 the indicator of the plain argmax's choice. */
+/* The choice probability of choice d among vd[0, n) with scale `scale` and
+ * smoothed value V: exp((vd[d] - V) / scale); at scale 0 the indicator of
+ * the first choice of the largest vd (the plain argmax's). */
+static double choice_prob(const double *vd, int n, double scale, double V, int d)
+{
+    if (scale != 0) return exp((vd[d] - V) / scale);
+    int first = 0;
+    for (int k = 1; k < n; ++k)
+        if (vd[k] > vd[first]) first = k;
+    return first == d;
+}
+
+/* The choice probabilities at the state in pt (a regime the interpreter
+ * chooses in, by grid search): each choice's best Q v_d by the interpreter. */
 static void choice_probs(lcm_point *pt, const int *col, double *out, size_t n)
 {
     const ir_regime *r = pt->r;
@@ -179,9 +172,23 @@ static void choice_probs(lcm_point *pt, const int *col, double *out, size_t n)
     double V = lcm_choices_value(&ch, vmax);
     for (int d = 0; d < ch.n; ++d) {
         if (col[d] < 0) continue;
-        double pr = ch.scale == 0 ? (double)(best >= 0 && best / ch.inner == d) : exp((ch.v[d] - V) / ch.scale);
+        double pr = ch.scale == 0 ? (double)(best >= 0 && best / ch.inner == d) : choice_prob(ch.v, ch.n, ch.scale, V, d);
         out[(size_t)col[d] * n] = nan_q || best < 0 ? NAN : pr;
     }
+}
+
+/* The choice probabilities of row k of a regime solved by EGM, from the
+ * hidden columns the simulation wrote (each choice's best Q, then the
+ * scale) and the row's value, V smoothed. */
+static void kept_choice_probs(const lcm_panel *p, const ir_regime *r, const int *col, lcm_index k, double *out,
+                              size_t n)
+{
+    int nd = ir_taste_choices(r), first = p->vars.nactions;
+    lcm_assert(nd + 1 <= p->nchoice);
+    double vd[IR_MAX_TASTE_CHOICES], V = p->value[k], scale = p->act[first + nd][k];
+    for (int d = 0; d < nd; ++d) vd[d] = p->act[first + d][k];
+    for (int d = 0; d < nd; ++d)
+        if (col[d] >= 0) out[(size_t)col[d] * n] = V == V && V > -INFINITY ? choice_prob(vd, nd, scale, V, d) : NAN;
 }
 
 /* Fills row k's targets; ccp[r][d] is the target column of choice d of
@@ -207,7 +214,8 @@ static void eval_row(lcm_panel *p, const lcm_solution *sol, int *const *ccp, lcm
     for (int i = 0; i < p->ntargets; ++i)
         for (int f = 0; f < r->nfuncs; ++f)
             if (!strcmp(r->funcs[f].name, p->target_names[i])) out[i * n] = vals[r->funcs[f].node];
-    if (ccp[r->id]) choice_probs(&pt, ccp[r->id], out, n); /* after the functions: it moves pt's action */
+    if (ccp[r->id] && ir_is_egm(r)) kept_choice_probs(p, r, ccp[r->id], k, out, n);
+    else if (ccp[r->id]) choice_probs(&pt, ccp[r->id], out, n); /* after the functions: it moves pt's action */
 }
 
 /* The target columns of each regime's choices (NULL for a regime without
@@ -230,6 +238,26 @@ static int **ccp_columns(const lcm_panel *p)
         else free(col);
     }
     return ccp;
+}
+
+int lcm_targets_choice_slots(const ir_model *m, const char *spec)
+{
+    if (!spec || !*spec) return 0;
+    char **names = NULL;
+    int n = 0, slots = 0;
+    lcm_err err = {0};
+    if (parse_targets(m, spec, &names, &n, &err)) return 0;
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        for (int d = 0; has_ccp(R) && ir_is_egm(R) && d < ir_taste_choices(R); ++d) {
+            char *own = ccp_name(R, d);
+            for (int i = 0; i < n; ++i)
+                if (!strcmp(names[i], own) && ir_taste_choices(R) + 1 > slots) slots = ir_taste_choices(R) + 1;
+            free(own);
+        }
+    }
+    free_names(names, n);
+    return slots;
 }
 
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err)

@@ -63,11 +63,13 @@ typedef struct sim_run {
     const lcm_solution *sol;
     const ir_model *m;
     ir_vars V;
-    int ns, na, T, R;
+    int ns, na, T, R;          /* na: the actions' slots and the hidden choice slots (lcm_panel.nchoice) */
+    int choice_slots;
     size_t rb;                 /* bytes per real */
     unsigned long long seed;
     lcm_index n, K;            /* subjects, subjects per batch */
     lcm_index cap;             /* subjects the batch buffers hold (>= K) */
+    int na_cap;                /* ... and action slots per subject (>= na) */
     double held[2];            /* ... their host and backend bytes */
     int batch;                 /* the batch's number (progress) */
     /* every subject, on the host */
@@ -175,6 +177,7 @@ static int buffer_list(sim_run *s, sim_buffer *list)
  * one, for up to `cap` subjects per batch. */
 struct lcm_sim_buffers {
     lcm_index cap;
+    int na_cap;
     double held[2];
     void *p[SIM_BUFFERS];
     void *vnext[IR_MAX_REGIMES], *mnext[IR_MAX_REGIMES], *egm[IR_MAX_REGIMES];
@@ -191,11 +194,11 @@ static void exchange_buffers(sim_run *s, struct lcm_sim_buffers *b, int keep)
         else *list[i].at = b->p[i];
     size_t regimes = (size_t)s->R * sizeof(void *), caps = (size_t)s->R * sizeof *s->egm_cap;
     if (keep) {
-        b->cap = s->cap, b->held[0] = s->held[0], b->held[1] = s->held[1];
+        b->cap = s->cap, b->na_cap = s->na_cap, b->held[0] = s->held[0], b->held[1] = s->held[1];
         memcpy(b->vnext, s->vnext, regimes), memcpy(b->mnext, s->mnext, regimes), memcpy(b->egm, s->egm, regimes);
         memcpy(b->egm_cap, s->egm_cap, caps);
     } else {
-        s->cap = b->cap, s->held[0] = b->held[0], s->held[1] = b->held[1];
+        s->cap = b->cap, s->na_cap = b->na_cap, s->held[0] = b->held[0], s->held[1] = b->held[1];
         memcpy(s->vnext, b->vnext, regimes), memcpy(s->mnext, b->mnext, regimes), memcpy(s->egm, b->egm, regimes);
         memcpy(s->egm_cap, b->egm_cap, caps);
     }
@@ -208,7 +211,7 @@ static void forget_buffers(sim_run *s)
     int n = buffer_list(s, list);
     for (int i = 0; i < n; ++i) *list[i].at = NULL;
     for (int r = 0; r < s->R; ++r) s->vnext[r] = s->mnext[r] = s->egm[r] = NULL, s->egm_cap[r] = 0;
-    s->cap = 0, s->held[0] = s->held[1] = 0;
+    s->cap = 0, s->na_cap = 0, s->held[0] = s->held[1] = 0;
 }
 
 /* Gives back the buffers s holds. */
@@ -245,20 +248,20 @@ void lcm_sim_buffers_free(lcm_worker *w)
     free(w->sim), w->sim = NULL;
 }
 
-/* The batch buffers: the last simulation's where they hold K subjects (a
- * worker's backend, precision, V sizes and EGM tables do not change), else
- * new ones. */
+/* The batch buffers: the last simulation's where they hold K subjects and
+ * their action slots (a worker's backend, precision, V sizes and EGM
+ * tables do not change; the hidden choice slots may), else new ones. */
 static int make_batch_buffers(sim_run *s, lcm_err *err)
 {
     lcm_backend *be = s->be;
-    if (s->w->sim && s->w->sim->cap >= s->K) { /* s owns them now */
+    if (s->w->sim && s->w->sim->cap >= s->K && s->w->sim->na_cap >= s->na) { /* s owns them now */
         exchange_buffers(s, s->w->sim, 0);
         free(s->w->sim), s->w->sim = NULL;
         lcm_flags_clear(s->F_init, (size_t)s->R);
         return 0;
     }
     lcm_sim_buffers_free(s->w);
-    s->cap = s->K;
+    s->cap = s->K, s->na_cap = s->na;
     sim_buffer list[SIM_BUFFERS];
     int n = buffer_list(s, list);
     for (int i = 0; i < n; ++i) {
@@ -756,7 +759,7 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
         lcm_sim_args sim = {.regime = s->reg_d, .start = s->start_d, .regime_id = r,
                             .subject0 = (unsigned long long)b0, .x = s->x_d, .x_next = s->xn_d, .value = s->val_d,
                             .action = s->act_d, .regime_next = s->rn_d, .seed = s->seed, .nstates = s->ns,
-                            .nactions = s->na, .ends = t + 1 == s->T};
+                            .nactions = s->na, .ends = t + 1 == s->T, .choice_slots = s->choice_slots};
         rc = be->launch_sim(be, (int)(kn - m->kernels), &a, &sim, bn, r, err);
     }
     if (!rc) rc = be->barrier(be, err);
@@ -950,7 +953,7 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
 {
     if (lcm_comm_size() == 1) return 0;
     lcm_panel *mine = *p;
-    size_t ns = (size_t)mine->vars.nstates, na = (size_t)mine->vars.nactions;
+    size_t ns = (size_t)mine->vars.nstates, na = (size_t)(mine->vars.nactions + mine->nchoice); /* the hidden too */
     size_t row = sizeof(unsigned long long) + 2 * sizeof(int) + (1 + ns + na) * sizeof(double);
     char *buf = lcm_xcalloc((size_t)mine->n * row + 1, 1);
     for (lcm_index i = 0; i < mine->n; ++i) {
@@ -974,7 +977,7 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
             order[i].at = (lcm_index)i;
         }
         qsort(order, total, sizeof *order, by_subject_period);
-        lcm_panel *merged = lcm_panel_new(m, mine->precision, (lcm_index)total);
+        lcm_panel *merged = lcm_panel_new(m, mine->precision, (lcm_index)total, mine->nchoice);
         merged->threads = mine->threads;
         for (size_t i = 0; i < total; ++i) {
             const char *at = (const char *)all + (size_t)order[i].at * row;
@@ -1025,7 +1028,8 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     sim_run s = {.sv = sv, .sol = sol, .m = m, .T = m->nperiods, .R = m->nregimes,
                  .rb = lcm_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
     ir_vars_build(m, &s.V);
-    s.ns = s.V.nstates, s.na = s.V.nactions;
+    s.choice_slots = lcm_targets_choice_slots(m, o.targets);
+    s.ns = s.V.nstates, s.na = s.V.nactions + s.choice_slots;
     s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
     if (s.K > INT_MAX) s.K = INT_MAX; /* batch rows are ints (kernel_abi.h) */
     if (s.K < 1) s.K = 1;
@@ -1037,8 +1041,8 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     s.failure.subject = s.snap.subject = -1;
     /* the columns by cell (subject * T + period), compacted into rows at the end */
     lcm_index cells = (lcm_index)((size_t)s.n * (size_t)s.T);
-    s.p = again ? lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, cells, o.targets && *o.targets)
-                : lcm_panel_new(m, s.rb == 4 ? 32 : 64, cells);
+    s.p = again ? lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, cells, s.choice_slots, o.targets && *o.targets)
+                : lcm_panel_new(m, s.rb == 4 ? 32 : 64, cells, s.choice_slots);
     s.p->threads = sv->threads;
     double phase[LCM_SIM_PHASES] = {0}, lap0 = t0;
     s.phase = phase;

@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "memory.h"
 
+#include "panel.h" /* lcm_targets_choice_slots */
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -300,7 +302,9 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
     const ir_model *m = &sv->model->ir;
     const lcm_backend *be = sv->workers[0]->backend;
     double rb = (double)lcm_real_bytes(be->precision), n = (double)subjects, T = m->nperiods;
-    double ns = sv->vars.nstates, na = sv->vars.nactions, targets = count_targets(m, o ? o->targets : NULL);
+    double ns = sv->vars.nstates, targets = count_targets(m, o ? o->targets : NULL);
+    /* the actions' slots, and the hidden choice values of EGM regimes' choice probabilities (panel.h) */
+    double na = sv->vars.nactions + lcm_targets_choice_slots(m, o ? o->targets : NULL);
     double cells = n * T;
     /* simulate.c: the panel's columns, one cell per (subject, period),
      * compacted in place; then the targets' columns */

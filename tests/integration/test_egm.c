@@ -13,7 +13,12 @@
  *   - Iskhakov et al. (2017) by DC-EGM: a subject who starts on a grid
  *     point has the value of the solution there; taste shocks of a tiny
  *     scale give the solution without them; a solution written to a file
- *     and read back simulates the same panel.
+ *     and read back simulates the same panel;
+ *   - its choice probabilities with taste shocks (the ccp targets, from the
+ *     simulation's own choice-specific values): they sum to 1, the
+ *     simulated choices follow them, they agree with grid search's at the
+ *     same states to grid accuracy, and neither the batches nor a
+ *     simulation into an earlier panel change them.
  * The published tables of Iskhakov et al. are test_iskhakov.c's. */
 #include <math.h>
 #include <stdlib.h>
@@ -344,10 +349,143 @@ static void iskhakov(void)
     lcm_model_free(model);
 }
 
+/* ---- DC-EGM: choice probabilities ------------------------------------------- */
+/* A panel's column by name (caller frees), or NULL. */
+static double *column(const lcm_panel *p, const char *name)
+{
+    lcm_err err = {0};
+    double *c = calloc((size_t)lcm_panel_rows(p) + 1, sizeof *c);
+    if (lcm_panel_column(p, name, c, &err)) {
+        CHECK_MSG(0, "column %s: %s", name, err.msg);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* The panel of `defines` solved and simulated from `initial` with the ccp
+ * targets, on the cpu backend (*model: its model, freed after the panel);
+ * with `first` (not NULL) a simulation without targets first, into whose
+ * panel this one goes (lcm_simulate_again), and *first another like it. */
+static lcm_panel *ccp_panel(const char *const *defines, const char *initial, lcm_index batch, lcm_panel **first,
+                            lcm_model **model)
+{
+    lcm_err err = {0};
+    lcm_solution *sol = NULL;
+    lcm_initial *ic = NULL;
+    lcm_solver *sv = NULL;
+    lcm_panel *p = NULL;
+    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    lcm_sim_options so = {.seed = 7, .targets = "ccp_work,ccp_retire", .subject_batch_size = batch};
+    CHECK_OK(test_solve("models/iskhakov_2017.lua", defines, "models/iskhakov_2017_taste_shocks.params.lua",
+                        LCM_BACKEND_CPU, 64, model, &sol, &err));
+    if (sol) CHECK_OK(lcm_initial_read(*model, initial, &ic, &err));
+    if (ic) CHECK_OK(lcm_solver_new(*model, &o, &sv, &err));
+    if (sv && first) {
+        lcm_sim_options plain = so;
+        plain.targets = NULL;
+        CHECK_OK(lcm_simulate(sv, sol, ic, &plain, &p, &err));
+        *first = NULL;
+        if (p) { /* what the simulation with targets must repeat: the plain panel's columns, kept */
+            lcm_panel *copy = NULL;
+            CHECK_OK(lcm_simulate(sv, sol, ic, &plain, &copy, &err));
+            *first = copy;
+        }
+        if (p) CHECK_OK(lcm_simulate_again(sv, sol, ic, &so, &p, &err));
+    } else if (sv) CHECK_OK(lcm_simulate(sv, sol, ic, &so, &p, &err));
+    lcm_solver_free(sv);
+    lcm_initial_free(ic);
+    lcm_solution_free(sol);
+    return p;
+}
+
+static void egm_choice_probabilities(void)
+{
+    lcm_err err = {0};
+    char *dir = test_tmpdir("egm-ccp"), *initial = lcm_path_join(dir, "initial.csv");
+    char *given = test_path("models/iskhakov_2017.initial.csv");
+    size_t len = 0;
+    char *rows = lcm_read_file(given, &len, &err);
+    lcm_sb text;
+    lcm_sb_init(&text);
+    if (rows) { /* its 1,000 subjects, ten times over */
+        const char *body = strchr(rows, '\n') + 1;
+        lcm_sb_putn(&text, rows, (size_t)(body - rows));
+        for (int k = 0; k < 10; ++k) lcm_sb_puts(&text, body);
+    }
+    CHECK_OK(lcm_write_file_atomic(initial, text.s, text.len, &err));
+    const char *egm[] = {"solver=egm", "taste_shocks=true", NULL};
+    lcm_model *models[4] = {NULL, NULL, NULL, NULL};
+    lcm_panel *plain = NULL, *p = ccp_panel(egm, initial, 0, &plain, &models[0]);
+    lcm_panel *batched = ccp_panel(egm, initial, 777, NULL, &models[1]);
+    double *work = p ? column(p, "ccp_work") : NULL, *retire = p ? column(p, "ccp_retire") : NULL;
+    double *regime = p ? column(p, "regime") : NULL, *labor = p ? column(p, "labor_supply") : NULL;
+    if (work && retire && regime && labor) {
+        /* a working-life row (regime 0) has both, summing to 1; a retired one neither */
+        double worst = 0, sum = 0, var = 0;
+        long rows_working = 0, nan_retired = 0, retired = 0;
+        for (lcm_index i = 0; i < lcm_panel_rows(p); ++i) {
+            if (regime[i] != 0) {
+                retired++, nan_retired += isnan(work[i]) && isnan(retire[i]);
+                continue;
+            }
+            ++rows_working;
+            worst = fmax(worst, fabs(work[i] + retire[i] - 1));
+            CHECK_MSG(work[i] >= 0 && work[i] <= 1, "row %lld: ccp_work %g", (long long)i, work[i]);
+            sum += (labor[i] == 1) - retire[i]; /* labor_supply 1: retire */
+            var += retire[i] * (1 - retire[i]);
+        }
+        double z = sum / sqrt(var);
+        printf("DC-EGM choice probabilities: %ld working rows, |ccp_work + ccp_retire - 1| <= %.1e; the simulated "
+               "retirements against them: z = %.2f\n", rows_working, worst, z);
+        CHECK(rows_working > 10000 && worst < 1e-12 && nan_retired == retired);
+        CHECK_MSG(fabs(z) < 4, "the choices drawn follow the probabilities (z = %.2f)", z);
+    }
+    if (p && batched) {
+        double *b = column(batched, "ccp_retire");
+        int same = b && retire && lcm_panel_rows(p) == lcm_panel_rows(batched);
+        for (lcm_index i = 0; same && i < lcm_panel_rows(p); ++i)
+            same = b[i] == retire[i] || (isnan(b[i]) && isnan(retire[i]));
+        CHECK_MSG(same, "batches of 777 subjects give the same choice probabilities");
+        CHECK(test_panel_diff(p, batched) == 0);
+        free(b);
+    }
+    if (p && plain) CHECK_MSG(test_panel_diff(p, plain) == 0, "the targets change no other column");
+    /* at the subjects' first period (the same states) against grid search on a fine grid */
+    const char *grid[] = {"taste_shocks=true", "consumption_points=2000", NULL};
+    char *small = lcm_path_join(dir, "small.csv");
+    CHECK_OK(lcm_write_file_atomic(small, rows ? rows : "", rows ? len : 0, &err));
+    lcm_panel *pe = ccp_panel(egm, small, 0, NULL, &models[2]), *pg = ccp_panel(grid, small, 0, NULL, &models[3]);
+    double *ce = pe ? column(pe, "ccp_retire") : NULL, *cg = pg ? column(pg, "ccp_retire") : NULL;
+    double *te = pe ? column(pe, "period") : NULL, *tg = pg ? column(pg, "period") : NULL;
+    double *se = pe ? column(pe, "subject_id") : NULL, *sg = pg ? column(pg, "subject_id") : NULL;
+    if (ce && cg && te && tg && se && sg) {
+        double worst = 0;
+        int compared = 0;
+        for (lcm_index i = 0, j = 0; i < lcm_panel_rows(pe); ++i) {
+            if (te[i] != 0 || isnan(ce[i])) continue;
+            while (j < lcm_panel_rows(pg) && (sg[j] < se[i] || tg[j] != 0)) ++j;
+            if (j == lcm_panel_rows(pg) || sg[j] != se[i]) continue;
+            worst = fmax(worst, fabs(ce[i] - cg[j])), ++compared;
+        }
+        printf("DC-EGM choice probabilities at the first period against grid search (2000 consumption points): "
+               "%d subjects, largest |difference| %.2e\n", compared, worst);
+        CHECK(compared > 500 && worst < 0.02);
+    }
+    free(ce), free(cg), free(te), free(tg), free(se), free(sg);
+    lcm_panel_free(pe), lcm_panel_free(pg);
+    free(work), free(retire), free(regime), free(labor);
+    lcm_panel_free(p), lcm_panel_free(batched), lcm_panel_free(plain);
+    for (int k = 0; k < 4; ++k) lcm_model_free(models[k]);
+    lcm_sb_free(&text);
+    free(rows), free(given), free(initial), free(small), free(dir);
+}
+
 int main(void)
 {
     cake();
     precautionary_savings();
     iskhakov();
+    egm_choice_probabilities();
     CHECK_DONE();
 }

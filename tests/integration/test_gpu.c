@@ -5,8 +5,10 @@
  * give the same errors, and device memory is accounted; the bundled
  * models' panels simulated on the GPU have the cpu's rows and values (to
  * 1e-10) for every subject batch size, those of models solved by the
- * endogenous grid method too.  Exits 77 (skipped) when no GPU is
- * usable. */
+ * endogenous grid method too, and the choice probabilities of a regime
+ * with taste shocks solved by EGM (kept by the kernels) are the cpu's,
+ * whether or not the simulation before asked for them.  Exits 77 (skipped)
+ * when no GPU is usable. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -105,6 +107,56 @@ static void check_simulation(void)
     }
 }
 
+/* Iskhakov et al. by DC-EGM with taste shocks: the ccp targets on cuda are
+ * the cpu's (1e-10), by one solver whose simulations alternate without and
+ * with them (the kept device buffers then lack the choice slots, or have
+ * more than needed). */
+static void check_egm_choice_probabilities(void)
+{
+    lcm_err err = {0};
+    const char *defines[] = {"solver=egm", "taste_shocks=true", NULL};
+    lcm_model *m = NULL;
+    lcm_solution *sol = NULL;
+    lcm_initial *ic = NULL;
+    char *init = test_path("models/iskhakov_2017.initial.csv");
+    CHECK_OK(test_solve("models/iskhakov_2017.lua", defines, "models/iskhakov_2017_taste_shocks.params.lua",
+                        LCM_BACKEND_CPU, 64, &m, &sol, &err));
+    if (sol) CHECK_OK(lcm_initial_read(m, init, &ic, &err));
+    free(init);
+    lcm_solver *cpu = NULL, *cuda = NULL;
+    lcm_solver_options oc = {.backend = LCM_BACKEND_CPU, .precision = 64}, og = {.backend = LCM_BACKEND_CUDA, .precision = 64};
+    if (ic) CHECK_OK(lcm_solver_new(m, &oc, &cpu, &err));
+    if (ic) CHECK_OK(lcm_solver_new(m, &og, &cuda, &err));
+    lcm_sim_options with = {.seed = 5, .targets = "ccp_work,ccp_retire"}, without = {.seed = 5};
+    lcm_panel *want = NULL;
+    if (cpu) CHECK_OK(lcm_simulate(cpu, sol, ic, &with, &want, &err));
+    const int asks[] = {0, 1, 0, 1};
+    const lcm_index batches[] = {0, 0, 0, 7};
+    for (int k = 0; k < 4 && want && cuda; ++k) {
+        lcm_sim_options o = asks[k] ? with : without;
+        o.subject_batch_size = batches[k];
+        lcm_panel *got = NULL;
+        CHECK_OK(lcm_simulate(cuda, sol, ic, &o, &got, &err));
+        if (!got) continue;
+        double d = test_panel_diff(got, want), worst = 0;
+        for (lcm_index i = 0; asks[k] && i < got->n && got->n == want->n; ++i)
+            for (int t = 0; t < got->ntargets; ++t) {
+                double a = got->targets[(size_t)t * (size_t)got->n + (size_t)i];
+                double b = want->targets[(size_t)t * (size_t)want->n + (size_t)i];
+                if (!(isnan(a) && isnan(b))) worst = fmax(worst, isnan(a - b) ? INFINITY : fabs(a - b));
+            }
+        printf("DC-EGM with taste shocks on cuda vs cpu (%s targets, batch %lld): panel %.2e, ccp %.2e\n",
+               asks[k] ? "with" : "without", (long long)batches[k], d, worst);
+        CHECK(d <= 1e-10 && worst <= 1e-10 && (!asks[k] || got->ntargets == 2));
+        lcm_panel_free(got);
+    }
+    lcm_panel_free(want);
+    lcm_solver_free(cpu), lcm_solver_free(cuda);
+    lcm_initial_free(ic);
+    lcm_solution_free(sol);
+    lcm_model_free(m);
+}
+
 /* The sharded test model on the GPU: the NCCL path (a communicator of one
  * GPU, or of as many as there are) and the host path give the cpu's V. */
 static void check_nccl(void)
@@ -200,6 +252,7 @@ int main(void)
         lcm_model_free(m);
     }
     check_simulation();
+    check_egm_choice_probabilities();
     check_nccl();
     CHECK_DONE();
 }
