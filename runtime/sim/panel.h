@@ -71,6 +71,9 @@ int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
  * whose choice probabilities spec names, plus one (the scale); 0 when none
  * (spec checked with lcm_targets_check). */
 int lcm_targets_choice_slots(const ir_model *m, const char *spec);
+/* The target columns `spec` asks for (its names, each once; "all": every
+ * function and choice probability), 0 when it names none. */
+int lcm_targets_columns(const ir_model *m, const char *spec);
 /* Whether spec names target columns of model m ("all", or function and
  * choice-probability names, each once): 0 or LCM_E_USAGE.  NULL or "":
  * none, fine.  Simulations check it before they start. */

@@ -179,16 +179,23 @@ static void choice_probs(lcm_point *pt, const int *col, double *out, size_t n)
 
 /* The choice probabilities of row k of a regime solved by EGM, from the
  * hidden columns the simulation wrote (each choice's best Q, then the
- * scale) and the row's value, V smoothed. */
+ * scale), V smoothed from them in double as the draw treats them (the
+ * row's value, in the simulation's precision, says only whether there is
+ * one: not where it is NaN or -inf). */
 static void kept_choice_probs(const lcm_panel *p, const ir_regime *r, const int *col, lcm_index k, double *out,
                               size_t n)
 {
-    int nd = ir_taste_choices(r), first = p->vars.nactions;
-    lcm_assert(nd + 1 <= p->nchoice);
-    double vd[IR_MAX_TASTE_CHOICES], V = p->value[k], scale = p->act[first + nd][k];
-    for (int d = 0; d < nd; ++d) vd[d] = p->act[first + d][k];
-    for (int d = 0; d < nd; ++d)
-        if (col[d] >= 0) out[(size_t)col[d] * n] = V == V && V > -INFINITY ? choice_prob(vd, nd, scale, V, d) : NAN;
+    lcm_choices ch;
+    lcm_choices_reset(&ch, r);
+    int first = p->vars.nactions;
+    lcm_assert(ch.n + 1 <= p->nchoice);
+    double vmax = -INFINITY;
+    for (int d = 0; d < ch.n; ++d) ch.v[d] = p->act[first + d][k], vmax = fmax(vmax, ch.v[d]);
+    ch.scale = p->act[first + ch.n][k];
+    double V = lcm_choices_value(&ch, vmax), have = p->value[k];
+    for (int d = 0; d < ch.n; ++d)
+        if (col[d] >= 0)
+            out[(size_t)col[d] * n] = have == have && have > -INFINITY ? choice_prob(ch.v, ch.n, ch.scale, V, d) : NAN;
 }
 
 /* Fills row k's targets; ccp[r][d] is the target column of choice d of
@@ -246,7 +253,10 @@ int lcm_targets_choice_slots(const ir_model *m, const char *spec)
     char **names = NULL;
     int n = 0, slots = 0;
     lcm_err err = {0};
-    if (parse_targets(m, spec, &names, &n, &err)) return 0;
+    if (parse_targets(m, spec, &names, &n, &err)) {
+        free_names(names, n);
+        return 0;
+    }
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         for (int d = 0; has_ccp(R) && ir_is_egm(R) && d < ir_taste_choices(R); ++d) {
@@ -258,6 +268,17 @@ int lcm_targets_choice_slots(const ir_model *m, const char *spec)
     }
     free_names(names, n);
     return slots;
+}
+
+int lcm_targets_columns(const ir_model *m, const char *spec)
+{
+    if (!spec || !*spec) return 0;
+    char **names = NULL;
+    int n = 0;
+    lcm_err err = {0};
+    parse_targets(m, spec, &names, &n, &err);
+    free_names(names, n);
+    return n;
 }
 
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err)

@@ -10,7 +10,7 @@
 #define _GNU_SOURCE
 #include "memory.h"
 
-#include "panel.h" /* lcm_targets_choice_slots */
+#include "panel.h" /* the targets' columns, for the simulation's bill */
 
 #include <math.h>
 #include <stdarg.h>
@@ -283,28 +283,15 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
     if (!host) bill_grids(b, m, total, DEVICE, rb);
 }
 
-/* Targets a --targets spec asks for: named ones, or every function (an
- * upper bound: the same name in several regimes counts once in the panel). */
-static int count_targets(const ir_model *m, const char *spec)
-{
-    if (!spec || !*spec) return 0;
-    int n = 0;
-    if (!strcmp(spec, "all")) {
-        for (int r = 0; r < m->nregimes; ++r) n += m->regimes[r].nfuncs;
-        return n;
-    }
-    for (const char *c = spec; *c; ++c) n += *c == ',';
-    return n + 1; /* the names between the commas */
-}
-
 static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o)
 {
     const ir_model *m = &sv->model->ir;
     const lcm_backend *be = sv->workers[0]->backend;
     double rb = (double)lcm_real_bytes(be->precision), n = (double)subjects, T = m->nperiods;
-    double ns = sv->vars.nstates, targets = count_targets(m, o ? o->targets : NULL);
-    /* the actions' slots, and the hidden choice values of EGM regimes' choice probabilities (panel.h) */
-    double na = sv->vars.nactions + lcm_targets_choice_slots(m, o ? o->targets : NULL);
+    const char *spec = o ? o->targets : NULL;
+    double ns = sv->vars.nstates, targets = lcm_targets_columns(m, spec);
+    /* the actions' slots and the hidden choice values of EGM regimes' choice probabilities (panel.h) */
+    double nchoice = lcm_targets_choice_slots(m, spec), na = sv->vars.nactions + nchoice;
     double cells = n * T;
     /* simulate.c: the panel's columns, one cell per (subject, period),
      * compacted in place; then the targets' columns */
@@ -315,8 +302,9 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
     put_count(&what, n);
     lcm_sb_printf(&what, " subjects x %d periods, up to ", m->nperiods);
     put_count(&what, cells);
-    lcm_sb_printf(&what, " rows of %.0f state%s and %.0f action%s%s", ns, ns == 1 ? "" : "s", na, na == 1 ? "" : "s",
-              targets > 0 ? " and the targets" : "");
+    double nact = sv->vars.nactions;
+    lcm_sb_printf(&what, " rows of %.0f state%s and %.0f action%s%s%s", ns, ns == 1 ? "" : "s", nact,
+                  nact == 1 ? "" : "s", nchoice > 0 ? ", the choice values" : "", targets > 0 ? " and the targets" : "");
     add(b, HOST, panel + extra, "the panel (%s)", what.s);
     lcm_sb_free(&what);
     /* states, regime, periods lived, owner, mine */
