@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "memory.h"
 
+#include "comm.h"
 #include "panel.h" /* the targets' columns, for the simulation's bill */
 
 #include <math.h>
@@ -275,6 +276,18 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
             "smaller)%s", egm ? "endogenous grid" : "continuation table", R->name, entries, egm ? "reals" : "entries",
             egm ? "fewer savings points make" : "batch_size on a state it reads, or LCM_NO_TABLES=1, makes",
             host ? each : "");
+    }
+    /* solver.c (combine_ranks): in a job of several ranks, rank 0 gathers
+     * each sharded regime's V, period by period, into its solution (which
+     * is counted above): the places of the regime's states (an index
+     * each), every rank's values as they come, and its own block's copy */
+    if (lcm_comm_size() > 1 && lcm_comm_rank() == 0) {
+        double most = 0;
+        for (int r = 0; r < m->nregimes; ++r)
+            if (ir_shard_regime(m, &w->shard, r)) most = fmax(most, (double)ir_state_space_size(&m->regimes[r]));
+        if (most > 0)
+            add(b, HOST, most * (8 + 2 * rb), "the gathering of V from the other ranks (rank 0; the largest sharded "
+                "regime, a period at a time)");
     }
     /* the worker's float64 buffer and its staged copy, the backend's copy
      * (host backends), the solution's float64 copy */
