@@ -98,6 +98,9 @@ expect "an output folder missing on rank 1" 5 "rank 1 of the MPI job: cannot wri
   -np 1 "$LCM" solve $one : -np 1 "$LCM" solve "$M/sharded.lua" -D axes=1 $common --csv /nonexistent/x.csv
 expect "a NaN parameter on rank 1" 4 "rank 1 of the MPI job: parameter 'discount_factor'" \
   -np 1 "$LCM" solve $one : -np 1 "$LCM" solve $one --set discount_factor=0/0
+# rank 0's memory check counts its gathering of the ranks' V
+expect "the memory check of rank 0 counts the gathering" 10 "the gathering of V from the other ranks (rank 0" \
+  -np 2 -x LCM_MEMORY_LIMIT=1M "$LCM" solve "$M/sharded.lua" -D axes=1 -D wealth_points=2000 $common --csv "$work/limited.csv"
 
 rm -rf "$work"
 exit $fail
