@@ -81,14 +81,19 @@ interrupt TERM 15 lingercc
 # session (orphaned) is not stopped by SIGTSTP: then the case is skipped.
 state() { sed 's/^[0-9]* (.*) \(.\) .*/\1/' "/proc/$1/stat" 2> /dev/null; }
 ticks() { wc -l < "$TICKS" 2> /dev/null || echo 0; }
-rm -f "$PIDFILE" "$TICKS"
-LCM_CC=$work/tickcc "$LCM" compile "$SRC/models/tiny.lua" --backend cpu 2> "$work/err" &
-lcm=$!
-wait_started
-cc=$(cat "$PIDFILE")
-kill -TSTP "$lcm"
-for _ in $(seq 100); do [ "$(state "$lcm")" = T ] && break; sleep 0.02; done
-if [ "$(state "$lcm")" != T ]; then
+# an `lcm compile` with the ticking compiler, in $lcm and $cc, sent SIGTSTP
+# once the compiler runs; whether lcm stopped
+compile_then_stop() {
+  rm -f "$PIDFILE" "$TICKS"
+  LCM_CC=$work/tickcc "$LCM" compile "$SRC/models/tiny.lua" --backend cpu 2> "$work/err" &
+  lcm=$!
+  wait_started
+  cc=$(cat "$PIDFILE")
+  kill -TSTP "$lcm"
+  for _ in $(seq 100); do [ "$(state "$lcm")" = T ] && break; sleep 0.02; done
+  [ "$(state "$lcm")" = T ]
+}
+if ! compile_then_stop; then
   echo "SIGTSTP did not stop lcm here (an orphaned process group?): the Ctrl-Z case is skipped"
 else
   for _ in $(seq 100); do [ "$(state "$cc")" = T ] && break; sleep 0.02; done
@@ -107,14 +112,7 @@ check "stopped, continued and ended: no compile folder left in TMPDIR" "[ -z \"\
 # SIGTERM to a stopped lcm (bash's `kill %1` of a stopped job): when it is
 # continued, its stopped compiler is continued too, to end by the signal at
 # once (before, lcm waited for it in vain and killed it after two seconds)
-rm -f "$PIDFILE"
-LCM_CC=$work/tickcc "$LCM" compile "$SRC/models/tiny.lua" --backend cpu 2> "$work/err" &
-lcm=$!
-wait_started
-cc=$(cat "$PIDFILE")
-kill -TSTP "$lcm"
-for _ in $(seq 100); do [ "$(state "$lcm")" = T ] && break; sleep 0.02; done
-if [ "$(state "$lcm")" = T ]; then
+if compile_then_stop; then
   kill -TERM "$lcm"; start=$(date +%s%N); kill -CONT "$lcm"
   # (bash's wait answers at once while it still counts the job stopped)
   for _ in $(seq 500); do running "$lcm" || break; sleep 0.01; done
