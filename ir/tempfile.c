@@ -104,6 +104,33 @@ static int live_member(int proc, const char *pid, int pgid)
     return read_number(&p) == pgid && state != 'Z' && state != 'X';
 }
 
+/* Calls fn(dir, name, ctx) for the names in the open folder dir from its
+ * start, by getdents64 (the handler may not use readdir), until fn returns
+ * non-zero; returns that, or 0. */
+static int each_name(int dir, int (*fn)(int dir, const char *name, void *ctx), void *ctx)
+{
+    char buf[4096];
+    long n;
+    int stop = 0;
+    lseek(dir, 0, SEEK_SET);
+    while (!stop && (n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
+        for (long at = 0; at < n && !stop;) {
+            /* struct linux_dirent64: inode 8 bytes, offset 8, record length 2, type 1, the name */
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            const char *name = buf + at + 19;
+            if (strcmp(name, ".") && strcmp(name, "..")) stop = fn(dir, name, ctx);
+            at += reclen;
+        }
+    return stop;
+}
+
+/* Whether /proc entry `name` is a live process of the group at *ctx. */
+static int is_live_member(int proc, const char *name, void *ctx)
+{
+    return name[0] >= '1' && name[0] <= '9' && live_member(proc, name, *(const int *)ctx);
+}
+
 /* Whether process group pgid has a process that is not a zombie.  kill(-pgid,
  * 0) counts zombies too, and a compiler driver's cc1, orphaned when the
  * driver dies, stays one until whoever adopts it reaps it (in a container,
@@ -113,18 +140,7 @@ static int group_alive(int pgid)
     if (kill(-pgid, 0) != 0) return 0;
     int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (proc < 0) return 1; /* no /proc: zombies count */
-    char buf[4096];
-    long n;
-    int alive = 0;
-    while (!alive && (n = syscall(SYS_getdents64, proc, buf, sizeof buf)) > 0)
-        for (long at = 0; at < n && !alive;) {
-            /* struct linux_dirent64: inode 8 bytes, offset 8, record length 2, type 1, the name */
-            unsigned short reclen;
-            memcpy(&reclen, buf + at + 16, sizeof reclen);
-            const char *name = buf + at + 19;
-            if (name[0] >= '1' && name[0] <= '9') alive = live_member(proc, name, pgid);
-            at += reclen;
-        }
+    int alive = each_name(proc, is_live_member, &pgid);
     close(proc);
     return alive;
 }
@@ -150,28 +166,24 @@ static void wait_for_groups(const groups *g)
     }
 }
 
+/* Removes `name` from dir, noting in *ctx that one was. */
+static int remove_name(int dir, const char *name, void *ctx)
+{
+    if (unlinkat(dir, name, 0) == 0) *(int *)ctx = 1;
+    return 0;
+}
+
 /* Removes what a scratch folder holds (one level: what a compiler puts in
  * its TMPDIR), by the system calls the handler may make. */
 static void empty_folder(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return;
-    char buf[4096];
     /* passes over the names until one removes nothing: removing while
      * reading may make the reading skip a name */
     for (int pass = 0, removed = 1; removed && pass < 8; ++pass) {
         removed = 0;
-        lseek(fd, 0, SEEK_SET);
-        long n;
-        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
-            for (long at = 0; at < n;) {
-                /* struct linux_dirent64: inode 8 bytes, offset 8, record length 2, type 1, the name */
-                unsigned short reclen;
-                memcpy(&reclen, buf + at + 16, sizeof reclen);
-                const char *name = buf + at + 19;
-                if (strcmp(name, ".") && strcmp(name, "..")) removed |= unlinkat(fd, name, 0) == 0;
-                at += reclen;
-            }
+        each_name(fd, remove_name, &removed);
     }
     close(fd);
 }
