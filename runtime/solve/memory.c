@@ -251,7 +251,6 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
     const lcm_backend *be = w->backend;
     int host = be->host_memory;
     double rb = (double)lcm_real_bytes(be->precision);
-    const char *each = workers > 1 ? ", for each worker (--devices)" : "";
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         int periods = 0;
@@ -260,12 +259,21 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
         lcm_sb states;
         lcm_sb_init(&states);
         double n = describe_states(&states, R);
-        add(b, HOST, workers * (host ? 1 : 2) * n * rb * periods, "V of regime '%s' over %d period%s (%s)%s%s", R->name,
+        /* each worker's solution holds V whole (solver.c, solve_workers): a
+         * device's is filled whole from its staging copy; a host worker
+         * writes only its block of a sharded regime (the rest of the pages
+         * are never touched), which worker 0's solution then takes too */
+        int sharded = ir_shard_regime(m, &w->shard, r);
+        double copies = host && sharded && workers > 1 ? 2.0 - 1.0 / workers : (double)workers;
+        const char *each = workers == 1 ? ""
+                           : copies < workers ? ", its blocks (--devices) and then whole"
+                                              : ", for each worker (--devices)";
+        add(b, HOST, copies * (host ? 1 : 2) * n * rb * periods, "V of regime '%s' over %d period%s (%s)%s%s", R->name,
             periods, periods == 1 ? "" : "s", states.s, host ? "" : ", twice: the solution and its pinned staging copy",
             each);
         if (!host) add(b, DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
         if (ir_marginal_state(R) >= 0) { /* the marginal value the endogenous grid method keeps: as V */
-            add(b, HOST, workers * (host ? 1 : 2) * n * rb * periods, "the marginal value of regime '%s' over %d "
+            add(b, HOST, copies * (host ? 1 : 2) * n * rb * periods, "the marginal value of regime '%s' over %d "
                 "period%s (the endogenous grid method)%s", R->name, periods, periods == 1 ? "" : "s", each);
             if (!host) add(b, DEVICE, 2 * n * rb, "the marginal value of regime '%s' for two periods", R->name);
         }
@@ -275,7 +283,7 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
         add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1), "the %s of regime '%s' (%.0f %s; %s it "
             "smaller)%s", egm ? "endogenous grid" : "continuation table", R->name, entries, egm ? "reals" : "entries",
             egm ? "fewer savings points make" : "batch_size on a state it reads, or LCM_NO_TABLES=1, makes",
-            host ? each : "");
+            host && workers > 1 ? ", for each worker (--devices)" : "");
     }
     /* solver.c (combine_ranks): in a job of several ranks, rank 0 gathers
      * each sharded regime's V, period by period, into its solution (which

@@ -127,10 +127,34 @@ static void test_solver(void)
     lcm_model_free(m);
 }
 
+/* --devices 6 on a host backend: a sharded regime's V counts as the
+ * workers' blocks and then whole, (2 - 1/6) times V (each worker's whole V
+ * before, most of whose pages were never touched). */
+static void test_sharded_workers(void)
+{
+    const char *defines[] = {"wealth_points=20000", NULL};
+    lcm_model *m = NULL;
+    lcm_err err = {0};
+    CHECK_OK(test_generate("tests/models/sharded.lua", defines, &m, &err));
+    if (!m) return;
+    lcm_solver_options o = {.backend = LCM_BACKEND_INTERP, .precision = 64, .devices = 6};
+    lcm_solver *sv = NULL;
+    setenv("LCM_MEMORY_LIMIT", "1M", 1);
+    CHECK(lcm_solver_new(m, &o, &sv, &err) == LCM_E_MEMORY && !sv);
+    /* 240000 states x 8 bytes x 6 periods x (2 - 1/6) = 20.1 MiB */
+    CHECK_MSG(strstr(err.msg, "V of regime 'working' over 6 periods (240000 states: group 2 x health 2 x kind 3 x "
+                              "wealth 20000 points), its blocks (--devices) and then whole, 20.1 MiB"),
+              "%s", err.msg);
+    unsetenv("LCM_MEMORY_LIMIT");
+    lcm_solver_free(sv);
+    lcm_model_free(m);
+}
+
 int main(void)
 {
     lcm_set_log_level(LCM_LOG_OFF);
     test_room();
     test_solver();
+    test_sharded_workers();
     CHECK_DONE();
 }
