@@ -8,8 +8,9 @@
 
 /* Runs argv[0] (searched in PATH) with argv, stdout and stderr captured
  * together into *output (caller frees), and with TMPDIR set to tmpdir
- * (NULL: lcm's own environment), where a compiler puts its temporaries.  Returns the exit status,
- * LCM_RUN_SIGNALED plus the signal's number when a signal ended it, or -1
+ * (NULL: lcm's own environment), where a compiler puts its temporaries.
+ * Returns the exit status, LCM_RUN_SIGNALED plus the signal's number when
+ * a signal ended it, or -1
  * if the program could not be started (then *output says why); 0 also when
  * the status cannot be known (a process that ignores SIGCHLD has its
  * children reaped by the system): the caller judges by what the program

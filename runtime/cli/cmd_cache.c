@@ -40,7 +40,7 @@ static void print_entry(const lcm_cache_entry *e, void *ctx)
     lcm_escape_text(&key, e->key, 0); /* a file put there may be named anything, escapes included */
     if (e->model && *e->model) lcm_sb_puts(&label, "  "), lcm_escape_text(&label, e->model, 0);
     if (e->what && *e->what) lcm_sb_puts(&label, "  "), lcm_escape_text(&label, e->what, 0);
-    printf("%-5s %.16s  %9.1f KiB  %s  %-2s%s\n", e->kind, key.s ? key.s : "", (double)e->bytes / 1024.0, when,
+    printf("%-5s %.16s  %9.1f KiB  %s  %s%s\n", e->kind, key.s ? key.s : "", (double)e->bytes / 1024.0, when,
            e->problem ? e->problem : "ok", label.s ? label.s : "");
     lcm_sb_free(&key), lcm_sb_free(&label);
 }

@@ -15,7 +15,6 @@
 static const char shape[] = "a table of columns { regime = {...}, age = {...}, <state> = {...} } or a function(n) "
                             "that returns one for n subjects";
 
-
 /* Runs the file, and the function it returns if it returns one, leaving
  * the columns' table on the stack.  Lua errors and the limits of
  * lua_limits.h are the file's problems. */

@@ -66,14 +66,13 @@ size_t lcm_panel_bytes(const lcm_panel *p);
  * and the choice probabilities it names: by the interpreter, or from the
  * hidden columns for a regime solved by EGM. */
 int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err);
-/* The hidden columns (lcm_panel.nchoice) a simulation asked for `spec`
- * writes: the most choices of a regime with taste shocks solved by EGM
- * whose choice probabilities spec names, plus one (the scale); 0 when none
- * (spec checked with lcm_targets_check). */
-int lcm_targets_choice_slots(const ir_model *m, const char *spec);
 /* The target columns `spec` asks for (its names, each once; "all": every
- * function and choice probability), 0 when it names none. */
-int lcm_targets_columns(const ir_model *m, const char *spec);
+ * function and choice probability), 0 when it names none; and in
+ * *choice_slots the hidden columns (lcm_panel.nchoice) a simulation asked
+ * for it writes: the most choices of a regime with taste shocks solved by
+ * EGM whose choice probabilities spec names, plus one (the scale), or 0.
+ * (spec checked with lcm_targets_check.) */
+int lcm_targets_shape(const ir_model *m, const char *spec, int *choice_slots);
 /* Whether spec names target columns of model m ("all", or function and
  * choice-probability names, each once): 0 or LCM_E_USAGE.  NULL or "":
  * none, fine.  Simulations check it before they start. */

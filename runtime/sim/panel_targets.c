@@ -247,36 +247,24 @@ static int **ccp_columns(const lcm_panel *p)
     return ccp;
 }
 
-int lcm_targets_choice_slots(const ir_model *m, const char *spec)
+int lcm_targets_shape(const ir_model *m, const char *spec, int *choice_slots)
 {
-    if (!spec || !*spec) return 0;
-    char **names = NULL;
-    int n = 0, slots = 0;
-    lcm_err err = {0};
-    if (parse_targets(m, spec, &names, &n, &err)) {
-        free_names(names, n);
-        return 0;
-    }
-    for (int r = 0; r < m->nregimes; ++r) {
-        const ir_regime *R = &m->regimes[r];
-        for (int d = 0; has_ccp(R) && ir_is_egm(R) && d < ir_taste_choices(R); ++d) {
-            char *own = ccp_name(R, d);
-            for (int i = 0; i < n; ++i)
-                if (!strcmp(names[i], own) && ir_taste_choices(R) + 1 > slots) slots = ir_taste_choices(R) + 1;
-            free(own);
-        }
-    }
-    free_names(names, n);
-    return slots;
-}
-
-int lcm_targets_columns(const ir_model *m, const char *spec)
-{
+    *choice_slots = 0;
     if (!spec || !*spec) return 0;
     char **names = NULL;
     int n = 0;
     lcm_err err = {0};
-    parse_targets(m, spec, &names, &n, &err);
+    parse_targets(m, spec, &names, &n, &err); /* checked before (lcm_targets_check): what parses counts */
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        int nd = has_ccp(R) && ir_is_egm(R) ? ir_taste_choices(R) : 0;
+        for (int d = 0; d < nd; ++d) {
+            char *own = ccp_name(R, d);
+            for (int i = 0; i < n; ++i)
+                if (!strcmp(names[i], own) && nd + 1 > *choice_slots) *choice_slots = nd + 1;
+            free(own);
+        }
+    }
     free_names(names, n);
     return n;
 }

@@ -1028,7 +1028,7 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     sim_run s = {.sv = sv, .sol = sol, .m = m, .T = m->nperiods, .R = m->nregimes,
                  .rb = lcm_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
     ir_vars_build(m, &s.V);
-    s.choice_slots = lcm_targets_choice_slots(m, o.targets);
+    lcm_targets_shape(m, o.targets, &s.choice_slots);
     s.ns = s.V.nstates, s.na = s.V.nactions + s.choice_slots;
     s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
     if (s.K > INT_MAX) s.K = INT_MAX; /* batch rows are ints (kernel_abi.h) */

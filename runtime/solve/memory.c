@@ -310,9 +310,9 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
     const lcm_backend *be = sv->workers[0]->backend;
     double rb = (double)lcm_real_bytes(be->precision), n = (double)subjects, T = m->nperiods;
     const char *spec = o ? o->targets : NULL;
-    double ns = sv->vars.nstates, targets = lcm_targets_columns(m, spec);
-    /* the actions' slots and the hidden choice values of EGM regimes' choice probabilities (panel.h) */
-    double nchoice = lcm_targets_choice_slots(m, spec), na = sv->vars.nactions + nchoice;
+    int slots; /* the hidden choice values of EGM regimes' choice probabilities (panel.h), counted as actions */
+    double ns = sv->vars.nstates, targets = lcm_targets_shape(m, spec, &slots);
+    double nchoice = slots, na = sv->vars.nactions + nchoice;
     double cells = n * T;
     /* simulate.c: the panel's columns, one cell per (subject, period),
      * compacted in place; then the targets' columns */
