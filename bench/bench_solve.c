@@ -126,7 +126,10 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
         }
         if (bound >= 0 && use[bound] >= 0.5) printf(" | %s, at %.0f%% of its peak", names[bound], use[bound]);
         else printf(" | - (near no peak: launch overhead)");
-        printf("%s\n", c.table ? " (continuation from the table)" : c.inline_continuation ? " (continuation inline)" : "");
+        printf("%s\n", c.table                ? " (continuation from the table)"
+                       : c.expected_v         ? " (continuation from the expected V)"
+                       : c.inline_continuation ? " (continuation inline)"
+                                              : "");
     }
     free(body), free(table), free(one), free(one_table), free(buf);
 }

@@ -92,19 +92,23 @@ static void cell_cost(const ir_grid *gr, double rb, double w, lcm_kernel_cost *c
 
 /* The continuation computed in the body, per evaluation (emit.c,
  * target_block): per target, the next states' cells, then over the Markov
- * categories and process nodes the 2^c corners of the interpolation. */
+ * categories and process nodes the 2^c corners of the interpolation; over
+ * the Markov categories only where the solve reads the target's expected V
+ * (ir/precompute.h, "ev"), whose V it then reads. */
 static void continuation_cost(const emitter *e, double rb, double w, lcm_kernel_cost *c)
 {
     int ez = e->r->risk_aversion >= 0;
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         const ir_regime *tr = &e->m->regimes[tg->regime];
+        int ev = ir_pre_ev_target(&e->pre, t); /* read from the expected V: no loop over the process nodes */
         double combos = 1;
         int ncont = 0;
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
             const ir_grid *gr = &tr->states[s].grid;
             if (nx->kind == NEXT_MARKOV) combos *= nx->nprobs;
+            else if (nx->kind == NEXT_PROCESS && ev) c->arith += 2 * w; /* its node's row of the expected V */
             else if (nx->kind == NEXT_PROCESS) combos *= gr->n;
             else if (grid_is_discrete(gr)) c->compare += 4 * w, c->arith += 3 * w; /* lcm_code, base */
             else cell_cost(gr, rb, w, c), ++ncont;
@@ -158,12 +162,13 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *pa
     free(vals);
     if (!rc) out->compare += 2; /* the running best: Q against it, then the feasibility the update needs */
     out->footprint = e.nat * rb;
-    if (!rc && !e.k->last && e.pre.active) {
+    if (!rc && !e.k->last && e.pre.active && !e.pre.ev) {
         out->table = 1;
         out->bytes += rb + 1; /* the entry and its flag byte */
         out->footprint += (double)ir_pre_entries(&e.pre, 1) * (rb + 1);
     } else if (!rc && !e.k->last) {
         out->inline_continuation = 1;
+        out->expected_v = e.pre.ev;
         continuation_cost(&e, rb, per_pair(&e, e.e_level), out);
     }
     emitter_kernel_close(&e, &lay, &names);

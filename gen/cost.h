@@ -10,7 +10,8 @@
  * the table (a real and its flag byte; the table's own launch is timed
  * apart) or computed in the body: then the cells of the next states, the
  * corners of the interpolation and the next V it reads, over the Markov
- * categories and process nodes, as the body does (emit.c, target_block).
+ * categories and process nodes, as the body does (emit.c, target_block);
+ * with an expected-V table, over the Markov categories only.
  *
  * It is a count, not a simulation of the machine: an exponent known before
  * the loop is counted as what lcm_pow becomes for it, loads are counted
@@ -29,6 +30,8 @@ typedef struct lcm_kernel_cost {
     double footprint; /* bytes those loads come from, shared by the states: the table, next V, action terms */
     int table;      /* the continuation is read from the table */
     int inline_continuation; /* ... or computed per pair in the body */
+    int expected_v; /* ... from the expected V of its shock processes (ir/precompute.h, "ev"), whose table's
+                     * own launch is timed apart */
 } lcm_kernel_cost;
 
 /* Kernel k of a planned model, for reals of `precision` bits (64 or 32).

@@ -63,7 +63,34 @@ static int target_level(const emitter *e, const ir_target *tg)
 
 /* Whether the kernel body reads its continuation from a table (when the
  * solve gives one) rather than computing it. */
-static int reads_table(const emitter *e) { return e->pre.active && !e->pre.egm && !e->flat; }
+static int reads_table(const emitter *e) { return e->pre.active && !e->pre.egm && !e->pre.ev && !e->flat; }
+
+/* Whether the solve gives the kernel body the expected V of some targets
+ * (ir/precompute.h, "ev"), and whether target regime g is one of them. */
+static int reads_ev(const emitter *e) { return e->pre.ev && !e->flat && !e->egm_table; }
+static int ev_target(const emitter *e, int g)
+{
+    for (int t = 0; t < e->k->ntargets; ++t)
+        if (e->k->targets[t] == g) return reads_ev(e) && ir_pre_ev_target(&e->pre, t);
+    return 0;
+}
+
+/* When the expected V is read for target g (every target of the table
+ * when g < 0), as C: the launch gives the table, and each AR(1) process's
+ * current value is one of its nodes (pe<g>_<s>, process_weights): always
+ * in the solve, whose states lie on their grids. */
+static void ev_condition(const emitter *e, int g, lcm_sb *out)
+{
+    lcm_sb_puts(out, "pre");
+    for (int t = 0; t < e->k->ntargets; ++t) {
+        int tg_regime = e->k->targets[t];
+        if ((g >= 0 && tg_regime != g) || !ev_target(e, tg_regime)) continue;
+        const ir_target *tg = ir_target_of(e->r, tg_regime);
+        for (int s = 0; s < e->m->regimes[tg_regime].nstates; ++s)
+            if (tg->next[s].kind == NEXT_PROCESS && tg->next[s].src >= 0)
+                lcm_sb_printf(out, " && pe%d_%d >= 0", tg_regime, s);
+    }
+}
 
 /* Whether the kernel's regime solves by the endogenous grid method, and
  * whether loop level `level` is its candidates' (gen/emit_egm.c). */
@@ -299,11 +326,11 @@ static weight_text process_weight(int g, int s, int n, const char *k)
 }
 
 /* Whether the GPU also keeps an AR(1) row's n weights in pw (the CPU
- * always does): not where the body reads a table, which makes the inline
+ * always does): not where the body reads a table or the expected V, which makes the inline
  * continuation the rare path (the weights' registers, live through the
  * action loop for it, cost FVV 2018's kernel a third of its speed on an
  * H200), nor beyond the registers 16 of them take. */
-static int gpu_keeps_weights(const emitter *e, int n) { return !reads_table(e) && n <= 16; }
+static int gpu_keeps_weights(const emitter *e, int n) { return !reads_table(e) && !reads_ev(e) && n <= 16; }
 
 /* A process's transition matrix and, for an AR(1) process, the cell of the
  * current value on its grid (its row of the matrix) and that row's
@@ -319,6 +346,9 @@ static void process_weights(emitter *e, int g, int s, const ir_next *nx)
     int n = tr->states[s].grid.n;
     emit_line(e, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d); /* %s */", g, s, nx->src, soff, n, from);
     emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
+    if (ev_target(e, g)) /* the solve's states are on the grid: a node, whose row of the expected V is read */
+        emit_line(e, "const int pe%d_%d = pt%d_%d == 0 ? pc%d_%d : pt%d_%d == 1 ? pc%d_%d + 1 : -1; /* its node; -1: none */",
+                  g, s, g, s, g, s, g, s, g, s);
     if (e->flat) return;
     int cpu_only = !gpu_keeps_weights(e, n);
     if (cpu_only) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
@@ -428,8 +458,51 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
     else emit_line(e, "const int on%d = w%d != 0;", s, s);
 }
 
+/* The sum of target g's continuation over its stochastic next states,
+ * after the deterministic ones' cells (ncont of them interpolated): loops
+ * over the Markov categories and process nodes, V_{t+1} interpolated at
+ * each (`from_ev` 0); or, from the expected V (ir/precompute.h, "ev", at
+ * offset ev_off of the table), loops over the Markov categories only, at an
+ * AR(1) process's axis the row of its current node, at an IID one row 0. */
+static void target_sum(emitter *e, const ir_target *tg, const long long *stride, int ncont, int from_ev, long long ev_off)
+{
+    int g = tg->regime;
+    const ir_regime *tr = &e->m->regimes[g];
+    if (from_ev) emit_line(e, "const real *LCM_RESTRICT Vn = pre + %lld; /* its expected V */", ev_off);
+    else emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->%s[%d];", e->egm_table ? "m_next" : "v_next", g);
+    int loops = 0, outer = -1;
+    for (int s = 0; s < tr->nstates; ++s) {
+        const ir_next *nx = &tg->next[s];
+        if (nx->kind == NEXT_DET || (from_ev && nx->kind == NEXT_PROCESS)) continue;
+        weight_loop(e, g, s, nx, outer);
+        outer = s;
+        ++loops;
+    }
+    const char *interp = e->egm_table ? "lcm_interp_marginal" : "lcm_interp";
+    char w[32] = "1";
+    if (loops) snprintf(w, sizeof w, "w%d", outer);
+    emit_start(e);
+    if (ez(e)) lcm_sb_printf(e->b, "lcm_ce_add(&C%d, %s, %s, lcm_interp(Vn, base", g, emit_num(e, e->r->risk_aversion), w);
+    else if (loops && e->staged > 0) lcm_sb_printf(e->b, "const real sum = E%d + w%d * %s(Vn, base", g, outer, interp);
+    else if (loops) lcm_sb_printf(e->b, "E%d += w%d * %s(Vn, base", g, outer, interp);
+    else lcm_sb_printf(e->b, "E%d = %s(Vn, base", g, interp);
+    for (int s = 0; s < tr->nstates; ++s) {
+        const ir_next *nx = &tg->next[s];
+        if (from_ev && nx->kind == NEXT_PROCESS && nx->src >= 0) /* the current node's row; an IID process: row 0 */
+            lcm_sb_printf(e->b, " + (lcm_index)pe%d_%d * %lld", g, s, stride[s]);
+        else if (nx->kind != NEXT_DET && !(from_ev && nx->kind == NEXT_PROCESS))
+            lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
+    }
+    lcm_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, ez(e) ? ")" : "");
+    if (loops && e->staged > 0) emit_line(e, "E%d = on%d ? sum : E%d;", g, outer, g);
+    for (; loops > 0; --loops) emit_close(e);
+}
+
 /* The continuation in target regime tg: its V_{t+1} interpolated at the
- * deterministic next states, summed over the stochastic ones. */
+ * deterministic next states, summed over the stochastic ones; for a target
+ * of the expected-V table, read from it where the launch gives it (the
+ * solve) and summed where not (e->ev_path chooses or leaves it to run
+ * time). */
 void emit_target_block(emitter *e, const ir_target *tg, int level)
 {
     const ir_regime *tr = &e->m->regimes[tg->regime];
@@ -455,41 +528,37 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
     ir_strides(tr, stride);
     int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
     for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
-    int m1 = ncont ? ncont : 1;
-    /* the EGM table reads next period's marginal values, at the next
-     * liquid state as a function of savings (gen/emit_egm.c) */
-    emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->%s[%d];", e->egm_table ? "m_next" : "v_next", g);
+    int ev = ev_target(e, g), m1 = ncont;
     emit_line(e, "lcm_index base = 0;");
-    emit_line(e, "int cell[%d]; real t[%d]; lcm_index st[%d];", m1, m1, m1);
+    emit_line(e, "int cell[%d]; real t[%d]; lcm_index st[%d];", m1 ? m1 : 1, m1 ? m1 : 1, m1 ? m1 : 1);
     for (int s = 0, kc = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind != NEXT_DET) continue;
+        /* the EGM table reads next period's marginal values, at the next
+         * liquid state as a function of savings (gen/emit_egm.c) */
         int liquid = e->egm_table && s == ir_marginal_state(tr);
         next_cell(e, g, s, liquid ? e->r->egm.next[tg - e->r->targets] : nx->node, kc, stride[s]);
         kc += !grid_is_discrete(&tr->states[s].grid);
     }
-    /* Markov states and processes: loops over next points, weighted */
-    int loops = 0, outer = -1;
-    for (int s = 0; s < tr->nstates; ++s) {
-        const ir_next *nx = &tg->next[s];
-        if (nx->kind == NEXT_DET) continue;
-        weight_loop(e, g, s, nx, outer);
-        outer = s;
-        ++loops;
+    long long ev_off = 0;
+    if (ev) {
+        int t = 0;
+        while (e->k->targets[t] != g) ++t;
+        ev_off = ir_pre_ev_offset(e->m, e->k, &e->pre, t);
     }
-    char w[32] = "1";
-    if (loops) snprintf(w, sizeof w, "w%d", outer);
-    const char *interp = e->egm_table ? "lcm_interp_marginal" : "lcm_interp";
-    emit_start(e);
-    if (ez(e)) lcm_sb_printf(e->b, "lcm_ce_add(&C%d, %s, %s, lcm_interp(Vn, base", g, emit_num(e, e->r->risk_aversion), w);
-    else if (loops && e->staged > 0) lcm_sb_printf(e->b, "const real sum = E%d + w%d * %s(Vn, base", g, outer, interp);
-    else if (loops) lcm_sb_printf(e->b, "E%d += w%d * %s(Vn, base", g, outer, interp);
-    else lcm_sb_printf(e->b, "E%d = %s(Vn, base", g, interp);
-    for (int s = 0; s < tr->nstates; ++s)
-        if (tg->next[s].kind != NEXT_DET) lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
-    lcm_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, ez(e) ? ")" : "");
-    if (loops && e->staged > 0) emit_line(e, "E%d = on%d ? sum : E%d;", g, outer, g);
-    for (; loops > 0; --loops) emit_close(e);
+    if (ev && e->ev_path == 0) {
+        lcm_sb cond;
+        lcm_sb_init(&cond);
+        ev_condition(e, g, &cond);
+        emit_open(e, "if (%s) {", cond.s);
+        lcm_sb_free(&cond);
+        target_sum(e, tg, stride, ncont, 1, ev_off);
+        emit_else(e);
+        target_sum(e, tg, stride, ncont, 0, 0);
+        emit_close(e);
+    } else {
+        target_sum(e, tg, stride, ncont, ev && e->ev_path > 0, ev_off);
+    }
     emit_close(e);
     free(stride);
 }
@@ -835,7 +904,9 @@ static int stages_inline(const emitter *e)
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
             if (nx->kind != NEXT_DET) {
-                if (weights_level(e, nx) >= e->innermost || ++loops > 1) return 0;
+                if (weights_level(e, nx) >= e->innermost) return 0;
+                int from_ev = e->ev_path > 0 && nx->kind == NEXT_PROCESS && ev_target(e, tg->regime); /* no loop */
+                if (!from_ev && ++loops > 1) return 0;
                 continue;
             }
             switch (tr->states[s].grid.kind) {
@@ -877,14 +948,12 @@ static int stages(const emitter *e)
     return 1;
 }
 
-/* The staged loop's guard: the table (none in the last period) and each
- * run-time exponent and divisor reducible (emit_reduced), decided here. */
-static void staged_guard(emitter *e)
+/* What the staged loop's guard asks besides the table: each run-time
+ * exponent and divisor reducible (emit_reduced), decided here, once for
+ * every staged variant (" && pk7 && df9 != 0" into cond). */
+static void staged_reductions(emitter *e, lcm_sb *cond)
 {
     const ir_regime *r = e->r;
-    lcm_sb cond;
-    lcm_sb_init(&cond);
-    lcm_sb_puts(&cond, reads_table(e) ? "pre" : "1");
     e->staged = 1;
     for (size_t i = 0; i < r->nnodes; ++i) {
         int id = (int)i;
@@ -892,15 +961,13 @@ static void staged_guard(emitter *e)
         const char *y = emit_num(e, r->nodes[i].args[1]);
         if (r->nodes[i].op == OP_POW) {
             emit_line(e, "const int pk%d = lcm_pow_kind(%s);", id, y);
-            lcm_sb_printf(&cond, " && pk%d", id);
+            lcm_sb_printf(cond, " && pk%d", id);
         } else {
             emit_line(e, "const real df%d = lcm_div_by(%s);", id, y);
-            lcm_sb_printf(&cond, " && df%d != 0", id);
+            lcm_sb_printf(cond, " && df%d != 0", id);
         }
     }
     e->staged = 0;
-    emit_open(e, "if (%s) {", cond.s);
-    lcm_sb_free(&cond);
 }
 
 /* lim<j>: the actions of loop j that the constraints capping it from above
@@ -932,26 +999,65 @@ static void staged_limit(emitter *e, int level)
     }
 }
 
-/* The innermost action loop twice: staged for the CPU when the solve gives
- * the table (always in the last period), as on the GPU otherwise. */
+/* The variants of the innermost loop that are staged, by their ev_path
+ * into variants[] (at most 2), and how many: with an expected-V table, the
+ * one that reads it and the one that sums the nodes, each where it stages;
+ * else the one loop, where it stages. */
+static int staged_variants(emitter *e, int *variants)
+{
+    int nv = 0;
+    if (!reads_ev(e)) {
+        if (stages(e)) variants[nv++] = 0;
+        return nv;
+    }
+    for (int path = 1; path >= -1; path -= 2) {
+        e->ev_path = path;
+        if (stages(e)) variants[nv++] = path;
+    }
+    e->ev_path = 0;
+    return nv;
+}
+
+/* The innermost action loop staged for the CPU, when the solve gives the
+ * table (always in the last period), or else summing inline -- with an
+ * expected-V table, one staged loop for each of its paths that stages --
+ * and as on the GPU otherwise. */
 static void staged_level(emitter *e, int level)
 {
     int j = level - LVL_ACTION0, n = e->r->actions[j].grid.n, chunk = n < STAGE_CHUNK ? n : STAGE_CHUNK;
     lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-    staged_guard(e);
-    staged_limit(e, level);
-    emit_open(e, "for (int c%d = 0; c%d < lim%d; c%d += %d) { /* action %s, %d at a time: Q, then the best */", j, j,
-              j, j, chunk, e->r->actions[j].name, chunk);
-    emit_line(e, "const int n%d = lim%d - c%d < %d ? lim%d - c%d : %d;", j, j, j, chunk, j, j, chunk);
-    emit_line(e, "real lcm_q[%d];", chunk);
-    emit_line(e, "lcm_feas lcm_ok[%d];", chunk);
-    e->staged = 1;
-    emit_level(e, level);
-    e->staged = 0;
-    if (j == 0) emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n0, c0, &best, &best_a, &nan_q);");
-    else emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n%d, ai%d * %d + c%d, &best, &best_a, &nan_q);", j, j - 1, n, j);
-    emit_close(e);
-    emit_close(e);
+    lcm_sb reduced;
+    lcm_sb_init(&reduced);
+    staged_reductions(e, &reduced);
+    int variants[2], nv = staged_variants(e, variants);
+    lcm_sb ev;
+    lcm_sb_init(&ev);
+    if (reads_ev(e)) ev_condition(e, -1, &ev);
+    for (int v = 0; v < nv; ++v) {
+        e->ev_path = variants[v];
+        lcm_sb table; /* which continuation the variant computes */
+        lcm_sb_init(&table);
+        if (e->ev_path > 0) lcm_sb_printf(&table, "(%s)", ev.s);
+        else if (e->ev_path < 0) lcm_sb_printf(&table, "!(%s)", ev.s);
+        else lcm_sb_puts(&table, reads_table(e) ? "pre" : "1");
+        emit_open(e, "%sif (%s%s) {", v ? "else " : "", table.s, reduced.s ? reduced.s : "");
+        lcm_sb_free(&table);
+        staged_limit(e, level);
+        emit_open(e, "for (int c%d = 0; c%d < lim%d; c%d += %d) { /* action %s, %d at a time: Q, then the best */", j, j,
+                  j, j, chunk, e->r->actions[j].name, chunk);
+        emit_line(e, "const int n%d = lim%d - c%d < %d ? lim%d - c%d : %d;", j, j, j, chunk, j, j, chunk);
+        emit_line(e, "real lcm_q[%d];", chunk);
+        emit_line(e, "lcm_feas lcm_ok[%d];", chunk);
+        e->staged = 1;
+        emit_level(e, level);
+        e->staged = 0;
+        if (j == 0) emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n0, c0, &best, &best_a, &nan_q);");
+        else emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n%d, ai%d * %d + c%d, &best, &best_a, &nan_q);", j, j - 1, n, j);
+        emit_close(e);
+        emit_close(e);
+    }
+    e->ev_path = 0;
+    lcm_sb_free(&reduced), lcm_sb_free(&ev);
     emit_line(e, "else");
     lcm_sb_puts(e->b, "#endif\n");
     emit_open(e, "{");
@@ -963,7 +1069,8 @@ static void staged_level(emitter *e, int level)
 
 static void emit_level(emitter *e, int level)
 {
-    if (level == e->innermost && level >= LVL_ACTION0 && !e->staged && stages(e)) {
+    int variants[2];
+    if (level == e->innermost && level >= LVL_ACTION0 && !e->staged && staged_variants(e, variants)) {
         staged_level(e, level);
         return;
     }
@@ -972,6 +1079,8 @@ static void emit_level(emitter *e, int level)
         emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* 0: inline */");
         emit_line(e, "const unsigned char *LCM_RESTRICT pre_code = a->cont_code;");
     }
+    if (reads_ev(e) && level == LVL_KERNEL)
+        emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* the expected V; 0: sum over the nodes */");
     if (reads_table(e) && level == LVL_STATE) table_row(e);
     char *first = lcm_xmalloc(e->r->nnodes + 1);
     constraint_inputs(e, level, first);
@@ -1187,6 +1296,56 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     return rc;
 }
 
+/* The table entry of a kernel with an expected-V table (ir/precompute.h,
+ * "ev"; templates/table.c.in): entry j lies in the expected V of one
+ * target, which lcm_expected_v (prelude.h) sums over the target's process
+ * nodes, given where each process's axis and matrix are. */
+static int emit_ev_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
+{
+    emitter f = *e;
+    lcm_sb body, what;
+    lcm_sb_init(&body), lcm_sb_init(&what);
+    f.b = &body;
+    f.depth = 1;
+    emit_line(&f, "real E = 0;");
+    for (int t = 0, first = 1; t < e->k->ntargets; ++t) {
+        if (!ir_pre_ev_target(&e->pre, t)) continue;
+        int g = e->k->targets[t];
+        const ir_regime *tr = &e->m->regimes[g];
+        const ir_target *tg = ir_target_of(e->r, g);
+        long long off = ir_pre_ev_offset(e->m, e->k, &e->pre, t), size = ir_state_space_size(tr);
+        long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride);
+        ir_strides(tr, stride);
+        lcm_sb st, n, pm, ar;
+        lcm_sb_init(&st), lcm_sb_init(&n), lcm_sb_init(&pm), lcm_sb_init(&ar);
+        int np = 0;
+        for (int s = 0; s < tr->nstates; ++s) {
+            if (tg->next[s].kind != NEXT_PROCESS) continue;
+            const char *sep = np++ ? ", " : "";
+            lcm_sb_printf(&st, "%s%lld", sep, stride[s]);
+            lcm_sb_printf(&n, "%s%d", sep, tr->states[s].grid.n);
+            lcm_sb_printf(&pm, "%sG + %zu", sep, e->L->matrix_off[g][s]);
+            lcm_sb_printf(&ar, "%s%d", sep, tg->next[s].src >= 0);
+        }
+        emit_open(&f, "%sif (j < %lld) { /* regime '%s' */", first ? "" : "else ", off + size, tr->name);
+        emit_line(&f, "const lcm_index st[%d] = {%s};", np, st.s);
+        emit_line(&f, "const int n[%d] = {%s}, ar[%d] = {%s};", np, n.s, np, ar.s);
+        emit_line(&f, "const real *const pm[%d] = {%s};", np, pm.s);
+        emit_line(&f, "E = lcm_expected_v((const real *)a->v_next[%d], j - %lld, %d, st, n, pm, ar);", g, off, np);
+        emit_close(&f);
+        lcm_sb_free(&st), lcm_sb_free(&n), lcm_sb_free(&pm), lcm_sb_free(&ar);
+        free(stride);
+        first = 0;
+    }
+    lcm_sb_printf(&what, "The expected next V of %s (ir/precompute.h, \"ev\"): entry j\n"
+                         " * of the table, the targets' expected V one after another.", e->k->symbol);
+    const char *kv[] = {"what", what.s, "symbol", e->k->symbol, "nx", nx, "decode", "", "body", emit_fragment(&body),
+                        "store", "    ((real *)a->cont)[j] = E;\n    a->cont_code[j] = 0;", NULL};
+    int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
+    lcm_sb_free(&body), lcm_sb_free(&what);
+    return rc;
+}
+
 /* The holes of kernel.c.in for taste shocks (prelude.h, "taste shocks"):
  * each choice's best (vd, ad) and the scale, passed to the body, reduced
  * over a GPU state's lanes, smoothed into V and, when simulating, the
@@ -1282,6 +1441,7 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     emit_state_names(r, &state_names);
     ir_layout_print_state(&lay, &state, &order);
     if (e.pre.active && e.pre.egm) LCM_CHECK_GOTO(emit_egm_table(&e, nx, &table, err), rc, done);
+    else if (e.pre.active && e.pre.ev) LCM_CHECK_GOTO(emit_ev_table(&e, nx, &table, err), rc, done);
     else if (e.pre.active) LCM_CHECK_GOTO(emit_table(&e, nx, &table, err), rc, done);
     taste_holes th;
     taste_holes_build(r, &th);

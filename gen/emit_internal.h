@@ -43,6 +43,11 @@ typedef struct emitter {
     int flat;     /* emitting the table's entry: every node at level -1, no loops */
     int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit.c, "staged"), -1 the plain one beside it */
     int egm_table; /* emitting an EGM regime's endogenous grid (emit_egm.c): continuations read marginal values */
+    /* With an expected-V table (ir_pre.ev): which continuation a target
+     * block of the table's targets computes: 1 the one read from the table
+     * (the solve), -1 the sum over the process nodes (simulation), 0 both,
+     * chosen at run time by whether the launch gives the table. */
+    int ev_path;
     /* Action terms (emit.c, "action terms"): a term that only one action's
      * value decides (log(consumption)) is read from lcm_at, which the
      * launch fills once; NULL in the table entry and the steps. */

@@ -41,6 +41,37 @@ static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
     p->blocks = p->rows * ir_taste_choices(r) * LCM_EGM_BLOCKS(J);
 }
 
+/* The expected next V (ev) of each target whose shock processes make the
+ * kernel sum over more nodes than the table's interpolation reads corners:
+ * an IID process of 2 or more nodes, an AR(1) process of 3 or more.  Not
+ * for Epstein-Zin regimes (their certainty equivalent is not linear in V),
+ * nor beyond LCM_EV_PROCESSES processes in one target (prelude.h,
+ * lcm_expected_v). */
+static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p)
+{
+    long long entries = 0;
+    for (int t = 0; t < kn->ntargets && t < 64; ++t) {
+        const ir_target *tg = ir_target_of(r, kn->targets[t]);
+        const ir_regime *tr = &m->regimes[tg->regime];
+        long long nodes = 1, corners = 1;
+        int processes = 0;
+        for (int s = 0; s < tr->nstates; ++s) {
+            if (tg->next[s].kind != NEXT_PROCESS) continue;
+            ++processes;
+            nodes *= tr->states[s].grid.n;
+            corners *= tg->next[s].src >= 0 ? 2 : 1;
+        }
+        if (!processes || processes > LCM_EV_PROCESSES || nodes <= corners) continue;
+        p->ev_targets |= (uint64_t)1 << t;
+        entries += ir_state_space_size(tr);
+    }
+    if (!p->ev_targets) return;
+    p->active = p->ev = 1;
+    p->states = p->actions = 0; /* the entries read V_{t+1} only: no state's chunk or block */
+    p->sharded = p->splayed = 0;
+    p->rows = entries, p->acts = 1;
+}
+
 void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
 {
     memset(p, 0, sizeof *p);
@@ -90,6 +121,15 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
     long long entries = combos * rows * acts;
     p->active = (p->states || p->actions) && skipped >= 2 &&
                 (entries <= PRE_SMALL || entries <= PRE_PER_STATE * ir_state_space_size(r));
+    if (!p->active && r->risk_aversion < 0) ev_plan(m, kn, r, p);
+}
+
+long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre *p, int t)
+{
+    long long off = 0;
+    for (int i = 0; i < t; ++i)
+        if (ir_pre_ev_target(p, i)) off += ir_state_space_size(&m->regimes[kn->targets[i]]);
+    return off;
 }
 
 long long ir_pre_entries(const ir_pre *p, long long combos)

@@ -36,6 +36,21 @@
  * candidates only in the blocks that hold its resources.  Simulation reads
  * the table too: the table of a period is made from that period's V_{t+1}
  * and marginal values.  Its bytes are not used.
+ *
+ * Where the continuation reads every state (no table above) but a target
+ * regime has shock processes, the table holds that target's expected next
+ * V instead (`ev`): V_{t+1} summed over the process's next nodes, weighted
+ * by the rows of its transition matrix, once per period rather than once
+ * per state-action pair.  Interpolation in the other next states is linear
+ * in V, so the kernel then reads one interpolation of the expected V where
+ * it read one per node (an AR(1) process: two, between the rows of the
+ * current value's cell).  The table holds, for each such target of the
+ * kernel in turn (bit t of ev_targets), an array of V_{t+1}'s shape: at an
+ * AR(1) process's axis the current node (its matrix row) in place of the
+ * next, at an IID process's axis the expectation at index 0 (the other
+ * entries 0, never read).  Only the solve reads it; simulation and the
+ * interpreter sum over the nodes inline, so its values agree with theirs
+ * to rounding (the sum is associated differently), not to the bit.
  */
 #ifndef LCM_PRECOMPUTE_H
 #define LCM_PRECOMPUTE_H
@@ -56,6 +71,8 @@ typedef struct ir_pre {
     int egm;            /* the endogenous grid of an EGM regime (rows: its states but the liquid one) */
     int reals;          /* reals per entry: 1, EGM 2 */
     long long blocks;   /* EGM: the bounded blocks (the second pass's launch) */
+    int ev;             /* the expected next V of targets with shock processes (rows: its entries) */
+    uint64_t ev_targets; /* bit t: the kernel's target t is read from it */
 } ir_pre;
 
 /* The plan of kernel k. */
@@ -68,6 +85,10 @@ long long ir_pre_entries(const ir_pre *p, long long combos);
 static inline int ir_pre_passes(const ir_pre *p) { return p->egm ? 2 : 1; }
 long long ir_pre_launch(const ir_pre *p, int pass, long long combos);
 long long ir_pre_reals(const ir_pre *p, long long combos);
+/* ev: where the expected V of the kernel's target t starts in the table. */
+long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre *p, int t);
+/* Whether the kernel's target t is read from the expected V. */
+static inline int ir_pre_ev_target(const ir_pre *p, int t) { return p->ev && t < 64 && (p->ev_targets >> t & 1); }
 /* Whether target t of EGM regime r carries its liquid state (the endogenous
  * grid reads that target's marginal value). */
 static inline int ir_egm_target(const ir_regime *r, int t) { return r->egm.next && r->egm.next[t] >= 0; }

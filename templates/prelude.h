@@ -206,6 +206,40 @@ LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index
     return acc;
 }
 
+/* Entry j of a target's expected next V (ir/precompute.h, "ev"): its
+ * V_{t+1} (row-major) summed over the next nodes of its np shock
+ * processes.  Process i has n[i] nodes on the axis of stride st[i]; an
+ * AR(1) process (ar[i]) weights them by row c of its n x n matrix pm[i], c
+ * j's index on that axis (the current node), an IID one by pm[i] itself,
+ * and there only j's index 0 holds the sum (the others are 0, never read).
+ * The first process is the outermost sum and the last the innermost, as
+ * the kernel's own loops nest; a zero weight skips its node. */
+LCM_DEVICE real lcm_expected_v(const real *V, lcm_index j, int np, const lcm_index *st, const int *n,
+                               const real *const *pm, const int *ar)
+{
+    int c[LCM_EV_PROCESSES], k[LCM_EV_PROCESSES];
+    lcm_index base = j;
+    for (int i = 0; i < np; ++i) {
+        c[i] = (int)(j / st[i] % n[i]);
+        if (!ar[i] && c[i] != 0) return 0;
+        base -= (lcm_index)c[i] * st[i];
+        k[i] = 0;
+    }
+    real sum = 0;
+    for (;;) {
+        real w = 1;
+        lcm_index at = base;
+        for (int i = 0; i < np; ++i) {
+            w *= ar[i] ? pm[i][c[i] * n[i] + k[i]] : pm[i][k[i]];
+            at += (lcm_index)k[i] * st[i];
+        }
+        if (w != 0) sum += w * V[at];
+        int i = np - 1; /* the next node: the last process fastest */
+        while (i >= 0 && ++k[i] == n[i]) k[i--] = 0;
+        if (i < 0) return sum;
+    }
+}
+
 /* A marginal value M_{t+1} at the same point (the EGM table, gen/emit_egm.c):
  * interpolated in 1 / M, which is the action itself under log utility and
  * c^sigma under CRRA -- nearly linear in wealth where M = c^-sigma bends

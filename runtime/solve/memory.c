@@ -279,11 +279,9 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
         }
         lcm_sb_free(&states);
         double entries = (double)lcm_worker_table_entries(w, r);
-        int egm = ir_is_egm(R);
-        add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1), "the %s of regime '%s' (%.0f %s; %s it "
-            "smaller)%s", egm ? "endogenous grid" : "continuation table", R->name, entries, egm ? "reals" : "entries",
-            egm ? "fewer savings points make" : "batch_size on a state it reads, or LCM_NO_TABLES=1, makes",
-            host && workers > 1 ? ", for each worker (--devices)" : "");
+        add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1), "%s of regime '%s' (%.0f %s; %s)%s",
+            lcm_worker_table_what(w, r), R->name, entries, ir_is_egm(R) ? "reals" : "entries",
+            lcm_worker_table_remedy(w, r), host && workers > 1 ? ", for each worker (--devices)" : "");
     }
     /* solver.c (combine_ranks): in a job of several ranks, rank 0 gathers
      * each sharded regime's V, period by period, into its solution (which

@@ -136,6 +136,11 @@ void lcm_flags_clear(lcm_flags *f, size_t n);
  * entries and its blocks' bounds included): the most any of its kernels
  * needs (ir/precompute.h, ir_pre_reals), 0 without tables. */
 long long lcm_worker_table_entries(const lcm_worker *w, int r);
+/* What regime r's table holds, for messages: "the endogenous grid", "the
+ * expected next V" (ir/precompute.h, "ev") or "the continuation table";
+ * and what makes it smaller. */
+const char *lcm_worker_table_what(const lcm_worker *w, int r);
+const char *lcm_worker_table_remedy(const lcm_worker *w, int r);
 /* Fills the worker's grid and parameter buffers for a run with params. */
 int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err);
 /* Prints each period's time of a finished solve (level progress). */

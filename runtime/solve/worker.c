@@ -223,6 +223,29 @@ long long lcm_worker_table_entries(const lcm_worker *s, int r)
     return most;
 }
 
+/* Whether regime r's table holds expected V (its kernels' tables are of
+ * one kind: the plan reads the model only). */
+static int table_is_ev(const lcm_worker *w, int r)
+{
+    const ir_model *m = &w->model->ir;
+    for (int k = 0; k < m->nkernels; ++k)
+        if (m->kernels[k].regime == r && w->pre[k].ev) return 1;
+    return 0;
+}
+
+const char *lcm_worker_table_what(const lcm_worker *w, int r)
+{
+    if (ir_is_egm(&w->model->ir.regimes[r])) return "the endogenous grid";
+    return table_is_ev(w, r) ? "the expected next V" : "the continuation table";
+}
+
+const char *lcm_worker_table_remedy(const lcm_worker *w, int r)
+{
+    if (ir_is_egm(&w->model->ir.regimes[r])) return "fewer savings points make it smaller";
+    if (table_is_ev(w, r)) return "LCM_NO_TABLES=1 sums over the shock's nodes inline instead";
+    return "splay a state it reads with batch_size, or set LCM_NO_TABLES=1 to compute it inline";
+}
+
 static int make_tables(lcm_worker *s, lcm_err *err)
 {
     lcm_backend *be = s->backend;
@@ -230,14 +253,10 @@ static int make_tables(lcm_worker *s, lcm_err *err)
     for (int r = 0; r < m->nregimes; ++r) {
         if (!(s->table_cap[r] = lcm_worker_table_entries(s, r))) continue;
         double bytes = (double)s->table_cap[r] * (double)(lcm_real_bytes(be->precision) + 1);
-        if (bytes > (double)SIZE_MAX / 2 || !(s->table[r] = be->alloc(be, (size_t)bytes, err))) {
-            if (ir_is_egm(&m->regimes[r]))
-                return lcm_fail_prefix(err, "model '%s': the endogenous grid of regime '%s' needs %.1f MiB (fewer "
-                                       "savings points need less)", m->name, m->regimes[r].name, bytes / 1048576.0);
-            return lcm_fail_prefix(err, "model '%s': the continuation table of regime '%s' needs %.1f MiB (splay a "
-                                   "state it reads with batch_size, or set LCM_NO_TABLES=1 to compute it inline)",
-                                   m->name, m->regimes[r].name, bytes / 1048576.0);
-        }
+        if (bytes > (double)SIZE_MAX / 2 || !(s->table[r] = be->alloc(be, (size_t)bytes, err)))
+            return lcm_fail_prefix(err, "model '%s': %s of regime '%s' needs %.1f MiB (%s)", m->name,
+                                   lcm_worker_table_what(s, r), m->regimes[r].name, bytes / 1048576.0,
+                                   lcm_worker_table_remedy(s, r));
     }
     return 0;
 }

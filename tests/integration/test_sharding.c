@@ -7,7 +7,9 @@
  *   fixed discrete type gives the V of batch_size = 0;
  * - both on a continuation table that reads a sharded state and a splayed
  *   one (models/saving_choice.lua with types): each worker's table covers
- *   its block, each launch's its chunk.
+ *   its block, each launch's its chunk;
+ * - the expected next V of shock processes (tests/models/expected_v.lua),
+ *   which each worker makes whole, on 1 to 3 workers, sharded and splayed.
  * (Several MPI ranks: tests/integration/test_mpi.sh.)
  */
 #include <stdio.h>
@@ -115,9 +117,53 @@ static void sharded_tables(void)
     lcm_model_free(base_model);
 }
 
+/* tests/models/expected_v.lua (its solve reads the expected next V of its
+ * shock processes, ir/precompute.h "ev") on `devices` workers, its type
+ * sharded and its wealth splayed when `knobs`. */
+static lcm_solution *solve_expected_v(int knobs, int devices, lcm_model **model)
+{
+    const char *defines[] = {knobs ? "shard=true" : "shard=false", knobs ? "splay=true" : "splay=false", NULL};
+    lcm_model *m = NULL;
+    lcm_pvalue *p = NULL;
+    lcm_solver *s = NULL;
+    lcm_solution *sol = NULL;
+    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .devices = devices};
+    lcm_err err = {0};
+    if (test_generate("tests/models/expected_v.lua", defines, &m, &err) ||
+        test_params("tests/models/expected_v.params.lua", &p, &err) || lcm_solver_new(m, &o, &s, &err) ||
+        lcm_solve(s, p, &sol, &err)) {
+        fprintf(stderr, "expected_v.lua on %d devices: %s\n", devices, err.msg);
+        exit(1);
+    }
+    lcm_solver_free(s);
+    lcm_pv_free(p);
+    *model = m;
+    return sol;
+}
+
+/* Every worker makes the whole expected V from the whole V_{t+1}: the same
+ * bits on any number of workers, sharded and splayed or not. */
+static void sharded_expected_v(void)
+{
+    lcm_model *base_model, *m;
+    lcm_solution *base = solve_expected_v(0, 1, &base_model);
+    const int devices[] = {1, 2, 3};
+    for (int d = 0; d < 3; ++d) {
+        lcm_solution *sol = solve_expected_v(1, devices[d], &m);
+        double dv = test_max_rel_diff(sol, base);
+        printf("expected V, sharded type and splayed wealth on %d workers: V differs by %g\n", devices[d], dv);
+        CHECK(dv == 0);
+        lcm_solution_free(sol);
+        lcm_model_free(m);
+    }
+    lcm_solution_free(base);
+    lcm_model_free(base_model);
+}
+
 int main(void)
 {
     sharded_tables();
+    sharded_expected_v();
     lcm_model *plain = generate("0", "none");
     run base = solve_and_simulate(plain, LCM_BACKEND_CPU, 1, 64);
     const char *axes[] = {"1", "2"};

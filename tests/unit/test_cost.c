@@ -135,7 +135,24 @@ int main(void)
         {"lcm_k2_last", 1, 5 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 0, 0, 0, 0},
     };
     check_model("tests/models/staged_loop.lua", staged, (int)(sizeof staged / sizeof *staged));
+    /* models/precautionary_savings.lua (7 wealth, 7 consumption, 5 income
+     * nodes), period 0: its solve reads alive's expected V (ir/precompute.h,
+     * "ev").  Per consumption: the action's point 2; log an action term (8
+     * bytes); budget 1 compare; next wealth 3; H 2; the state's point 2/7
+     * (and its load, 8 bytes / 7) and exp(income) a call per 7; the best 2
+     * compares.  The continuation:
+     * next wealth on its linspace (cell 3 + 2 compares, fraction 2 + a
+     * division + 2 points), the income node's row 2, 2 corners (2 x 4, 2
+     * compares, 2 values) of the expected V, not 5 x 2, its weight 3 + 1,
+     * its probability 2.  Footprint: the expected V, 5 x 7 values, and the
+     * 7 action terms. */
+    static const expect savings[] = {
+        {"lcm_k0_alive", 1, 2 + 3 + 2 + 2.0 / 7 + 3 + 2 + 2 + 8 + 3 + 2, 1 + 2 + 2 + 2 + 1, 1, 1.0 / 7, 8 + 8.0 / 7 + 16 + 16,
+         (35 + 7) * 8, 0, 1},
+    };
+    check_model("models/precautionary_savings.lua", savings, (int)(sizeof savings / sizeof *savings));
     check_profile("models/tiny.lua", "models/tiny.params.lua", 0);
     check_profile("tests/models/staged_loop.lua", "tests/models/staged_loop.params.lua", 1);
+    check_profile("models/precautionary_savings.lua", "models/precautionary_savings.params.lua", 1); /* the expected V */
     CHECK_DONE();
 }
