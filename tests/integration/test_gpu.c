@@ -27,6 +27,9 @@ static const struct {
     {"tests/models/grid_edges.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/cake_eating.lua", NULL, "tests/models/discount_only.params.lua"},
     {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua"},
+    /* the expected next V of shock processes (ir/precompute.h, "ev"): made by the table's kernel */
+    {"models/precautionary_savings.lua", "wealth_points=300", "models/precautionary_savings.params.lua"},
+    {"tests/models/expected_v.lua", "shard=true", "tests/models/expected_v.params.lua"},
     /* the endogenous grid method */
     {"tests/models/egm_cake.lua", NULL, "tests/models/egm_cake.params.lua"},
     {"models/iskhakov_2017.lua", "solver=egm", "models/iskhakov_2017.params.lua"},
