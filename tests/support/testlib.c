@@ -12,6 +12,7 @@
 #include "lcmgen.h"
 #include "panel.h"
 #include "params_lua.h"
+#include "precompute.h"
 
 const char *test_source_dir(void) { return LCM_SOURCE_DIR; }
 
@@ -173,4 +174,15 @@ int test_generate_text(const char *lua_text, lcm_model **out, lcm_err *err)
     rmdir(dir);
     free(path), free(dir);
     return rc;
+}
+
+void test_pre_plans(const lcm_model *model, ir_pre *plans)
+{
+    const ir_model *m = lcm_model_ir(model);
+    ir_vars V;
+    ir_shard S;
+    ir_vars_build(m, &V);
+    ir_shard_build(m, &V, &S);
+    for (int k = 0; k < m->nkernels; ++k) ir_pre_plan(m, &S, k, &plans[k]);
+    ir_vars_free(&V);
 }

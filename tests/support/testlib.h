@@ -16,6 +16,10 @@ int test_params(const char *lua, lcm_pvalue **out, lcm_err *err);
 /* Generate + solve on a backend. */
 int test_solve(const char *lua, const char *const *defines, const char *params, lcm_backend_kind backend,
                int precision, lcm_model **model, lcm_solution **sol, lcm_err *err);
+/* The continuation table plan (ir/precompute.h) of each of the model's
+ * kernels, as the generator and the runtime make it, into plans[nkernels]. */
+struct ir_pre;
+void test_pre_plans(const lcm_model *m, struct ir_pre *plans);
 /* Largest relative difference of V between two solutions of one model. */
 double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b);
 /* Largest difference of two panels' numbers (value, states, actions;
