@@ -69,33 +69,43 @@ static void release(run *r)
     lcm_panel_free(r->panel);
 }
 
-/* saving_choice.lua with 3 sharded types on `devices` workers, income
- * splayed by `batch` (0: not): V, and its model (*m, which V refers to). */
-static lcm_solution *solve_types(lcm_backend_kind backend, int devices, int batch, lcm_model **model)
+/* Model `lua` (NULL-terminated defines) solved on the cpu backend or the
+ * interpreter by `devices` workers, with parameter `extra` (NULL: none) set
+ * to extra_value: V, and its model (*model, which V refers to); any
+ * failure ends the test. */
+static lcm_solution *solve_on(const char *lua, const char *const *defines, const char *params, const char *extra,
+                              double extra_value, lcm_backend_kind backend, int devices, lcm_model **model)
 {
-    char b[32];
-    snprintf(b, sizeof b, "income_batch=%d", batch);
-    const char *defines[] = {"types=3", "wealth_points=25", b, NULL};
     lcm_model *m = NULL;
     lcm_pvalue *p = NULL;
     lcm_solver *s = NULL;
     lcm_solution *sol = NULL;
     lcm_solver_options o = {.backend = backend, .devices = devices};
     lcm_err err = {0};
-    if (test_generate("models/saving_choice.lua", defines, &m, &err) ||
-        test_params("models/saving_choice.params.lua", &p, &err)) {
-        fprintf(stderr, "saving_choice.lua types=3: %s\n", err.msg);
+    if (test_generate(lua, defines, &m, &err) || test_params(params, &p, &err)) {
+        fprintf(stderr, "%s: %s\n", lua, err.msg);
         exit(1);
     }
-    lcm_pv_put(p, "patience_gap", lcm_pv_num(0.25));
+    if (extra) lcm_pv_put(p, extra, lcm_pv_num(extra_value));
     if (lcm_solver_new(m, &o, &s, &err) || lcm_solve(s, p, &sol, &err)) {
-        fprintf(stderr, "saving_choice.lua types=3 on %d devices: %s\n", devices, err.msg);
+        fprintf(stderr, "%s on %d devices: %s\n", lua, devices, err.msg);
         exit(1);
     }
     lcm_solver_free(s);
     lcm_pv_free(p);
     *model = m;
     return sol;
+}
+
+/* saving_choice.lua with 3 sharded types on `devices` workers, income
+ * splayed by `batch` (0: not). */
+static lcm_solution *solve_types(lcm_backend_kind backend, int devices, int batch, lcm_model **model)
+{
+    char b[32];
+    snprintf(b, sizeof b, "income_batch=%d", batch);
+    const char *defines[] = {"types=3", "wealth_points=25", b, NULL};
+    return solve_on("models/saving_choice.lua", defines, "models/saving_choice.params.lua", "patience_gap", 0.25,
+                    backend, devices, model);
 }
 
 static void sharded_tables(void)
@@ -123,22 +133,8 @@ static void sharded_tables(void)
 static lcm_solution *solve_expected_v(int knobs, int devices, lcm_model **model)
 {
     const char *defines[] = {knobs ? "shard=true" : "shard=false", knobs ? "splay=true" : "splay=false", NULL};
-    lcm_model *m = NULL;
-    lcm_pvalue *p = NULL;
-    lcm_solver *s = NULL;
-    lcm_solution *sol = NULL;
-    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .devices = devices};
-    lcm_err err = {0};
-    if (test_generate("tests/models/expected_v.lua", defines, &m, &err) ||
-        test_params("tests/models/expected_v.params.lua", &p, &err) || lcm_solver_new(m, &o, &s, &err) ||
-        lcm_solve(s, p, &sol, &err)) {
-        fprintf(stderr, "expected_v.lua on %d devices: %s\n", devices, err.msg);
-        exit(1);
-    }
-    lcm_solver_free(s);
-    lcm_pv_free(p);
-    *model = m;
-    return sol;
+    return solve_on("tests/models/expected_v.lua", defines, "tests/models/expected_v.params.lua", NULL, 0,
+                    LCM_BACKEND_CPU, devices, model);
 }
 
 /* Every worker makes the whole expected V from the whole V_{t+1}: the same
