@@ -4,10 +4,13 @@
 #           N/4 x N x N) with income batch_size 0, N/8 and N/32 (its
 #           continuation table reads income): wall time, the table's bytes
 #           and peak host/device memory; and on precautionary_savings
-#           (wealth x consumption = N x N, no table) with wealth batch_size
+#           (wealth x consumption = N x N; its expected-V table, made once
+#           a period, is the same for every chunk) with wealth batch_size
 #           0, N/2 and N/8;
 #   table   saving_choice 21 x N x N with its continuation table and
-#           computed inline (LCM_NO_TABLES=1);
+#           computed inline (LCM_NO_TABLES=1); precautionary_savings N x N
+#           with the expected V of its income process and summing the 5
+#           nodes inline (LCM_NO_TABLES=1);
 #   checks  the same model solved with --log-level warning (checks on) and
 #           off, and tests/models/sharded.lua (Markov states and regimes);
 #   shard   tests/models/sharded.lua on 1 worker, --devices 2, and
@@ -35,6 +38,9 @@ SC21="$SRC/models/saving_choice.lua --params $SRC/models/saving_choice.params.lu
 echo "== continuation table: saving_choice 21x${N}x$N, with and without (LCM_NO_TABLES=1), median of $REPEAT"
 printf 'table            '; $B $SC21 --repeat "$REPEAT" | line
 printf 'inline           '; LCM_NO_TABLES=1 $B $SC21 --repeat "$REPEAT" | line
+echo "== expected V: precautionary_savings ${N}x$N, with and without (LCM_NO_TABLES=1), median of $REPEAT"
+printf 'expected V       '; $B $PS --repeat "$REPEAT" | line
+printf 'inline           '; LCM_NO_TABLES=1 $B $PS --repeat "$REPEAT" | line
 
 echo "== splay: precautionary_savings ${N}x$N, wealth batch_size (median of $REPEAT)"
 for b in 0 $((N / 2)) $((N / 8)); do
