@@ -41,32 +41,35 @@ static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
     p->blocks = p->rows * ir_taste_choices(r) * LCM_EGM_BLOCKS(J);
 }
 
-/* The expected next V (ev) of each target whose shock processes make the
- * kernel sum over more nodes than the table's interpolation reads corners:
- * an IID process of 2 or more nodes, an AR(1) process of 3 or more.  Not
- * for Epstein-Zin regimes (their certainty equivalent is not linear in V),
- * nor beyond LCM_EV_PROCESSES processes in one target (prelude.h,
- * lcm_expected_v). */
+/* The expected next V (ev) of each target whose shock processes have 2 or
+ * more nodes in all (the kernel then reads one row where it summed over
+ * them), when the table stays as small as a continuation table must (at
+ * most PRE_PER_STATE entries per state of the regime, or PRE_SMALL in
+ * all: a regime of few states that moves to a large one keeps summing
+ * inline).  Not for Epstein-Zin regimes (their certainty equivalent is not
+ * linear in V), nor beyond LCM_EV_PROCESSES processes in one target
+ * (prelude.h, lcm_expected_v). */
 static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p)
 {
     long long entries = 0;
+    uint64_t targets = 0;
     for (int t = 0; t < kn->ntargets && t < 64; ++t) {
         const ir_target *tg = ir_target_of(r, kn->targets[t]);
         const ir_regime *tr = &m->regimes[tg->regime];
-        long long nodes = 1, corners = 1;
+        long long nodes = 1;
         int processes = 0;
         for (int s = 0; s < tr->nstates; ++s) {
             if (tg->next[s].kind != NEXT_PROCESS) continue;
             ++processes;
             nodes *= tr->states[s].grid.n;
-            corners *= tg->next[s].src >= 0 ? 2 : 1;
         }
-        if (!processes || processes > LCM_EV_PROCESSES || nodes <= corners) continue;
-        p->ev_targets |= (uint64_t)1 << t;
+        if (!processes || processes > LCM_EV_PROCESSES || nodes < 2) continue;
+        targets |= (uint64_t)1 << t;
         entries += ir_state_space_size(tr);
     }
-    if (!p->ev_targets) return;
+    if (!targets || (entries > PRE_SMALL && entries > PRE_PER_STATE * ir_state_space_size(r))) return;
     p->active = p->ev = 1;
+    p->ev_targets = targets;
     p->states = p->actions = 0; /* the entries read V_{t+1} only: no state's chunk or block */
     p->sharded = p->splayed = 0;
     p->rows = entries, p->acts = 1;

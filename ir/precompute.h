@@ -43,14 +43,20 @@
  * by the rows of its transition matrix, once per period rather than once
  * per state-action pair.  Interpolation in the other next states is linear
  * in V, so the kernel then reads one interpolation of the expected V where
- * it read one per node (an AR(1) process: two, between the rows of the
- * current value's cell).  The table holds, for each such target of the
- * kernel in turn (bit t of ev_targets), an array of V_{t+1}'s shape: at an
+ * it read one per node (an AR(1) process: the row of the current node; off
+ * the nodes, which a solve never is, it sums inline).  The table holds,
+ * for each such target of the kernel in turn (bit t of ev_targets), an
+ * array of V_{t+1}'s shape: at an
  * AR(1) process's axis the current node (its matrix row) in place of the
  * next, at an IID process's axis the expectation at index 0 (the other
  * entries 0, never read).  Only the solve reads it; simulation and the
  * interpreter sum over the nodes inline, so its values agree with theirs
- * to rounding (the sum is associated differently), not to the bit.
+ * to rounding (the sum is associated differently), not to the bit.  One
+ * more difference: the inline sum skips a node whose weight, the product
+ * of its Markov and process weights, underflows to 0, where the table has
+ * already added the node at its process weight; where V_{t+1} is -inf at
+ * such a node (a probability below about 1e-308), the solve's V is -inf
+ * and the inline sum's is not.
  */
 #ifndef LCM_PRECOMPUTE_H
 #define LCM_PRECOMPUTE_H

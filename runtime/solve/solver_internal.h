@@ -137,8 +137,8 @@ void lcm_flags_clear(lcm_flags *f, size_t n);
  * needs (ir/precompute.h, ir_pre_reals), 0 without tables. */
 long long lcm_worker_table_entries(const lcm_worker *w, int r);
 /* What regime r's table holds, for messages: "the endogenous grid", "the
- * expected next V" (ir/precompute.h, "ev") or "the continuation table";
- * and what makes it smaller. */
+ * expected next V" (ir/precompute.h, "ev") or "the continuation table", as
+ * the kernel whose table sizes it has; and what makes it smaller. */
 const char *lcm_worker_table_what(const lcm_worker *w, int r);
 const char *lcm_worker_table_remedy(const lcm_worker *w, int r);
 /* Fills the worker's grid and parameter buffers for a run with params. */

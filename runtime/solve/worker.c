@@ -223,26 +223,32 @@ long long lcm_worker_table_entries(const lcm_worker *s, int r)
     return most;
 }
 
-/* Whether regime r's table holds expected V (its kernels' tables are of
- * one kind: the plan reads the model only). */
-static int table_is_ev(const lcm_worker *w, int r)
+/* The kernel of regime r whose table is the largest, which sizes the
+ * regime's table (the first of equals; -1: none). */
+static int sizing_kernel(const lcm_worker *w, int r)
 {
     const ir_model *m = &w->model->ir;
-    for (int k = 0; k < m->nkernels; ++k)
-        if (m->kernels[k].regime == r && w->pre[k].ev) return 1;
-    return 0;
+    int best = -1;
+    long long most = 0;
+    for (int k = 0; k < m->nkernels; ++k) {
+        long long n = ir_pre_reals(&w->pre[k], w->shard_hi - w->shard_lo);
+        if (m->kernels[k].regime == r && w->pre[k].active && n > most) most = n, best = k;
+    }
+    return best;
 }
 
 const char *lcm_worker_table_what(const lcm_worker *w, int r)
 {
-    if (ir_is_egm(&w->model->ir.regimes[r])) return "the endogenous grid";
-    return table_is_ev(w, r) ? "the expected next V" : "the continuation table";
+    int k = sizing_kernel(w, r);
+    if (k >= 0 && w->pre[k].egm) return "the endogenous grid";
+    return k >= 0 && w->pre[k].ev ? "the expected next V" : "the continuation table";
 }
 
 const char *lcm_worker_table_remedy(const lcm_worker *w, int r)
 {
-    if (ir_is_egm(&w->model->ir.regimes[r])) return "fewer savings points make it smaller";
-    if (table_is_ev(w, r)) return "LCM_NO_TABLES=1 sums over the shock's nodes inline instead";
+    int k = sizing_kernel(w, r);
+    if (k >= 0 && w->pre[k].egm) return "fewer savings points make it smaller";
+    if (k >= 0 && w->pre[k].ev) return "LCM_NO_TABLES=1 sums over the shock's nodes inline instead";
     return "splay a state it reads with batch_size, or set LCM_NO_TABLES=1 to compute it inline";
 }
 

@@ -6,11 +6,15 @@
 -- than its own).  Checked against the interpreter and against the inline
 -- sum over the nodes (tests/integration/test_differential_models.c).
 --
--- Options: shard=true shards the type (distributed), splay=true splays wealth.
+-- Options: shard=true shards the type (distributed), splay=true splays wealth,
+-- retired_wealth_points (23) the retired regime's wealth points: at 20000 its
+-- expected V outgrows the working regime's table bound, and the working
+-- kernels sum over it inline (tests/unit/test_precompute.c).
 local lcm = require("lcm")
 
 local shard = lcm.option("shard", false)
 local splay = lcm.option("splay", false)
+local retired_wealth_points = lcm.option("retired_wealth_points", 23)
 
 local Regime = lcm.categorical{ "working", "retired", "dead", name = "Regime" }
 local Type = lcm.categorical{ "low", "high", name = "Type" }
@@ -65,7 +69,12 @@ local working = lcm.regime{
 
 local retired = lcm.regime{
   active = alive,
-  states = { kind = kind, income = lcm.rouwenhorst_ar1{ n_points = 5 }, health = health, wealth = wealth },
+  states = {
+    kind = kind,
+    income = lcm.rouwenhorst_ar1{ n_points = 5 },
+    health = health,
+    wealth = retired_wealth_points == 23 and wealth or lcm.linspace{ start = 0.5, stop = 30, n_points = retired_wealth_points },
+  },
   actions = { consumption = consumption },
   functions = {
     utility = function(consumption, kind, taste) return math.log(consumption) + taste[kind] end,

@@ -1,9 +1,9 @@
 /* The continuation tables' plans (ir/precompute.h) for the expected next V
- * of shock processes ("ev"): taken where a target's processes have more
- * nodes than the read needs (an IID process of 2 or more, an AR(1) process
- * of 3 or more), for each such target of a kernel with the offsets of their
+ * of shock processes ("ev"): taken where a target's processes have 2 or
+ * more nodes, for each such target of a kernel with the sizes of their
  * arrays, and not where a regular table applies, beyond LCM_EV_PROCESSES
- * processes, or for Epstein-Zin. */
+ * processes, or where the table would outgrow the regime (16 entries per
+ * state, or 2^16 in all). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,15 +54,21 @@ int main(void)
      * nodes x 7 wealth points; the last alive kernel reaches dead only */
     expect_ev("models/precautionary_savings.lua", NULL, "lcm_k0_alive", 1, 35);
     expect_ev("models/precautionary_savings.lua", NULL, "lcm_k1_alive", 0, 0);
-    /* an AR(1) process of 2 nodes: the read interpolates 2 rows, no gain */
+    /* an AR(1) process of 2 nodes: one row read instead of two summed */
     const char *two[] = {"income_points=2", NULL};
-    expect_ev("models/precautionary_savings.lua", two, "lcm_k0_alive", 0, 0);
+    expect_ev("models/precautionary_savings.lua", two, "lcm_k0_alive", 1, 14);
     /* an IID one of 3 nodes: one row instead of 3 */
     const char *iid[] = {"shock=normal_gh", "income_points=3", NULL};
     expect_ev("models/precautionary_savings.lua", iid, "lcm_k0_alive", 1, 21);
     /* working reaches working (2 types x 5 income x 3 luck x 2 health x 23
      * wealth = 1380 states) and retired (2 x 5 x 2 x 23 = 460), not dead */
     expect_ev("tests/models/expected_v.lua", NULL, "lcm_k0_working", 3, 1380 + 460);
+    /* a retired regime of 2 x 5 x 2 x 20000 states: its expected V would
+     * outgrow working's bound (16 x 1380 entries, or 2^16), so working sums
+     * over both targets inline; retired's own kernel reads it */
+    const char *big[] = {"retired_wealth_points=20000", NULL};
+    expect_ev("tests/models/expected_v.lua", big, "lcm_k0_working", 0, 0);
+    expect_ev("tests/models/expected_v.lua", big, "lcm_k2_retired", 1, 400000);
     /* nine processes in one target: beyond LCM_EV_PROCESSES */
     expect_ev("tests/models/many_shocks.lua", NULL, "lcm_k0_alive", 0, 0);
     /* next wealth = saving: the regular table, whose entries sum the nodes */
