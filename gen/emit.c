@@ -461,19 +461,22 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
 /* The sum of target g's continuation over its stochastic next states,
  * after the deterministic ones' cells (ncont of them interpolated): loops
  * over the Markov categories and process nodes, V_{t+1} interpolated at
- * each (`from_ev` 0); or, from the expected V (ir/precompute.h, "ev", at
- * offset ev_off of the table), loops over the Markov categories only, at an
- * AR(1) process's axis the row of its current node, at an IID one row 0. */
-static void target_sum(emitter *e, const ir_target *tg, const long long *stride, int ncont, int from_ev, long long ev_off)
+ * each (ev_axis NULL); or, from the expected V (ir/precompute.h, "ev", at
+ * offset ev_off of the table), loops over the states the table does not
+ * sum only (ev_axis[s] IR_EV_NONE), at the others their current row: an
+ * AR(1) process's node, a Markov state's source's category, row 0 for an
+ * IID process or fixed probabilities. */
+static void target_sum(emitter *e, const ir_target *tg, const long long *stride, int ncont, const int *ev_axis,
+                       long long ev_off)
 {
     int g = tg->regime;
     const ir_regime *tr = &e->m->regimes[g];
-    if (from_ev) emit_line(e, "const real *LCM_RESTRICT Vn = pre + %lld; /* its expected V */", ev_off);
+    if (ev_axis) emit_line(e, "const real *LCM_RESTRICT Vn = pre + %lld; /* its expected V */", ev_off);
     else emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->%s[%d];", e->egm_table ? "m_next" : "v_next", g);
     int loops = 0, outer = -1;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
-        if (nx->kind == NEXT_DET || (from_ev && nx->kind == NEXT_PROCESS)) continue;
+        if (nx->kind == NEXT_DET || (ev_axis && ev_axis[s] != IR_EV_NONE)) continue;
         weight_loop(e, g, s, nx, outer);
         outer = s;
         ++loops;
@@ -488,14 +491,28 @@ static void target_sum(emitter *e, const ir_target *tg, const long long *stride,
     else lcm_sb_printf(e->b, "E%d = %s(Vn, base", g, interp);
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
-        if (from_ev && nx->kind == NEXT_PROCESS && nx->src >= 0) /* the current node's row; an IID process: row 0 */
+        int axis = ev_axis ? ev_axis[s] : IR_EV_NONE;
+        if (axis == IR_EV_PROCESS && nx->src >= 0) /* the current node's row */
             lcm_sb_printf(e->b, " + (lcm_index)pe%d_%d * %lld", g, s, stride[s]);
-        else if (nx->kind != NEXT_DET && !(from_ev && nx->kind == NEXT_PROCESS))
+        else if (axis >= 0) /* the source's current category (a code) */
+            lcm_sb_printf(e->b, " + (lcm_index)x[%d] * %lld", axis, stride[s]);
+        else if (axis == IR_EV_NONE && nx->kind != NEXT_DET) /* its loop's point */
             lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
     }
     lcm_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, ez(e) ? ")" : "");
     if (loops && e->staged > 0) emit_line(e, "E%d = on%d ? sum : E%d;", g, outer, g);
     for (; loops > 0; --loops) emit_close(e);
+}
+
+/* The axes the expected V of target tg sums over (ir_pre_ev_axes), or
+ * NULL when the kernel does not read its expected V; the caller frees. */
+static int *ev_axes_of(const emitter *e, const ir_target *tg)
+{
+    if (!ev_target(e, tg->regime)) return NULL;
+    int *axis = lcm_xcalloc((size_t)e->m->regimes[tg->regime].nstates + 1, sizeof *axis);
+    long long nodes;
+    ir_pre_ev_axes(e->m, e->r, tg, axis, &nodes);
+    return axis;
 }
 
 /* The continuation in target regime tg: its V_{t+1} interpolated at the
@@ -546,21 +563,22 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
         while (e->k->targets[t] != g) ++t;
         ev_off = ir_pre_ev_offset(e->m, e->k, &e->pre, t);
     }
+    int *axis = ev_axes_of(e, tg);
     if (ev && e->ev_path == 0) {
         lcm_sb cond;
         lcm_sb_init(&cond);
         ev_condition(e, g, &cond);
         emit_open(e, "if (%s) {", cond.s);
         lcm_sb_free(&cond);
-        target_sum(e, tg, stride, ncont, 1, ev_off);
+        target_sum(e, tg, stride, ncont, axis, ev_off);
         emit_else(e);
-        target_sum(e, tg, stride, ncont, 0, 0);
+        target_sum(e, tg, stride, ncont, NULL, 0);
         emit_close(e);
     } else {
-        target_sum(e, tg, stride, ncont, ev && e->ev_path > 0, ev_off);
+        target_sum(e, tg, stride, ncont, e->ev_path > 0 ? axis : NULL, ev_off);
     }
     emit_close(e);
-    free(stride);
+    free(stride), free(axis);
 }
 
 /* E: the targets' continuations weighted by their probabilities, or the
@@ -900,20 +918,22 @@ static int stages_inline(const emitter *e)
         if (target_level(e, tg) != e->innermost) continue;
         if (e->lvl[e->r->rprob[tg->regime]] >= e->innermost) return 0;
         const ir_regime *tr = &e->m->regimes[tg->regime];
-        int loops = 0;
-        for (int s = 0; s < tr->nstates; ++s) {
+        int loops = 0, ok = 1;
+        int *axis = e->ev_path > 0 ? ev_axes_of(e, tg) : NULL; /* the states read from the expected V: no loop */
+        for (int s = 0; s < tr->nstates && ok; ++s) {
             const ir_next *nx = &tg->next[s];
             if (nx->kind != NEXT_DET) {
-                if (weights_level(e, nx) >= e->innermost) return 0;
-                int from_ev = e->ev_path > 0 && nx->kind == NEXT_PROCESS && ev_target(e, tg->regime); /* no loop */
-                if (!from_ev && ++loops > 1) return 0;
+                int looped = !axis || axis[s] == IR_EV_NONE;
+                ok = weights_level(e, nx) < e->innermost && !(looped && ++loops > 1);
                 continue;
             }
             switch (tr->states[s].grid.kind) {
             case GRID_DISCRETE: case GRID_LIN: case GRID_PWLIN: break;
-            default: return 0; /* a search (lcm_cell_search) or a log (lcm_cell_log) */
+            default: ok = 0; /* a search (lcm_cell_search) or a log (lcm_cell_log) */
             }
         }
+        free(axis);
+        if (!ok) return 0;
     }
     return 1;
 }
@@ -1296,45 +1316,87 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     return rc;
 }
 
+/* One target's part of an expected-V table's entry: for entry j in
+ * [off, off + its V's size), the cells of the axes it sums over
+ * (ir_pre_ev_axes), then, where the entry is one the kernel reads (index 0
+ * on the axes of one row), each axis's row of weights -- an AR(1)
+ * process's matrix row, an IID process's weights, a Markov state's
+ * probabilities computed at its source's category -- and the sum. */
+static void ev_target_entry(const emitter *e, int g, long long off, int first, lcm_sb *out)
+{
+    const ir_regime *r = e->r, *tr = &e->m->regimes[g];
+    const ir_target *tg = ir_target_of(r, g);
+    emitter f = *e; /* the probabilities' nodes, every one at one level (as emit_table) */
+    f.b = out;
+    f.depth = 1;
+    f.flat = 1;
+    f.root = f.tabled = f.terms_only = NULL;
+    f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
+    f.needed = lcm_xcalloc(r->nnodes + 1, 1);
+    for (size_t i = 0; i < r->nnodes; ++i) f.lvl[i] = -1;
+    long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride), nodes;
+    int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
+    ir_strides(tr, stride);
+    int np = ir_pre_ev_axes(e->m, r, tg, axis, &nodes);
+    lcm_sb st, n, one_row, row;
+    lcm_sb_init(&st), lcm_sb_init(&n), lcm_sb_init(&one_row), lcm_sb_init(&row);
+    for (int s = 0, i = 0; s < tr->nstates; ++s) {
+        if (axis[s] == IR_EV_NONE) continue;
+        const ir_next *nx = &tg->next[s];
+        const char *sep = i ? ", " : "";
+        lcm_sb_printf(&st, "%s%lld", sep, stride[s]);
+        lcm_sb_printf(&n, "%s%d", sep, tr->states[s].grid.n);
+        if (axis[s] == IR_EV_FIXED || (axis[s] == IR_EV_PROCESS && nx->src < 0))
+            lcm_sb_printf(&one_row, "%sc[%d] == 0", one_row.s ? " && " : "", i);
+        if (axis[s] == IR_EV_PROCESS && nx->src >= 0)
+            lcm_sb_printf(&row, "%sG + %zu + (lcm_index)c[%d] * %d", sep, e->L->matrix_off[g][s], i, tr->states[s].grid.n);
+        else if (axis[s] == IR_EV_PROCESS) lcm_sb_printf(&row, "%sG + %zu", sep, e->L->matrix_off[g][s]);
+        else lcm_sb_printf(&row, "%swm%d", sep, s);
+        for (int k = 0; nx->kind == NEXT_MARKOV && k < nx->nprobs; ++k) emit_mark(&f, nx->probs[k]);
+        ++i;
+    }
+    emit_open(&f, "%sif (j < %lld) { /* regime '%s' */", first ? "" : "else ", off + ir_state_space_size(tr), tr->name);
+    emit_line(&f, "const lcm_index st[%d] = {%s};", np, st.s);
+    emit_line(&f, "const int n[%d] = {%s};", np, n.s);
+    emit_line(&f, "int c[%d];", np);
+    emit_line(&f, "const lcm_index base = lcm_ev_cells(j - %lld, %d, st, n, c);", off, np);
+    if (one_row.s) emit_open(&f, "if (%s) { /* one row: the rest is never read */", one_row.s);
+    else emit_open(&f, "{");
+    for (int s = 0, i = 0; s < tr->nstates; ++s) {
+        if (axis[s] == IR_EV_NONE) continue;
+        if (axis[s] >= 0) emit_line(&f, "x[%d] = (real)c[%d]; /* %s: the category whose row weights next %s */", axis[s],
+                                    i, r->states[axis[s]].name, tr->states[s].name);
+        ++i;
+    }
+    for (size_t i = 0; i < r->nnodes; ++i)
+        if (f.needed[i] && !f.has_enext[i]) emit_node_decl(&f, (int)i);
+    for (int s = 0; s < tr->nstates; ++s) {
+        const ir_next *nx = &tg->next[s];
+        if (axis[s] == IR_EV_NONE || nx->kind != NEXT_MARKOV) continue;
+        emit_start(&f);
+        lcm_sb_printf(f.b, "const real wm%d[%d] = {", s, nx->nprobs);
+        for (int k = 0; k < nx->nprobs; ++k) lcm_sb_printf(f.b, "%s%s", k ? ", " : "", emit_num(&f, nx->probs[k]));
+        lcm_sb_printf(f.b, "}; /* next %s */\n", tr->states[s].name);
+    }
+    emit_line(&f, "const real *const row[%d] = {%s};", np, row.s);
+    emit_line(&f, "E = lcm_expected_v((const real *)a->v_next[%d], base, %d, st, n, row);", g, np);
+    emit_close(&f);
+    emit_close(&f);
+    lcm_sb_free(&st), lcm_sb_free(&n), lcm_sb_free(&one_row), lcm_sb_free(&row);
+    free(stride), free(axis), free(f.lvl), free(f.needed);
+}
+
 /* The table entry of a kernel with an expected-V table (ir/precompute.h,
  * "ev"; templates/table.c.in): entry j lies in the expected V of one
- * target, which lcm_expected_v (prelude.h) sums over the target's process
- * nodes, given where each process's axis and matrix are. */
+ * target (ev_target_entry). */
 static int emit_ev_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
 {
-    emitter f = *e;
     lcm_sb body, what;
     lcm_sb_init(&body), lcm_sb_init(&what);
-    f.b = &body;
-    f.depth = 1;
-    emit_line(&f, "real E = 0;");
+    lcm_sb_puts(&body, "    real E = 0;\n");
     for (int t = 0, first = 1; t < e->k->ntargets; ++t) {
         if (!ir_pre_ev_target(&e->pre, t)) continue;
-        int g = e->k->targets[t];
-        const ir_regime *tr = &e->m->regimes[g];
-        const ir_target *tg = ir_target_of(e->r, g);
-        long long off = ir_pre_ev_offset(e->m, e->k, &e->pre, t), size = ir_state_space_size(tr);
-        long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride);
-        ir_strides(tr, stride);
-        lcm_sb st, n, pm, ar;
-        lcm_sb_init(&st), lcm_sb_init(&n), lcm_sb_init(&pm), lcm_sb_init(&ar);
-        int np = 0;
-        for (int s = 0; s < tr->nstates; ++s) {
-            if (tg->next[s].kind != NEXT_PROCESS) continue;
-            const char *sep = np++ ? ", " : "";
-            lcm_sb_printf(&st, "%s%lld", sep, stride[s]);
-            lcm_sb_printf(&n, "%s%d", sep, tr->states[s].grid.n);
-            lcm_sb_printf(&pm, "%sG + %zu", sep, e->L->matrix_off[g][s]);
-            lcm_sb_printf(&ar, "%s%d", sep, tg->next[s].src >= 0);
-        }
-        emit_open(&f, "%sif (j < %lld) { /* regime '%s' */", first ? "" : "else ", off + size, tr->name);
-        emit_line(&f, "const lcm_index st[%d] = {%s};", np, st.s);
-        emit_line(&f, "const int n[%d] = {%s}, ar[%d] = {%s};", np, n.s, np, ar.s);
-        emit_line(&f, "const real *const pm[%d] = {%s};", np, pm.s);
-        emit_line(&f, "E = lcm_expected_v((const real *)a->v_next[%d], j - %lld, %d, st, n, pm, ar);", g, off, np);
-        emit_close(&f);
-        lcm_sb_free(&st), lcm_sb_free(&n), lcm_sb_free(&pm), lcm_sb_free(&ar);
-        free(stride);
+        ev_target_entry(e, e->k->targets[t], ir_pre_ev_offset(e->m, e->k, &e->pre, t), first, &body);
         first = 0;
     }
     lcm_sb_printf(&what, "The expected next V of %s (ir/precompute.h, \"ev\"): entry j\n"

@@ -41,37 +41,70 @@ static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
     p->blocks = p->rows * ir_taste_choices(r) * LCM_EGM_BLOCKS(J);
 }
 
-/* The expected next V (ev) of each target whose shock processes have 2 or
- * more nodes in all (the kernel then reads one row where it summed over
- * them), when the table stays as small as a continuation table must (at
+/* ir_pre_ev_axes for one state, before sources are shared out. */
+static int ev_axis(const ir_model *m, const ir_regime *r, const ir_target *tg, int s)
+{
+    const ir_next *nx = &tg->next[s];
+    if (nx->kind == NEXT_PROCESS) return IR_EV_PROCESS;
+    if (nx->kind != NEXT_MARKOV || r->nstates > 64 || r->nactions > 64) return IR_EV_NONE;
+    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
+    node_masks(r, sm, am);
+    uint64_t states = 0, actions = 0;
+    for (int j = 0; j < nx->nprobs; ++j) states |= sm[nx->probs[j]], actions |= am[nx->probs[j]];
+    free(sm), free(am);
+    if (actions || (states & (states - 1))) return IR_EV_NONE; /* an action, or two states */
+    if (!states) return IR_EV_FIXED;
+    int src = 0;
+    while (!(states >> src & 1)) ++src;
+    const ir_grid *g = &r->states[src].grid;
+    return grid_is_discrete(g) && g->n == nx->nprobs && nx->nprobs == m->regimes[tg->regime].states[s].grid.n
+               ? src : IR_EV_NONE;
+}
+
+int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, int *axis, long long *nodes)
+{
+    const ir_regime *tr = &m->regimes[tg->regime];
+    uint64_t sources = 0; /* the Markov states' sources so far */
+    int axes = 0;
+    *nodes = 1;
+    for (int s = 0; s < tr->nstates; ++s) {
+        axis[s] = ev_axis(m, r, tg, s);
+        if (axis[s] >= 0 && (sources >> axis[s] & 1)) axis[s] = IR_EV_NONE; /* one row per source */
+        if (axis[s] == IR_EV_NONE) continue;
+        if (axis[s] >= 0) sources |= (uint64_t)1 << axis[s];
+        ++axes;
+        *nodes *= tr->states[s].grid.n;
+    }
+    return axes;
+}
+
+/* The expected next V (ev) of each target whose shock processes and
+ * Markov states of matrix rows (ir_pre_ev_axes) have 2 or more nodes in
+ * all (the kernel then reads one row where it summed over them), when the
+ * table stays as small as a continuation table must (at
  * most PRE_PER_STATE entries per state of the regime, or PRE_SMALL in
  * all: a regime of few states that moves to a large one keeps summing
  * inline).  Not for Epstein-Zin regimes (their certainty equivalent is not
- * linear in V), nor beyond LCM_EV_PROCESSES processes in one target
+ * linear in V), nor beyond LCM_EV_AXES such axes in one target
  * (prelude.h, lcm_expected_v). */
-static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p)
+static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p /* an empty plan */)
 {
     long long entries = 0;
     uint64_t targets = 0;
     for (int t = 0; t < kn->ntargets && t < 64; ++t) {
         const ir_target *tg = ir_target_of(r, kn->targets[t]);
         const ir_regime *tr = &m->regimes[tg->regime];
-        long long nodes = 1;
-        int processes = 0;
-        for (int s = 0; s < tr->nstates; ++s) {
-            if (tg->next[s].kind != NEXT_PROCESS) continue;
-            ++processes;
-            nodes *= tr->states[s].grid.n;
-        }
-        if (!processes || processes > LCM_EV_PROCESSES || nodes < 2) continue;
+        int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
+        long long nodes;
+        int axes = ir_pre_ev_axes(m, r, tg, axis, &nodes);
+        free(axis);
+        if (!axes || axes > LCM_EV_AXES || nodes < 2) continue;
         targets |= (uint64_t)1 << t;
         entries += ir_state_space_size(tr);
     }
     if (!targets || (entries > PRE_SMALL && entries > PRE_PER_STATE * ir_state_space_size(r))) return;
-    p->active = p->ev = 1;
+    p->active = p->ev = 1; /* the entries read V_{t+1} only: no state, chunk or block of the regime */
     p->ev_targets = targets;
-    p->states = p->actions = 0; /* the entries read V_{t+1} only: no state's chunk or block */
-    p->sharded = p->splayed = 0;
     p->rows = entries, p->acts = 1;
 }
 
@@ -105,13 +138,14 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
     }
     free(sm), free(am);
     int sharded = ir_shard_regime(m, S, r->id);
-    long long skipped = 1, rows = 1, acts = 1, combos = 1;
+    long long skipped = 1, rows = 1, whole_rows = 1, acts = 1, combos = 1;
     for (int i = 0; i < r->nstates; ++i) {
         const ir_grid *g = &r->states[i].grid;
         if (!(p->states >> i & 1)) skipped *= g->n;
         else if (sharded && g->distributed) p->sharded = 1;
         else {
             rows *= ir_chunk_width(g);
+            whole_rows *= g->n;
             p->splayed |= ir_splays(g);
         }
     }
@@ -120,11 +154,23 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
     if (p->sharded) combos = S->combos;
     p->rows = rows, p->acts = acts;
     /* worth it: the continuation is evaluated per state (it reads something),
-     * a state axis of 2 or more points is left out, and the table is small */
-    long long entries = combos * rows * acts;
-    p->active = (p->states || p->actions) && skipped >= 2 &&
-                (entries <= PRE_SMALL || entries <= PRE_PER_STATE * ir_state_space_size(r));
-    if (!p->active && r->risk_aversion < 0) ev_plan(m, kn, r, p);
+     * a state axis of 2 or more points is left out, and the table is small
+     * (splay makes it smaller: a chunk's rows) */
+    long long entries = combos * rows * acts, whole = combos * whole_rows * acts, states = ir_state_space_size(r);
+    int useful = (p->states || p->actions) && skipped >= 2;
+    p->active = useful && (entries <= PRE_SMALL || entries <= PRE_PER_STATE * states);
+    /* The expected V where the table would not be taken without splay:
+     * that table gives the inline sum's bits and the expected V does not,
+     * so the choice between them must not depend on batch_size (splay is
+     * value-identical). */
+    int whole_active = useful && (whole <= PRE_SMALL || whole <= PRE_PER_STATE * states);
+    if (!whole_active && r->risk_aversion < 0) {
+        ir_pre table = *p;
+        memset(p, 0, sizeof *p);
+        p->reals = 1;
+        ev_plan(m, kn, r, p);
+        if (!p->ev) *p = table; /* no expected V: the table where splay allows it, or none */
+    }
 }
 
 long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre *p, int t)

@@ -38,25 +38,27 @@
  * and marginal values.  Its bytes are not used.
  *
  * Where the continuation reads every state (no table above) but a target
- * regime has shock processes, the table holds that target's expected next
- * V instead (`ev`): V_{t+1} summed over the process's next nodes, weighted
- * by the rows of its transition matrix, once per period rather than once
+ * regime has shock processes (or Markov states whose probabilities are a
+ * matrix's rows: ir_pre_ev_axis), the table holds that target's expected
+ * next V instead (`ev`): V_{t+1} summed over their next nodes, weighted by
+ * the rows of their transition matrices, once per period rather than once
  * per state-action pair.  Interpolation in the other next states is linear
  * in V, so the kernel then reads one interpolation of the expected V where
- * it read one per node (an AR(1) process: the row of the current node; off
- * the nodes, which a solve never is, it sums inline).  The table holds,
- * for each such target of the kernel in turn (bit t of ev_targets), an
- * array of V_{t+1}'s shape: at an
- * AR(1) process's axis the current node (its matrix row) in place of the
- * next, at an IID process's axis the expectation at index 0 (the other
- * entries 0, never read).  Only the solve reads it; simulation and the
- * interpreter sum over the nodes inline, so its values agree with theirs
- * to rounding (the sum is associated differently), not to the bit.  One
- * more difference: the inline sum skips a node whose weight, the product
- * of its Markov and process weights, underflows to 0, where the table has
- * already added the node at its process weight; where V_{t+1} is -inf at
- * such a node (a probability below about 1e-308), the solve's V is -inf
- * and the inline sum's is not.
+ * it read one per node: at an AR(1) process's axis the row of the current
+ * node (off the nodes, which a solve never is, it sums inline), at a
+ * Markov state's the row of its source's current category.  The table
+ * holds, for each such target of the kernel in turn (bit t of ev_targets),
+ * an array of V_{t+1}'s shape: at such an axis the current node or
+ * category (its matrix row) in place of the next, at an IID process's (or
+ * a Markov state's of fixed probabilities) the expectation at index 0 (the
+ * other entries 0, never read).  Only the solve reads it; simulation and
+ * the interpreter sum over the nodes inline, so its values agree with
+ * theirs to rounding (the sum is associated differently), not to the bit.
+ * One more difference: the inline sum skips a node whose weight, the
+ * product of the weights of all its stochastic states, underflows to 0,
+ * where the table has added the node at the weight of the axes it sums
+ * alone; where V_{t+1} is -inf at such a node (a probability below about
+ * 1e-308), the solve's V is -inf and the inline sum's is not.
  */
 #ifndef LCM_PRECOMPUTE_H
 #define LCM_PRECOMPUTE_H
@@ -91,6 +93,18 @@ long long ir_pre_entries(const ir_pre *p, long long combos);
 static inline int ir_pre_passes(const ir_pre *p) { return p->egm ? 2 : 1; }
 long long ir_pre_launch(const ir_pre *p, int pass, long long combos);
 long long ir_pre_reals(const ir_pre *p, long long combos);
+/* ev: how the expected V of target tg (of regime r) sums over each of its
+ * states s, into axis[s]: IR_EV_PROCESS for a shock process; for a Markov
+ * state whose probabilities read no action and at most one state of r, a
+ * discrete one with as many categories (its current category is then the
+ * row, as an AR(1) process's node is), that state's index, or IR_EV_FIXED
+ * when they read no state (one row, as an IID process's); IR_EV_NONE for
+ * any other state, deterministic or a Markov state the kernel keeps
+ * summing over (its probabilities read an action, two states, a source
+ * another Markov state of the target already takes, ...).  Returns the
+ * number of axes the table sums and *nodes their nodes' product. */
+enum { IR_EV_NONE = -3, IR_EV_PROCESS = -2, IR_EV_FIXED = -1 };
+int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, int *axis, long long *nodes);
 /* ev: where the expected V of the kernel's target t starts in the table. */
 long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre *p, int t);
 /* Whether the kernel's target t is read from the expected V. */

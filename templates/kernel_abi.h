@@ -13,7 +13,7 @@
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
 /* The bounded blocks of a row of an EGM table on `points` savings points. */
 #define LCM_EGM_BLOCKS(points) (((points) - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK)
-#define LCM_EV_PROCESSES 8 /* shock processes of a target in an expected-V table (ir/precompute.h) */
+#define LCM_EV_AXES 8 /* the axes an expected-V table sums over in one target (ir/precompute.h) */
 
 typedef long long lcm_index;
 

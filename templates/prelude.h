@@ -206,35 +206,40 @@ LCM_DEVICE real lcm_interp(const real *V, lcm_index base, int m, const lcm_index
     return acc;
 }
 
-/* Entry j of a target's expected next V (ir/precompute.h, "ev"): its
- * V_{t+1} (row-major) summed over the next nodes of its np shock
- * processes.  Process i has n[i] nodes on the axis of stride st[i]; an
- * AR(1) process (ar[i]) weights them by row c of its n x n matrix pm[i], c
- * j's index on that axis (the current node), an IID one by pm[i] itself,
- * and there only j's index 0 holds the sum (the others are 0, never read).
- * The first process is the outermost sum and the last the innermost, as
- * the kernel's own loops nest; a zero weight skips its node. */
-LCM_DEVICE real lcm_expected_v(const real *V, lcm_index j, int np, const lcm_index *st, const int *n,
-                               const real *const *pm, const int *ar)
+/* ---- the expected next V (ir/precompute.h, "ev") ---------------------------
+ * Entry e of a target's expected V lies, on each of the np axes the table
+ * sums over (axis i: n[i] points, stride st[i] in the target's V), at
+ * index c[i]: the current node or category whose row weights the next
+ * ones.  lcm_ev_cells gives c[] and the entry's base (e at index 0 on
+ * every such axis); lcm_expected_v then sums V over the axes' next points
+ * from the base, with row[i] the weights of axis i (its matrix's row c[i],
+ * or the one row of an IID process).  The first axis is the outermost sum
+ * and the last the innermost, as the kernel's own loops nest; a zero
+ * weight skips its point. */
+LCM_DEVICE lcm_index lcm_ev_cells(lcm_index e, int np, const lcm_index *st, const int *n, int *c)
 {
-    int c[LCM_EV_PROCESSES], k[LCM_EV_PROCESSES];
-    lcm_index base = j;
+    lcm_index base = e;
     for (int i = 0; i < np; ++i) {
-        c[i] = (int)(j / st[i] % n[i]);
-        if (!ar[i] && c[i] != 0) return 0;
+        c[i] = (int)(e / st[i] % n[i]);
         base -= (lcm_index)c[i] * st[i];
-        k[i] = 0;
     }
+    return base;
+}
+
+LCM_DEVICE real lcm_expected_v(const real *V, lcm_index base, int np, const lcm_index *st, const int *n,
+                               const real *const *row)
+{
+    int k[LCM_EV_AXES] = {0};
     real sum = 0;
     for (;;) {
         real w = 1;
         lcm_index at = base;
         for (int i = 0; i < np; ++i) {
-            w *= ar[i] ? pm[i][c[i] * n[i] + k[i]] : pm[i][k[i]];
+            w *= row[i][k[i]];
             at += (lcm_index)k[i] * st[i];
         }
         if (w != 0) sum += w * V[at];
-        int i = np - 1; /* the next node: the last process fastest */
+        int i = np - 1; /* the next point: the last axis fastest */
         while (i >= 0 && ++k[i] == n[i]) k[i--] = 0;
         if (i < 0) return sum;
     }

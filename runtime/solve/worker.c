@@ -248,7 +248,7 @@ const char *lcm_worker_table_remedy(const lcm_worker *w, int r)
 {
     int k = sizing_kernel(w, r);
     if (k >= 0 && w->pre[k].egm) return "fewer savings points make it smaller";
-    if (k >= 0 && w->pre[k].ev) return "LCM_NO_TABLES=1 sums over the shock's nodes inline instead";
+    if (k >= 0 && w->pre[k].ev) return "LCM_NO_TABLES=1 sums over the next points inline instead";
     return "splay a state it reads with batch_size, or set LCM_NO_TABLES=1 to compute it inline";
 }
 

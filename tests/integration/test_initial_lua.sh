@@ -26,12 +26,15 @@ sed '3s/,patient,good,/,0,1,/; 5s/,impatient,bad,/,1,0,/' "$m.initial.csv" > mix
 csv_to_lua mixed.csv > mixed.lua
 check "the Lua file has codes and labels" "grep -q 'patience = { \"patient\", 0, \"patient\", 1,' mixed.lua"
 args="--params $m.params.lua --seed 3 --log-level warning"
-# cpu: compared with interp byte for byte below (auto would take a GPU where there is one)
+# cpu (auto would take a GPU where there is one), then the interpreter,
+# whose V agrees with the cpu's to rounding only (the cpu's solve reads the
+# expected next V of the health state, docs/internals.md): each byte for byte
 "$LCM" simulate "$m.lua" $args --initial mixed.csv --backend cpu --csv csv.csv
 "$LCM" simulate "$m.lua" $args --initial mixed.lua --backend cpu --csv lua.csv
 check "Lua columns: the panel of the CSV" "[ -s csv.csv ] && cmp -s csv.csv lua.csv"
+"$LCM" simulate "$m.lua" $args --initial mixed.csv --backend interp --csv csv-interp.csv
 "$LCM" simulate "$m.lua" $args --initial mixed.lua --subject-batch-size 7 --backend interp --csv lua7.csv
-check "Lua columns: the same panel on interp, 7 at a time" "cmp -s csv.csv lua7.csv"
+check "Lua columns: the same panel on interp, 7 at a time" "[ -s csv-interp.csv ] && cmp -s csv-interp.csv lua7.csv"
 
 # a function of n: wealth 1, 2, ..., n
 t=$SRC/models/tiny

@@ -1,7 +1,9 @@
--- expected_v.lua - shock processes whose expectation the solve reads from a
--- table of the expected next V (ir/precompute.h, "ev"): in the working
--- regime an AR(1) income and an IID luck shock, beside a Markov health
--- state and a sharded type; the working regime moves to the retired one,
+-- expected_v.lua - shock processes and Markov states whose expectation the
+-- solve reads from a table of the expected next V (ir/precompute.h, "ev"):
+-- in the working regime an AR(1) income, an IID luck shock, a Markov health
+-- state (rows of health_transition at the current health), a Markov mood of
+-- fixed probabilities (one row) and a sharded type; the working regime moves
+-- to the retired one,
 -- whose income process continues the working one's (a target regime other
 -- than its own).  Checked against the interpreter and against the inline
 -- sum over the nodes (tests/integration/test_differential_models.c).
@@ -20,6 +22,7 @@ local Regime = lcm.categorical{ "working", "retired", "dead", name = "Regime" }
 local Type = lcm.categorical{ "low", "high", name = "Type" }
 local Health = lcm.categorical{ "bad", "good", name = "Health" }
 local Labor = lcm.categorical{ "work", "retire", name = "Labor" }
+local Mood = lcm.categorical{ "low", "high", name = "Mood" }
 
 local kind = lcm.discrete(Type, { distributed = shard })
 local health = lcm.discrete(Health)
@@ -37,6 +40,7 @@ local working = lcm.regime{
     income = lcm.rouwenhorst_ar1{ n_points = 5 },
     luck = lcm.normal_iid{ n_points = 3, gauss_hermite = true },
     health = health,
+    mood = lcm.discrete(Mood),
     wealth = wealth,
   },
   actions = { labor = lcm.discrete(Labor), consumption = consumption },
@@ -45,14 +49,15 @@ local working = lcm.regime{
     earnings = function(working_now, income, luck, health, wage)
       return lcm.where(working_now, wage[health] * math.exp(income + luck), 0.5)
     end,
-    utility = function(consumption, working_now, kind, taste)
-      return math.log(consumption) + taste[kind] - lcm.where(working_now, 0.3, 0)
+    utility = function(consumption, working_now, kind, mood, taste, mood_utility)
+      return math.log(consumption) + taste[kind] + mood_utility[mood] - lcm.where(working_now, 0.3, 0)
     end,
   },
   constraints = { budget = budget },
   state_transitions = {
     kind = lcm.fixed,
     health = health_next,
+    mood = lcm.markov(function(mood_probability) return mood_probability end),
     wealth = function(wealth, consumption, earnings, interest_rate)
       return (1 + interest_rate) * (wealth - consumption) + earnings
     end,

@@ -1,5 +1,5 @@
 -- many_shocks.lua - earnings from nine IID shock processes of two nodes
--- each.  Beyond LCM_EV_PROCESSES (8) processes in one target the solve sums
+-- each.  Beyond LCM_EV_AXES (8) processes in one target the solve sums
 -- over their nodes inline instead of reading an expected-V table
 -- (ir/precompute.h, "ev").  Checked against the interpreter
 -- (test_differential_models.c) and planned so (unit_precompute).

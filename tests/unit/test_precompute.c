@@ -1,7 +1,7 @@
 /* The continuation tables' plans (ir/precompute.h) for the expected next V
  * of shock processes ("ev"): taken where a target's processes have 2 or
  * more nodes, for each such target of a kernel with the sizes of their
- * arrays, and not where a regular table applies, beyond LCM_EV_PROCESSES
+ * arrays, and not where a regular table applies, beyond LCM_EV_AXES
  * processes, or where the table would outgrow the regime (16 entries per
  * state, or 2^16 in all). */
 #include <stdlib.h>
@@ -48,6 +48,44 @@ static void expect_ev(const char *lua, const char *const *defines, const char *s
     lcm_model_free(model);
 }
 
+/* A target state's axis (ir_pre_ev_axes) as a test expects it. */
+typedef struct want_axis {
+    const char *state;
+    int axis;
+} want_axis;
+
+/* ir_pre_ev_axes of the target `target` of regime `regime` of a model,
+ * against want[] (by state name; each of the target's states). */
+static void expect_axes(const char *lua, const char *const *defines, const char *regime, const char *target,
+                        const want_axis *want, int nwant)
+{
+    lcm_err err = {0};
+    lcm_model *model = NULL;
+    CHECK_OK(test_generate(lua, defines, &model, &err));
+    if (!model) return;
+    const ir_model *m = lcm_model_ir(model);
+    const ir_regime *r = NULL, *tr = NULL;
+    for (int i = 0; i < m->nregimes; ++i) {
+        if (!strcmp(m->regimes[i].name, regime)) r = &m->regimes[i];
+        if (!strcmp(m->regimes[i].name, target)) tr = &m->regimes[i];
+    }
+    const ir_target *tg = r && tr ? ir_target_of(r, tr->id) : NULL;
+    CHECK_MSG(tg && tr->nstates == nwant && nwant <= 16, "%s: no target %s of %s with %d states", lua, target, regime,
+              nwant);
+    if (tg && tr->nstates == nwant && nwant <= 16) {
+        int axis[16];
+        long long nodes;
+        ir_pre_ev_axes(m, r, tg, axis, &nodes);
+        for (int i = 0; i < nwant; ++i) {
+            int s = 0;
+            while (s < tr->nstates && strcmp(tr->states[s].name, want[i].state)) ++s;
+            CHECK_MSG(s < tr->nstates && axis[s] == want[i].axis, "%s: %s -> %s, state %s: axis %d (expected %d)", lua,
+                      regime, target, want[i].state, s < tr->nstates ? axis[s] : 99, want[i].axis);
+        }
+    }
+    lcm_model_free(model);
+}
+
 int main(void)
 {
     /* precautionary savings: alive (target 0) with 5 Rouwenhorst income
@@ -60,16 +98,41 @@ int main(void)
     /* an IID one of 3 nodes: one row instead of 3 */
     const char *iid[] = {"shock=normal_gh", "income_points=3", NULL};
     expect_ev("models/precautionary_savings.lua", iid, "lcm_k0_alive", 1, 21);
-    /* working reaches working (2 types x 5 income x 3 luck x 2 health x 23
-     * wealth = 1380 states) and retired (2 x 5 x 2 x 23 = 460), not dead */
-    expect_ev("tests/models/expected_v.lua", NULL, "lcm_k0_working", 3, 1380 + 460);
+    /* working reaches working (2 types x 5 income x 3 luck x 2 health x 2
+     * moods x 23 wealth = 2760 states) and retired (2 x 5 x 2 x 23 = 460),
+     * not dead; working's states: health, kind, mood, income, luck, wealth */
+    expect_ev("tests/models/expected_v.lua", NULL, "lcm_k0_working", 3, 2760 + 460);
+    const want_axis working[] = {{"health", 0},       {"kind", IR_EV_NONE},     {"mood", IR_EV_FIXED},
+                                 {"income", IR_EV_PROCESS}, {"luck", IR_EV_PROCESS}, {"wealth", IR_EV_NONE}};
+    expect_axes("tests/models/expected_v.lua", NULL, "working", "working", working, 6);
+    /* E does not read mood (its probabilities are fixed), so a continuation
+     * table could leave it out; splaying wealth by 5 would make that table
+     * small enough, but splay must not change V: still the expected V */
+    const char *splay[] = {"splay=true", NULL};
+    expect_ev("tests/models/expected_v.lua", splay, "lcm_k0_working", 3, 2760 + 460);
     /* a retired regime of 2 x 5 x 2 x 20000 states: its expected V would
-     * outgrow working's bound (16 x 1380 entries, or 2^16), so working sums
+     * outgrow working's bound (16 x 2760 entries, or 2^16), so working sums
      * over both targets inline; retired's own kernel reads it */
     const char *big[] = {"retired_wealth_points=20000", NULL};
     expect_ev("tests/models/expected_v.lua", big, "lcm_k0_working", 0, 0);
     expect_ev("tests/models/expected_v.lua", big, "lcm_k2_retired", 1, 400000);
-    /* nine processes in one target: beyond LCM_EV_PROCESSES */
+    /* a Markov state whose probabilities are a row of health_transition at
+     * the current health: summed in the table (alive: health 2 x income 5
+     * x wealth 7) */
+    expect_ev("models/precautionary_savings_health.lua", NULL, "lcm_k0_alive", 1, 70);
+    const want_axis health[] = {{"health", 0}, {"income", IR_EV_PROCESS}, {"wealth", IR_EV_NONE}};
+    expect_axes("models/precautionary_savings_health.lua", NULL, "alive", "alive", health, 3);
+    /* Mahler & Yum: next health reads the effort (an action), so it stays a
+     * loop; the productivity shock and the adjustment cost are processes;
+     * lagged effort is deterministic, the types fixed, wealth saving */
+    const char *small[] = {"wealth_points=5", "effort_points=3", "shock_points=3", "cost_points=2", NULL};
+    const want_axis my[] = {{"health", IR_EV_NONE},          {"productivity_shock", IR_EV_PROCESS},
+                            {"lagged_effort", IR_EV_NONE},   {"adjustment_cost", IR_EV_PROCESS},
+                            {"education", IR_EV_NONE},       {"productivity", IR_EV_NONE},
+                            {"health_type", IR_EV_NONE},     {"discount_type", IR_EV_NONE},
+                            {"wealth", IR_EV_NONE}};
+    expect_axes("models/mahler_yum_2024.lua", small, "alive", "alive", my, 9);
+    /* nine processes in one target: beyond LCM_EV_AXES */
     expect_ev("tests/models/many_shocks.lua", NULL, "lcm_k0_alive", 0, 0);
     /* next wealth = saving: the regular table, whose entries sum the nodes */
     ir_pre p = {0};
