@@ -41,17 +41,16 @@ static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
     p->blocks = p->rows * ir_taste_choices(r) * LCM_EGM_BLOCKS(J);
 }
 
-/* ir_pre_ev_axes for one state, before sources are shared out. */
-static int ev_axis(const ir_model *m, const ir_regime *r, const ir_target *tg, int s)
+/* ir_pre_ev_axes for one state, before sources are shared out (sm, am:
+ * node_masks of r). */
+static int ev_axis(const ir_model *m, const ir_regime *r, const ir_target *tg, int s, const uint64_t *sm,
+                   const uint64_t *am)
 {
     const ir_next *nx = &tg->next[s];
     if (nx->kind == NEXT_PROCESS) return IR_EV_PROCESS;
-    if (nx->kind != NEXT_MARKOV || r->nstates > 64 || r->nactions > 64) return IR_EV_NONE;
-    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
-    node_masks(r, sm, am);
+    if (nx->kind != NEXT_MARKOV) return IR_EV_NONE;
     uint64_t states = 0, actions = 0;
     for (int j = 0; j < nx->nprobs; ++j) states |= sm[nx->probs[j]], actions |= am[nx->probs[j]];
-    free(sm), free(am);
     if (actions || (states & (states - 1))) return IR_EV_NONE; /* an action, or two states */
     if (!states) return IR_EV_FIXED;
     int src = 0;
@@ -64,29 +63,34 @@ static int ev_axis(const ir_model *m, const ir_regime *r, const ir_target *tg, i
 int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, int *axis, long long *nodes)
 {
     const ir_regime *tr = &m->regimes[tg->regime];
+    int wide = r->nstates > 64 || r->nactions > 64; /* beyond the masks: processes only */
+    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
+    if (!wide) node_masks(r, sm, am);
     uint64_t sources = 0; /* the Markov states' sources so far */
     int axes = 0;
     *nodes = 1;
     for (int s = 0; s < tr->nstates; ++s) {
-        axis[s] = ev_axis(m, r, tg, s);
+        axis[s] = ev_axis(m, r, tg, s, sm, am);
+        if (wide && axis[s] != IR_EV_PROCESS) axis[s] = IR_EV_NONE;
         if (axis[s] >= 0 && (sources >> axis[s] & 1)) axis[s] = IR_EV_NONE; /* one row per source */
         if (axis[s] == IR_EV_NONE) continue;
         if (axis[s] >= 0) sources |= (uint64_t)1 << axis[s];
         ++axes;
         *nodes *= tr->states[s].grid.n;
     }
+    free(sm), free(am);
     return axes;
 }
 
 /* The expected next V (ev) of each target whose shock processes and
  * Markov states of matrix rows (ir_pre_ev_axes) have 2 or more nodes in
  * all (the kernel then reads one row where it summed over them), when the
- * table stays as small as a continuation table must (at
- * most PRE_PER_STATE entries per state of the regime, or PRE_SMALL in
- * all: a regime of few states that moves to a large one keeps summing
- * inline).  Not for Epstein-Zin regimes (their certainty equivalent is not
- * linear in V), nor beyond LCM_EV_AXES such axes in one target
- * (prelude.h, lcm_expected_v). */
+ * table stays as small as a continuation table must (at most
+ * PRE_PER_STATE entries per state of the regime, or PRE_SMALL in all: a
+ * regime of few states that moves to a large one keeps summing inline).
+ * Not for Epstein-Zin regimes (their certainty equivalent is not linear in
+ * V), nor beyond LCM_EV_AXES such axes in one target (prelude.h,
+ * lcm_expected_v). */
 static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p /* an empty plan */)
 {
     long long entries = 0;
