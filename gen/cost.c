@@ -147,8 +147,8 @@ static double *kernel_values(const emitter *e, const double *params)
     return vals;
 }
 
-int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, lcm_kernel_cost *out,
-                       lcm_err *err)
+int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables,
+                       lcm_kernel_cost *out, lcm_err *err)
 {
     *out = (lcm_kernel_cost){0};
     if (k < 0 || k >= m->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", k);
@@ -157,7 +157,7 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *pa
     ir_state_layout lay;
     emit_names names;
     emitter e;
-    int rc = emitter_kernel_open(&e, m, &lo.L, &lo.V, &lo.S, &m->kernels[k], &lay, &names, err);
+    int rc = emitter_kernel_open(&e, m, &lo.L, &lo.V, &lo.S, &m->kernels[k], tables, &lay, &names, err);
     double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
     for (size_t i = 0; !rc && i < e.r->nnodes; ++i) {
         if (!e.needed[i] || e.terms_only[i] || e.next_only[i]) continue; /* next states: in the table */

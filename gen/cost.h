@@ -38,7 +38,9 @@ typedef struct lcm_kernel_cost {
  * With the parameters (the flat buffer; NULL: not known) a power or a
  * quotient whose exponent or divisor only parameters decide is counted as
  * what that value makes it (a product at 2, a division at -1, ...), as the
- * solve does it (arith.h). */
-int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, lcm_kernel_cost *out, lcm_err *err);
+ * solve does it (arith.h).  With tables 0 the continuation is counted as a
+ * solve under LCM_NO_TABLES=1 computes it: inline. */
+int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables, lcm_kernel_cost *out,
+                       lcm_err *err);
 
 #endif

@@ -265,6 +265,7 @@ static int analyze(emitter *e, lcm_err *err)
     if (egm(e)) mark_root(e, r->egm.resources), mark_root(e, r->egm.marginal);
     if (r->terminal_marginal) mark_root(e, r->marginal);
     ir_pre_plan(e->m, e->S, (int)(k - e->m->kernels), &e->pre);
+    if (e->no_tables && !e->pre.egm) memset(&e->pre, 0, sizeof e->pre); /* LCM_NO_TABLES: no table but EGM's */
     plan_action_terms(e);
     if (reads_table(e)) plan_next_only(e);
     return 0;
@@ -1446,12 +1447,13 @@ static void taste_holes_build(const ir_regime *r, taste_holes *h)
 }
 
 int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
-                        const ir_kernel *k, ir_state_layout *lay, emit_names *names, lcm_err *err)
+                        const ir_kernel *k, int tables, ir_state_layout *lay, emit_names *names, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
     ir_state_layout_build(m, V, S, r->id, lay);
     emit_names_build(m, r, names);
-    *e = (emitter){.m = m, .r = r, .k = k, .L = L, .S = S, .lay = lay, .leaves = LEAVES_KERNEL, .names = names};
+    *e = (emitter){.m = m, .r = r, .k = k, .L = L, .S = S, .lay = lay, .leaves = LEAVES_KERNEL, .names = names,
+                   .no_tables = !tables};
     e->lvl = lcm_xcalloc(r->nnodes + 1, sizeof *e->lvl);
     e->needed = lcm_xcalloc(r->nnodes + 1, 1);
     e->has_enext = lcm_xcalloc(r->nnodes + 1, 1);
@@ -1487,7 +1489,7 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     lcm_step_symbol(m, r->id, step, sizeof step);
 
     int rc;
-    LCM_CHECK_GOTO(emitter_kernel_open(&e, m, L, V, S, k, &lay, &names, err), rc, done);
+    LCM_CHECK_GOTO(emitter_kernel_open(&e, m, L, V, S, k, 1, &lay, &names, err), rc, done);
     e.lines = lines;
     e.b = &body;
     e.depth = 2; /* inside the body's do { } while (0) */

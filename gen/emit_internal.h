@@ -48,6 +48,7 @@ typedef struct emitter {
      * (the solve), -1 the sum over the process nodes (simulation), 0 both,
      * chosen at run time by whether the launch gives the table. */
     int ev_path;
+    int no_tables; /* the cost of a solve without tables (emitter_kernel_open) */
     /* Action terms (emit.c, "action terms"): a term that only one action's
      * value decides (log(consumption)) is read from lcm_at, which the
      * launch fills once; NULL in the table entry and the steps. */
@@ -74,10 +75,13 @@ void emit_layouts_free(emit_layouts *l);
 
 /* The emitter of kernel k after the analysis its emission starts with
  * (loop levels, the nodes it needs, the table plan, the action terms): used
- * by the kernel's emission (emit.c) and by the cost model (cost.c).
- * emitter_kernel_close releases what open made, also after a failed open. */
+ * by the kernel's emission (emit.c) and by the cost model (cost.c).  With
+ * tables 0 the plan has no table but an EGM regime's (the cost of a solve
+ * under LCM_NO_TABLES=1; never for emission, whose kernels read a table
+ * only when the solve gives one).  emitter_kernel_close releases what open
+ * made, also after a failed open. */
 int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
-                        const ir_kernel *k, ir_state_layout *lay, emit_names *names, lcm_err *err);
+                        const ir_kernel *k, int tables, ir_state_layout *lay, emit_names *names, lcm_err *err);
 void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names);
 
 /* ---- lines ---------------------------------------------------------------

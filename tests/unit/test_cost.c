@@ -26,7 +26,8 @@ typedef struct expect {
     int table, inline_continuation;
 } expect;
 
-static void check_cost(const ir_model *m, const double *params, const expect *x)
+/* tables 0: counted as a solve under LCM_NO_TABLES=1 runs it */
+static void check_cost(const ir_model *m, const double *params, const expect *x, int tables)
 {
     int k = 0;
     while (k < m->nkernels && strcmp(m->kernels[k].symbol, x->symbol)) ++k;
@@ -34,7 +35,7 @@ static void check_cost(const ir_model *m, const double *params, const expect *x)
     if (k == m->nkernels) return;
     lcm_kernel_cost c;
     lcm_err err = {0};
-    CHECK_OK(lcm_kernel_cost_of(m, k, 64, x->with_params ? params : NULL, &c, &err));
+    CHECK_OK(lcm_kernel_cost_of(m, k, 64, x->with_params ? params : NULL, tables, &c, &err));
     CHECK_MSG(close_rel(c.arith, x->arith, 1e-12) && close_rel(c.compare, x->compare, 1e-12) &&
                   c.divide == x->divide && c.calls == x->calls && c.bytes == x->bytes && c.footprint == x->footprint &&
                   c.table == x->table && c.inline_continuation == x->inline_continuation,
@@ -44,7 +45,7 @@ static void check_cost(const ir_model *m, const double *params, const expect *x)
               x->divide, x->calls, x->bytes, x->footprint, x->table, x->inline_continuation);
 }
 
-static void check_model(const char *lua, const expect *cases, int n)
+static void check_model(const char *lua, const expect *cases, int n, int tables)
 {
     lcmgen_output gen;
     lcm_err err = {0};
@@ -55,7 +56,7 @@ static void check_model(const char *lua, const expect *cases, int n)
     double *params = calloc(gen.model.params_size + 1, sizeof *params);
     set_param(&gen.model, params, "risk_aversion", 2);
     set_param(&gen.model, params, "interest_rate", 0.04);
-    for (int i = 0; i < n; ++i) check_cost(&gen.model, params, &cases[i]);
+    for (int i = 0; i < n; ++i) check_cost(&gen.model, params, &cases[i], tables);
     free(params);
     lcmgen_output_free(&gen);
 }
@@ -121,7 +122,7 @@ int main(void)
         {"lcm_k1_alive", 1, 2 + 0.1 + 1, 3, 0, 0, 8, 160 + 8, 0, 1},
         {"lcm_k2_dead", 1, 0, 2, 0, 0, 0, 0, 0, 0},
     };
-    check_model("models/tiny.lua", tiny, (int)(sizeof tiny / sizeof *tiny));
+    check_model("models/tiny.lua", tiny, (int)(sizeof tiny / sizeof *tiny), 1);
     /* tests/models/staged_loop.lua: work (2) outside saving (160).  Per
      * saving: its point 2; consumption's - saving 1; c^-1 a division, /(-1)
      * 1 (without the parameters pow, a call, and a division); - disutility
@@ -134,7 +135,7 @@ int main(void)
         {"lcm_k0_working", 0, 6 + 3.0 / 160 + 2.0 / 320, 4, 1, 1, 9, 160 * 9, 1, 0},
         {"lcm_k2_last", 1, 5 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 0, 0, 0, 0},
     };
-    check_model("tests/models/staged_loop.lua", staged, (int)(sizeof staged / sizeof *staged));
+    check_model("tests/models/staged_loop.lua", staged, (int)(sizeof staged / sizeof *staged), 1);
     /* models/precautionary_savings.lua (7 wealth, 7 consumption, 5 income
      * nodes), period 0: its solve reads alive's expected V (ir/precompute.h,
      * "ev").  Per consumption: the action's point 2; log an action term (8
@@ -150,7 +151,15 @@ int main(void)
         {"lcm_k0_alive", 1, 2 + 3 + 2 + 2.0 / 7 + 3 + 2 + 2 + 8 + 3 + 2, 1 + 2 + 2 + 2 + 1, 1, 1.0 / 7, 8 + 8.0 / 7 + 16 + 16,
          (35 + 7) * 8, 0, 1},
     };
-    check_model("models/precautionary_savings.lua", savings, (int)(sizeof savings / sizeof *savings));
+    check_model("models/precautionary_savings.lua", savings, (int)(sizeof savings / sizeof *savings), 1);
+    /* the same under LCM_NO_TABLES=1, the inline sum over the 5 nodes: 5 x
+     * 2 corners (5 x 2 x 4 arith, 10 compares, 10 values), 5 weights (5 x
+     * 3, 5 compares), no row */
+    static const expect savings_inline[] = {
+        {"lcm_k0_alive", 1, 2 + 3 + 2 + 2.0 / 7 + 3 + 2 + 40 + 15 + 2, 1 + 2 + 2 + 10 + 5, 1, 1.0 / 7,
+         8 + 8.0 / 7 + 16 + 80, (35 + 7) * 8, 0, 1},
+    };
+    check_model("models/precautionary_savings.lua", savings_inline, 1, 0);
     check_profile("models/tiny.lua", "models/tiny.params.lua", 0);
     check_profile("tests/models/staged_loop.lua", "tests/models/staged_loop.params.lua", 1);
     check_profile("models/precautionary_savings.lua", "models/precautionary_savings.params.lua", 1); /* the expected V */
