@@ -101,17 +101,13 @@ static void continuation_cost(const emitter *e, double rb, double w, lcm_kernel_
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         const ir_regime *tr = &e->m->regimes[tg->regime];
-        /* read from the expected V: no loop over the states it sums (ir_pre_ev_axes) */
-        int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
-        long long nodes;
-        for (int s = 0; s < tr->nstates; ++s) axis[s] = IR_EV_NONE;
-        if (ir_pre_ev_target(&e->pre, t)) ir_pre_ev_axes(e->m, e->r, tg, axis, &nodes);
+        int *axis = emit_ev_axes(e, tg); /* read from the expected V: no loop over the states it sums */
         double combos = 1;
         int ncont = 0;
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
             const ir_grid *gr = &tr->states[s].grid;
-            if (axis[s] != IR_EV_NONE) /* its row of the expected V: the current node's or category's, or row 0 */
+            if (axis && axis[s] != IR_EV_NONE) /* its row of the expected V: the current node's or category's, or 0 */
                 c->arith += 2 * w * (axis[s] >= 0 || (axis[s] == IR_EV_PROCESS && nx->src >= 0));
             else if (nx->kind == NEXT_MARKOV) combos *= nx->nprobs;
             else if (nx->kind == NEXT_PROCESS) combos *= gr->n;

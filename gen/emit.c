@@ -68,11 +68,17 @@ static int reads_table(const emitter *e) { return e->pre.active && !e->pre.egm &
 /* Whether the solve gives the kernel body the expected V of some targets
  * (ir/precompute.h, "ev"), and whether target regime g is one of them. */
 static int reads_ev(const emitter *e) { return e->pre.ev && !e->flat && !e->egm_table; }
-static int ev_target(const emitter *e, int g)
+static int kernel_target(const emitter *e, int g) /* its index among the kernel's targets, or -1 */
 {
     for (int t = 0; t < e->k->ntargets; ++t)
-        if (e->k->targets[t] == g) return reads_ev(e) && ir_pre_ev_target(&e->pre, t);
-    return 0;
+        if (e->k->targets[t] == g) return t;
+    return -1;
+}
+
+static int ev_target(const emitter *e, int g)
+{
+    int t = kernel_target(e, g);
+    return t >= 0 && reads_ev(e) && ir_pre_ev_target(&e->pre, t);
 }
 
 /* When the expected V is read for target g (every target of the table
@@ -327,10 +333,10 @@ static weight_text process_weight(int g, int s, int n, const char *k)
 }
 
 /* Whether the GPU also keeps an AR(1) row's n weights in pw (the CPU
- * always does): not where the body reads a table or the expected V, which makes the inline
- * continuation the rare path (the weights' registers, live through the
- * action loop for it, cost FVV 2018's kernel a third of its speed on an
- * H200), nor beyond the registers 16 of them take. */
+ * always does): not where the body reads a table or the expected V, which
+ * makes the inline continuation the rare path (the weights' registers,
+ * live through the action loop for it, cost FVV 2018's kernel a third of
+ * its speed on an H200), nor beyond the registers 16 of them take. */
 static int gpu_keeps_weights(const emitter *e, int n) { return !reads_table(e) && !reads_ev(e) && n <= 16; }
 
 /* A process's transition matrix and, for an AR(1) process, the cell of the
@@ -505,9 +511,7 @@ static void target_sum(emitter *e, const ir_target *tg, const long long *stride,
     for (; loops > 0; --loops) emit_close(e);
 }
 
-/* The axes the expected V of target tg sums over (ir_pre_ev_axes), or
- * NULL when the kernel does not read its expected V; the caller frees. */
-static int *ev_axes_of(const emitter *e, const ir_target *tg)
+int *emit_ev_axes(const emitter *e, const ir_target *tg)
 {
     if (!ev_target(e, tg->regime)) return NULL;
     int *axis = lcm_xcalloc((size_t)e->m->regimes[tg->regime].nstates + 1, sizeof *axis);
@@ -546,9 +550,9 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
     ir_strides(tr, stride);
     int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
     for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
-    int ev = ev_target(e, g), m1 = ncont;
+    int m1 = ncont ? ncont : 1;
     emit_line(e, "lcm_index base = 0;");
-    emit_line(e, "int cell[%d]; real t[%d]; lcm_index st[%d];", m1 ? m1 : 1, m1 ? m1 : 1, m1 ? m1 : 1);
+    emit_line(e, "int cell[%d]; real t[%d]; lcm_index st[%d];", m1, m1, m1);
     for (int s = 0, kc = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind != NEXT_DET) continue;
@@ -558,14 +562,9 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
         next_cell(e, g, s, liquid ? e->r->egm.next[tg - e->r->targets] : nx->node, kc, stride[s]);
         kc += !grid_is_discrete(&tr->states[s].grid);
     }
-    long long ev_off = 0;
-    if (ev) {
-        int t = 0;
-        while (e->k->targets[t] != g) ++t;
-        ev_off = ir_pre_ev_offset(e->m, e->k, &e->pre, t);
-    }
-    int *axis = ev_axes_of(e, tg);
-    if (ev && e->ev_path == 0) {
+    int *axis = emit_ev_axes(e, tg); /* NULL: the target's V is summed inline, always */
+    long long ev_off = axis ? ir_pre_ev_offset(e->m, e->k, &e->pre, kernel_target(e, g)) : 0;
+    if (axis && e->ev_path == 0) {
         lcm_sb cond;
         lcm_sb_init(&cond);
         ev_condition(e, g, &cond);
@@ -920,7 +919,7 @@ static int stages_inline(const emitter *e)
         if (e->lvl[e->r->rprob[tg->regime]] >= e->innermost) return 0;
         const ir_regime *tr = &e->m->regimes[tg->regime];
         int loops = 0, ok = 1;
-        int *axis = e->ev_path > 0 ? ev_axes_of(e, tg) : NULL; /* the states read from the expected V: no loop */
+        int *axis = e->ev_path > 0 ? emit_ev_axes(e, tg) : NULL; /* the states read from the expected V: no loop */
         for (int s = 0; s < tr->nstates && ok; ++s) {
             const ir_next *nx = &tg->next[s];
             if (nx->kind != NEXT_DET) {
@@ -1276,27 +1275,46 @@ static void action_terms_build(const emitter *e, lcm_sb *cpu, lcm_sb *gpu)
     lcm_sb_puts(gpu, "}\n\n");
 }
 
+/* An emitter of table entries from e: every node at one level, no loops
+ * (e->flat), nothing needed yet (emit_mark marks what the entry computes);
+ * flat_close releases what it made. */
+static void flat_open(const emitter *e, emitter *f)
+{
+    const ir_regime *r = e->r;
+    *f = *e;
+    f->flat = 1;
+    f->root = f->tabled = f->terms_only = NULL;
+    f->depth = 1;
+    f->lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f->lvl);
+    f->needed = lcm_xcalloc(r->nnodes + 1, 1);
+    for (size_t i = 0; i < r->nnodes; ++i) f->lvl[i] = -1;
+}
+
+static void flat_close(emitter *f) { free(f->lvl), free(f->needed); }
+
+/* The nodes the flat emitter f needs, declared in order (none that reads
+ * E_next_V: a table holds what comes before it). */
+static void flat_nodes(emitter *f)
+{
+    for (size_t i = 0; i < f->r->nnodes; ++i)
+        if (f->needed[i] && !f->has_enext[i]) emit_node_decl(f, (int)i);
+}
+
 /* The table entry of a kernel (templates/table.c.in): entry j's read
  * actions and states (ir/precompute.h), then the continuation as the kernel
  * body computes it inline, every node at one level. */
 static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = e->r;
-    emitter f = *e;
-    f.flat = 1;
-    f.root = f.tabled = f.terms_only = NULL;
-    f.depth = 1;
-    f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
-    f.needed = lcm_xcalloc(r->nnodes + 1, 1);
-    for (size_t i = 0; i < r->nnodes; ++i) f.lvl[i] = -1;
+    emitter f;
+    flat_open(e, &f);
     mark_continuation(&f);
     lcm_sb decode, body, off_grid;
     lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&off_grid);
     f.b = &decode;
     table_decode(&f);
     f.b = &body;
-    for (size_t i = 0; i < r->nnodes; ++i)
-        if (f.needed[i] && !f.has_enext[i]) emit_node_decl(&f, (int)i);
+    flat_nodes(&f);
     emit_stochastic_weights(&f, -1);
     for (int t = 0; t < f.k->ntargets; ++t) emit_target_block(&f, ir_target_of(r, f.k->targets[t]), -1);
     e_accumulate(&f);
@@ -1313,7 +1331,7 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
                         "body", emit_fragment(&body), "store", store.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
     lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&off_grid), lcm_sb_free(&store), lcm_sb_free(&what);
-    free(f.lvl), free(f.needed);
+    flat_close(&f);
     return rc;
 }
 
@@ -1327,14 +1345,9 @@ static void ev_target_entry(const emitter *e, int g, long long off, int first, l
 {
     const ir_regime *r = e->r, *tr = &e->m->regimes[g];
     const ir_target *tg = ir_target_of(r, g);
-    emitter f = *e; /* the probabilities' nodes, every one at one level (as emit_table) */
+    emitter f; /* the probabilities' nodes */
+    flat_open(e, &f);
     f.b = out;
-    f.depth = 1;
-    f.flat = 1;
-    f.root = f.tabled = f.terms_only = NULL;
-    f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
-    f.needed = lcm_xcalloc(r->nnodes + 1, 1);
-    for (size_t i = 0; i < r->nnodes; ++i) f.lvl[i] = -1;
     long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride), nodes;
     int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
     ir_strides(tr, stride);
@@ -1369,8 +1382,7 @@ static void ev_target_entry(const emitter *e, int g, long long off, int first, l
                                     i, r->states[axis[s]].name, tr->states[s].name);
         ++i;
     }
-    for (size_t i = 0; i < r->nnodes; ++i)
-        if (f.needed[i] && !f.has_enext[i]) emit_node_decl(&f, (int)i);
+    flat_nodes(&f);
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (axis[s] == IR_EV_NONE || nx->kind != NEXT_MARKOV) continue;
@@ -1384,7 +1396,8 @@ static void ev_target_entry(const emitter *e, int g, long long off, int first, l
     emit_close(&f);
     emit_close(&f);
     lcm_sb_free(&st), lcm_sb_free(&n), lcm_sb_free(&one_row), lcm_sb_free(&row);
-    free(stride), free(axis), free(f.lvl), free(f.needed);
+    free(stride), free(axis);
+    flat_close(&f);
 }
 
 /* The table entry of a kernel with an expected-V table (ir/precompute.h,

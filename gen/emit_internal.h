@@ -84,6 +84,11 @@ int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, 
                         const ir_kernel *k, int tables, ir_state_layout *lay, emit_names *names, lcm_err *err);
 void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names);
 
+/* The axes the expected V of target tg sums over (ir_pre_ev_axes, one per
+ * state of the target), or NULL when the kernel does not read the
+ * target's expected V (ir/precompute.h, "ev"); the caller frees. */
+int *emit_ev_axes(const emitter *e, const ir_target *tg);
+
 /* ---- lines ---------------------------------------------------------------
  * Every line the emitter writes goes through these, at e->depth. */
 /* One whole line. */

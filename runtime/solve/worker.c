@@ -196,31 +196,12 @@ static int first_active(const ir_regime *r, int T)
     return 0;
 }
 
-/* The continuation table of each regime whose kernels read one, as large
- * as the largest of one launch (the worker's block of the sharded states,
- * a chunk of the splayed ones); none without backend support or with
- * LCM_NO_TABLES set. */
 void lcm_flags_clear(lcm_flags *f, size_t n)
 {
     for (size_t i = 0; i < n; ++i) {
         memset(&f[i], 0, sizeof *f);
         for (int b = 0; b < LCM_NFLAGS; ++b) f[i].first[b] = INT64_MAX;
     }
-}
-
-long long lcm_worker_table_entries(const lcm_worker *s, int r)
-{
-    const ir_model *m = &s->model->ir;
-    /* an EGM regime's table is its solver, not a shortcut: always there */
-    int egm = ir_is_egm(&m->regimes[r]);
-    if (!s->backend->launch_table || (!egm && lcm_env_switch("LCM_NO_TABLES"))) return 0;
-    long long most = 0;
-    for (int k = 0; k < m->nkernels; ++k) {
-        const ir_pre *p = &s->pre[k];
-        long long n = m->kernels[k].regime == r && p->active ? ir_pre_reals(p, s->shard_hi - s->shard_lo) : 0;
-        if (n > most) most = n;
-    }
-    return most;
 }
 
 /* The kernel of regime r whose table is the largest, which sizes the
@@ -235,6 +216,19 @@ static int sizing_kernel(const lcm_worker *w, int r)
         if (m->kernels[k].regime == r && w->pre[k].active && n > most) most = n, best = k;
     }
     return best;
+}
+
+/* The continuation table of each regime whose kernels read one, as large
+ * as the largest of one launch (the worker's block of the sharded states,
+ * a chunk of the splayed ones); none without backend support or with
+ * LCM_NO_TABLES set. */
+long long lcm_worker_table_entries(const lcm_worker *s, int r)
+{
+    /* an EGM regime's table is its solver, not a shortcut: always there */
+    int egm = ir_is_egm(&s->model->ir.regimes[r]);
+    if (!s->backend->launch_table || (!egm && lcm_env_switch("LCM_NO_TABLES"))) return 0;
+    int k = sizing_kernel(s, r);
+    return k >= 0 ? ir_pre_reals(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
 }
 
 const char *lcm_worker_table_what(const lcm_worker *w, int r)
