@@ -105,7 +105,7 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
                    bench_median(table + k * repeat, repeat));
             continue;
         }
-        if (lcm_kernel_cost_of(m, k, precision, buf, !lcm_env_switch("LCM_NO_TABLES"), &c, &err)) fail(&err);
+        if (lcm_kernel_cost_of(m, k, precision, buf, !lcm_env_switch("LCM_NO_TABLES"), !gpu, &c, &err)) fail(&err);
         double pairs = kernel_pairs(m, k), t = bench_median(body + k * repeat, repeat);
         double tt = bench_median(table + k * repeat, repeat), rate = t > 0 ? pairs / t : 0;
         /* loads from data that fits the caches of the team are measured against their rate */

@@ -143,7 +143,29 @@ static double *kernel_values(const emitter *e, const double *params)
     return vals;
 }
 
-int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables,
+/* On the CPU, the loops that build the hoisted terms (emit.c, "hoisted
+ * terms"): at each level, the innermost action's points times what one of
+ * them computes, that often per pair as the level runs. */
+static void hoisted_cost(const emitter *e, const double *vals, double rb, lcm_kernel_cost *c)
+{
+    const ir_regime *r = e->r;
+    if (r->nactions < 2) return; /* nothing hoisted: no loop between */
+    char *chain = lcm_xmalloc(r->nnodes + 1);
+    int points = r->actions[r->nactions - 1].grid.n;
+    for (int level = LVL_KERNEL; level < e->innermost; ++level) {
+        if (!emit_hoist_chain(e, level, chain)) continue;
+        double w = per_pair(e, level < LVL_STATE ? LVL_STATE : level) * points;
+        for (size_t i = 0; i < r->nnodes; ++i) {
+            if (!chain[i]) continue;
+            if (e->tabled[i] || (e->hoisted[i] && e->hoist_level[i] < level)) c->bytes += rb * w;
+            else node_cost(e, vals, (int)i, rb, w, c);
+            if (e->hoisted[i] && e->hoist_level[i] == level) c->footprint += rb * points;
+        }
+    }
+    free(chain);
+}
+
+int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables, int host,
                        lcm_kernel_cost *out, lcm_err *err)
 {
     *out = (lcm_kernel_cost){0};
@@ -157,13 +179,15 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *pa
     double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
     for (size_t i = 0; !rc && i < e.r->nnodes; ++i) {
         if (!e.needed[i] || e.terms_only[i] || e.next_only[i]) continue; /* next states: in the table */
+        if (host && e.hoist_only[i]) continue; /* computed where the hoisted terms are built */
         double w = per_pair(&e, e.lvl[i]);
-        if (e.tabled[i]) out->bytes += rb * w; /* read from the launch's action terms */
+        if (e.tabled[i] || (host && e.hoisted[i])) out->bytes += rb * w; /* read from lcm_at or its lcm_h */
         else node_cost(&e, vals, (int)i, rb, w, out);
     }
+    out->footprint = e.nat * rb;
+    if (!rc && host) hoisted_cost(&e, vals, rb, out);
     free(vals);
     if (!rc) out->compare += 2; /* the running best: Q against it, then the feasibility the update needs */
-    out->footprint = e.nat * rb;
     if (!rc && !e.k->last && e.pre.active && !e.pre.ev) {
         out->table = 1;
         out->bytes += rb + 1; /* the entry and its flag byte */

@@ -6,7 +6,7 @@
  * kernel needs, each at the loop its inputs put it in, weighted by how
  * often that loop runs per pair (a node of the outer of two action loops
  * counts 1/n of the inner loop's n actions); what the body reads from the
- * launch's action terms counts as a load.  The continuation is either one entry of
+ * launch's action terms (or on the CPU a hoisted term) counts as a load.  The continuation is either one entry of
  * the table (a real and its flag byte; the table's own launch is timed
  * apart) or computed in the body: then the cells of the next states, the
  * corners of the interpolation and the next V it reads, over the Markov
@@ -39,8 +39,11 @@ typedef struct lcm_kernel_cost {
  * quotient whose exponent or divisor only parameters decide is counted as
  * what that value makes it (a product at 2, a division at -1, ...), as the
  * solve does it (arith.h).  With tables 0 the continuation is counted as a
- * solve under LCM_NO_TABLES=1 computes it: inline. */
-int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables, lcm_kernel_cost *out,
-                       lcm_err *err);
+ * solve under LCM_NO_TABLES=1 computes it: inline.  With host 1 the kernel
+ * is the CPU's, which reads hoisted terms (emit.c, "hoisted terms"), each a
+ * load per pair, and computes them once per point of the innermost action
+ * where their inputs are known; the GPU computes them per pair. */
+int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables, int host,
+                       lcm_kernel_cost *out, lcm_err *err);
 
 #endif

@@ -218,6 +218,100 @@ static void plan_action_terms(emitter *e)
     free(act), free(costly), free(outside), free(body);
 }
 
+/* ---- hoisted terms ----------------------------------------------------------
+ * A term of the innermost action loop that the loops between it and its
+ * inputs leave unchanged -- Mahler & Yum's consumption utility, which reads
+ * the state, labor supply and saving but not the effort looped between
+ * them -- was computed once per pair: its division ran once per effort
+ * level.  On the CPU it is computed into lcm_h<id>[], one value per point
+ * of the innermost action, where its inputs are known (hoist_level, the
+ * labor loop there), and the innermost loop reads it: the same expression
+ * on the same operands, so the same bits.  The GPU, whose lanes split an
+ * action loop, computes it in place as before.  A term qualifies as action
+ * terms do: a costly one (a division, power or call in what it computes),
+ * none that reads a parameter at a computed index, nothing of E_next_V, and
+ * only where at least two iterations of the loops between share it.  The
+ * loop that builds it stops where a cap of the innermost action known there
+ * (saving <= cash on hand) ends the innermost loop. */
+enum { HOIST_MAX = 4096 }; /* reals of lcm_h buffers in one body: 32 KiB of its stack */
+
+/* Of a node of the innermost level: whether it can be computed before the
+ * loops between it and its inputs (ok), whether what it computes there is
+ * costly, and the innermost level of those inputs. */
+typedef struct hoist_info {
+    char ok, costly;
+    int level;
+} hoist_info;
+
+static hoist_info *hoist_infos(const emitter *e)
+{
+    const ir_regime *r = e->r;
+    hoist_info *h = lcm_xcalloc(r->nnodes + 1, sizeof *h);
+    for (size_t i = 0; i < r->nnodes; ++i) {
+        const ir_node *nd = &r->nodes[i];
+        if (e->lvl[i] != e->innermost) continue;
+        h[i].level = LVL_KERNEL;
+        if (e->tabled[i] || nd->op == OP_ACTION) { /* lcm_at's, or the innermost action (the only one of its level) */
+            h[i].ok = 1;
+            continue;
+        }
+        switch (nd->op) {
+        case OP_ENEXT: case OP_PIDX: case OP_SAVINGS: case OP_MARGINAL: continue;
+        default: break;
+        }
+        if (e->has_enext[i]) continue;
+        h[i].ok = 1;
+        h[i].costly = (char)costly_op(nd->op);
+        for (int a = 0; a < nd->nargs; ++a) {
+            int x = nd->args[a];
+            if (e->lvl[x] != e->innermost) {
+                h[i].level = max_int(h[i].level, e->lvl[x]);
+                continue;
+            }
+            h[i].ok &= h[x].ok;
+            h[i].level = max_int(h[i].level, h[x].level);
+            h[i].costly |= h[x].costly && !e->tabled[x];
+        }
+    }
+    return h;
+}
+
+/* How many times the loops between level `level` and the innermost one run
+ * per iteration of `level`: how often a term hoisted to it is shared. */
+static double hoist_gain(const emitter *e, int level)
+{
+    double g = 1;
+    for (int j = level < LVL_ACTION0 ? 0 : level - LVL_ACTION0 + 1; j < e->r->nactions - 1; ++j)
+        g *= e->r->actions[j].grid.n;
+    return g;
+}
+
+static void plan_hoisted_terms(emitter *e)
+{
+    const ir_regime *r = e->r;
+    if (e->flat || egm(e) || r->nactions < 2) return;
+    size_t n = r->nnodes;
+    int points = r->actions[r->nactions - 1].grid.n, used = 0;
+    hoist_info *h = hoist_infos(e);
+    char *outside = lcm_xcalloc(n + 1, 1); /* read where the body computes its reader */
+    for (size_t i = n; i-- > 0;) { /* readers first: arguments have lower ids */
+        if (!e->needed[i] || e->terms_only[i] || e->lvl[i] != e->innermost) continue;
+        const ir_node *nd = &r->nodes[i];
+        int read = e->root[i] || outside[i];
+        if (read && h[i].ok && h[i].costly && !e->tabled[i] && nd->type != IR_BOOL &&
+            hoist_gain(e, h[i].level) >= 2 && used + points <= HOIST_MAX) {
+            e->hoisted[i] = 1;
+            e->hoist_level[i] = h[i].level;
+            used += points;
+        } else if (!read) {
+            e->hoist_only[i] = 1; /* only hoisted terms read it */
+        }
+        if (e->hoisted[i] || e->hoist_only[i]) continue; /* its arguments are read where it is built */
+        for (int a = 0; a < nd->nargs; ++a) outside[nd->args[a]] = 1;
+    }
+    free(h), free(outside);
+}
+
 /* With a table, the staged loop reads the continuation from it: what only
  * the next states need (next wealth = (1 + r) * saving) is left out there;
  * the plain loop beside it computes them for its inline block. */
@@ -273,6 +367,7 @@ static int analyze(emitter *e, lcm_err *err)
     ir_pre_plan(e->m, e->S, (int)(k - e->m->kernels), &e->pre);
     if (e->no_tables && !e->pre.egm) memset(&e->pre, 0, sizeof e->pre); /* LCM_NO_TABLES: no table but EGM's */
     plan_action_terms(e);
+    plan_hoisted_terms(e);
     if (reads_table(e)) plan_next_only(e);
     return 0;
 }
@@ -753,31 +848,6 @@ static void action_loop(emitter *e, int j)
     else emit_line(e, "const lcm_index ai%d = ai%d * %d;", j, j - 1, n);
 }
 
-/* A node's declaration; a tabled action term is read from the launch's
- * lcm_at. */
-static void declare_node(emitter *e, int id)
-{
-    if (!(e->tabled && e->tabled[id])) {
-        emit_node_decl(e, id);
-        return;
-    }
-    int j = e->lvl[id] - LVL_ACTION0;
-    emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
-}
-
-/* The nodes of a level: those before E (enext = 0) or after it, of them
- * those whose mark in `part` is `in_part` (all when part is NULL); not
- * those only tabled terms read, nor in the staged loop those only the next
- * states need. */
-static void declare_level(emitter *e, int level, int enext, const char *part, int in_part)
-{
-    for (size_t i = 0; i < e->r->nnodes; ++i) {
-        if (!e->needed[i] || e->lvl[i] != level || e->has_enext[i] != enext || (part && part[i] != in_part)) continue;
-        if ((e->terms_only && e->terms_only[i]) || (e->next_only && e->next_only[i] && e->staged > 0)) continue;
-        declare_node(e, (int)i);
-    }
-}
-
 /* Marks in `into` the nodes of `level` that a constraint of that level or
  * the taste-shock scale reads (the node and its ancestors at the level):
  * declared first, so that an infeasible pair is skipped before its utility
@@ -798,15 +868,150 @@ static void constraint_inputs(const emitter *e, int level, char *into)
 /* Whether constraint `node` caps the action of loop `level` from above by
  * a bound known outside the loop (a <= x, a < x, x >= a, x > a): every grid
  * ascends, so once it fails it fails for the rest of the loop. */
-static int caps_loop_action(const emitter *e, int node, int level)
+static int cap_bound(const emitter *e, int node, int level) /* the bound x, or -1: not a cap */
 {
     const ir_node *n = &e->r->nodes[node];
     int a, x;
     if (n->op == OP_LE || n->op == OP_LT) a = n->args[0], x = n->args[1];
     else if (n->op == OP_GE || n->op == OP_GT) a = n->args[1], x = n->args[0];
-    else return 0;
+    else return -1;
     const ir_node *an = &e->r->nodes[a];
-    return an->op == OP_ACTION && an->ref == level - LVL_ACTION0 && e->lvl[x] < level;
+    return an->op == OP_ACTION && an->ref == level - LVL_ACTION0 && e->lvl[x] < level ? x : -1;
+}
+
+static int caps_loop_action(const emitter *e, int node, int level) { return cap_bound(e, node, level) >= 0; }
+
+/* Such a cap's test of action j's value act<j>, as C ("act2 <= v110"). */
+static void cap_test(const emitter *e, int node, int j, lcm_sb *out)
+{
+    static const char *cmp[OP_COUNT] = {[OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">="};
+    const ir_node *n = &e->r->nodes[node];
+    char act[32];
+    snprintf(act, sizeof act, "act%d", j);
+    int action_first = n->op == OP_LE || n->op == OP_LT;
+    lcm_sb_printf(out, "%s %s %s", action_first ? act : emit_num(e, n->args[0]), cmp[n->op],
+                  action_first ? emit_num(e, n->args[1]) : act);
+}
+
+/* A node's declaration as the GPU has it; a tabled action term is read
+ * from the launch's lcm_at. */
+static void declare_computed(emitter *e, int id)
+{
+    if (!(e->tabled && e->tabled[id])) {
+        emit_node_decl(e, id);
+        return;
+    }
+    int j = e->lvl[id] - LVL_ACTION0;
+    emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
+}
+
+/* A hoisted term read from its lcm_h (emit.c, "hoisted terms"). */
+static void hoisted_read(emitter *e, int id)
+{
+    emit_line(e, "const real %s = lcm_h%d[i%d]; /* hoisted (emit.c, \"hoisted terms\") */", emit_name(e, id), id,
+              e->r->nactions - 1);
+}
+
+/* A node's declaration in the loops: on the CPU a hoisted term is read from
+ * its lcm_h (the staged loop is the CPU's alone); what only hoisted terms
+ * read, the GPU's alone, is for declare_level to fence. */
+static void declare_node(emitter *e, int id)
+{
+    if (!(e->hoisted && e->hoisted[id])) {
+        declare_computed(e, id);
+    } else if (e->staged > 0) {
+        hoisted_read(e, id);
+    } else {
+        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        hoisted_read(e, id);
+        lcm_sb_puts(e->b, "#else\n");
+        declare_computed(e, id);
+        lcm_sb_puts(e->b, "#endif\n");
+    }
+}
+
+/* See emit_internal.h: the building loop's nodes, by the readers first. */
+int emit_hoist_chain(const emitter *e, int level, char *chain)
+{
+    const ir_regime *r = e->r;
+    int any = 0;
+    memset(chain, 0, r->nnodes + 1);
+    for (size_t i = r->nnodes; e->hoisted && i-- > 0;) {
+        if (e->hoisted[i] && e->hoist_level[i] == level) chain[i] = 1, any = 1;
+        if (!chain[i] || e->tabled[i] || (e->hoisted[i] && e->hoist_level[i] < level)) continue;
+        for (int a = 0; a < r->nodes[i].nargs; ++a)
+            if (e->lvl[r->nodes[i].args[a]] == e->innermost) chain[r->nodes[i].args[a]] = 1;
+    }
+    return any;
+}
+
+/* On the CPU, the lcm_h of the terms hoisted to this level: a loop over the
+ * innermost action computing each (and what it reads of that level, a term
+ * hoisted further out read from its own lcm_h) as the innermost loop would,
+ * up to where a cap of that loop known here ends it. */
+static void hoisted_build(emitter *e, int level)
+{
+    const ir_regime *r = e->r;
+    size_t n = r->nnodes;
+    char *chain = lcm_xmalloc(n + 1); /* what the loop computes, or reads */
+    if (!emit_hoist_chain(e, level, chain)) {
+        free(chain);
+        return;
+    }
+    int j = r->nactions - 1, points = r->actions[j].grid.n;
+    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    for (size_t i = 0; i < n; ++i)
+        if (e->hoisted[i] && e->hoist_level[i] == level)
+            emit_line(e, "real lcm_h%zu[%d]; /* %s at each %s (emit.c, \"hoisted terms\") */", i, points, emit_name(e, (int)i),
+                      r->actions[j].name);
+    emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, points, j, r->actions[j].name);
+    emit_action_value(e, j, 'i');
+    /* a cap known here: the innermost loop reads no further, unless a
+     * constraint reads such a term (the plain loop reads it before the cap
+     * ends the loop) */
+    char *first = lcm_xmalloc(n + 1);
+    constraint_inputs(e, e->innermost, first);
+    int capped = 1;
+    for (size_t i = 0; i < n; ++i) capped &= !(first[i] && e->hoisted[i] && e->hoist_level[i] == level);
+    free(first);
+    for (int c = 0; capped && c < r->nconstraints; ++c) {
+        int node = r->constraints[c].node, x = e->lvl[node] == e->innermost ? cap_bound(e, node, e->innermost) : -1;
+        if (x < 0 || e->lvl[x] > level) continue;
+        lcm_sb test;
+        lcm_sb_init(&test);
+        cap_test(e, node, j, &test);
+        emit_line(e, "if (!(%s)) break; /* constraint %s */", test.s, r->constraints[c].name);
+        lcm_sb_free(&test);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (!chain[i]) continue;
+        if (e->hoisted[i] && e->hoist_level[i] < level) hoisted_read(e, (int)i);
+        else declare_computed(e, (int)i);
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (e->hoisted[i] && e->hoist_level[i] == level) emit_line(e, "lcm_h%zu[i%d] = %s;", i, j, emit_name(e, (int)i));
+    emit_close(e);
+    lcm_sb_puts(e->b, "#endif\n");
+    free(chain);
+}
+
+/* The nodes of a level: those before E (enext = 0) or after it, of them
+ * those whose mark in `part` is `in_part` (all when part is NULL); not
+ * those only tabled terms read, nor in the staged loop those only the next
+ * states need. */
+static void declare_level(emitter *e, int level, int enext, const char *part, int in_part)
+{
+    int gpu_only = 0; /* inside #if defined(__CUDACC__): what only hoisted terms read */
+    for (size_t i = 0; i < e->r->nnodes; ++i) {
+        if (!e->needed[i] || e->lvl[i] != level || e->has_enext[i] != enext || (part && part[i] != in_part)) continue;
+        if ((e->terms_only && e->terms_only[i]) || (e->next_only && e->next_only[i] && e->staged > 0)) continue;
+        int only = e->hoist_only && e->hoist_only[i];
+        if (only && e->staged > 0) continue;
+        if (only != gpu_only) lcm_sb_puts(e->b, only ? "#if defined(__CUDACC__)\n" : "#endif\n");
+        gpu_only = only;
+        declare_node(e, (int)i);
+    }
+    if (gpu_only) lcm_sb_puts(e->b, "#endif\n");
 }
 
 /* The constraints known at this level: a failing one skips the rest of the
@@ -898,7 +1103,14 @@ static void emit_level(emitter *e, int level);
  * period), no taste shocks or Epstein-Zin (their own bookkeeping), no
  * parameter read at a computed index (an infeasible action's index need not
  * be in range). */
-enum { STAGE_CHUNK = 512, STAGE_MIN = 128, STAGE_MIN_INLINE = 8 };
+enum { STAGE_CHUNK = 512, STAGE_MIN = 128, STAGE_MIN_PLAIN = 32, STAGE_MIN_INLINE = 8 };
+
+/* Whether the CPU's innermost loop computes node id itself: not an action
+ * term, nor a hoisted term (a load there) or what only those read. */
+static int loop_computes(const emitter *e, int id)
+{
+    return body_computes(e, id) && !(e->hoisted && (e->hoisted[id] || e->hoist_only[id]));
+}
 
 /* Whether the continuation the innermost loop computes inline (no table)
  * can be staged: what decides whether a target counts (its probability)
@@ -938,20 +1150,27 @@ static int stages_inline(const emitter *e)
     return 1;
 }
 
-/* Whether the kernel's innermost action loop is staged.  A loop of fewer
- * than STAGE_MIN actions is not: the chunk's two passes and the arrays cost
- * about what the vector loop saves (FVV at 64 next-asset points: 1.3 ms
- * staged, 1.0 ms plain; at 128: 3.1 and 4.1 ms), and Mahler & Yum's 30 to 50
- * saving points solved about 10% slower staged. */
+/* Whether the kernel's innermost action loop is staged.  Reading its
+ * continuation from the table, a loop of fewer than STAGE_MIN actions is
+ * not where it divides: the chunk's two passes and the arrays cost about
+ * what the vector loop saves (FVV at 64 next-asset points: 1.3 ms staged,
+ * 1.0 ms plain; at 128: 3.1 and 4.1 ms; Mahler & Yum's 50 saving points,
+ * with its utility's division in the loop, about 10% slower staged).  A
+ * loop of plain arithmetic and loads gains from STAGE_MIN_PLAIN actions
+ * (Mahler & Yum with its utility hoisted: 20 saving points about 2% slower
+ * staged, 50 faster, docs/internals.md). */
 static int stages(const emitter *e)
 {
     const ir_regime *r = e->r;
     if (e->flat || !r->nactions || r->taste_scale >= 0 || ez(e) || egm(e)) return 0;
-    int n = r->actions[r->nactions - 1].grid.n;
-    if (e->k->last || reads_table(e) ? n < STAGE_MIN : n < STAGE_MIN_INLINE || !stages_inline(e)) return 0;
+    int n = r->actions[r->nactions - 1].grid.n, plain = 1;
+    for (size_t i = 0; i < r->nnodes; ++i)
+        plain &= !(loop_computes(e, (int)i) && e->lvl[i] == e->innermost && costly_op(r->nodes[i].op));
+    int least = e->k->last || reads_table(e) ? (plain ? STAGE_MIN_PLAIN : STAGE_MIN) : STAGE_MIN_INLINE;
+    if (n < least || (!e->k->last && !reads_table(e) && !stages_inline(e))) return 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
-        if (!body_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
+        if (!loop_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
         if (call_op(n->op)) return 0;
         switch (n->op) {
         case OP_PIDX: /* no computed index */
@@ -977,7 +1196,7 @@ static void staged_reductions(emitter *e, lcm_sb *cond)
     e->staged = 1;
     for (size_t i = 0; i < r->nnodes; ++i) {
         int id = (int)i;
-        if (!body_computes(e, id) || !emit_reduced(e, id)) continue;
+        if (!loop_computes(e, id) || !emit_reduced(e, id)) continue;
         const char *y = emit_num(e, r->nodes[i].args[1]);
         if (r->nodes[i].op == OP_POW) {
             emit_line(e, "const int pk%d = lcm_pow_kind(%s);", id, y);
@@ -1002,20 +1221,17 @@ static void staged_limit(emitter *e, int level)
     for (int c = 0; c < r->nconstraints; ++c) {
         int node = r->constraints[c].node;
         if (e->lvl[node] != level || !caps_loop_action(e, node, level)) continue;
-        const ir_node *n = &r->nodes[node];
-        static const char *cmp[OP_COUNT] = {[OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">="};
-        int action_first = n->op == OP_LE || n->op == OP_LT;
-        char act[32];
-        snprintf(act, sizeof act, "act%d", j);
-        const char *lhs = action_first ? act : emit_num(e, n->args[0]);
-        const char *rhs = action_first ? emit_num(e, n->args[1]) : act;
+        lcm_sb test;
+        lcm_sb_init(&test);
+        cap_test(e, node, j, &test);
         emit_open(e, "for (int i%d = 0; i%d < lim%d; ++i%d) { /* constraint %s */", j, j, j, j, r->constraints[c].name);
         emit_action_value(e, j, 'i');
-        emit_open(e, "if (!(%s %s %s)) {", lhs, cmp[n->op], rhs);
+        emit_open(e, "if (!(%s)) {", test.s);
         emit_line(e, "lim%d = i%d;", j, j);
         emit_line(e, "break;");
         emit_close(e);
         emit_close(e);
+        lcm_sb_free(&test);
     }
 }
 
@@ -1109,6 +1325,7 @@ static void emit_level(emitter *e, int level)
     constraints(e, level);
     declare_level(e, level, 0, first, 0);
     free(first);
+    if (level < e->innermost) hoisted_build(e, level);
     regime_prob_check(e, level);
     emit_stochastic_weights(e, level);
     for (int t = 0; t < e->k->ntargets; ++t) {
@@ -1230,7 +1447,7 @@ static void action_term_loops(const emitter *e, lcm_sb *out, int depth, const ch
     emitter t = *e;
     t.b = out;
     t.depth = depth;
-    t.tabled = t.terms_only = NULL;
+    t.tabled = t.terms_only = t.hoisted = t.hoist_only = NULL;
     t.needed = lcm_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i)
         if (e->tabled[i]) emit_mark(&t, (int)i);
@@ -1283,7 +1500,7 @@ static void flat_open(const emitter *e, emitter *f)
     const ir_regime *r = e->r;
     *f = *e;
     f->flat = 1;
-    f->root = f->tabled = f->terms_only = NULL;
+    f->root = f->tabled = f->terms_only = f->hoisted = f->hoist_only = NULL;
     f->depth = 1;
     f->lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f->lvl);
     f->needed = lcm_xcalloc(r->nnodes + 1, 1);
@@ -1475,13 +1692,16 @@ int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, 
     e->terms_only = lcm_xcalloc(r->nnodes + 1, 1);
     e->at_off = lcm_xcalloc(r->nnodes + 1, sizeof *e->at_off);
     e->next_only = lcm_xcalloc(r->nnodes + 1, 1);
+    e->hoisted = lcm_xcalloc(r->nnodes + 1, 1);
+    e->hoist_only = lcm_xcalloc(r->nnodes + 1, 1);
+    e->hoist_level = lcm_xcalloc(r->nnodes + 1, sizeof *e->hoist_level);
     return analyze(e, err);
 }
 
 void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names)
 {
     free(e->lvl), free(e->needed), free(e->has_enext), free(e->root), free(e->tabled), free(e->terms_only), free(e->at_off);
-    free(e->next_only);
+    free(e->next_only), free(e->hoisted), free(e->hoist_only), free(e->hoist_level);
     emit_names_free(names);
     ir_state_layout_free(lay);
 }

@@ -213,7 +213,7 @@ int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
     emitter f = *e;
     f.flat = 1;
     f.egm_table = 1;
-    f.root = f.tabled = f.terms_only = f.next_only = NULL;
+    f.root = f.tabled = f.terms_only = f.next_only = f.hoisted = f.hoist_only = NULL;
     f.depth = 1;
     f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
     f.needed = lcm_xcalloc(r->nnodes + 1, 1);

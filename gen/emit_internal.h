@@ -58,6 +58,14 @@ typedef struct emitter {
     int *at_off;
     int nat;        /* lcm_at's length */
     char *next_only; /* with a table: a node only next states need, which the staged loop leaves out */
+    /* Hoisted terms (emit.c, "hoisted terms"): on the CPU a term of the
+     * innermost loop that the loops between it and its inputs leave
+     * unchanged is built into lcm_h<id>[] over the innermost action at
+     * hoist_level[id] and read from there; NULL in the table entry, the
+     * action terms and the steps. */
+    char *hoisted;
+    char *hoist_only; /* a node of the innermost level that only hoisted terms read */
+    int *hoist_level;
     int lines;    /* #line directives before the code traced from a model line */
     int depth;    /* indentation of the next line, in steps of four spaces */
     lcm_sb *b;
@@ -122,6 +130,13 @@ static inline int emit_reduced(const emitter *e, int id)
     if (e->staged <= 0 || (n->op != OP_POW && n->op != OP_DIV) || e->lvl[id] != e->innermost) return 0;
     return emit_outer_operand(e, id);
 }
+
+/* Marks in chain (r->nnodes + 1 bytes) what the loop that builds the terms
+ * hoisted to `level` computes or reads of the innermost level (emit.c,
+ * "hoisted terms"): those terms and what they read there, a tabled term or
+ * one hoisted further out read, not computed.  Returns whether any term is
+ * hoisted to `level`. */
+int emit_hoist_chain(const emitter *e, int level, char *chain);
 
 /* ---- names ----------------------------------------------------------------- */
 void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out);

@@ -45,6 +45,8 @@ static const struct {
     {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop.params.lua", NULL},
     {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop_general.params.lua", NULL},
     {"tests/models/action_terms.lua", NULL, "tests/models/action_terms.params.lua", NULL},
+    {"tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua", NULL},
+    {"tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua", "risk_aversion=2"},
     {"tests/models/derivatives.lua", NULL, "tests/models/derivatives.params.lua", NULL},
     {"models/precautionary_savings.lua", "wealth_points=10 consumption_points=150",
      "models/precautionary_savings.params.lua", NULL}, /* log(consumption) an action term */

@@ -30,6 +30,8 @@ static const struct {
     /* the expected next V of shock processes (ir/precompute.h, "ev"): made by the table's kernel */
     {"models/precautionary_savings.lua", "wealth_points=300", "models/precautionary_savings.params.lua"},
     {"tests/models/expected_v.lua", "shard=true", "tests/models/expected_v.params.lua"},
+    /* terms the CPU hoists out of an action loop and the GPU computes in place (emit.c, "hoisted terms") */
+    {"tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua"},
     /* the endogenous grid method */
     {"tests/models/egm_cake.lua", NULL, "tests/models/egm_cake.params.lua"},
     {"models/iskhakov_2017.lua", "solver=egm", "models/iskhakov_2017.params.lua"},

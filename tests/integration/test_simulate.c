@@ -4,7 +4,8 @@
  *   without target columns), and a
  *   saved-and-read solution gives the same panel; initial conditions read
  *   for the model before are refused;
- * - the generated simulation kernels give the interpreter's panel, byte for byte;
+ * - the generated simulation kernels give the interpreter's panel, byte for byte
+ *   (also where they read terms hoisted out of an action loop);
  * - on a deterministic model whose paths stay on the grid, each simulated
  *   row is the solution's policy (argmax found by the interpreter) and V;
  * - with 100,000 subjects: death rates match the Markov regime
@@ -449,9 +450,33 @@ static void check_float32_csv(void)
     lcm_model_free(model);
 }
 
+/* tests/models/hoisted_terms.lua, whose CPU kernels read terms hoisted out
+ * of an action loop (gen/emit.c, "hoisted terms"): the interpreter's
+ * panel, byte for byte, from wealth on and between the grid's points. */
+static void check_hoisted_terms(void)
+{
+    sim_model s = solve("tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua");
+    lcm_sb text;
+    lcm_sb_init(&text);
+    lcm_sb_puts(&text, "regime,age,wealth\n");
+    for (int i = 0; i <= 40; ++i) lcm_sb_printf(&text, "working,0,%.17g\n", 0.5 + i * 0.2375);
+    lcm_initial *ic = initial_from(s.model, text.s);
+    lcm_panel *cpu = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 5, 0, NULL);
+    lcm_panel *ip = simulate(&s, s.sol, LCM_BACKEND_INTERP, ic, 5, 0, NULL);
+    char *a = csv_of(cpu), *b = csv_of(ip);
+    CHECK_MSG(lcm_panel_rows(cpu) == 41 * 4, "hoisted_terms: %lld rows", (long long)lcm_panel_rows(cpu));
+    CHECK_MSG(!strcmp(a, b), "hoisted_terms: cpu and interpreter panels differ (at most %g)", test_panel_diff(cpu, ip));
+    free(a), free(b);
+    lcm_panel_free(cpu), lcm_panel_free(ip);
+    lcm_initial_free(ic);
+    lcm_sb_free(&text);
+    release(&s);
+}
+
 int main(void)
 {
     check_float32_csv();
+    check_hoisted_terms();
     check_bundled();
     check_policy();
     check_mortality_statistics();

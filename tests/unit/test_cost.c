@@ -24,6 +24,7 @@ typedef struct expect {
     int with_params;
     double arith, compare, divide, calls, bytes, footprint;
     int table, inline_continuation;
+    int host; /* counted as the CPU's kernel, which reads hoisted terms (emit.c) */
 } expect;
 
 /* tables 0: counted as a solve under LCM_NO_TABLES=1 runs it */
@@ -35,14 +36,16 @@ static void check_cost(const ir_model *m, const double *params, const expect *x,
     if (k == m->nkernels) return;
     lcm_kernel_cost c;
     lcm_err err = {0};
-    CHECK_OK(lcm_kernel_cost_of(m, k, 64, x->with_params ? params : NULL, tables, &c, &err));
+    CHECK_OK(lcm_kernel_cost_of(m, k, 64, x->with_params ? params : NULL, tables, x->host, &c, &err));
     CHECK_MSG(close_rel(c.arith, x->arith, 1e-12) && close_rel(c.compare, x->compare, 1e-12) &&
-                  c.divide == x->divide && c.calls == x->calls && c.bytes == x->bytes && c.footprint == x->footprint &&
-                  c.table == x->table && c.inline_continuation == x->inline_continuation,
-              "%s (parameters %d): arith %g compare %g divide %g calls %g bytes %g footprint %g table %d "
-              "inline %d; expected %g %g %g %g %g %g %d %d", x->symbol, x->with_params, c.arith, c.compare,
-              c.divide, c.calls, c.bytes, c.footprint, c.table, c.inline_continuation, x->arith, x->compare,
-              x->divide, x->calls, x->bytes, x->footprint, x->table, x->inline_continuation);
+                  close_rel(c.divide, x->divide, 1e-12) && close_rel(c.calls, x->calls, 1e-12) &&
+                  close_rel(c.bytes, x->bytes, 1e-12) && c.footprint == x->footprint && c.table == x->table &&
+                  c.inline_continuation == x->inline_continuation,
+              "%s (parameters %d, host %d): arith %.17g compare %.17g divide %.17g calls %.17g bytes %.17g "
+              "footprint %g table %d inline %d; expected %.17g %.17g %.17g %.17g %.17g %g %d %d", x->symbol,
+              x->with_params, x->host, c.arith, c.compare, c.divide, c.calls, c.bytes, c.footprint, c.table,
+              c.inline_continuation, x->arith, x->compare, x->divide, x->calls, x->bytes, x->footprint, x->table,
+              x->inline_continuation);
 }
 
 static void check_model(const char *lua, const expect *cases, int n, int tables)
@@ -114,13 +117,13 @@ int main(void)
      * value), weight 3 + 1, probability 2.  Footprint: next V 10 + 1
      * values, the 20 action terms. */
     static const expect tiny[] = {
-        {"lcm_k0_alive", 1, 32.1, 10, 1, 0, 48, 248, 0, 1},
-        {"lcm_k0_alive", 0, 32.1, 10, 1, 0, 48, 248, 0, 1},
+        {"lcm_k0_alive", 1, 32.1, 10, 1, 0, 48, 248, 0, 1, 1},
+        {"lcm_k0_alive", 0, 32.1, 10, 1, 0, 48, 248, 0, 1, 1},
         /* period 1: dead's continuation reads no action, so it and beta * E
          * run once per launch: per pair the point, the action term, H's add,
          * budget and the best */
-        {"lcm_k1_alive", 1, 2 + 0.1 + 1, 3, 0, 0, 8, 160 + 8, 0, 1},
-        {"lcm_k2_dead", 1, 0, 2, 0, 0, 0, 0, 0, 0},
+        {"lcm_k1_alive", 1, 2 + 0.1 + 1, 3, 0, 0, 8, 160 + 8, 0, 1, 1},
+        {"lcm_k2_dead", 1, 0, 2, 0, 0, 0, 0, 0, 0, 1},
     };
     check_model("models/tiny.lua", tiny, (int)(sizeof tiny / sizeof *tiny), 1);
     /* tests/models/staged_loop.lua: work (2) outside saving (160).  Per
@@ -131,9 +134,9 @@ int main(void)
      * constraints and the best 4 compares; the continuation one table entry
      * and its flag (9 bytes) of 160 (one per saving). */
     static const expect staged[] = {
-        {"lcm_k0_working", 1, 7 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 9, 160 * 9, 1, 0},
-        {"lcm_k0_working", 0, 6 + 3.0 / 160 + 2.0 / 320, 4, 1, 1, 9, 160 * 9, 1, 0},
-        {"lcm_k2_last", 1, 5 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 0, 0, 0, 0},
+        {"lcm_k0_working", 1, 7 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 9, 160 * 9, 1, 0, 1},
+        {"lcm_k0_working", 0, 6 + 3.0 / 160 + 2.0 / 320, 4, 1, 1, 9, 160 * 9, 1, 0, 1},
+        {"lcm_k2_last", 1, 5 + 3.0 / 160 + 2.0 / 320, 4, 1, 0, 0, 0, 0, 0, 1},
     };
     check_model("tests/models/staged_loop.lua", staged, (int)(sizeof staged / sizeof *staged), 1);
     /* models/precautionary_savings.lua (7 wealth, 7 consumption, 5 income
@@ -149,7 +152,7 @@ int main(void)
      * 7 action terms. */
     static const expect savings[] = {
         {"lcm_k0_alive", 1, 2 + 3 + 2 + 2.0 / 7 + 3 + 2 + 2 + 8 + 3 + 2, 1 + 2 + 2 + 2 + 1, 1, 1.0 / 7, 8 + 8.0 / 7 + 16 + 16,
-         (35 + 7) * 8, 0, 1},
+         (35 + 7) * 8, 0, 1, 1},
     };
     check_model("models/precautionary_savings.lua", savings, (int)(sizeof savings / sizeof *savings), 1);
     /* the same under LCM_NO_TABLES=1, the inline sum over the 5 nodes: 5 x
@@ -157,9 +160,36 @@ int main(void)
      * 3, 5 compares), no row */
     static const expect savings_inline[] = {
         {"lcm_k0_alive", 1, 2 + 3 + 2 + 2.0 / 7 + 3 + 2 + 40 + 15 + 2, 1 + 2 + 2 + 10 + 5, 1, 1.0 / 7,
-         8 + 8.0 / 7 + 16 + 80, (35 + 7) * 8, 0, 1},
+         8 + 8.0 / 7 + 16 + 80, (35 + 7) * 8, 0, 1, 1},
     };
     check_model("models/precautionary_savings.lua", savings_inline, 1, 0);
+    /* tests/models/hoisted_terms.lua, period 0: work (2), effort (3) and
+     * saving (40) looped in that order.  Per saving: its point 2; rest 1,
+     * consumption 1; its two constraints 2 compares; effort's cost times
+     * calm 1, the two subtractions 2; H 2 (next wealth is the table's);
+     * the best 2 compares; the table's entry and flag, 9 bytes.  Per effort
+     * (1/40): its cost, a parameter at a computed index (8 bytes); per work
+     * (1/120) consumption's work * wage and the disutility 2; the state's
+     * point 2/240.  Computed per pair on the GPU (host 0): 1 + rest (1),
+     * calm's sqrt (a division), the CRRA power (at risk aversion 2 a
+     * reciprocal, a division; without the parameters a call), its quotient
+     * by 1 - risk aversion (a product with the parameters, lcm_div_by; a
+     * division without) and + calm (1).  On the CPU (host 1) the pair reads
+     * calm and the utility's sum from lcm_h (16 bytes) and computes them 40
+     * times per state (calm: the point 2, rest 1, 1 + rest 1, the sqrt;
+     * weight 40/240) and per work (the sum: the point 2, rest 1,
+     * consumption 1, the power, the quotient 1, + calm 1 and calm's load, 8
+     * bytes; weight 40/120).  Footprint: the table's 40 entries of 9 bytes,
+     * on the CPU also the two lcm_h of 40 values. */
+    const double outer = 2.0 / 120 + 2.0 / 240;
+    static expect hoisted[4];
+    hoisted[0] = (expect){"lcm_k0_working", 1, 9 + outer + 4.0 / 6 + 6.0 / 3, 4, 1.0 / 6 + 1.0 / 3, 0,
+                          25 + 8.0 / 40 + 8.0 / 3, 360 + 640, 1, 0, 1};
+    hoisted[1] = (expect){"lcm_k0_working", 0, 9 + outer + 4.0 / 6 + 5.0 / 3, 4, 1.0 / 6 + 1.0 / 3, 1.0 / 3,
+                          25 + 8.0 / 40 + 8.0 / 3, 360 + 640, 1, 0, 1};
+    hoisted[2] = (expect){"lcm_k0_working", 1, 12 + outer, 4, 2, 0, 9 + 8.0 / 40, 360, 1, 0, 0};
+    hoisted[3] = (expect){"lcm_k0_working", 0, 11 + outer, 4, 2, 1, 9 + 8.0 / 40, 360, 1, 0, 0};
+    check_model("tests/models/hoisted_terms.lua", hoisted, 4, 1);
     check_profile("models/tiny.lua", "models/tiny.params.lua", 0);
     check_profile("tests/models/staged_loop.lua", "tests/models/staged_loop.params.lua", 1);
     check_profile("models/precautionary_savings.lua", "models/precautionary_savings.params.lua", 1); /* the expected V */

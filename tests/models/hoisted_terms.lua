@@ -1,0 +1,66 @@
+-- hoisted_terms.lua - a model whose CPU kernels hoist terms out of an action
+-- loop (gen/emit.c, "hoisted terms"; docs/internals.md): of the actions
+-- work, effort and saving (looped in that order), CRRA utility of
+-- consumption reads the state, work and saving but not effort, so the CPU
+-- computes it once per work and saving, before the effort loop, not once
+-- per effort; calm = sqrt(1 + wealth - saving) reads no action but saving,
+-- so it is hoisted to the state, and the utility's hoisted sum reads it
+-- from there.  Effort reads a parameter at a computed index (not hoisted).
+-- A constraint caps saving (saving <= wealth), and the loops that build
+-- the hoisted terms stop there too.  The next wealth depends on saving
+-- only: the solve reads a continuation table in a staged loop (40 savings
+-- of plain arithmetic once the terms are hoisted), simulation and
+-- LCM_NO_TABLES=1 compute it inline in the plain loop; the last period's
+-- regime has the same actions.  Checked against the interpreter:
+-- V (tests/integration/test_differential_models.c) and the panel
+-- (test_simulate.c), bit for bit; unit_cost counts the kernel by hand.
+local lcm = require("lcm")
+
+local T = 4
+local R = lcm.categorical{ "working", "last", name = "Regime" }
+local wealth = lcm.linspace{ start = 0.5, stop = 10, n_points = 9 }
+
+local actions = { -- looped in this order, saving innermost
+  { "work", lcm.discrete(lcm.categorical{ "no", "yes", name = "Work" }) },
+  { "effort", lcm.discrete(lcm.categorical{ "low", "mid", "high", name = "Effort" }) },
+  { "saving", lcm.linspace{ start = 0, stop = 10, n_points = 40 } },
+}
+local functions = {
+  rest = function(wealth, saving) return wealth - saving end,
+  calm = function(rest) return lcm.sqrt(1 + rest) end,
+  consumption = function(rest, work, wage) return rest + work * wage end,
+  utility = function(consumption, calm, effort, work, risk_aversion, effort_costs, disutility)
+    return consumption ^ (1 - risk_aversion) / (1 - risk_aversion) + calm - effort_costs[effort] * calm
+      - disutility * work
+  end,
+}
+local constraints = {
+  within_wealth = function(saving, wealth) return saving:le(wealth) end,
+  positive_consumption = function(consumption) return consumption:gt(0) end,
+}
+
+local working = lcm.regime{
+  active = function(age) return age < T - 1 end,
+  states = { wealth = wealth },
+  actions = actions,
+  functions = functions,
+  constraints = constraints,
+  state_transitions = { wealth = function(saving, interest_rate) return (1 + interest_rate) * saving end },
+  transition = function(age) return lcm.where(age:ge(T - 2), R.last, R.working) end,
+}
+
+local last = lcm.regime{
+  terminal = true,
+  active = function(age) return age == T - 1 end,
+  states = { wealth = wealth },
+  actions = actions,
+  functions = functions,
+  constraints = constraints,
+}
+
+return lcm.model{
+  name = "hoisted_terms",
+  ages = lcm.ages{ start = 0, n_periods = T },
+  regime_ids = R,
+  regimes = { working = working, last = last },
+}
