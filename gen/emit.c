@@ -314,7 +314,8 @@ static void plan_hoisted_terms(emitter *e)
 
 /* With a table, the staged loop reads the continuation from it: what only
  * the next states need (next wealth = (1 + r) * saving) is left out there;
- * the plain loop beside it computes them for its inline block. */
+ * the plain loop beside it computes them for its inline block.  A Markov
+ * state's probabilities stay: the kernel checks them (pmok, checks()). */
 static void plan_next_only(emitter *e)
 {
     const ir_regime *r = e->r;
@@ -327,6 +328,12 @@ static void plan_next_only(emitter *e)
     for (int c = 0; c < r->nconstraints; ++c) mark_root(&t, r->constraints[c].node);
     if (ez(e)) mark_root(&t, r->risk_aversion);
     for (int g = 0; g < e->m->nregimes; ++g) mark_root(&t, r->rprob[g]);
+    for (int k = 0; k < e->k->ntargets; ++k) { /* a Markov state's probabilities: the kernel checks them */
+        const ir_target *tg = ir_target_of(r, e->k->targets[k]);
+        for (int s = 0; s < e->m->regimes[tg->regime].nstates; ++s)
+            for (int j = 0; tg->next[s].kind == NEXT_MARKOV && j < tg->next[s].nprobs; ++j)
+                mark_root(&t, tg->next[s].probs[j]);
+    }
     for (size_t i = 0; i < r->nnodes; ++i) e->next_only[i] = e->needed[i] && !rest[i];
     free(rest);
 }

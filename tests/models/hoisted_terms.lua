@@ -11,14 +11,27 @@
 -- only: the solve reads a continuation table in a staged loop (40 savings
 -- of plain arithmetic once the terms are hoisted), simulation and
 -- LCM_NO_TABLES=1 compute it inline in the plain loop; the last period's
--- regime has the same actions.  Checked against the interpreter:
+-- regime has the same actions.  With -D health=true a Markov health state
+-- moves by probabilities that read saving: the staged loop computes them
+-- for their check though the table holds the continuation (a model like
+-- it failed to compile).  Checked against the interpreter:
 -- V (tests/integration/test_differential_models.c) and the panel
 -- (test_simulate.c), bit for bit; unit_cost counts the kernel by hand.
 local lcm = require("lcm")
 
 local T = 4
+local with_health = lcm.option("health", false)
 local R = lcm.categorical{ "working", "last", name = "Regime" }
+local Health = lcm.categorical{ "bad", "good", name = "Health" }
 local wealth = lcm.linspace{ start = 0.5, stop = 10, n_points = 9 }
+local states = { wealth = wealth, health = with_health and lcm.discrete(Health) or nil }
+local transitions = { wealth = function(saving, interest_rate) return (1 + interest_rate) * saving end }
+if with_health then -- good health is likelier the more is saved
+  transitions.health = lcm.markov(function(saving, health_slope)
+    local good = 0.3 + health_slope * saving
+    return { bad = 1 - good, good = good }
+  end)
+end
 
 local actions = { -- looped in this order, saving innermost
   { "work", lcm.discrete(lcm.categorical{ "no", "yes", name = "Work" }) },
@@ -41,18 +54,18 @@ local constraints = {
 
 local working = lcm.regime{
   active = function(age) return age < T - 1 end,
-  states = { wealth = wealth },
+  states = states,
   actions = actions,
   functions = functions,
   constraints = constraints,
-  state_transitions = { wealth = function(saving, interest_rate) return (1 + interest_rate) * saving end },
+  state_transitions = transitions,
   transition = function(age) return lcm.where(age:ge(T - 2), R.last, R.working) end,
 }
 
 local last = lcm.regime{
   terminal = true,
   active = function(age) return age == T - 1 end,
-  states = { wealth = wealth },
+  states = states,
   actions = actions,
   functions = functions,
   constraints = constraints,
