@@ -145,21 +145,23 @@ static double *kernel_values(const emitter *e, const double *params)
 
 /* On the CPU, the loops that build the hoisted terms (emit.c, "hoisted
  * terms"): at each level, the innermost action's points times what one of
- * them computes, that often per pair as the level runs. */
+ * them computes and its caps' tests, that often per pair as the level runs
+ * (a loop of LVL_KERNEL runs once per state, in the body; at most: a cap
+ * may end it sooner). */
 static void hoisted_cost(const emitter *e, const double *vals, double rb, lcm_kernel_cost *c)
 {
     const ir_regime *r = e->r;
-    if (r->nactions < 2) return; /* nothing hoisted: no loop between */
     char *chain = lcm_xmalloc(r->nnodes + 1);
-    int points = r->actions[r->nactions - 1].grid.n;
     for (int level = LVL_KERNEL; level < e->innermost; ++level) {
         if (!emit_hoist_chain(e, level, chain)) continue;
+        int points = r->actions[r->nactions - 1].grid.n;
         double w = per_pair(e, level < LVL_STATE ? LVL_STATE : level) * points;
+        c->compare += emit_hoist_caps(e, level, NULL) * w;
         for (size_t i = 0; i < r->nnodes; ++i) {
             if (!chain[i]) continue;
-            if (e->tabled[i] || (e->hoisted[i] && e->hoist_level[i] < level)) c->bytes += rb * w;
+            if (emit_hoist_reads(e, (int)i, level)) c->bytes += rb * w;
             else node_cost(e, vals, (int)i, rb, w, c);
-            if (e->hoisted[i] && e->hoist_level[i] == level) c->footprint += rb * points;
+            if (emit_hoisted_to(e, (int)i, level)) c->footprint += rb * points;
         }
     }
     free(chain);
@@ -175,17 +177,17 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *pa
     ir_state_layout lay;
     emit_names names;
     emitter e;
-    int rc = emitter_kernel_open(&e, m, &lo.L, &lo.V, &lo.S, &m->kernels[k], tables, &lay, &names, err);
+    int rc = emitter_kernel_open(&e, m, &lo.L, &lo.V, &lo.S, &m->kernels[k], tables, host, &lay, &names, err);
     double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
     for (size_t i = 0; !rc && i < e.r->nnodes; ++i) {
         if (!e.needed[i] || e.terms_only[i] || e.next_only[i]) continue; /* next states: in the table */
-        if (host && e.hoist_only[i]) continue; /* computed where the hoisted terms are built */
+        if (e.hoist_only[i]) continue; /* computed where the hoisted terms are built */
         double w = per_pair(&e, e.lvl[i]);
-        if (e.tabled[i] || (host && e.hoisted[i])) out->bytes += rb * w; /* read from lcm_at or its lcm_h */
+        if (e.tabled[i] || e.hoisted[i]) out->bytes += rb * w; /* read from lcm_at or its lcm_h */
         else node_cost(&e, vals, (int)i, rb, w, out);
     }
     out->footprint = e.nat * rb;
-    if (!rc && host) hoisted_cost(&e, vals, rb, out);
+    if (!rc) hoisted_cost(&e, vals, rb, out);
     free(vals);
     if (!rc) out->compare += 2; /* the running best: Q against it, then the feasibility the update needs */
     if (!rc && !e.k->last && e.pre.active && !e.pre.ev) {

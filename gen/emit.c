@@ -159,12 +159,13 @@ static int costly_op(ir_op op)
     }
 }
 
-/* Marks node id the body computes or reads, not looking past a tabled term. */
+/* Marks node id the body computes or reads, not looking past a tabled or
+ * hoisted term. */
 static void mark_body(emitter *e, char *body, int id)
 {
     if (id < 0 || body[id]) return;
     body[id] = 1;
-    if (e->tabled[id]) return;
+    if (e->tabled[id] || (e->hoisted && e->hoisted[id])) return; /* read from lcm_at, or its lcm_h */
     for (int a = 0; a < e->r->nodes[id].nargs; ++a) mark_body(e, body, e->r->nodes[id].args[a]);
 }
 
@@ -233,7 +234,7 @@ static void plan_action_terms(emitter *e)
  * only where at least two iterations of the loops between share it.  The
  * loop that builds it stops where a cap of the innermost action known there
  * (saving <= cash on hand) ends the innermost loop. */
-enum { HOIST_MAX = 4096 }; /* reals of lcm_h buffers in one body: 32 KiB of its stack */
+enum { HOIST_MAX = 4096 }; /* reals of lcm_h buffers in one body: 32 KiB of its stack in float64 */
 
 /* Of a node of the innermost level: whether it can be computed before the
  * loops between it and its inputs (ok), whether what it computes there is
@@ -255,11 +256,7 @@ static hoist_info *hoist_infos(const emitter *e)
             h[i].ok = 1;
             continue;
         }
-        switch (nd->op) {
-        case OP_ENEXT: case OP_PIDX: case OP_SAVINGS: case OP_MARGINAL: continue;
-        default: break;
-        }
-        if (e->has_enext[i]) continue;
+        if (nd->op == OP_PIDX || e->has_enext[i]) continue; /* a computed index; what E_next_V decides */
         h[i].ok = 1;
         h[i].costly = (char)costly_op(nd->op);
         for (int a = 0; a < nd->nargs; ++a) {
@@ -289,7 +286,7 @@ static double hoist_gain(const emitter *e, int level)
 static void plan_hoisted_terms(emitter *e)
 {
     const ir_regime *r = e->r;
-    if (e->flat || egm(e) || r->nactions < 2) return;
+    if (e->flat || e->no_hoist || egm(e) || r->nactions < 2) return;
     size_t n = r->nnodes;
     int points = r->actions[r->nactions - 1].grid.n, used = 0;
     hoist_info *h = hoist_infos(e);
@@ -306,7 +303,7 @@ static void plan_hoisted_terms(emitter *e)
         } else if (!read) {
             e->hoist_only[i] = 1; /* only hoisted terms read it */
         }
-        if (e->hoisted[i] || e->hoist_only[i]) continue; /* its arguments are read where it is built */
+        if (e->hoisted[i] || e->hoist_only[i] || e->tabled[i]) continue; /* its arguments are read where it is built */
         for (int a = 0; a < nd->nargs; ++a) outside[nd->args[a]] = 1;
     }
     free(h), free(outside);
@@ -319,20 +316,18 @@ static void plan_hoisted_terms(emitter *e)
 static void plan_next_only(emitter *e)
 {
     const ir_regime *r = e->r;
-    emitter t = *e; /* every root but the next states, marked into rest */
-    char *rest = lcm_xcalloc(r->nnodes + 1, 1);
-    t.needed = rest, t.root = NULL;
-    mark_root(&t, r->q);
-    mark_root(&t, r->utility);
-    if (r->taste_scale >= 0) mark_root(&t, r->taste_scale);
-    for (int c = 0; c < r->nconstraints; ++c) mark_root(&t, r->constraints[c].node);
-    if (ez(e)) mark_root(&t, r->risk_aversion);
-    for (int g = 0; g < e->m->nregimes; ++g) mark_root(&t, r->rprob[g]);
-    for (int k = 0; k < e->k->ntargets; ++k) { /* a Markov state's probabilities: the kernel checks them */
-        const ir_target *tg = ir_target_of(r, e->k->targets[k]);
+    char *rest = lcm_xcalloc(r->nnodes + 1, 1); /* what the loop reads but for the next states */
+    mark_body(e, rest, r->q);
+    mark_body(e, rest, r->utility);
+    mark_body(e, rest, r->taste_scale);
+    for (int c = 0; c < r->nconstraints; ++c) mark_body(e, rest, r->constraints[c].node);
+    mark_body(e, rest, r->risk_aversion);
+    for (int g = 0; g < e->m->nregimes; ++g) mark_body(e, rest, r->rprob[g]);
+    for (int t = 0; t < e->k->ntargets; ++t) { /* a Markov state's probabilities: the kernel checks them */
+        const ir_target *tg = ir_target_of(r, e->k->targets[t]);
         for (int s = 0; s < e->m->regimes[tg->regime].nstates; ++s)
             for (int j = 0; tg->next[s].kind == NEXT_MARKOV && j < tg->next[s].nprobs; ++j)
-                mark_root(&t, tg->next[s].probs[j]);
+                mark_body(e, rest, tg->next[s].probs[j]);
     }
     for (size_t i = 0; i < r->nnodes; ++i) e->next_only[i] = e->needed[i] && !rest[i];
     free(rest);
@@ -874,8 +869,9 @@ static void constraint_inputs(const emitter *e, int level, char *into)
 
 /* Whether constraint `node` caps the action of loop `level` from above by
  * a bound known outside the loop (a <= x, a < x, x >= a, x > a): every grid
- * ascends, so once it fails it fails for the rest of the loop. */
-static int cap_bound(const emitter *e, int node, int level) /* the bound x, or -1: not a cap */
+ * ascends, so once it fails it fails for the rest of the loop.  cap_bound
+ * gives the bound x, or -1 where it is not such a cap. */
+static int cap_bound(const emitter *e, int node, int level)
 {
     const ir_node *n = &e->r->nodes[node];
     int a, x;
@@ -887,6 +883,14 @@ static int cap_bound(const emitter *e, int node, int level) /* the bound x, or -
 }
 
 static int caps_loop_action(const emitter *e, int node, int level) { return cap_bound(e, node, level) >= 0; }
+
+/* Whether constraint c caps the action of loop `level` by a bound known at
+ * level `known` (below `level`). */
+static int cap_known_at(const emitter *e, int c, int level, int known)
+{
+    int node = e->r->constraints[c].node, x = e->lvl[node] == level ? cap_bound(e, node, level) : -1;
+    return x >= 0 && e->lvl[x] <= known;
+}
 
 /* Such a cap's test of action j's value act<j>, as C ("act2 <= v110"). */
 static void cap_test(const emitter *e, int node, int j, lcm_sb *out)
@@ -900,8 +904,9 @@ static void cap_test(const emitter *e, int node, int j, lcm_sb *out)
                   action_first ? emit_num(e, n->args[1]) : act);
 }
 
-/* A node's declaration as the GPU has it; a tabled action term is read
- * from the launch's lcm_at. */
+/* A node's declaration where it is computed (the GPU's loops, and the CPU's
+ * but for hoisted terms); a tabled action term is read from the launch's
+ * lcm_at. */
 static void declare_computed(emitter *e, int id)
 {
     if (!(e->tabled && e->tabled[id])) {
@@ -944,12 +949,32 @@ int emit_hoist_chain(const emitter *e, int level, char *chain)
     int any = 0;
     memset(chain, 0, r->nnodes + 1);
     for (size_t i = r->nnodes; e->hoisted && i-- > 0;) {
-        if (e->hoisted[i] && e->hoist_level[i] == level) chain[i] = 1, any = 1;
-        if (!chain[i] || e->tabled[i] || (e->hoisted[i] && e->hoist_level[i] < level)) continue;
+        if (emit_hoisted_to(e, (int)i, level)) chain[i] = 1, any = 1;
+        if (!chain[i] || emit_hoist_reads(e, (int)i, level)) continue;
         for (int a = 0; a < r->nodes[i].nargs; ++a)
             if (e->lvl[r->nodes[i].args[a]] == e->innermost) chain[r->nodes[i].args[a]] = 1;
     }
     return any;
+}
+
+/* See emit_internal.h.  A constraint reading a hoisted term reads it
+ * before the innermost loop's cap ends the loop (the plain loop declares a
+ * constraint's inputs first), so where one does the terms are built for
+ * every point. */
+int emit_hoist_caps(const emitter *e, int level, int *caps)
+{
+    const ir_regime *r = e->r;
+    char *first = lcm_xmalloc(r->nnodes + 1);
+    constraint_inputs(e, e->innermost, first);
+    int read = 0, n = 0;
+    for (size_t i = 0; i < r->nnodes; ++i) read |= first[i] && emit_hoisted_to(e, (int)i, level);
+    free(first);
+    for (int c = 0; !read && c < r->nconstraints; ++c)
+        if (cap_known_at(e, c, e->innermost, level)) {
+            if (caps) caps[n] = c;
+            ++n;
+        }
+    return n;
 }
 
 /* On the CPU, the lcm_h of the terms hoisted to this level: a loop over the
@@ -968,44 +993,36 @@ static void hoisted_build(emitter *e, int level)
     int j = r->nactions - 1, points = r->actions[j].grid.n;
     lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     for (size_t i = 0; i < n; ++i)
-        if (e->hoisted[i] && e->hoist_level[i] == level)
+        if (emit_hoisted_to(e, (int)i, level))
             emit_line(e, "real lcm_h%zu[%d]; /* %s at each %s (emit.c, \"hoisted terms\") */", i, points, emit_name(e, (int)i),
                       r->actions[j].name);
     emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, points, j, r->actions[j].name);
     emit_action_value(e, j, 'i');
-    /* a cap known here: the innermost loop reads no further, unless a
-     * constraint reads such a term (the plain loop reads it before the cap
-     * ends the loop) */
-    char *first = lcm_xmalloc(n + 1);
-    constraint_inputs(e, e->innermost, first);
-    int capped = 1;
-    for (size_t i = 0; i < n; ++i) capped &= !(first[i] && e->hoisted[i] && e->hoist_level[i] == level);
-    free(first);
-    for (int c = 0; capped && c < r->nconstraints; ++c) {
-        int node = r->constraints[c].node, x = e->lvl[node] == e->innermost ? cap_bound(e, node, e->innermost) : -1;
-        if (x < 0 || e->lvl[x] > level) continue;
+    int *caps = lcm_xmalloc(((size_t)r->nconstraints + 1) * sizeof *caps), ncaps = emit_hoist_caps(e, level, caps);
+    for (int c = 0; c < ncaps; ++c) {
         lcm_sb test;
         lcm_sb_init(&test);
-        cap_test(e, node, j, &test);
-        emit_line(e, "if (!(%s)) break; /* constraint %s */", test.s, r->constraints[c].name);
+        cap_test(e, r->constraints[caps[c]].node, j, &test);
+        emit_line(e, "if (!(%s)) break; /* constraint %s */", test.s, r->constraints[caps[c]].name);
         lcm_sb_free(&test);
     }
     for (size_t i = 0; i < n; ++i) {
         if (!chain[i]) continue;
-        if (e->hoisted[i] && e->hoist_level[i] < level) hoisted_read(e, (int)i);
+        if (emit_hoist_reads(e, (int)i, level) && !e->tabled[i]) hoisted_read(e, (int)i);
         else declare_computed(e, (int)i);
     }
     for (size_t i = 0; i < n; ++i)
-        if (e->hoisted[i] && e->hoist_level[i] == level) emit_line(e, "lcm_h%zu[i%d] = %s;", i, j, emit_name(e, (int)i));
+        if (emit_hoisted_to(e, (int)i, level)) emit_line(e, "lcm_h%zu[i%d] = %s;", i, j, emit_name(e, (int)i));
     emit_close(e);
     lcm_sb_puts(e->b, "#endif\n");
-    free(chain);
+    free(caps), free(chain);
 }
 
 /* The nodes of a level: those before E (enext = 0) or after it, of them
  * those whose mark in `part` is `in_part` (all when part is NULL); not
  * those only tabled terms read, nor in the staged loop those only the next
- * states need. */
+ * states or hoisted terms need; in the plain loop what only hoisted terms
+ * read is fenced for the GPU alone (#if defined(__CUDACC__)). */
 static void declare_level(emitter *e, int level, int enext, const char *part, int in_part)
 {
     int gpu_only = 0; /* inside #if defined(__CUDACC__): what only hoisted terms read */
@@ -1110,7 +1127,7 @@ static void emit_level(emitter *e, int level);
  * period), no taste shocks or Epstein-Zin (their own bookkeeping), no
  * parameter read at a computed index (an infeasible action's index need not
  * be in range). */
-enum { STAGE_CHUNK = 512, STAGE_MIN = 128, STAGE_MIN_PLAIN = 32, STAGE_MIN_INLINE = 8 };
+enum { STAGE_CHUNK = 512, STAGE_MIN = 128, STAGE_MIN_CHEAP = 32, STAGE_MIN_INLINE = 8 };
 
 /* Whether the CPU's innermost loop computes node id itself: not an action
  * term, nor a hoisted term (a load there) or what only those read. */
@@ -1158,22 +1175,25 @@ static int stages_inline(const emitter *e)
 }
 
 /* Whether the kernel's innermost action loop is staged.  Reading its
- * continuation from the table, a loop of fewer than STAGE_MIN actions is
- * not where it divides: the chunk's two passes and the arrays cost about
- * what the vector loop saves (FVV at 64 next-asset points: 1.3 ms staged,
- * 1.0 ms plain; at 128: 3.1 and 4.1 ms; Mahler & Yum's 50 saving points,
- * with its utility's division in the loop, about 10% slower staged).  A
- * loop of plain arithmetic and loads gains from STAGE_MIN_PLAIN actions
- * (Mahler & Yum with its utility hoisted: 20 saving points about 2% slower
- * staged, 50 faster, docs/internals.md). */
+ * continuation from the table (or with none, in the last period), a loop
+ * that computes a division, root, power or modulo (costly_op) is staged
+ * from STAGE_MIN actions: in shorter ones the chunk's two passes and the
+ * arrays cost about what the vector loop saves (FVV at 64 next-asset
+ * points: 1.3 ms staged, 1.0 ms plain; at 128: 3.1 and 4.1 ms; Mahler &
+ * Yum's 50 saving points, its utility's division in the loop, about 10%
+ * slower staged).  A loop of additions, products, comparisons and loads
+ * alone is staged from STAGE_MIN_CHEAP (Mahler & Yum with its utility
+ * hoisted: 20 saving points about 2% slower staged, 50 faster,
+ * docs/internals.md). */
 static int stages(const emitter *e)
 {
     const ir_regime *r = e->r;
     if (e->flat || !r->nactions || r->taste_scale >= 0 || ez(e) || egm(e)) return 0;
-    int n = r->actions[r->nactions - 1].grid.n, plain = 1;
+    int n = r->actions[r->nactions - 1].grid.n, cheap = 1; /* what the staged loop computes: no costly op */
     for (size_t i = 0; i < r->nnodes; ++i)
-        plain &= !(loop_computes(e, (int)i) && e->lvl[i] == e->innermost && costly_op(r->nodes[i].op));
-    int least = e->k->last || reads_table(e) ? (plain ? STAGE_MIN_PLAIN : STAGE_MIN) : STAGE_MIN_INLINE;
+        cheap &= !(loop_computes(e, (int)i) && !e->next_only[i] && e->lvl[i] == e->innermost &&
+                   costly_op(r->nodes[i].op));
+    int least = e->k->last || reads_table(e) ? (cheap ? STAGE_MIN_CHEAP : STAGE_MIN) : STAGE_MIN_INLINE;
     if (n < least || (!e->k->last && !reads_table(e) && !stages_inline(e))) return 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
@@ -1227,7 +1247,7 @@ static void staged_limit(emitter *e, int level)
     emit_line(e, "int lim%d = %d;", j, r->actions[j].grid.n);
     for (int c = 0; c < r->nconstraints; ++c) {
         int node = r->constraints[c].node;
-        if (e->lvl[node] != level || !caps_loop_action(e, node, level)) continue;
+        if (!cap_known_at(e, c, level, level - 1)) continue;
         lcm_sb test;
         lcm_sb_init(&test);
         cap_test(e, node, j, &test);
@@ -1684,13 +1704,14 @@ static void taste_holes_build(const ir_regime *r, taste_holes *h)
 }
 
 int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
-                        const ir_kernel *k, int tables, ir_state_layout *lay, emit_names *names, lcm_err *err)
+                        const ir_kernel *k, int tables, int host, ir_state_layout *lay, emit_names *names,
+                        lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
     ir_state_layout_build(m, V, S, r->id, lay);
     emit_names_build(m, r, names);
     *e = (emitter){.m = m, .r = r, .k = k, .L = L, .S = S, .lay = lay, .leaves = LEAVES_KERNEL, .names = names,
-                   .no_tables = !tables};
+                   .no_tables = !tables, .no_hoist = !host};
     e->lvl = lcm_xcalloc(r->nnodes + 1, sizeof *e->lvl);
     e->needed = lcm_xcalloc(r->nnodes + 1, 1);
     e->has_enext = lcm_xcalloc(r->nnodes + 1, 1);
@@ -1729,7 +1750,7 @@ static int emit_kernel(const ir_model *m, const ir_grid_layout *L, const ir_vars
     lcm_step_symbol(m, r->id, step, sizeof step);
 
     int rc;
-    LCM_CHECK_GOTO(emitter_kernel_open(&e, m, L, V, S, k, 1, &lay, &names, err), rc, done);
+    LCM_CHECK_GOTO(emitter_kernel_open(&e, m, L, V, S, k, 1, 1, &lay, &names, err), rc, done);
     e.lines = lines;
     e.b = &body;
     e.depth = 2; /* inside the body's do { } while (0) */

@@ -49,6 +49,7 @@ typedef struct emitter {
      * chosen at run time by whether the launch gives the table. */
     int ev_path;
     int no_tables; /* the cost of a solve without tables (emitter_kernel_open) */
+    int no_hoist;  /* the cost of the GPU's kernel, which hoists nothing (emitter_kernel_open) */
     /* Action terms (emit.c, "action terms"): a term that only one action's
      * value decides (log(consumption)) is read from lcm_at, which the
      * launch fills once; NULL in the table entry and the steps. */
@@ -82,14 +83,17 @@ void emit_layouts_build(const ir_model *m, emit_layouts *out);
 void emit_layouts_free(emit_layouts *l);
 
 /* The emitter of kernel k after the analysis its emission starts with
- * (loop levels, the nodes it needs, the table plan, the action terms): used
- * by the kernel's emission (emit.c) and by the cost model (cost.c).  With
- * tables 0 the plan has no table but an EGM regime's (the cost of a solve
- * under LCM_NO_TABLES=1; never for emission, whose kernels read a table
- * only when the solve gives one).  emitter_kernel_close releases what open
- * made, also after a failed open. */
+ * (loop levels, the nodes it needs, the table plan, the action terms, the
+ * hoisted terms): used by the kernel's emission (emit.c) and by the cost
+ * model (cost.c).  With tables 0 the plan has no table but an EGM regime's
+ * (the cost of a solve under LCM_NO_TABLES=1), with host 0 no hoisted
+ * terms (the cost of the GPU's kernel, which computes them in place);
+ * emission asks for both, since its kernels read a table only when the
+ * solve gives one and fence what only the CPU hoists.  emitter_kernel_close
+ * releases what open made, also after a failed open. */
 int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
-                        const ir_kernel *k, int tables, ir_state_layout *lay, emit_names *names, lcm_err *err);
+                        const ir_kernel *k, int tables, int host, ir_state_layout *lay, emit_names *names,
+                        lcm_err *err);
 void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names);
 
 /* The axes the expected V of target tg sums over (ir_pre_ev_axes, one per
@@ -131,12 +135,26 @@ static inline int emit_reduced(const emitter *e, int id)
     return emit_outer_operand(e, id);
 }
 
+/* Of the hoisted terms (emit.c, "hoisted terms"): whether node id is one
+ * hoisted to `level`; whether the loop that builds those reads node id
+ * rather than computing it (a tabled term from lcm_at, one hoisted further
+ * out from its own lcm_h). */
+static inline int emit_hoisted_to(const emitter *e, int id, int level)
+{
+    return e->hoisted && e->hoisted[id] && e->hoist_level[id] == level;
+}
+static inline int emit_hoist_reads(const emitter *e, int id, int level)
+{
+    return e->tabled[id] || (e->hoisted && e->hoisted[id] && e->hoist_level[id] < level);
+}
 /* Marks in chain (r->nnodes + 1 bytes) what the loop that builds the terms
- * hoisted to `level` computes or reads of the innermost level (emit.c,
- * "hoisted terms"): those terms and what they read there, a tabled term or
- * one hoisted further out read, not computed.  Returns whether any term is
- * hoisted to `level`. */
+ * hoisted to `level` computes or reads of the innermost level: those terms
+ * and what they read there.  Returns whether any term is hoisted to `level`. */
 int emit_hoist_chain(const emitter *e, int level, char *chain);
+/* The constraints (their indices into caps, when not NULL) that end that
+ * loop where they end the innermost loop: its caps known at `level`, none
+ * when a constraint reads a term hoisted there.  Returns how many. */
+int emit_hoist_caps(const emitter *e, int level, int *caps);
 
 /* ---- names ----------------------------------------------------------------- */
 void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out);

@@ -14,7 +14,9 @@
 -- regime has the same actions.  With -D health=true a Markov health state
 -- moves by probabilities that read saving: the staged loop computes them
 -- for their check though the table holds the continuation (a model like
--- it failed to compile).  Checked against the interpreter:
+-- it failed to compile).  -D extra=true adds a tabled term read where a
+-- hoisted one is built and a constraint that reads a hoisted term (see
+-- below).  Checked against the interpreter:
 -- V (tests/integration/test_differential_models.c) and the panel
 -- (test_simulate.c), bit for bit; unit_cost counts the kernel by hand.
 local lcm = require("lcm")
@@ -51,6 +53,20 @@ local constraints = {
   within_wealth = function(saving, wealth) return saving:le(wealth) end,
   positive_consumption = function(consumption) return consumption:gt(0) end,
 }
+if lcm.option("extra", false) then
+  -- calm also reads boost, a term of saving alone (an action term, read
+  -- from lcm_at where calm is built), and the utility reads boost itself;
+  -- the one constraint reads calm, a hoisted term, so calm is built at
+  -- every saving, not up to a cap; saving is read in the loop only by
+  -- hoisted terms and the next wealth
+  functions.boost = function(saving) return lcm.log(2 + saving) end
+  functions.calm = function(rest, boost) return lcm.sqrt(1 + rest) * boost end
+  functions.utility = function(consumption, calm, boost, effort, work, risk_aversion, effort_costs, disutility)
+    return consumption ^ (1 - risk_aversion) / (1 - risk_aversion) + calm - effort_costs[effort] * calm
+      - disutility * work + 0.01 * boost
+  end
+  constraints = { calm_enough = function(calm) return calm:gt(0.5) end }
+end
 
 local working = lcm.regime{
   active = function(age) return age < T - 1 end,
