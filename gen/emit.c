@@ -1519,22 +1519,20 @@ static void action_terms_build(const emitter *e, lcm_sb *cpu, lcm_sb *gpu)
     lcm_sb_puts(gpu, "}\n\n");
 }
 
-/* An emitter of table entries from e: every node at one level, no loops
- * (e->flat), nothing needed yet (emit_mark marks what the entry computes);
- * flat_close releases what it made. */
-static void flat_open(const emitter *e, emitter *f)
+/* See emit_internal.h. */
+void emit_flat_open(const emitter *e, emitter *f)
 {
     const ir_regime *r = e->r;
     *f = *e;
     f->flat = 1;
-    f->root = f->tabled = f->terms_only = f->hoisted = f->hoist_only = NULL;
+    f->root = f->tabled = f->terms_only = f->next_only = f->hoisted = f->hoist_only = NULL;
     f->depth = 1;
     f->lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f->lvl);
     f->needed = lcm_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i) f->lvl[i] = -1;
 }
 
-static void flat_close(emitter *f) { free(f->lvl), free(f->needed); }
+void emit_flat_close(emitter *f) { free(f->lvl), free(f->needed); }
 
 /* The nodes the flat emitter f needs, declared in order (none that reads
  * E_next_V: a table holds what comes before it). */
@@ -1551,7 +1549,7 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
 {
     const ir_regime *r = e->r;
     emitter f;
-    flat_open(e, &f);
+    emit_flat_open(e, &f);
     mark_continuation(&f);
     lcm_sb decode, body, off_grid;
     lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&off_grid);
@@ -1575,7 +1573,7 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
                         "body", emit_fragment(&body), "store", store.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
     lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&off_grid), lcm_sb_free(&store), lcm_sb_free(&what);
-    flat_close(&f);
+    emit_flat_close(&f);
     return rc;
 }
 
@@ -1590,7 +1588,7 @@ static void ev_target_entry(const emitter *e, int g, long long off, int first, l
     const ir_regime *r = e->r, *tr = &e->m->regimes[g];
     const ir_target *tg = ir_target_of(r, g);
     emitter f; /* the probabilities' nodes */
-    flat_open(e, &f);
+    emit_flat_open(e, &f);
     f.b = out;
     long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride), nodes;
     int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
@@ -1641,7 +1639,7 @@ static void ev_target_entry(const emitter *e, int g, long long off, int first, l
     emit_close(&f);
     lcm_sb_free(&st), lcm_sb_free(&n), lcm_sb_free(&one_row), lcm_sb_free(&row);
     free(stride), free(axis);
-    flat_close(&f);
+    emit_flat_close(&f);
 }
 
 /* The table entry of a kernel with an expected-V table (ir/precompute.h,

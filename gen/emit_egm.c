@@ -210,17 +210,12 @@ static void declare(emitter *f, const char *after, int later)
 int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = e->r;
-    emitter f = *e;
-    f.flat = 1;
+    emitter f;
+    emit_flat_open(e, &f);
     f.egm_table = 1;
-    f.root = f.tabled = f.terms_only = f.next_only = f.hoisted = f.hoist_only = NULL;
-    f.depth = 1;
-    f.lvl = lcm_xcalloc(r->nnodes + 1, sizeof *f.lvl);
-    f.needed = lcm_xcalloc(r->nnodes + 1, 1);
     char *after = lcm_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
-        f.lvl[i] = -1;
         after[i] = n->op == OP_MARGINAL;
         for (int a = 0; a < n->nargs; ++a) after[i] |= after[n->args[a]];
     }
@@ -269,6 +264,7 @@ int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
     const char *kv1[] = {"symbol", f.k->symbol, "n", n, "points", points, "per_row", per_row, NULL};
     if (!rc) rc = lcm_fill_template(lcm_embed_egm_bounds_c_in, kv1, out, err);
     lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&store), lcm_sb_free(&what);
-    free(f.lvl), free(f.needed), free(after);
+    emit_flat_close(&f);
+    free(after);
     return rc;
 }

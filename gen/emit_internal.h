@@ -96,6 +96,12 @@ int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, 
                         lcm_err *err);
 void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names);
 
+/* An emitter of table entries from e: every node at one level, no loops
+ * (flat), nothing needed yet (emit_mark marks what the entry computes), no
+ * action or hoisted terms; emit_flat_close releases what it made. */
+void emit_flat_open(const emitter *e, emitter *f);
+void emit_flat_close(emitter *f);
+
 /* The axes the expected V of target tg sums over (ir_pre_ev_axes, one per
  * state of the target), or NULL when the kernel does not read the
  * target's expected V (ir/precompute.h, "ev"); the caller frees. */
