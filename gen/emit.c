@@ -65,6 +65,30 @@ static int target_level(const emitter *e, const ir_target *tg)
  * solve gives one) rather than computing it. */
 static int reads_table(const emitter *e) { return e->pre.active && !e->pre.egm && !e->pre.ev && !e->flat; }
 
+/* The state's row.  Simulation has no table (subjects sit between grid
+ * points), so the body of a kernel with one computes E inline, and did so
+ * again for each value of an action E does not read that loops outside E
+ * (Mahler & Yum: E reads effort and saving, and was computed once per
+ * labour supply as well).  The CPU's body keeps its state's row of the
+ * table instead when the launch asks for it (lcm_kernel_args.cont_lazy):
+ * lcm_row[at] for the read actions' combination at, and its off-grid byte,
+ * stored where the inline code first computes E there and read from then
+ * on; an entry the constraints rule out is never computed.  The inline
+ * code gives the table's bits, so the panel keeps its bits.  Only where
+ * such actions have 2 or more values in all and the row stays within
+ * LAZY_MAX entries (its reals and two bytes each: 40 KiB of the stack in
+ * float64), in the plain loop (the staged one runs with a table only).
+ * The GPU computes E inline as before. */
+enum { LAZY_MAX = 4096 };
+static int lazy_row(const emitter *e)
+{
+    if (!reads_table(e) || e->staged > 0 || e->pre.acts > LAZY_MAX) return 0;
+    long long reuse = 1;
+    for (int j = 0; j < e->r->nactions; ++j)
+        if (!(e->pre.actions >> j & 1) && LVL_ACTION0 + j < e->e_level) reuse *= e->r->actions[j].grid.n;
+    return reuse >= 2;
+}
+
 /* Whether the solve gives the kernel body the expected V of some targets
  * (ir/precompute.h, "ev"), and whether target regime g is one of them. */
 static int reads_ev(const emitter *e) { return e->pre.ev && !e->flat && !e->egm_table; }
@@ -638,7 +662,8 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
      * anyway (a branch would keep it scalar): a target's V_{t+1} is always
      * there, and E adds the block only where the target is reached */
     int guarded = e->lvl[P] <= level && e->staged <= 0;
-    const char *inline_only = reads_table(e) ? "!pre" : ""; /* with a table, the block is skipped */
+    /* with a table (or the entry in the state's row), the block is skipped */
+    const char *inline_only = lazy_row(e) && level == e->e_level ? "!pre && !lcm_known" : reads_table(e) ? "!pre" : "";
     if (guarded) emit_open(e, "if (%s%s%s != 0) {", inline_only, *inline_only ? " && " : "", emit_name(e, P));
     else if (*inline_only) emit_open(e, "if (%s) {", inline_only);
     else emit_open(e, "{");
@@ -678,6 +703,66 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
     free(stride), free(axis);
 }
 
+/* at, the pair's entry of the table: the state's row, then the read
+ * actions' combination (ir/precompute.h). */
+static void table_at(emitter *e)
+{
+    emit_start(e);
+    lcm_sb_puts(e->b, "const lcm_index at = ");
+    for (int j = 0; j < e->r->nactions; ++j)
+        if (e->pre.actions >> j & 1) lcm_sb_putc(e->b, '(');
+    lcm_sb_puts(e->b, "pre_row");
+    for (int j = 0; j < e->r->nactions; ++j)
+        if (e->pre.actions >> j & 1) lcm_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
+    lcm_sb_puts(e->b, ";\n");
+}
+
+/* E and its table's checks from entry `at` of a table (reals T, off-grid
+ * bytes C). */
+static void table_entry_read(emitter *e, const char *T, const char *C)
+{
+    emit_line(e, "E = %s[at];", T);
+    emit_line(e, "pre_bad = %s[at] & 1;", C);
+    if (ez(e)) emit_line(e, "ce_bad = %s[at] >> 1 & 1;", C);
+}
+
+/* A table entry's off-grid byte (ir/precompute.h) from the inline code's
+ * checks: bit 0 a next discrete state off its grid in a target reached,
+ * bit 1 an Epstein-Zin certainty equivalent without a value. */
+static void off_grid_byte(const emitter *e, lcm_sb *out)
+{
+    lcm_sb_puts(out, "0");
+    for (int t = 0; t < e->k->ntargets; ++t)
+        lcm_sb_printf(out, " | (%s != 0 && !code_ok%d)", emit_name(e, e->r->rprob[e->k->targets[t]]), e->k->targets[t]);
+    if (ez(e)) lcm_sb_puts(out, " | ce_bad << 1");
+}
+
+/* The state's row (lazy_row): its entries, their off-grid bytes and which
+ * are filled, none yet; lcm_lazy when the launch asks for it. */
+static void lazy_row_decl(emitter *e)
+{
+    long long n = e->pre.acts;
+    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    emit_line(e, "real lcm_row[%lld]; /* the state's row of the table (emit.c, \"the state's row\") */", n);
+    emit_line(e, "unsigned char lcm_row_code[%lld], lcm_row_have[%lld];", n, n);
+    emit_line(e, "const int lcm_lazy = !pre && a->cont_lazy;");
+    emit_line(e, "if (lcm_lazy) for (int j = 0; j < %lld; ++j) lcm_row_have[j] = 0;", n);
+    lcm_sb_puts(e->b, "#endif\n");
+}
+
+/* At the level of E, before the target blocks there: the pair's entry and
+ * whether the state's row holds it already (lcm_known: the blocks and the
+ * sum are skipped). */
+static void lazy_row_entry(emitter *e)
+{
+    table_at(e);
+    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    emit_line(e, "const int lcm_known = lcm_lazy && lcm_row_have[at];");
+    lcm_sb_puts(e->b, "#else\n");
+    emit_line(e, "const int lcm_known = 0;");
+    lcm_sb_puts(e->b, "#endif\n");
+}
+
 /* E: the targets' continuations weighted by their probabilities, or the
  * table's entry (and its off-grid byte) when the solve gives a table. */
 static void e_accumulate(emitter *e)
@@ -685,25 +770,27 @@ static void e_accumulate(emitter *e)
     int table = reads_table(e);
     emit_line(e, "real E = 0;");
     if (ez(e)) emit_line(e, "int ce_bad = 0;");
+    int lazy = lazy_row(e);
     if (table) {
         emit_line(e, "int pre_bad = 0;");
         emit_open(e, e->staged > 0 ? "{" : "if (pre) {");
-        emit_start(e);
-        lcm_sb_puts(e->b, "const lcm_index at = ");
-        for (int j = 0; j < e->r->nactions; ++j)
-            if (e->pre.actions >> j & 1) lcm_sb_putc(e->b, '(');
-        lcm_sb_puts(e->b, "pre_row");
-        for (int j = 0; j < e->r->nactions; ++j)
-            if (e->pre.actions >> j & 1) lcm_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
-        lcm_sb_puts(e->b, ";\n");
-        emit_line(e, "E = pre[at];");
-        emit_line(e, "pre_bad = pre_code[at] & 1;");
-        if (ez(e)) emit_line(e, "ce_bad = pre_code[at] >> 1 & 1;");
+        if (!lazy) table_at(e); /* else before the target blocks */
+        table_entry_read(e, "pre", "pre_code");
         if (e->staged > 0) {
             emit_close(e);
             return;
         }
-        emit_else(e);
+        if (lazy) {
+            emit_close(e);
+            lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+            emit_open(e, "else if (lcm_known) {");
+            table_entry_read(e, "lcm_row", "lcm_row_code");
+            emit_close(e);
+            lcm_sb_puts(e->b, "#endif\n");
+            emit_open(e, "else {");
+        } else {
+            emit_else(e);
+        }
     }
     if (ez(e)) {
         const char *alpha = emit_num(e, e->r->risk_aversion);
@@ -719,6 +806,19 @@ static void e_accumulate(emitter *e)
             int g = e->k->targets[t], P = e->r->rprob[g];
             emit_line(e, "if (%s != 0) E += %s * E%d;", emit_name(e, P), emit_num(e, P), g);
         }
+    }
+    if (lazy) {
+        lcm_sb code;
+        lcm_sb_init(&code);
+        off_grid_byte(e, &code);
+        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        emit_open(e, "if (lcm_lazy) { /* the state's row keeps it */");
+        emit_line(e, "lcm_row[at] = E;");
+        emit_line(e, "lcm_row_code[at] = (unsigned char)(%s);", code.s);
+        emit_line(e, "lcm_row_have[at] = 1;");
+        emit_close(e);
+        lcm_sb_puts(e->b, "#endif\n");
+        lcm_sb_free(&code);
     }
     if (table) emit_close(e);
 }
@@ -1341,6 +1441,7 @@ static void emit_level(emitter *e, int level)
     if (reads_table(e) && level == LVL_KERNEL) {
         emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* 0: inline */");
         emit_line(e, "const unsigned char *LCM_RESTRICT pre_code = a->cont_code;");
+        if (lazy_row(e)) lazy_row_decl(e);
     }
     if (reads_ev(e) && level == LVL_KERNEL)
         emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* the expected V; 0: sum over the nodes */");
@@ -1355,6 +1456,7 @@ static void emit_level(emitter *e, int level)
     if (level < e->innermost) hoisted_build(e, level);
     regime_prob_check(e, level);
     emit_stochastic_weights(e, level);
+    if (level == e->e_level && lazy_row(e)) lazy_row_entry(e);
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         if (target_level(e, tg) == level) emit_target_block(e, tg, level);
@@ -1560,10 +1662,7 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     emit_stochastic_weights(&f, -1);
     for (int t = 0; t < f.k->ntargets; ++t) emit_target_block(&f, ir_target_of(r, f.k->targets[t]), -1);
     e_accumulate(&f);
-    lcm_sb_puts(&off_grid, "0");
-    for (int t = 0; t < f.k->ntargets; ++t)
-        lcm_sb_printf(&off_grid, " | (%s != 0 && !code_ok%d)", emit_name(&f, r->rprob[f.k->targets[t]]), f.k->targets[t]);
-    if (ez(&f)) lcm_sb_puts(&off_grid, " | ce_bad << 1"); /* bit 1: the CE's domain (LCM_FLAG_CE) */
+    off_grid_byte(&f, &off_grid);
     lcm_sb store, what;
     lcm_sb_init(&store), lcm_sb_init(&what);
     lcm_sb_printf(&store, "    ((real *)a->cont)[j] = E;\n    a->cont_code[j] = (unsigned char)(%s);", off_grid.s);

@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 12
+#define LCM_ABI_VERSION 13
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
@@ -55,6 +55,10 @@ typedef struct lcm_kernel_args {
      * for a regime that solves by EGM, its endogenous grid */
     void *cont;
     unsigned char *cont_code;
+    /* simulation on a host (cont 0): a body whose kernel has a continuation
+     * table keeps its state's row of it, each entry computed inline where
+     * first read (gen/emit.c, "the state's row") */
+    int cont_lazy;
     /* EGM: the marginal value of the liquid state, d V / d x, of next
      * period by regime id (EGM regimes), and of this one (0: not kept) */
     const void *m_next[LCM_MAX_REGIMES];

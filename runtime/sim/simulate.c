@@ -357,6 +357,9 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
     a->age = s->m->ages[t];
     a->period = t;
     a->checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    /* no continuation table here: a host's body keeps its state's row
+     * (gen/emit.c, "the state's row"), unless tables are switched off */
+    a->cont_lazy = !lcm_env_switch("LCM_NO_TABLES");
     int r = kn->regime;
     if (s->egm[r]) {
         a->cont = s->egm[r];

@@ -451,21 +451,28 @@ static void check_float32_csv(void)
 }
 
 /* tests/models/hoisted_terms.lua, whose CPU kernels read terms hoisted out
- * of an action loop (gen/emit.c, "hoisted terms"): the interpreter's
- * panel, byte for byte, from wealth on and between the grid's points. */
-static void check_hoisted_terms(void)
+ * of an action loop (gen/emit.c, "hoisted terms") and, simulating, their
+ * state's row of the continuation table, each entry computed where first
+ * read ("the state's row": the table reads saving, and work loops outside
+ * it): the interpreter's panel, byte for byte, from wealth on and between
+ * the grid's points; with -D health=true also from either health. */
+static void check_hoisted_terms(const char *define)
 {
-    sim_model s = solve("tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua");
+    int health = define != NULL;
+    sim_model s = solve("tests/models/hoisted_terms.lua", define,
+                        health ? "tests/models/hoisted_terms_health.params.lua" : "tests/models/hoisted_terms.params.lua");
     lcm_sb text;
     lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,wealth\n");
-    for (int i = 0; i <= 40; ++i) lcm_sb_printf(&text, "working,0,%.17g\n", 0.5 + i * 0.2375);
+    lcm_sb_puts(&text, health ? "regime,age,wealth,health\n" : "regime,age,wealth\n");
+    for (int i = 0; i <= 40; ++i)
+        lcm_sb_printf(&text, "working,0,%.17g%s\n", 0.5 + i * 0.2375, !health ? "" : i % 2 ? ",good" : ",bad");
     lcm_initial *ic = initial_from(s.model, text.s);
     lcm_panel *cpu = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 5, 0, NULL);
     lcm_panel *ip = simulate(&s, s.sol, LCM_BACKEND_INTERP, ic, 5, 0, NULL);
     char *a = csv_of(cpu), *b = csv_of(ip);
-    CHECK_MSG(lcm_panel_rows(cpu) == 41 * 4, "hoisted_terms: %lld rows", (long long)lcm_panel_rows(cpu));
-    CHECK_MSG(!strcmp(a, b), "hoisted_terms: cpu and interpreter panels differ (at most %g)", test_panel_diff(cpu, ip));
+    const char *what = define ? define : "hoisted_terms";
+    CHECK_MSG(lcm_panel_rows(cpu) == 41 * 4, "%s: %lld rows", what, (long long)lcm_panel_rows(cpu));
+    CHECK_MSG(!strcmp(a, b), "%s: cpu and interpreter panels differ (at most %g)", what, test_panel_diff(cpu, ip));
     free(a), free(b);
     lcm_panel_free(cpu), lcm_panel_free(ip);
     lcm_initial_free(ic);
@@ -476,7 +483,8 @@ static void check_hoisted_terms(void)
 int main(void)
 {
     check_float32_csv();
-    check_hoisted_terms();
+    check_hoisted_terms(NULL);
+    check_hoisted_terms("health=true");
     check_bundled();
     check_policy();
     check_mortality_statistics();

@@ -9,9 +9,11 @@
 -- A constraint caps saving (saving <= wealth), and the loops that build
 -- the hoisted terms stop there too.  The next wealth depends on saving
 -- only: the solve reads a continuation table in a staged loop (40 savings
--- of plain arithmetic once the terms are hoisted), simulation and
--- LCM_NO_TABLES=1 compute it inline in the plain loop; the last period's
--- regime has the same actions.  With -D health=true a Markov health state
+-- of plain arithmetic once the terms are hoisted); simulation on the CPU
+-- keeps the state's row of it, each entry computed where first read (work
+-- loops outside saving: gen/emit.c, "the state's row"), in the plain loop;
+-- LCM_NO_TABLES=1 computes it inline there; the last period's regime has
+-- the same actions.  With -D health=true a Markov health state
 -- moves by probabilities that read saving: the staged loop computes them
 -- for their check though the table holds the continuation (a model like
 -- it failed to compile).  -D extra=true adds a tabled term read where a
