@@ -162,9 +162,32 @@ static void mark_continuation(emitter *e)
  * it is a buffer of the backend that the kernel <symbol>_terms fills before
  * each launch (kernel_abi.h, lcm_kernel_args.terms; its length is the
  * kernel's `terms` in the manifest).  Only terms with a call or a division
- * in them are worth a load; none that reads a parameter at a computed index
- * (the table covers infeasible actions too, where that index need not be
- * in range). */
+ * in them are worth a load; none that reads a parameter at an index that
+ * may be out of range (the table covers infeasible actions too), but one
+ * at the action's own code (Mahler & Yum's effort_grid[effort] ^ power,
+ * a call per state and effort before: pidx_in_range). */
+
+/* Whether parameter read id (OP_PIDX) is in range at every value of its
+ * indices, so that a table of action terms may compute it at actions the
+ * constraints rule out: each index a discrete action or state, whose every
+ * code is an index (the DSL sizes the dimension by its categories), the
+ * period, or a constant in range.  Any other index (none the DSL makes) is
+ * read only where the body reads it. */
+static int pidx_in_range(const emitter *e, int id)
+{
+    const ir_node *n = &e->r->nodes[id];
+    const ir_param *p = &e->m->params[n->ref];
+    for (int d = 0; d < n->nargs; ++d) {
+        const ir_node *x = &e->r->nodes[n->args[d]];
+        const ir_grid *g = x->op == OP_ACTION ? &e->r->actions[x->ref].grid
+                           : x->op == OP_STATE ? &e->r->states[x->ref].grid : NULL;
+        int ok = g ? grid_is_discrete(g) && g->n <= p->dims[d]
+                   : x->op == OP_PERIOD ? e->m->nperiods <= p->dims[d]
+                   : x->op == OP_CONST && x->k >= 0 && x->k < p->dims[d] && x->k == (double)(int)x->k;
+        if (!ok) return 0;
+    }
+    return 1;
+}
 
 /* A library call the C compiler does not vectorise (the staged loop has none). */
 static int call_op(ir_op op)
@@ -210,11 +233,11 @@ static void plan_action_terms(emitter *e)
     for (size_t i = 0; i < n; ++i) {
         const ir_node *nd = &r->nodes[i];
         switch (nd->op) {
-        case OP_STATE: case OP_ENEXT: case OP_PIDX: act[i] = -2; break;
+        case OP_STATE: case OP_ENEXT: act[i] = -2; break;
         case OP_ACTION: act[i] = egm(e) && nd->ref == r->egm.action ? -2 : nd->ref; break; /* EGM's: off its grid */
         default:
-            act[i] = -1;
-            for (int a = 0; a < nd->nargs; ++a) {
+            act[i] = nd->op == OP_PIDX && !pidx_in_range(e, (int)i) ? -2 : -1;
+            for (int a = 0; a < nd->nargs && act[i] != -2; ++a) {
                 int x = act[nd->args[a]];
                 if (x == -2 || (x >= 0 && act[i] >= 0 && x != act[i])) act[i] = -2;
                 else if (x >= 0 && act[i] != -2) act[i] = x;

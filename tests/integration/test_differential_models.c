@@ -45,6 +45,7 @@ static const struct {
     {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop.params.lua", NULL},
     {"tests/models/staged_loop.lua", NULL, "tests/models/staged_loop_general.params.lua", NULL},
     {"tests/models/action_terms.lua", NULL, "tests/models/action_terms.params.lua", NULL},
+    {"tests/models/action_terms.lua", "indexed=true", "tests/models/action_terms_indexed.params.lua", NULL},
     {"tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua", NULL},
     {"tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua", "risk_aversion=2"},
     {"tests/models/hoisted_terms.lua", "health=true", "tests/models/hoisted_terms_health.params.lua", NULL},

@@ -100,6 +100,7 @@ models/mahler_yum_2024.lua
 tests/models/aggregator.lua
 tests/models/aggregator.lua aggregator=nonlinear
 tests/models/action_terms.lua
+tests/models/action_terms.lua indexed=true
 tests/models/derivatives.lua
 tests/models/age_grid.lua
 tests/models/age_grid_spans.lua

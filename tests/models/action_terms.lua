@@ -7,6 +7,9 @@
 --     nothing else reads, and divides;
 --   * log(1 + saving) is a term and saving is also read elsewhere (the
 --     consumption, the constraint, the next wealth);
+--   * with -D indexed=true the effort term reads weight_by_effort[effort],
+--     a parameter at the action's own code: in range at every effort, so
+--     still a term (pidx_in_range);
 --   * saving has 150 points and the next wealth depends on it alone, so
 --     the solve reads a continuation table and, with the term's log out of
 --     the loop, the innermost loop is staged (from 128 actions; at risk
@@ -16,6 +19,7 @@
 local lcm = require("lcm")
 
 local T = 4
+local indexed = lcm.option("indexed", false)
 local R = lcm.categorical{ "working", "last", name = "Regime" }
 local wealth = lcm.linspace{ start = 0.5, stop = 10, n_points = 12 }
 
@@ -32,6 +36,9 @@ local functions = {
       + effort_weight * math.sqrt(rest) / (3 - effort) - disutility * work - fee * math.log(1 + saving)
   end,
 }
+if indexed then -- the weight by effort: a parameter at the action's own code
+  functions.effort_weight = function(effort, weight_by_effort) return weight_by_effort[effort] end
+end
 local constraints = {
   within_wealth = function(saving, wealth) return saving:le(wealth) end,
   positive_consumption = function(consumption) return consumption:gt(0) end,
