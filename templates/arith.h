@@ -1,8 +1,9 @@
 /* arith.h - arithmetic whose exact result the generated kernels and the IR
  * interpreter must share (a solve is the same on every backend, bit for
  * bit in float64).  One text: pasted into the kernels after prelude.h (C11
- * and CUDA, in the kernel's precision) and included by ir/eval.c (double),
- * as random.h is.
+ * and CUDA, in the kernel's precision) and included by ir/eval.c and the
+ * interpreter's continuation (runtime/solve/interp_point.c) in double, as
+ * random.h is.
  */
 #ifndef LCM_ARITH_H
 #define LCM_ARITH_H
@@ -14,9 +15,13 @@
 #ifdef LCM_PRECISION /* after prelude.h: the kernel's real */
 #  define LCM_ARITH_T real
 #  define LCM_ARITH_F(name) LCM_F(name)
+#  define LCM_ARITH_INF LCM_INF
+#  define LCM_ARITH_NAN LCM_NAN
 #else
 #  define LCM_ARITH_T double
 #  define LCM_ARITH_F(name) name
+#  define LCM_ARITH_INF ((double)INFINITY)
+#  define LCM_ARITH_NAN ((double)NAN)
 #endif
 
 /* x^y where y is the same for every pair a loop visits (a parameter such as
@@ -76,6 +81,89 @@ LCM_DEVICE LCM_ARITH_T lcm_div_by(LCM_ARITH_T y)
 {
     const LCM_ARITH_T half = (LCM_ARITH_T)0.5, two = 2;
     return y == -1 ? -1 : y == 1 ? 1 : y == two ? half : y == -two ? -half : y == half ? two : y == -half ? -two : 0;
+}
+
+/* ---- Epstein-Zin: the certainty equivalent ---------------------------------
+ * CE = g^-1(sum_i w_i g(v_i) / W) with g(v) = v^p, p = 1 - alpha (log v at
+ * p = 0), over the nodes of positive weight of the whole continuation lottery
+ * (every target regime at its probability, every Markov category and process
+ * node; W = sum w).  v^p over- or underflows at high risk aversion (pylcm
+ * #412/#416: the CE collapsed to 0 and the argmax turned), so the sum is kept
+ * about an anchor: the node with the largest p log v, whose value v* and log a
+ * are kept.  Every term e = exp(p (log v - a)) then lies in [0, 1], the
+ * anchor's is 1, and CE = v* exp(log(S / W) / p) with S = sum w e.  Near p = 0
+ * that loses the geometric-mean limit, so D = sum w expm1(...) = S - W is kept
+ * too and log1p(D / W) taken unless D / W is near -1 (where S is exact); at p
+ * = 0, D holds sum w (log v - a) and CE = v* exp(D / W).  The lottery is folded
+ * in one node (or one target's partial sum) at a time, in the order the loops
+ * meet them.  A node with p log v = +inf decides alone (v = 0 at alpha >= 1:
+ * CE = 0; v = +inf at alpha <= 1: CE = +inf); one with p log v = -inf adds
+ * only its weight.  A negative v (or -inf) and a risk aversion that is not
+ * finite have no CE: `bad`, flagged (LCM_FLAG_CE), and the CE is NaN. */
+typedef struct lcm_ce {
+    LCM_ARITH_T a, v;    /* the anchor: log v* and v* (has = 0: none yet) */
+    LCM_ARITH_T W, S, D; /* weight; sum of w e; sum of w expm1 (at p = 0: of w (log v - a)) */
+    LCM_ARITH_T lim;     /* at_lim: the value a node with p log v = +inf decides */
+    int has, at_lim, bad;
+} lcm_ce;
+
+#define LCM_CE_EMPTY {0, 0, 0, 0, 0, 0, 0, 0, 0} /* no node yet */
+
+/* One node of value v (weight 1) as a lottery of its own. */
+LCM_DEVICE lcm_ce lcm_ce_point(LCM_ARITH_T alpha, LCM_ARITH_T v)
+{
+    const LCM_ARITH_T p = (LCM_ARITH_T)1 - alpha;
+    lcm_ce c = LCM_CE_EMPTY;
+    c.W = 1;
+    c.S = 1;
+    if (v != v) c.at_lim = 1, c.lim = v;                                  /* NaN stays NaN */
+    else if (v < 0 || !(alpha - alpha == 0)) c.bad = 1;                  /* negative or -inf; alpha not finite */
+    else if (v == 0 ? p <= 0 : v == LCM_ARITH_INF && p >= 0) c.at_lim = 1, c.lim = v; /* p log v = +inf */
+    else if (v == 0 || v == LCM_ARITH_INF) c.S = 0, c.D = -1;                  /* p log v = -inf: weight only */
+    else c.has = 1, c.a = LCM_ARITH_F(log)(v), c.v = v;
+    return c;
+}
+
+/* Folds lottery g, at weight w, into c. */
+LCM_DEVICE void lcm_ce_merge(lcm_ce *c, LCM_ARITH_T alpha, LCM_ARITH_T w, const lcm_ce *g)
+{
+    const LCM_ARITH_T p = (LCM_ARITH_T)1 - alpha;
+    c->bad |= g->bad;
+    if (g->at_lim) c->lim = c->at_lim && c->lim != g->lim ? LCM_ARITH_NAN : g->lim, c->at_lim = 1;
+    if (g->W == 0) return;
+    if (g->has && (!c->has || p * (g->a - c->a) > 0)) {
+        /* g's anchor is the new one: c about it (never at p = 0, where the
+         * first anchor stays; without an anchor, c is weight only: D = -W, S = 0) */
+        if (c->has) {
+            const LCM_ARITH_T r = p * (c->a - g->a);
+            c->D = c->W * LCM_ARITH_F(expm1)(r) + c->D * LCM_ARITH_F(exp)(r);
+            c->S *= LCM_ARITH_F(exp)(r);
+        }
+        c->a = g->a, c->v = g->v, c->has = 1;
+    }
+    const LCM_ARITH_T d = g->has ? g->a - c->a : 0, r = p * d; /* g's anchor about c's: r <= 0 */
+    c->W += w * g->W;
+    if (p == 0) c->D += w * (g->D + g->W * d);
+    else c->D += w * (g->W * LCM_ARITH_F(expm1)(r) + g->D * LCM_ARITH_F(exp)(r)), c->S += w * g->S * LCM_ARITH_F(exp)(r);
+}
+
+/* Node v at weight w (w != 0). */
+LCM_DEVICE void lcm_ce_add(lcm_ce *c, LCM_ARITH_T alpha, LCM_ARITH_T w, LCM_ARITH_T v)
+{
+    const lcm_ce g = lcm_ce_point(alpha, v);
+    lcm_ce_merge(c, alpha, w, &g);
+}
+
+LCM_DEVICE LCM_ARITH_T lcm_ce_value(const lcm_ce *c, LCM_ARITH_T alpha)
+{
+    const LCM_ARITH_T p = (LCM_ARITH_T)1 - alpha;
+    if (c->bad) return LCM_ARITH_NAN;
+    if (c->at_lim) return c->lim;
+    if (c->W == 0) return 0; /* nothing reachable, as E = 0 (the probability checks say why) */
+    if (!c->has) return p > 0 ? (LCM_ARITH_T)0 : LCM_ARITH_INF;
+    const LCM_ARITH_T ratio = c->D / c->W;
+    const LCM_ARITH_T dev = p == 0 ? ratio : (ratio > (LCM_ARITH_T)-0.5 ? LCM_ARITH_F(log1p)(ratio) : LCM_ARITH_F(log)(c->S / c->W)) / p;
+    return dev == 0 ? c->v : c->v * LCM_ARITH_F(exp)(dev);
 }
 
 #endif

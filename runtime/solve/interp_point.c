@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "arith.h"
 #include "eval.h"
 #include "layout.h"
 
@@ -161,55 +162,27 @@ static void visit_from(target_ctx *c, int s, double w, node_fn node, void *ctx)
 static void expect_node(void *acc, double w, double v) { *(double *)acc += w * v; }
 
 /* ---- Epstein-Zin: the certainty equivalent of the whole lottery -----------
- * CE = (sum w v^p / W)^(1/p), p = 1 - alpha (exp(sum w log v / W) at p = 0),
- * over every node of positive weight w of every target (W = sum w), in two
- * passes: the anchor, the node with the largest p log v (so that no term
- * exceeds 1 and none of v^p over- or underflows), then the sums about it.
- * docs/model-language.md section 11 gives the cases of zero, infinite and
- * negative values; the kernels fold the same lottery in one pass
- * (templates/prelude.h). */
-typedef struct lottery {
-    double alpha, p;
-    int sums;                /* 0: the pass that finds the anchor; 1: the pass that sums */
-    int has, at_lim, nan, bad;
-    double a, v;             /* the anchor's log v and v */
-    double lim;              /* the value of a node with p log v = +inf, which decides alone */
-    double W, S, D;          /* sums of w, w exp(p d), w expm1(p d) (w d at p = 0), d = log v - a */
-    double min;              /* the smallest value (for the diagnosis) */
-} lottery;
+ * Folded as the kernels fold it (templates/arith.h, one text for both, so
+ * V and panels are the same to the bit): each target's nodes into its own
+ * lottery, in the order of the kernels' loops (visit_from), then each
+ * target's lottery at its regime probability into the whole. */
+typedef struct ce_fold {
+    lcm_ce c;
+    double alpha;
+} ce_fold;
 
-static void lottery_node(void *ctx, double w, double v)
+static void ce_node(void *ctx, double w, double v)
 {
-    lottery *L = ctx;
-    double p = L->p;
-    if (!(v >= L->min)) L->min = v;
-    if (isnan(v)) {
-        L->nan = 1;
-    } else if (v < 0 || !isfinite(L->alpha)) {
-        L->bad = 1;
-    } else if (v == 0 ? p <= 0 : (isinf(v) && p >= 0)) {
-        if (!L->sums) L->lim = L->at_lim && L->lim != v ? NAN : v, L->at_lim = 1;
-    } else if (v == 0 || isinf(v)) {
-        if (L->sums) L->W += w, L->D -= w; /* p log v = -inf: weight only */
-    } else if (!L->sums) {
-        if (!L->has || p * log(v) > p * L->a) L->a = log(v), L->v = v, L->has = 1;
-    } else {
-        double d = log(v) - L->a;
-        L->W += w;
-        L->S += w * exp(p * d);
-        L->D += w * (p == 0 ? d : expm1(p * d));
-    }
+    ce_fold *f = ctx;
+    lcm_ce_add(&f->c, f->alpha, w, v);
 }
 
-static double lottery_value(const lottery *L)
+/* The smallest value among a target's nodes (for the diagnosis). */
+static void min_node(void *ctx, double w, double v)
 {
-    if (L->nan || L->bad) return NAN;
-    if (L->at_lim) return L->lim;
-    if (L->W == 0) return 0; /* nothing reachable, as E = 0 */
-    if (!L->has) return L->p > 0 ? 0 : INFINITY;
-    double ratio = L->D / L->W;
-    double dev = L->p == 0 ? ratio : (ratio > -0.5 ? log1p(ratio) : log(L->S / L->W)) / L->p;
-    return dev == 0 ? L->v : L->v * exp(dev);
+    double *min = ctx;
+    (void)w;
+    if (!(v >= *min)) *min = v;
 }
 
 /* The cells, codes and process rows of target g's next states at the pair. */
@@ -255,12 +228,12 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
 
 double lcm_point_target_min(const lcm_point *p, int g)
 {
-    lottery L = {.alpha = 0, .p = 1, .min = INFINITY};
+    double min = INFINITY;
     target_ctx c;
     int ok;
     target_setup(p, g, &c, &ok);
-    visit_from(&c, 0, 1, lottery_node, &L);
-    return L.min;
+    visit_from(&c, 0, 1, min_node, &min);
+    return min;
 }
 
 /* The certainty equivalent of the pair's continuation; *bad when it has none. */
@@ -268,18 +241,19 @@ static double point_ce(const lcm_point *p, int *bad)
 {
     const ir_regime *r = p->r;
     double alpha = p->vals[r->risk_aversion];
-    lottery L = {.alpha = alpha, .p = 1 - alpha, .min = INFINITY};
-    for (L.sums = 0; L.sums < 2; ++L.sums)
-        for (int i = 0; i < p->k->ntargets; ++i) {
-            int g = p->k->targets[i], ok;
-            double P = p->vals[r->rprob[g]];
-            if (P == 0) continue;
-            target_ctx c;
-            target_setup(p, g, &c, &ok);
-            visit_from(&c, 0, P, lottery_node, &L);
-        }
-    *bad = L.bad;
-    return lottery_value(&L);
+    lcm_ce C = LCM_CE_EMPTY;
+    for (int i = 0; i < p->k->ntargets; ++i) {
+        int g = p->k->targets[i], ok;
+        double P = p->vals[r->rprob[g]];
+        if (P == 0) continue;
+        ce_fold f = {.c = LCM_CE_EMPTY, .alpha = alpha};
+        target_ctx c;
+        target_setup(p, g, &c, &ok);
+        visit_from(&c, 0, 1, ce_node, &f);
+        lcm_ce_merge(&C, alpha, P, &f.c);
+    }
+    *bad = C.bad;
+    return lcm_ce_value(&C, alpha);
 }
 
 void lcm_point_eval(lcm_point *p)

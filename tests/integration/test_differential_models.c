@@ -1,5 +1,6 @@
 /* Every bundled model: the generated code (cpu backend) against the IR
- * interpreter (float64, 1e-12 relative), float32 against float64, the
+ * interpreter (float64, to the bit; 1e-12 relative where the cases say
+ * why), float32 against float64, the
  * same solve twice giving the same bits, and the same bits again with the
  * continuation computed inline instead of from tables (LCM_NO_TABLES); a
  * model whose solve reads the expected next V of its shock processes from a
@@ -93,6 +94,13 @@ static const struct {
      "models/precautionary_savings_health.params.lua", NULL}, /* a Markov state and a process: the grid's rows */
 };
 
+/* Whether the generated code agrees with the interpreter to rounding (1e-12
+ * relative), not to the bit, as a model that reads the expected next V does:
+ * far outside a grid, extrapolation weights of hundreds amplify the last bit
+ * of a cell's fraction, which the interpreter finds by search and the
+ * kernels by arithmetic on lin and log grids. */
+static int rounds(const char *model) { return strstr(model, "grid_edges") != NULL; }
+
 static int solves_by_egm(const lcm_model *model)
 {
     const ir_model *m = lcm_model_ir(model);
@@ -182,7 +190,7 @@ int main(void)
             printf("%s %s: cpu vs interp %s%.2e, float32 vs float64 %.2e, rerun %.0e, inline continuation %.0e\n",
                    cases[i].model, cases[i].define ? cases[i].define : "", egm ? "(refused: EGM) " : "", d_interp, d_f32,
                    d_again, d_inline);
-            CHECK(d_interp <= 1e-12);
+            CHECK(rounds(cases[i].model) || reads_expected_v(model) ? d_interp <= 1e-12 : d_interp == 0);
             CHECK(d_f32 <= 1e-4);
             CHECK(d_again == 0);
             CHECK(reads_expected_v(model) ? d_inline <= 1e-13 : d_inline == 0);
