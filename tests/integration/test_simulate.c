@@ -450,12 +450,29 @@ static void check_float32_csv(void)
     lcm_model_free(model);
 }
 
+/* The cpu backend's panel from initial conditions `text` (41 subjects) is
+ * the interpreter's byte for byte; it has `rows` rows (0: more than 41). */
+static void same_as_interpreter(sim_model *s, const char *text, const char *what, lcm_index rows)
+{
+    lcm_initial *ic = initial_from(s->model, text);
+    lcm_panel *cpu = simulate(s, s->sol, LCM_BACKEND_CPU, ic, 5, 0, NULL);
+    lcm_panel *ip = simulate(s, s->sol, LCM_BACKEND_INTERP, ic, 5, 0, NULL);
+    char *a = csv_of(cpu), *b = csv_of(ip);
+    lcm_index got = lcm_panel_rows(cpu);
+    CHECK_MSG(rows ? got == rows : got > 41, "%s: %lld rows", what, (long long)got);
+    CHECK_MSG(!strcmp(a, b), "%s: cpu and interpreter panels differ (at most %g)", what, test_panel_diff(cpu, ip));
+    free(a), free(b);
+    lcm_panel_free(cpu), lcm_panel_free(ip);
+    lcm_initial_free(ic);
+    release(s);
+}
+
 /* tests/models/hoisted_terms.lua, whose CPU kernels read terms hoisted out
  * of an action loop (gen/emit.c, "hoisted terms") and, simulating, their
  * state's row of the continuation table, each entry computed where first
  * read ("the state's row": the table reads saving, and work loops outside
- * it): the interpreter's panel, byte for byte, from wealth on and between
- * the grid's points; with -D health=true also from either health. */
+ * it): the interpreter's panel, from wealth on and between the grid's
+ * points; with -D health=true also from either health. */
 static void check_hoisted_terms(const char *define)
 {
     int health = define != NULL;
@@ -466,24 +483,14 @@ static void check_hoisted_terms(const char *define)
     lcm_sb_puts(&text, health ? "regime,age,wealth,health\n" : "regime,age,wealth\n");
     for (int i = 0; i <= 40; ++i)
         lcm_sb_printf(&text, "working,0,%.17g%s\n", 0.5 + i * 0.2375, !health ? "" : i % 2 ? ",good" : ",bad");
-    lcm_initial *ic = initial_from(s.model, text.s);
-    lcm_panel *cpu = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 5, 0, NULL);
-    lcm_panel *ip = simulate(&s, s.sol, LCM_BACKEND_INTERP, ic, 5, 0, NULL);
-    char *a = csv_of(cpu), *b = csv_of(ip);
-    const char *what = define ? define : "hoisted_terms";
-    CHECK_MSG(lcm_panel_rows(cpu) == 41 * 4, "%s: %lld rows", what, (long long)lcm_panel_rows(cpu));
-    CHECK_MSG(!strcmp(a, b), "%s: cpu and interpreter panels differ (at most %g)", what, test_panel_diff(cpu, ip));
-    free(a), free(b);
-    lcm_panel_free(cpu), lcm_panel_free(ip);
-    lcm_initial_free(ic);
+    same_as_interpreter(&s, text.s, define ? define : "hoisted_terms", 41 * 4);
     lcm_sb_free(&text);
-    release(&s);
 }
 
 /* tests/models/epstein_zin.lua (risk aversion 20; also by wealth): the
  * interpreter folds the certainty equivalent's lottery as the kernels do
- * (templates/arith.h), so the panel is the interpreter's byte for byte,
- * from wealth between the grid's points and either income. */
+ * (templates/arith.h), so the panel is the interpreter's, from wealth
+ * between the grid's points and either income. */
 static void check_epstein_zin(const char *define)
 {
     sim_model s = solve("tests/models/epstein_zin.lua", define, "tests/models/epstein_zin.params.lua");
@@ -491,18 +498,8 @@ static void check_epstein_zin(const char *define)
     lcm_sb_init(&text);
     lcm_sb_puts(&text, "regime,age,income,wealth\n");
     for (int i = 0; i <= 40; ++i) lcm_sb_printf(&text, "alive,0,%s,%.17g\n", i % 2 ? "high" : "low", 0.1 + i * 0.2468);
-    lcm_initial *ic = initial_from(s.model, text.s);
-    lcm_panel *cpu = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 3, 0, NULL);
-    lcm_panel *ip = simulate(&s, s.sol, LCM_BACKEND_INTERP, ic, 3, 0, NULL);
-    char *a = csv_of(cpu), *b = csv_of(ip);
-    const char *what = define ? define : "epstein_zin";
-    CHECK_MSG(lcm_panel_rows(cpu) > 41, "%s: %lld rows", what, (long long)lcm_panel_rows(cpu));
-    CHECK_MSG(!strcmp(a, b), "%s: cpu and interpreter panels differ (at most %g)", what, test_panel_diff(cpu, ip));
-    free(a), free(b);
-    lcm_panel_free(cpu), lcm_panel_free(ip);
-    lcm_initial_free(ic);
+    same_as_interpreter(&s, text.s, define ? define : "epstein_zin", 0);
     lcm_sb_free(&text);
-    release(&s);
 }
 
 int main(void)
