@@ -41,7 +41,7 @@ static void compute_levels(emitter *e, int enext_level)
 static int max_int(int a, int b) { return a > b ? a : b; }
 
 /* Whether E_next_V is the certainty equivalent of an Epstein-Zin regime
- * (lcm_ce in prelude.h) rather than the expectation. */
+ * (lcm_ce in templates/arith.h) rather than the expectation. */
 static int ez(const emitter *e) { return e->r->risk_aversion >= 0; }
 
 /* Level at which the continuation of target g can be computed (for an
@@ -227,7 +227,8 @@ static void plan_action_terms(emitter *e)
     const ir_regime *r = e->r;
     size_t n = r->nnodes;
     /* act[i]: the one action node i depends on (-1: none); -2: a state, a
-     * second action, E_next_V or a computed index, so not a term */
+     * second action, E_next_V or an index that may be out of range, so not
+     * a term */
     int *act = lcm_xcalloc(n + 1, sizeof *act);
     char *costly = lcm_xcalloc(n + 1, 1), *outside = lcm_xcalloc(n + 1, 1), *body = lcm_xcalloc(n + 1, 1);
     for (size_t i = 0; i < n; ++i) {
@@ -275,10 +276,12 @@ static void plan_action_terms(emitter *e)
  * of the innermost action, where its inputs are known (hoist_level, the
  * labor loop there), and the innermost loop reads it: the same expression
  * on the same operands, so the same bits.  The GPU, whose lanes split an
- * action loop, computes it in place as before.  A term qualifies as action
- * terms do: a costly one (a division, power or call in what it computes),
- * none that reads a parameter at a computed index, nothing of E_next_V, and
- * only where at least two iterations of the loops between share it.  The
+ * action loop, computes it in place as before.  A term qualifies when it is
+ * costly (a division, power or call in what it computes), reads no indexed
+ * parameter in the innermost loop (an index of the innermost action would be
+ * in range, pidx_in_range, but no model here has one to test it), nothing
+ * of E_next_V, and only where at least two iterations of the loops between
+ * share it.  The
  * loop that builds it stops where a cap of the innermost action known there
  * (saving <= cash on hand) ends the innermost loop. */
 enum { HOIST_MAX = 4096 }; /* reals of lcm_h buffers in one body: 32 KiB of its stack in float64 */
@@ -303,7 +306,7 @@ static hoist_info *hoist_infos(const emitter *e)
             h[i].ok = 1;
             continue;
         }
-        if (nd->op == OP_PIDX || e->has_enext[i]) continue; /* a computed index; what E_next_V decides */
+        if (nd->op == OP_PIDX || e->has_enext[i]) continue; /* an indexed parameter (above); what E_next_V decides */
         h[i].ok = 1;
         h[i].costly = (char)costly_op(nd->op);
         for (int a = 0; a < nd->nargs; ++a) {
@@ -1248,8 +1251,9 @@ static void emit_level(emitter *e, int level);
  * the C compiler vectorises.  Only where each action's work is plain
  * arithmetic: the continuation read from the table (or none, the last
  * period), no taste shocks or Epstein-Zin (their own bookkeeping), no
- * parameter read at a computed index (an infeasible action's index need not
- * be in range). */
+ * parameter indexed by the innermost action (the loop computes infeasible
+ * actions too: such an index would be in range, pidx_in_range, but no
+ * model here has one to test it). */
 enum { STAGE_CHUNK = 512, STAGE_MIN = 128, STAGE_MIN_CHEAP = 32, STAGE_MIN_INLINE = 8 };
 
 /* Whether the CPU's innermost loop computes node id itself: not an action
@@ -1323,7 +1327,7 @@ static int stages(const emitter *e)
         if (!loop_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
         if (call_op(n->op)) return 0;
         switch (n->op) {
-        case OP_PIDX: /* no computed index */
+        case OP_PIDX: /* no indexed parameter (above) */
             return 0;
         case OP_POW: { /* lcm_pow without its call: a reduced constant exponent, or one of the state */
             const ir_node *y = &r->nodes[n->args[1]];

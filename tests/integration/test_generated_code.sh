@@ -105,6 +105,7 @@ tests/models/derivatives.lua
 tests/models/age_grid.lua
 tests/models/age_grid_spans.lua
 tests/models/epstein_zin.lua
+tests/models/epstein_zin.lua labor=true
 tests/models/exact_division.lua
 tests/models/long_labels.lua
 tests/models/staged_loop.lua

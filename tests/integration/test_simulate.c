@@ -5,7 +5,9 @@
  *   saved-and-read solution gives the same panel; initial conditions read
  *   for the model before are refused;
  * - the generated simulation kernels give the interpreter's panel, byte for byte
- *   (also where they read terms hoisted out of an action loop);
+ *   (also where they read terms hoisted out of an action loop, keep the
+ *   state's row of the continuation, or fold an Epstein-Zin lottery), and
+ *   the panel of the inline continuation (LCM_NO_TABLES=1);
  * - on a deterministic model whose paths stay on the grid, each simulated
  *   row is the solution's policy (argmax found by the interpreter) and V;
  * - with 100,000 subjects: death rates match the Markov regime
@@ -13,6 +15,7 @@
  *   income process has its law's mean, variance and autocorrelation (an
  *   IID one none), each within 4.5 standard errors.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,18 +454,24 @@ static void check_float32_csv(void)
 }
 
 /* The cpu backend's panel from initial conditions `text` (41 subjects) is
- * the interpreter's byte for byte; it has `rows` rows (0: more than 41). */
+ * the interpreter's byte for byte, and that of the cpu with LCM_NO_TABLES=1
+ * (no state's row: the continuation inline at every pair); it has `rows`
+ * rows (0: more than 41). */
 static void same_as_interpreter(sim_model *s, const char *text, const char *what, lcm_index rows)
 {
     lcm_initial *ic = initial_from(s->model, text);
     lcm_panel *cpu = simulate(s, s->sol, LCM_BACKEND_CPU, ic, 5, 0, NULL);
     lcm_panel *ip = simulate(s, s->sol, LCM_BACKEND_INTERP, ic, 5, 0, NULL);
-    char *a = csv_of(cpu), *b = csv_of(ip);
+    setenv("LCM_NO_TABLES", "1", 1);
+    lcm_panel *inl = simulate(s, s->sol, LCM_BACKEND_CPU, ic, 5, 0, NULL);
+    unsetenv("LCM_NO_TABLES");
+    char *a = csv_of(cpu), *b = csv_of(ip), *c = csv_of(inl);
     lcm_index got = lcm_panel_rows(cpu);
     CHECK_MSG(rows ? got == rows : got > 41, "%s: %lld rows", what, (long long)got);
     CHECK_MSG(!strcmp(a, b), "%s: cpu and interpreter panels differ (at most %g)", what, test_panel_diff(cpu, ip));
-    free(a), free(b);
-    lcm_panel_free(cpu), lcm_panel_free(ip);
+    CHECK_MSG(!strcmp(a, c), "%s: the panel differs with LCM_NO_TABLES=1 (at most %g)", what, test_panel_diff(cpu, inl));
+    free(a), free(b), free(c);
+    lcm_panel_free(cpu), lcm_panel_free(ip), lcm_panel_free(inl);
     lcm_initial_free(ic);
     release(s);
 }
@@ -487,7 +496,8 @@ static void check_hoisted_terms(const char *define)
     lcm_sb_free(&text);
 }
 
-/* tests/models/epstein_zin.lua (risk aversion 20; also by wealth): the
+/* tests/models/epstein_zin.lua (risk aversion 20; also by wealth, and with
+ * a choice to work, which the CE does not read: the state's row): the
  * interpreter folds the certainty equivalent's lottery as the kernels do
  * (templates/arith.h), so the panel is the interpreter's, from wealth
  * between the grid's points and either income. */
@@ -509,6 +519,7 @@ int main(void)
     check_hoisted_terms("health=true");
     check_epstein_zin(NULL);
     check_epstein_zin("alpha_by=wealth");
+    check_epstein_zin("labor=true");
     check_bundled();
     check_policy();
     check_mortality_statistics();

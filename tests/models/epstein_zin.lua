@@ -12,7 +12,11 @@
 --       points, which would not commute with the transform).
 -- Option `alpha_by` (wealth or saving) adds 0.5 per unit of that state or
 -- action to the risk aversion: the certainty equivalent then moves into the
--- state's or the action's loop (test_differential_models.c).
+-- state's or the action's loop (test_differential_models.c).  Option
+-- `labor=true` adds a choice to work (one more unit of consumption), looped
+-- outside saving: the continuation does not read it, so a simulation on
+-- the CPU keeps each subject's row of the lottery's CE (gen/emit.c, "the
+-- state's row"; test_simulate.c).
 -- tests/integration/test_epstein_zin.c solves both.
 local lcm = require("lcm")
 
@@ -21,12 +25,20 @@ local alpha_by = lcm.option("alpha_by", "none")
 local R = lcm.categorical{ "alive", "dead", name = "Regime" }
 local Income = lcm.categorical{ "low", "high", name = "Income" }
 local wealth = lcm.linspace{ start = 0, stop = 10, n_points = 21 }
+local with_labor = lcm.option("labor", false)
 
 local functions = {
   consumption = function(wealth, income, saving, income_level)
     return wealth + income_level[income] - saving
   end,
 }
+local actions = { saving = wealth }
+if with_labor then
+  actions = { { "labor", lcm.discrete(lcm.categorical{ "rest", "work", name = "Labor" }) }, { "saving", wealth } }
+  functions.consumption = function(wealth, income, saving, labor, income_level)
+    return wealth + income_level[income] + labor - saving
+  end
+end
 local risk_aversion, bequest
 if variant == "ez" then
   functions.utility = function(consumption) return consumption end
@@ -54,7 +66,7 @@ end
 local alive = lcm.regime{
   active = function(age) return age < 3 end,
   states = { income = lcm.discrete(Income), wealth = wealth },
-  actions = { saving = wealth },
+  actions = actions,
   functions = functions,
   constraints = { positive_consumption = function(consumption) return consumption:gt(0) end },
   state_transitions = {

@@ -5,7 +5,7 @@
 -- computes it once per work and saving, before the effort loop, not once
 -- per effort; calm = sqrt(1 + wealth - saving) reads no action but saving,
 -- so it is hoisted to the state, and the utility's hoisted sum reads it
--- from there.  Effort reads a parameter at a computed index (not hoisted).
+-- from there.  Effort reads an indexed parameter (not hoisted).
 -- A constraint caps saving (saving <= wealth), and the loops that build
 -- the hoisted terms stop there too.  The next wealth depends on saving
 -- only: the solve reads a continuation table in a staged loop (40 savings
