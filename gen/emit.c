@@ -168,22 +168,22 @@ static void mark_continuation(emitter *e)
  * a call per state and effort before: pidx_in_range). */
 
 /* Whether parameter read id (OP_PIDX) is in range at every value of its
- * indices, so that a table of action terms may compute it at actions the
- * constraints rule out: each index a discrete action or state, whose every
- * code is an index (the DSL sizes the dimension by its categories), the
- * period, or a constant in range.  Any other index (none the DSL makes) is
- * read only where the body reads it. */
+ * actions, so that a table of action terms may compute it at actions the
+ * constraints rule out: each index a discrete action, whose every code is
+ * an index (the DSL sizes the dimension by its categories), the period, or
+ * a constant in range.  A state's code is not taken (no action term reads
+ * a state, and a simulated subject's code may have left its grid after a
+ * failed check). */
 static int pidx_in_range(const emitter *e, int id)
 {
     const ir_node *n = &e->r->nodes[id];
     const ir_param *p = &e->m->params[n->ref];
     for (int d = 0; d < n->nargs; ++d) {
         const ir_node *x = &e->r->nodes[n->args[d]];
-        const ir_grid *g = x->op == OP_ACTION ? &e->r->actions[x->ref].grid
-                           : x->op == OP_STATE ? &e->r->states[x->ref].grid : NULL;
-        int ok = g ? grid_is_discrete(g) && g->n <= p->dims[d]
-                   : x->op == OP_PERIOD ? e->m->nperiods <= p->dims[d]
-                   : x->op == OP_CONST && x->k >= 0 && x->k < p->dims[d] && x->k == (double)(int)x->k;
+        int ok = x->op == OP_ACTION ? grid_is_discrete(&e->r->actions[x->ref].grid) &&
+                                          e->r->actions[x->ref].grid.n <= p->dims[d]
+                 : x->op == OP_PERIOD ? e->m->nperiods <= p->dims[d]
+                 : x->op == OP_CONST && x->k >= 0 && x->k < p->dims[d] && x->k == (double)(int)x->k;
         if (!ok) return 0;
     }
     return 1;
@@ -281,9 +281,8 @@ static void plan_action_terms(emitter *e)
  * parameter in the innermost loop (an index of the innermost action would be
  * in range, pidx_in_range, but no model here has one to test it), nothing
  * of E_next_V, and only where at least two iterations of the loops between
- * share it.  The
- * loop that builds it stops where a cap of the innermost action known there
- * (saving <= cash on hand) ends the innermost loop. */
+ * share it.  The loop that builds it stops where a cap of the innermost
+ * action known there (saving <= cash on hand) ends the innermost loop. */
 enum { HOIST_MAX = 4096 }; /* reals of lcm_h buffers in one body: 32 KiB of its stack in float64 */
 
 /* Of a node of the innermost level: whether it can be computed before the
