@@ -144,26 +144,27 @@ static double *kernel_values(const emitter *e, const double *params)
 }
 
 /* On the CPU, the loops that build the hoisted terms (emit.c, "hoisted
- * terms"): at each level, the innermost action's points times what one of
- * them computes and its caps' tests, that often per pair as the level runs
- * (a loop of LVL_KERNEL runs once per state, in the body; at most: a cap
- * may end it sooner). */
+ * terms"): at each level, for each home action inside it, that action's
+ * points times what one of them computes and its caps' tests, that often
+ * per pair as the level runs (a loop of LVL_KERNEL runs once per state, in
+ * the body; at most: a cap may end it sooner). */
 static void hoisted_cost(const emitter *e, const double *vals, double rb, lcm_kernel_cost *c)
 {
     const ir_regime *r = e->r;
     char *chain = lcm_xmalloc(r->nnodes + 1);
-    for (int level = LVL_KERNEL; level < e->innermost; ++level) {
-        if (!emit_hoist_chain(e, level, chain)) continue;
-        int points = r->actions[r->nactions - 1].grid.n;
-        double w = per_pair(e, level < LVL_STATE ? LVL_STATE : level) * points;
-        c->compare += emit_hoist_caps(e, level, NULL) * w;
-        for (size_t i = 0; i < r->nnodes; ++i) {
-            if (!chain[i]) continue;
-            if (emit_hoist_reads(e, (int)i, level)) c->bytes += rb * w;
-            else node_cost(e, vals, (int)i, rb, w, c);
-            if (emit_hoisted_to(e, (int)i, level)) c->footprint += rb * points;
+    for (int level = LVL_KERNEL; level < e->innermost; ++level)
+        for (int home = level + 1 > LVL_ACTION0 ? level + 1 : LVL_ACTION0; home <= e->innermost; ++home) {
+            if (!emit_hoist_chain(e, level, home, chain)) continue;
+            int points = r->actions[home - LVL_ACTION0].grid.n;
+            double w = per_pair(e, level < LVL_STATE ? LVL_STATE : level) * points;
+            c->compare += emit_hoist_caps(e, level, home, NULL) * w;
+            for (size_t i = 0; i < r->nnodes; ++i) {
+                if (!chain[i]) continue;
+                if (emit_hoist_reads(e, (int)i, level)) c->bytes += rb * w;
+                else node_cost(e, vals, (int)i, rb, w, c);
+                if (emit_hoisted_to(e, (int)i, level)) c->footprint += rb * points;
+            }
         }
-    }
     free(chain);
 }
 

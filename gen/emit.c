@@ -268,26 +268,29 @@ static void plan_action_terms(emitter *e)
 }
 
 /* ---- hoisted terms ----------------------------------------------------------
- * A term of the innermost action loop that the loops between it and its
- * inputs leave unchanged -- Mahler & Yum's consumption utility, which reads
- * the state, labor supply and saving but not the effort looped between
- * them -- was computed once per pair: its division ran once per effort
- * level.  On the CPU it is computed into lcm_h<id>[], one value per point
- * of the innermost action, where its inputs are known (hoist_level, the
- * labor loop there), and the innermost loop reads it: the same expression
- * on the same operands, so the same bits.  The GPU, whose lanes split an
- * action loop, computes it in place as before.  A term qualifies when it is
- * costly (a division, power or call in what it computes), reads no indexed
- * parameter in the innermost loop (an index of the innermost action would be
- * in range, pidx_in_range, but no model here has one to test it), nothing
- * of E_next_V, and only where at least two iterations of the loops between
- * share it.  The loop that builds it stops where a cap of the innermost
- * action known there (saving <= cash on hand) ends the innermost loop. */
+ * A term of an action loop that the loops between it and its inputs leave
+ * unchanged -- Mahler & Yum's consumption utility, which reads the state,
+ * labor supply and saving but not the effort looped between them; their
+ * health logit, which reads the state and effort but not the labor supply
+ * looped outside effort -- was computed once per pass of those loops: the
+ * utility's division once per effort level, the logit's exp once per labor
+ * supply.  On the CPU it is computed into lcm_h<id>[], one value per point
+ * of its own action (its home: the level the term is at), where its inputs
+ * are known (hoist_level: the labor loop for the utility, the state for the
+ * logit), and its loop reads it: the same expression on the same operands,
+ * so the same bits.  The GPU, whose lanes split the innermost loop,
+ * computes it in place as before.  A term qualifies when it is costly (a
+ * division, power or call in what it computes), reads no indexed parameter
+ * at its home that may be out of range (pidx_in_range: the building loop
+ * computes actions the constraints rule out), nothing of E_next_V, and only
+ * where at least two iterations of the loops between share it.  The loop
+ * that builds it stops where a cap of its home action known there (saving
+ * <= cash on hand) ends the home loop. */
 enum { HOIST_MAX = 4096 }; /* reals of lcm_h buffers in one body: 32 KiB of its stack in float64 */
 
-/* Of a node of the innermost level: whether it can be computed before the
- * loops between it and its inputs (ok), whether what it computes there is
- * costly, and the innermost level of those inputs. */
+/* Of a node of an action loop: whether it can be computed before the loops
+ * between it and its inputs (ok), whether what it computes there is costly,
+ * and the innermost level of those inputs outside its own. */
 typedef struct hoist_info {
     char ok, costly;
     int level;
@@ -299,18 +302,19 @@ static hoist_info *hoist_infos(const emitter *e)
     hoist_info *h = lcm_xcalloc(r->nnodes + 1, sizeof *h);
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *nd = &r->nodes[i];
-        if (e->lvl[i] != e->innermost) continue;
+        int home = e->lvl[i];
+        if (home < LVL_ACTION0) continue;
         h[i].level = LVL_KERNEL;
-        if (e->tabled[i] || nd->op == OP_ACTION) { /* lcm_at's, or the innermost action (the only one of its level) */
+        if (e->tabled[i] || nd->op == OP_ACTION) { /* lcm_at's, or the home's action (the only one of its level) */
             h[i].ok = 1;
             continue;
         }
-        if (nd->op == OP_PIDX || e->has_enext[i]) continue; /* an indexed parameter (above); what E_next_V decides */
+        if ((nd->op == OP_PIDX && !pidx_in_range(e, (int)i)) || e->has_enext[i]) continue;
         h[i].ok = 1;
         h[i].costly = (char)costly_op(nd->op);
         for (int a = 0; a < nd->nargs; ++a) {
             int x = nd->args[a];
-            if (e->lvl[x] != e->innermost) {
+            if (e->lvl[x] != home) {
                 h[i].level = max_int(h[i].level, e->lvl[x]);
                 continue;
             }
@@ -322,12 +326,12 @@ static hoist_info *hoist_infos(const emitter *e)
     return h;
 }
 
-/* How many times the loops between level `level` and the innermost one run
- * per iteration of `level`: how often a term hoisted to it is shared. */
-static double hoist_gain(const emitter *e, int level)
+/* How many times the loops between level `level` and action level `home`
+ * run per iteration of `level`: how often a term hoisted to it is shared. */
+static double hoist_gain(const emitter *e, int level, int home)
 {
     double g = 1;
-    for (int j = level < LVL_ACTION0 ? 0 : level - LVL_ACTION0 + 1; j < e->r->nactions - 1; ++j)
+    for (int j = level < LVL_ACTION0 ? 0 : level - LVL_ACTION0 + 1; j < home - LVL_ACTION0; ++j)
         g *= e->r->actions[j].grid.n;
     return g;
 }
@@ -337,23 +341,29 @@ static void plan_hoisted_terms(emitter *e)
     const ir_regime *r = e->r;
     if (e->flat || e->no_hoist || egm(e) || r->nactions < 2) return;
     size_t n = r->nnodes;
-    int points = r->actions[r->nactions - 1].grid.n, used = 0;
+    int used = 0;
     hoist_info *h = hoist_infos(e);
     char *outside = lcm_xcalloc(n + 1, 1); /* read where the body computes its reader */
     for (size_t i = n; i-- > 0;) { /* readers first: arguments have lower ids */
-        if (!e->needed[i] || e->terms_only[i] || e->lvl[i] != e->innermost) continue;
+        if (!e->needed[i] || e->terms_only[i]) continue;
         const ir_node *nd = &r->nodes[i];
-        int read = e->root[i] || outside[i];
-        if (read && h[i].ok && h[i].costly && !e->tabled[i] && nd->type != IR_BOOL &&
-            hoist_gain(e, h[i].level) >= 2 && used + points <= HOIST_MAX) {
+        int home = e->lvl[i], read = e->root[i] || outside[i];
+        if (home < LVL_ACTION0) {
+            /* a state's or the launch's node: computed where it is */
+        } else if (read && h[i].ok && h[i].costly && !e->tabled[i] && nd->type != IR_BOOL &&
+                   hoist_gain(e, h[i].level, home) >= 2 && used + r->actions[home - LVL_ACTION0].grid.n <= HOIST_MAX) {
             e->hoisted[i] = 1;
             e->hoist_level[i] = h[i].level;
-            used += points;
+            used += r->actions[home - LVL_ACTION0].grid.n;
         } else if (!read) {
             e->hoist_only[i] = 1; /* only hoisted terms read it */
         }
-        if (e->hoisted[i] || e->hoist_only[i] || e->tabled[i]) continue; /* its arguments are read where it is built */
-        for (int a = 0; a < nd->nargs; ++a) outside[nd->args[a]] = 1;
+        if (e->tabled[i]) continue; /* its arguments are read where lcm_at is filled */
+        /* a hoisted term's arguments at its home are computed where it is
+         * built; those outside it are read there, declared where they are */
+        int built = e->hoisted[i] || e->hoist_only[i];
+        for (int a = 0; a < nd->nargs; ++a)
+            if (!built || e->lvl[nd->args[a]] != home) outside[nd->args[a]] = 1;
     }
     free(h), free(outside);
 }
@@ -1042,11 +1052,12 @@ static void declare_computed(emitter *e, int id)
     emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
 }
 
-/* A hoisted term read from its lcm_h (emit.c, "hoisted terms"). */
+/* A hoisted term read from its lcm_h (emit.c, "hoisted terms"), at the
+ * point of its home's action. */
 static void hoisted_read(emitter *e, int id)
 {
     emit_line(e, "const real %s = lcm_h%d[i%d]; /* hoisted (emit.c, \"hoisted terms\") */", emit_name(e, id), id,
-              e->r->nactions - 1);
+              e->lvl[id] - LVL_ACTION0);
 }
 
 /* A node's declaration in the loops: on the CPU a hoisted term is read from
@@ -1068,78 +1079,79 @@ static void declare_node(emitter *e, int id)
 }
 
 /* See emit_internal.h: the building loop's nodes, by the readers first. */
-int emit_hoist_chain(const emitter *e, int level, char *chain)
+int emit_hoist_chain(const emitter *e, int level, int home, char *chain)
 {
     const ir_regime *r = e->r;
     int any = 0;
     memset(chain, 0, r->nnodes + 1);
     for (size_t i = r->nnodes; e->hoisted && i-- > 0;) {
-        if (emit_hoisted_to(e, (int)i, level)) chain[i] = 1, any = 1;
+        if (e->lvl[i] == home && emit_hoisted_to(e, (int)i, level)) chain[i] = 1, any = 1;
         if (!chain[i] || emit_hoist_reads(e, (int)i, level)) continue;
         for (int a = 0; a < r->nodes[i].nargs; ++a)
-            if (e->lvl[r->nodes[i].args[a]] == e->innermost) chain[r->nodes[i].args[a]] = 1;
+            if (e->lvl[r->nodes[i].args[a]] == home) chain[r->nodes[i].args[a]] = 1;
     }
     return any;
 }
 
 /* See emit_internal.h.  A constraint reading a hoisted term reads it
- * before the innermost loop's cap ends the loop (the plain loop declares a
+ * before the home loop's cap ends the loop (the plain loop declares a
  * constraint's inputs first), so where one does the terms are built for
  * every point. */
-int emit_hoist_caps(const emitter *e, int level, int *caps)
+int emit_hoist_caps(const emitter *e, int level, int home, int *caps)
 {
     const ir_regime *r = e->r;
     char *first = lcm_xmalloc(r->nnodes + 1);
-    constraint_inputs(e, e->innermost, first);
+    constraint_inputs(e, home, first);
     int read = 0, n = 0;
     for (size_t i = 0; i < r->nnodes; ++i) read |= first[i] && emit_hoisted_to(e, (int)i, level);
     free(first);
     for (int c = 0; !read && c < r->nconstraints; ++c)
-        if (cap_known_at(e, c, e->innermost, level)) {
+        if (cap_known_at(e, c, home, level)) {
             if (caps) caps[n] = c;
             ++n;
         }
     return n;
 }
 
-/* On the CPU, the lcm_h of the terms hoisted to this level: a loop over the
- * innermost action computing each (and what it reads of that level, a term
- * hoisted further out read from its own lcm_h) as the innermost loop would,
- * up to where a cap of that loop known here ends it. */
+/* On the CPU, the lcm_h of the terms hoisted to this level, for each home
+ * action inside it: a loop over that action computing each (and what it
+ * reads of that level, a term hoisted further out read from its own lcm_h)
+ * as the home loop would, up to where a cap of that loop known here ends
+ * it. */
 static void hoisted_build(emitter *e, int level)
 {
     const ir_regime *r = e->r;
     size_t n = r->nnodes;
     char *chain = lcm_xmalloc(n + 1); /* what the loop computes, or reads */
-    if (!emit_hoist_chain(e, level, chain)) {
-        free(chain);
-        return;
+    int *caps = lcm_xmalloc(((size_t)r->nconstraints + 1) * sizeof *caps);
+    for (int home = max_int(level + 1, LVL_ACTION0); home <= e->innermost; ++home) {
+        if (!emit_hoist_chain(e, level, home, chain)) continue;
+        int j = home - LVL_ACTION0, points = r->actions[j].grid.n;
+        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        for (size_t i = 0; i < n; ++i)
+            if (chain[i] && emit_hoisted_to(e, (int)i, level))
+                emit_line(e, "real lcm_h%zu[%d]; /* %s at each %s (emit.c, \"hoisted terms\") */", i, points,
+                          emit_name(e, (int)i), r->actions[j].name);
+        emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, points, j, r->actions[j].name);
+        emit_action_value(e, j, 'i');
+        int ncaps = emit_hoist_caps(e, level, home, caps);
+        for (int c = 0; c < ncaps; ++c) {
+            lcm_sb test;
+            lcm_sb_init(&test);
+            cap_test(e, r->constraints[caps[c]].node, j, &test);
+            emit_line(e, "if (!(%s)) break; /* constraint %s */", test.s, r->constraints[caps[c]].name);
+            lcm_sb_free(&test);
+        }
+        for (size_t i = 0; i < n; ++i) {
+            if (!chain[i]) continue;
+            if (emit_hoist_reads(e, (int)i, level) && !e->tabled[i]) hoisted_read(e, (int)i);
+            else declare_computed(e, (int)i);
+        }
+        for (size_t i = 0; i < n; ++i)
+            if (chain[i] && emit_hoisted_to(e, (int)i, level)) emit_line(e, "lcm_h%zu[i%d] = %s;", i, j, emit_name(e, (int)i));
+        emit_close(e);
+        lcm_sb_puts(e->b, "#endif\n");
     }
-    int j = r->nactions - 1, points = r->actions[j].grid.n;
-    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-    for (size_t i = 0; i < n; ++i)
-        if (emit_hoisted_to(e, (int)i, level))
-            emit_line(e, "real lcm_h%zu[%d]; /* %s at each %s (emit.c, \"hoisted terms\") */", i, points, emit_name(e, (int)i),
-                      r->actions[j].name);
-    emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, points, j, r->actions[j].name);
-    emit_action_value(e, j, 'i');
-    int *caps = lcm_xmalloc(((size_t)r->nconstraints + 1) * sizeof *caps), ncaps = emit_hoist_caps(e, level, caps);
-    for (int c = 0; c < ncaps; ++c) {
-        lcm_sb test;
-        lcm_sb_init(&test);
-        cap_test(e, r->constraints[caps[c]].node, j, &test);
-        emit_line(e, "if (!(%s)) break; /* constraint %s */", test.s, r->constraints[caps[c]].name);
-        lcm_sb_free(&test);
-    }
-    for (size_t i = 0; i < n; ++i) {
-        if (!chain[i]) continue;
-        if (emit_hoist_reads(e, (int)i, level) && !e->tabled[i]) hoisted_read(e, (int)i);
-        else declare_computed(e, (int)i);
-    }
-    for (size_t i = 0; i < n; ++i)
-        if (emit_hoisted_to(e, (int)i, level)) emit_line(e, "lcm_h%zu[i%d] = %s;", i, j, emit_name(e, (int)i));
-    emit_close(e);
-    lcm_sb_puts(e->b, "#endif\n");
     free(caps), free(chain);
 }
 
@@ -1362,29 +1374,73 @@ static void staged_reductions(emitter *e, lcm_sb *cond)
     e->staged = 0;
 }
 
+/* A cap's scan: lim<j> (or, for a scan hoisted out, lcm_cap<c>) lowered to
+ * the first action of loop j, from 0 up to it, that constraint c rules out. */
+static void cap_scan(emitter *e, int c, int j, const char *lim)
+{
+    lcm_sb test;
+    lcm_sb_init(&test);
+    cap_test(e, e->r->constraints[c].node, j, &test);
+    emit_open(e, "for (int i%d = 0; i%d < %s; ++i%d) { /* constraint %s */", j, j, lim, j, e->r->constraints[c].name);
+    emit_action_value(e, j, 'i');
+    emit_open(e, "if (!(%s)) {", test.s);
+    emit_line(e, "%s = i%d;", lim, j);
+    emit_line(e, "break;");
+    emit_close(e);
+    emit_close(e);
+    lcm_sb_free(&test);
+}
+
+/* Whether the scan of cap c of the staged loop at `level` runs further
+ * out, where its bound is known: at the bound's level, when a loop lies
+ * between that and the staged one (Mahler & Yum's saving <= cash on hand,
+ * known per labor supply, scanned once there, not once per effort). */
+static int cap_scanned_outside(const emitter *e, int c, int level)
+{
+    int x = cap_bound(e, e->r->constraints[c].node, level);
+    return x >= 0 && e->lvl[x] < level - 1 && level - 1 >= LVL_ACTION0; /* the state's levels run once per state */
+}
+
+static int staged_variants(emitter *e, int *variants);
+
+/* On the CPU, at `level`, the scans of the staged loop's caps whose bounds
+ * are known here (cap_scanned_outside), each into its lcm_cap<c>. */
+static void staged_caps_at(emitter *e, int level)
+{
+    const ir_regime *r = e->r;
+    int variants[2], in = e->innermost, j = in - LVL_ACTION0, any = 0;
+    if (level >= in - 1 || in < LVL_ACTION0 || !staged_variants(e, variants)) return;
+    for (int c = 0; c < r->nconstraints; ++c) {
+        if (!cap_known_at(e, c, in, level) || !cap_scanned_outside(e, c, in) ||
+            e->lvl[cap_bound(e, r->constraints[c].node, in)] != level)
+            continue;
+        if (!any++) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        char lim[32];
+        snprintf(lim, sizeof lim, "lcm_cap%d", c);
+        emit_line(e, "int %s = %d; /* the first %s constraint %s rules out (emit.c, \"staged\") */", lim,
+                  r->actions[j].grid.n, r->actions[j].name, r->constraints[c].name);
+        cap_scan(e, c, j, lim);
+    }
+    if (any) lcm_sb_puts(e->b, "#endif\n");
+}
+
 /* lim<j>: the actions of loop j that the constraints capping it from above
  * (caps_loop_action) allow, a prefix of the ascending grid: where the plain
  * loop's `break` would end it, so that the staged loop computes no more
- * actions than the plain one. */
+ * actions than the plain one.  A cap scanned further out gives its
+ * lcm_cap<c>: the first action it rules out in the whole grid, so the
+ * smaller of that and lim<j> is what the scan from here would find. */
 static void staged_limit(emitter *e, int level)
 {
     const ir_regime *r = e->r;
     int j = level - LVL_ACTION0;
     emit_line(e, "int lim%d = %d;", j, r->actions[j].grid.n);
+    char lim[32];
+    snprintf(lim, sizeof lim, "lim%d", j);
     for (int c = 0; c < r->nconstraints; ++c) {
-        int node = r->constraints[c].node;
         if (!cap_known_at(e, c, level, level - 1)) continue;
-        lcm_sb test;
-        lcm_sb_init(&test);
-        cap_test(e, node, j, &test);
-        emit_open(e, "for (int i%d = 0; i%d < lim%d; ++i%d) { /* constraint %s */", j, j, j, j, r->constraints[c].name);
-        emit_action_value(e, j, 'i');
-        emit_open(e, "if (!(%s)) {", test.s);
-        emit_line(e, "lim%d = i%d;", j, j);
-        emit_line(e, "break;");
-        emit_close(e);
-        emit_close(e);
-        lcm_sb_free(&test);
+        if (cap_scanned_outside(e, c, level)) emit_line(e, "if (lcm_cap%d < %s) %s = lcm_cap%d;", c, lim, lim, c);
+        else cap_scan(e, c, j, lim);
     }
 }
 
@@ -1480,6 +1536,7 @@ static void emit_level(emitter *e, int level)
     declare_level(e, level, 0, first, 0);
     free(first);
     if (level < e->innermost) hoisted_build(e, level);
+    staged_caps_at(e, level);
     regime_prob_check(e, level);
     emit_stochastic_weights(e, level);
     if (level == e->e_level && lazy_row(e)) lazy_row_entry(e);

@@ -59,13 +59,13 @@ typedef struct emitter {
     int *at_off;
     int nat;        /* lcm_at's length */
     char *next_only; /* with a table: a node only next states need, which the staged loop leaves out */
-    /* Hoisted terms (emit.c, "hoisted terms"): on the CPU a term of the
-     * innermost loop that the loops between it and its inputs leave
-     * unchanged is built into lcm_h<id>[] over the innermost action at
-     * hoist_level[id] and read from there; NULL in the table entry, the
-     * action terms and the steps. */
+    /* Hoisted terms (emit.c, "hoisted terms"): on the CPU a term of an
+     * action loop that the loops between it and its inputs leave unchanged
+     * is built into lcm_h<id>[] over its own action at hoist_level[id] and
+     * read from there; NULL in the table entry, the action terms and the
+     * steps. */
     char *hoisted;
-    char *hoist_only; /* a node of the innermost level that only hoisted terms read */
+    char *hoist_only; /* a node of an action loop that only hoisted terms of that loop read */
     int *hoist_level;
     int lines;    /* #line directives before the code traced from a model line */
     int depth;    /* indentation of the next line, in steps of four spaces */
@@ -154,13 +154,14 @@ static inline int emit_hoist_reads(const emitter *e, int id, int level)
     return e->tabled[id] || (e->hoisted && e->hoisted[id] && e->hoist_level[id] < level);
 }
 /* Marks in chain (r->nnodes + 1 bytes) what the loop that builds the terms
- * hoisted to `level` computes or reads of the innermost level: those terms
- * and what they read there.  Returns whether any term is hoisted to `level`. */
-int emit_hoist_chain(const emitter *e, int level, char *chain);
+ * of action level `home` hoisted to `level` computes or reads of that
+ * level: those terms and what they read there.  Returns whether any such
+ * term is hoisted to `level`. */
+int emit_hoist_chain(const emitter *e, int level, int home, char *chain);
 /* The constraints (their indices into caps, when not NULL) that end that
- * loop where they end the innermost loop: its caps known at `level`, none
+ * loop where they end the home loop: its caps known at `level`, none
  * when a constraint reads a term hoisted there.  Returns how many. */
-int emit_hoist_caps(const emitter *e, int level, int *caps);
+int emit_hoist_caps(const emitter *e, int level, int home, int *caps);
 
 /* ---- names ----------------------------------------------------------------- */
 void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out);

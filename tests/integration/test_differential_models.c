@@ -52,6 +52,7 @@ static const struct {
     {"tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua", "risk_aversion=2"},
     {"tests/models/hoisted_terms.lua", "health=true", "tests/models/hoisted_terms_health.params.lua", NULL},
     {"tests/models/hoisted_terms.lua", "extra=true", "tests/models/hoisted_terms.params.lua", NULL},
+    {"tests/models/hoisted_terms.lua", "middle=true", "tests/models/hoisted_terms_middle.params.lua", NULL},
     {"tests/models/derivatives.lua", NULL, "tests/models/derivatives.params.lua", NULL},
     {"models/precautionary_savings.lua", "wealth_points=10 consumption_points=150",
      "models/precautionary_savings.params.lua", NULL}, /* log(consumption) an action term */

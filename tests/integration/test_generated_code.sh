@@ -112,6 +112,7 @@ tests/models/staged_loop.lua
 tests/models/hoisted_terms.lua
 tests/models/hoisted_terms.lua health=true
 tests/models/hoisted_terms.lua extra=true
+tests/models/hoisted_terms.lua middle=true
 tests/models/cake_eating.lua
 tests/models/cake_on_grid.lua
 tests/models/grid_edges.lua

@@ -32,6 +32,7 @@ static const struct {
     {"tests/models/expected_v.lua", "shard=true", "tests/models/expected_v.params.lua"},
     /* terms the CPU hoists out of an action loop and the GPU computes in place (emit.c, "hoisted terms") */
     {"tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua"},
+    {"tests/models/hoisted_terms.lua", "middle=true", "tests/models/hoisted_terms_middle.params.lua"},
     /* the endogenous grid method */
     {"tests/models/egm_cake.lua", NULL, "tests/models/egm_cake.params.lua"},
     {"models/iskhakov_2017.lua", "solver=egm", "models/iskhakov_2017.params.lua"},

@@ -481,17 +481,20 @@ static void same_as_interpreter(sim_model *s, const char *text, const char *what
  * state's row of the continuation table, each entry computed where first
  * read ("the state's row": the table reads saving, and work loops outside
  * it): the interpreter's panel, from wealth on and between the grid's
- * points; with -D health=true also from either health. */
-static void check_hoisted_terms(const char *define)
+ * points; with -D health=true also from either health, with -D
+ * middle=true from either fitness (its probability hoisted out of the
+ * work loop). */
+static void check_hoisted_terms(const char *define, const char *params, const char *discrete)
 {
-    int health = define != NULL;
-    sim_model s = solve("tests/models/hoisted_terms.lua", define,
-                        health ? "tests/models/hoisted_terms_health.params.lua" : "tests/models/hoisted_terms.params.lua");
+    sim_model s = solve("tests/models/hoisted_terms.lua", define, params);
     lcm_sb text;
     lcm_sb_init(&text);
-    lcm_sb_puts(&text, health ? "regime,age,wealth,health\n" : "regime,age,wealth\n");
+    lcm_sb_printf(&text, "regime,age,wealth%s%s\n", discrete ? "," : "", discrete ? discrete : "");
+    static const char *const codes[][2] = {{"bad", "good"}, {"unfit", "fit"}};
+    int which = discrete && !strcmp(discrete, "fit");
     for (int i = 0; i <= 40; ++i)
-        lcm_sb_printf(&text, "working,0,%.17g%s\n", 0.5 + i * 0.2375, !health ? "" : i % 2 ? ",good" : ",bad");
+        lcm_sb_printf(&text, "working,0,%.17g%s%s\n", 0.5 + i * 0.2375, discrete ? "," : "",
+                      discrete ? codes[which][i % 2] : "");
     same_as_interpreter(&s, text.s, define ? define : "hoisted_terms", 41 * 4);
     lcm_sb_free(&text);
 }
@@ -515,8 +518,9 @@ static void check_epstein_zin(const char *define)
 int main(void)
 {
     check_float32_csv();
-    check_hoisted_terms(NULL);
-    check_hoisted_terms("health=true");
+    check_hoisted_terms(NULL, "tests/models/hoisted_terms.params.lua", NULL);
+    check_hoisted_terms("health=true", "tests/models/hoisted_terms_health.params.lua", "health");
+    check_hoisted_terms("middle=true", "tests/models/hoisted_terms_middle.params.lua", "fit");
     check_epstein_zin(NULL);
     check_epstein_zin("alpha_by=wealth");
     check_epstein_zin("labor=true");

@@ -18,7 +18,13 @@
 -- for their check though the table holds the continuation (a model like
 -- it failed to compile).  -D extra=true adds a tabled term read where a
 -- hoisted one is built and a constraint that reads a hoisted term (see
--- below).  Checked against the interpreter:
+-- below).  -D middle=true hoists terms of the middle loop, effort, out of
+-- the work loop outside it, as Mahler & Yum's health logit: a Markov state
+-- fit whose probability reads the state and effort (an exp, and a
+-- parameter indexed by effort), and effort's strain (a division), both
+-- computed once per state and effort instead of once per work, effort
+-- capped by wealth (the loop that builds them stops there too).
+-- Checked against the interpreter:
 -- V (tests/integration/test_differential_models.c) and the panel
 -- (test_simulate.c), bit for bit; unit_cost counts the kernel by hand.
 local lcm = require("lcm")
@@ -28,12 +34,23 @@ local with_health = lcm.option("health", false)
 local R = lcm.categorical{ "working", "last", name = "Regime" }
 local Health = lcm.categorical{ "bad", "good", name = "Health" }
 local wealth = lcm.linspace{ start = 0.5, stop = 10, n_points = 9 }
-local states = { wealth = wealth, health = with_health and lcm.discrete(Health) or nil }
+local middle = lcm.option("middle", false)
+local Fit = lcm.categorical{ "unfit", "fit", name = "Fit" }
+local states = { wealth = wealth, health = with_health and lcm.discrete(Health) or nil,
+  fit = middle and lcm.discrete(Fit) or nil }
 local transitions = { wealth = function(saving, interest_rate) return (1 + interest_rate) * saving end }
 if with_health then -- good health is likelier the more is saved
   transitions.health = lcm.markov(function(saving, health_slope)
     local good = 0.3 + health_slope * saving
     return { bad = 1 - good, good = good }
+  end)
+end
+
+if middle then -- fitter the more effort, the richer and the fitter
+  transitions.fit = lcm.markov(function(effort, wealth, fit, effort_gain)
+    local y = effort_gain[effort] * wealth - 1 + fit
+    local p = math.exp(y) / (1 + math.exp(y))
+    return { unfit = 1 - p, fit = p }
   end)
 end
 
@@ -68,6 +85,14 @@ if lcm.option("extra", false) then
       - disutility * work + 0.01 * boost
   end
   constraints = { calm_enough = function(calm) return calm:gt(0.5) end }
+end
+
+if middle then
+  functions.strain = function(effort, wealth, effort_costs) return effort_costs[effort] * lcm.sqrt(wealth) / (1 + wealth) end
+  functions.utility = function(consumption, calm, strain, work, risk_aversion, disutility)
+    return consumption ^ (1 - risk_aversion) / (1 - risk_aversion) + calm - strain * calm - disutility * work
+  end
+  constraints.effort_within = function(effort, wealth) return effort:le(wealth) end
 end
 
 local working = lcm.regime{

@@ -64,6 +64,37 @@ static void check_model(const char *lua, const expect *cases, int n, int tables)
     lcmgen_output_free(&gen);
 }
 
+/* tests/models/hoisted_terms.lua -D middle=true, period 0: what the CPU's
+ * kernel holds beside the GPU's is its hoisted terms' lcm_h, in float64:
+ * calm (to the state) and the utility's sum (to the work loop) at each of
+ * the 40 savings, as in the model without the option, and of the middle
+ * loop, effort, hoisted to the state at each of its 3 levels: its strain
+ * and the two probabilities of fitness (emit.c, "hoisted terms"). */
+static void check_middle_hoisted(void)
+{
+    lcmgen_output gen;
+    lcm_err err = {0};
+    char *path = test_path("tests/models/hoisted_terms.lua");
+    const ir_option middle = {.name = (char *)"middle", .value = (char *)"true"};
+    const lcmgen_inputs in = {.defines = &middle, .ndefines = 1};
+    CHECK_OK(lcmgen_generate(path, &in, &gen, &err));
+    free(path);
+    if (check_failures) return;
+    int k = 0;
+    while (k < gen.model.nkernels && strcmp(gen.model.kernels[k].symbol, "lcm_k0_working")) ++k;
+    CHECK_MSG(k < gen.model.nkernels, "no kernel lcm_k0_working");
+    lcm_kernel_cost gpu, cpu;
+    if (k < gen.model.nkernels) {
+        CHECK_OK(lcm_kernel_cost_of(&gen.model, k, 64, NULL, 1, 0, &gpu, &err));
+        CHECK_OK(lcm_kernel_cost_of(&gen.model, k, 64, NULL, 1, 1, &cpu, &err));
+        CHECK_MSG(cpu.footprint - gpu.footprint == (2 * 40 + 3 * 3) * 8, "lcm_h: %g bytes, expected %d",
+                  cpu.footprint - gpu.footprint, (2 * 40 + 3 * 3) * 8);
+        CHECK_MSG(cpu.calls < gpu.calls, "the CPU's kernel makes %g calls per pair, the GPU's %g", cpu.calls,
+                  gpu.calls);
+    }
+    lcmgen_output_free(&gen);
+}
+
 /* Profiles a cpu solve of `lua`: every kernel that runs takes time, only
  * kernels with a table spend any in tables, and a solve after the profile
  * gives the V of one before it. */
@@ -190,6 +221,7 @@ int main(void)
     hoisted[2] = (expect){"lcm_k0_working", 1, 12 + outer, 4, 2, 0, 9 + 8.0 / 40, 360, 1, 0, 0};
     hoisted[3] = (expect){"lcm_k0_working", 0, 11 + outer, 4, 2, 1, 9 + 8.0 / 40, 360, 1, 0, 0};
     check_model("tests/models/hoisted_terms.lua", hoisted, 4, 1);
+    check_middle_hoisted();
     check_profile("models/tiny.lua", "models/tiny.params.lua", 0);
     check_profile("tests/models/staged_loop.lua", "tests/models/staged_loop.params.lua", 1);
     check_profile("models/precautionary_savings.lua", "models/precautionary_savings.params.lua", 1); /* the expected V */
