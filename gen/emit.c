@@ -1411,9 +1411,8 @@ static void staged_caps_at(emitter *e, int level)
     int variants[2], in = e->innermost, j = in - LVL_ACTION0, any = 0;
     if (level >= in - 1 || in < LVL_ACTION0 || !staged_variants(e, variants)) return;
     for (int c = 0; c < r->nconstraints; ++c) {
-        if (!cap_known_at(e, c, in, level) || !cap_scanned_outside(e, c, in) ||
-            e->lvl[cap_bound(e, r->constraints[c].node, in)] != level)
-            continue;
+        /* a cap's bound has a level, and its scan runs there */
+        if (!cap_scanned_outside(e, c, in) || e->lvl[cap_bound(e, r->constraints[c].node, in)] != level) continue;
         if (!any++) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         char lim[32];
         snprintf(lim, sizeof lim, "lcm_cap%d", c);
