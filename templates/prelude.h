@@ -333,52 +333,55 @@ LCM_DEVICE void lcm_reduce_choices(real *vd, lcm_index *ad, int n)
  * *nan_q and are skipped; the chunk's largest Q wins only when it beats
  * *best (or nothing is chosen yet), and then its first action of that Q
  * (base + i) with that action's own Q (max may return either zero).
- * A chunk of at most LCM_FEW_ACTIONS is folded by that very update, made
- * of selects: the two vector passes and their reductions cost more there
- * than they save (precautionary savings' 10 actions: 30 of the 140 ns a
- * simulated subject's choice took). */
-#define LCM_FEW_ACTIONS 16
+ * The vector passes run over the chunk's first multiple of LCM_BEST_STEP
+ * actions and the rest (at most LCM_BEST_STEP - 1) is folded by that very
+ * update, written with selects: a vector loop's scalar remainder kept its
+ * reductions' lanes in memory, one store and reload per action, and a
+ * short chunk costs more in the two passes than it saves (Mahler & Yum's
+ * 50 savings: this fold went from 36% to 26% of its kernel's time). */
+#define LCM_BEST_STEP 8
 LCM_DEVICE void lcm_best_of(const real *LCM_RESTRICT q, const lcm_feas *LCM_RESTRICT ok, int n, lcm_index base,
                             real *best, lcm_index *best_a, int *nan_q)
 {
-    if (n <= LCM_FEW_ACTIONS) {
-        real b = *best;
-        lcm_index ba = *best_a;
-        int nan_few = 0;
-        /* the constant bound: without it gcc 13.3 at -O2 warned of an
-         * "iteration 17" (saving_choice, the GPU machine's cc) */
-        for (int i = 0; i < LCM_FEW_ACTIONS && i < n; ++i) {
-            const real qi = q[i];
-            const int f = ok[i] != 0, num = qi == qi;
-            const int take = f & num & (qi > b || ba < 0);
-            nan_few |= f & !num;
-            b = take ? qi : b;
-            ba = take ? base + i : ba;
-        }
-        if (nan_few) *nan_q = 1;
-        *best = b, *best_a = ba;
-        return;
-    }
-    real top = -LCM_INF;
-    lcm_feas any = 0, nan_seen = 0; /* as wide as q's lanes, as f and num are */
+    real b = *best;
+    lcm_index ba = *best_a;
+    int nan_few = 0;
+    const int m = n & ~(LCM_BEST_STEP - 1); /* the vector passes' share */
+    if (m > 0) {
+        real top = -LCM_INF;
+        lcm_feas any = 0, nan_seen = 0; /* as wide as q's lanes, as f and num are */
 #pragma omp simd reduction(max : top) reduction(| : any, nan_seen)
-    for (int i = 0; i < n; ++i) {
-        const lcm_feas f = ok[i], num = q[i] == q[i];
-        nan_seen |= f & !num;
-        any |= f & num;
-        const real v = (f & num) ? q[i] : -LCM_INF;
-        top = top > v ? top : v;
-    }
-    if (nan_seen) *nan_q = 1;
-    if (!any || !(top > *best || *best_a < 0)) return;
-    int first = n;
+        for (int i = 0; i < m; ++i) {
+            const lcm_feas f = ok[i], num = q[i] == q[i];
+            nan_seen |= f & !num;
+            any |= f & num;
+            const real v = (f & num) ? q[i] : -LCM_INF;
+            top = top > v ? top : v;
+        }
+        nan_few = nan_seen != 0;
+        if (any && (top > b || ba < 0)) {
+            int first = m;
 #pragma omp simd reduction(min : first)
-    for (int i = 0; i < n; ++i) {
-        const int at = (ok[i] && q[i] == top) ? i : n;
-        first = first < at ? first : at;
+            for (int i = 0; i < m; ++i) {
+                const int at = (ok[i] && q[i] == top) ? i : m;
+                first = first < at ? first : at;
+            }
+            b = q[first];
+            ba = base + first;
+        }
     }
-    *best = q[first];
-    *best_a = base + first;
+    /* the constant bound: without one gcc 13.3 at -O2 warned of an
+     * "iteration 17" (saving_choice, the GPU machine's cc) */
+    for (int i = m; i < m + LCM_BEST_STEP && i < n; ++i) {
+        const real qi = q[i];
+        const int f = ok[i] != 0, num = qi == qi;
+        const int take = f & num & (qi > b || ba < 0);
+        nan_few |= f & !num;
+        b = take ? qi : b;
+        ba = take ? base + i : ba;
+    }
+    if (nan_few) *nan_q = 1;
+    *best = b, *best_a = ba;
 }
 #endif
 
