@@ -35,11 +35,13 @@ int main(void)
 {
     const real values[] = {-LCM_INF, LCM_INF, NAN, 0.0, -0.0, 1.0, 1.0, 2.5, -3.0, -1e300, 1e-300};
     const int nvalues = (int)(sizeof values / sizeof *values);
-    real q[64];
-    lcm_feas ok[64];
+    real q[600];
+    lcm_feas ok[600];
     int cases = 0;
     for (int trial = 0; trial < 200000; ++trial) {
-        int n = 1 + (int)(next() % 64), feasible_share = (int)(next() % 5); /* 0: none feasible .. 4: all */
+        /* mostly up to 64 (the vector passes' share and the remainder
+         * folded by the update), sometimes a staged loop's longest chunks */
+        int n = 1 + (int)(next() % (trial % 8 ? 64u : 600u)), feasible_share = (int)(next() % 5); /* 0: none feasible .. 4: all */
         for (int i = 0; i < n; ++i) {
             q[i] = values[next() % (unsigned)nvalues];
             ok[i] = (lcm_feas)((int)(next() % 4) < feasible_share);
