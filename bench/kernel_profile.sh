@@ -16,7 +16,8 @@
 # machine's speed drifts between runs: compare shares, before and after a
 # change, where times differ by less than that drift.  Prints; asserts
 # nothing.  Needs perf and addr2line (binutils).  The files stay in
-# $PROFILE_DIR (default: a new temporary directory, printed at the end).
+# $PROFILE_DIR, a new or empty directory (default: a new temporary one),
+# printed at the end.
 set -eu
 if [ $# -lt 2 ]; then
   echo "usage: sh bench/kernel_profile.sh BUILD_DIR MODEL [lcm solve options...]" >&2
@@ -29,8 +30,18 @@ for tool in perf addr2line; do
   command -v "$tool" >/dev/null 2>&1 || { echo "kernel_profile.sh: $tool is not installed" >&2; exit 1; }
 done
 [ -x "$BUILD/bin/lcm" ] || { echo "kernel_profile.sh: no $BUILD/bin/lcm (build first)" >&2; exit 1; }
-DIR=${PROFILE_DIR:-$(mktemp -d)}
-mkdir -p "$DIR"
+# a directory of its own: PROFILE_DIR may not name one that holds files
+# (the profile would overwrite them)
+if [ -n "${PROFILE_DIR:-}" ]; then
+  if [ -e "$PROFILE_DIR" ] && { [ ! -d "$PROFILE_DIR" ] || [ -n "$(ls -A "$PROFILE_DIR")" ]; }; then
+    echo "kernel_profile.sh: PROFILE_DIR '$PROFILE_DIR' exists and is not an empty directory; name a new one" >&2
+    exit 2
+  fi
+  mkdir -p "$PROFILE_DIR"
+  DIR=$PROFILE_DIR
+else
+  DIR=$(mktemp -d)
+fi
 DIR=$(cd "$DIR" && pwd)
 
 # the compiler wrapper: -g, then copies of what it compiled
@@ -47,7 +58,6 @@ ${LCM_CC:-${CC:-cc}} -g "\$@" || exit \$?
 [ -z "\$src" ] || cp "\$src" "$DIR/kernels.c"
 EOF
 chmod +x "$DIR/cc-g.sh"
-rm -rf "$DIR/cache" "$DIR/kernel.so"
 
 LCM_CC="$DIR/cc-g.sh" LCM_CACHE_DIR="$DIR/cache" \
   perf record -q -o "$DIR/perf.data" "$BUILD/bin/lcm" solve "$MODEL" --backend cpu --out "$DIR/solution.h5" "$@" \

@@ -31,5 +31,13 @@ lines=$(wc -l < "$work/p/kernels.c")
 bad=$(echo "$out" | sed -n '/^by line/,/^files/p' | grep '%' | awk -v n="$lines" '{ k = split($2, p, ":"); if (p[k] + 0 < 1 || p[k] + 0 > n) print }')
 check "every line named is one of kernels.c's $lines lines" '[ -z "$bad" ]'
 
+# a PROFILE_DIR that holds files is refused, its files untouched
+mkdir -p "$work/full/cache" && echo keep > "$work/full/cache/mine" && echo keep > "$work/full/perf.data"
+PROFILE_DIR="$work/full" sh "$SRC/bench/kernel_profile.sh" "$(dirname "$(dirname "$LCM")")" \
+  "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" > "$work/refused.out" 2>&1
+rc=$?
+check "a PROFILE_DIR with files is refused (exit 2)" '[ $rc -eq 2 ] && grep -q "is not an empty directory" "$work/refused.out"'
+check "and its files are kept" '[ "$(cat "$work/full/cache/mine" "$work/full/perf.data")" = "$(printf "keep\nkeep")" ]'
+
 rm -rf "$work"
 exit $fail
