@@ -1,0 +1,60 @@
+#!/bin/bash
+# scripts/device-acceptance.sh, the prepared run for a session lent a GPU,
+# kept working between such sessions: every step on the cpu backend at
+# QUICK sizes.  Each step that runs exits 0 and prints its figures; the
+# GPU-only steps say they are skipped; FVV's V equals the hand-written
+# program's; a step past the deadline is skipped, not run; a bad STEPS or
+# an output directory of an earlier run is refused before anything runs.
+set -u
+LCM=$1 SRC=$3 BIN=$4
+BUILD=$(dirname "$(dirname "$LCM")")
+fail=0
+check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+work=$(mktemp -d "$BIN/device-acceptance-XXXXXX")
+
+BACKEND=cpu QUICK=1 sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/run" > "$work/out.txt" 2>&1
+rc=$?
+cat "$work/out.txt"
+S=$work/run/summary.txt
+check "the run exits 0" '[ $rc -eq 0 ]'
+check "it keeps the whole log" '[ -s "$work/run/all.log" ]'
+for s in device sim_ps10_f64 sim_ps10_f32 sim_ps200 start_tiny ps4000_f64 ps4000_f32 fvv15000; do
+  check "step $s ran and exited 0" 'grep -q "^== $s: exit 0, " "$S"'
+done
+for s in gpu_tests sanitizer; do
+  check "step $s is skipped on the cpu" 'grep -q "^== $s: skipped (BACKEND=cpu" "$S"'
+done
+# the figures each step is there for, in the summary
+figure() { sed -n "/^== $1:/,/^== /p" "$S" | grep -qE "$2"; }
+check "sim_ps10_f64: the simulation's median" 'figure sim_ps10_f64 "^  simulate +[0-9.]+ s \(lcm_simulate"'
+check "sim_ps10_f32: in float32" 'figure sim_ps10_f32 "^  backend +cpu, float32"'
+check "sim_ps10_f64: peak host memory and the panel's size" 'figure sim_ps10_f64 "^  peak host memory +[0-9.]+ MiB \(the panel"'
+check "sim_ps200: the whole process" 'figure sim_ps200 "^  whole process +[0-9.]+ s"'
+check "start_tiny: the whole process" 'figure start_tiny "^  whole process +[0-9.]+ s"'
+check "ps4000_f64: pairs per second" 'figure ps4000_f64 "^  throughput +[0-9.e+]+ state-action pairs / s"'
+check "ps4000_f64: a roofline row per kernel" 'figure ps4000_f64 "^    lcm_k0_alive "'
+check "fvv15000: the ratio to the hand-written program" 'figure fvv15000 "parameters fixed +solve median [0-9.]+ s: [0-9.]+x the hand-written"'
+worst=$(sed -n 's/.*V, cpu: [0-9]* values, largest |lcm - hand-written| \([0-9.e+-]*\).*/\1/p' "$S")
+check "fvv15000: V as the hand-written program's (largest difference '$worst')" \
+  '[ -n "$worst" ] && awk -v w="$worst" "BEGIN { exit !(w <= 1e-12) }"'
+check "the summary ends with the run's time" 'tail -1 "$S" | grep -q "^== done in [0-9]* s (deadline 560 s), backend cpu, QUICK sizes"'
+
+# past the deadline: skipped, not run
+BACKEND=cpu QUICK=1 DEADLINE=5 STEPS="device sim_ps10" sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/late" \
+  > /dev/null 2>&1
+check "a step with too little of the deadline left is skipped" \
+  'grep -q "^== sim_ps10_f64: skipped ([0-9-]* s of the deadline left)" "$work/late/summary.txt"'
+
+# refused before anything runs: an unknown step, an earlier run's directory
+BACKEND=cpu STEPS="device warp_speed" sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/bad" > "$work/bad.txt" 2>&1
+rc=$?
+check "an unknown step is refused (exit 2), naming it" '[ $rc -eq 2 ] && grep -q "no step .warp_speed." "$work/bad.txt"'
+check "and nothing is written" '[ ! -e "$work/bad" ]'
+cp "$S" "$work/kept.txt"
+BACKEND=cpu QUICK=1 STEPS=device sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/run" > "$work/again.txt" 2>&1
+rc=$?
+check "a directory holding an earlier run is refused (exit 2)" '[ $rc -eq 2 ] && grep -q "name a new or empty directory" "$work/again.txt"'
+check "and the earlier summary is kept" 'cmp -s "$S" "$work/kept.txt"'
+
+rm -rf "$work"
+exit $fail
