@@ -56,6 +56,8 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "device-acceptance.sh: no build directory '$1'" >&2; exit 2; }
 [ -x "$BUILD/bin/lcm" ] && [ -x "$BUILD/bin/bench_simulate" ] ||
   { echo "device-acceptance.sh: $BUILD has no bin/lcm or bin/bench_simulate (build first)" >&2; exit 2; }
+# the steps' commands quote paths with ' (sh -c): a path holding one is refused
+case "$SRC$BUILD$2" in *\'*) echo "device-acceptance.sh: a path holds a quote ('); use another" >&2; exit 2 ;; esac
 BACKEND=${BACKEND:-cuda}
 case $BACKEND in cuda|cpu) ;; *) echo "device-acceptance.sh: BACKEND must be cuda or cpu, not '$BACKEND'" >&2; exit 2 ;; esac
 QUICK=${QUICK:-0}
@@ -109,9 +111,11 @@ step() {
   t0=$(now)
   cmd=$(echo "$cmd" | tr -s ' ')
   printf '\n== %s (limit %s s): %s\n' "$name" "$limit" "$cmd" >> "$LOG"
-  timeout "$limit" sh -c "$cmd" > "$WORK/step.log" 2>&1
+  before=$(wc -l < "$LOG")
+  # straight into the log: a run stopped from outside keeps what the step printed
+  timeout "$limit" sh -c "$cmd" >> "$LOG" 2>&1
   rc=$?
-  cat "$WORK/step.log" >> "$LOG"
+  tail -n "+$((before + 1))" "$LOG" > "$WORK/step.log"
   how="exit $rc"
   [ $rc -eq 124 ] && how="stopped at its limit of $limit s"
   [ $rc -eq 77 ] && how="skipped (exit 77)"

@@ -3,8 +3,9 @@
 # kept working between such sessions: every step on the cpu backend at
 # QUICK sizes.  Each step that runs exits 0 and prints its figures; the
 # GPU-only steps say they are skipped; FVV's V equals the hand-written
-# program's; a step past the deadline is skipped, not run; a bad STEPS or
-# an output directory of an earlier run is refused before anything runs.
+# program's; a step past the deadline is skipped, not run; a bad STEPS, a
+# path with a quote or an output directory of an earlier run is refused
+# before anything runs.
 set -u
 LCM=$1 SRC=$3 BIN=$4
 BUILD=$(dirname "$(dirname "$LCM")")
@@ -50,6 +51,10 @@ BACKEND=cpu STEPS="device warp_speed" sh "$SRC/scripts/device-acceptance.sh" "$B
 rc=$?
 check "an unknown step is refused (exit 2), naming it" '[ $rc -eq 2 ] && grep -q "no step .warp_speed." "$work/bad.txt"'
 check "and nothing is written" '[ ! -e "$work/bad" ]'
+BACKEND=cpu sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/it's" > "$work/quote.txt" 2>&1
+rc=$?
+check "a path with a quote, which the steps' commands cannot hold, is refused (exit 2)" \
+  '[ $rc -eq 2 ] && grep -q "holds a quote" "$work/quote.txt" && [ ! -e "$work/it'"'"'s" ]'
 cp "$S" "$work/kept.txt"
 BACKEND=cpu QUICK=1 STEPS=device sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/run" > "$work/again.txt" 2>&1
 rc=$?
