@@ -113,9 +113,14 @@ int bench_model_arg(const char *prog, int argc, char **argv, int *i, bench_model
 {
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : "";
     lcm_err err = {0};
-    if (!strcmp(a, "-D") && m->ndefs < 16) {
+    const int max = (int)(sizeof m->defs / sizeof *m->defs);
+    if ((!strcmp(a, "-D") && m->ndefs == max) || (!strcmp(a, "--fix") && m->nfixes == max)) {
+        lcm_fail(&err, LCM_E_USAGE, "at most %d %s options", max, a);
+        bench_die(prog, &err);
+    }
+    if (!strcmp(a, "-D")) {
         if (lcmgen_parse_define(v, &m->defs[m->ndefs++], &err)) bench_die(prog, &err);
-    } else if (!strcmp(a, "--fix") && m->nfixes < 16) { /* as lcm solve --fix: the value may come from --params */
+    } else if (!strcmp(a, "--fix")) { /* as lcm solve --fix: the value may come from --params */
         if (lcmgen_parse_fix(v, &m->fixes[m->nfixes++], &err)) bench_die(prog, &err);
     } else if (!strcmp(a, "--precision")) m->so.precision = atoi(v);
     else if (!strcmp(a, "--backend")) m->so.backend = lcm_backend_by_name(v);
@@ -124,4 +129,10 @@ int bench_model_arg(const char *prog, int argc, char **argv, int *i, bench_model
     else return 0;
     ++*i;
     return 1;
+}
+
+void bench_model_args_free(bench_model_args *m)
+{
+    for (int i = 0; i < m->ndefs; ++i) free(m->defs[i].name), free(m->defs[i].value);
+    for (int i = 0; i < m->nfixes; ++i) free(m->fixes[i].name), free(m->fixes[i].value);
 }

@@ -31,6 +31,8 @@ typedef struct bench_model_args {
  * bench_model_args' options: 1, with *i on the value; else 0.  A -D or
  * --fix that does not parse ends the program (bench_die, as prog). */
 int bench_model_arg(const char *prog, int argc, char **argv, int *i, bench_model_args *m);
+/* Frees what bench_model_arg took (the -D and --fix strings). */
+void bench_model_args_free(bench_model_args *m);
 
 /* Prints "<prog>: <message>" and exits with the error's code. */
 void bench_die(const char *prog, const lcm_err *err);

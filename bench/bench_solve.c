@@ -339,7 +339,6 @@ int main(int argc, char **argv)
     lcm_pv_free(params);
     lcm_model_free(model);
     lcmgen_output_free(&gen);
-    for (int i = 0; i < ma.ndefs; ++i) free(ma.defs[i].name), free(ma.defs[i].value);
-    for (int i = 0; i < ma.nfixes; ++i) free(ma.fixes[i].name), free(ma.fixes[i].value);
+    bench_model_args_free(&ma);
     return 0;
 }

@@ -105,7 +105,7 @@ step() {
   limit=$cap
   [ "$left" -lt "$limit" ] && limit=$left
   if [ "$limit" -lt 10 ]; then
-    printf '== %s: skipped (%s s of the deadline left)\n' "$name" "$left" >> "$SUMMARY"
+    skipped "$name" "$left s of the deadline left"
     return
   fi
   t0=$(now)
@@ -123,10 +123,11 @@ step() {
   grep -E "$pattern" "$WORK/step.log" | sed 's/^/  /' >> "$SUMMARY"
 }
 
-# a step that needs a GPU, on the cpu backend
-gpu_only() {
-  printf '== %s: skipped (BACKEND=cpu: it needs a GPU)\n' "$1" >> "$SUMMARY"
+# skipped NAME WHY: a step that does not run here
+skipped() {
+  printf '== %s: skipped (%s)\n' "$1" "$2" >> "$SUMMARY"
 }
+NEEDS_GPU="BACKEND=cpu: it needs a GPU"
 
 SIM_FIGURES='^(model|backend|subjects|simulate|  its parts|throughput|peak|whole process|write)'
 SOLVE_FIGURES='^(model|backend|work|compile|solver|whole process|bare CUDA|solve |throughput|peak|  peaks|  lcm_k)'
@@ -137,7 +138,7 @@ for s in $STEPS; do
     step device 30 '.' "nvidia-smi -L && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo 'no GPU (nvidia-smi)'; \
       (nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | tail -2; echo \"\$(nproc) cores, \$(uname -m)\"" ;;
   gpu_tests)
-    if [ "$BACKEND" = cpu ]; then gpu_only gpu_tests; continue; fi
+    if [ "$BACKEND" = cpu ]; then skipped gpu_tests "$NEEDS_GPU"; continue; fi
     step gpu_tests 150 'tests passed|tests failed|\(Failed\)|\*\*\*' \
       "ctest --test-dir '$BUILD' -L gpu --output-on-failure" ;;
   sim_ps10)
@@ -162,22 +163,16 @@ for s in $STEPS; do
   fvv15000)
     step fvv15000 75 '.' "FVV_BACKENDS=$BACKEND sh '$SRC/bench/fvv.sh' '$BUILD' $FVV_NX 3" ;;
   sanitizer)
-    if [ "$BACKEND" = cpu ]; then gpu_only sanitizer; continue; fi
+    if [ "$BACKEND" = cpu ]; then skipped sanitizer "$NEEDS_GPU"; continue; fi
     step sanitizer 150 '^(ok|FAILED|no GPU|compute-sanitizer)|^=========' \
       "MODELS='${SANITIZER_MODELS:-tiny precautionary_savings}' PRECISIONS='${SANITIZER_PRECISIONS:-64}' \
         bash '$SRC/scripts/compute-sanitizer.sh' '$BUILD'" ;;
   mahler_yum)
-    if [ "$QUICK" = 1 ]; then
-      printf '== mahler_yum: skipped (QUICK: the full model takes minutes on a cpu)\n' >> "$SUMMARY"
-      continue
-    fi
+    if [ "$QUICK" = 1 ]; then skipped mahler_yum "QUICK: the full model takes minutes on a cpu"; continue; fi
     step mahler_yum 150 '^(==|compile|whole process|period|lcm:|\(no )|largest \|z\|' \
       "sh '$SRC/bench/mahler_yum.sh' '$BUILD' $BACKEND '$WORK/mahler_yum'" ;;
   suite)
-    if [ "$QUICK" = 1 ]; then
-      printf '== suite: skipped (QUICK: the test that runs this script is part of it)\n' >> "$SUMMARY"
-      continue
-    fi
+    if [ "$QUICK" = 1 ]; then skipped suite "QUICK: the test that runs this script is part of it"; continue; fi
     step suite 600 'tests passed|tests failed|\(Failed\)|\(Timeout\)|\(SEGFAULT\)|\(Subprocess' \
       "ctest --test-dir '$BUILD' -j $(nproc) --timeout 300" ;;
   esac
