@@ -31,9 +31,10 @@ if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L 2>/dev/null | grep -q 
 fi
 
 out=$B/compute-sanitizer
+case $out in /*) ;; *) out=$(pwd)/$out ;; esac # BUILD_DIR may be absolute
 rm -rf "$out"
 mkdir -p "$out"
-export LCM_CACHE_DIR=$(pwd)/$out/cache
+export LCM_CACHE_DIR=$out/cache
 
 fail=0
 for model in models/*.lua; do

@@ -8,9 +8,12 @@
 #
 #   sh scripts/device-acceptance.sh BUILD_DIR OUT_DIR
 #
-# OUT_DIR gets two files: summary.txt (each step: its command, exit status,
-# seconds and the lines that hold its figures) and all.log (every step's
-# whole output).  Both are written as the steps go.
+# OUT_DIR (new, or without a summary.txt or all.log) gets two files:
+# summary.txt (each step: its command, exit status, seconds and the lines
+# that hold its figures; a failed step's last lines) and all.log (every
+# step's whole output).  Both are written as the steps go.  Exit status: 0
+# when every step that ran exited 0 (or 77, a skip), 1 when one failed or
+# was stopped at its limit, 2 for bad arguments (nothing written).
 #
 # Environment:
 #   STEPS     the steps to run, in this order (default: all of them, below)
@@ -21,7 +24,9 @@
 #             backend and the GPU-only ones (gpu_tests, sanitizer) are
 #             skipped, which is how tests/integration/test_device_acceptance.sh
 #             keeps this script working between the sessions that have a GPU
-#   QUICK=1   small sizes (the test's): every step's command, little work
+#   QUICK=1   small sizes (the test's): little work; the full model of
+#             mahler_yum and the suite are skipped
+#   DRY_RUN=1 prints each step's command and runs nothing
 #
 # On the device machine (no Lua, HDF5 or MPI there), from the checkout's
 # root, after `sh ../shared/tools/gpu-bundle.sh` here and with build-gpu
@@ -48,46 +53,68 @@
 #                 V against pylcm's, simulate
 #   suite         the whole test suite with the device present
 set -u
-if [ $# -ne 2 ]; then
-  echo "usage: sh scripts/device-acceptance.sh BUILD_DIR OUT_DIR" >&2
-  exit 2
-fi
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "device-acceptance.sh: no build directory '$1'" >&2; exit 2; }
-[ -x "$BUILD/bin/lcm" ] && [ -x "$BUILD/bin/bench_simulate" ] ||
-  { echo "device-acceptance.sh: $BUILD has no bin/lcm or bin/bench_simulate (build first)" >&2; exit 2; }
-# the steps' commands quote paths with ' (sh -c): a path holding one is refused
-case "$SRC$BUILD$2" in *\'*) echo "device-acceptance.sh: a path holds a quote ('); use another" >&2; exit 2 ;; esac
-BACKEND=${BACKEND:-cuda}
-case $BACKEND in cuda|cpu) ;; *) echo "device-acceptance.sh: BACKEND must be cuda or cpu, not '$BACKEND'" >&2; exit 2 ;; esac
-QUICK=${QUICK:-0}
-DEADLINE=${DEADLINE:-560}
-case $DEADLINE in ''|*[!0-9]*) echo "device-acceptance.sh: DEADLINE must be whole seconds, not '$DEADLINE'" >&2; exit 2 ;; esac
-ALL_STEPS="device gpu_tests sim_ps10 sim_ps200 start_tiny ps4000 fvv15000 sanitizer mahler_yum suite"
-STEPS=${STEPS:-$ALL_STEPS}
-for s in $STEPS; do
-  case " $ALL_STEPS " in *" $s "*) ;; *) echo "device-acceptance.sh: no step '$s' (steps: $ALL_STEPS)" >&2; exit 2 ;; esac
+unset CDPATH
+die() { echo "device-acceptance.sh: $*" >&2; exit 2; }
+[ $# -eq 2 ] || die "usage: sh scripts/device-acceptance.sh BUILD_DIR OUT_DIR"
+SRC=$(cd -P -- "$(dirname -- "$0")/.." && pwd)
+BUILD=$(cd -P -- "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+for b in lcm bench_solve bench_simulate; do
+  [ -x "$BUILD/bin/$b" ] || die "$BUILD has no bin/$b (build first)"
 done
+BACKEND=${BACKEND:-cuda}
+case $BACKEND in cuda|cpu) ;; *) die "BACKEND must be cuda or cpu, not '$BACKEND'" ;; esac
+QUICK=${QUICK:-0}
+case $QUICK in 0|1) ;; *) die "QUICK must be 0 or 1, not '$QUICK'" ;; esac
+DRY_RUN=${DRY_RUN:-0}
+case $DRY_RUN in 0|1) ;; *) die "DRY_RUN must be 0 or 1, not '$DRY_RUN'" ;; esac
+DEADLINE=${DEADLINE:-560}
+# whole seconds, read as decimal (a leading 0 would make the shell read octal)
+case $DEADLINE in ''|*[!0-9]*|???????*) die "DEADLINE must be whole seconds (at most 6 digits), not '$DEADLINE'" ;; esac
+DEADLINE=${DEADLINE#"${DEADLINE%%[!0]*}"}
+DEADLINE=${DEADLINE:-0}
+SANITIZER_MODELS=${SANITIZER_MODELS:-tiny precautionary_savings}
+SANITIZER_PRECISIONS=${SANITIZER_PRECISIONS:-64}
+for model in $SANITIZER_MODELS; do
+  [ -f "$SRC/models/$model.lua" ] || die "SANITIZER_MODELS names '$model', not a model of models/"
+done
+for p in $SANITIZER_PRECISIONS; do
+  case $p in 64|32) ;; *) die "SANITIZER_PRECISIONS must be 64 and/or 32, not '$p'" ;; esac
+done
+ALL_STEPS="device gpu_tests sim_ps10 sim_ps200 start_tiny ps4000 fvv15000 sanitizer mahler_yum suite"
+STEPS=${STEPS-$ALL_STEPS}
+set -f # the names are words, not file patterns
+seen=" "
+for s in $STEPS; do
+  case " $ALL_STEPS " in *" $s "*) ;; *) die "no step '$s' (steps: $ALL_STEPS)" ;; esac
+  case $seen in *" $s "*) die "STEPS names '$s' twice" ;; esac
+  seen="$seen$s "
+done
+[ "$seen" != " " ] || die "STEPS names no step (steps: $ALL_STEPS)"
+# the steps' commands quote paths with ' (sh -c): a path holding one is refused
+WORK=$(mktemp -d) || die "no temporary directory (TMPDIR)"
+trap 'rm -rf "$WORK"' EXIT
+case "$SRC$BUILD$WORK$2" in *\'*) die "a path holds a quote ('); use another" ;; esac
 # the two files, new: a run never mixes its figures with an earlier one's
 if [ -e "$2/summary.txt" ] || [ -e "$2/all.log" ]; then
-  echo "device-acceptance.sh: '$2' holds a summary.txt or all.log already; name a new or empty directory" >&2
-  exit 2
+  die "'$2' holds a summary.txt or all.log already; name a new or empty directory"
 fi
-mkdir -p "$2" || exit 2
-OUT=$(cd "$2" && pwd)
+if [ "$DRY_RUN" = 1 ]; then
+  OUT=$WORK
+else
+  mkdir -p -- "$2" 2>/dev/null || die "cannot make the directory '$2'"
+  OUT=$(cd -P -- "$2" && pwd)
+fi
 SUMMARY=$OUT/summary.txt
 LOG=$OUT/all.log
 : > "$SUMMARY"
 : > "$LOG"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 export LCM_CACHE_DIR="$WORK/cache" # the steps share compiled solvers, and nothing of earlier runs
 
 now() { date +%s; }
 START=$(now)
 M=$SRC/models
-PS="$M/precautionary_savings.lua --params $M/precautionary_savings.params.lua"
-PS_SIM="$PS --initial $M/precautionary_savings.initial.csv"
+PS="'$M/precautionary_savings.lua' --params '$M/precautionary_savings.params.lua'"
+PS_SIM="$PS --initial '$M/precautionary_savings.initial.csv'"
 
 # the sizes: the issues' cases, or QUICK's
 if [ "$QUICK" = 1 ]; then
@@ -96,11 +123,18 @@ else
   SUBJ_10=1000000 SUBJ_200=500000 GRID_200=200 GRID_4000=4000 FVV_NX=15000 REPEAT=5
 fi
 
+failed=0
 # step NAME CAP PATTERN COMMAND: runs the shell command (sh -c) under
 # min(CAP, what is left of the deadline) seconds; its output goes to all.log
-# and the lines matching the extended regex PATTERN to the summary
+# and the lines matching the extended regex PATTERN to the summary (and a
+# failed step's last lines)
 step() {
   name=$1 cap=$2 pattern=$3 cmd=$4
+  shown=$(printf '%s\n' "$cmd" | tr -s ' ') # the command on one line, for reading
+  if [ "$DRY_RUN" = 1 ]; then
+    printf '== %s: would run (at most %s s): %s\n' "$name" "$cap" "$shown"
+    return
+  fi
   left=$((DEADLINE - ($(now) - START)))
   limit=$cap
   [ "$left" -lt "$limit" ] && limit=$left
@@ -109,18 +143,29 @@ step() {
     return
   fi
   t0=$(now)
-  cmd=$(echo "$cmd" | tr -s ' ')
-  printf '\n== %s (limit %s s): %s\n' "$name" "$limit" "$cmd" >> "$LOG"
+  printf '\n== %s (limit %s s): %s\n' "$name" "$limit" "$shown" >> "$LOG"
   before=$(wc -l < "$LOG")
-  # straight into the log: a run stopped from outside keeps what the step printed
-  timeout "$limit" sh -c "$cmd" >> "$LOG" 2>&1
+  # straight into the log: a run stopped from outside keeps what the step
+  # printed.  timeout leads a process group of its own; whatever of the
+  # group outlives it (a child that ignored the TERM) is killed after it
+  timeout -k 5 "$limit" sh -c "$cmd" >> "$LOG" 2>&1 &
+  tpid=$!
+  wait "$tpid"
   rc=$?
+  kill -s KILL -- "-$tpid" 2>/dev/null
   tail -n "+$((before + 1))" "$LOG" > "$WORK/step.log"
-  how="exit $rc"
-  [ $rc -eq 124 ] && how="stopped at its limit of $limit s"
-  [ $rc -eq 77 ] && how="skipped (exit 77)"
-  printf '== %s: %s, %s s: %s\n' "$name" "$how" "$(($(now) - t0))" "$cmd" >> "$SUMMARY"
+  case $rc in
+  0) how="exit 0" ;;
+  77) how="skipped (exit 77)" ;;
+  124|137) how="stopped at its limit of $limit s" failed=1 ;;
+  *) how="exit $rc" failed=1 ;;
+  esac
+  printf '== %s: %s, %s s: %s\n' "$name" "$how" "$(($(now) - t0))" "$shown" >> "$SUMMARY"
   grep -E "$pattern" "$WORK/step.log" | sed 's/^/  /' >> "$SUMMARY"
+  if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+    echo "  (its last lines:)" >> "$SUMMARY"
+    tail -n 5 "$WORK/step.log" | sed 's/^/  | /' >> "$SUMMARY"
+  fi
 }
 
 # skipped NAME WHY: a step that does not run here
@@ -130,7 +175,9 @@ skipped() {
 NEEDS_GPU="BACKEND=cpu: it needs a GPU"
 
 SIM_FIGURES='^(model|backend|subjects|simulate|  its parts|throughput|peak|whole process|write)'
-SOLVE_FIGURES='^(model|backend|work|compile|solver|whole process|bare CUDA|solve |throughput|peak|  peaks|  lcm_k)'
+SOLVE_FIGURES='^(model|backend|work|compile|solver|whole process|bare CUDA|solve |throughput|peak|  peaks|  kernel |  lcm_k)'
+# ctest: the count, and each test that failed, timed out or did not run
+CTEST_FIGURES='tests passed|tests failed|\*\*\*|\((Failed|Skipped|Timeout|SEGFAULT|Subprocess|Not Run)'
 
 for s in $STEPS; do
   case $s in
@@ -139,8 +186,7 @@ for s in $STEPS; do
       (nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | tail -2; echo \"\$(nproc) cores, \$(uname -m)\"" ;;
   gpu_tests)
     if [ "$BACKEND" = cpu ]; then skipped gpu_tests "$NEEDS_GPU"; continue; fi
-    step gpu_tests 150 'tests passed|tests failed|\(Failed\)|\*\*\*' \
-      "ctest --test-dir '$BUILD' -L gpu --output-on-failure" ;;
+    step gpu_tests 150 "$CTEST_FIGURES" "ctest --test-dir '$BUILD' -L gpu --output-on-failure" ;;
   sim_ps10)
     for p in 64 32; do
       step "sim_ps10_f$p" 45 "$SIM_FIGURES" \
@@ -153,7 +199,7 @@ for s in $STEPS; do
         -D wealth_points=$GRID_200 -D consumption_points=$GRID_200 --repeat $REPEAT --write-repeat 1 --whole-repeat 3" ;;
   start_tiny)
     step start_tiny 40 "$SOLVE_FIGURES" \
-      "'$BUILD/bin/bench_solve' $M/tiny.lua --params $M/tiny.params.lua --backend $BACKEND --repeat 5" ;;
+      "'$BUILD/bin/bench_solve' '$M/tiny.lua' --params '$M/tiny.params.lua' --backend $BACKEND --repeat 5" ;;
   ps4000)
     for p in 64 32; do
       step "ps4000_f$p" 45 "$SOLVE_FIGURES" \
@@ -165,18 +211,18 @@ for s in $STEPS; do
   sanitizer)
     if [ "$BACKEND" = cpu ]; then skipped sanitizer "$NEEDS_GPU"; continue; fi
     step sanitizer 150 '^(ok|FAILED|no GPU|compute-sanitizer)|^=========' \
-      "MODELS='${SANITIZER_MODELS:-tiny precautionary_savings}' PRECISIONS='${SANITIZER_PRECISIONS:-64}' \
-        bash '$SRC/scripts/compute-sanitizer.sh' '$BUILD'" ;;
+      "MODELS='$SANITIZER_MODELS' PRECISIONS='$SANITIZER_PRECISIONS' bash '$SRC/scripts/compute-sanitizer.sh' '$BUILD'" ;;
   mahler_yum)
     if [ "$QUICK" = 1 ]; then skipped mahler_yum "QUICK: the full model takes minutes on a cpu"; continue; fi
     step mahler_yum 150 '^(==|compile|whole process|period|lcm:|\(no )|largest \|z\|' \
       "sh '$SRC/bench/mahler_yum.sh' '$BUILD' $BACKEND '$WORK/mahler_yum'" ;;
   suite)
     if [ "$QUICK" = 1 ]; then skipped suite "QUICK: the test that runs this script is part of it"; continue; fi
-    step suite 600 'tests passed|tests failed|\(Failed\)|\(Timeout\)|\(SEGFAULT\)|\(Subprocess' \
-      "ctest --test-dir '$BUILD' -j $(nproc) --timeout 300" ;;
+    step suite 600 "$CTEST_FIGURES" "ctest --test-dir '$BUILD' -j $(nproc) --timeout 300" ;;
   esac
 done
-printf '== done in %s s (deadline %s s), backend %s%s\n' "$(($(now) - START))" "$DEADLINE" "$BACKEND" \
-  "$([ "$QUICK" = 1 ] && echo ', QUICK sizes')" >> "$SUMMARY"
+[ "$DRY_RUN" = 1 ] && exit 0
+printf '== done in %s s (deadline %s s), backend %s%s%s\n' "$(($(now) - START))" "$DEADLINE" "$BACKEND" \
+  "$([ "$QUICK" = 1 ] && echo ', QUICK sizes')" "$([ $failed = 1 ] && echo ': a step failed')" >> "$SUMMARY"
 cat "$SUMMARY"
+exit $failed

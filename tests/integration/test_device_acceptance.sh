@@ -3,10 +3,13 @@
 # kept working between such sessions: every step on the cpu backend at
 # QUICK sizes.  Each step that runs exits 0 and prints its figures; the
 # GPU-only steps say they are skipped; FVV's V equals the hand-written
-# program's; a step past the deadline is skipped, not run; a bad STEPS, a
-# path with a quote or an output directory of an earlier run is refused
-# before anything runs.
+# program's.  A dry run shows the cuda commands, naming files that exist; a
+# step at its limit is stopped with what it started and fails the run; a
+# step past the deadline is skipped, not run; a bad STEPS, a path with a
+# quote or an output directory of an earlier run is refused before anything
+# runs.
 set -u
+unset STEPS DEADLINE BACKEND QUICK DRY_RUN SANITIZER_MODELS SANITIZER_PRECISIONS # the script's own knobs
 LCM=$1 SRC=$3 BIN=$4
 BUILD=$(dirname "$(dirname "$LCM")")
 fail=0
@@ -39,6 +42,39 @@ worst=$(sed -n 's/.*V, cpu: [0-9]* values, largest |lcm - hand-written| \([0-9.e
 check "fvv15000: V as the hand-written program's (largest difference '$worst')" \
   '[ -n "$worst" ] && awk -v w="$worst" "BEGIN { exit !(w <= 1e-12) }"'
 check "the summary ends with the run's time" 'tail -1 "$S" | grep -q "^== done in [0-9]* s (deadline 560 s), backend cpu, QUICK sizes"'
+
+# the GPU's commands (DRY_RUN prints them, runs nothing, writes nothing):
+# every step there, and every script, program and model they name exists
+DRY_RUN=1 sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/dry" > "$work/dry.txt" 2>&1
+rc=$?
+check "a dry run exits 0 and writes nothing" '[ $rc -eq 0 ] && [ ! -e "$work/dry" ]'
+for s in device gpu_tests sim_ps10_f64 sim_ps10_f32 sim_ps200 start_tiny ps4000_f64 ps4000_f32 fvv15000 sanitizer \
+  mahler_yum suite; do
+  check "the dry run shows step $s" 'grep -q "^== $s: would run" "$work/dry.txt"'
+done
+check "on cuda" 'grep -q "^== sim_ps10_f64: would run.*--backend cuda --precision 64" "$work/dry.txt" &&
+  grep -q "^== fvv15000: would run.*FVV_BACKENDS=cuda .* 15000 3" "$work/dry.txt"'
+missing=$(grep -o "'/[^']*'" "$work/dry.txt" | tr -d "'" | sort -u | while read -r f; do
+  case $f in */mahler_yum) continue ;; esac # the output directory the step makes
+  [ -e "$f" ] || echo "$f"; done)
+check "every path the commands name exists (missing: $missing)" '[ -z "$missing" ]'
+
+# a step past its limit is stopped, with whatever it started (a stub that
+# ignores TERM), and the run says so and exits 1
+stub=$work/stub
+mkdir -p "$stub/bin"
+printf '#!/bin/sh\nexit 0\n' > "$stub/bin/lcm"
+cp "$stub/bin/lcm" "$stub/bin/bench_simulate"
+printf '#!/bin/sh\necho started\ntrap "" TERM\nsleep 30\necho late >> "%s/late"\n' "$work" > "$stub/bin/bench_solve"
+chmod +x "$stub/bin/"*
+BACKEND=cpu DEADLINE=11 STEPS=start_tiny sh "$SRC/scripts/device-acceptance.sh" "$stub" "$work/stopped" > /dev/null 2>&1
+rc=$?
+check "a step at its limit fails the run (exit 1)" '[ $rc -eq 1 ]'
+check "the summary says it was stopped, with its last lines" \
+  'grep -q "^== start_tiny: stopped at its limit of 11 s" "$work/stopped/summary.txt" &&
+   grep -q "^  | started" "$work/stopped/summary.txt"'
+sleep 1
+check "nothing of the stopped step runs on" '! pgrep -f "$stub/bin/bench_solve" > /dev/null'
 
 # past the deadline: skipped, not run
 BACKEND=cpu QUICK=1 DEADLINE=5 STEPS="device sim_ps10" sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/late" \
