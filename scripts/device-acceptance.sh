@@ -13,7 +13,8 @@
 # that hold its figures; a failed step's last lines) and all.log (every
 # step's whole output).  Both are written as the steps go.  Exit status: 0
 # when every step that ran exited 0 (or 77, a skip), 1 when one failed or
-# was stopped at its limit, 2 for bad arguments (nothing written).
+# was stopped at its limit (or, on cuda, nvidia-smi lists no GPU: then no
+# step runs), 2 for bad arguments (nothing written).
 #
 # Environment:
 #   STEPS     the steps to run, in this order (default: all of them, below)
@@ -178,6 +179,13 @@ SIM_FIGURES='^(model|backend|subjects|simulate|  its parts|throughput|peak|whole
 SOLVE_FIGURES='^(model|backend|work|compile|solver|whole process|bare CUDA|solve |throughput|peak|  peaks|  kernel |  lcm_k)'
 # ctest: the count, and each test that failed, timed out or did not run
 CTEST_FIGURES='tests passed|tests failed|\*\*\*|\((Failed|Skipped|Timeout|SEGFAULT|Subprocess|Not Run)'
+
+# without a GPU the cuda steps would only fail one after another: stop first
+if [ "$BACKEND" = cuda ] && [ "$DRY_RUN" = 0 ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  echo "== stopped: nvidia-smi lists no GPU, so no cuda step can run (BACKEND=cpu runs the steps on the cpu)" >> "$SUMMARY"
+  cat "$SUMMARY"
+  exit 1
+fi
 
 for s in $STEPS; do
   case $s in

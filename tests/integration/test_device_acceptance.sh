@@ -3,11 +3,11 @@
 # kept working between such sessions: every step on the cpu backend at
 # QUICK sizes.  Each step that runs exits 0 and prints its figures; the
 # GPU-only steps say they are skipped; FVV's V equals the hand-written
-# program's.  A dry run shows the cuda commands, naming files that exist; a
-# step at its limit is stopped with what it started and fails the run; a
-# step past the deadline is skipped, not run; a bad STEPS, a path with a
-# quote or an output directory of an earlier run is refused before anything
-# runs.
+# program's.  A dry run shows the cuda commands, naming files that exist;
+# on cuda without a GPU no step runs; a step at its limit is stopped with
+# what it started and fails the run; a step past the deadline is skipped,
+# not run; a bad STEPS, a path with a quote or an output directory of an
+# earlier run is refused before anything runs.
 set -u
 unset STEPS DEADLINE BACKEND QUICK DRY_RUN SANITIZER_MODELS SANITIZER_PRECISIONS # the script's own knobs
 LCM=$1 SRC=$3 BIN=$4
@@ -58,6 +58,15 @@ missing=$(grep -o "'/[^']*'" "$work/dry.txt" | tr -d "'" | sort -u | while read 
   case $f in */mahler_yum) continue ;; esac # the output directory the step makes
   [ -e "$f" ] || echo "$f"; done)
 check "every path the commands name exists (missing: $missing)" '[ -z "$missing" ]'
+
+# on cuda without a GPU (this machine, unless it has one): no step runs
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  STEPS="device sim_ps10" sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/nogpu" > /dev/null 2>&1
+  rc=$?
+  check "on cuda without a GPU the run stops before its steps (exit 1), saying why" \
+    '[ $rc -eq 1 ] && grep -q "^== stopped: nvidia-smi lists no GPU" "$work/nogpu/summary.txt" &&
+     ! grep -q "^== device" "$work/nogpu/summary.txt"'
+fi
 
 # a step past its limit is stopped, with whatever it started (a stub that
 # ignores TERM), and the run says so and exits 1
