@@ -1374,10 +1374,32 @@ function B.manifest(model, file, stem)
       if s.grid.kind == "process" then M.process_state[s.name] = s.grid.process end
     end
   end
+  -- a simulated panel has one column per name: each state's and action's
+  -- (whichever regimes have it), each function's (--targets); a state of
+  -- one regime that is an action of another, or a function named like a
+  -- state or action of another regime, would make two columns of one name
+  -- (within a regime prepare_regime refuses both)
+  local column_of, kind_of = {}, {}
+  for _, R in ipairs(M.regimes) do
+    for _, what in ipairs({ "state", "action" }) do
+      for _, v in ipairs(R[what .. "s"]) do
+        if kind_of[v.name] and kind_of[v.name] ~= what then
+          fail_at(R.where, "regime '" .. R.name .. "': " .. what .. " '" .. v.name .. "' is the " .. column_of[v.name] ..
+            ": a simulated panel has one column per name; rename one of them")
+        end
+        kind_of[v.name] = what
+        column_of[v.name] = column_of[v.name] or (what .. " '" .. v.name .. "' of regime '" .. R.name .. "'")
+      end
+    end
+  end
   for _, R in ipairs(M.regimes) do
     for fname in pairs(R.functions) do
       if M.regime_by_name[fname] then
         fail_at(R.where, "regime '" .. R.name .. "': function '" .. fname .. "' has the name of a regime")
+      end
+      if column_of[fname] then
+        fail_at(R.where, "regime '" .. R.name .. "': function '" .. fname .. "' has the name of the " ..
+          column_of[fname] .. ": a simulated panel has one column per name; rename one of them")
       end
     end
     if not R.terminal and R.active[#M.ages] then

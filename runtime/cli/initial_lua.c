@@ -18,7 +18,8 @@ static const char shape[] = "a table of columns { regime = {...}, age = {...}, <
 /* Runs the file, and the function it returns if it returns one, leaving
  * the columns' table on the stack.  Lua errors and the limits of
  * lua_limits.h are the file's problems. */
-static int run_file(lua_State *L, lcm_lua_limits *lim, const char *path, long long subjects, lcm_err *err)
+static int run_file(lua_State *L, lcm_lua_limits *lim, const char *path, long long subjects, long long *asked,
+                    lcm_err *err)
 {
     size_t len = 0;
     char *text = lcm_read_file(path, &len, err);
@@ -31,8 +32,10 @@ static int run_file(lua_State *L, lcm_lua_limits *lim, const char *path, long lo
     lua_remove(L, -2);
     if (rc == LUA_OK) rc = lua_pcall(L, 0, 1, 0);
     int function = rc == LUA_OK && lua_type(L, -1) == LUA_TFUNCTION;
+    *asked = 0;
     if (function) {
-        lua_pushinteger(L, subjects ? subjects : LCM_INITIAL_LUA_DEFAULT_SUBJECTS);
+        *asked = subjects ? subjects : LCM_INITIAL_LUA_DEFAULT_SUBJECTS;
+        lua_pushinteger(L, *asked);
         rc = lua_pcall(L, 1, 1, 0);
     }
     lcm_lua_limits_disarm(L, lim);
@@ -126,8 +129,9 @@ int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects
     lua_State *L = lcm_lua_limited_state(&lim, err);
     if (!L) return err->code;
     luaL_openlibs(L);
+    long long asked = 0; /* n, when the file returned a function(n) */
     int rc = lcm_lua_push_data_box(L, path, m->options, m->noptions, err);
-    if (!rc) rc = run_file(L, &lim, path, subjects, err);
+    if (!rc) rc = run_file(L, &lim, path, subjects, &asked, err);
     lcm_initial_column *cols = NULL;
     int n = 0;
     if (!rc) rc = read_columns(L, path, &cols, &n, err);
@@ -135,5 +139,11 @@ int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects
     lua_close(L);
     if (!rc) rc = lcm_initial_from_columns(m, path, "column", cols, n, shape, out, err);
     lcm_initial_columns_free(cols, n);
+    if (!rc && asked && (*out)->n != asked) { /* the subjects asked for, or an estimation's moments are off */
+        rc = lcm_fail(err, LCM_E_INPUT, "%s: the function it returns was asked for n = %lld subjects and returned %lld",
+                      path, asked, (long long)(*out)->n);
+        lcm_initial_free(*out);
+        *out = NULL;
+    }
     return rc;
 }

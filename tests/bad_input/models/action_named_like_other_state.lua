@@ -1,0 +1,45 @@
+-- Broken on purpose: tiny.lua with an action `wealth` in regime `dead`,
+-- the name of regime `alive`'s state (a panel would get two columns
+-- named wealth).
+local lcm = require("lcm")
+
+local Regime = lcm.categorical{ "alive", "dead", name = "Regime" }
+
+local alive = lcm.regime{
+  active = function(age) return age < 2 end,
+  states = {
+    wealth = lcm.linspace{ start = 1, stop = 10, n_points = 10 },
+  },
+  actions = {
+    consumption = lcm.linspace{ start = 0.5, stop = 10, n_points = 20 },
+  },
+  functions = {
+    utility = function(consumption, risk_aversion)
+      return consumption ^ (1 - risk_aversion) / (1 - risk_aversion)
+    end,
+  },
+  constraints = {
+    budget = function(consumption, wealth) return consumption:le(wealth) end,
+  },
+  state_transitions = {
+    wealth = function(wealth, consumption, interest_rate)
+      return (1 + interest_rate) * (wealth - consumption) + 1
+    end,
+  },
+  transition = function(age)
+    return lcm.where(age:ge(1), Regime.dead, Regime.alive)
+  end,
+}
+
+local dead = lcm.regime{
+  terminal = true,
+  actions = { wealth = lcm.linspace{ start = 0, stop = 1, n_points = 3 } },
+  functions = { utility = function(wealth) return wealth end },
+}
+
+return lcm.model{
+  name = "tiny",
+  ages = lcm.ages{ start = 0, stop = 2, step = 1 },
+  regime_ids = Regime,
+  regimes = { alive = alive, dead = dead },
+}
