@@ -348,9 +348,49 @@ static int find_candidates(const ir_model *m, const lcm_pvalue *root, const ir_p
 /* For a missing parameter: " - a misspelling of the action 'consumption'?" */
 static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b);
 
-/* " (did you mean 'wage'?)" or "" */
-static void suggest(const ir_model *m, const char *name, lcm_sb *b)
+/* A hint for NAME, which no model function takes where the parameters put
+ * it (at model level when regime is NULL, else in REGIME or REGIME.FUNCTION):
+ * what NAME is instead, or the closest parameter name.
+ *   " ('risk_aversion' is a parameter of regime 'alive', function 'utility':
+ *      give it as 'risk_aversion', 'alive.risk_aversion' or 'alive.utility.risk_aversion')"
+ *   " ('utility' is a function of regime 'alive', not a parameter; its
+ *      parameters go in a table: alive.utility.risk_aversion)"
+ *   " ('wealth' is a state of regime 'alive', not a parameter)"
+ *   " (did you mean 'wage'?)"  or nothing */
+static void hint_unknown(const ir_model *m, const char *regime, const char *name, lcm_sb *b)
 {
+    for (int i = 0; i < m->nparams; ++i) {
+        const ir_param *p = &m->params[i];
+        if (strcmp(p->name, name)) continue;
+        lcm_sb_printf(b, " ('%s' is a parameter of regime '%s', function '%s': give it as ", name, p->regime, p->func);
+        if (ir_find_regime(m, name) < 0) lcm_sb_printf(b, "'%s', ", name);
+        lcm_sb_printf(b, "'%s.%s' or '%s.%s.%s')", p->regime, name, p->regime, p->func, name);
+        return;
+    }
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        if (regime && strcmp(R->name, regime)) continue;
+        for (int i = 0; i < R->nfuncs; ++i) {
+            if (strcmp(R->funcs[i].name, name)) continue;
+            lcm_sb_printf(b, " ('%s' is a function of regime '%s', not a parameter", name, R->name);
+            int np = 0;
+            for (int k = 0; k < m->nparams; ++k)
+                if (!strcmp(m->params[k].regime, R->name) && !strcmp(m->params[k].func, name))
+                    lcm_sb_printf(b, "%s%s.%s.%s", np++ ? ", " : "; its parameters go in a table: ", R->name, name,
+                                  m->params[k].name);
+            lcm_sb_puts(b, np ? ")" : "; it takes none)");
+            return;
+        }
+        const char *kind = NULL;
+        for (int i = 0; i < R->nstates && !kind; ++i)
+            if (!strcmp(R->states[i].name, name)) kind = "a state";
+        for (int i = 0; i < R->nactions && !kind; ++i)
+            if (!strcmp(R->actions[i].name, name)) kind = "an action";
+        if (kind) {
+            lcm_sb_printf(b, " ('%s' is %s of regime '%s', not a parameter)", name, kind, R->name);
+            return;
+        }
+    }
     const char *best = NULL;
     unsigned bd = 3;
     for (int i = 0; i < m->nparams; ++i) {
@@ -392,7 +432,7 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
             if (!path_has(used, k)) {
                 lcm_sb b;
                 lcm_sb_init(&b);
-                suggest(m, k, &b);
+                hint_unknown(m, NULL, k, &b);
                 int rc = lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no model function uses it%s", k,
                                   b.s ? b.s : "");
                 lcm_sb_free(&b);
@@ -410,8 +450,12 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
                     char *path = lcm_xasprintf("%s.%s.%s", k, k2, v2->keys[l]);
                     int ok = path_has(used, path);
                     if (!ok) {
-                        lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': function '%s' of regime '%s' has no parameter '%s'",
-                                 path, k2, k, v2->keys[l]);
+                        lcm_sb b;
+                        lcm_sb_init(&b);
+                        hint_unknown(m, k, v2->keys[l], &b);
+                        lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': function '%s' of regime '%s' has no parameter '%s'%s",
+                                 path, k2, k, v2->keys[l], b.s ? b.s : "");
+                        lcm_sb_free(&b);
                         free(path);
                         return LCM_E_PARAMS;
                     }
@@ -424,7 +468,7 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
             if (!ok) {
                 lcm_sb b;
                 lcm_sb_init(&b);
-                suggest(m, k2, &b);
+                hint_unknown(m, k, k2, &b);
                 lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no function of regime '%s' uses '%s'%s", path, k,
                          k2, b.s ? b.s : "");
                 lcm_sb_free(&b);
