@@ -90,7 +90,11 @@ static int parse_targets(const ir_model *m, const char *spec, char ***names, int
         int known = 0, twice = 0;
         for (int i = 0; i < nall; ++i) known |= !strcmp(all[i], name);
         for (int i = 0; i < *n; ++i) twice |= !strcmp((*names)[i], name);
-        if (!known || twice) {
+        if (!*name) {
+            rc = lcm_fail(err, LCM_E_USAGE, "--targets '%s': an empty name (a comma too many?)", spec);
+        } else if (!known && !strcmp(name, "all")) {
+            rc = lcm_fail(err, LCM_E_USAGE, "--targets '%s': 'all' stands alone (it means every function)", spec);
+        } else if (!known || twice) {
             lcm_sb list;
             lcm_sb_init(&list);
             for (int i = 0; i < nall; ++i) lcm_sb_printf(&list, "%s%s", i ? ", " : "", all[i]);
