@@ -110,7 +110,8 @@ static int push_data_box(lua_State *L)
         lua_pushstring(L, d->options[i].value);
         lua_setfield(L, -2, d->options[i].name);
     }
-    lua_call(L, 1, 0);
+    lua_pushboolean(L, 1); /* the manifest records every option the model reads */
+    lua_call(L, 2, 0);
     lcm_sandbox_push(L, d->file, lcm_sandbox_trusted());
     lua_getfield(L, -2, "_set_reader");
     lua_getfield(L, -2, "read_file");

@@ -333,8 +333,10 @@ static int sb_require(lua_State *L)
             lua_call(L, 1, 1);
             return 1;
         }
-        char *m = lcm_xasprintf("require '%s': no file %s beside the model (modules are Lua files in its folder)", name,
-                            lua_tostring(L, 1));
+        lua_getfield(L, BOX, "base"); /* the file the box runs: the model, or initial conditions */
+        char *m = lcm_xasprintf("require '%s': no file %s beside %s (modules are Lua files in its folder)", name,
+                                lua_tostring(L, 1), lua_isstring(L, -1) ? lua_tostring(L, -1) : "the file");
+        lua_pop(L, 1);
         free(msg);
         return fail_read(L, m);
     }
@@ -654,6 +656,8 @@ void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
         lua_pushstring(L, real); /* nil when the folder is gone: nothing can be read */
         lua_setfield(L, box, "real");
         free(real);
+        lua_pushstring(L, file);
+        lua_setfield(L, box, "base");
         set_closure(L, env, box, "require", sb_require);
         set_closure(L, env, box, "dofile", sb_dofile);
         set_closure(L, env, box, "loadfile", sb_loadfile);

@@ -519,8 +519,12 @@ end
 -- structural options: lcmgen -D name=value
 ---------------------------------------------------------------------------
 
-local options = { given = {}, read = {}, order = {} }
-function lcm._set_options(given) options.given = given end
+-- given: name -> the -D value as written.  complete: given holds every
+-- option the model reads (a data file such as initial conditions, run after
+-- the model with the options its manifest records), so a name outside it is
+-- a mistake, not an option left at its default.
+local options = { given = {}, read = {}, order = {}, complete = false }
+function lcm._set_options(given, complete) options.given, options.complete = given, complete == true end
 
 -- Parameters fixed from outside the model (lcmgen --fix path=value): a list
 -- of { path, value } strings in the order given; gen/dsl/build.lua merges
@@ -601,7 +605,18 @@ function lcm._options() return options end
 -- `default`), or `default`.
 function lcm.option(name, default)
   if not is_identifier(name) then fail("lcm.option: the name must be an identifier") end
+  if default == nil then
+    fail("lcm.option('" .. name .. "'): give a default, lcm.option('" .. name .. "', default): a number, a " ..
+      "string or a boolean (its type is the option's)")
+  end
   local raw = options.given[name]
+  if raw == nil and options.complete then
+    local known = {}
+    for n in pairs(options.given) do known[#known + 1] = n end
+    table.sort(known)
+    fail("lcm.option: the model reads no option '" .. name .. "'" ..
+      (#known > 0 and " (it reads: " .. table.concat(known, ", ") .. ")" or " (it reads none)"))
+  end
   local value = default
   if raw ~= nil then
     local t = type(default)
