@@ -41,14 +41,24 @@ static const char *const KINDS[] = {"cpu", "cuda", "cc"};
 static const char OTHER_FORMAT[] = "written by another version of lcm";
 static const char OTHER_KEY[] = "it holds the solver of another key";
 
+/* The variable that names the default location (an empty one is unset). */
+const char *lcm_cache_default_source(void)
+{
+    static const char *const VARS[] = {"LCM_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+    for (int i = 0; i < 3; ++i) {
+        const char *v = getenv(VARS[i]);
+        if (v && *v) return VARS[i];
+    }
+    return NULL;
+}
+
 char *lcm_cache_default_dir(void)
 {
-    const char *env = getenv("LCM_CACHE_DIR");
-    if (env && *env) return lcm_xstrdup(env);
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg) return lcm_xasprintf("%s/lcm", xdg);
-    const char *home = getenv("HOME");
-    return lcm_xasprintf("%s/.cache/lcm", home && *home ? home : "/tmp");
+    const char *source = lcm_cache_default_source();
+    if (!source) return lcm_xstrdup("/tmp/.cache/lcm");
+    const char *v = getenv(source);
+    if (!strcmp(source, "LCM_CACHE_DIR")) return lcm_xstrdup(v);
+    return lcm_xasprintf(!strcmp(source, "HOME") ? "%s/.cache/lcm" : "%s/lcm", v);
 }
 
 void lcm_cache_open(lcm_cache *c, const char *dir)

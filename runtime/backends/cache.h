@@ -52,6 +52,9 @@ typedef struct lcm_cache {
 void lcm_cache_open(lcm_cache *c, const char *dir);
 void lcm_cache_close(lcm_cache *c);
 char *lcm_cache_default_dir(void);
+/* Which variable gave the default location: "LCM_CACHE_DIR",
+ * "XDG_CACHE_HOME" or "HOME" (NULL: none is set, /tmp/.cache/lcm). */
+const char *lcm_cache_default_source(void);
 
 /* Returns 1 and the payload (caller frees) if a valid entry exists, else 0. */
 int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, size_t *len);

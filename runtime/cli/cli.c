@@ -76,6 +76,17 @@ int cli_each_value(cli_args *a, const char *name, const char **value, lcm_err *e
     return take_value(a, name, 0, value, err);
 }
 
+int cli_folder_value(cli_args *a, const char *name, const char **value, lcm_err *err)
+{
+    int r = take_value(a, name, 1, value, err);
+    if (r > 0 && !strcmp(*value, "-")) {
+        lcm_fail(err, LCM_E_USAGE, "%s -: a folder is needed here, not standard output (./- names a folder called '-')",
+                 name);
+        return -1;
+    }
+    return r;
+}
+
 int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
 {
     const char *arg = a->argv[a->i], *def = NULL;
@@ -151,7 +162,7 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
     if ((r = cli_value(a, "--device", &v, err))) return r < 0 ? err->code : cli_int("--device", v, 0, 1023, &so->device, err);
     if ((r = cli_value(a, "--devices", &v, err))) return r < 0 ? err->code : cli_int("--devices", v, 1, 4096, &so->devices, err);
     if ((r = cli_value(a, "--threads", &v, err))) return r < 0 ? err->code : cli_int("--threads", v, 0, LCM_MAX_THREADS, &so->threads, err);
-    if ((r = cli_value(a, "--log-path", &v, err))) return r < 0 ? err->code : (so->log_path = v, 0);
+    if ((r = cli_folder_value(a, "--log-path", &v, err))) return r < 0 ? err->code : (so->log_path = v, 0);
     if ((r = cli_value(a, "--log-keep", &v, err))) return r < 0 ? err->code : cli_int("--log-keep", v, 1, 1000000, &so->log_keep, err);
     if ((r = cli_value(a, "--log-level", &v, err))) {
         if (r < 0) return err->code;

@@ -41,6 +41,9 @@ typedef struct cli_args {
  * (--set). */
 int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err);
 int cli_each_value(cli_args *a, const char *name, const char **value, lcm_err *err);
+/* cli_value for an option that names a folder: '-', which names standard
+ * output for a file, is a usage error (-1) rather than a folder called '-'. */
+int cli_folder_value(cli_args *a, const char *name, const char **value, lcm_err *err);
 /* Consumes -D name=value / -Dname=value, --fix path[=value] and
  * --trust-model into o. */
 int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err);

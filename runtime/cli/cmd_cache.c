@@ -87,10 +87,15 @@ static void warn_no_model(const lcm_cache *c, const char *model)
 int cmd_cache(int argc, char **argv)
 {
     lcm_err err = {0};
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? LCM_E_USAGE : 0;
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return LCM_E_USAGE;
     }
+    for (int i = 1; i < argc; ++i) /* lcm cache list --help as well as lcm cache --help */
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return cli_flush_stdout(&err) ? cli_die("cache", &err) : 0;
+        }
     if (argc > 3 || (argc == 3 && strcmp(argv[1], "clear"))) {
         lcm_fail(&err, LCM_E_USAGE, "unexpected argument '%s' (see lcm cache --help)", argv[argc > 3 ? 3 : 2]);
         return cli_die("cache", &err);
@@ -111,7 +116,9 @@ int cmd_cache(int argc, char **argv)
         lcm_sb dir;
         lcm_sb_init(&dir);
         lcm_escape_text(&dir, c.dir, 0);
-        printf("location   %s%s\n", dir.s ? dir.s : "", getenv("LCM_CACHE_DIR") ? " (from LCM_CACHE_DIR)" : "");
+        const char *source = lcm_cache_default_source();
+        printf("location   %s%s%s%s\n", dir.s ? dir.s : "", source ? " (from $" : "", source ? source : "",
+               source ? ")" : "");
         lcm_sb_free(&dir);
         printf("entries    %d (%.1f MiB)%s\n", s.count, (double)s.bytes / 1048576.0,
                s.bad || s.folders ? ", some not usable" : "");

@@ -73,7 +73,7 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
         else if ((r = cli_value(&a, "--targets", &c->sim.targets, err))) rc = r < 0 ? err->code : 0;
         else if (!c->run && (r = cli_value(&a, "--out", &c->out, err))) rc = r < 0 ? err->code : 0;
         else if (!c->run && (r = cli_value(&a, "--csv", &c->csv, err))) rc = r < 0 ? err->code : 0;
-        else if (c->run && (r = cli_value(&a, "--out-dir", &c->out_dir, err))) rc = r < 0 ? err->code : 0;
+        else if (c->run && (r = cli_folder_value(&a, "--out-dir", &c->out_dir, err))) rc = r < 0 ? err->code : 0;
         else if ((r = cli_each_value(&a, "--set", &v, err))) rc = r < 0 ? err->code : (c->sets[c->nsets++] = v, 0);
         else if ((r = cli_value(&a, "--seed", &v, err))) {
             rc = r < 0 ? err->code : cli_count("--seed", v, ULLONG_MAX, &c->sim.seed, err);

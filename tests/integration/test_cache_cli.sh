@@ -95,6 +95,9 @@ check "clear removed every entry" "[ \$(ls '$LCM_CACHE_DIR/cpu' | wc -l) -eq 1 ]
 check "clear left the folders' files" "[ -f '$LCM_CACHE_DIR/cpu/a-full.lcmc/keep' ] && [ -f '$LCM_CACHE_DIR/cuda/c-full.lcmc/keep' ]"
 touch "$work/a-file"
 check "cache info: a file is not writable" "LCM_CACHE_DIR='$work/a-file' '$LCM' cache info | grep -q '^writable   no (not a folder)'"
+check "cache info names the variable the location comes from" "'$LCM' cache info | grep -qxF 'location   $LCM_CACHE_DIR (from \$LCM_CACHE_DIR)'"
+check "an empty LCM_CACHE_DIR is unset: the location comes from XDG_CACHE_HOME" "LCM_CACHE_DIR= XDG_CACHE_HOME='$work/xdg' '$LCM' cache info | grep -qxF 'location   $work/xdg/lcm (from \$XDG_CACHE_HOME)'"
+check "and from HOME without either" "LCM_CACHE_DIR= XDG_CACHE_HOME= HOME='$work/home' '$LCM' cache info | grep -qxF 'location   $work/home/.cache/lcm (from \$HOME)'"
 
 rm -rf "$work"
 exit $fail
