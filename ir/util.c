@@ -17,13 +17,25 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A message longer than err->msg ends in a mark rather than mid-word in
+ * silence; the cut keeps whole UTF-8 characters. */
+static void mark_cut(char *msg, size_t size, int length)
+{
+    static const char MARK[] = " [message cut]";
+    if (length < (int)size) return;
+    size_t at = size - sizeof MARK;
+    while (at > 0 && ((unsigned char)msg[at] & 0xC0) == 0x80) --at;
+    memcpy(msg + at, MARK, sizeof MARK);
+}
+
 int lcm_fail(lcm_err *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        mark_cut(err->msg, sizeof err->msg, n);
         err->code = code;
     }
     return code;
@@ -38,8 +50,8 @@ int lcm_fail_prefix(lcm_err *err, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
-    int room = (int)(sizeof err->msg - strlen(prefix) - 3);
-    snprintf(err->msg, sizeof err->msg, "%s: %.*s", prefix, room > 0 ? room : 0, old);
+    int n = snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    mark_cut(err->msg, sizeof err->msg, n);
     return err->code;
 }
 

@@ -1,10 +1,13 @@
 /* Messages on the terminal: control characters escaped, text and UTF-8
- * kept (ir/message.c). */
+ * kept (ir/message.c); a message too long for lcm_err marked where it was
+ * cut (ir/util.c). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "message.h"
+#include "util.h"
 
 static char *escaped(const char *s, int keep_layout)
 {
@@ -52,5 +55,24 @@ int main(void)
         CHECK_MSG(!strcmp(line, "lcm solve: error: model.lua:3: \\x1b[2Jgone\n"), "printed '%s'", line);
         fclose(f);
     }
+    /* a message longer than LCM_ERR_MSG_MAX ends in the mark, cut between
+     * whole UTF-8 characters (2-byte 'é' from an odd offset) */
+    static char text[6001];
+    text[0] = 'x';
+    for (int i = 1; i + 1 < (int)sizeof text; i += 2) text[i] = '\xc3', text[i + 1] = '\xa9';
+    lcm_err err = {0};
+    static const char MARK[] = " [message cut]";
+    for (int prefixed = 0; prefixed < 2; ++prefixed) {
+        CHECK(lcm_fail(&err, LCM_E_MODEL, "%s", text) == LCM_E_MODEL && err.code == LCM_E_MODEL);
+        if (prefixed) lcm_fail_prefix(&err, "m.lua");
+        size_t n = strlen(err.msg), m = sizeof MARK - 1;
+        CHECK_MSG(n < sizeof err.msg && n > sizeof err.msg - 8 - m, "%zu bytes", n);
+        CHECK_MSG(n > m && !strcmp(err.msg + n - m, MARK), "ends in '%s'", err.msg + (n > 20 ? n - 20 : 0));
+        CHECK_MSG((n - m - (prefixed ? 8 : 1)) % 2 == 0, "a character cut in two (%zu bytes)", n);
+        CHECK(!prefixed || !strncmp(err.msg, "m.lua: x\xc3\xa9", 9));
+    }
+    /* one that fits is kept as it is, with no mark */
+    lcm_fail(&err, LCM_E_MODEL, "%.4000s", text + 1);
+    CHECK(strlen(err.msg) == 4000 && !strstr(err.msg, MARK));
     CHECK_DONE();
 }
