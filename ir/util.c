@@ -23,8 +23,11 @@ static void mark_cut(char *msg, size_t size, int length)
 {
     static const char MARK[] = " [message cut]";
     if (length < (int)size) return;
+    _Static_assert(sizeof MARK < LCM_ERR_MSG_MAX, "the mark fits in a message");
     size_t at = size - sizeof MARK;
-    while (at > 0 && ((unsigned char)msg[at] & 0xC0) == 0x80) --at;
+    /* back over continuation bytes, at most 3 (a character has at most 4
+     * bytes): text that is not UTF-8 loses no more than that */
+    for (int k = 0; k < 3 && at > 0 && ((unsigned char)msg[at] & 0xC0) == 0x80; ++k) --at;
     memcpy(msg + at, MARK, sizeof MARK);
 }
 

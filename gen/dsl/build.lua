@@ -228,6 +228,7 @@ local function function_table(tbl, what, R)
       fail_at(R.where, ctx .. ": '" .. k .. "' must be a function (or lcm.by_age(...) of one)")
     end
     if RESERVED[k] then fail_at(R.where, ctx .. ": '" .. k .. "' is a reserved name") end
+    if k == "all" then fail_at(R.where, ctx .. ": 'all' is a reserved name (--targets all means every function)") end
     if k:sub(1, 5) == "next_" then
       fail_at(fn_where(tbl[k]), ctx .. ": '" .. k .. "': names starting with next_ are reserved for transitions")
     end
@@ -1379,16 +1380,16 @@ function B.manifest(model, file, stem)
   -- one regime that is an action of another, or a function named like a
   -- state or action of another regime, would make two columns of one name
   -- (within a regime prepare_regime refuses both)
-  local column_of, kind_of = {}, {}
+  local column_of = {} -- name -> { what = "state" or "action", text = where it was seen first }
   for _, R in ipairs(M.regimes) do
     for _, what in ipairs({ "state", "action" }) do
       for _, v in ipairs(R[what .. "s"]) do
-        if kind_of[v.name] and kind_of[v.name] ~= what then
-          fail_at(R.where, "regime '" .. R.name .. "': " .. what .. " '" .. v.name .. "' is the " .. column_of[v.name] ..
+        local seen = column_of[v.name]
+        if seen and seen.what ~= what then
+          fail_at(R.where, "regime '" .. R.name .. "': " .. what .. " '" .. v.name .. "' is the " .. seen.text ..
             ": a simulated panel has one column per name; rename one of them")
         end
-        kind_of[v.name] = what
-        column_of[v.name] = column_of[v.name] or (what .. " '" .. v.name .. "' of regime '" .. R.name .. "'")
+        column_of[v.name] = seen or { what = what, text = what .. " '" .. v.name .. "' of regime '" .. R.name .. "'" }
       end
     end
   end
@@ -1399,7 +1400,7 @@ function B.manifest(model, file, stem)
       end
       if column_of[fname] then
         fail_at(R.where, "regime '" .. R.name .. "': function '" .. fname .. "' has the name of the " ..
-          column_of[fname] .. ": a simulated panel has one column per name; rename one of them")
+          column_of[fname].text .. ": a simulated panel has one column per name; rename one of them")
       end
     end
     if not R.terminal and R.active[#M.ages] then

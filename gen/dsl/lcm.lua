@@ -609,6 +609,10 @@ function lcm.option(name, default)
     fail("lcm.option('" .. name .. "'): give a default, lcm.option('" .. name .. "', default): a number, a " ..
       "string or a boolean (its type is the option's)")
   end
+  local t = type(default)
+  if t ~= "number" and t ~= "string" and t ~= "boolean" then
+    fail("lcm.option: the default of '" .. name .. "' must be a number, a string or a boolean, not a " .. t)
+  end
   local raw = options.given[name]
   if raw == nil and options.complete then
     local known = {}
@@ -619,7 +623,6 @@ function lcm.option(name, default)
   end
   local value = default
   if raw ~= nil then
-    local t = type(default)
     if t == "number" then
       value = tonumber(raw)
       if value == nil then fail("option " .. name .. "=" .. raw .. " is not a number") end
@@ -631,11 +634,9 @@ function lcm.option(name, default)
       if raw == "true" or raw == "1" then value = true
       elseif raw == "false" or raw == "0" then value = false
       else fail("option " .. name .. "=" .. raw .. " is not true or false") end
-    elseif t == "string" then
+    else
       value = raw
       if value:find("[%z\n\r]") then fail("option " .. name .. ": its value holds a NUL byte or a line break") end
-    else
-      fail("lcm.option: the default of '" .. name .. "' must be a number, a string or a boolean")
     end
   end
   if type(default) == "number" and not finite(default) then

@@ -355,6 +355,8 @@ static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b);
  *      give it as 'risk_aversion', 'alive.risk_aversion' or 'alive.utility.risk_aversion')"
  *   " ('utility' is a function of regime 'alive', not a parameter; its
  *      parameters go in a table: alive.utility.risk_aversion)"
+ *   " ('risk_aversion' is a parameter of regime 'alive', function 'utility',
+ *      fixed in the model (fixed_params or --fix): it cannot be set)"
  *   " ('wealth' is a state of regime 'alive', not a parameter)"
  *   " (did you mean 'wage'?)"  or nothing */
 static void hint_unknown(const ir_model *m, const char *regime, const char *name, lcm_sb *b)
@@ -362,6 +364,11 @@ static void hint_unknown(const ir_model *m, const char *regime, const char *name
     for (int i = 0; i < m->nparams; ++i) {
         const ir_param *p = &m->params[i];
         if (strcmp(p->name, name)) continue;
+        if (p->fixed) {
+            lcm_sb_printf(b, " ('%s' is a parameter of regime '%s', function '%s', fixed in the model (fixed_params "
+                          "or --fix): it cannot be set)", name, p->regime, p->func);
+            return;
+        }
         lcm_sb_printf(b, " ('%s' is a parameter of regime '%s', function '%s': give it as ", name, p->regime, p->func);
         if (ir_find_regime(m, name) < 0) lcm_sb_printf(b, "'%s', ", name);
         lcm_sb_printf(b, "'%s.%s' or '%s.%s.%s')", p->regime, name, p->regime, p->func, name);

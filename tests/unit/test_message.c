@@ -57,9 +57,9 @@ int main(void)
     }
     /* a message longer than LCM_ERR_MSG_MAX ends in the mark, cut between
      * whole UTF-8 characters (2-byte 'é' from an odd offset) */
-    static char text[6001];
+    static char text[6002]; /* 6001 bytes and the NUL */
     text[0] = 'x';
-    for (int i = 1; i + 1 < (int)sizeof text; i += 2) text[i] = '\xc3', text[i + 1] = '\xa9';
+    for (int i = 1; i + 2 < (int)sizeof text; i += 2) text[i] = '\xc3', text[i + 1] = '\xa9';
     lcm_err err = {0};
     static const char MARK[] = " [message cut]";
     for (int prefixed = 0; prefixed < 2; ++prefixed) {
