@@ -68,6 +68,21 @@ lcm._is_identifier = is_identifier
 -- (inf == math.floor(inf), and every comparison with NaN is false).
 local function finite(x) return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge end
 local function whole(x) return finite(x) and x == math.floor(x) end
+
+-- A list the user wrote must have no holes: {1, 5, nil, 10} has # of 4 or
+-- 2 (Lua does not say which) and ipairs stops at the nil, so a grid or a
+-- category would go missing in silence.  what: "lcm.irregular: points".
+local function check_no_holes(t, what)
+  local last = 0
+  for k in next, t do
+    if math.type(k) == "integer" and k > last then last = k end
+  end
+  for i = 1, last do
+    if rawget(t, i) == nil then
+      fail(what .. ": entry " .. i .. " is nil (a hole in the list; its length is " .. last .. ")")
+    end
+  end
+end
 lcm._finite, lcm._num = finite, num
 
 ---------------------------------------------------------------------------
@@ -96,6 +111,7 @@ function lcm.categorical(spec)
       if k == "name" then name = v
       elseif math.type(k) ~= "integer" then fail("lcm.categorical: unexpected field '" .. tostring(k) .. "'") end
     end
+    check_no_holes(spec, "lcm.categorical: the labels")
     for i, l in ipairs(spec) do labels[i] = l end
     if #labels == 0 then fail("lcm.categorical needs at least one label") end
   else
@@ -140,6 +156,8 @@ function lcm.ages(spec)
     if spec.start or spec.stop or spec.step or spec.n_periods then
       fail("lcm.ages: give either values or start/step/stop")
     end
+    if type(spec.values) ~= "table" then fail("lcm.ages: values must be a list of ages") end
+    check_no_holes(spec.values, "lcm.ages: values")
     if #spec.values > MAX_PERIODS then fail("lcm.ages: at most " .. MAX_PERIODS .. " periods are supported") end
     for i, a in ipairs(spec.values) do
       if not finite(a) then fail("lcm.ages: age " .. i .. " is not a finite number") end
@@ -248,6 +266,7 @@ function lcm.irregular(spec)
       batch_size = batch_of(spec, "lcm.irregular"), where = T.user_where() }, Grid)
   end
   if type(pts) ~= "table" then fail("lcm.irregular: points must be a list of numbers") end
+  check_no_holes(pts, "lcm.irregular: points")
   if #pts < 2 then fail("lcm.irregular: needs at least 2 points (got " .. #pts .. ")") end
   if spec.n_points ~= nil and spec.n_points ~= #pts then
     fail("lcm.irregular: n_points (" .. tostring(spec.n_points) .. ") is not the number of points (" .. #pts .. ")")
@@ -284,6 +303,7 @@ local function piecewise(kind, ctor)
     check_fields(spec, set("pieces", "batch_size", "distributed"), ctor)
     no_distributed(spec, ctor)
     if type(spec.pieces) ~= "table" or #spec.pieces < 1 then fail(ctor .. ": pieces must be a list of {interval, n_points}") end
+    check_no_holes(spec.pieces, ctor .. ": pieces")
     local pieces, total = {}, 0
     for i, piece in ipairs(spec.pieces) do
       if type(piece) ~= "table" then fail(ctor .. ": piece " .. i .. " must be {interval, n_points}") end
@@ -542,22 +562,25 @@ function lcm._set_reader(f) reader = f end
 
 -- The bytes of a file in the model's folder (or below), by a name relative
 -- to that folder.
-function lcm.read_file(name)
-  if type(name) ~= "string" then fail("lcm.read_file: the file name must be a string") end
-  if not reader then fail("lcm.read_file: this file may read no data file") end
+local function read_data(name, who)
+  if type(name) ~= "string" then fail(who .. ": the file name must be a string") end
+  if not reader then fail(who .. ": this file may read no data file") end
   local ok, text = pcall(reader, name)
-  if not ok then fail(tostring(text)) end
+  if not ok then fail((tostring(text):gsub("^lcm%.read_file:", who .. ":"))) end
   return text
 end
+function lcm.read_file(name) return read_data(name, "lcm.read_file") end
 
 -- A table of numbers in a text file beside the model: one row a line,
 -- fields separated by spaces, tabs, commas or semicolons; blank lines and
 -- lines starting with # are skipped.  A first line that is not all numbers
--- is the header.  Returns { header = {names...} or nil, rows = {{...}, ...},
+-- is the header (its names distinct).  No field is empty: one comma or
+-- semicolon between two fields at most, none before the first or after the
+-- last (a missing number would shift the row's others into its column).  Returns { header = {names...} or nil, rows = {{...}, ...},
 -- columns = { name = {...} } } (columns only with a header; a short row
 -- leaves holes at its end).
 function lcm.read_table(name)
-  local text = lcm.read_file(name)
+  local text = read_data(name, "lcm.read_table")
   local header, rows, line_no, pos = nil, {}, 0, 1
   -- lines and fields by plain finds, one pass each: the sandbox bounds
   -- patterns that could backtrack (gen/lua_sandbox.c), and these cannot
@@ -568,8 +591,16 @@ function lcm.read_table(name)
     line_no = line_no + 1
     if line:find("%S") and not line:find("^%s*#") then
       local fields, from = {}, 1
+      local function empty_field(gap, ends)
+        local _, marks = gap:gsub("[,;]", "")
+        return marks > (ends and 0 or 1)
+      end
       while true do
         local a, b = line:find("[^%s,;]+", from)
+        if empty_field(line:sub(from, (a or #line + 1) - 1), from == 1 or not a) then
+          fail(string.format("lcm.read_table: %s, line %d: field %d is empty (two commas or semicolons with " ..
+            "nothing between, or one at the start or end of the line)", name, line_no, #fields + 1))
+        end
         if not a then break end
         fields[#fields + 1] = line:sub(a, b)
         from = b + 1
@@ -581,6 +612,11 @@ function lcm.read_table(name)
       end
       if bad and not header and #rows == 0 then
         header = fields
+        local seen = {}
+        for _, h in ipairs(header) do
+          if seen[h] then fail(string.format("lcm.read_table: %s, line %d: column '%s' appears twice", name, line_no, h)) end
+          seen[h] = true
+        end
       elseif bad then
         fail(string.format("lcm.read_table: %s, line %d: '%s' is not a finite number", name, line_no, bad))
       elseif #fields > 0 then
@@ -771,6 +807,8 @@ function lcm.power_mean(values, weights, p)
     fail("lcm.power_mean expects a list of values, a list of as many weights and an exponent")
   end
   if p == nil then fail("lcm.power_mean: the exponent (third argument) is missing") end
+  check_no_holes(values, "lcm.power_mean: the values")
+  check_no_holes(weights, "lcm.power_mean: the weights")
   if not T.get_graph() then fail("lcm.power_mean is only available inside model functions") end
   local pos, logs, zero = {}, {}, false
   local a, has -- the anchor, and whether a positive value was met

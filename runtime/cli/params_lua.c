@@ -13,6 +13,10 @@
 
 /* Deeper tables than any parameter array; also ends a table that holds itself. */
 #define MAX_DEPTH 100
+/* More numbers and tables than any model's parameters (each converted once
+ * per reference: a table shared by 2 fields, 40 levels deep, would be 2^40
+ * values of the tree, in time and memory after the Lua limits end). */
+#define MAX_VALUES 1000000
 
 /* A limited state whose chunks run in a sandbox (lua_sandbox.h): the box
  * is left on the stack.  file: the params file, in whose folder the chunk
@@ -40,10 +44,14 @@ static int load_sandboxed(lua_State *L, const char *text, size_t len, const char
 
 static int cmp_keys(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Converts the value at the top of the stack; `where` names it in errors.
+/* Converts the value at the top of the stack; `where` names it in errors;
+ * *left counts down the values the tree may still take (MAX_VALUES).
  * Reads are raw: no metamethod runs, so no Lua code and no error. */
-static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out, lcm_err *err)
+static int convert(lua_State *L, const char *where, int depth, long *left, lcm_pvalue **out, lcm_err *err)
 {
+    if (--*left < 0)
+        return lcm_fail(err, LCM_E_PARAMS, "%s: the parameters hold more than %d numbers and tables in all (a table "
+                        "in several places counts in each)", *where ? where : "the table", MAX_VALUES);
     int t = lua_type(L, -1);
     if (t == LUA_TNUMBER) {
         *out = lcm_pv_num(lua_tonumber(L, -1));
@@ -71,7 +79,7 @@ static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out,
             lua_rawgeti(L, -1, i);
             char *w = lcm_xasprintf("%s[%lld]", where, (long long)i);
             lcm_pvalue *item = NULL;
-            rc = convert(L, w, depth + 1, &item, err);
+            rc = convert(L, w, depth + 1, left, &item, err);
             free(w);
             lua_pop(L, 1);
             if (!rc) lcm_pv_append(list, item);
@@ -104,10 +112,10 @@ static int convert(lua_State *L, const char *where, int depth, lcm_pvalue **out,
         lua_rawget(L, -2);
         char *w = *where ? lcm_xasprintf("%s.%s", where, keys[i]) : lcm_xasprintf("'%s'", keys[i]);
         lcm_pvalue *item = NULL;
-        rc = convert(L, w, depth + 1, &item, err);
+        rc = convert(L, w, depth + 1, left, &item, err);
         free(w);
         lua_pop(L, 1);
-        if (!rc) lcm_pv_put(table, keys[i], item);
+        if (!rc) lcm_pv_put_new(table, keys[i], item); /* sorted, unique */
     }
     for (int i = 0; i < n; ++i) free(keys[i]);
     free(keys);
@@ -142,7 +150,8 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, char ***read, int *n
                       luaL_typename(L, -1));
     } else {
         lcm_lua_limits_disarm(L, &lim);
-        rc = convert(L, "", 0, out, err);
+        long left = MAX_VALUES;
+        rc = convert(L, "", 0, &left, out, err);
         if (rc) lcm_fail_prefix(err, "%s", path);
         else if ((*out)->kind != LCM_PV_TABLE && (*out)->n > 0) {
             lcm_pv_free(*out);
@@ -181,7 +190,8 @@ int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
     } else {
         lcm_lua_limits_disarm(L, &lim);
         lcm_pvalue *v = NULL;
-        rc = convert(L, where, 0, &v, err);
+        long left = MAX_VALUES;
+        rc = convert(L, where, 0, &left, &v, err);
         if (!rc && (rc = lcm_pv_set_path(root, path, v, err))) lcm_fail_prefix(err, "--set");
     }
     lua_close(L);

@@ -47,6 +47,8 @@ void lcm_pv_put(lcm_pvalue *t, const char *key, lcm_pvalue *item)
     pv_push(t, lcm_xstrdup(key), item);
 }
 
+void lcm_pv_put_new(lcm_pvalue *t, const char *key, lcm_pvalue *item) { pv_push(t, lcm_xstrdup(key), item); }
+
 lcm_pvalue *lcm_pv_get(const lcm_pvalue *t, const char *key)
 {
     if (!t || t->kind != LCM_PV_TABLE) return NULL;

@@ -28,6 +28,9 @@ struct lcm_pvalue {
 /* lcm_pv_num, _list, _table, _copy, _append, _put, _get, _free, _set_path: lcm.h */
 /* Removes table[key] (if present) and frees it. */
 void lcm_pv_remove(lcm_pvalue *table, const char *key);
+/* lcm_pv_put of a key that table does not hold (not looked for: a table
+ * read from Lua, whose keys are unique, is built in linear time). */
+void lcm_pv_put_new(lcm_pvalue *table, const char *key, lcm_pvalue *item);
 
 /* Parameters fixed from outside the model (--fix, lcmgen.h), before the
  * model is generated: a fix without a value takes the number the params
