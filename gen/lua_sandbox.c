@@ -388,9 +388,14 @@ static int sb_load_file(lua_State *L)
  * ("a*"):rep(40) .. "b") would run for ever.  Its work at one start is at
  * most (n + 1)^q steps for a subject of n bytes and q quantifiers (*, +, -);
  * gmatch and gsub try every start.  A call whose bound exceeds
- * MAX_MATCH_STEPS is refused before it runs.  Real patterns have one or two
- * quantifiers on short strings (lcm.read_table splits lines with plain finds). */
+ * MAX_MATCH_STEPS is refused before it runs.  Without quantifiers (a plain
+ * find among them) each start compares up to the pattern's length, so the
+ * bound is (n + 1) (m + 1) for a pattern of m bytes.  Real patterns have one
+ * or two quantifiers on short strings (lcm.read_table splits lines with
+ * plain finds).  table.move is the other library loop over a count the
+ * caller names; it is bounded by MAX_MOVED. */
 #define MAX_MATCH_STEPS 1e10
+#define MAX_MOVED 1e8
 
 /* Quantifiers of a pattern, outside %-escapes and [sets]. */
 static int quantifiers(const char *p, size_t len)
@@ -415,10 +420,15 @@ static void check_match_cost(lua_State *L, const char *fn, int every_start)
     size_t n, plen;
     const char *subject = lua_tolstring(L, 1, &n), *pattern = lua_tolstring(L, 2, &plen);
     if (!subject || !pattern) return; /* the real function reports the wrong argument */
-    if (lua_type(L, 4) != LUA_TNONE && !strcmp(fn, "find") && lua_toboolean(L, 4)) return; /* plain find */
-    double steps = pow((double)n + 1, quantifiers(pattern, plen)) * (every_start ? (double)n + 1 : 1);
+    int plain = !strcmp(fn, "find") && lua_toboolean(L, 4);
+    int q = plain ? 0 : quantifiers(pattern, plen);
+    double steps = q ? pow((double)n + 1, q) * (every_start ? (double)n + 1 : 1) : ((double)n + 1) * ((double)plen + 1);
+    if (!q && steps > MAX_MATCH_STEPS) {
+        lua_pushfstring(L, "string.%s: a pattern of %I bytes on a string of %I bytes could take more than 1e10 "
+                        "steps: split the string", fn, (lua_Integer)plen, (lua_Integer)n);
+        raise_at_caller(L, lua_tostring(L, -1));
+    }
     if (steps > MAX_MATCH_STEPS) {
-        int q = quantifiers(pattern, plen);
         lua_pushfstring(L, "string.%s: the pattern has %d quantifier%s (*, +, -); on a string of %I bytes it could "
                         "backtrack for more than 1e10 steps: simplify the pattern or split the string",
                         fn, q, q == 1 ? "" : "s", (lua_Integer)n);
@@ -440,6 +450,24 @@ BOUNDED_MATCH(match, 0)
 BOUNDED_MATCH(gmatch, 1)
 BOUNDED_MATCH(gsub, 1)
 
+/* table.move(a1, f, e, t [, a2]) with at most MAX_MOVED elements (a C loop,
+ * nils included, that the instruction limit never sees). */
+static int bounded_move(lua_State *L)
+{
+    int has_f, has_e; /* as table.move reads them: 1e12 is a float with an integer's value */
+    lua_Integer f = lua_tointegerx(L, 2, &has_f), e = lua_tointegerx(L, 3, &has_e);
+    if (has_f && has_e) {
+        if (e >= f && (double)e - (double)f + 1 > MAX_MOVED) {
+            lua_pushfstring(L, "table.move: elements %I to %I are more than 1e8 elements", f, e);
+            raise_at_caller(L, lua_tostring(L, -1));
+        }
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 /* Replaces the matchers of the string library itself (once per state):
  * the copy in the sandbox, and string methods ("x"):find(...), which reach
  * the library through the string metatable, both get the bound. */
@@ -454,6 +482,11 @@ static void bound_matchers(lua_State *L)
             lua_getfield(L, -1, r->name);
             lua_pushcclosure(L, r->func, 1);
             lua_setfield(L, -2, r->name);
+        }
+        if (lua_getglobal(L, LUA_TABLIBNAME) == LUA_TTABLE) {
+            lua_getfield(L, -1, "move");
+            lua_pushcclosure(L, bounded_move, 1);
+            lua_setfield(L, -2, "move");
         }
         lua_pushboolean(L, 1);
         lua_setfield(L, LUA_REGISTRYINDEX, "lcm.bounded_matchers");

@@ -18,6 +18,10 @@ local B = {}
 -- age, period and E_next_V are read by functions; regime, value and
 -- subject_id are columns of a simulated panel
 local RESERVED = { age = true, period = true, E_next_V = true, regime = true, value = true, subject_id = true }
+-- The operations of one regime's functions, at most: a loop in a model
+-- function unrolls into the kernel, and the C compiler's time grows faster
+-- than the code (3,000 operations: 20 s); Mahler & Yum make 141.
+local MAX_NODES = 20000
 
 local function fail_at(where, msg) error(where .. ": " .. msg, 0) end
 
@@ -1248,6 +1252,11 @@ local function dag_lines(out, R, D)
     end
     local en = D.egm and D.egm.next[tg.regime]
     if en then root("egm_next " .. id(en[1]) .. " " .. id(en[2])) end
+  end
+  if #g.nodes > MAX_NODES then
+    fail_at(R.where, "regime '" .. R.name .. "': its functions make " .. #g.nodes .. " operations, more than " ..
+      MAX_NODES .. " (a loop in a model function is unrolled into the solver, which would take the C compiler " ..
+      "hours or exhaust it)")
   end
   out[#out + 1] = "dag " .. R.name
   for _, n in ipairs(g.nodes) do
