@@ -131,34 +131,66 @@ void ir_grid_layout_free(ir_grid_layout *L)
     }
 }
 
-static int fill_vars(const ir_model *m, const ir_regime *R, const ir_var *v, int n, const size_t *off,
-                     const size_t *moff, const double *params, double *G, char *why, size_t whylen)
+/* Whether n points are finite and strictly increasing in the solve's
+ * precision (single: as the floats the kernels read).  A grid whose step
+ * is below the precision's resolution (start 1, stop 1 + 1e-9 in float32)
+ * or whose span overflows (start -1e308, stop 1e308) would otherwise solve
+ * to NaN far from its cause.  0, or 1 with why filled. */
+static int check_points(const double *x, int n, int single, char *why, size_t whylen)
 {
+    const char *in = single ? "float32" : "float64";
     for (int i = 0; i < n; ++i) {
-        if (grid_is_discrete(&v[i].grid)) continue;
-        char inner[256] = "";
-        double *matrix = v[i].grid.kind == GRID_PROCESS && moff ? G + moff[i] : NULL;
-        int rows = v[i].grid.kind == GRID_AGE ? v[i].grid.nperiods : 1, bad = 0;
-        for (int t = 0; t < rows && !bad; ++t)
-            bad = ir_grid_points_p(m, &v[i].grid, t, params, G + ir_grid_at(&v[i].grid, off[i], t), matrix, inner,
-                                   sizeof inner);
-        if (bad) {
-            snprintf(why, whylen, "regime '%s', grid of '%s': %s", R->name, v[i].name, inner);
+        double v = single ? (double)(float)x[i] : x[i], before = single && i ? (double)(float)x[i - 1] : i ? x[i - 1] : 0;
+        if (!isfinite(v)) {
+            snprintf(why, whylen, "point %d is %s in %s, not a finite number", i + 1, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf",
+                     in);
+            return 1;
+        }
+        if (i > 0 && !(v > before)) {
+            snprintf(why, whylen, "points %d and %d are both %.9g in %s: its points are closer than the precision "
+                     "resolves (a wider grid, fewer points%s)", i, i + 1, v, in, single ? " or --precision 64" : "");
             return 1;
         }
     }
     return 0;
 }
 
-int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double *params, double *G, char *why,
-                        size_t whylen)
+static int fill_vars(const ir_model *m, const ir_regime *R, const ir_var *v, int n, const size_t *off,
+                     const size_t *moff, const double *params, int single, double *G, char *why, size_t whylen)
+{
+    for (int i = 0; i < n; ++i) {
+        if (grid_is_discrete(&v[i].grid)) continue;
+        char inner[256] = "";
+        double *matrix = v[i].grid.kind == GRID_PROCESS && moff ? G + moff[i] : NULL;
+        int rows = v[i].grid.kind == GRID_AGE ? v[i].grid.nperiods : 1, bad = 0;
+        for (int t = 0; t < rows && !bad; ++t) {
+            const ir_grid *g = v[i].grid.kind == GRID_AGE ? &v[i].grid.periods[ir_grid_row(&v[i].grid, t)] : &v[i].grid;
+            double *x = G + ir_grid_at(&v[i].grid, off[i], t);
+            bad = ir_grid_points_p(m, &v[i].grid, t, params, x, matrix, inner, sizeof inner);
+            /* a process's nodes are the discretisation's (checked there); a
+             * run-time grid without parameters has no points yet */
+            if (!bad && g->kind != GRID_PROCESS && !(ir_grid_is_runtime(g) && !params) && (check_points(x, g->n, 0, inner, sizeof inner) ||
+                                                    (single && check_points(x, g->n, 1, inner, sizeof inner))))
+                bad = ir_grid_is_runtime(g) ? 1 : 2;
+        }
+        if (bad) {
+            snprintf(why, whylen, "regime '%s', grid of '%s': %s", R->name, v[i].name, inner);
+            return bad;
+        }
+    }
+    return 0;
+}
+
+int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double *params, int single, double *G,
+                        char *why, size_t whylen)
 {
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
-        if (fill_vars(m, R, R->states, R->nstates, L->state_off[r], L->matrix_off[r], params, G, why, whylen) ||
-            fill_vars(m, R, R->actions, R->nactions, L->action_off[r], NULL, params, G, why, whylen) ||
-            (ir_is_egm(R) && fill_vars(m, R, &R->egm.savings, 1, L->savings_off[r], NULL, params, G, why, whylen)))
-            return 1;
+        int bad = fill_vars(m, R, R->states, R->nstates, L->state_off[r], L->matrix_off[r], params, single, G, why, whylen);
+        if (!bad) bad = fill_vars(m, R, R->actions, R->nactions, L->action_off[r], NULL, params, single, G, why, whylen);
+        if (!bad && ir_is_egm(R))
+            bad = fill_vars(m, R, &R->egm.savings, 1, L->savings_off[r], NULL, params, single, G, why, whylen);
+        if (bad) return bad;
     }
     /* an AR(1) process keeps its law across regimes: the source's points and
      * the target's matrix must describe the same process */

@@ -52,9 +52,11 @@ static inline size_t ir_grid_at(const ir_grid *g, size_t off, int t)
     return g->kind == GRID_AGE ? off + (size_t)ir_grid_row(g, t) * (size_t)g->n : off;
 }
 void ir_grid_layout_free(ir_grid_layout *L);
-/* Fills G[0..L->total-1] from the parameters; returns 0, or 1 with `why`
- * naming the regime and grid whose run-time values are invalid. */
-int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double *params, double *G, char *why,
-                        size_t whylen);
+/* Fills G[0..L->total-1] from the parameters; returns 0, or with `why`
+ * naming the regime and grid: 1 when its run-time values are invalid, 2
+ * when a grid of the model has points that are not finite and strictly
+ * increasing in the solve's precision (single: float32). */
+int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double *params, int single, double *G,
+                        char *why, size_t whylen);
 
 #endif

@@ -472,7 +472,7 @@ static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_soluti
     char why[512];
     if (read_params(f, version, m, sol->params))
         rc = lcm_fail(err, LCM_E_INPUT, "'%s': the parameters of its solve are missing or of the wrong size", path);
-    else if (ir_grid_buffer_fill(m, &sol->layout, sol->params, sol->grids, why, sizeof why))
+    else if (ir_grid_buffer_fill(m, &sol->layout, sol->params, precision == 32, sol->grids, why, sizeof why))
         rc = lcm_fail(err, LCM_E_INPUT, "'%s': its parameters give invalid grids: %s", path, why);
     if (!rc) rc = read_all_V(f, path, version, sol, err);
     if (rc) lcm_solution_free(sol);

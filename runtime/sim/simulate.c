@@ -903,8 +903,20 @@ static int check_initial(const lcm_solver *sv, const lcm_initial *ic, lcm_err *e
     int bad = ic->nslots != sv->vars.nstates || (here && there && strcmp(here, there));
     for (lcm_index i = 0; i < ic->n && !bad; ++i)
         bad = ic->regime[i] < 0 || ic->regime[i] >= m->nregimes || ic->period[i] < 0 || ic->period[i] >= m->nperiods;
-    return bad ? lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model (or another version "
-                          "of it): read them with lcm_initial_read for this model") : 0;
+    if (bad)
+        return lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model (or another version "
+                        "of it): read them with lcm_initial_read for this model");
+    /* a state beyond float32's range would start as inf, and fail a check
+     * of the solve's (exit 7) far from the file's value */
+    for (lcm_index i = 0; i < ic->n && lcm_solver_precision(sv) == 32; ++i)
+        for (int k = 0; k < ic->nslots; ++k) {
+            double x = ic->x[(size_t)i * (size_t)ic->nslots + (size_t)k];
+            if (isfinite(x) && !isfinite((float)x))
+                return lcm_fail(err, LCM_E_INPUT, "the initial conditions: subject %lld: state '%s' is %g, beyond "
+                                "float32's range (about 3.4e38): simulate with --precision 64", (long long)i,
+                                sv->vars.state_names[k], x);
+        }
+    return 0;
 }
 
 /* The worker (among all of the job) whose block holds subject i: where its

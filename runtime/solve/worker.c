@@ -525,8 +525,8 @@ int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err)
 {
     const ir_model *m = &w->model->ir;
     char why[512];
-    if (ir_grid_buffer_fill(m, &w->layout, params, w->grids64, why, sizeof why))
-        return lcm_fail(err, LCM_E_PARAMS, "%s", why);
+    int bad = ir_grid_buffer_fill(m, &w->layout, params, w->backend->precision == 32, w->grids64, why, sizeof why);
+    if (bad) return lcm_fail(err, bad == 2 ? LCM_E_MODEL : LCM_E_PARAMS, "%s", why);
     lcm_to_precision(params, m->params_size, w->backend->precision, w->P_host);
     lcm_to_precision(w->grids64, w->layout.total, w->backend->precision, w->grids_host);
     return 0;

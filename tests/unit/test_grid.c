@@ -63,7 +63,7 @@ int main(void)
     CHECK(L.state_off[0][1] == 0 && L.action_off[0][0] == 5 && L.state_off[1][0] == 9);
     double G[13];
     char why[64];
-    CHECK(ir_grid_buffer_fill(&m, &L, NULL, G, why, sizeof why) == 0);
+    CHECK(ir_grid_buffer_fill(&m, &L, NULL, 0, G, why, sizeof why) == 0);
     CHECK(G[0] == 1 && G[4] == 3 && G[5] == 1 && G[8] == 1000 && G[9] == 0 && G[12] == 7);
     ir_grid_layout_free(&L);
     CHECK_DONE();
