@@ -704,6 +704,11 @@ void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
 int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chunkname, int env_index)
 {
     env_index = lua_absindex(L, env_index);
+    if (*chunkname == '@') { /* a file, read as lua and luaL_loadfile read one: */
+        if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) text += 3, len -= 3; /* a UTF-8 byte order mark, */
+        if (len && text[0] == '#') /* and a first line such as #!/usr/bin/env lua, its line break kept */
+            while (len && *text != '\n') ++text, --len;
+    }
     if (len && text[0] == LUA_SIGNATURE[0]) {
         lua_pushfstring(L, "%s: a precompiled (binary) chunk: only Lua source text is loaded",
                         chunkname + (*chunkname == '@' || *chunkname == '='));

@@ -49,7 +49,9 @@ void lcm_sandbox_push(lua_State *L, const char *file, int trusted);
 
 /* Loads text (never bytecode: a precompiled chunk is refused with a
  * message naming chunkname) as a chunk whose _ENV is the table at
- * env_index; like luaL_loadbufferx otherwise. */
+ * env_index; like luaL_loadbufferx otherwise.  The text of a file
+ * (chunkname "@path") loses a UTF-8 byte order mark and a first line
+ * starting with '#', as the lua program reads files. */
 int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chunkname, int env_index);
 
 /* Whether models and params files run with the full library: set by the

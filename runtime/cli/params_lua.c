@@ -63,15 +63,37 @@ static int convert(lua_State *L, const char *where, int depth, long *left, lcm_p
     if (depth >= MAX_DEPTH || !lua_checkstack(L, 3))
         return lcm_fail(err, LCM_E_PARAMS, "%s nests tables more than %d deep (or holds itself)", where, MAX_DEPTH);
     lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
-    int nstr = 0, nother = 0;
+    /* what is wrong with the keys, whatever order lua_next gives them in:
+     * the first type name that is neither string nor integer, the least
+     * integer key outside 1..len */
+    int nstr = 0, nint = 0;
+    const char *bad_type = NULL;
+    lua_Integer low = 1, high = len, past = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
         if (lua_type(L, -2) == LUA_TSTRING) nstr++;
-        else if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > len) nother++;
+        else if (!lua_isinteger(L, -2)) {
+            const char *type = lua_type(L, -2) == LUA_TNUMBER ? "fractional number" : lua_typename(L, lua_type(L, -2));
+            if (!bad_type || strcmp(type, bad_type) < 0) bad_type = type;
+        } else {
+            lua_Integer k = lua_tointeger(L, -2);
+            nint++;
+            if (k < low) low = k;
+            if (k > high && (!past || k < past)) past = k;
+        }
         lua_pop(L, 1);
     }
-    if (nother || (nstr && len))
-        return lcm_fail(err, LCM_E_PARAMS, "%s mixes a list with named entries", where);
+    const char *name = *where ? where : "the table";
+    if (bad_type)
+        return lcm_fail(err, LCM_E_PARAMS, "%s has a key that is a %s: keys are names, or positions 1, 2, ... of a list",
+                        name, bad_type);
+    if (low < 1)
+        return lcm_fail(err, LCM_E_PARAMS, "%s has an entry at position %lld: a list starts at position 1 (the "
+                        "first element is code 0)", name, (long long)low);
+    if (past)
+        return lcm_fail(err, LCM_E_PARAMS, "%s has a hole: position %lld is given but not position %lld", name,
+                        (long long)past, (long long)len + 1);
+    if (nstr && nint) return lcm_fail(err, LCM_E_PARAMS, "%s mixes a list with named entries", name);
     int rc = 0;
     if (!nstr) {
         lcm_pvalue *list = lcm_pv_list();

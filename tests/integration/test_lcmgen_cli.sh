@@ -141,5 +141,16 @@ echo "/* edited */" >> "$work/gen/kernels.c"
 check "tampered kernels.c refused" "[ $rc -ne 0 ] && grep -q 'does not match manifest' '$work/tamper.log'"
 check "no output after a refusal" "[ ! -e '$work/x.csv' ]"
 
+# a file as the lua program reads one: a UTF-8 byte order mark and a #! line
+# are skipped, and the lines keep their numbers
+{ printf '\xef\xbb\xbf#!/usr/bin/env lua\n'; cat "$SRC/models/tiny.lua"; } > "$work/bom.lua"
+{ printf '\xef\xbb\xbf'; cat "$SRC/models/tiny.params.lua"; } > "$work/bom.params.lua"
+"$LCM" solve "$work/bom.lua" --params "$work/bom.params.lua" --backend cpu --csv "$work/bom.csv" 2> /dev/null
+"$LCM" solve "$SRC/models/tiny.lua" --params "$SRC/models/tiny.params.lua" --backend cpu --csv "$work/plain.csv" 2> /dev/null
+check "a byte order mark and a #! line are skipped" "cmp -s '$work/bom.csv' '$work/plain.csv'"
+printf '#!/usr/bin/env lua\nerror("on line 2")\n' > "$work/line.lua"
+"$LCMGEN" "$work/line.lua" -o "$work/line" 2> "$work/line.err"
+check "after a #! line the lines keep their numbers" "grep -q 'line.lua:2: on line 2' '$work/line.err'"
+
 rm -rf "$work"
 exit $fail
