@@ -136,7 +136,9 @@ static int read_beside(lua_State *L, const char *name, size_t len, char **data, 
     size_t rl = strlen(real);
     int inside = !strncmp(resolved, real, rl) && (resolved[rl] == '/' || (rl == 1 && real[0] == '/'));
     int rc = READ_REFUSED;
-    if (!inside && !trusted)
+    if (!strcmp(resolved, real))
+        *msg = lcm_xasprintf("'%s' is the folder '%s' itself, not a file", name, dir);
+    else if (!inside && !trusted)
         *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model or params file reads files in its own folder "
                          "and below)", name, dir);
     else rc = read_regular(resolved, 0, *path, data, size, msg) ? READ_REFUSED : READ_OK;

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-static const char shape[] = "a table of columns { regime = {...}, age = {...}, <state> = {...} } or a function(n) "
-                            "that returns one for n subjects";
+#define COLUMNS "a table of columns { regime = {...}, age = {...}, <state> = {...} }"
+static const char shape[] = COLUMNS " or a function(n) that returns one for n subjects";
 
 /* Runs the file, and the function it returns if it returns one, leaving
  * the columns' table on the stack.  Lua errors and the limits of
@@ -44,8 +44,9 @@ static int run_file(lua_State *L, lcm_lua_limits *lim, const char *path, long lo
         return hit ? hit : lcm_sandbox_fail(err, LCM_E_INPUT, path, lua_tostring(L, -1));
     }
     if (lua_type(L, -1) != LUA_TTABLE)
-        return lcm_fail(err, LCM_E_INPUT, "%s: %s %s, not %s", path, function ? "the function it returns must return"
-                        : "an initial conditions file returns", shape, luaL_typename(L, -1));
+        return lcm_fail(err, LCM_E_INPUT, "%s: %s, not %s", path, function ? "the function it returns must return "
+                        COLUMNS : "an initial conditions file returns " COLUMNS " or a function(n) that returns one for "
+                        "n subjects", luaL_typename(L, -1));
     if (subjects && !function)
         return lcm_fail(err, LCM_E_USAGE, "--subjects %lld: %s returns its subjects, not a function(n) of their "
                         "number; leave out --subjects", subjects, path);
