@@ -20,8 +20,9 @@ local B = {}
 local RESERVED = { age = true, period = true, E_next_V = true, regime = true, value = true, subject_id = true }
 -- The operations of one regime's functions, at most: a loop in a model
 -- function unrolls into the kernel, and the C compiler's time grows faster
--- than the code (3,000 operations: 20 s); Mahler & Yum make 141.
-local MAX_NODES = 20000
+-- than the code (gcc -O3 on this 2-core VM: 1,000 operations 5 s, 3,000
+-- 22 s, 20,000 more than 9 minutes); Mahler & Yum make 141.
+local MAX_NODES = 5000
 
 local function fail_at(where, msg) error(where .. ": " .. msg, 0) end
 
