@@ -131,22 +131,28 @@ void ir_grid_layout_free(ir_grid_layout *L)
     }
 }
 
-/* Whether n points are finite and strictly increasing in the solve's
- * precision (single: as the floats the kernels read).  A grid whose step
- * is below the precision's resolution (start 1, stop 1 + 1e-9 in float32)
- * or whose span overflows (start -1e308, stop 1e308) would otherwise solve
- * to NaN far from its cause.  0, or 1 with why filled. */
-static int check_points(const double *x, int n, int single, char *why, size_t whylen)
+/* Whether n points are finite and increasing in the solve's precision
+ * (single: as the floats the kernels read).  A grid whose step is below the
+ * precision's resolution (start 1, stop 1 + 1e-9 in float32) or whose span
+ * overflows (start -1e308, stop 1e308) would otherwise solve to NaN far
+ * from its cause.  Strictly increasing, but in float32 where the kernel
+ * finds cells by search or by piece (piecewise, irregular grids): there an
+ * open end of a piece, the double next to the boundary, becomes the
+ * boundary's float, a cell of no width that no search returns; two such
+ * cells in a row (three equal points) are refused.  0, or 1 with why. */
+static int check_points(const double *x, int n, int single, int strict, char *why, size_t whylen)
 {
     const char *in = single ? "float32" : "float64";
     for (int i = 0; i < n; ++i) {
-        double v = single ? (double)(float)x[i] : x[i], before = single && i ? (double)(float)x[i - 1] : i ? x[i - 1] : 0;
+        double v = single ? (double)(float)x[i] : x[i];
         if (!isfinite(v)) {
             snprintf(why, whylen, "point %d is %s in %s, not a finite number", i + 1, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf",
                      in);
             return 1;
         }
-        if (i > 0 && !(v > before)) {
+        double before = i < 1 ? -INFINITY : single ? (double)(float)x[i - 1] : x[i - 1];
+        double twice = i < 2 ? -INFINITY : single ? (double)(float)x[i - 2] : x[i - 2];
+        if (v < before || (v == before && (strict || v == twice))) {
             snprintf(why, whylen, "points %d and %d are both %.9g in %s: its points are closer than the precision "
                      "resolves (a wider grid, fewer points%s)", i, i + 1, v, in, single ? " or --precision 64" : "");
             return 1;
@@ -169,8 +175,10 @@ static int fill_vars(const ir_model *m, const ir_regime *R, const ir_var *v, int
             bad = ir_grid_points_p(m, &v[i].grid, t, params, x, matrix, inner, sizeof inner);
             /* a process's nodes are the discretisation's (checked there); a
              * run-time grid without parameters has no points yet */
-            if (!bad && g->kind != GRID_PROCESS && !(ir_grid_is_runtime(g) && !params) && (check_points(x, g->n, 0, inner, sizeof inner) ||
-                                                    (single && check_points(x, g->n, 1, inner, sizeof inner))))
+            int located = g->kind == GRID_LIN || g->kind == GRID_LOG; /* cells by arithmetic alone */
+            if (!bad && g->kind != GRID_PROCESS && !(ir_grid_is_runtime(g) && !params) &&
+                (check_points(x, g->n, 0, 1, inner, sizeof inner) ||
+                 (single && check_points(x, g->n, 1, located, inner, sizeof inner))))
                 bad = ir_grid_is_runtime(g) ? 1 : 2;
         }
         if (bad) {
