@@ -140,7 +140,10 @@ typedef struct lcm_pvalue lcm_pvalue;
 LCM_API lcm_pvalue *lcm_pv_num(double x);
 LCM_API lcm_pvalue *lcm_pv_list(void);
 LCM_API lcm_pvalue *lcm_pv_table(void);
-/* Appends item to a list (made by lcm_pv_list); the list owns it. */
+/* Appends item to a list (made by lcm_pv_list); the list owns it.  Given
+ * another kind of node, it frees item, and resolving the tree (lcm_solve,
+ * lcm_model_resolve_params) fails with LCM_E_PARAMS saying so; the same
+ * holds for lcm_pv_put given anything but a table. */
 LCM_API void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item);
 /* Sets table[key] = item (replacing and freeing an old value; putting the
  * same item again changes nothing); table is made by lcm_pv_table and owns

@@ -33,10 +33,25 @@ static void pv_push(lcm_pvalue *v, char *key, lcm_pvalue *item)
     v->items[v->n++] = item;
 }
 
-void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item) { pv_push(list, NULL, item); }
+/* An item for the wrong kind of node: freed (it was given away), and the
+ * node remembers why, for lcm_params_resolve. */
+static int misused(lcm_pvalue *v, lcm_pv_kind want, const char *why, lcm_pvalue *item)
+{
+    if (v && v->kind == want) return 0;
+    if (v && !v->misuse) v->misuse = why;
+    lcm_pv_free(item);
+    return 1;
+}
+
+void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item)
+{
+    if (!misused(list, LCM_PV_LIST, "lcm_pv_append was given a table or a number, not a list (lcm_pv_list)", item))
+        pv_push(list, NULL, item);
+}
 
 void lcm_pv_put(lcm_pvalue *t, const char *key, lcm_pvalue *item)
 {
+    if (misused(t, LCM_PV_TABLE, "lcm_pv_put was given a list or a number, not a table (lcm_pv_table)", item)) return;
     for (int i = 0; i < t->n; ++i)
         if (!strcmp(t->keys[i], key)) {
             if (t->items[i] == item) return; /* put again: it stays */
@@ -84,6 +99,11 @@ void lcm_pv_free(lcm_pvalue *v)
 
 int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err)
 {
+    if (!root || root->kind != LCM_PV_TABLE) {
+        lcm_pv_free(item);
+        return lcm_fail(err, LCM_E_PARAMS, "'%s': the root of the parameters is %s, not a table (lcm_pv_table)", path,
+                        !root ? "NULL" : root->kind == LCM_PV_LIST ? "a list" : "a number");
+    }
     lcm_pvalue *t = root;
     const char *p = path;
     for (;;) {
@@ -490,9 +510,22 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
     return 0;
 }
 
+/* The first misuse recorded in the tree (lcm_pvalue.misuse), or NULL. */
+static const char *pv_misuse(const lcm_pvalue *v)
+{
+    if (v->misuse) return v->misuse;
+    for (int i = 0; i < v->n; ++i) {
+        const char *why = pv_misuse(v->items[i]);
+        if (why) return why;
+    }
+    return NULL;
+}
+
 int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, lcm_err *err)
 {
     if (!root || root->kind != LCM_PV_TABLE) return lcm_fail(err, LCM_E_PARAMS, "parameters must be a table");
+    const char *misuse = pv_misuse(root);
+    if (misuse) return lcm_fail(err, LCM_E_PARAMS, "the parameters were built wrongly: %s", misuse);
     path_set used = {0};
     lcm_sb missing;
     lcm_sb_init(&missing);

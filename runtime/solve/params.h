@@ -23,6 +23,8 @@ struct lcm_pvalue {
     int n, cap;
     char **keys; /* TABLE: one per item */
     struct lcm_pvalue **items;
+    const char *misuse; /* lcm_pv_append or _put called on the wrong kind of node (the item was freed): the
+                         * error lcm_params_resolve reports, since those functions return nothing */
 };
 
 /* lcm_pv_num, _list, _table, _copy, _append, _put, _get, _free, _set_path: lcm.h */

@@ -116,6 +116,24 @@ int main(int argc, char **argv)
     /* an unknown parameter is an error, not a crash */
     lcm_pv_put(p, "no_such_parameter", lcm_pv_num(1));
     CHECK(lcm_model_resolve_params(m, p, buf, &err) == LCM_E_PARAMS && err.msg[0]);
+    /* a tree built with the wrong calls: an error where one can be returned,
+     * not a crash or values taken by position */
+    lcm_pvalue *r = lcm_pv_table();
+    lcm_pv_append(r, lcm_pv_num(1)); /* to a table */
+    CHECK(lcm_model_resolve_params(m, r, buf, &err) == LCM_E_PARAMS &&
+          strstr(err.msg, "lcm_pv_append was given a table or a number, not a list"));
+    lcm_pv_free(r);
+    lcm_pvalue *list = lcm_pv_list(), *number = lcm_pv_num(1);
+    lcm_pv_append(list, lcm_pv_num(1));
+    CHECK(lcm_pv_set_path(list, "x", lcm_pv_num(2), &err) == LCM_E_PARAMS && strstr(err.msg, "is a list, not a table"));
+    CHECK(lcm_pv_set_path(number, "a.b", lcm_pv_num(2), &err) == LCM_E_PARAMS &&
+          strstr(err.msg, "is a number, not a table"));
+    lcm_pv_put(list, "named", lcm_pv_num(3)); /* to a list */
+    lcm_pvalue *q = lcm_pv_table();
+    lcm_pv_put(q, "discount_factor", list);
+    CHECK(lcm_model_resolve_params(m, q, buf, &err) == LCM_E_PARAMS &&
+          strstr(err.msg, "lcm_pv_put was given a list or a number, not a table"));
+    lcm_pv_free(q), lcm_pv_free(number);
     lcm_solution_free(a), lcm_solution_free(b);
     lcm_pv_free(p), free(buf);
     lcm_initial_free(ic);
