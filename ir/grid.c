@@ -173,10 +173,10 @@ static int fill_vars(const ir_model *m, const ir_regime *R, const ir_var *v, int
             const ir_grid *g = v[i].grid.kind == GRID_AGE ? &v[i].grid.periods[ir_grid_row(&v[i].grid, t)] : &v[i].grid;
             double *x = G + ir_grid_at(&v[i].grid, off[i], t);
             bad = ir_grid_points_p(m, &v[i].grid, t, params, x, matrix, inner, sizeof inner);
-            /* a process's nodes are the discretisation's (checked there); a
-             * run-time grid without parameters has no points yet */
+            /* a run-time grid without parameters has no points yet; a
+             * process's nodes can overflow (mu = 1e308) */
             int located = g->kind == GRID_LIN || g->kind == GRID_LOG; /* cells by arithmetic alone */
-            if (!bad && g->kind != GRID_PROCESS && !(ir_grid_is_runtime(g) && !params) &&
+            if (!bad && !(ir_grid_is_runtime(g) && !params) &&
                 (check_points(x, g->n, 0, 1, inner, sizeof inner) ||
                  (single && check_points(x, g->n, 1, located, inner, sizeof inner))))
                 bad = ir_grid_is_runtime(g) ? 1 : 2;
