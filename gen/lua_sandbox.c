@@ -388,8 +388,9 @@ static int sb_load_file(lua_State *L)
  * Lua's matcher runs inside one C call, where the instruction limit of
  * lua_limits.h is never checked, and it backtracks: string.find(("a"):rep(40),
  * ("a*"):rep(40) .. "b") would run for ever.  Its work at one start is at
- * most (n + 1)^q steps for a subject of n bytes and q quantifiers (*, +, -);
- * gmatch and gsub try every start.  A call whose bound exceeds
+ * most (n + 1)^q steps for a subject of n bytes and q quantifiers (*, +, -,
+ * ?, %b); every start is tried but for a pattern anchored by ^ (gmatch and
+ * gsub try every start, whatever the pattern).  A call whose bound exceeds
  * MAX_MATCH_STEPS is refused before it runs.  Without quantifiers (a plain
  * find among them) each start compares up to the pattern's length, so the
  * bound is (n + 1) (m + 1) for a pattern of m bytes.  Real patterns have one
@@ -399,18 +400,19 @@ static int sb_load_file(lua_State *L)
 #define MAX_MATCH_STEPS 1e10
 #define MAX_MOVED 1e8
 
-/* Quantifiers of a pattern, outside %-escapes and [sets]. */
+/* Quantifiers of a pattern (*, +, -, ?, and %b, which scans to the end of
+ * the subject at each start), outside other %-escapes and [sets]. */
 static int quantifiers(const char *p, size_t len)
 {
     int q = 0;
     for (size_t i = 0; i < len; ++i) {
-        if (p[i] == '%') ++i;
+        if (p[i] == '%') q += ++i < len && p[i] == 'b';
         else if (p[i] == '[') {
             if (i + 1 < len && p[i + 1] == '^') ++i;
             if (i + 1 < len && p[i + 1] == ']') ++i;
             while (++i < len && p[i] != ']')
                 if (p[i] == '%') ++i;
-        } else if (p[i] == '*' || p[i] == '+' || p[i] == '-') ++q;
+        } else if (p[i] == '*' || p[i] == '+' || p[i] == '-' || p[i] == '?') ++q;
     }
     return q;
 }
@@ -424,14 +426,15 @@ static void check_match_cost(lua_State *L, const char *fn, int every_start)
     if (!subject || !pattern) return; /* the real function reports the wrong argument */
     int plain = !strcmp(fn, "find") && lua_toboolean(L, 4);
     int q = plain ? 0 : quantifiers(pattern, plen);
-    double steps = q ? pow((double)n + 1, q) * (every_start ? (double)n + 1 : 1) : ((double)n + 1) * ((double)plen + 1);
+    int starts_all = every_start || !plen || pattern[0] != '^';
+    double steps = q ? pow((double)n + 1, q) * (starts_all ? (double)n + 1 : 1) : ((double)n + 1) * ((double)plen + 1);
     if (!q && steps > MAX_MATCH_STEPS) {
         lua_pushfstring(L, "string.%s: a pattern of %I bytes on a string of %I bytes could take more than 1e10 "
                         "steps: split the string", fn, (lua_Integer)plen, (lua_Integer)n);
         raise_at_caller(L, lua_tostring(L, -1));
     }
     if (steps > MAX_MATCH_STEPS) {
-        lua_pushfstring(L, "string.%s: the pattern has %d quantifier%s (*, +, -); on a string of %I bytes it could "
+        lua_pushfstring(L, "string.%s: the pattern has %d quantifier%s (*, +, -, ?, %%b); on a string of %I bytes it could "
                         "backtrack for more than 1e10 steps: simplify the pattern or split the string",
                         fn, q, q == 1 ? "" : "s", (lua_Integer)n);
         raise_at_caller(L, lua_tostring(L, -1));

@@ -138,8 +138,9 @@ void ir_grid_layout_free(ir_grid_layout *L)
  * from its cause.  Strictly increasing, but in float32 where the kernel
  * finds cells by search or by piece (piecewise, irregular grids): there an
  * open end of a piece, the double next to the boundary, becomes the
- * boundary's float, a cell of no width that no search returns; two such
- * cells in a row (three equal points) are refused.  0, or 1 with why. */
+ * boundary's float, a cell of no width, which float32's lcm_frac
+ * (templates/prelude.h) takes at t = 0; two such cells in a row (three
+ * equal points) are refused.  0, or 1 with why. */
 static int check_points(const double *x, int n, int single, int strict, char *why, size_t whylen)
 {
     const char *in = single ? "float32" : "float64";
@@ -152,7 +153,11 @@ static int check_points(const double *x, int n, int single, int strict, char *wh
         }
         double before = i < 1 ? -INFINITY : single ? (double)(float)x[i - 1] : x[i - 1];
         double twice = i < 2 ? -INFINITY : single ? (double)(float)x[i - 2] : x[i - 2];
-        if (v < before || (v == before && (strict || v == twice))) {
+        if (v < before) {
+            snprintf(why, whylen, "point %d is %.9g in %s, below point %d (%.9g)", i + 1, v, in, i, before);
+            return 1;
+        }
+        if (v == before && (strict || v == twice)) {
             snprintf(why, whylen, "points %d and %d are both %.9g in %s: its points are closer than the precision "
                      "resolves (a wider grid, fewer points%s)", i, i + 1, v, in, single ? " or --precision 64" : "");
             return 1;

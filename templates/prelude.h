@@ -119,7 +119,19 @@ LCM_DEVICE int lcm_clip_cell(real f, int n)
     return (int)lcm_clamp_low0(f, (real)(n - 2));
 }
 
+#if LCM_PRECISION == 32
+/* In float32 a piecewise or irregular grid may hold an isolated cell of no
+ * width (ir/grid.c, check_points: an open end of a piece rounds to the
+ * boundary): t = 0 there, V at its point, and a NaN x still gives NaN.
+ * float64 grids are strictly increasing, so their division stays bare. */
+LCM_DEVICE real lcm_frac(real x, const real *p, int i)
+{
+    const real width = p[i + 1] - p[i];
+    return width != 0 ? (x - p[i]) / width : (x - p[i]) * 0;
+}
+#else
 LCM_DEVICE real lcm_frac(real x, const real *p, int i) { return (x - p[i]) / (p[i + 1] - p[i]); }
+#endif
 
 /* Closed form for linspace grids. */
 LCM_DEVICE int lcm_cell_lin(real x, real start, real inv_step, int n)

@@ -25,7 +25,11 @@ function H.run(model_path, given_options, given_fixes, box)
   -- put the full name of the file back.
   local function full_paths(msg)
     msg = type(msg) == "string" and msg or tostring(msg)
-    local tail, rest = msg:match("^%.%.%.(.-)(:%d+:.*)$")
+    -- on the message's head: the sandbox bounds a pattern's cost by the
+    -- length of its subject (gen/lua_sandbox.c), and a model may raise a
+    -- long message
+    local tail = msg:sub(1, 2000):match("^%.%.%.(.-):%d+:")
+    local rest = tail and msg:sub(4 + #tail)
     if tail then
       for _, path in ipairs(deps()) do
         if path:sub(-#tail) == tail then return path .. rest end

@@ -595,9 +595,10 @@ function lcm.read_table(name)
         local _, marks = gap:gsub("[,;]", "")
         return marks > (ends and 0 or 1)
       end
-      while true do
-        local a, b = line:find("[^%s,;]+", from)
-        if empty_field(line:sub(from, (a or #line + 1) - 1), from == 1 or not a) then
+      while true do -- anchored finds: linear in the line (the sandbox bounds patterns by their cost)
+        local _, gap_end = line:find("^[%s,;]*", from)
+        local a, b = line:find("^[^%s,;]+", gap_end + 1)
+        if empty_field(line:sub(from, gap_end), from == 1 or not a) then
           fail(string.format("lcm.read_table: %s, line %d: field %d is empty (two commas or semicolons with " ..
             "nothing between, or one at the start or end of the line)", name, line_no, #fields + 1))
         end

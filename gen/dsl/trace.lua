@@ -408,12 +408,16 @@ function T.call(fname, fn, args, nargs, fn_where)
   local ok, res = xpcall(fn, function(e)
     if type(e) == "string" and not e:find("regime '", 1, true) then
       local ctx = "regime '" .. graph.regime .. "', function '" .. fname .. "'"
-      local indexed = e:match("attempt to index a number value %(local '([%w_]+)'%)")
+      -- patterns on the message's head: the sandbox bounds a pattern's cost
+      -- by the length of its subject (gen/lua_sandbox.c), and a model may
+      -- raise a long message
+      local head = e:sub(1, 2000)
+      local indexed = head:match("attempt to index a number value %(local '([%w_]+)'%)")
       if indexed then
         e = e .. ": '" .. indexed .. "' is a number here (a scalar fixed parameter?) but the function indexes it"
       end
-      local file, line, rest = e:match("^(.-):(%d+): (.*)$")
-      if file then return file .. ":" .. line .. ": " .. ctx .. ": " .. rest end
+      local file, line = head:match("^(.-):(%d+): ")
+      if file then return file .. ":" .. line .. ": " .. ctx .. ": " .. e:sub(#file + #line + 4) end
       return fn_where .. ": " .. ctx .. ": " .. e
     end
     return e

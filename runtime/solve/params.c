@@ -39,7 +39,7 @@ static int misused(lcm_pvalue *v, lcm_pv_kind want, const char *why, lcm_pvalue 
 {
     if (v && v->kind == want) return 0;
     if (v && !v->misuse) v->misuse = why;
-    lcm_pv_free(item);
+    if (item != v) lcm_pv_free(item); /* a node put into itself stays the caller's */
     return 1;
 }
 
