@@ -121,8 +121,8 @@ static int read_beside(lua_State *L, const char *name, size_t len, char **data, 
         return *msg = lcm_xasprintf("'%s' is an absolute path: name files relative to the folder '%s'", name, dir),
                READ_REFUSED;
     if (!trusted && climbs_out(name))
-        return *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model or params file reads files in its own "
-                                "folder and below)", name, dir),
+        return *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file "
+                                "reads files in its own folder and below)", name, dir),
                READ_REFUSED;
     *path = name[0] == '/' || !strcmp(dir, ".") ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", dir, name);
     char *joined = name[0] == '/' ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", real, name);
@@ -139,8 +139,8 @@ static int read_beside(lua_State *L, const char *name, size_t len, char **data, 
     if (!strcmp(resolved, real))
         *msg = lcm_xasprintf("'%s' is the folder '%s' itself, not a file", name, dir);
     else if (!inside && !trusted)
-        *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model or params file reads files in its own folder "
-                         "and below)", name, dir);
+        *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file reads "
+                         "files in its own folder and below)", name, dir);
     else rc = read_regular(resolved, 0, *path, data, size, msg) ? READ_REFUSED : READ_OK;
     free(resolved);
     return rc;
