@@ -57,9 +57,7 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
         if (!strcmp(s, "-o") || !strcmp(s, "-M") || !strcmp(s, "-D") || !strcmp(s, "--fix")) {
             if (i + 1 >= argc) return lcm_fail(err, LCM_E_USAGE, "%s needs a value", s);
             const char *v = argv[++i];
-            if (s[1] == 'o' && !strcmp(v, "-"))
-                return lcm_fail(err, LCM_E_USAGE, "-o -: a folder is needed here, not standard output (./- names a "
-                                "folder called '-')");
+            if (s[1] == 'o' && lcm_refuse_dash_folder(s, v, err)) return err->code;
             if (s[1] == 'o') a->dir = v;
             else if (s[1] == 'M') a->depfile = v;
             else if (s[1] == 'D' ? add_define(a, v, err) : add_fix(a, v, err)) return err->code;

@@ -441,14 +441,20 @@ static void check_match_cost(lua_State *L, const char *fn, int every_start)
     }
 }
 
+/* The library's own function (upvalue 1) on the arguments, once checked. */
+static int call_library(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 #define BOUNDED_MATCH(name, every_start)                                  \
     static int bounded_##name(lua_State *L)                               \
     {                                                                     \
         check_match_cost(L, #name, every_start);                          \
-        lua_pushvalue(L, lua_upvalueindex(1));                            \
-        lua_insert(L, 1);                                                 \
-        lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);                      \
-        return lua_gettop(L);                                             \
+        return call_library(L);                                           \
     }
 BOUNDED_MATCH(find, 0)
 BOUNDED_MATCH(match, 0)
@@ -467,10 +473,7 @@ static int bounded_move(lua_State *L)
             raise_at_caller(L, lua_tostring(L, -1));
         }
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
+    return call_library(L);
 }
 
 /* Replaces the matchers of the string library itself (once per state):

@@ -420,6 +420,12 @@ char *lcm_path_dirname(const char *path)
     return lcm_xstrndup(path, (size_t)(slash - path));
 }
 
+int lcm_refuse_dash_folder(const char *opt, const char *value, lcm_err *err)
+{
+    return strcmp(value, "-") ? 0 : lcm_fail(err, LCM_E_USAGE, "%s -: a folder is needed here, not standard output "
+                                              "(./- names a folder called '-')", opt);
+}
+
 char *lcm_path_stem(const char *path)
 {
     size_t n = trimmed_length(path);

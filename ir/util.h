@@ -110,6 +110,10 @@ int lcm_file_exists(const char *path);
 int lcm_is_directory(const char *path);
 /* Directory part of a path ("." if none); caller frees. */
 char *lcm_path_dirname(const char *path);
+/* '-' given where a folder is named (lcm --out-dir, --log-path, lcmgen
+ * -o): it names standard output for a file, so it is refused, not made a
+ * folder called '-'.  The usage error of option opt, or 0. */
+int lcm_refuse_dash_folder(const char *opt, const char *value, lcm_err *err);
 /* "a/b/model.lua" -> "model" ; caller frees. */
 char *lcm_path_stem(const char *path);
 /* Whether path ends in ext (".csv"), in any case, after at least one

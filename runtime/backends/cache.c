@@ -41,24 +41,32 @@ static const char *const KINDS[] = {"cpu", "cuda", "cc"};
 static const char OTHER_FORMAT[] = "written by another version of lcm";
 static const char OTHER_KEY[] = "it holds the solver of another key";
 
-/* The variable that names the default location (an empty one is unset). */
+/* Where the default location comes from, first set first (an empty
+ * variable is unset): the variable and what follows its value. */
+static const struct {
+    const char *var, *below;
+} LOCATIONS[] = {{"LCM_CACHE_DIR", ""}, {"XDG_CACHE_HOME", "/lcm"}, {"HOME", "/.cache/lcm"}};
+#define NLOCATIONS ((int)(sizeof LOCATIONS / sizeof *LOCATIONS))
+
+static int default_location(void)
+{
+    for (int i = 0; i < NLOCATIONS; ++i) {
+        const char *v = getenv(LOCATIONS[i].var);
+        if (v && *v) return i;
+    }
+    return -1;
+}
+
 const char *lcm_cache_default_source(void)
 {
-    static const char *const VARS[] = {"LCM_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
-    for (int i = 0; i < 3; ++i) {
-        const char *v = getenv(VARS[i]);
-        if (v && *v) return VARS[i];
-    }
-    return NULL;
+    int i = default_location();
+    return i < 0 ? NULL : LOCATIONS[i].var;
 }
 
 char *lcm_cache_default_dir(void)
 {
-    const char *source = lcm_cache_default_source();
-    if (!source) return lcm_xstrdup("/tmp/.cache/lcm");
-    const char *v = getenv(source);
-    if (!strcmp(source, "LCM_CACHE_DIR")) return lcm_xstrdup(v);
-    return lcm_xasprintf(!strcmp(source, "HOME") ? "%s/.cache/lcm" : "%s/lcm", v);
+    int i = default_location();
+    return i < 0 ? lcm_xstrdup("/tmp/.cache/lcm") : lcm_xasprintf("%s%s", getenv(LOCATIONS[i].var), LOCATIONS[i].below);
 }
 
 void lcm_cache_open(lcm_cache *c, const char *dir)

@@ -79,12 +79,7 @@ int cli_each_value(cli_args *a, const char *name, const char **value, lcm_err *e
 int cli_folder_value(cli_args *a, const char *name, const char **value, lcm_err *err)
 {
     int r = take_value(a, name, 1, value, err);
-    if (r > 0 && !strcmp(*value, "-")) {
-        lcm_fail(err, LCM_E_USAGE, "%s -: a folder is needed here, not standard output (./- names a folder called '-')",
-                 name);
-        return -1;
-    }
-    return r;
+    return r > 0 && lcm_refuse_dash_folder(name, *value, err) ? -1 : r;
 }
 
 int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)

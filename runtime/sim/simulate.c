@@ -908,7 +908,8 @@ static int check_initial(const lcm_solver *sv, const lcm_initial *ic, lcm_err *e
                         "of it): read them with lcm_initial_read for this model");
     /* a state beyond float32's range would start as inf, and fail a check
      * of the solve's (exit 7) far from the file's value */
-    for (lcm_index i = 0; i < ic->n && lcm_solver_precision(sv) == 32; ++i)
+    if (lcm_solver_precision(sv) != 32) return 0;
+    for (lcm_index i = 0; i < ic->n; ++i)
         for (int k = 0; k < ic->nslots; ++k) {
             double x = ic->x[(size_t)i * (size_t)ic->nslots + (size_t)k];
             if (isfinite(x) && !isfinite((float)x))
