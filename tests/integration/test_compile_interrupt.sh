@@ -12,6 +12,10 @@ set -u
 LCM=$1 SRC=$3 BIN=$4
 fail=0
 check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+# a test that ends early, by a signal or an error of its own, says where
+set -T
+trap 'command=$BASH_COMMAND' DEBUG
+trap 'rc=$?; trap - DEBUG; [ $rc -ne 0 ] && [ $fail -eq 0 ] && echo "FAILED: ended early (status $rc) in: $command"' EXIT
 
 work=$(mktemp -d "$BIN/compile-interrupt-XXXXXX")
 mkdir -m 700 "$work/tmp"
@@ -80,6 +84,26 @@ interrupt TERM 15 lingercc
 # continues both.  A process group without a parent outside it in the
 # session (orphaned) is not stopped by SIGTSTP: then the case is skipped.
 state() { sed 's/^[0-9]* (.*) \(.\) .*/\1/' "/proc/$1/stat" 2> /dev/null; }
+# the processes whose parent is $1 (stat: "pid (comm) state ppid ...")
+children() {
+  local f line rest
+  for f in /proc/[0-9]*/stat; do
+    read -r line 2> /dev/null < "$f" || continue
+    rest=${line##*) }; rest=${rest#* }
+    [ "${rest%% *}" = "$1" ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+  done
+}
+# whether process $1 is stopped: state T, or D while its child is (a shell
+# such as dash starts a command by vfork, and waits in D until the child
+# runs exec: the child stopped first, and the shell waits for it)
+stopped() {
+  local s c
+  s=$(state "$1")
+  [ "$s" = T ] && return
+  [ "$s" = D ] || return 1
+  for c in $(children "$1"); do [ "$(state "$c")" = T ] && return; done
+  return 1
+}
 ticks() { wc -l < "$TICKS" 2> /dev/null || echo 0; }
 # an `lcm compile` with the ticking compiler, in $lcm and $cc, sent SIGTSTP
 # once the compiler runs; whether lcm stopped
@@ -96,8 +120,8 @@ compile_then_stop() {
 if ! compile_then_stop; then
   echo "SIGTSTP did not stop lcm here (an orphaned process group?): the Ctrl-Z case is skipped"
 else
-  for _ in $(seq 100); do [ "$(state "$cc")" = T ] && break; sleep 0.02; done
-  check "Ctrl-Z: the compiler stops with lcm (state $(state "$cc"))" "[ '$(state "$cc")' = T ]"
+  for _ in $(seq 100); do stopped "$cc" && break; sleep 0.02; done
+  check "Ctrl-Z: the compiler stops with lcm (state $(state "$cc"))" "stopped '$cc'"
   before=$(ticks); sleep 0.3
   check "Ctrl-Z: the compiler makes no progress while stopped" "[ $(ticks) -eq $before ]"
   kill -CONT "$lcm"
