@@ -5,11 +5,9 @@
 # limits are set low here; the defaults are 1e9 instructions and 2 GiB).
 # An invalid limit is a usage error (2), not the default; memory that the
 # system refuses below the limit (ulimit -v) an error naming the file (10).
-set -u
-LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
-fail=0
-work=$(mktemp -d "$BIN/lua-limits-XXXXXX")
-export LCM_CACHE_DIR=$work/cache LCM_LUA_MAX_INSTRUCTIONS=1e6 LCM_LUA_MAX_MEMORY=67108864
+. "${BASH_SOURCE%/*}/../integration/common.sh"
+work_dir lua-limits
+export LCM_LUA_MAX_INSTRUCTIONS=1e6 LCM_LUA_MAX_MEMORY=67108864
 
 # expect NAME EXIT_CODE "EXACT STDERR" COMMAND...: a hang fails after 30 s
 expect() {

@@ -8,12 +8,8 @@
 # - splaying the grid by age changes nothing;
 # - the solution's CSV lists each period's own grid points;
 # - simulated panels (values, states, actions, the income target) equal.
-set -u
-LCM=$1 SRC=$3 BIN=$4 VCMP=$5
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
-work=$(mktemp -d "$BIN/age-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+. "${BASH_SOURCE%/*}/common.sh"
+work_dir age
 M=$SRC/tests/models/age_grid.lua S=$SRC/tests/models/age_grid_spans.lua P=$SRC/tests/models/age_grid.params.lua
 
 # the span regime holding period t

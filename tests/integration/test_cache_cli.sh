@@ -3,13 +3,9 @@
 # nothing, a changed model compiles again, a damaged entry is rebuilt with a
 # warning, an unwritable cache still solves, and outputs do not depend on
 # whether the solver came from the cache.
-set -u
-LCM=$1 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+. "${BASH_SOURCE%/*}/common.sh"
 
-work=$(mktemp -d "$BIN/cache-cli-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+work_dir cache-cli
 model=$SRC/models/iskhakov_2017.lua
 params=$SRC/models/iskhakov_2017.params.lua
 

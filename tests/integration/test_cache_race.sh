@@ -3,12 +3,8 @@
 # give the same V, and leave exactly one valid entry (CPU backend; and the
 # GPU compile path when NVRTC is available).  A bit flipped inside an entry
 # is reported and rebuilt; `lcm cache` lists, describes and clears.
-set -u
-LCM=$1 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
-work=$(mktemp -d "$BIN/cache-race-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+. "${BASH_SOURCE%/*}/common.sh"
+work_dir cache-race
 model=$SRC/models/mortality.lua
 params=$SRC/models/mortality.params.lua
 

@@ -8,14 +8,7 @@
 # Ctrl-Z stops the compiler with lcm.  Before, lcm died at once and left both
 # behind.  A signal the process ignores stays ignored: the compile runs to
 # its end.
-set -u
-LCM=$1 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
-# a test that ends early, by a signal or an error of its own, says where
-set -T
-trap 'command=$BASH_COMMAND' DEBUG
-trap 'rc=$?; trap - DEBUG; [ $rc -ne 0 ] && [ $fail -eq 0 ] && echo "FAILED: ended early (status $rc) in: $command"' EXIT
+. "${BASH_SOURCE%/*}/common.sh"
 
 work=$(mktemp -d "$BIN/compile-interrupt-XXXXXX")
 mkdir -m 700 "$work/tmp"

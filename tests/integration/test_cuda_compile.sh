@@ -4,16 +4,12 @@
 # the endogenous grid method, the entries land in the cache,
 # a second compile is a cache hit, and a GPU newer than NVRTC gets PTX.
 # Skipped (exit 77) when this lcm was built without the CUDA toolkit.
-set -u
-LCM=$1 SRC=$3 BIN=$4
-work=$(mktemp -d "$BIN/cuda-compile-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+. "${BASH_SOURCE%/*}/common.sh"
+work_dir cuda-compile
 "$LCM" compile "$SRC/models/tiny.lua" --arch sm_90 > "$work/probe" 2>&1
 if grep -q "built without the CUDA toolkit\|NVRTC .* is not available" "$work/probe"; then
   echo "skipped: $(tail -1 "$work/probe")"; rm -rf "$work"; exit 77
 fi
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
 n=0
 for model in "$SRC"/models/*.lua "$SRC"/tests/models/*.lua; do
   case "$model" in *.params.lua|*.initial.lua) continue;; esac

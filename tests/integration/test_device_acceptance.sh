@@ -8,12 +8,9 @@
 # what it started and fails the run; a step past the deadline is skipped,
 # not run; a bad STEPS, a path with a quote or an output directory of an
 # earlier run is refused before anything runs.
-set -u
+. "${BASH_SOURCE%/*}/common.sh"
 unset STEPS DEADLINE BACKEND QUICK DRY_RUN SANITIZER_MODELS SANITIZER_PRECISIONS # the script's own knobs
-LCM=$1 SRC=$3 BIN=$4
 BUILD=$(dirname "$(dirname "$LCM")")
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
 work=$(mktemp -d "$BIN/device-acceptance-XXXXXX")
 
 BACKEND=cpu QUICK=1 sh "$SRC/scripts/device-acceptance.sh" "$BUILD" "$work/run" > "$work/out.txt" 2>&1

@@ -22,9 +22,7 @@
 # A block that is not ```sh and has no such comment is an illustration (a
 # fragment of a model, a layout) and is not checked.  GPUs are hidden, so the
 # outputs are those of the cpu backend the documents show.
-set -u
-LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
-fail=0
+. "${BASH_SOURCE%/*}/common.sh"
 export CUDA_VISIBLE_DEVICES=
 # the documents show what h5ls prints (hdf5-tools, which scripts/deps.sh installs)
 command -v h5ls > /dev/null || { echo "h5ls is not installed (hdf5-tools): skipped"; exit 77; }

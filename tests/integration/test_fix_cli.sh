@@ -3,13 +3,9 @@
 # model's fixed_params, so the same kernels; values from the parameters or
 # the command line; the same V and panel as with the parameter at run time;
 # one cached solver per fixed value.
-set -u
-LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+. "${BASH_SOURCE%/*}/common.sh"
 
-work=$(mktemp -d "$BIN/fix-cli-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+work_dir fix-cli
 model=$SRC/models/fvv_2018.lua
 params=$SRC/models/fvv_2018.params.lua
 

@@ -3,12 +3,8 @@
 # an open end of a piece rounds to the boundary's float, a cell of no width
 # that a next state can land in; the kernel takes it at its first point, so
 # V stays finite.  Grids whose points float32 cannot tell apart are refused.
-set -u
-LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
-work=$(mktemp -d "$BIN/float32-grids-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+. "${BASH_SOURCE%/*}/common.sh"
+work_dir float32-grids
 
 # next wealth is the float just below the open boundary 1000: in float32 the
 # first piece's last point is 1000 too

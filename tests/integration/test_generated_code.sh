@@ -5,12 +5,8 @@
 # is indented by its blocks, and carries #line directives only with
 # --line-directives (or LCM_LINE_DIRECTIVES=1), each pointing at the model
 # line its code was traced from, with compiler messages landing there.
-set -u
-LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
-work=$(mktemp -d "$BIN/generated-code-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+. "${BASH_SOURCE%/*}/common.sh"
+work_dir generated-code
 CC=${CC:-cc}
 CLANG=$(command -v clang || true)
 

@@ -5,12 +5,8 @@
 # subjects it makes; a function drawing with math.random from a data file
 # beside it (lcm.read_table) gives the same panel on every run and batch
 # size; lcm run finds MODEL.initial.lua.
-set -u
-LCM=$1 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
-work=$(mktemp -d "$BIN/initial-lua-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+. "${BASH_SOURCE%/*}/common.sh"
+work_dir initial-lua
 cd "$work"
 
 # CSV -> Lua lists: a cell that is a number stays a number, else a string

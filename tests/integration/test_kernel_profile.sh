@@ -5,10 +5,7 @@
 # kernel's functions, and each line it names is a line of the kernels.c it
 # kept.  Skipped (77) where perf or addr2line
 # is missing or perf cannot record (a container without perf events).
-set -u
-LCM=$1 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+. "${BASH_SOURCE%/*}/common.sh"
 
 for tool in perf addr2line; do
   command -v "$tool" >/dev/null 2>&1 || { echo "skip: $tool is not installed"; exit 77; }

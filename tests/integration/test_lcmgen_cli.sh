@@ -2,12 +2,8 @@
 # lcmgen as a build step: outputs, depfile with every loaded Lua file,
 # unchanged outputs left untouched, generated directories solve exactly like
 # the .lua file, and a tampered output is refused.
-set -u
-LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
-work=$(mktemp -d "$BIN/lcmgen-cli-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+. "${BASH_SOURCE%/*}/common.sh"
+work_dir lcmgen-cli
 
 "$LCMGEN" "$SRC/models/tiny.lua" -o "$work/gen" -M "$work/gen.d"
 check "kernels.c written" "[ -s '$work/gen/kernels.c' ]"

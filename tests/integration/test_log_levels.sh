@@ -6,11 +6,8 @@
 # off says nothing; checks of the warning kind (+inf, no feasible action)
 # only ever warn.  Then snapshots: what --log-path writes, that --log-keep
 # keeps the newest, and that a snapshot reproduces the failure on its own.
-set -u
-LCM=$1 SRC=$3 BIN=$4
+. "${BASH_SOURCE%/*}/common.sh"
 M=$SRC/tests/bad_input/models
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
 
 work=$(mktemp -d "$BIN/log-levels-XXXXXX")
 
@@ -115,7 +112,7 @@ ln -s "$work/victim" "$work/planted/lcm-snapshot-00000000-000000-0000000001-0000
 ln -s "$work/victim" "$work/planted/lcm-snapshot-99991231-235959-0000000001-0000"
 "$LCM" solve "$M/regime_probs_09.lua" --set discount_factor=0.95 --csv "$work/x.csv" --log-path "$work/planted" \
   --log-keep 1 2> "$work/planted.err"
-check "a planted link leads nowhere" "for f in report.txt params.lua V.h5 model/manifest.lcm model/kernels.c; do grep -qx keep \"$work/victim/\$f\" || exit 1; done"
+check "a planted link leads nowhere" "(for f in report.txt params.lua V.h5 model/manifest.lcm model/kernels.c; do grep -qx keep \"$work/victim/\$f\" || exit 1; done)"
 check "the snapshot just written stays, whatever sorts after it" "[ -s \"\$(sed -n 's/.*snapshot of the failure written to //p' '$work/planted.err')/report.txt\" ]"
 
 rm -rf "$work"

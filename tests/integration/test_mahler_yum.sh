@@ -9,10 +9,7 @@
 #   40 subjects start with a habit on the reduced effort grid, and every
 #   living subject of age 65 or more is retired with its pension;
 # - -D variant=paper gives another V (its pension differs).
-set -u
-LCM=$1 SRC=$3 BIN=$4 VCMP=$5
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+. "${BASH_SOURCE%/*}/common.sh"
 
 work=$(mktemp -d "$BIN/mahler-yum-XXXXXX")
 model=$SRC/models/mahler_yum_2024.lua

@@ -5,13 +5,10 @@
 # CSV files to a single process, as must a continuation table reading a
 # sharded state; the HDF5 solution of an MPI job is read by
 # a single process; ranks x devices combine.  Skipped (77) without mpirun.
-set -u
-LCM=$1 SRC=$3 BIN=$4
+. "${BASH_SOURCE%/*}/common.sh"
 command -v mpirun > /dev/null || { echo "no mpirun: skipped"; exit 77; }
 # CI runs as root; Open MPI refuses that unless told
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
 
 work=$(mktemp -d "$BIN/mpi-XXXXXX")
 M=$SRC/tests/models

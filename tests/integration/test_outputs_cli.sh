@@ -12,10 +12,7 @@
 # held back for the commit; reading its first line proves lcm got that far,
 # and not reading on blocks lcm once the pipe is full (the CSV is some
 # 350 KB, the pipe holds 64 KB), so the signal always finds the temporary.
-set -u
-LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+. "${BASH_SOURCE%/*}/common.sh"
 
 work=$(mktemp -d "$BIN/outputs-cli-XXXXXX")
 cd "$work"

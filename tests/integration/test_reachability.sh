@@ -3,12 +3,8 @@
 # (mortality: Markov moves with run-time probabilities; iskhakov_2017: a
 # deterministic transition over age, so retirement -> dead only at 80), and
 # the warning for a regime nothing moves into, from lcmgen and from lcm.
-set -u
-LCM=$1 LCMGEN=$2 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
-work=$(mktemp -d "$BIN/reach-XXXXXX")
-export LCM_CACHE_DIR=$work/cache
+. "${BASH_SOURCE%/*}/common.sh"
+work_dir reach
 
 cat > "$work/mortality.want" <<'TXT'
 model 'mortality': 3 regimes, ages 50 to 80

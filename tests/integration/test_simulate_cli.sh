@@ -3,10 +3,7 @@
 # bundled model (each has its params and initial conditions; see below), the panel CSV
 # is byte-identical for every --subject-batch-size and when simulating from
 # the saved solution, and the HDF5 panel holds the CSV's columns.
-set -u
-LCM=$1 SRC=$3 BIN=$4
-fail=0
-check() { if ! eval "$2"; then echo "FAILED: $1"; fail=1; fi; }
+. "${BASH_SOURCE%/*}/common.sh"
 
 work=$(mktemp -d "$BIN/sim-cli-XXXXXX")
 cd "$work"
