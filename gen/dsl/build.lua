@@ -1453,7 +1453,7 @@ function B.manifest(model, file, stem)
       local known = {}
       for _, n in ipairs(opts.order) do known[#known + 1] = n end
       error(file .. ": option '" .. name .. "' (-D " .. name .. "=" .. raw .. ") is not read by the model" ..
-        (#known > 0 and " (it reads: " .. table.concat(known, ", ") .. ")" or " (it reads no options)"), 0)
+        lcm._reads_clause(known), 0)
     end
   end
 

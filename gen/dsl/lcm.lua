@@ -637,6 +637,11 @@ function lcm.read_table(name)
   return { header = header, rows = rows, columns = columns }
 end
 function lcm._options() return options end
+-- " (it reads: a, b)" or " (it reads no options)": how a message about an
+-- option the model does not read lists the ones it does
+function lcm._reads_clause(names)
+  return #names > 0 and " (it reads: " .. table.concat(names, ", ") .. ")" or " (it reads no options)"
+end
 
 -- Returns the value given with -D name=value (converted to the type of
 -- `default`), or `default`.
@@ -655,8 +660,7 @@ function lcm.option(name, default)
     local known = {}
     for n in pairs(options.given) do known[#known + 1] = n end
     table.sort(known)
-    fail("lcm.option: the model reads no option '" .. name .. "'" ..
-      (#known > 0 and " (it reads: " .. table.concat(known, ", ") .. ")" or " (it reads none)"))
+    fail("lcm.option: option '" .. name .. "' is not read by the model" .. lcm._reads_clause(known))
   end
   local value = default
   if raw ~= nil then
