@@ -90,8 +90,8 @@ static void cell_cost(const ir_grid *gr, double rb, double w, lcm_kernel_cost *c
     c->arith += 2 * w, c->divide += w, c->bytes += 2 * rb * w; /* lcm_frac */
 }
 
-/* The continuation computed in the body, per evaluation (emit.c,
- * target_block): per target, the next states' cells, then over the Markov
+/* The continuation computed in the body, per evaluation (emit_continuation.c,
+ * emit_target_block): per target, the next states' cells, then over the Markov
  * categories and process nodes the 2^c corners of the interpolation; over
  * the Markov categories only where the solve reads the target's expected V
  * (ir/precompute.h, "ev"), whose V it then reads. */

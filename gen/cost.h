@@ -10,7 +10,7 @@
  * the table (a real and its flag byte; the table's own launch is timed
  * apart) or computed in the body: then the cells of the next states, the
  * corners of the interpolation and the next V it reads, over the Markov
- * categories and process nodes, as the body does (emit.c, target_block);
+ * categories and process nodes, as the body does (emit_continuation.c, emit_target_block);
  * with an expected-V table, over the Markov categories only.
  *
  * It is a count, not a simulation of the machine: an exponent known before

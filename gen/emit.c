@@ -1,4 +1,8 @@
-/* emit.c - see emit.h. */
+/* emit.c - see emit.h.  A kernel's emission: its analysis (loop levels,
+ * the nodes it needs, the action terms and hoisted terms), the pieces
+ * around its loops (state decoding, the tables' entries) and the kernel
+ * assembled from its template.  The continuation is emit_continuation.c's,
+ * the loop nest emit_loops.c's. */
 #include "emit.h"
 
 #include <math.h>
@@ -38,32 +42,23 @@ static void compute_levels(emitter *e, int enext_level)
     }
 }
 
-static int max_int(int a, int b) { return a > b ? a : b; }
-
-/* Whether E_next_V is the certainty equivalent of an Epstein-Zin regime
- * (lcm_ce in templates/arith.h) rather than the expectation. */
-static int ez(const emitter *e) { return e->r->risk_aversion >= 0; }
-
 /* Level at which the continuation of target g can be computed (for an
  * Epstein-Zin regime no higher than the risk aversion, which transforms V). */
-static int target_level(const emitter *e, const ir_target *tg)
+int emit_target_level(const emitter *e, const ir_target *tg)
 {
     const ir_regime *tr = &e->m->regimes[tg->regime];
     if (e->flat) return -1;
-    int l = ez(e) ? e->lvl[e->r->risk_aversion] : LVL_KERNEL;
+    int l = emit_ez(e) ? e->lvl[e->r->risk_aversion] : LVL_KERNEL;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
-        if (nx->kind == NEXT_DET) l = max_int(l, e->lvl[nx->node]);
-        else if (nx->kind == NEXT_PROCESS) l = max_int(l, nx->src >= 0 ? LVL_STATE : LVL_KERNEL);
+        if (nx->kind == NEXT_DET) l = emit_max(l, e->lvl[nx->node]);
+        else if (nx->kind == NEXT_PROCESS) l = emit_max(l, nx->src >= 0 ? LVL_STATE : LVL_KERNEL);
         else
-            for (int j = 0; j < nx->nprobs; ++j) l = max_int(l, e->lvl[nx->probs[j]]);
+            for (int j = 0; j < nx->nprobs; ++j) l = emit_max(l, e->lvl[nx->probs[j]]);
     }
     return l;
 }
 
-/* Whether the kernel body reads its continuation from a table (when the
- * solve gives one) rather than computing it. */
-static int reads_table(const emitter *e) { return e->pre.active && !e->pre.egm && !e->pre.ev && !e->flat; }
 
 /* The state's row.  Simulation has no table (subjects sit between grid
  * points), so the body of a kernel with one computes E inline, and did so
@@ -80,41 +75,38 @@ static int reads_table(const emitter *e) { return e->pre.active && !e->pre.egm &
  * float64), in the plain loop (the staged one runs with a table only).
  * The GPU computes E inline as before. */
 enum { LAZY_MAX = 4096 };
-static int lazy_row(const emitter *e)
+int emit_lazy_row(const emitter *e)
 {
-    if (!reads_table(e) || e->staged > 0 || e->pre.acts > LAZY_MAX) return 0;
+    if (!emit_reads_table(e) || e->staged > 0 || e->pre.acts > LAZY_MAX) return 0;
     long long reuse = 1;
     for (int j = 0; j < e->r->nactions; ++j)
         if (!(e->pre.actions >> j & 1) && LVL_ACTION0 + j < e->e_level) reuse *= e->r->actions[j].grid.n;
     return reuse >= 2;
 }
 
-/* Whether the solve gives the kernel body the expected V of some targets
- * (ir/precompute.h, "ev"), and whether target regime g is one of them. */
-static int reads_ev(const emitter *e) { return e->pre.ev && !e->flat && !e->egm_table; }
-static int kernel_target(const emitter *e, int g) /* its index among the kernel's targets, or -1 */
+int emit_kernel_target(const emitter *e, int g)
 {
     for (int t = 0; t < e->k->ntargets; ++t)
         if (e->k->targets[t] == g) return t;
     return -1;
 }
 
-static int ev_target(const emitter *e, int g)
+int emit_ev_target(const emitter *e, int g)
 {
-    int t = kernel_target(e, g);
-    return t >= 0 && reads_ev(e) && ir_pre_ev_target(&e->pre, t);
+    int t = emit_kernel_target(e, g);
+    return t >= 0 && emit_reads_ev(e) && ir_pre_ev_target(&e->pre, t);
 }
 
 /* When the expected V is read for target g (every target of the table
  * when g < 0), as C: the launch gives the table, and each AR(1) process's
  * current value is one of its nodes (pe<g>_<s>, process_weights): always
  * in the solve, whose states lie on their grids. */
-static void ev_condition(const emitter *e, int g, lcm_sb *out)
+void emit_ev_condition(const emitter *e, int g, lcm_sb *out)
 {
     lcm_sb_puts(out, "pre");
     for (int t = 0; t < e->k->ntargets; ++t) {
         int tg_regime = e->k->targets[t];
-        if ((g >= 0 && tg_regime != g) || !ev_target(e, tg_regime)) continue;
+        if ((g >= 0 && tg_regime != g) || !emit_ev_target(e, tg_regime)) continue;
         const ir_target *tg = ir_target_of(e->r, tg_regime);
         for (int s = 0; s < e->m->regimes[tg_regime].nstates; ++s)
             if (tg->next[s].kind == NEXT_PROCESS && tg->next[s].src >= 0)
@@ -122,10 +114,6 @@ static void ev_condition(const emitter *e, int g, lcm_sb *out)
     }
 }
 
-/* Whether the kernel's regime solves by the endogenous grid method, and
- * whether loop level `level` is its candidates' (gen/emit_egm.c). */
-static int egm(const emitter *e) { return ir_is_egm(e->r); }
-static int egm_level(const emitter *e, int level) { return egm(e) && level == LVL_ACTION0 + e->r->egm.action; }
 
 /* Marks a node the kernel uses directly (and what it reads). */
 static void mark_root(emitter *e, int id)
@@ -139,7 +127,7 @@ static void mark_root(emitter *e, int id)
  * (ir/precompute.c counts the same). */
 static void mark_continuation(emitter *e)
 {
-    if (ez(e)) mark_root(e, e->r->risk_aversion);
+    if (emit_ez(e)) mark_root(e, e->r->risk_aversion);
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         mark_root(e, e->r->rprob[tg->regime]);
@@ -189,22 +177,6 @@ static int pidx_in_range(const emitter *e, int id)
     return 1;
 }
 
-/* A library call the C compiler does not vectorise (the staged loop has none). */
-static int call_op(ir_op op)
-{
-    switch (op) {
-    case OP_LOG: case OP_EXP: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH: return 1;
-    default: return 0;
-    }
-}
-
-static int costly_op(ir_op op)
-{
-    switch (op) {
-    case OP_SQRT: case OP_DIV: case OP_POW: case OP_MOD: case OP_IDIV: return 1;
-    default: return call_op(op);
-    }
-}
 
 /* Marks node id the body computes or reads, not looking past a tabled or
  * hoisted term. */
@@ -216,11 +188,6 @@ static void mark_body(emitter *e, char *body, int id)
     for (int a = 0; a < e->r->nodes[id].nargs; ++a) mark_body(e, body, e->r->nodes[id].args[a]);
 }
 
-/* Whether the body computes node id itself. */
-static int body_computes(const emitter *e, int id)
-{
-    return e->needed[id] && !(e->tabled && (e->tabled[id] || e->terms_only[id]));
-}
 
 static void plan_action_terms(emitter *e)
 {
@@ -235,7 +202,7 @@ static void plan_action_terms(emitter *e)
         const ir_node *nd = &r->nodes[i];
         switch (nd->op) {
         case OP_STATE: case OP_ENEXT: act[i] = -2; break;
-        case OP_ACTION: act[i] = egm(e) && nd->ref == r->egm.action ? -2 : nd->ref; break; /* EGM's: off its grid */
+        case OP_ACTION: act[i] = emit_is_egm(e) && nd->ref == r->egm.action ? -2 : nd->ref; break; /* EGM's: off its grid */
         default:
             act[i] = nd->op == OP_PIDX && !pidx_in_range(e, (int)i) ? -2 : -1;
             for (int a = 0; a < nd->nargs && act[i] != -2; ++a) {
@@ -245,7 +212,7 @@ static void plan_action_terms(emitter *e)
                 costly[i] |= costly[nd->args[a]];
             }
         }
-        if (act[i] >= 0 && costly_op(nd->op)) costly[i] = 1;
+        if (act[i] >= 0 && emit_costly_op(nd->op)) costly[i] = 1;
         if (act[i] < 0) costly[i] = 0; /* a state's term, or one of the launch, is computed where it is */
     }
     for (size_t i = 0; i < n; ++i) /* a term some other node reads (a condition is computed where it is used) */
@@ -311,15 +278,15 @@ static hoist_info *hoist_infos(const emitter *e)
         }
         if ((nd->op == OP_PIDX && !pidx_in_range(e, (int)i)) || e->has_enext[i]) continue;
         h[i].ok = 1;
-        h[i].costly = (char)costly_op(nd->op);
+        h[i].costly = (char)emit_costly_op(nd->op);
         for (int a = 0; a < nd->nargs; ++a) {
             int x = nd->args[a];
             if (e->lvl[x] != home) {
-                h[i].level = max_int(h[i].level, e->lvl[x]);
+                h[i].level = emit_max(h[i].level, e->lvl[x]);
                 continue;
             }
             h[i].ok &= h[x].ok;
-            h[i].level = max_int(h[i].level, h[x].level);
+            h[i].level = emit_max(h[i].level, h[x].level);
             h[i].costly |= h[x].costly && !e->tabled[x];
         }
     }
@@ -339,7 +306,7 @@ static double hoist_gain(const emitter *e, int level, int home)
 static void plan_hoisted_terms(emitter *e)
 {
     const ir_regime *r = e->r;
-    if (e->flat || e->no_hoist || egm(e) || r->nactions < 2) return;
+    if (e->flat || e->no_hoist || emit_is_egm(e) || r->nactions < 2) return;
     size_t n = r->nnodes;
     int used = 0;
     hoist_info *h = hoist_infos(e);
@@ -411,1145 +378,26 @@ static int analyze(emitter *e, lcm_err *err)
                 return lcm_fail(err, LCM_E_MODEL, "regime '%s': the next value of '%s' depends on E_next_V",
                                 r->name, tr->states[s].name);
         }
-        e->e_level = max_int(e->e_level, max_int(target_level(e, tg), e->lvl[r->rprob[tg->regime]]));
+        e->e_level = emit_max(e->e_level, emit_max(emit_target_level(e, tg), e->lvl[r->rprob[tg->regime]]));
     }
     compute_levels(e, e->e_level);
     e->rp_level = LVL_KERNEL;
     for (int g = 0; g < e->m->nregimes; ++g)
-        if (r->rprob[g] >= 0) e->rp_level = max_int(e->rp_level, e->lvl[r->rprob[g]]);
+        if (r->rprob[g] >= 0) e->rp_level = emit_max(e->rp_level, e->lvl[r->rprob[g]]);
     mark_root(e, r->q);
     mark_root(e, r->utility);
     if (r->taste_scale >= 0) mark_root(e, r->taste_scale);
     for (int c = 0; c < r->nconstraints; ++c) mark_root(e, r->constraints[c].node);
     mark_continuation(e);
     for (int i = 0; i < k->ninactive; ++i) mark_root(e, r->rprob[k->inactive[i]]);
-    if (egm(e)) mark_root(e, r->egm.resources), mark_root(e, r->egm.marginal);
+    if (emit_is_egm(e)) mark_root(e, r->egm.resources), mark_root(e, r->egm.marginal);
     if (r->terminal_marginal) mark_root(e, r->marginal);
     ir_pre_plan(e->m, e->S, (int)(k - e->m->kernels), &e->pre);
     if (e->no_tables && !e->pre.egm) memset(&e->pre, 0, sizeof e->pre); /* LCM_NO_TABLES: no table but EGM's */
     plan_action_terms(e);
     plan_hoisted_terms(e);
-    if (reads_table(e)) plan_next_only(e);
+    if (emit_reads_table(e)) plan_next_only(e);
     return 0;
-}
-
-/* ---- continuation ------------------------------------------------------- */
-
-/* The cell of a piecewise grid: which piece (comparisons with the pieces'
- * starts), then that piece's closed form. */
-static void piece_cell(emitter *e, const ir_grid *gr, int node)
-{
-    lcm_sb *b = e->b;
-    const char *x = emit_num(e, node);
-    int offset = 0;
-    for (int k = 0; k < gr->npieces; offset += gr->pieces[k++].n) {
-        double start, stop, next_start, next_stop;
-        ir_piece_bounds(&gr->pieces[k], &start, &stop);
-        if (k + 1 < gr->npieces) {
-            ir_piece_bounds(&gr->pieces[k + 1], &next_start, &next_stop);
-            lcm_sb_printf(b, "(%s < %s ? ", x, emit_literal(next_start).s);
-        }
-        int np = gr->pieces[k].n;
-        if (gr->kind == GRID_PWLIN)
-            lcm_sb_printf(b, "lcm_cell_pwlin(%s, %s, %s", x, emit_literal(start).s, emit_literal((np - 1) / (stop - start)).s);
-        else
-            lcm_sb_printf(b, "lcm_cell_pwlog(%s, %s, %s, %s", x, emit_literal(start).s, emit_literal(log(start)).s,
-                      emit_literal((np - 1) / (log(stop) - log(start))).s);
-        lcm_sb_printf(b, ", %d, %d, %d)", offset, np, gr->n);
-        if (k + 1 < gr->npieces) lcm_sb_puts(b, " : ");
-    }
-    for (int k = 0; k + 1 < gr->npieces; ++k) lcm_sb_putc(b, ')');
-    lcm_sb_putc(b, ';');
-}
-
-/* Where the next-state weights of state s of a target are known: its
- * Markov probabilities' level, or the current state's (an AR(1) row). */
-static int weights_level(const emitter *e, const ir_next *nx)
-{
-    if (e->flat) return -1;
-    if (nx->kind == NEXT_PROCESS) return nx->src >= 0 ? LVL_STATE : LVL_KERNEL;
-    int l = LVL_KERNEL;
-    for (int j = 0; j < nx->nprobs; ++j) l = max_int(l, e->lvl[nx->probs[j]]);
-    return l;
-}
-
-/* The weight of node k of process state s of target g at the current
- * value of its AR(1) source: the matrix's rows at the value's cell,
- * interpolated. */
-typedef struct weight_text {
-    char s[256];
-} weight_text;
-
-static weight_text process_weight(int g, int s, int n, const char *k)
-{
-    weight_text w;
-    snprintf(w.s, sizeof w.s, "((1 - pt%d_%d) * pm%d_%d[pc%d_%d * %d + %s] + pt%d_%d * pm%d_%d[(pc%d_%d + 1) * %d + %s])", g, s,
-             g, s, g, s, n, k, g, s, g, s, g, s, n, k);
-    return w;
-}
-
-/* Whether the GPU also keeps an AR(1) row's n weights in pw (the CPU
- * always does): not where the body reads a table or the expected V, which
- * makes the inline continuation the rare path (the weights' registers,
- * live through the action loop for it, cost FVV 2018's kernel a third of
- * its speed on an H200), nor beyond the registers 16 of them take. */
-static int gpu_keeps_weights(const emitter *e, int n) { return !reads_table(e) && !reads_ev(e) && n <= 16; }
-
-/* A process's transition matrix and, for an AR(1) process, the cell of the
- * current value on its grid (its row of the matrix) and that row's
- * weights: once per state, not once per action (weight_loop). */
-static void process_weights(emitter *e, int g, int s, const ir_next *nx)
-{
-    const ir_regime *tr = &e->m->regimes[g];
-    emit_line(e, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s.%s: transitions */", g, s, e->L->matrix_off[g][s],
-              tr->name, tr->states[s].name);
-    if (nx->src < 0) return;
-    size_t soff = e->L->state_off[e->r->id][nx->src];
-    const char *from = e->r->states[nx->src].name;
-    int n = tr->states[s].grid.n;
-    emit_line(e, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d); /* %s */", g, s, nx->src, soff, n, from);
-    emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
-    if (ev_target(e, g)) /* the solve's states are on the grid: a node, whose row of the expected V is read */
-        emit_line(e, "const int pe%d_%d = pt%d_%d == 0 ? pc%d_%d : pt%d_%d == 1 ? pc%d_%d + 1 : -1; /* its node; -1: none */",
-                  g, s, g, s, g, s, g, s, g, s);
-    if (e->flat) return;
-    int cpu_only = !gpu_keeps_weights(e, n);
-    if (cpu_only) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-    emit_line(e, "real pw%d_%d[%d];", g, s, n);
-    emit_line(e, "for (int k = 0; k < %d; ++k) pw%d_%d[k] = %s;", n, g, s, process_weight(g, s, n, "k").s);
-    if (cpu_only) lcm_sb_puts(e->b, "#endif\n");
-}
-
-/* A Markov state's probabilities and their check. */
-static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
-{
-    emit_start(e);
-    lcm_sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
-    for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
-    lcm_sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
-    if (!e->flat) /* the kernel checks them (checks()); the table's entry does not */
-        emit_line(e, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);", g, s, g, s, nx->nprobs);
-}
-
-/* The weights of the kernel's targets' stochastic next states known at this
- * level (and their check), declared here once rather than in every
- * continuation block below: a Markov state's probabilities, a process's
- * transition matrix and, for an AR(1) process, the row of the current value. */
-void emit_stochastic_weights(emitter *e, int level)
-{
-    for (int t = 0; t < e->k->ntargets && !e->k->last; ++t) {
-        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
-        if (e->egm_table && !ir_egm_target(e->r, (int)(tg - e->r->targets))) continue; /* not in its sum */
-        const ir_regime *tr = &e->m->regimes[tg->regime];
-        for (int s = 0; s < tr->nstates; ++s) {
-            const ir_next *nx = &tg->next[s];
-            if (nx->kind == NEXT_DET || weights_level(e, nx) != level) continue;
-            if (nx->kind == NEXT_PROCESS) process_weights(e, tg->regime, s, nx);
-            else markov_weights(e, tg->regime, s, nx);
-        }
-    }
-}
-
-/* The deterministic next value of state s of target regime g: a discrete
- * one moves the base of V; a continuous one gives its cell, fraction and
- * stride (number kc of the interpolated axes), on next period's grid (a
- * grid by age: its row a->period + 1). */
-static void next_cell(emitter *e, int g, int s, int node, int kc, long long stride)
-{
-    const ir_regime *tr = &e->m->regimes[g];
-    const ir_grid *gr = &tr->states[s].grid;
-    const char *x = emit_num(e, node);
-    lcm_sb *b = e->b;
-    if (grid_is_discrete(gr)) {
-        if (e->staged > 0) /* the same base and verdict, by selects (the staged loop has no branch) */
-            emit_line(e, "{ const int c = lcm_code(%s, %d); code_ok%d &= c >= 0; base += (lcm_index)(c < 0 ? 0 : c) * %lld; } "
-                         "/* %s.%s */", x, gr->n, g, stride, tr->name, tr->states[s].name);
-        else
-            emit_line(e, "{ const int c = lcm_code(%s, %d); if (c < 0) code_ok%d = 0; else base += (lcm_index)c * %lld; } "
-                         "/* %s.%s */", x, gr->n, g, stride, tr->name, tr->states[s].name);
-        return;
-    }
-    size_t off = e->L->state_off[g][s];
-    char pts[96]; /* the points, as C */
-    if (gr->kind == GRID_AGE)
-        snprintf(pts, sizeof pts, "G + %zu + (lcm_index)(a->period + 1) * %d", off, gr->n);
-    else snprintf(pts, sizeof pts, "G + %zu", off);
-    emit_start(e);
-    lcm_sb_printf(b, "cell[%d] = ", kc);
-    switch (gr->kind) {
-    case GRID_LIN:
-        lcm_sb_printf(b, "lcm_cell_lin(%s, %s, %s, %d);", x, emit_literal(gr->start).s,
-                  emit_literal((gr->n - 1) / (gr->stop - gr->start)).s, gr->n);
-        break;
-    case GRID_LOG:
-        lcm_sb_printf(b, "lcm_cell_log(%s, %s, %s, %s, %d);", x, emit_literal(gr->start).s, emit_literal(log(gr->start)).s,
-                  emit_literal((gr->n - 1) / (log(gr->stop) - log(gr->start))).s, gr->n);
-        break;
-    case GRID_PWLIN:
-    case GRID_PWLOG: piece_cell(e, gr, node); break;
-    default: lcm_sb_printf(b, "lcm_cell_search(%s, %s, %d);", x, pts, gr->n); break; /* irregular, by age */
-    }
-    lcm_sb_printf(b, " t[%d] = lcm_frac(%s, %s, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, pts, kc, kc, stride,
-              tr->name, tr->states[s].name);
-}
-
-/* The loop over the points of stochastic next state s (a Markov state's
- * categories or a process's nodes), its weight the product with the weight
- * of the enclosing loop (state `outer`, -1 for none); zero weights skipped:
- * by `continue`, or in the staged loop (one such loop) by on<s>, which
- * selects the sum target_block adds. */
-static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
-{
-    int n = nx->kind == NEXT_MARKOV ? nx->nprobs : e->m->regimes[g].states[s].grid.n;
-    char w[64] = "";
-    if (outer >= 0) snprintf(w, sizeof w, "w%d * ", outer);
-    emit_open(e, "for (int k%d = 0; k%d < %d; ++k%d) {", s, s, n, s);
-    if (nx->kind == NEXT_MARKOV || nx->src < 0) {
-        emit_line(e, "const real w%d = %spm%d_%d[k%d];", s, w, g, s, s);
-    } else { /* an AR(1) row: read from pw (process_weights) or, in the table's entry (one action), computed */
-        char k[16];
-        snprintf(k, sizeof k, "k%d", s);
-        int read = !e->flat, computed = e->flat || !gpu_keeps_weights(e, n);
-        if (read && computed) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-        if (read) emit_line(e, "const real w%d = %spw%d_%d[k%d];", s, w, g, s, s);
-        if (read && computed) lcm_sb_puts(e->b, "#else\n");
-        if (computed) emit_line(e, "const real w%d = %s%s;", s, w, process_weight(g, s, n, k).s);
-        if (read && computed) lcm_sb_puts(e->b, "#endif\n");
-    }
-    lcm_assert(e->staged <= 0 || outer < 0); /* stages_inline: one loop */
-    if (e->staged <= 0) emit_line(e, "if (w%d == 0) continue;", s);
-    else emit_line(e, "const int on%d = w%d != 0;", s, s);
-}
-
-/* The sum of target g's continuation over its stochastic next states,
- * after the deterministic ones' cells (ncont of them interpolated): loops
- * over the Markov categories and process nodes, V_{t+1} interpolated at
- * each (ev_axis NULL); or, from the expected V (ir/precompute.h, "ev", at
- * offset ev_off of the table), loops over the states the table does not
- * sum only (ev_axis[s] IR_EV_NONE), at the others their current row: an
- * AR(1) process's node, a Markov state's source's category, row 0 for an
- * IID process or fixed probabilities. */
-static void target_sum(emitter *e, const ir_target *tg, const long long *stride, int ncont, const int *ev_axis,
-                       long long ev_off)
-{
-    int g = tg->regime;
-    const ir_regime *tr = &e->m->regimes[g];
-    if (ev_axis) emit_line(e, "const real *LCM_RESTRICT Vn = pre + %lld; /* its expected V */", ev_off);
-    else emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->%s[%d];", e->egm_table ? "m_next" : "v_next", g);
-    int loops = 0, outer = -1;
-    for (int s = 0; s < tr->nstates; ++s) {
-        const ir_next *nx = &tg->next[s];
-        if (nx->kind == NEXT_DET || (ev_axis && ev_axis[s] != IR_EV_NONE)) continue;
-        weight_loop(e, g, s, nx, outer);
-        outer = s;
-        ++loops;
-    }
-    const char *interp = e->egm_table ? "lcm_interp_marginal" : "lcm_interp";
-    char w[32] = "1";
-    if (loops) snprintf(w, sizeof w, "w%d", outer);
-    emit_start(e);
-    if (ez(e)) lcm_sb_printf(e->b, "lcm_ce_add(&C%d, %s, %s, lcm_interp(Vn, base", g, emit_num(e, e->r->risk_aversion), w);
-    else if (loops && e->staged > 0) lcm_sb_printf(e->b, "const real sum = E%d + w%d * %s(Vn, base", g, outer, interp);
-    else if (loops) lcm_sb_printf(e->b, "E%d += w%d * %s(Vn, base", g, outer, interp);
-    else lcm_sb_printf(e->b, "E%d = %s(Vn, base", g, interp);
-    for (int s = 0; s < tr->nstates; ++s) {
-        const ir_next *nx = &tg->next[s];
-        int axis = ev_axis ? ev_axis[s] : IR_EV_NONE;
-        if (axis == IR_EV_PROCESS && nx->src >= 0) /* the current node's row */
-            lcm_sb_printf(e->b, " + (lcm_index)pe%d_%d * %lld", g, s, stride[s]);
-        else if (axis >= 0) /* the source's current category (a code) */
-            lcm_sb_printf(e->b, " + (lcm_index)x[%d] * %lld", axis, stride[s]);
-        else if (axis == IR_EV_NONE && nx->kind != NEXT_DET) /* its loop's point */
-            lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
-    }
-    lcm_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, ez(e) ? ")" : "");
-    if (loops && e->staged > 0) emit_line(e, "E%d = on%d ? sum : E%d;", g, outer, g);
-    for (; loops > 0; --loops) emit_close(e);
-}
-
-int *emit_ev_axes(const emitter *e, const ir_target *tg)
-{
-    if (!ev_target(e, tg->regime)) return NULL;
-    int *axis = lcm_xcalloc((size_t)e->m->regimes[tg->regime].nstates + 1, sizeof *axis);
-    long long nodes;
-    ir_pre_ev_axes(e->m, e->r, tg, axis, &nodes);
-    return axis;
-}
-
-/* The continuation in target regime tg: its V_{t+1} interpolated at the
- * deterministic next states, summed over the stochastic ones; for a target
- * of the expected-V table, read from it where the launch gives it (the
- * solve) and summed where not (e->ev_path chooses or leaves it to run
- * time). */
-void emit_target_block(emitter *e, const ir_target *tg, int level)
-{
-    const ir_regime *tr = &e->m->regimes[tg->regime];
-    int g = tg->regime, P = e->r->rprob[g];
-    emit_line(e, "/* continuation in regime '%s' */", tr->name);
-    if (e->staged > 0 && reads_table(e)) { /* the table's byte flags a code: the inline block is the other loop's */
-        emit_line(e, "const int code_ok%d = 1;", g);
-        return;
-    }
-    if (ez(e)) emit_line(e, "lcm_ce C%d = LCM_CE_EMPTY; /* its lottery (Epstein-Zin) */", g);
-    else emit_line(e, "real E%d = 0;", g);
-    emit_line(e, "%sint code_ok%d = 1;", e->egm_table ? "LCM_UNUSED " : "", g); /* EGM's table flags nothing */
-    /* skipped where the target is not reached; the staged loop computes it
-     * anyway (a branch would keep it scalar): a target's V_{t+1} is always
-     * there, and E adds the block only where the target is reached */
-    int guarded = e->lvl[P] <= level && e->staged <= 0;
-    /* with a table (or the entry in the state's row), the block is skipped */
-    const char *inline_only = lazy_row(e) && level == e->e_level ? "!pre && !lcm_known" : reads_table(e) ? "!pre" : "";
-    if (guarded) emit_open(e, "if (%s%s%s != 0) {", inline_only, *inline_only ? " && " : "", emit_name(e, P));
-    else if (*inline_only) emit_open(e, "if (%s) {", inline_only);
-    else emit_open(e, "{");
-
-    long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride); /* of the target's V */
-    ir_strides(tr, stride);
-    int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
-    for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
-    int m1 = ncont ? ncont : 1;
-    emit_line(e, "lcm_index base = 0;");
-    emit_line(e, "int cell[%d]; real t[%d]; lcm_index st[%d];", m1, m1, m1);
-    for (int s = 0, kc = 0; s < tr->nstates; ++s) {
-        const ir_next *nx = &tg->next[s];
-        if (nx->kind != NEXT_DET) continue;
-        /* the EGM table reads next period's marginal values, at the next
-         * liquid state as a function of savings (gen/emit_egm.c) */
-        int liquid = e->egm_table && s == ir_marginal_state(tr);
-        next_cell(e, g, s, liquid ? e->r->egm.next[tg - e->r->targets] : nx->node, kc, stride[s]);
-        kc += !grid_is_discrete(&tr->states[s].grid);
-    }
-    int *axis = emit_ev_axes(e, tg); /* NULL: the target's V is summed inline, always */
-    long long ev_off = axis ? ir_pre_ev_offset(e->m, e->k, &e->pre, kernel_target(e, g)) : 0;
-    if (axis && e->ev_path == 0) {
-        lcm_sb cond;
-        lcm_sb_init(&cond);
-        ev_condition(e, g, &cond);
-        emit_open(e, "if (%s) {", cond.s);
-        lcm_sb_free(&cond);
-        target_sum(e, tg, stride, ncont, axis, ev_off);
-        emit_else(e);
-        target_sum(e, tg, stride, ncont, NULL, 0);
-        emit_close(e);
-    } else {
-        target_sum(e, tg, stride, ncont, e->ev_path > 0 ? axis : NULL, ev_off);
-    }
-    emit_close(e);
-    free(stride), free(axis);
-}
-
-/* at, the pair's entry of the table: the state's row, then the read
- * actions' combination (ir/precompute.h). */
-static void table_at(emitter *e)
-{
-    emit_start(e);
-    lcm_sb_puts(e->b, "const lcm_index at = ");
-    for (int j = 0; j < e->r->nactions; ++j)
-        if (e->pre.actions >> j & 1) lcm_sb_putc(e->b, '(');
-    lcm_sb_puts(e->b, "pre_row");
-    for (int j = 0; j < e->r->nactions; ++j)
-        if (e->pre.actions >> j & 1) lcm_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
-    lcm_sb_puts(e->b, ";\n");
-}
-
-/* E and its table's checks from entry `at` of a table (reals T, off-grid
- * bytes C). */
-static void table_entry_read(emitter *e, const char *T, const char *C)
-{
-    emit_line(e, "E = %s[at];", T);
-    emit_line(e, "pre_bad = %s[at] & 1;", C);
-    if (ez(e)) emit_line(e, "ce_bad = %s[at] >> 1 & 1;", C);
-}
-
-/* A table entry's off-grid byte (ir/precompute.h) from the inline code's
- * checks: bit 0 a next discrete state off its grid in a target reached,
- * bit 1 an Epstein-Zin certainty equivalent without a value. */
-static void off_grid_byte(const emitter *e, lcm_sb *out)
-{
-    lcm_sb_puts(out, "0");
-    for (int t = 0; t < e->k->ntargets; ++t)
-        lcm_sb_printf(out, " | (%s != 0 && !code_ok%d)", emit_name(e, e->r->rprob[e->k->targets[t]]), e->k->targets[t]);
-    if (ez(e)) lcm_sb_puts(out, " | ce_bad << 1");
-}
-
-/* The state's row (lazy_row): its entries, their off-grid bytes and which
- * are filled, none yet; lcm_lazy when the launch asks for it. */
-static void lazy_row_decl(emitter *e)
-{
-    long long n = e->pre.acts;
-    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-    emit_line(e, "real lcm_row[%lld]; /* the state's row of the table (emit.c, \"the state's row\") */", n);
-    emit_line(e, "unsigned char lcm_row_code[%lld], lcm_row_have[%lld];", n, n);
-    emit_line(e, "const int lcm_lazy = !pre && a->cont_lazy;");
-    emit_line(e, "if (lcm_lazy) for (int j = 0; j < %lld; ++j) lcm_row_have[j] = 0;", n);
-    lcm_sb_puts(e->b, "#endif\n");
-}
-
-/* At the level of E, before the target blocks there: the pair's entry and
- * whether the state's row holds it already (lcm_known: the blocks and the
- * sum are skipped). */
-static void lazy_row_entry(emitter *e)
-{
-    table_at(e);
-    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-    emit_line(e, "const int lcm_known = lcm_lazy && lcm_row_have[at];");
-    lcm_sb_puts(e->b, "#else\n");
-    emit_line(e, "const int lcm_known = 0;");
-    lcm_sb_puts(e->b, "#endif\n");
-}
-
-/* E: the targets' continuations weighted by their probabilities, or the
- * table's entry (and its off-grid byte) when the solve gives a table. */
-static void e_accumulate(emitter *e)
-{
-    int table = reads_table(e);
-    emit_line(e, "real E = 0;");
-    if (ez(e)) emit_line(e, "int ce_bad = 0;");
-    int lazy = lazy_row(e);
-    if (table) {
-        emit_line(e, "int pre_bad = 0;");
-        emit_open(e, e->staged > 0 ? "{" : "if (pre) {");
-        if (!lazy) table_at(e); /* else before the target blocks */
-        table_entry_read(e, "pre", "pre_code");
-        if (e->staged > 0) {
-            emit_close(e);
-            return;
-        }
-        if (lazy) {
-            emit_close(e);
-            lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-            emit_open(e, "else if (lcm_known) {");
-            table_entry_read(e, "lcm_row", "lcm_row_code");
-            emit_close(e);
-            lcm_sb_puts(e->b, "#endif\n");
-            emit_open(e, "else {");
-        } else {
-            emit_else(e);
-        }
-    }
-    if (ez(e)) {
-        const char *alpha = emit_num(e, e->r->risk_aversion);
-        emit_line(e, "lcm_ce C = LCM_CE_EMPTY; /* the whole lottery: CE = E_next_V */");
-        for (int t = 0; t < e->k->ntargets; ++t) {
-            int g = e->k->targets[t], P = e->r->rprob[g];
-            emit_line(e, "if (%s != 0) lcm_ce_merge(&C, %s, %s, &C%d);", emit_name(e, P), alpha, emit_num(e, P), g);
-        }
-        emit_line(e, "E = lcm_ce_value(&C, %s);", alpha);
-        emit_line(e, "ce_bad = C.bad;");
-    } else {
-        for (int t = 0; t < e->k->ntargets; ++t) {
-            int g = e->k->targets[t], P = e->r->rprob[g];
-            emit_line(e, "if (%s != 0) E += %s * E%d;", emit_name(e, P), emit_num(e, P), g);
-        }
-    }
-    if (lazy) {
-        lcm_sb code;
-        lcm_sb_init(&code);
-        off_grid_byte(e, &code);
-        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-        emit_open(e, "if (lcm_lazy) { /* the state's row keeps it */");
-        emit_line(e, "lcm_row[at] = E;");
-        emit_line(e, "lcm_row_code[at] = (unsigned char)(%s);", code.s);
-        emit_line(e, "lcm_row_have[at] = 1;");
-        emit_close(e);
-        lcm_sb_puts(e->b, "#endif\n");
-        lcm_sb_free(&code);
-    }
-    if (table) emit_close(e);
-}
-
-/* The table's row of the state with flat index `point` (ir/precompute.h):
- * the combined index of its sharded states within the launch's block, then
- * its read non-sharded states, a splayed one within its chunk. */
-static void table_row(emitter *e)
-{
-    const ir_state_layout *lay = e->lay;
-    lcm_sb *b = e->b;
-    int nstates = e->r->nstates;
-    /* a left-nested ((0 * n + code) * n + code)...: the parentheses first;
-     * the sharded states slowest first, then the others slowest first */
-    int open = e->pre.sharded ? nstates - lay->nfree + 1 : 0;
-    for (int d = 0; d < lay->nfree; ++d) open += (int)(e->pre.states >> lay->order[d] & 1);
-    emit_start(e);
-    lcm_sb_puts(b, "const lcm_index pre_row = pre ? ");
-    for (int j = 0; j < open; ++j) lcm_sb_putc(b, '(');
-    lcm_sb_puts(b, "0");
-    for (int d = nstates - 1; e->pre.sharded && d >= lay->nfree; --d) {
-        lcm_sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
-        ir_layout_print_code(lay, lay->order[d], "point", b);
-        lcm_sb_putc(b, ')');
-    }
-    if (e->pre.sharded) lcm_sb_puts(b, " - a->shard_lo)");
-    for (int d = lay->nfree - 1; d >= 0; --d) {
-        int i = lay->order[d];
-        if (!(e->pre.states >> i & 1)) continue;
-        lcm_sb_printf(b, " * %d + ", lay->axis[i].width);
-        ir_layout_print_code(lay, i, "point", b);
-        lcm_sb_putc(b, ')');
-    }
-    lcm_sb_puts(b, " : 0; /* the state's row of the table */\n");
-}
-
-/* The number of regimes the regime may move to. */
-static int nreachable(const emitter *e)
-{
-    int n = 0;
-    for (int g = 0; g < e->m->nregimes; ++g) n += e->r->rprob[g] >= 0;
-    return n;
-}
-
-/* The regime probabilities' check, hoisted to where they are all known. */
-static void regime_prob_check(emitter *e, int level)
-{
-    const ir_regime *r = e->r;
-    int nprob = nreachable(e);
-    if (nprob == 0 || e->k->last || level != e->rp_level) return;
-    emit_start(e);
-    lcm_sb_printf(e->b, "const real rp[%d] = {", nprob);
-    for (int g = 0, first = 1; g < e->m->nregimes; ++g) {
-        if (r->rprob[g] < 0) continue;
-        lcm_sb_printf(e->b, "%s%s", first ? "" : ", ", emit_num(e, r->rprob[g]));
-        first = 0;
-    }
-    lcm_sb_puts(e->b, "};\n");
-    emit_line(e, "const int rp_ok = !checks || lcm_probs_ok(rp, %d);", nprob);
-}
-
-/* One more term of a check statement: a continuation line `| term`. */
-static void check_term(emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check_term(emitter *e, const char *fmt, ...)
-{
-    va_list ap;
-    lcm_sb_putc(e->b, '\n');
-    e->depth++;
-    emit_start(e);
-    e->depth--;
-    lcm_sb_puts(e->b, "| ");
-    va_start(ap, fmt);
-    lcm_sb_vprintf(e->b, fmt, ap);
-    va_end(ap);
-}
-
-/* Probability and code checks, for feasible state-action pairs only: the
- * verdicts are computed at their own levels; here, without a branch, the
- * failed ones join `bad`, which the body flags once when it ends. */
-static void checks(emitter *e)
-{
-    const ir_regime *r = e->r;
-    const ir_kernel *k = e->k;
-    if (nreachable(e) == 0) return;
-    emit_start(e);
-    lcm_sb_puts(e->b, "if (checks) bad |= ");
-    if (e->staged > 0) lcm_sb_puts(e->b, "(0u - (unsigned)feas) & ((unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
-    else lcm_sb_puts(e->b, "(unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
-    for (int i = 0; i < k->ninactive; ++i)
-        check_term(e, "(unsigned)(%s != 0) << LCM_FLAG_INACTIVE", emit_name(e, r->rprob[k->inactive[i]]));
-    for (int t = 0; t < k->ntargets; ++t) {
-        int g = k->targets[t];
-        const ir_target *tg = ir_target_of(r, g);
-        const char *P = emit_name(e, r->rprob[g]);
-        check_term(e, "(unsigned)(%s != 0 && !code_ok%d) << LCM_FLAG_CODE", P, g);
-        for (int s = 0; s < e->m->regimes[g].nstates; ++s)
-            if (tg->next[s].kind == NEXT_MARKOV)
-                check_term(e, "(unsigned)(%s != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", P, g, s);
-    }
-    if (reads_table(e)) check_term(e, "(unsigned)pre_bad << LCM_FLAG_CODE");
-    if (ez(e)) check_term(e, "(unsigned)ce_bad << LCM_FLAG_CE");
-    lcm_sb_puts(e->b, e->staged > 0 ? ");\n" : ";\n");
-}
-
-/* ---- the loop nest -------------------------------------------------------- */
-
-/* The loop of action j and its value act<j>; ai<j> counts the actions so far. */
-static void action_loop(emitter *e, int j)
-{
-    const ir_var *v = &e->r->actions[j];
-    int n = v->grid.n;
-    if (e->staged > 0) { /* the chunk's actions: every one computed, feasible or not */
-        emit_open(e, "for (int i%d = c%d; i%d < c%d + n%d; ++i%d) { /* action %s */", j, j, j, j, j, j, v->name);
-        emit_action_value(e, j, 'i'); /* the last action: no ai<j> (lcm_best_of counts) */
-        emit_line(e, "lcm_feas feas = 1; /* the constraints of this level, all of them */");
-        return;
-    }
-    if (egm_level(e, LVL_ACTION0 + j)) { /* the candidates of the endogenous grid (gen/emit_egm.c) */
-        emit_egm_candidates(e, j);
-    } else if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
-        emit_open(e, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */", j, j, n, j, v->name);
-    else
-        emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, n, j, v->name);
-    int on_grid = !egm_level(e, LVL_ACTION0 + j);
-    if (on_grid) emit_action_value(e, j, 'i');
-    /* EGM's action is off its grid: it counts as code 0 in the flat index */
-    if (j == 0) emit_line(e, on_grid ? "const lcm_index ai0 = i0;" : "const lcm_index ai0 = 0;");
-    else if (on_grid) emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, j - 1, n, j);
-    else emit_line(e, "const lcm_index ai%d = ai%d * %d;", j, j - 1, n);
-}
-
-/* Marks in `into` the nodes of `level` that a constraint of that level or
- * the taste-shock scale reads (the node and its ancestors at the level):
- * declared first, so that an infeasible pair is skipped before its utility
- * is computed, and the scale is known before a constraint can end the state. */
-static void constraint_inputs(const emitter *e, int level, char *into)
-{
-    const ir_regime *r = e->r;
-    memset(into, 0, r->nnodes);
-    for (int c = 0; c < r->nconstraints; ++c)
-        if (e->lvl[r->constraints[c].node] == level) into[r->constraints[c].node] = 1;
-    if (r->taste_scale >= 0 && e->lvl[r->taste_scale] == level) into[r->taste_scale] = 1;
-    for (size_t i = r->nnodes; i-- > 0;) /* arguments have lower ids than their nodes */
-        if (into[i])
-            for (int a = 0; a < r->nodes[i].nargs; ++a)
-                if (e->lvl[r->nodes[i].args[a]] == level) into[r->nodes[i].args[a]] = 1;
-}
-
-/* Whether constraint `node` caps the action of loop `level` from above by
- * a bound known outside the loop (a <= x, a < x, x >= a, x > a): every grid
- * ascends, so once it fails it fails for the rest of the loop.  cap_bound
- * gives the bound x, or -1 where it is not such a cap. */
-static int cap_bound(const emitter *e, int node, int level)
-{
-    const ir_node *n = &e->r->nodes[node];
-    int a, x;
-    if (n->op == OP_LE || n->op == OP_LT) a = n->args[0], x = n->args[1];
-    else if (n->op == OP_GE || n->op == OP_GT) a = n->args[1], x = n->args[0];
-    else return -1;
-    const ir_node *an = &e->r->nodes[a];
-    return an->op == OP_ACTION && an->ref == level - LVL_ACTION0 && e->lvl[x] < level ? x : -1;
-}
-
-static int caps_loop_action(const emitter *e, int node, int level) { return cap_bound(e, node, level) >= 0; }
-
-/* Whether constraint c caps the action of loop `level` by a bound known at
- * level `known` (below `level`). */
-static int cap_known_at(const emitter *e, int c, int level, int known)
-{
-    int node = e->r->constraints[c].node, x = e->lvl[node] == level ? cap_bound(e, node, level) : -1;
-    return x >= 0 && e->lvl[x] <= known;
-}
-
-/* Such a cap's test of action j's value act<j>, as C ("act2 <= v110"). */
-static void cap_test(const emitter *e, int node, int j, lcm_sb *out)
-{
-    static const char *cmp[OP_COUNT] = {[OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">="};
-    const ir_node *n = &e->r->nodes[node];
-    char act[32];
-    snprintf(act, sizeof act, "act%d", j);
-    int action_first = n->op == OP_LE || n->op == OP_LT;
-    lcm_sb_printf(out, "%s %s %s", action_first ? act : emit_num(e, n->args[0]), cmp[n->op],
-                  action_first ? emit_num(e, n->args[1]) : act);
-}
-
-/* A node's declaration where it is computed (the GPU's loops, and the CPU's
- * but for hoisted terms); a tabled action term is read from the launch's
- * lcm_at. */
-static void declare_computed(emitter *e, int id)
-{
-    if (!(e->tabled && e->tabled[id])) {
-        emit_node_decl(e, id);
-        return;
-    }
-    int j = e->lvl[id] - LVL_ACTION0;
-    emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
-}
-
-/* A hoisted term read from its lcm_h (emit.c, "hoisted terms"), at the
- * point of its home's action. */
-static void hoisted_read(emitter *e, int id)
-{
-    emit_line(e, "const real %s = lcm_h%d[i%d]; /* hoisted (emit.c, \"hoisted terms\") */", emit_name(e, id), id,
-              e->lvl[id] - LVL_ACTION0);
-}
-
-/* A node's declaration in the loops: on the CPU a hoisted term is read from
- * its lcm_h (the staged loop is the CPU's alone); what only hoisted terms
- * read, the GPU's alone, is for declare_level to fence. */
-static void declare_node(emitter *e, int id)
-{
-    if (!(e->hoisted && e->hoisted[id])) {
-        declare_computed(e, id);
-    } else if (e->staged > 0) {
-        hoisted_read(e, id);
-    } else {
-        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-        hoisted_read(e, id);
-        lcm_sb_puts(e->b, "#else\n");
-        declare_computed(e, id);
-        lcm_sb_puts(e->b, "#endif\n");
-    }
-}
-
-/* See emit_internal.h: the building loop's nodes, by the readers first. */
-int emit_hoist_chain(const emitter *e, int level, int home, char *chain)
-{
-    const ir_regime *r = e->r;
-    int any = 0;
-    memset(chain, 0, r->nnodes + 1);
-    for (size_t i = r->nnodes; e->hoisted && i-- > 0;) {
-        if (e->lvl[i] == home && emit_hoisted_to(e, (int)i, level)) chain[i] = 1, any = 1;
-        if (!chain[i] || emit_hoist_reads(e, (int)i, level)) continue;
-        for (int a = 0; a < r->nodes[i].nargs; ++a)
-            if (e->lvl[r->nodes[i].args[a]] == home) chain[r->nodes[i].args[a]] = 1;
-    }
-    return any;
-}
-
-/* See emit_internal.h.  A constraint reading a hoisted term reads it
- * before the home loop's cap ends the loop (the plain loop declares a
- * constraint's inputs first), so where one does the terms are built for
- * every point. */
-int emit_hoist_caps(const emitter *e, int level, int home, int *caps)
-{
-    const ir_regime *r = e->r;
-    char *first = lcm_xmalloc(r->nnodes + 1);
-    constraint_inputs(e, home, first);
-    int read = 0, n = 0;
-    for (size_t i = 0; i < r->nnodes; ++i) read |= first[i] && emit_hoisted_to(e, (int)i, level);
-    free(first);
-    for (int c = 0; !read && c < r->nconstraints; ++c)
-        if (cap_known_at(e, c, home, level)) {
-            if (caps) caps[n] = c;
-            ++n;
-        }
-    return n;
-}
-
-/* On the CPU, the lcm_h of the terms hoisted to this level, for each home
- * action inside it: a loop over that action computing each (and what it
- * reads of that level, a term hoisted further out read from its own lcm_h)
- * as the home loop would, up to where a cap of that loop known here ends
- * it. */
-static void hoisted_build(emitter *e, int level)
-{
-    const ir_regime *r = e->r;
-    size_t n = r->nnodes;
-    char *chain = lcm_xmalloc(n + 1); /* what the loop computes, or reads */
-    int *caps = lcm_xmalloc(((size_t)r->nconstraints + 1) * sizeof *caps);
-    for (int home = max_int(level + 1, LVL_ACTION0); home <= e->innermost; ++home) {
-        if (!emit_hoist_chain(e, level, home, chain)) continue;
-        int j = home - LVL_ACTION0, points = r->actions[j].grid.n;
-        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-        for (size_t i = 0; i < n; ++i)
-            if (chain[i] && emit_hoisted_to(e, (int)i, level))
-                emit_line(e, "real lcm_h%zu[%d]; /* %s at each %s (emit.c, \"hoisted terms\") */", i, points,
-                          emit_name(e, (int)i), r->actions[j].name);
-        emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, points, j, r->actions[j].name);
-        emit_action_value(e, j, 'i');
-        int ncaps = emit_hoist_caps(e, level, home, caps);
-        for (int c = 0; c < ncaps; ++c) {
-            lcm_sb test;
-            lcm_sb_init(&test);
-            cap_test(e, r->constraints[caps[c]].node, j, &test);
-            emit_line(e, "if (!(%s)) break; /* constraint %s */", test.s, r->constraints[caps[c]].name);
-            lcm_sb_free(&test);
-        }
-        for (size_t i = 0; i < n; ++i) {
-            if (!chain[i]) continue;
-            if (emit_hoist_reads(e, (int)i, level) && !e->tabled[i]) hoisted_read(e, (int)i);
-            else declare_computed(e, (int)i);
-        }
-        for (size_t i = 0; i < n; ++i)
-            if (chain[i] && emit_hoisted_to(e, (int)i, level)) emit_line(e, "lcm_h%zu[i%d] = %s;", i, j, emit_name(e, (int)i));
-        emit_close(e);
-        lcm_sb_puts(e->b, "#endif\n");
-    }
-    free(caps), free(chain);
-}
-
-/* The nodes of a level: those before E (enext = 0) or after it, of them
- * those whose mark in `part` is `in_part` (all when part is NULL); not
- * those only tabled terms read, nor in the staged loop those only the next
- * states or hoisted terms need; in the plain loop what only hoisted terms
- * read is fenced for the GPU alone (#if defined(__CUDACC__)). */
-static void declare_level(emitter *e, int level, int enext, const char *part, int in_part)
-{
-    int gpu_only = 0; /* inside #if defined(__CUDACC__): what only hoisted terms read */
-    for (size_t i = 0; i < e->r->nnodes; ++i) {
-        if (!e->needed[i] || e->lvl[i] != level || e->has_enext[i] != enext || (part && part[i] != in_part)) continue;
-        if ((e->terms_only && e->terms_only[i]) || (e->next_only && e->next_only[i] && e->staged > 0)) continue;
-        int only = e->hoist_only && e->hoist_only[i];
-        if (only && e->staged > 0) continue;
-        if (only != gpu_only) lcm_sb_puts(e->b, only ? "#if defined(__CUDACC__)\n" : "#endif\n");
-        gpu_only = only;
-        declare_node(e, (int)i);
-    }
-    if (gpu_only) lcm_sb_puts(e->b, "#endif\n");
-}
-
-/* The constraints known at this level: a failing one skips the rest of the
- * state (the action nest), the rest of this action's loop when it caps the
- * action from above, or else this action. */
-static void constraints(emitter *e, int level)
-{
-    for (int c = 0; c < e->r->nconstraints; ++c) {
-        const ir_named *cn = &e->r->constraints[c];
-        if (e->lvl[cn->node] != level) continue;
-        int src = e->r->nodes[cn->node].src;
-        char *what = lcm_xasprintf("constraint %s", cn->name);
-        emit_line_directive(e, src);
-        emit_start(e);
-        /* the EGM candidates come in no order: a cap skips one, never the rest */
-        int leave = level < LVL_ACTION0 || (caps_loop_action(e, cn->node, level) && !egm_level(e, level));
-        if (e->staged > 0 && level == e->innermost) lcm_sb_printf(e->b, "feas &= %s;", emit_cond(e, cn->node));
-        else lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), leave ? "break" : "continue");
-        emit_comment(e, what, src);
-        lcm_sb_putc(e->b, '\n');
-        free(what);
-    }
-}
-
-/* Q of a feasible pair: the running max and its first argmax; with taste
- * shocks also those of its discrete choice d = ai<nd-1> (the discrete
- * actions come first: their flat index is the choice). */
-static void best_update(emitter *e)
-{
-    const ir_regime *r = e->r;
-    if (!e->k->last) checks(e);
-    if (e->staged > 0) {
-        int j = r->nactions - 1;
-        emit_line(e, "lcm_q[i%d - c%d] = %s;", j, j, emit_num(e, r->q));
-        emit_line(e, "lcm_ok[i%d - c%d] = feas;", j, j);
-        return;
-    }
-    emit_open(e, "{");
-    emit_line(e, "const real q = %s;", emit_num(e, r->q));
-    emit_line(e, "if (q != q) nan_q = 1;");
-    /* what the best keeps besides q and its index: an EGM regime's action
-     * and its marginal utility (the marginal value of the liquid state), a
-     * terminal regime's marginal value (emit_egm.c); with taste shocks the
-     * same for the best of each discrete choice */
-    char best[160] = "", choice[160] = "";
-    if (egm(e)) {
-        int c = r->egm.action, d = ir_discrete_actions(r) - 1;
-        const char *mu = emit_num(e, r->egm.marginal);
-        snprintf(best, sizeof best, " egm_best[0] = act%d; egm_best[1] = %s;", c, mu);
-        if (r->taste_scale >= 0)
-            snprintf(choice, sizeof choice, " egm_best[2 + ai%d] = act%d; egm_best[%d + ai%d] = %s;", d, c,
-                     2 + ir_taste_choices(r), d, mu);
-    } else if (r->terminal_marginal) {
-        snprintf(best, sizeof best, " egm_best[1] = %s;", emit_num(e, r->marginal));
-    }
-    char index[32] = "0";
-    if (r->nactions) snprintf(index, sizeof index, "ai%d", r->nactions - 1);
-    if (r->taste_scale >= 0) {
-        int d = ir_discrete_actions(r) - 1;
-        emit_open(e, "else {");
-        emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = %s;%s }", index, best);
-        emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = %s;%s }", d, d, d, d, index, choice);
-        emit_close(e);
-    } else {
-        emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = %s;%s }", index, best);
-    }
-    emit_close(e);
-}
-
-/* The taste-shock scale, where it is known (before any constraint can end
- * the state): a negative or non-finite one is flagged. */
-static void taste_scale(emitter *e, int level)
-{
-    int node = e->r->taste_scale;
-    if (node < 0 || e->lvl[node] != level) return;
-    emit_line(e, "*scale = %s; /* taste shocks */", emit_num(e, node));
-    emit_line(e, "if (!(*scale >= 0 && *scale < LCM_INF)) bad |= 1u << LCM_FLAG_TASTE_SCALE;");
-}
-
-static void emit_level(emitter *e, int level);
-
-/* Staged: on the CPU the innermost action loop runs in chunks of at most
- * STAGE_CHUNK actions, Q and feasibility of each action into arrays
- * without a branch (a constraint there is a predicate, not a `continue`),
- * then lcm_best_of (prelude.h) folds the chunk into the running best, the
- * same as the per-action update to the bit.  A loop without branches is one
- * the C compiler vectorises.  Only where each action's work is plain
- * arithmetic: the continuation read from the table (or none, the last
- * period), no taste shocks or Epstein-Zin (their own bookkeeping), no
- * parameter indexed by the innermost action (the loop computes infeasible
- * actions too: such an index would be in range, pidx_in_range, but no
- * model here has one to test it). */
-enum { STAGE_CHUNK = 512, STAGE_MIN = 128, STAGE_MIN_CHEAP = 32, STAGE_MIN_INLINE = 8 };
-
-/* Whether the CPU's innermost loop computes node id itself: not an action
- * term, nor a hoisted term (a load there) or what only those read. */
-static int loop_computes(const emitter *e, int id)
-{
-    return body_computes(e, id) && !(e->hoisted && (e->hoisted[id] || e->hoist_only[id]));
-}
-
-/* Whether the continuation the innermost loop computes inline (no table)
- * can be staged: what decides whether a target counts (its probability)
- * and the stochastic weights are known outside the loop, so the loop's
- * only branches are invariant ones; one stochastic next state at most
- * (a point of a nested loop is skipped when an enclosing weight is zero,
- * a select GCC 12 does not vectorise); and each next state's cell has a
- * closed form without a call (a search loop or a log would keep the loop
- * scalar).  Each action's
- * continuation costs a few interpolations, so a loop of STAGE_MIN_INLINE
- * actions already gains (precautionary savings, 10 consumption points:
- * the simulation's step 1.3x; 500: the solve 2x). */
-static int stages_inline(const emitter *e)
-{
-    for (int t = 0; t < e->k->ntargets; ++t) {
-        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
-        if (target_level(e, tg) != e->innermost) continue;
-        if (e->lvl[e->r->rprob[tg->regime]] >= e->innermost) return 0;
-        const ir_regime *tr = &e->m->regimes[tg->regime];
-        int loops = 0, ok = 1;
-        int *axis = e->ev_path > 0 ? emit_ev_axes(e, tg) : NULL; /* the states read from the expected V: no loop */
-        for (int s = 0; s < tr->nstates && ok; ++s) {
-            const ir_next *nx = &tg->next[s];
-            if (nx->kind != NEXT_DET) {
-                int looped = !axis || axis[s] == IR_EV_NONE;
-                ok = weights_level(e, nx) < e->innermost && !(looped && ++loops > 1);
-                continue;
-            }
-            switch (tr->states[s].grid.kind) {
-            case GRID_DISCRETE: case GRID_LIN: case GRID_PWLIN: break;
-            default: ok = 0; /* a search (lcm_cell_search) or a log (lcm_cell_log) */
-            }
-        }
-        free(axis);
-        if (!ok) return 0;
-    }
-    return 1;
-}
-
-/* Whether the kernel's innermost action loop is staged.  Reading its
- * continuation from the table (or with none, in the last period), a loop
- * that computes a division, root, power or modulo (costly_op) is staged
- * from STAGE_MIN actions: in shorter ones the chunk's two passes and the
- * arrays cost about what the vector loop saves (FVV at 64 next-asset
- * points: 1.3 ms staged, 1.0 ms plain; at 128: 3.1 and 4.1 ms; Mahler &
- * Yum's 50 saving points, its utility's division in the loop, about 10%
- * slower staged).  A loop of additions, products, comparisons and loads
- * alone is staged from STAGE_MIN_CHEAP (Mahler & Yum with its utility
- * hoisted: 20 saving points about 2% slower staged, 50 faster,
- * docs/internals.md). */
-static int stages(const emitter *e)
-{
-    const ir_regime *r = e->r;
-    if (e->flat || !r->nactions || r->taste_scale >= 0 || ez(e) || egm(e)) return 0;
-    int n = r->actions[r->nactions - 1].grid.n, cheap = 1; /* what the staged loop computes: no costly op */
-    for (size_t i = 0; i < r->nnodes; ++i)
-        cheap &= !(loop_computes(e, (int)i) && !e->next_only[i] && e->lvl[i] == e->innermost &&
-                   costly_op(r->nodes[i].op));
-    int least = e->k->last || reads_table(e) ? (cheap ? STAGE_MIN_CHEAP : STAGE_MIN) : STAGE_MIN_INLINE;
-    if (n < least || (!e->k->last && !reads_table(e) && !stages_inline(e))) return 0;
-    for (size_t i = 0; i < r->nnodes; ++i) {
-        const ir_node *n = &r->nodes[i];
-        if (!loop_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
-        if (call_op(n->op)) return 0;
-        switch (n->op) {
-        case OP_PIDX: /* no indexed parameter (above) */
-            return 0;
-        case OP_POW: { /* lcm_pow without its call: a reduced constant exponent, or one of the state */
-            const ir_node *y = &r->nodes[n->args[1]];
-            if (y->op == OP_CONST ? !lcm_pow_kind(y->k) : e->lvl[n->args[1]] == e->innermost)
-                return 0;
-            break;
-        }
-        default: break;
-        }
-    }
-    return 1;
-}
-
-/* What the staged loop's guard asks besides the table: each run-time
- * exponent and divisor reducible (emit_reduced), decided here, once for
- * every staged variant (" && pk7 && df9 != 0" into cond). */
-static void staged_reductions(emitter *e, lcm_sb *cond)
-{
-    const ir_regime *r = e->r;
-    e->staged = 1;
-    for (size_t i = 0; i < r->nnodes; ++i) {
-        int id = (int)i;
-        if (!loop_computes(e, id) || !emit_reduced(e, id)) continue;
-        const char *y = emit_num(e, r->nodes[i].args[1]);
-        if (r->nodes[i].op == OP_POW) {
-            emit_line(e, "const int pk%d = lcm_pow_kind(%s);", id, y);
-            lcm_sb_printf(cond, " && pk%d", id);
-        } else {
-            emit_line(e, "const real df%d = lcm_div_by(%s);", id, y);
-            lcm_sb_printf(cond, " && df%d != 0", id);
-        }
-    }
-    e->staged = 0;
-}
-
-/* A cap's scan: lim<j> (or, for a scan hoisted out, lcm_cap<c>) lowered to
- * the first action of loop j, from 0 up to it, that constraint c rules out. */
-static void cap_scan(emitter *e, int c, int j, const char *lim)
-{
-    lcm_sb test;
-    lcm_sb_init(&test);
-    cap_test(e, e->r->constraints[c].node, j, &test);
-    emit_open(e, "for (int i%d = 0; i%d < %s; ++i%d) { /* constraint %s */", j, j, lim, j, e->r->constraints[c].name);
-    emit_action_value(e, j, 'i');
-    emit_open(e, "if (!(%s)) {", test.s);
-    emit_line(e, "%s = i%d;", lim, j);
-    emit_line(e, "break;");
-    emit_close(e);
-    emit_close(e);
-    lcm_sb_free(&test);
-}
-
-/* Whether the scan of cap c of the staged loop at `level` runs further
- * out, where its bound is known: at the bound's level, when a loop lies
- * between that and the staged one (Mahler & Yum's saving <= cash on hand,
- * known per labor supply, scanned once there, not once per effort). */
-static int cap_scanned_outside(const emitter *e, int c, int level)
-{
-    int x = cap_bound(e, e->r->constraints[c].node, level);
-    return x >= 0 && e->lvl[x] < level - 1 && level - 1 >= LVL_ACTION0; /* the state's levels run once per state */
-}
-
-static int staged_variants(emitter *e, int *variants);
-
-/* On the CPU, at `level`, the scans of the staged loop's caps whose bounds
- * are known here (cap_scanned_outside), each into its lcm_cap<c>. */
-static void staged_caps_at(emitter *e, int level)
-{
-    const ir_regime *r = e->r;
-    int variants[2], in = e->innermost, j = in - LVL_ACTION0, any = 0;
-    if (level >= in - 1 || in < LVL_ACTION0 || !staged_variants(e, variants)) return;
-    for (int c = 0; c < r->nconstraints; ++c) {
-        /* a cap's bound has a level, and its scan runs there */
-        if (!cap_scanned_outside(e, c, in) || e->lvl[cap_bound(e, r->constraints[c].node, in)] != level) continue;
-        if (!any++) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-        char lim[32];
-        snprintf(lim, sizeof lim, "lcm_cap%d", c);
-        emit_line(e, "int %s = %d; /* the first %s constraint %s rules out (emit.c, \"staged\") */", lim,
-                  r->actions[j].grid.n, r->actions[j].name, r->constraints[c].name);
-        cap_scan(e, c, j, lim);
-    }
-    if (any) lcm_sb_puts(e->b, "#endif\n");
-}
-
-/* lim<j>: the actions of loop j that the constraints capping it from above
- * (caps_loop_action) allow, a prefix of the ascending grid: where the plain
- * loop's `break` would end it, so that the staged loop computes no more
- * actions than the plain one.  A cap scanned further out gives its
- * lcm_cap<c>: the first action it rules out in the whole grid, so the
- * smaller of that and lim<j> is what the scan from here would find. */
-static void staged_limit(emitter *e, int level)
-{
-    const ir_regime *r = e->r;
-    int j = level - LVL_ACTION0;
-    emit_line(e, "int lim%d = %d;", j, r->actions[j].grid.n);
-    char lim[32];
-    snprintf(lim, sizeof lim, "lim%d", j);
-    for (int c = 0; c < r->nconstraints; ++c) {
-        if (!cap_known_at(e, c, level, level - 1)) continue;
-        if (cap_scanned_outside(e, c, level)) emit_line(e, "if (lcm_cap%d < %s) %s = lcm_cap%d;", c, lim, lim, c);
-        else cap_scan(e, c, j, lim);
-    }
-}
-
-/* The variants of the innermost loop that are staged, by their ev_path
- * into variants[] (at most 2), and how many: with an expected-V table, the
- * one that reads it and the one that sums the nodes, each where it stages;
- * else the one loop, where it stages. */
-static int staged_variants(emitter *e, int *variants)
-{
-    int nv = 0;
-    if (!reads_ev(e)) {
-        if (stages(e)) variants[nv++] = 0;
-        return nv;
-    }
-    for (int path = 1; path >= -1; path -= 2) {
-        e->ev_path = path;
-        if (stages(e)) variants[nv++] = path;
-    }
-    e->ev_path = 0;
-    return nv;
-}
-
-/* The innermost action loop staged for the CPU, when the solve gives the
- * table (always in the last period), or else summing inline -- with an
- * expected-V table, one staged loop for each of its paths that stages --
- * and as on the GPU otherwise. */
-static void staged_level(emitter *e, int level)
-{
-    int j = level - LVL_ACTION0, n = e->r->actions[j].grid.n, chunk = n < STAGE_CHUNK ? n : STAGE_CHUNK;
-    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
-    lcm_sb reduced;
-    lcm_sb_init(&reduced);
-    staged_reductions(e, &reduced);
-    int variants[2], nv = staged_variants(e, variants);
-    lcm_sb ev;
-    lcm_sb_init(&ev);
-    if (reads_ev(e)) ev_condition(e, -1, &ev);
-    for (int v = 0; v < nv; ++v) {
-        e->ev_path = variants[v];
-        lcm_sb table; /* which continuation the variant computes */
-        lcm_sb_init(&table);
-        if (e->ev_path > 0) lcm_sb_printf(&table, "(%s)", ev.s);
-        else if (e->ev_path < 0) lcm_sb_printf(&table, "!(%s)", ev.s);
-        else lcm_sb_puts(&table, reads_table(e) ? "pre" : "1");
-        emit_open(e, "%sif (%s%s) {", v ? "else " : "", table.s, reduced.s ? reduced.s : "");
-        lcm_sb_free(&table);
-        staged_limit(e, level);
-        emit_open(e, "for (int c%d = 0; c%d < lim%d; c%d += %d) { /* action %s, %d at a time: Q, then the best */", j, j,
-                  j, j, chunk, e->r->actions[j].name, chunk);
-        emit_line(e, "const int n%d = lim%d - c%d < %d ? lim%d - c%d : %d;", j, j, j, chunk, j, j, chunk);
-        emit_line(e, "real lcm_q[%d];", chunk);
-        emit_line(e, "lcm_feas lcm_ok[%d];", chunk);
-        e->staged = 1;
-        emit_level(e, level);
-        e->staged = 0;
-        if (j == 0) emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n0, c0, &best, &best_a, &nan_q);");
-        else emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n%d, ai%d * %d + c%d, &best, &best_a, &nan_q);", j, j - 1, n, j);
-        emit_close(e);
-        emit_close(e);
-    }
-    e->ev_path = 0;
-    lcm_sb_free(&reduced), lcm_sb_free(&ev);
-    emit_line(e, "else");
-    lcm_sb_puts(e->b, "#endif\n");
-    emit_open(e, "{");
-    e->staged = -1; /* the plain loop */
-    emit_level(e, level);
-    e->staged = 0;
-    emit_close(e);
-}
-
-static void emit_level(emitter *e, int level)
-{
-    int variants[2];
-    if (level == e->innermost && level >= LVL_ACTION0 && !e->staged && staged_variants(e, variants)) {
-        staged_level(e, level);
-        return;
-    }
-    if (level >= LVL_ACTION0) action_loop(e, level - LVL_ACTION0);
-    if (reads_table(e) && level == LVL_KERNEL) {
-        emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* 0: inline */");
-        emit_line(e, "const unsigned char *LCM_RESTRICT pre_code = a->cont_code;");
-        if (lazy_row(e)) lazy_row_decl(e);
-    }
-    if (reads_ev(e) && level == LVL_KERNEL)
-        emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* the expected V; 0: sum over the nodes */");
-    if (reads_table(e) && level == LVL_STATE) table_row(e);
-    char *first = lcm_xmalloc(e->r->nnodes + 1);
-    constraint_inputs(e, level, first);
-    declare_level(e, level, 0, first, 1);
-    taste_scale(e, level);
-    constraints(e, level);
-    declare_level(e, level, 0, first, 0);
-    free(first);
-    if (level < e->innermost) hoisted_build(e, level);
-    staged_caps_at(e, level);
-    regime_prob_check(e, level);
-    emit_stochastic_weights(e, level);
-    if (level == e->e_level && lazy_row(e)) lazy_row_entry(e);
-    for (int t = 0; t < e->k->ntargets; ++t) {
-        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
-        if (target_level(e, tg) == level) emit_target_block(e, tg, level);
-    }
-    if (!e->k->last && level == e->e_level) e_accumulate(e);
-    declare_level(e, level, 1, NULL, 0);
-    if (egm(e) && level == LVL_STATE) emit_egm_rows(e);
-    if (egm(e) && egm_level(e, level + 1)) emit_egm_choice(e);
-    if (level == e->innermost) best_update(e);
-    else emit_level(e, level + 1);
-    if (level >= LVL_ACTION0) emit_close(e);
 }
 
 /* ---- the kernel's pieces --------------------------------------------------- */
@@ -1743,8 +591,8 @@ static int emit_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *er
     flat_nodes(&f);
     emit_stochastic_weights(&f, -1);
     for (int t = 0; t < f.k->ntargets; ++t) emit_target_block(&f, ir_target_of(r, f.k->targets[t]), -1);
-    e_accumulate(&f);
-    off_grid_byte(&f, &off_grid);
+    emit_accumulate(&f);
+    emit_off_grid_byte(&f, &off_grid);
     lcm_sb store, what;
     lcm_sb_init(&store), lcm_sb_init(&what);
     lcm_sb_printf(&store, "    ((real *)a->cont)[j] = E;\n    a->cont_code[j] = (unsigned char)(%s);", off_grid.s);

@@ -1,7 +1,8 @@
 /* emit_internal.h - what the parts of the emitter share: the per-kernel
  * emitter state; the text layer (emit_text.c: indented lines, the names of
  * DAG nodes and their printers, #line directives), used by the kernels
- * (emit.c) and the simulation steps (emit_step.c). */
+ * (emit.c, emit_continuation.c, emit_loops.c, emit_egm.c) and the
+ * simulation steps (emit_step.c). */
 #ifndef LCM_EMIT_INTERNAL_H
 #define LCM_EMIT_INTERNAL_H
 
@@ -41,7 +42,7 @@ typedef struct emitter {
     const ir_state_layout *lay; /* the regime's strides, chunks and launch map (ir/layout.h) */
     ir_pre pre;   /* the kernel's continuation table (ir/precompute.h) */
     int flat;     /* emitting the table's entry: every node at level -1, no loops */
-    int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit.c, "staged"), -1 the plain one beside it */
+    int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit_loops.c, "staged"), -1 the plain one beside it */
     int egm_table; /* emitting an EGM regime's endogenous grid (emit_egm.c): continuations read marginal values */
     /* With an expected-V table (ir_pre.ev): which continuation a target
      * block of the table's targets computes: 1 the one read from the table
@@ -102,10 +103,58 @@ void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names);
 void emit_flat_open(const emitter *e, emitter *f);
 void emit_flat_close(emitter *f);
 
-/* The axes the expected V of target tg sums over (ir_pre_ev_axes, one per
- * state of the target), or NULL when the kernel does not read the
- * target's expected V (ir/precompute.h, "ev"); the caller frees. */
-int *emit_ev_axes(const emitter *e, const ir_target *tg);
+
+/* ---- what kind of kernel (emit.c) -------------------------------------------
+ * Questions about the kernel being emitted that its parts all ask. */
+static inline int emit_max(int a, int b) { return a > b ? a : b; }
+
+/* Whether E_next_V is the certainty equivalent of an Epstein-Zin regime
+ * (lcm_ce in templates/arith.h) rather than the expectation. */
+static inline int emit_ez(const emitter *e) { return e->r->risk_aversion >= 0; }
+/* Whether the kernel body reads its continuation from a table (when the
+ * solve gives one) rather than computing it. */
+static inline int emit_reads_table(const emitter *e) { return e->pre.active && !e->pre.egm && !e->pre.ev && !e->flat; }
+/* Whether the solve gives the kernel body the expected V of some targets
+ * (ir/precompute.h, "ev"). */
+static inline int emit_reads_ev(const emitter *e) { return e->pre.ev && !e->flat && !e->egm_table; }
+/* Whether the kernel's regime solves by the endogenous grid method, and
+ * whether loop level `level` is its candidates' (gen/emit_egm.c). */
+static inline int emit_is_egm(const emitter *e) { return ir_is_egm(e->r); }
+static inline int emit_egm_level(const emitter *e, int level) { return emit_is_egm(e) && level == LVL_ACTION0 + e->r->egm.action; }
+/* A library call the C compiler does not vectorise (the staged loop has none). */
+static inline int emit_call_op(ir_op op)
+{
+    switch (op) {
+    case OP_LOG: case OP_EXP: case OP_LOG1P: case OP_EXPM1: case OP_NCDF: case OP_TANH: return 1;
+    default: return 0;
+    }
+}
+
+static inline int emit_costly_op(ir_op op)
+{
+    switch (op) {
+    case OP_SQRT: case OP_DIV: case OP_POW: case OP_MOD: case OP_IDIV: return 1;
+    default: return emit_call_op(op);
+    }
+}
+/* Whether the body computes node id itself. */
+static inline int emit_body_computes(const emitter *e, int id)
+{
+    return e->needed[id] && !(e->tabled && (e->tabled[id] || e->terms_only[id]));
+}
+/* Level at which the continuation of target tg can be computed (for an
+ * Epstein-Zin regime no higher than the risk aversion, which transforms V). */
+int emit_target_level(const emitter *e, const ir_target *tg);
+/* Whether the CPU's plain loop keeps the state's row of the table
+ * (emit.c, "the state's row"). */
+int emit_lazy_row(const emitter *e);
+/* Target regime g's index among the kernel's targets, or -1. */
+int emit_kernel_target(const emitter *e, int g);
+/* Whether target regime g is one whose expected V the body reads. */
+int emit_ev_target(const emitter *e, int g);
+/* When the expected V is read for target g (every target when g < 0), as a
+ * C condition. */
+void emit_ev_condition(const emitter *e, int g, lcm_sb *out);
 
 /* ---- lines ---------------------------------------------------------------
  * Every line the emitter writes goes through these, at e->depth. */
@@ -131,7 +180,7 @@ static inline int emit_outer_operand(const emitter *e, int id)
     return e->lvl && e->lvl[y] < e->lvl[id] && e->r->nodes[y].op != OP_CONST;
 }
 
-/* In the staged loop (emit.c): a power or quotient of the innermost level
+/* In the staged loop (emit_loops.c): a power or quotient of the innermost level
  * whose exponent or divisor is such a value, decided once per state
  * (pk<id> = lcm_pow_kind, df<id> = lcm_div_by). */
 static inline int emit_reduced(const emitter *e, int id)
@@ -206,13 +255,44 @@ void emit_state_names(const ir_regime *r, lcm_sb *b);
  * without the last line break ("" when empty). */
 const char *emit_fragment(lcm_sb *b);
 
-/* ---- pieces of the kernel body shared with emit_egm.c ------------------------ */
+/* ---- the continuation (emit_continuation.c) ---------------------------------- */
 /* The continuation in target regime tg, computed at loop level `level`
  * (-1 in a table's entry): V_{t+1} (with egm_table the marginal value)
  * interpolated at the next states, summed over the stochastic ones into E<g>. */
 void emit_target_block(emitter *e, const ir_target *tg, int level);
 /* The weights of the targets' stochastic next states known at `level`. */
 void emit_stochastic_weights(emitter *e, int level);
+/* The axes the expected V of target tg sums over (ir_pre_ev_axes, one per
+ * state of the target), or NULL when the kernel does not read the
+ * target's expected V (ir/precompute.h, "ev"); the caller frees. */
+int *emit_ev_axes(const emitter *e, const ir_target *tg);
+/* Where the next-state weights of state s of a target are known: its
+ * Markov probabilities' level, or the current state's (an AR(1) row). */
+int emit_weights_level(const emitter *e, const ir_next *nx);
+/* E: the targets' continuations weighted by their probabilities, or the
+ * table's entry (and its off-grid byte) when the solve gives a table. */
+void emit_accumulate(emitter *e);
+/* A table entry's off-grid byte (ir/precompute.h) from the inline code's
+ * checks: bit 0 a next discrete state off its grid in a target reached,
+ * bit 1 an Epstein-Zin certainty equivalent without a value. */
+void emit_off_grid_byte(const emitter *e, lcm_sb *out);
+/* The table's row of the state (ir/precompute.h). */
+void emit_table_row(emitter *e);
+/* The state's row (emit_lazy_row): its declaration at the state level, and
+ * at the level of E the pair's entry and whether the row holds it already. */
+void emit_lazy_row_decl(emitter *e);
+void emit_lazy_row_entry(emitter *e);
+/* The regime probabilities' check, hoisted to where they are all known. */
+void emit_regime_prob_check(emitter *e, int level);
+/* Probability and code checks of a feasible state-action pair, joined
+ * into `bad` without a branch. */
+void emit_checks(emitter *e);
+
+/* ---- the loop nest (emit_loops.c) ---------------------------------------------- */
+/* Loop level `level` of the body and everything inside it: the action's
+ * loop, what is computed there, the constraints, and at the innermost the
+ * best action's update (the CPU's staged loop beside the plain one). */
+void emit_level(emitter *e, int level);
 
 /* ---- the endogenous grid method (emit_egm.c) --------------------------------
  * In the kernel of an EGM regime the continuous action's loop runs over the

@@ -62,7 +62,7 @@ LCM_DEVICE LCM_ARITH_T lcm_div(LCM_ARITH_T x, LCM_ARITH_T y)
     return x / y;
 }
 
-/* The staged CPU loop (gen/emit.c) decides a run-time exponent or divisor
+/* The staged CPU loop (gen/emit_loops.c) decides a run-time exponent or divisor
  * once per state, outside its actions: lcm_pow_kind(y) names the
  * reductions above that need no call (2, -1, 1, 0; 0 for any other y), and
  * lcm_pow_by(x, kind) is lcm_pow(x, y) at such a y, bit for bit, without a

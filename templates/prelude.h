@@ -336,7 +336,7 @@ LCM_DEVICE void lcm_reduce_choices(real *vd, lcm_index *ad, int n)
 #  define LCM_LANE 0
 #  define LCM_LANES 1
 
-/* The CPU's innermost action loop runs in chunks (gen/emit.c, "staged"):
+/* The CPU's innermost action loop runs in chunks (gen/emit_loops.c, "staged"):
  * first Q and feasibility of every action of a chunk into q[] and ok[]
  * (a loop without branches, which the compiler vectorises), then this
  * folds the chunk into the running best.  Contract: the result is the one
