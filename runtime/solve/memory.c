@@ -49,6 +49,32 @@ static int read_value(const char *path, double *x)
     return end == buf ? -1 : 0;
 }
 
+/* The value of `key` in a memory.stat file (lines "key value"); -1 when
+ * the file or the key is missing. */
+static int read_stat(const char *path, const char *key, double *x)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[256];
+    size_t k = strlen(key);
+    int found = -1;
+    while (found && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, k) && line[k] == ' ') *x = strtod(line + k + 1, NULL), found = 0;
+    fclose(f);
+    return found;
+}
+
+/* The usage counts the page cache, and the cache of a machine that has
+ * just built or copied files fills it up to the limit: without taking off
+ * the inactive file pages, which the kernel drops first when the limit is
+ * near, room would seem gone that the kernel gives back on demand. */
+double lcm_cgroup_used(const char *stat_path, const char *key, double usage)
+{
+    double inactive;
+    if (!read_stat(stat_path, key, &inactive) && inactive > 0 && inactive <= usage) usage -= inactive;
+    return usage;
+}
+
 static void meminfo_bound(room *r)
 {
     FILE *f = fopen("/proc/meminfo", "r");
@@ -69,11 +95,12 @@ static void cgroup2_bound(room *r, const char *path)
     for (;;) {
         size_t len = strlen(dir);
         if (len > 0 && dir[len - 1] == '/') dir[--len] = 0;
-        char *max = lcm_xasprintf("/sys/fs/cgroup%s/memory.max", dir), *cur = lcm_xasprintf("/sys/fs/cgroup%s/memory.current", dir);
+        char *max = lcm_xasprintf("/sys/fs/cgroup%s/memory.max", dir), *cur = lcm_xasprintf("/sys/fs/cgroup%s/memory.current", dir),
+             *stat = lcm_xasprintf("/sys/fs/cgroup%s/memory.stat", dir);
         double limit, used;
         if (!read_value(max, &limit) && isfinite(limit) && !read_value(cur, &used))
-            bound(r, limit - used, "what the memory limit of its cgroup leaves");
-        free(max), free(cur);
+            bound(r, limit - lcm_cgroup_used(stat, "inactive_file", used), "what the memory limit of its cgroup leaves");
+        free(max), free(cur), free(stat);
         char *slash = strrchr(dir, '/');
         if (!slash) break;
         *slash = 0;
@@ -87,11 +114,14 @@ static void cgroup1_bound(room *r, const char *path)
     const char *dirs[] = {path, ""};
     for (int i = 0; i < 2; ++i) {
         char *max = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.limit_in_bytes", dirs[i]),
-             *cur = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dirs[i]);
+             *cur = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dirs[i]),
+             *stat = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.stat", dirs[i]);
         double limit, used;
         int found = !read_value(max, &limit) && !read_value(cur, &used);
-        if (found && limit < 0x1p60) bound(r, limit - used, "what the memory limit of its cgroup leaves");
-        free(max), free(cur);
+        if (found && limit < 0x1p60)
+            bound(r, limit - lcm_cgroup_used(stat, "total_inactive_file", used),
+                  "what the memory limit of its cgroup leaves");
+        free(max), free(cur), free(stat);
         if (found) break;
     }
 }

@@ -24,6 +24,13 @@
  * only on a malformed LCM_MEMORY_LIMIT. */
 int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm_err *err);
 
+/* What a cgroup's memory usage (memory.current, memory.usage_in_bytes)
+ * leaves no room for: usage less the inactive file pages that its
+ * memory.stat at stat_path gives under `key` (cgroup v2 "inactive_file",
+ * v1 "total_inactive_file"); usage itself when the file or key is missing
+ * or the figure is not below usage. */
+double lcm_cgroup_used(const char *stat_path, const char *key, double usage);
+
 /* Whether the solves of worker w fit: host memory for `workers` workers
  * like it in this process (each holds a solution and the grids), and its
  * device's memory for a device backend.  Called before the worker's grid

@@ -27,6 +27,25 @@ static double room(const char *limit, char *what, size_t size, int *rc)
     return bytes;
 }
 
+/* A cgroup's usage less its inactive file pages (the page cache the kernel
+ * drops first), read from a memory.stat. */
+static void test_cgroup_used(void)
+{
+    char path[] = "/tmp/lcm-memory-stat-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    const char *text = "cache 9453568\nactive_file 100\ninactive_file_x 7\ninactive_file 4096\n"
+                       "total_inactive_file 1000000\n";
+    CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    CHECK(lcm_cgroup_used(path, "inactive_file", 10000) == 10000 - 4096); /* not inactive_file_x */
+    CHECK(lcm_cgroup_used(path, "total_inactive_file", 2e6) == 1e6);     /* cgroup v1's key */
+    CHECK(lcm_cgroup_used(path, "total_inactive_file", 5e5) == 5e5);     /* never more than the usage */
+    CHECK(lcm_cgroup_used(path, "active", 10000) == 10000);             /* no such key */
+    unlink(path);
+    CHECK(lcm_cgroup_used(path, "inactive_file", 10000) == 10000);      /* no file */
+}
+
 static void test_room(void)
 {
     char what[160];
@@ -153,6 +172,7 @@ static void test_sharded_workers(void)
 int main(void)
 {
     lcm_set_log_level(LCM_LOG_OFF);
+    test_cgroup_used();
     test_room();
     test_solver();
     test_sharded_workers();
