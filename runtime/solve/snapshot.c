@@ -17,18 +17,22 @@
 
 #define PREFIX "lcm-snapshot-"
 
-/* A directory name that sorts by time, then process and sequence (the
- * numbers padded so that names compare as the numbers do):
- * lcm-snapshot-20261121-134501-0000004242-0000 */
+/* A directory name that sorts by time to the nanosecond, then process and
+ * sequence (the numbers padded so that names compare as the numbers do):
+ * lcm-snapshot-20261121-134501-123456789-0000004242-0000.  The nanoseconds
+ * come before the process id: ids wrap around, and a later run of the same
+ * second must not sort first. */
 static char *new_name(const char *log_path)
 {
     static int seq;
-    time_t now = time(NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
     struct tm tm;
-    localtime_r(&now, &tm);
+    localtime_r(&now.tv_sec, &tm);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    return lcm_xasprintf("%s/" PREFIX "%s-%010ld-%04d", log_path, stamp, (long)getpid(), seq++ % 10000);
+    return lcm_xasprintf("%s/" PREFIX "%s-%09ld-%010ld-%04d", log_path, stamp, (long)now.tv_nsec, (long)getpid(),
+                         seq++ % 10000);
 }
 
 static int write_text(const char *dir, const char *name, const char *text, lcm_err *err)

@@ -63,7 +63,7 @@ interrupt() {
   check "$sig: the compiler is gone" "! running '$cc'"
   check "$sig: no compile folder left in TMPDIR" "[ -z \"\$(ls -A '$TMPDIR')\" ]"
   check "$sig: no cpu entry in the cache" "[ -z \"\$(ls -A '$LCM_CACHE_DIR/cpu' 2> /dev/null)\" ]"
-  [ -n "$cc" ] && kill "$cc" 2> /dev/null
+  [ -n "$cc" ] && running "$cc" && kill "$cc" 2> /dev/null # (a pid that ended may be reused)
 }
 
 set -m # job control: a background job keeps the default SIGINT, as at a terminal
@@ -107,18 +107,18 @@ compile_then_stop() {
   wait_started
   cc=$(cat "$PIDFILE")
   kill -TSTP "$lcm"
-  for _ in $(seq 100); do [ "$(state "$lcm")" = T ] && break; sleep 0.02; done
+  for _ in $(seq 500); do [ "$(state "$lcm")" = T ] && break; sleep 0.02; done
   [ "$(state "$lcm")" = T ]
 }
 if ! compile_then_stop; then
   echo "SIGTSTP did not stop lcm here (an orphaned process group?): the Ctrl-Z case is skipped"
 else
-  for _ in $(seq 100); do stopped "$cc" && break; sleep 0.02; done
+  for _ in $(seq 500); do stopped "$cc" && break; sleep 0.02; done
   check "Ctrl-Z: the compiler stops with lcm (state $(state "$cc"))" "stopped '$cc'"
   before=$(ticks); sleep 0.3
   check "Ctrl-Z: the compiler makes no progress while stopped" "[ $(ticks) -eq $before ]"
   kill -CONT "$lcm"
-  for _ in $(seq 100); do [ "$(ticks)" -gt "$before" ] && break; sleep 0.02; done
+  for _ in $(seq 500); do [ "$(ticks)" -gt "$before" ] && break; sleep 0.02; done
   check "continued: the compiler goes on" "[ $(ticks) -gt $before ] && [ '$(state "$lcm")' != T ]"
 fi
 kill -CONT "$lcm" 2> /dev/null
@@ -135,7 +135,7 @@ if compile_then_stop; then
   for _ in $(seq 500); do running "$lcm" || break; sleep 0.01; done
   took=$((($(date +%s%N) - start) / 1000000))
   wait "$lcm"; rc=$?
-  check "stopped, then SIGTERM: ends by it (status $rc) within a second (${took} ms)" "[ $rc -eq 143 ] && [ $took -lt 1000 ]"
+  check "stopped, then SIGTERM: ends by it (status $rc) well before the 2 s fallback (${took} ms)" "[ $rc -eq 143 ] && [ $took -lt 1800 ]"
   check "stopped, then SIGTERM: the compiler is gone" "! running '$cc'"
   check "stopped, then SIGTERM: no compile folder left" "[ -z \"\$(ls -A '$TMPDIR')\" ]"
 else

@@ -146,12 +146,17 @@ static void test_threaded_host(const char *dir)
         pthread_join(t, NULL);
         _exit(4);
     }
+    /* the pid written: the file exists once the shell opens it, and holds
+     * the whole line only once the shell has written it (polled, not slept
+     * for: a loaded machine may let the shell wait) */
     const struct timespec tick = {0, 10 * 1000 * 1000};
-    for (int i = 0; i < 400 && !lcm_file_exists(pidfile); ++i) nanosleep(&tick, NULL);
-    for (int i = 0; i < 5; ++i) nanosleep(&tick, NULL); /* the pid written */
-    char *text = lcm_read_file(pidfile, NULL, NULL);
-    int cc1 = text ? atoi(text) : 0;
-    free(text);
+    int cc1 = 0;
+    for (int i = 0; i < 1000 && cc1 <= 0; ++i) {
+        char *text = lcm_read_file(pidfile, NULL, NULL);
+        if (text && strchr(text, '\n')) cc1 = atoi(text);
+        free(text);
+        if (cc1 <= 0) nanosleep(&tick, NULL);
+    }
     CHECK_MSG(cc1 > 0, "the compiler started");
     kill(pid, SIGTERM);
     int status = 0;
@@ -160,9 +165,10 @@ static void test_threaded_host(const char *dir)
     char *stat = cc1 > 0 ? lcm_xasprintf("/proc/%d/stat", cc1) : NULL;
     char *cc1_stat = stat ? lcm_read_file(stat, NULL, NULL) : NULL;
     const char *paren = cc1_stat ? strrchr(cc1_stat, ')') : NULL;
-    CHECK_MSG(!paren || paren[2] == 'Z', "the compiler's cc1 ended before the host did");
+    int cc1_alive = paren && paren[2] != 'Z';
+    CHECK_MSG(!cc1_alive, "the compiler's cc1 ended before the host did");
     CHECK_MSG(!lcm_file_exists(scratch), "the compile folder %s is gone", scratch);
-    if (cc1 > 0) kill(cc1, SIGKILL);
+    if (cc1_alive) kill(cc1, SIGKILL); /* only then: a pid that ended may be someone else's by now */
     free(cc1_stat), free(stat), free(script), free(pidfile);
 }
 
