@@ -61,8 +61,14 @@ char *lcm_xstrdup(const char *s);
  * closed one is given /dev/null, read-only, so that writing to it still
  * fails as it would closed. */
 void lcm_hold_standard_fds(void);
-/* Whether the environment switch `name` is on: set, not empty, not "0". */
+/* Whether the environment switch `name` (one of the list in util.c) is on:
+ * "1".  Unset, empty and "0" are off; any other value is refused by
+ * lcm_env_switches_check, which each program and lcm_solver_new call
+ * before they read a switch (until then it counts as off: an unclear
+ * LCM_TRUST_MODEL must not open the sandbox). */
 int lcm_env_switch(const char *name);
+/* LCM_E_USAGE naming the first switch whose value is neither 1 nor 0. */
+int lcm_env_switches_check(lcm_err *err);
 char *lcm_xstrndup(const char *s, size_t n);
 
 /* Grows *arr (of element size elem) so that index `need - 1` is valid. */

@@ -81,6 +81,8 @@ static int run_command(int argc, char **argv)
         print_features();
         return 0;
     }
+    lcm_err err = {0};
+    if (lcm_env_switches_check(&err)) return cli_die(argv[1], &err);
     if (!strcmp(argv[1], "solve")) return cmd_solve(argc - 1, argv + 1);
     if (!strcmp(argv[1], "simulate")) return cmd_simulate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);

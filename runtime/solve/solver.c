@@ -104,6 +104,7 @@ int lcm_host_threads(int asked)
 /* The options, defaults filled in and the backend chosen: 0 or a usage error. */
 static int settle_options(lcm_solver_options *o, lcm_err *err)
 {
+    if (lcm_env_switches_check(err)) return err->code;
     if (!o->precision) o->precision = 64;
     if (o->precision != 64 && o->precision != 32)
         return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o->precision);
