@@ -12,27 +12,42 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Opens the first library of `names` that loads; resolves `syms` into
- * `table` (an array of function pointers in the same order). */
-static void *open_and_bind(const char *const *names, const char *const *syms, void **table, int n, char *why,
-                           size_t whylen)
+/* Whether environment variable `env` names a library. */
+static int given(const char *env)
 {
+    const char *v = getenv(env);
+    return v && *v;
+}
+
+/* Opens the library that environment variable `env` names (env NULL: none;
+ * set, it alone is tried: a path the user gave that does not load is an
+ * error, not a reason to take another library), else the first of `names`
+ * that loads; resolves `syms` into `table` (an array of function pointers
+ * in the same order). */
+static void *open_and_bind(const char *env, const char *const *names, const char *const *syms, void **table, int n,
+                           char *why, size_t whylen)
+{
+    const char *path = env && given(env) ? getenv(env) : NULL;
+    const char *only[] = {path, NULL};
+    if (path) names = only;
     void *h = NULL;
     const char *tried = NULL;
     for (const char *const *p = names; *p && !h; ++p) {
-        if (!**p) continue;
         h = dlopen(*p, RTLD_NOW | RTLD_LOCAL);
         tried = *p;
     }
+    char whose[600] = "";
+    if (path) snprintf(whose, sizeof whose, "%s='%s': ", env, path);
     if (!h) {
         const char *e = dlerror();
-        snprintf(why, whylen, "%s", e ? e : tried ? tried : "not found");
+        snprintf(why, whylen, "%s%s", whose, e ? e : tried ? tried : "not found");
         return NULL;
     }
     for (int i = 0; i < n; ++i) {
         table[i] = dlsym(h, syms[i]);
         if (!table[i]) {
-            snprintf(why, whylen, "%s has no %s (too old?)", tried, syms[i]);
+            snprintf(why, whylen, "%s%s has no %s (%s)", whose, tried, syms[i],
+                     path ? "not the library, or too old" : "too old?");
             dlclose(h);
             return NULL;
         }
@@ -55,7 +70,7 @@ const lcm_cu_api *lcm_cu(lcm_err *err)
 #undef X
         };
         int n = (int)(sizeof syms / sizeof *syms);
-        void *h = open_and_bind(names, syms, (void **)&cu, n, cu_why, sizeof cu_why);
+        void *h = open_and_bind(NULL, names, syms, (void **)&cu, n, cu_why, sizeof cu_why);
         cu_state = h ? 1 : -1;
         if (h && cu.cuInit(0) != CUDA_SUCCESS) {
             snprintf(cu_why, sizeof cu_why, "the NVIDIA driver is installed but cuInit fails (no usable GPU?)");
@@ -79,22 +94,22 @@ const lcm_nvrtc_api *lcm_nvrtc(lcm_err *err)
 {
     pthread_mutex_lock(&lock);
     if (!nv_state) {
-        const char *env = getenv("LCM_NVRTC_LIBRARY");
         static char dirlib[512];
         snprintf(dirlib, sizeof dirlib, "%s/libnvrtc.so", LCM_CUDA_LIBDIR);
-        const char *names[] = {env ? env : "", "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", dirlib, NULL};
+        const char *names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", dirlib, NULL};
         static const char *syms[] = {
 #define X(ret, name, sym, params) sym,
             LCM_NVRTC_FUNCS(X)
 #undef X
         };
         int n = (int)(sizeof syms / sizeof *syms);
-        nv_state = open_and_bind(names, syms, (void **)&nv, n, nv_why, sizeof nv_why) ? 1 : -1;
+        nv_state = open_and_bind("LCM_NVRTC_LIBRARY", names, syms, (void **)&nv, n, nv_why, sizeof nv_why) ? 1 : -1;
     }
     pthread_mutex_unlock(&lock);
     if (nv_state < 0) {
-        lcm_fail(err, LCM_E_DEVICE, "NVRTC (the CUDA runtime compiler) is not available: %s; install the CUDA "
-                 "toolkit or set LCM_NVRTC_LIBRARY", nv_why);
+        lcm_fail(err, LCM_E_DEVICE, "NVRTC (the CUDA runtime compiler) is not available: %s; %s", nv_why,
+                 given("LCM_NVRTC_LIBRARY") ? "give the path of libnvrtc.so there, or unset it to search the usual places"
+                                            : "install the CUDA toolkit or set LCM_NVRTC_LIBRARY");
         return NULL;
     }
     return &nv;
@@ -113,19 +128,20 @@ const lcm_nccl_api *lcm_nccl(lcm_err *err)
         static char beside[512], in[512];
         snprintf(beside, sizeof beside, "%s/../lib/libnccl.so.2", LCM_CUDA_LIBDIR);
         snprintf(in, sizeof in, "%s/libnccl.so.2", LCM_CUDA_LIBDIR);
-        const char *env = getenv("LCM_NCCL_LIBRARY");
-        const char *names[] = {env ? env : "", "libnccl.so.2", "libnccl.so", in, beside, NULL};
+        const char *names[] = {"libnccl.so.2", "libnccl.so", in, beside, NULL};
         static const char *syms[] = {
 #define X(ret, name, sym, params) sym,
             LCM_NCCL_FUNCS(X)
 #undef X
         };
         int n = (int)(sizeof syms / sizeof *syms);
-        nc_state = open_and_bind(names, syms, (void **)&nc, n, nc_why, sizeof nc_why) ? 1 : -1;
+        nc_state = open_and_bind("LCM_NCCL_LIBRARY", names, syms, (void **)&nc, n, nc_why, sizeof nc_why) ? 1 : -1;
     }
     pthread_mutex_unlock(&lock);
     if (nc_state < 0) {
-        lcm_fail(err, LCM_E_DEVICE, "NCCL is not available: %s; install it (libnccl2) or set LCM_NCCL_LIBRARY", nc_why);
+        lcm_fail(err, LCM_E_DEVICE, "NCCL is not available: %s; %s", nc_why,
+                 given("LCM_NCCL_LIBRARY") ? "give the path of libnccl.so.2 there, or unset it to search the usual places"
+                                           : "install it (libnccl2) or set LCM_NCCL_LIBRARY");
         return NULL;
     }
     return &nc;
