@@ -16,6 +16,7 @@
 #include "compile_log.h"
 #include "lcm_internal.h"
 #include "log.h"
+#include "message.h" /* lcm_escape_text */
 #include "proc.h"
 #include "sha256.h"
 #include "tempfile.h"
@@ -35,11 +36,30 @@ typedef struct cpu_backend {
     int threads;
 } cpu_backend;
 
-static const char *compiler(void)
+/* The C compiler: LCM_CC, else CC, else cc; *from names where it came from
+ * (the variable, or "" for the default). */
+static const char *compiler(const char **from)
 {
-    const char *cc = getenv("LCM_CC");
-    if (!cc || !*cc) cc = getenv("CC");
-    return cc && *cc ? cc : "cc";
+    static const char *const vars[] = {"LCM_CC", "CC"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; ++i) {
+        const char *cc = getenv(vars[i]);
+        if (cc && *cc) return *from = vars[i], cc;
+    }
+    return *from = "", "cc";
+}
+
+/* A compiler is one program, run without a shell: a value with blanks
+ * ("gcc -std=gnu11", "ccache gcc") would be taken as a file of that name. */
+static int check_compiler(const char *cc, const char *from, lcm_err *err)
+{
+    if (!cc[strcspn(cc, " \t\n\r\v\f")]) return 0;
+    lcm_sb shown;
+    lcm_sb_init(&shown);
+    lcm_escape_text(&shown, cc, 0);
+    int rc = lcm_fail(err, LCM_E_COMPILE, "%s='%s': the C compiler must be one program (a name on PATH or a path), "
+                      "not a command line; a script of your own can run it with arguments", from, shown.s);
+    lcm_sb_free(&shown);
+    return rc;
 }
 
 /* -fno-math-errno: no kernel reads errno, so sqrt (a normal draw's) is one
@@ -103,7 +123,7 @@ static int compiler_file_key(const char *cc, char key[65])
  * version and target, the flags, and (because of -march=native) the CPU.
  * The compiler's own answers are kept in the cache (kind "cc", keyed by
  * its file), so a run with a cached solver starts no process. */
-static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_err *err)
+static int compiler_identity(const char *cc, const char *from, lcm_cache *cache, lcm_sb *id, lcm_err *err)
 {
     char key[65];
     int keyed = compiler_file_key(cc, key);
@@ -117,8 +137,12 @@ static int compiler_identity(const char *cc, lcm_cache *cache, lcm_sb *id, lcm_e
         char *out;
         int st = lcm_run_capture(argv, NULL, &out);
         if (st != 0) {
-            int rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s' does not run (%s); install gcc or set LCM_CC",
-                              cc, out);
+            char why[64] = "";
+            if (st >= LCM_RUN_SIGNALED) snprintf(why, sizeof why, "killed by signal %d, %s", st - LCM_RUN_SIGNALED,
+                                                 strsignal(st - LCM_RUN_SIGNALED));
+            else if (st > 0 && !*out) snprintf(why, sizeof why, "exit status %d", st);
+            int rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s'%s%s%s does not run (%s%s%s); install gcc or set LCM_CC",
+                              cc, *from ? " (" : "", from, *from ? ")" : "", why, *why && *out ? ": " : "", out);
             free(out);
             return rc;
         }
@@ -389,13 +413,14 @@ int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lc
     b->base.launch_table = cpu_run_table;
     b->base.destroy = cpu_destroy;
 
-    const char *cc = compiler();
+    const char *from, *cc = compiler(&from);
     lcm_sb id;
     lcm_sb_init(&id);
     void *so = NULL;
     size_t len = 0;
     int rc, stored = 1;
-    LCM_CHECK_GOTO(compiler_identity(cc, cache, &id, err), rc, done);
+    LCM_CHECK_GOTO(check_compiler(cc, from, err), rc, done);
+    LCM_CHECK_GOTO(compiler_identity(cc, from, cache, &id, err), rc, done);
     lcm_sha256 h;
     lcm_sha256_init(&h);
     char head[64];
