@@ -13,6 +13,7 @@
 #include "comm.h"
 #include "cuda_api.h"
 #include "diagnose.h"
+#include "message.h" /* lcm_escape_text */
 #include "sha256.h"
 #include "solver_internal.h"
 
@@ -101,10 +102,41 @@ int lcm_host_threads(int asked)
     return n < LCM_MAX_THREADS ? n : LCM_MAX_THREADS;
 }
 
+/* OMP_NUM_THREADS, which sets the threads when the options leave them to
+ * OpenMP: positive whole numbers (a list for nested levels), the first at
+ * most LCM_MAX_THREADS.  OpenMP itself warns of a bad value without naming
+ * it and runs on its default; a huge one lcm would cut silently. */
+static int check_omp_threads(lcm_err *err)
+{
+    const char *v = getenv("OMP_NUM_THREADS");
+    if (!v || !*v) return 0;
+    long first = -1;
+    for (const char *p = v;;) {
+        char *end;
+        long n = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : 0;
+        if (n <= 0 || (*end && *end != ',')) {
+            first = -1;
+            break;
+        }
+        if (first < 0) first = n;
+        if (!*end) break;
+        p = end + 1;
+    }
+    if (first > 0 && first <= LCM_MAX_THREADS) return 0;
+    lcm_sb shown;
+    lcm_sb_init(&shown);
+    lcm_escape_text(&shown, v, 0);
+    int rc = lcm_fail(err, LCM_E_USAGE, "OMP_NUM_THREADS='%s': the number of threads must be a whole number from 1 to "
+                      "%d (or unset it: all cores)", shown.s, LCM_MAX_THREADS);
+    lcm_sb_free(&shown);
+    return rc;
+}
+
 /* The options, defaults filled in and the backend chosen: 0 or a usage error. */
 static int settle_options(lcm_solver_options *o, lcm_err *err)
 {
     if (lcm_env_switches_check(err)) return err->code;
+    if (!o->threads && check_omp_threads(err)) return err->code;
     if (!o->precision) o->precision = 64;
     if (o->precision != 64 && o->precision != 32)
         return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o->precision);
