@@ -27,7 +27,7 @@ static int read_limits(lcm_lua_limits *lim, lcm_err *err)
     s = getenv("LCM_LUA_MAX_INSTRUCTIONS");
     if (s && *s) {
         char *end;
-        double v = strtod(s, &end);
+        double v = lcm_strtod_decimal(s, &end);
         if (end == s || *end || !(v >= 1) || !isfinite(v))
             return lcm_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_INSTRUCTIONS must be a number of at least 1 like 1e9, "
                             "not '%s'", s);

@@ -458,10 +458,20 @@ int lcm_path_is_h5(const char *path)
 }
 
 /* ---- misc --------------------------------------------------------------- */
+double lcm_strtod_decimal(const char *s, char **end)
+{
+    *end = (char *)s;
+    if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1]))) return 0;
+    double x = strtod(s, end);
+    for (const char *p = s; p < *end; ++p)
+        if (*p == 'x' || *p == 'X') return *end = (char *)s, 0; /* hexadecimal: 0x10, 0x1p4 */
+    return x;
+}
+
 int lcm_parse_size(const char *s, double *bytes)
 {
     char *end;
-    double x = strtod(s, &end);
+    double x = lcm_strtod_decimal(s, &end);
     if (end == s || !(x >= 0) || !isfinite(x)) return -1;
     const char *units = "KMGTP", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
     if (u) x *= pow(1024, (double)(u - units + 1)), ++end;

@@ -13,6 +13,7 @@
 #include "comm.h"
 #include "cuda_api.h"
 #include "diagnose.h"
+#include "memory.h"  /* LCM_MEMORY_LIMIT checked with the options */
 #include "message.h" /* lcm_escape_text */
 #include "sha256.h"
 #include "solver_internal.h"
@@ -137,6 +138,10 @@ static int settle_options(lcm_solver_options *o, lcm_err *err)
 {
     if (lcm_env_switches_check(err)) return err->code;
     if (!o->threads && check_omp_threads(err)) return err->code;
+    double room;
+    int whole;
+    char what[128];
+    if (lcm_host_memory_room(&room, &whole, what, sizeof what, err)) return err->code; /* LCM_MEMORY_LIMIT, before a compile */
     if (!o->precision) o->precision = 64;
     if (o->precision != 64 && o->precision != 32)
         return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", o->precision);

@@ -24,7 +24,8 @@ static void test_parse_size(void)
         int rc = lcm_parse_size(good[i].text, &b);
         CHECK_MSG(rc == 0 && b == good[i].bytes, "'%s' gave %d, %g", good[i].text, rc, b);
     }
-    const char *bad[] = {"", "abc", "-1G", "12X", "1GG", "64 G", "G", "inf", "nan", "1e400", "1e305P", "2G "};
+    const char *bad[] = {"", "abc", "-1G", "12X", "1GG", "64 G", "G", "inf", "nan", "1e400", "1e305P", "2G ",
+                         " 1e6", "\t64G", "+64G", "0x10G", "0x1p40"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         double b = -1;
         CHECK_MSG(lcm_parse_size(bad[i], &b) == -1 && b == -1, "'%s' accepted as %g", bad[i], b);
