@@ -42,17 +42,21 @@ static const char OTHER_FORMAT[] = "written by another version of lcm";
 static const char OTHER_KEY[] = "it holds the solver of another key";
 
 /* Where the default location comes from, first set first (an empty
- * variable is unset): the variable and what follows its value. */
+ * variable is unset): the variable, what follows its value, and whether
+ * only an absolute path counts (the XDG base directory rules: a relative
+ * XDG_CACHE_HOME is ignored; a relative HOME likewise, rather than a cache
+ * that moves with the current folder). */
 static const struct {
     const char *var, *below;
-} LOCATIONS[] = {{"LCM_CACHE_DIR", ""}, {"XDG_CACHE_HOME", "/lcm"}, {"HOME", "/.cache/lcm"}};
+    int absolute;
+} LOCATIONS[] = {{"LCM_CACHE_DIR", "", 0}, {"XDG_CACHE_HOME", "/lcm", 1}, {"HOME", "/.cache/lcm", 1}};
 #define NLOCATIONS ((int)(sizeof LOCATIONS / sizeof *LOCATIONS))
 
 static int default_location(void)
 {
     for (int i = 0; i < NLOCATIONS; ++i) {
         const char *v = getenv(LOCATIONS[i].var);
-        if (v && *v) return i;
+        if (v && *v && (!LOCATIONS[i].absolute || *v == '/')) return i;
     }
     return -1;
 }
