@@ -226,7 +226,9 @@ static int compile(const char *cc, const char *source, int precision, void **so,
     if (private_enough(tmp, err)) return err->code;
     compile_dir d = {.dir = lcm_xasprintf("%s/lcm-cc-XXXXXX", tmp)};
     if (!mkdtemp(d.dir)) {
-        int rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary directory in %s: %s", tmp, strerror(errno));
+        int rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary directory in %s (%s): %s", tmp,
+                          getenv("TMPDIR") && *getenv("TMPDIR") ? "TMPDIR" : "the default, TMPDIR being unset",
+                          strerror(errno));
         free(d.dir);
         return rc;
     }
