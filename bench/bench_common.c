@@ -37,6 +37,12 @@ void bench_die(const char *prog, const lcm_err *err)
     exit(err->code ? err->code : 1);
 }
 
+void bench_check_switches(const char *prog)
+{
+    lcm_err err = {0};
+    if (lcm_env_switches_check(&err)) bench_die(prog, &err);
+}
+
 double bench_peak_rss_mib(void)
 {
     struct rusage ru;

@@ -36,6 +36,9 @@ void bench_model_args_free(bench_model_args *m);
 
 /* Prints "<prog>: <message>" and exits with the error's code. */
 void bench_die(const char *prog, const lcm_err *err);
+/* The environment's switches (LCM_TRUST_MODEL, LCM_NO_TABLES, ...) checked
+ * before anything reads one: a bad value ends the program (bench_die). */
+void bench_check_switches(const char *prog);
 /* Peak resident host memory of this process, MiB. */
 double bench_peak_rss_mib(void);
 

@@ -173,6 +173,7 @@ static int one(int k, int repeat, const lcm_solver_options *so, const char *fine
 
 int main(int argc, char **argv)
 {
+    bench_check_switches("bench_egm");
     int repeat = 5, k1 = -1;
     const char *fine = NULL;
     lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};

@@ -60,6 +60,7 @@ static void print_parts(double *const *phase, int repeat)
 
 int main(int argc, char **argv)
 {
+    bench_check_switches("bench_simulate");
     const char *model_path = NULL, *params_path = NULL, *initial_path = NULL, *child = NULL;
     int repeat = 5, nwrite = 3, nwhole = 3;
     lcm_index subjects = 1000000;

@@ -158,6 +158,7 @@ static void bare_context(int device)
 
 int main(int argc, char **argv)
 {
+    bench_check_switches("bench_solve");
     const char *model_path = NULL, *params_path = NULL, *arch_text = NULL, *child = NULL;
     int repeat = 5, log_level = LCM_LOG_WARNING;
     bench_model_args ma = {.so = {.backend = LCM_BACKEND_CPU, .precision = 64}};

@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     lcm_err err = {0};
     lcmgen_output out = {0};
     int rc = parse(argc, argv, &a, &err);
-    if (!rc) rc = lcm_env_switches_check(&err);
+    if (!rc && !a.help) rc = lcm_env_switches_check(&err);
     lcmgen_inputs in = {a.defs, a.ndefs, a.fixes, a.nfixes};
     if (!rc && a.help) fputs(usage, stdout);
     else if (!rc && !(rc = lcmgen_generate(a.model, &in, &out, &err))) {

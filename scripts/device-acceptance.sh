@@ -131,8 +131,8 @@ failed=0
 # failed step's last lines)
 step() {
   name=$1 cap=$2 pattern=$3 cmd=$4
-  # the caps are a GPU's; QUICK runs on a cpu (the test), perhaps a loaded one
-  [ "$QUICK" = 1 ] && cap=$((cap * 4))
+  # the caps are a GPU's; QUICK on a cpu (the test) may run on a loaded one
+  [ "$QUICK" = 1 ] && [ "$BACKEND" = cpu ] && cap=$((cap * 4))
   shown=$(printf '%s\n' "$cmd" | tr -s ' ') # the command on one line, for reading
   if [ "$DRY_RUN" = 1 ]; then
     printf '== %s: would run (at most %s s): %s\n' "$name" "$cap" "$shown"

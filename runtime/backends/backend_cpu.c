@@ -48,19 +48,6 @@ static const char *compiler(const char **from)
     return *from = "", "cc";
 }
 
-/* A compiler is one program, run without a shell: a value with blanks
- * ("gcc -std=gnu11", "ccache gcc") would be taken as a file of that name. */
-static int check_compiler(const char *cc, const char *from, lcm_err *err)
-{
-    if (!cc[strcspn(cc, " \t\n\r\v\f")]) return 0;
-    lcm_sb shown;
-    lcm_sb_init(&shown);
-    lcm_escape_text(&shown, cc, 0);
-    int rc = lcm_fail(err, LCM_E_COMPILE, "%s='%s': the C compiler must be one program (a name on PATH or a path), "
-                      "not a command line; a script of your own can run it with arguments", from, shown.s);
-    lcm_sb_free(&shown);
-    return rc;
-}
 
 /* -fno-math-errno: no kernel reads errno, so sqrt (a normal draw's) is one
  * instruction without a branch to the library for errno; same results.
@@ -88,6 +75,24 @@ static char *find_program(const char *name)
         if (!colon) return NULL;
         at = colon + 1;
     }
+}
+
+/* A compiler is one program, run without a shell: a value with blanks
+ * ("gcc -std=gnu11", "ccache gcc") is taken as a file of that name, so it
+ * must be one (a path with a space in a folder's name is). */
+static int check_compiler(const char *cc, const char *from, lcm_err *err)
+{
+    if (!cc[strcspn(cc, " \t\n\r\v\f")]) return 0;
+    char *found = find_program(cc);
+    free(found);
+    if (found) return 0;
+    lcm_sb shown;
+    lcm_sb_init(&shown);
+    lcm_escape_text(&shown, cc, 0);
+    int rc = lcm_fail(err, LCM_E_COMPILE, "%s='%s': the C compiler must be one program (a name on PATH or a path), "
+                      "not a command line; a script of your own can run it with arguments", from, shown.s);
+    lcm_sb_free(&shown);
+    return rc;
 }
 
 /* A key for what `cc --version` and `cc -dumpmachine` say, from the
@@ -141,12 +146,13 @@ static int compiler_identity(const char *cc, const char *from, lcm_cache *cache,
             if (st >= LCM_RUN_SIGNALED) snprintf(why, sizeof why, "killed by signal %d, %s", st - LCM_RUN_SIGNALED,
                                                  strsignal(st - LCM_RUN_SIGNALED));
             else if (st > 0 && !*out) snprintf(why, sizeof why, "exit status %d", st);
-            int rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s'%s%s%s does not run (%s%s%s); install gcc or set LCM_CC",
-                              cc, *from ? " (" : "", from, *from ? ")" : "", why, *why && *out ? ": " : "", out);
+            int rc = lcm_fail(err, LCM_E_COMPILE, "the C compiler '%s'%s%s%s does not run (%s%s%s); %s", cc,
+                              *from ? " (" : "", from, *from ? ")" : "", why, *why && *out ? ": " : "", out,
+                              *from ? "name a working compiler there" : "install gcc or set LCM_CC");
             free(out);
             return rc;
         }
-        size_t from = id->len;
+        size_t start = id->len;
         char *nl = strchr(out, '\n');
         if (nl) *nl = 0;
         lcm_sb_printf(id, "cc=%s\nversion=%s\n", cc, out);
@@ -155,7 +161,7 @@ static int compiler_identity(const char *cc, const char *from, lcm_cache *cache,
         if (lcm_run_capture(argv2, NULL, &out) == 0) lcm_sb_printf(id, "target=%s", out);
         free(out);
         if (keyed) /* asked again if not */
-            lcm_cache_put(cache, "cc", key, NULL, cc, id->s + from, id->len - from, NULL);
+            lcm_cache_put(cache, "cc", key, NULL, cc, id->s + start, id->len - start, NULL);
     }
     for (const char *const *f = CFLAGS; *f; ++f) lcm_sb_printf(id, "flag=%s\n", *f);
     char *cpuinfo = lcm_read_file("/proc/cpuinfo", NULL, NULL);

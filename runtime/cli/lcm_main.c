@@ -81,8 +81,12 @@ static int run_command(int argc, char **argv)
         print_features();
         return 0;
     }
+    /* the switches before any file is read (help never fails); every rank
+     * of an MPI job stops, or none */
+    int help = 0;
+    for (int i = 2; i < argc; ++i) help |= !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
     lcm_err err = {0};
-    if (lcm_env_switches_check(&err)) return cli_die(argv[1], &err);
+    if (!help && lcm_comm_agree(lcm_env_switches_check(&err), &err)) return cli_die(argv[1], &err);
     if (!strcmp(argv[1], "solve")) return cmd_solve(argc - 1, argv + 1);
     if (!strcmp(argv[1], "simulate")) return cmd_simulate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);

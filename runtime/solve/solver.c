@@ -52,6 +52,8 @@ static void join_nccl(lcm_solver *sv)
     if (!be->join || sv->total_workers < 2 || lcm_env_switch("LCM_NO_NCCL")) return;
     lcm_err err = {0};
     const lcm_nccl_api *nc = lcm_nccl(&err);
+    const char *given = getenv("LCM_NCCL_LIBRARY");
+    if (!nc && given && *given) lcm_warn("%s; the GPU workers reduce their checks on the host", err.msg);
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
     int ok = nc != NULL;
@@ -104,7 +106,7 @@ int lcm_host_threads(int asked)
 }
 
 /* OMP_NUM_THREADS, which sets the threads when the options leave them to
- * OpenMP: positive whole numbers (a list for nested levels), the first at
+ * OpenMP (and those of the interp backend always): positive whole numbers (a list for nested levels), the first at
  * most LCM_MAX_THREADS.  OpenMP itself warns of a bad value without naming
  * it and runs on its default; a huge one lcm would cut silently. */
 static int check_omp_threads(lcm_err *err)
@@ -137,7 +139,7 @@ static int check_omp_threads(lcm_err *err)
 static int settle_options(lcm_solver_options *o, lcm_err *err)
 {
     if (lcm_env_switches_check(err)) return err->code;
-    if (!o->threads && check_omp_threads(err)) return err->code;
+    if (check_omp_threads(err)) return err->code; /* also with --threads: interp and host work take OpenMP's own */
     double room;
     int whole;
     char what[128];
