@@ -86,65 +86,64 @@ const lcm_cu_api *lcm_cu(lcm_err *err)
     return &cu;
 }
 
+/* A library loaded on first use, and what to tell when it does not load:
+ * what it is, the variable that names it, its file, how to install it. */
+typedef struct library {
+    const char *what, *env, *file, *install;
+    int state; /* 0 untried, 1 loaded, -1 failed */
+    char why[512];
+} library;
+
+/* Loads lib once (names: where to look; syms into table, n of them):
+ * 0, or LCM_E_DEVICE saying why. */
+static int load_library(library *lib, const char *const *names, const char *const *syms, void **table, int n,
+                        lcm_err *err)
+{
+    pthread_mutex_lock(&lock);
+    if (!lib->state) lib->state = open_and_bind(lib->env, names, syms, table, n, lib->why, sizeof lib->why) ? 1 : -1;
+    pthread_mutex_unlock(&lock);
+    if (lib->state > 0) return 0;
+    if (given(lib->env))
+        return lcm_fail(err, LCM_E_DEVICE, "%s is not available: %s; give the path of %s there, or unset it to "
+                        "search the usual places", lib->what, lib->why, lib->file);
+    return lcm_fail(err, LCM_E_DEVICE, "%s is not available: %s; %s or set %s", lib->what, lib->why, lib->install,
+                    lib->env);
+}
+
 static lcm_nvrtc_api nv;
-static int nv_state;
-static char nv_why[512];
+static library nvrtc = {"NVRTC (the CUDA runtime compiler)", "LCM_NVRTC_LIBRARY", "libnvrtc.so",
+                        "install the CUDA toolkit", 0, ""};
 
 const lcm_nvrtc_api *lcm_nvrtc(lcm_err *err)
 {
-    pthread_mutex_lock(&lock);
-    if (!nv_state) {
-        static char dirlib[512];
-        snprintf(dirlib, sizeof dirlib, "%s/libnvrtc.so", LCM_CUDA_LIBDIR);
-        const char *names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", dirlib, NULL};
-        static const char *syms[] = {
+    char dirlib[512];
+    snprintf(dirlib, sizeof dirlib, "%s/libnvrtc.so", LCM_CUDA_LIBDIR);
+    const char *names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", dirlib, NULL};
+    static const char *syms[] = {
 #define X(ret, name, sym, params) sym,
-            LCM_NVRTC_FUNCS(X)
+        LCM_NVRTC_FUNCS(X)
 #undef X
-        };
-        int n = (int)(sizeof syms / sizeof *syms);
-        nv_state = open_and_bind("LCM_NVRTC_LIBRARY", names, syms, (void **)&nv, n, nv_why, sizeof nv_why) ? 1 : -1;
-    }
-    pthread_mutex_unlock(&lock);
-    if (nv_state < 0) {
-        lcm_fail(err, LCM_E_DEVICE, "NVRTC (the CUDA runtime compiler) is not available: %s; %s", nv_why,
-                 given("LCM_NVRTC_LIBRARY") ? "give the path of libnvrtc.so there, or unset it to search the usual places"
-                                            : "install the CUDA toolkit or set LCM_NVRTC_LIBRARY");
-        return NULL;
-    }
-    return &nv;
+    };
+    return load_library(&nvrtc, names, syms, (void **)&nv, (int)(sizeof syms / sizeof *syms), err) ? NULL : &nv;
 }
 
 #ifdef LCM_HAVE_NCCL
 static lcm_nccl_api nc;
-static int nc_state;
-static char nc_why[512];
+static library nccl = {"NCCL", "LCM_NCCL_LIBRARY", "libnccl.so.2", "install it (libnccl2)", 0, ""};
 
 const lcm_nccl_api *lcm_nccl(lcm_err *err)
 {
-    pthread_mutex_lock(&lock);
-    if (!nc_state) {
-        /* the toolkit keeps it in lib/ beside lib64/ (or targets/.../lib) */
-        static char beside[512], in[512];
-        snprintf(beside, sizeof beside, "%s/../lib/libnccl.so.2", LCM_CUDA_LIBDIR);
-        snprintf(in, sizeof in, "%s/libnccl.so.2", LCM_CUDA_LIBDIR);
-        const char *names[] = {"libnccl.so.2", "libnccl.so", in, beside, NULL};
-        static const char *syms[] = {
+    /* the toolkit keeps it in lib/ beside lib64/ (or targets/.../lib) */
+    char beside[512], in[512];
+    snprintf(beside, sizeof beside, "%s/../lib/libnccl.so.2", LCM_CUDA_LIBDIR);
+    snprintf(in, sizeof in, "%s/libnccl.so.2", LCM_CUDA_LIBDIR);
+    const char *names[] = {"libnccl.so.2", "libnccl.so", in, beside, NULL};
+    static const char *syms[] = {
 #define X(ret, name, sym, params) sym,
-            LCM_NCCL_FUNCS(X)
+        LCM_NCCL_FUNCS(X)
 #undef X
-        };
-        int n = (int)(sizeof syms / sizeof *syms);
-        nc_state = open_and_bind("LCM_NCCL_LIBRARY", names, syms, (void **)&nc, n, nc_why, sizeof nc_why) ? 1 : -1;
-    }
-    pthread_mutex_unlock(&lock);
-    if (nc_state < 0) {
-        lcm_fail(err, LCM_E_DEVICE, "NCCL is not available: %s; %s", nc_why,
-                 given("LCM_NCCL_LIBRARY") ? "give the path of libnccl.so.2 there, or unset it to search the usual places"
-                                           : "install it (libnccl2) or set LCM_NCCL_LIBRARY");
-        return NULL;
-    }
-    return &nc;
+    };
+    return load_library(&nccl, names, syms, (void **)&nc, (int)(sizeof syms / sizeof *syms), err) ? NULL : &nc;
 }
 #endif
 
