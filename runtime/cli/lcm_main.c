@@ -33,13 +33,13 @@ static void print_features(void)
     const lcm_nvrtc_api *nv = lcm_nvrtc(&err);
     if (nv) nv->nvrtcVersion(&major, &minor);
     if (nv) printf("cuda backend: NVRTC %d.%d, %d usable GPU(s)\n", major, minor, gpus);
-    else printf("cuda backend: NVRTC not found, %d usable GPU(s)\n", gpus);
+    else printf("cuda backend: %d usable GPU(s), but %s\n", gpus, err.msg);
 #ifdef LCM_HAVE_NCCL
     const lcm_nccl_api *nc = lcm_nccl(&err);
     int v = 0;
     if (nc) nc->ncclGetVersion(&v);
     if (nc) printf("NCCL %d.%d.%d (GPU workers reduce their checks with it)\n", v / 10000, v / 100 % 100, v % 100);
-    else printf("NCCL: not found (GPU workers reduce their checks on the host)\n");
+    else printf("NCCL: GPU workers reduce their checks on the host (%s)\n", err.msg);
 #endif
 #else
     printf("cuda backend: not built (no CUDA toolkit at build time)\n");
