@@ -94,6 +94,8 @@ check "cache info: a file is not writable" "LCM_CACHE_DIR='$work/a-file' '$LCM' 
 check "cache info names the variable the location comes from" "'$LCM' cache info | grep -qxF 'location   $LCM_CACHE_DIR (from \$LCM_CACHE_DIR)'"
 check "an empty LCM_CACHE_DIR is unset: the location comes from XDG_CACHE_HOME" "LCM_CACHE_DIR= XDG_CACHE_HOME='$work/xdg' '$LCM' cache info | grep -qxF 'location   $work/xdg/lcm (from \$XDG_CACHE_HOME)'"
 check "and from HOME without either" "LCM_CACHE_DIR= XDG_CACHE_HOME= HOME='$work/home' '$LCM' cache info | grep -qxF 'location   $work/home/.cache/lcm (from \$HOME)'"
+check "a relative XDG_CACHE_HOME is ignored (the XDG rules), HOME used" "LCM_CACHE_DIR= XDG_CACHE_HOME=rel HOME='$work/home' '$LCM' cache info | grep -qxF 'location   $work/home/.cache/lcm (from \$HOME)'"
+check "and without an absolute HOME, /tmp/.cache/lcm" "LCM_CACHE_DIR= XDG_CACHE_HOME= HOME=rel '$LCM' cache info | grep -qF 'location   /tmp/.cache/lcm'"
 
 rm -rf "$work"
 exit $fail
