@@ -190,7 +190,7 @@ static inline int emit_reduced(const emitter *e, int id)
     return emit_outer_operand(e, id);
 }
 
-/* Of the hoisted terms (emit.c, "hoisted terms"): whether node id is one
+/* Of the hoisted terms (emit.c, "hoisted terms"; built in emit_loops.c): whether node id is one
  * hoisted to `level`; whether the loop that builds those reads node id
  * rather than computing it (a tabled term from lcm_at, one hoisted further
  * out from its own lcm_h). */

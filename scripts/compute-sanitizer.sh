@@ -7,7 +7,7 @@
 # returns NOT_FOUND).  Without a GPU (or without compute-sanitizer) it
 # says so and exits 77, the skip code of ctest.
 #
-#   sh scripts/compute-sanitizer.sh [BUILD_DIR]      (default: build)
+#   bash scripts/compute-sanitizer.sh [BUILD_DIR]    (default: build)
 #
 # MODELS="tiny mortality" and PRECISIONS="64" narrow the runs (default:
 # every bundled model with a params file and initial conditions; 64 32).

@@ -26,9 +26,9 @@ static const char usage[] =
     "  --backend auto (the default) solves on the GPU when one is usable, else on the CPU\n"
     "  --devices N  shard the states with distributed = true over N workers (GPUs from --device on);\n"
     "               under mpirun -np R, over R x N workers (docs/tuning.md)\n"
-    "  --log-level  debug (default): failed checks are errors, + V's range per period and regime;\n"
-    "               progress: failed checks warn, + time per period; warning: failed checks warn;\n"
-    "               off: no checks, no messages\n"
+    "  --log-level  info (default): failed checks are errors, one line on success;\n"
+    "               debug: as info, + V's range per period and regime; progress: failed checks\n"
+    "               warn, + time per period; warning: failed checks warn; off: no checks, no messages\n"
     "  --log-path   a failed check writes a snapshot (model, parameters, V, report) into DIR,\n"
     "               which keeps the newest --log-keep (default 3)\n";
 

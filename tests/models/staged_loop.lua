@@ -1,5 +1,5 @@
 -- staged_loop.lua - a model whose CPU kernels take the staged action loop
--- (gen/emit.c, "staged"; docs/internals.md): the innermost action, saving,
+-- (gen/emit_loops.c, "staged"; docs/internals.md): the innermost action, saving,
 -- has 160 points (the loop is staged from 128), it comes after a discrete
 -- action (the chunk's actions count from work * 160), a constraint caps it
 -- from above (saving <= wealth: the loop's limit) and another is a plain
