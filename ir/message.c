@@ -52,6 +52,14 @@ void lcm_escape_text(lcm_sb *b, const char *s, int keep_layout)
     }
 }
 
+char *lcm_escaped(const char *s)
+{
+    lcm_sb b;
+    lcm_sb_init(&b);
+    lcm_escape_text(&b, s, 0);
+    return b.s ? b.s : lcm_xstrdup("");
+}
+
 void lcm_vput_message(FILE *f, const char *fmt, va_list ap)
 {
     lcm_sb text, shown;

@@ -23,6 +23,9 @@
  * (a message's own line breaks and indentation); without, they are escaped
  * too (\n, \t), for showing a name or path on one line. */
 void lcm_escape_text(lcm_sb *b, const char *s, int keep_layout);
+/* s escaped for one line (lcm_escape_text without layout), as a new
+ * string the caller frees: a value from outside quoted in a message. */
+char *lcm_escaped(const char *s);
 
 /* Prints a message formatted as printf does, escaped with its layout kept
  * (the program's own control sequences, such as a progress bar's, are

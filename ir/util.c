@@ -533,11 +533,9 @@ int lcm_env_switches_check(lcm_err *err)
     for (size_t i = 0; i < sizeof env_switches / sizeof *env_switches; ++i) {
         const char *v = getenv(env_switches[i]);
         if (v && *v && strcmp(v, "0") && strcmp(v, "1")) {
-            lcm_sb shown;
-            lcm_sb_init(&shown);
-            lcm_escape_text(&shown, v, 0);
-            int rc = lcm_fail(err, LCM_E_USAGE, "%s must be 1 (on) or 0 (off), not '%s'", env_switches[i], shown.s);
-            lcm_sb_free(&shown);
+            char *shown = lcm_escaped(v);
+            int rc = lcm_fail(err, LCM_E_USAGE, "%s must be 1 (on) or 0 (off), not '%s'", env_switches[i], shown);
+            free(shown);
             return rc;
         }
     }

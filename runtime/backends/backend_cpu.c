@@ -86,12 +86,10 @@ static int check_compiler(const char *cc, const char *from, lcm_err *err)
     char *found = find_program(cc);
     free(found);
     if (found) return 0;
-    lcm_sb shown;
-    lcm_sb_init(&shown);
-    lcm_escape_text(&shown, cc, 0);
+    char *shown = lcm_escaped(cc);
     int rc = lcm_fail(err, LCM_E_COMPILE, "%s='%s': the C compiler must be one program (a name on PATH or a path), "
-                      "not a command line; a script of your own can run it with arguments", from, shown.s);
-    lcm_sb_free(&shown);
+                      "not a command line; a script of your own can run it with arguments", from, shown);
+    free(shown);
     return rc;
 }
 
@@ -228,12 +226,13 @@ static int private_enough(const char *tmp, lcm_err *err)
 static int compile(const char *cc, const char *source, int precision, void **so, size_t *len, lcm_err *err)
 {
     const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp) tmp = "/tmp";
+    const int given = tmp && *tmp;
+    if (!given) tmp = "/tmp";
     if (private_enough(tmp, err)) return err->code;
     compile_dir d = {.dir = lcm_xasprintf("%s/lcm-cc-XXXXXX", tmp)};
     if (!mkdtemp(d.dir)) {
         int rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary directory in %s (%s): %s", tmp,
-                          getenv("TMPDIR") && *getenv("TMPDIR") ? "TMPDIR" : "the default, TMPDIR being unset",
+                          given ? "TMPDIR" : "the default, TMPDIR being unset",
                           strerror(errno));
         free(d.dir);
         return rc;

@@ -126,12 +126,10 @@ static int check_omp_threads(lcm_err *err)
         p = end + 1;
     }
     if (first > 0 && first <= LCM_MAX_THREADS) return 0;
-    lcm_sb shown;
-    lcm_sb_init(&shown);
-    lcm_escape_text(&shown, v, 0);
+    char *shown = lcm_escaped(v);
     int rc = lcm_fail(err, LCM_E_USAGE, "OMP_NUM_THREADS='%s': the number of threads must be a whole number from 1 to "
-                      "%d (or unset it: all cores)", shown.s, LCM_MAX_THREADS);
-    lcm_sb_free(&shown);
+                      "%d (or unset it: all cores)", shown, LCM_MAX_THREADS);
+    free(shown);
     return rc;
 }
 
