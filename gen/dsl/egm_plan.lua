@@ -22,9 +22,11 @@
 -- neither x nor c; a constraint that reads x or c is the budget c <= R
 -- (then the savings grid starts at 0, the limit it sets); every target
 -- that carries x solves by EGM too, or is terminal without actions (its
--- marginal value of x is part of its solution).  Age specialisation of x,
--- sharding and splay of the regime and Epstein-Zin preferences are not
--- supported with it yet.
+-- marginal value of x is part of its solution).  Age specialisation of x
+-- and Epstein-Zin preferences are not supported with it yet.  Sharding and
+-- splay need nothing of its own: a worker's block and a launch's chunk
+-- read the endogenous grid of their rows like any other states, and the
+-- marginal values travel with V (runtime/solve/solver.c).
 
 local T = require("lcm.trace")
 local lcm = require("lcm")
@@ -90,12 +92,6 @@ local function margin(R, S, fail)
   if others > MAX_OTHERS then
     fail("the regime has " .. others .. " continuous states besides '" .. R.states[si].name .. "'; EGM takes at most " ..
       MAX_OTHERS .. " (a subject between their points reads 2^n rows of the endogenous grid)")
-  end
-  for _, v in ipairs(R.states) do
-    if v.grid.batch_size > 0 or v.grid.distributed then
-      fail("state '" .. v.name .. "' has " .. (v.grid.distributed and "distributed = true" or "a batch_size") ..
-        ": splay and sharding are not yet supported with solver = lcm.egm")
-    end
   end
   return si, ai
 end

@@ -258,6 +258,12 @@ static lcm_index *block_states(const ir_state_layout *L, long long lo, long long
     return at;
 }
 
+/* What a worker solves for each state, and a solve puts together: V, and
+ * the marginal values of a regime that keeps them (an EGM regime's, which
+ * a simulation reads as the solve did). */
+#define SOLUTION_ARRAYS 2
+static void **solution_array(const lcm_solution *sol, int k) { return k ? sol->M : sol->V; }
+
 /* Copies worker w's block of every sharded regime from `from` into `to`. */
 static void copy_block(const lcm_solver *sv, const lcm_worker *w, const lcm_solution *from, lcm_solution *to)
 {
@@ -266,12 +272,13 @@ static void copy_block(const lcm_solver *sv, const lcm_worker *w, const lcm_solu
     for (int r = 0; r < m->nregimes; ++r) {
         if (!ir_shard_regime(m, &sv->shard, r)) continue;
         lcm_index n, *at = block_states(&w->states[r], w->shard_lo, w->shard_hi, &n);
-        for (int t = 0; t < m->nperiods; ++t) {
-            const char *src = from->V[t * m->nregimes + r];
-            char *dst = to->V[t * m->nregimes + r];
-            if (!src) continue;
-            for (lcm_index l = 0; l < n; ++l) memcpy(dst + (size_t)at[l] * rb, src + (size_t)at[l] * rb, rb);
-        }
+        for (int t = 0; t < m->nperiods; ++t)
+            for (int k = 0; k < SOLUTION_ARRAYS; ++k) {
+                const char *src = solution_array(from, k)[t * m->nregimes + r];
+                char *dst = solution_array(to, k)[t * m->nregimes + r];
+                if (!src) continue;
+                for (lcm_index l = 0; l < n; ++l) memcpy(dst + (size_t)at[l] * rb, src + (size_t)at[l] * rb, rb);
+            }
         free(at);
     }
 }
@@ -294,7 +301,7 @@ static void flags_bits(lcm_flags *f, size_t n)
 }
 
 /* Across MPI ranks: the flags reduced everywhere, the sharded regimes'
- * blocks gathered on rank 0. */
+ * blocks (V and marginal values) gathered on rank 0. */
 static int combine_ranks(const lcm_solver *sv, lcm_solution *sol, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
@@ -320,10 +327,11 @@ static int combine_ranks(const lcm_solver *sv, lcm_solution *sol, lcm_err *err)
         lcm_index *at = block_states(L, from, to, &nall), *mine = at + (lo - from) * per;
         lcm_index n = ir_layout_launch_size(L, hi > lo ? hi - lo : 0, NULL);
         char *send = lcm_xcalloc((size_t)n * rb + 1, 1);
-        for (int t = 0; t < m->nperiods && !rc; ++t) {
-            char *V = sol->V[t * m->nregimes + r];
-            if (!V) continue;
-            for (lcm_index l = 0; l < n; ++l) memcpy(send + (size_t)l * rb, V + (size_t)mine[l] * rb, rb);
+        for (int i = 0; i < m->nperiods * SOLUTION_ARRAYS && !rc; ++i) {
+            /* V of each period, then its marginal values */
+            char *X = solution_array(sol, i % SOLUTION_ARRAYS)[i / SOLUTION_ARRAYS * m->nregimes + r];
+            if (!X) continue;
+            for (lcm_index l = 0; l < n; ++l) memcpy(send + (size_t)l * rb, X + (size_t)mine[l] * rb, rb);
             void *all = NULL;
             rc = lcm_comm_gather(send, (size_t)n * rb, &all, sizes, err);
             if (!rc && all) {
@@ -333,7 +341,7 @@ static int combine_ranks(const lcm_solver *sv, lcm_solution *sol, lcm_err *err)
                     ir_shard_block(&sv->shard, k * sv->nworkers, sv->total_workers, &klo, &khi);
                     const lcm_index *theirs = at + klo * per;
                     for (lcm_index l = 0; l < (lcm_index)(sizes[k] / rb); ++l)
-                        memcpy(V + (size_t)theirs[l] * rb, part + (size_t)l * rb, rb);
+                        memcpy(X + (size_t)theirs[l] * rb, part + (size_t)l * rb, rb);
                     part += sizes[k];
                 }
             }

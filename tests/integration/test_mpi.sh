@@ -48,6 +48,24 @@ for np in 2 3; do
   check "mpirun -np $np, sharded continuation table: same V" "[ -s '$work/sc-one.csv' ] && cmp -s '$work/sc-one.csv' '$work/sc-np$np.csv'"
 done
 
+# a regime solved by EGM with its type sharded: V and its marginal values
+# come together on rank 0, and the panel reads both (from the job's file too)
+egm="$SRC/tests/models/egm_cake.lua -D types=3 -D shard=true --backend cpu --log-level warning"
+egm_params="--params $SRC/tests/models/egm_cake.params.lua"
+printf 'regime,age,kind,wealth\neating,0,type0,50\neating,0,type1,7.3\neating,1,type2,99.5\neating,2,type1,33.3\n' \
+  > "$work/egm-initial.csv"
+"$LCM" simulate $egm $egm_params --initial "$work/egm-initial.csv" --csv "$work/egm-one.csv"
+for np in 2 3; do
+  mpirun -np $np "$LCM" simulate $egm $egm_params --initial "$work/egm-initial.csv" --csv "$work/egm-np$np.csv" \
+    > "$work/egm-np$np.log" 2>&1
+  check "mpirun -np $np, EGM with a sharded type: same panel" \
+    "[ -s '$work/egm-one.csv' ] && cmp -s '$work/egm-one.csv' '$work/egm-np$np.csv'"
+  mpirun -np $np "$LCM" solve $egm $egm_params --out "$work/egm-np$np.h5" > "$work/egm-solve-np$np.log" 2>&1
+  "$LCM" simulate $egm --solution "$work/egm-np$np.h5" --initial "$work/egm-initial.csv" --csv "$work/egm-read-np$np.csv"
+  check "the -np $np EGM solution file simulates the same panel" \
+    "[ -s '$work/egm-one.csv' ] && cmp -s '$work/egm-one.csv' '$work/egm-read-np$np.csv'"
+done
+
 # ranks x devices: 2 ranks of 2 workers each
 mpirun -np 2 "$LCM" solve "$M/sharded.lua" -D axes=2 ${common/--log-level warning/--log-level progress} --devices 2 \
   --csv "$work/np2x2.csv" > "$work/np2x2.log" 2>&1

@@ -11,14 +11,20 @@
  *   its block, each launch's its chunk;
  * - the expected next V of shock processes and a Markov state
  *   (tests/models/expected_v.lua), which each worker makes whole, on 1 to
- *   3 workers, sharded and splayed.
+ *   3 workers, sharded and splayed;
+ * - a regime solved by the endogenous grid method (tests/models/egm_cake.lua
+ *   with 3 types): its V, its marginal values (which the simulation reads)
+ *   and its panel, sharded over 2 and 3 workers and splayed; and the types'
+ *   V, their scale times the V of the cake without types.
  * (Several MPI ranks: tests/integration/test_mpi.sh.)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "layout.h"
 #include "testlib.h"
 
 static lcm_model *generate(const char *axes, const char *splay)
@@ -41,8 +47,11 @@ typedef struct run {
     lcm_panel *panel;
 } run;
 
-/* Solves and simulates the bundled subjects on `devices` workers. */
-static run solve_and_simulate(lcm_model *m, lcm_backend_kind backend, int devices, int precision)
+/* Solves model m with the parameters of `params` (a path from the source
+ * tree) on `devices` workers and simulates the subjects of `initial` (a
+ * full path); any failure ends the test. */
+static run solve_and_simulate_from(lcm_model *m, const char *params, const char *initial, lcm_backend_kind backend,
+                                   int devices, int precision)
 {
     run r = {0};
     lcm_err err = {0};
@@ -51,17 +60,24 @@ static run solve_and_simulate(lcm_model *m, lcm_backend_kind backend, int device
     lcm_solver *s = NULL;
     lcm_solver_options o = {.backend = backend, .devices = devices, .precision = precision};
     lcm_sim_options so = {.seed = 4, .subject_batch_size = 13};
-    char *init = test_path("tests/models/sharded.initial.csv");
-    if (test_params("tests/models/sharded.params.lua", &p, &err) || lcm_initial_read(m, init, &ic, &err) ||
+    if (test_params(params, &p, &err) || lcm_initial_read(m, initial, &ic, &err) ||
         lcm_solver_new(m, &o, &s, &err) || lcm_solve(s, p, &r.sol, &err) ||
         lcm_simulate(s, r.sol, ic, &so, &r.panel, &err)) {
         fprintf(stderr, "%d devices: %s\n", devices, err.msg);
         exit(1);
     }
-    free(init);
     lcm_solver_free(s);
     lcm_initial_free(ic);
     lcm_pv_free(p);
+    return r;
+}
+
+/* Solves and simulates sharded.lua's bundled subjects on `devices` workers. */
+static run solve_and_simulate(lcm_model *m, lcm_backend_kind backend, int devices, int precision)
+{
+    char *init = test_path("tests/models/sharded.initial.csv");
+    run r = solve_and_simulate_from(m, "tests/models/sharded.params.lua", init, backend, devices, precision);
+    free(init);
     return r;
 }
 
@@ -158,8 +174,93 @@ static void sharded_expected_v(void)
     lcm_model_free(base_model);
 }
 
+/* ---- the endogenous grid method ------------------------------------------------ */
+
+/* tests/models/egm_cake.lua with the defines (NULL-terminated). */
+static lcm_model *egm_cake(const char *const *defines)
+{
+    lcm_model *m = NULL;
+    lcm_err err = {0};
+    if (test_generate("tests/models/egm_cake.lua", defines, &m, &err)) {
+        fprintf(stderr, "egm_cake.lua: %s\n", err.msg);
+        exit(1);
+    }
+    return m;
+}
+
+/* The largest relative difference between V of the cake with types at
+ * (wealth i, type k) and 1 + k / 10 times V of the cake without them at
+ * wealth i, over every period and regime (both are eaten the same way). */
+static double type_scale_error(const lcm_model *typed, const lcm_solution *sol, const lcm_solution *plain)
+{
+    const ir_model *m = lcm_model_ir(typed);
+    double worst = 0;
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *reg = &m->regimes[r];
+        int w = ir_find_state(reg, "wealth"), k = ir_find_state(reg, "kind");
+        long long *stride = calloc((size_t)reg->nstates, sizeof *stride);
+        ir_strides(reg, stride);
+        for (int t = 0; t < m->nperiods; ++t) {
+            if (!reg->active[t]) continue;
+            for (int i = 0; i < reg->states[w].grid.n; ++i)
+                for (int c = 0; c < reg->states[k].grid.n; ++c) {
+                    double v = lcm_solution_value(sol, t, r, i * stride[w] + c * stride[k]);
+                    double want = (1 + c / 10.0) * lcm_solution_value(plain, t, r, i);
+                    double d = fabs(v - want) / fmax(1, fabs(want));
+                    worst = d > worst || d != d ? d : worst;
+                }
+        }
+        free(stride);
+    }
+    return worst;
+}
+
+/* An EGM regime's marginal values are part of what a worker solves: with
+ * 2 and 3 workers (its type sharded) and with wealth or the type splayed,
+ * V and the simulated panel (whose EGM step reads the marginal values of
+ * the solution put together) are those of one worker. */
+static void egm_knobs(void)
+{
+    lcm_err err = {0};
+    char *dir = test_tmpdir("egm-knobs"), *initial = lcm_path_join(dir, "initial.csv");
+    const char subjects[] = "regime,age,kind,wealth\neating,0,type0,50\neating,0,type1,7.3\neating,1,type2,99.5\n"
+                            "eating,0,type2,2.5\neating,2,type1,33.3\neating,0,type1,61.25\n";
+    CHECK_OK(lcm_write_file_atomic(initial, subjects, sizeof subjects - 1, &err));
+    const char *params = "tests/models/egm_cake.params.lua";
+    lcm_model *plain_model, *typed = egm_cake((const char *[]){"types=3", NULL});
+    lcm_solution *plain = solve_on("tests/models/egm_cake.lua", NULL, params, NULL, 0, LCM_BACKEND_CPU, 1, &plain_model);
+    run base = solve_and_simulate_from(typed, params, initial, LCM_BACKEND_CPU, 1, 64);
+    double scale = type_scale_error(typed, base.sol, plain);
+    printf("EGM, 3 types: V against the scale times V without types: %.2e\n", scale);
+    CHECK(scale < 1e-12);
+    const struct {
+        const char *define[3];
+        int devices;
+    } knobs[] = {
+        {{"shard=true"}, 2}, {{"shard=true"}, 3}, {{"wealth_batch=64"}, 1},
+        {{"kind_batch=1", "wealth_batch=7"}, 1}, {{"shard=true", "wealth_batch=30"}, 2},
+    };
+    for (size_t i = 0; i < sizeof knobs / sizeof *knobs; ++i) {
+        const char *defines[] = {"types=3", knobs[i].define[0], knobs[i].define[1], NULL};
+        lcm_model *m = egm_cake(defines);
+        run r = solve_and_simulate_from(m, params, initial, LCM_BACKEND_CPU, knobs[i].devices, 64);
+        double dv = test_max_rel_diff(r.sol, base.sol), dp = test_panel_diff(r.panel, base.panel);
+        printf("EGM, 3 types, %s%s%s on %d workers: V differs by %g, panel by %g\n", knobs[i].define[0],
+               knobs[i].define[1] ? " " : "", knobs[i].define[1] ? knobs[i].define[1] : "", knobs[i].devices, dv, dp);
+        CHECK(dv == 0);
+        CHECK(dp == 0 && lcm_panel_rows(r.panel) == lcm_panel_rows(base.panel));
+        release(&r);
+        lcm_model_free(m);
+    }
+    release(&base);
+    lcm_solution_free(plain);
+    lcm_model_free(plain_model), lcm_model_free(typed);
+    free(initial), free(dir);
+}
+
 int main(void)
 {
+    egm_knobs();
     sharded_tables();
     sharded_expected_v();
     /* each backend against itself: the cpu's solve reads the expected next

@@ -9,7 +9,11 @@
 -- Options: n_periods (5), risk_aversion s (1), wealth_points (200) on
 -- [1, 100] (lin, or log with -D wealth_grid=log), savings_points
 -- (2 * wealth_points) on [0, 100], solver (egm, or grid: grid search over
--- consumption_points (2000)).
+-- consumption_points (2000)).  types (0): with n > 0, a type 'kind' of n
+-- values that never changes and scales the utility by 1 + kind / 10 in
+-- every period (V scales with it, the policy does not); shard (false)
+-- distributes it, wealth_batch and kind_batch (0) splay wealth and kind
+-- (tests/integration/test_sharding.c).
 local lcm = require("lcm")
 
 local T = lcm.option("n_periods", 5)
@@ -17,19 +21,30 @@ local n = lcm.option("wealth_points", 200)
 local kind = lcm.option("wealth_grid", "lin")
 local s = lcm.option("risk_aversion", 1)
 local function u(x) if s == 1 then return math.log(x) end return x ^ (1 - s) / (1 - s) end
+local types = lcm.option("types", 0)
+local Kind = { name = "Kind" }
+for i = 1, types do Kind[i] = "type" .. (i - 1) end
+local type_grid = types > 0 and lcm.discrete(lcm.categorical(Kind),
+  { distributed = lcm.option("shard", false), batch_size = lcm.option("kind_batch", 0) }) or nil
+-- the utility of consumption, and of the wealth left at the end, scaled by the type where there are types
+local eat_utility = type_grid and function(consumption, kind) return u(consumption) * (1 + kind / 10) end
+  or function(consumption) return u(consumption) end
+local last_utility = type_grid and function(wealth, kind) return u(wealth) * (1 + kind / 10) end
+  or function(wealth) return u(wealth) end
 local solver = lcm.option("solver", "egm")
 local R = lcm.categorical{ "eating", "last_bite" }
-local spec = { start = 1, stop = 100, n_points = n }
+local spec = { start = 1, stop = 100, n_points = n, batch_size = lcm.option("wealth_batch", 0) }
 local wealth = kind == "log" and lcm.logspace(spec) or lcm.linspace(spec)
 
 local eating = lcm.regime{
   active = function(age) return age < T - 1 end,
-  states = { wealth = wealth },
+  states = { wealth = wealth, kind = type_grid },
   actions = { consumption = lcm.linspace{ start = 0.01, stop = 100, n_points = lcm.option("consumption_points", 2000) } },
-  functions = { utility = function(consumption) return u(consumption) end },
+  functions = { utility = eat_utility },
   constraints = { budget = function(consumption, wealth) return consumption:le(wealth) end },
   state_transitions = {
     wealth = function(wealth, consumption, interest_rate) return (1 + interest_rate) * (wealth - consumption) end,
+    kind = type_grid and lcm.fixed or nil,
   },
   transition = function(age) return lcm.where(age:ge(T - 2), R.last_bite, R.eating) end,
   solver = solver == "egm" and lcm.egm{
@@ -39,8 +54,8 @@ local eating = lcm.regime{
 local last_bite = lcm.regime{
   terminal = true,
   active = function(age) return age == T - 1 end,
-  states = { wealth = wealth },
-  functions = { utility = function(wealth) return u(wealth) end },
+  states = { wealth = wealth, kind = type_grid },
+  functions = { utility = last_utility },
 }
 
 return lcm.model{

@@ -4,12 +4,12 @@
 -- without a closed-form inverse or without consumption in it, a savings
 -- grid off the budget's limit, a name that is no state, two continuous
 -- states, a terminal regime, Epstein-Zin preferences, a target solved by
--- grid search that carries wealth, a regime probability of wealth, a
--- splayed state, next wealth without consumption, a solver that is not
--- lcm.egm, savings that are no grid or one given at run time, next wealth
--- that falls with savings, a strict budget, a taste-shock scale of wealth;
--- next wealth with a jump in savings (a warning); and, for the runtime, a
--- model EGM can solve (bad=none).
+-- grid search that carries wealth, a regime probability of wealth, next
+-- wealth without consumption, a solver that is not lcm.egm, savings that
+-- are no grid or one given at run time, next wealth that falls with
+-- savings, a strict budget, a taste-shock scale of wealth; next wealth
+-- with a jump in savings (a warning); and, for the runtime, a model EGM
+-- can solve (bad=none).
 local lcm = require("lcm")
 
 local bad = lcm.option("bad", "none")
@@ -24,7 +24,7 @@ if bad == "savings_not_grid" then savings = 5 end
 local solver = lcm.egm{ savings = savings, state = bad == "unknown_state" and "health" or nil }
 if bad == "not_egm" then solver = "egm" end
 
-local states = { wealth = lcm.linspace{ start = 1, stop = 20, n_points = 20, batch_size = bad == "splayed" and 5 or 0 } }
+local states = { wealth = lcm.linspace{ start = 1, stop = 20, n_points = 20 } }
 if bad == "two_states" then states.pension = lcm.linspace{ start = 0, stop = 5, n_points = 3 } end
 
 local alive = lcm.regime{
