@@ -13,9 +13,10 @@
  *   (tests/models/expected_v.lua), which each worker makes whole, on 1 to
  *   3 workers, sharded and splayed;
  * - a regime solved by the endogenous grid method (tests/models/egm_cake.lua
- *   with 3 types): its V, its marginal values (which the simulation reads)
- *   and its panel, sharded over 2 and 3 workers and splayed; and the types'
- *   V, their scale times the V of the cake without types.
+ *   with 3 types): its V and its panel (whose EGM step reads the marginal
+ *   values the workers' blocks put together), sharded over 2 and 3 workers
+ *   and splayed; and the types' V, their scale times the V of the cake
+ *   without types.
  * (Several MPI ranks: tests/integration/test_mpi.sh.)
  */
 #include <math.h>
@@ -234,7 +235,7 @@ static void egm_knobs(void)
     printf("EGM, 3 types: V against the scale times V without types: %.2e\n", scale);
     CHECK(scale < 1e-12);
     const struct {
-        const char *define[3];
+        const char *define[2];
         int devices;
     } knobs[] = {
         {{"shard=true"}, 2}, {{"shard=true"}, 3}, {{"wealth_batch=64"}, 1},
