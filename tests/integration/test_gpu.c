@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 /* On a GPU: every bundled and test model solved by the cuda backend equals
- * the cpu backend (float64 to 1e-10, float32 to 1e-4), a replayed solve
+ * the cpu backend (float64 to 1e-10, float32 to 1e-4; EGM splayed too), a replayed solve
  * (CUDA graph) equals the first, the same without graphs, failed checks
  * give the same errors, and device memory is accounted; the bundled
  * models' panels simulated on the GPU have the cpu's rows and values (to
@@ -18,26 +18,29 @@
 #include "testlib.h"
 
 static const struct {
-    const char *model, *define, *params;
+    const char *model, *params, *define[2]; /* its -D options (NULL: none) */
 } cases[] = {
-    {"models/tiny.lua", NULL, "models/tiny.params.lua"},
-    {"models/mortality.lua", NULL, "models/mortality.params.lua"},
-    {"models/iskhakov_2017.lua", NULL, "models/iskhakov_2017.params.lua"},
-    {"models/iskhakov_2017.lua", "n_periods=4", "models/iskhakov_2017_low_delta.params.lua"},
-    {"tests/models/grid_edges.lua", NULL, "tests/models/discount_only.params.lua"},
-    {"tests/models/cake_eating.lua", NULL, "tests/models/discount_only.params.lua"},
-    {"tests/models/aggregator.lua", "aggregator=nonlinear", "tests/models/aggregator.params.lua"},
+    {"models/tiny.lua", "models/tiny.params.lua", {NULL}},
+    {"models/mortality.lua", "models/mortality.params.lua", {NULL}},
+    {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", {NULL}},
+    {"models/iskhakov_2017.lua", "models/iskhakov_2017_low_delta.params.lua", {"n_periods=4"}},
+    {"tests/models/grid_edges.lua", "tests/models/discount_only.params.lua", {NULL}},
+    {"tests/models/cake_eating.lua", "tests/models/discount_only.params.lua", {NULL}},
+    {"tests/models/aggregator.lua", "tests/models/aggregator.params.lua", {"aggregator=nonlinear"}},
     /* the expected next V of shock processes (ir/precompute.h, "ev"): made by the table's kernel */
-    {"models/precautionary_savings.lua", "wealth_points=300", "models/precautionary_savings.params.lua"},
-    {"tests/models/expected_v.lua", "shard=true", "tests/models/expected_v.params.lua"},
+    {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua", {"wealth_points=300"}},
+    {"tests/models/expected_v.lua", "tests/models/expected_v.params.lua", {"shard=true"}},
     /* terms the CPU hoists out of an action loop and the GPU computes in place (emit.c, "hoisted terms") */
-    {"tests/models/hoisted_terms.lua", NULL, "tests/models/hoisted_terms.params.lua"},
-    {"tests/models/hoisted_terms.lua", "middle=true", "tests/models/hoisted_terms_middle.params.lua"},
+    {"tests/models/hoisted_terms.lua", "tests/models/hoisted_terms.params.lua", {NULL}},
+    {"tests/models/hoisted_terms.lua", "tests/models/hoisted_terms_middle.params.lua", {"middle=true"}},
     /* the endogenous grid method */
-    {"tests/models/egm_cake.lua", NULL, "tests/models/egm_cake.params.lua"},
-    {"models/iskhakov_2017.lua", "solver=egm", "models/iskhakov_2017.params.lua"},
-    {"models/precautionary_savings.lua", "solver=egm", "models/precautionary_savings.params.lua"},
-    {"models/precautionary_savings_health.lua", "solver=egm", "models/precautionary_savings_health.params.lua"},
+    {"tests/models/egm_cake.lua", "tests/models/egm_cake.params.lua", {NULL}},
+    {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", {"solver=egm"}},
+    {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua", {"solver=egm"}},
+    {"models/precautionary_savings_health.lua", "models/precautionary_savings_health.params.lua", {"solver=egm"}},
+    /* EGM with its liquid state splayed, and with a type splayed as well (tuning.md) */
+    {"tests/models/egm_cake.lua", "tests/models/egm_cake.params.lua", {"wealth_batch=30"}},
+    {"tests/models/egm_cake.lua", "tests/models/egm_cake.params.lua", {"types=3", "kind_batch=1"}},
 };
 
 static lcm_solution *solve(lcm_model *m, lcm_pvalue *p, lcm_backend_kind b, int precision, lcm_solver **keep)
@@ -205,7 +208,7 @@ int main(void)
     }
     lcm_err err = {0};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
-        const char *defines[] = {cases[i].define, NULL};
+        const char *defines[] = {cases[i].define[0], cases[i].define[1], NULL};
         lcm_model *m = NULL;
         lcm_pvalue *p = NULL;
         CHECK_OK(test_generate(cases[i].model, defines, &m, &err));
@@ -223,8 +226,9 @@ int main(void)
         unsetenv("LCM_NO_GRAPHS");
         if (cpu64 && cpu32 && g64 && g32 && again && nograph) {
             double d64 = test_max_rel_diff(g64, cpu64), d32 = test_max_rel_diff(g32, cpu32);
-            printf("%s %s: cuda vs cpu float64 %.2e, float32 %.2e; replay %.0e, no graph %.0e; device peak %.2f MiB\n",
-                   cases[i].model, cases[i].define ? cases[i].define : "", d64, d32, test_max_rel_diff(again, g64),
+            printf("%s %s %s: cuda vs cpu float64 %.2e, float32 %.2e; replay %.0e, no graph %.0e; device peak %.2f "
+                   "MiB\n", cases[i].model, cases[i].define[0] ? cases[i].define[0] : "",
+                   cases[i].define[1] ? cases[i].define[1] : "", d64, d32, test_max_rel_diff(again, g64),
                    test_max_rel_diff(nograph, g64), (double)lcm_solver_device_peak(gpu) / 1048576.0);
             CHECK(d64 <= 1e-10);
             CHECK(d32 <= 1e-4);
