@@ -197,6 +197,24 @@ static void table_decode(emitter *f)
         lcm_sb_printf(f->b, " /* %s */\n", v->name);
     }
     emit_line(f, "const real egm_savings = G[%zu + egm_j]; /* savings */", f->L->savings_off[r->id][0]);
+    if (!f->lay->sharded) return;
+    /* a sharded regime: this worker makes the rows of its block only, as
+     * its V_{t+1} and marginal values hold that block alone; the others'
+     * entries are NaN (no segment), which its states never read */
+    emit_open(f, "{");
+    lcm_sb combo;
+    lcm_sb_init(&combo);
+    ir_layout_print_combo(f->lay, "x", &combo);
+    for (char *line = combo.s, *end; line && *line; line = end + 1) {
+        end = strchr(line, '\n');
+        emit_line(f, "%.*s", (int)(end - line), line);
+    }
+    lcm_sb_free(&combo);
+    emit_open(f, "if (combo < a->shard_lo || combo >= a->shard_hi) {");
+    emit_line(f, "((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN;", table_entries(f));
+    emit_line(f, "return;");
+    emit_close(f);
+    emit_close(f);
 }
 
 /* The entry's nodes that read the Euler equation's right side (the leaf

@@ -149,6 +149,17 @@ void ir_layout_print_code(const ir_state_layout *L, int i, const char *var, lcm_
     lcm_sb_putc(b, ')');
 }
 
+void ir_layout_print_combo(const ir_state_layout *L, const char *codes, lcm_sb *b)
+{
+    if (!L->sharded) return;
+    lcm_sb_puts(b, "lcm_index combo = 0; /* the sharded states' combined index, the last fastest */\n");
+    for (int d = L->r->nstates - 1; d >= L->nfree; --d) { /* the slowest digit first */
+        int i = L->order[d];
+        lcm_sb_printf(b, "combo = combo * %d + (lcm_index)%s[%d]; /* %s */\n", L->axis[i].n, codes, i,
+                      L->r->states[i].name);
+    }
+}
+
 /* Without either knob a launch solves every state in order: l itself. */
 void ir_layout_print_state(const ir_state_layout *L, lcm_sb *code, lcm_sb *order)
 {

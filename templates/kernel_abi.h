@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 13
+#define LCM_ABI_VERSION 14
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
@@ -46,9 +46,11 @@ typedef struct lcm_kernel_args {
     double age;
     int period;
     int checks;                           /* 0: skip probability checks */
-    /* which states a launch solves (ir/shard.h): the first value of the
-     * sharded states' combined index, and the chunk of each splayed state */
-    lcm_index shard_lo;
+    /* which states a launch solves (ir/shard.h): the worker's block
+     * [shard_lo, shard_hi) of the sharded states' combined index (an EGM
+     * regime's endogenous grid makes the rows of that block only), and the
+     * chunk of each splayed state */
+    lcm_index shard_lo, shard_hi;
     int chunk[LCM_MAX_SPLAYED];
     /* the launch's continuation table and its off-grid bytes
      * (ir/precompute.h), or 0: the kernel evaluates the continuation inline;

@@ -381,6 +381,7 @@ static int egm_tables(sim_run *s, int t, lcm_err *err)
         lcm_kernel_args a;
         period_args(s, &s->m->kernels[k], t, &a);
         a.flags = s->F_d; /* the table flags nothing */
+        a.shard_lo = s->w->shard_lo, a.shard_hi = s->w->shard_hi; /* the rows of this worker's subjects */
         rc = lcm_worker_table(s->w, k, &a, 1, r, err);
         any = 1;
     }

@@ -314,16 +314,17 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
             lcm_worker_table_remedy(w, r), host && workers > 1 ? ", for each worker (--devices)" : "");
     }
     /* solver.c (combine_ranks): in a job of several ranks, rank 0 gathers
-     * each sharded regime's V, period by period, into its solution (which
-     * is counted above): the places of the regime's states (an index
-     * each), every rank's values as they come, and its own block's copy */
+     * each sharded regime's V (and an EGM regime's marginal values), one
+     * period's array at a time, into its solution (which is counted
+     * above): the places of the regime's states (an index each), every
+     * rank's values as they come, and its own block's copy */
     if (lcm_comm_size() > 1 && lcm_comm_rank() == 0) {
         double most = 0;
         for (int r = 0; r < m->nregimes; ++r)
             if (ir_shard_regime(m, &w->shard, r)) most = fmax(most, (double)ir_state_space_size(&m->regimes[r]));
         if (most > 0)
             add(b, HOST, most * (8 + 2 * rb), "the gathering of V from the other ranks (rank 0; the largest sharded "
-                "regime, a period at a time)");
+                "regime, an array at a time)");
     }
     /* the worker's float64 buffer and its staged copy, the backend's copy
      * (host backends), the solution's float64 copy */

@@ -423,7 +423,7 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
     long long lo = 0, hi = 1;
     if (L->sharded) lo = w->shard_lo, hi = w->shard_hi;
     if (hi <= lo) return 0; /* none of this regime's states are in the block */
-    a->shard_lo = lo;
+    a->shard_lo = lo, a->shard_hi = hi;
     /* the continuation table, made before each launch (once when no state
      * it reads is splayed) */
     const ir_pre *pre = &w->pre[k];

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The commands under valgrind (memcheck): lcm solve and lcm simulate on
-# models/tiny.lua and on models/precautionary_savings.lua, and lcmgen on
+# models/tiny.lua and on models/precautionary_savings.lua, lcm simulate of
+# tests/models/egm_cake.lua sharded over 2 workers, and lcmgen on
 # models/mortality.lua.  An invalid read or write, a use of uninitialised
 # memory (in the runtime or in the generated solver, which memcheck sees
 # too) or a definite leak makes valgrind exit 99 and fails the test.
@@ -83,6 +84,14 @@ check solve_precautionary_savings Y.h5 Y.csv -- \
 check simulate_precautionary_savings Q.h5 Q.csv -- \
   "$LCM" simulate "$M/precautionary_savings.lua" --params "$M/precautionary_savings.params.lua" \
     --initial "$M/precautionary_savings.initial.csv" --out Q.h5 --csv Q.csv
+# a regime solved by EGM with its type sharded over 2 workers: each makes
+# the rows of its own block of the endogenous grid, from the V it solved
+T=$SRC/tests/models
+printf 'regime,age,kind,wealth\neating,0,type0,50\neating,0,type1,7.3\neating,1,type2,99.5\neating,0,type1,33.3\n' \
+  > egm-initial.csv
+check simulate_egm_sharded R.csv -- \
+  "$LCM" simulate "$T/egm_cake.lua" -D types=3 -D shard=true -D wealth_points=20 -D n_periods=3 --devices 2 \
+    --threads 1 --params "$T/egm_cake.params.lua" --initial egm-initial.csv --csv R.csv
 check lcmgen_mortality gen -- \
   "$LCMGEN" "$M/mortality.lua" -o gen
 if [ ! -s gen/kernels.c ] || [ ! -s gen/manifest.lcm ]; then echo "FAILED: lcmgen wrote no kernels.c/manifest.lcm"; fail=1; fi

@@ -38,7 +38,7 @@ static const struct {
     {"models/iskhakov_2017.lua", "models/iskhakov_2017.params.lua", {"solver=egm"}},
     {"models/precautionary_savings.lua", "models/precautionary_savings.params.lua", {"solver=egm"}},
     {"models/precautionary_savings_health.lua", "models/precautionary_savings_health.params.lua", {"solver=egm"}},
-    /* EGM with its liquid state splayed, and with a type splayed as well (tuning.md) */
+    /* EGM with its liquid state splayed, and with a type splayed as well */
     {"tests/models/egm_cake.lua", "tests/models/egm_cake.params.lua", {"wealth_batch=30"}},
     {"tests/models/egm_cake.lua", "tests/models/egm_cake.params.lua", {"types=3", "kind_batch=1"}},
 };
