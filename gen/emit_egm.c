@@ -205,9 +205,10 @@ static void table_decode(emitter *f)
     lcm_sb combo;
     lcm_sb_init(&combo);
     ir_layout_print_combo(f->lay, "x", &combo);
-    for (char *line = combo.s, *end; line && *line; line = end + 1) {
-        end = strchr(line, '\n');
-        emit_line(f, "%.*s", (int)(end - line), line);
+    for (const char *line = combo.s; line && *line;) { /* its lines, at the entry's indentation */
+        const char *end = strchr(line, '\n');
+        emit_line(f, "%.*s", end ? (int)(end - line) : (int)strlen(line), line);
+        line = end ? end + 1 : NULL;
     }
     lcm_sb_free(&combo);
     emit_open(f, "if (combo < a->shard_lo || combo >= a->shard_hi) {");
