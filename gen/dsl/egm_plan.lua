@@ -24,9 +24,10 @@
 -- that carries x solves by EGM too, or is terminal without actions (its
 -- marginal value of x is part of its solution).  Age specialisation of x
 -- and Epstein-Zin preferences are not supported with it yet.  Sharding and
--- splay need nothing of its own: a worker's block and a launch's chunk
--- read the endogenous grid of their rows like any other states, and the
--- marginal values travel with V (runtime/solve/solver.c).
+-- splay need nothing of the plan: a worker's table makes the rows of its
+-- block only (gen/emit_egm.c), a launch's chunk reads its rows of the
+-- table made once per period, and the marginal values travel with V
+-- (runtime/solve/solver.c).
 
 local T = require("lcm.trace")
 local lcm = require("lcm")
