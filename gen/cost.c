@@ -144,10 +144,10 @@ static double *kernel_values(const emitter *e, const double *params)
 }
 
 /* On the CPU, the loops that build the hoisted terms (emit.c, "hoisted
- * terms"; emit_loops.c builds them): at each level, for each home action inside it, that action's
- * points times what one of them computes and its caps' tests, that often
- * per pair as the level runs (a loop of LVL_KERNEL runs once per state, in
- * the body; at most: a cap may end it sooner). */
+ * terms"; emit_loops.c builds them): at each level, for each home action
+ * inside it, that action's points times what one of them computes and its
+ * caps' tests, that often per pair as the level runs (a loop of LVL_KERNEL
+ * runs once per state, in the body; at most: a cap may end it sooner). */
 static void hoisted_cost(const emitter *e, const double *vals, double rb, lcm_kernel_cost *c)
 {
     const ir_regime *r = e->r;

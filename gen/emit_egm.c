@@ -201,20 +201,14 @@ static void table_decode(emitter *f)
     /* a sharded regime: this worker makes the rows of its block only, as
      * its V_{t+1} and marginal values hold that block alone; the others'
      * entries are NaN (no segment), which its states never read */
-    emit_open(f, "{");
     lcm_sb combo;
     lcm_sb_init(&combo);
     ir_layout_print_combo(f->lay, "x", &combo);
-    for (const char *line = combo.s; line && *line;) { /* its lines, at the entry's indentation */
-        const char *end = strchr(line, '\n');
-        emit_line(f, "%.*s", end ? (int)(end - line) : (int)strlen(line), line);
-        line = end ? end + 1 : NULL;
-    }
+    emit_line(f, "const lcm_index combo = %s; /* the sharded states' combined index */", combo.s);
     lcm_sb_free(&combo);
     emit_open(f, "if (combo < a->shard_lo || combo >= a->shard_hi) {");
     emit_line(f, "((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN;", table_entries(f));
     emit_line(f, "return;");
-    emit_close(f);
     emit_close(f);
 }
 

@@ -190,10 +190,10 @@ static inline int emit_reduced(const emitter *e, int id)
     return emit_outer_operand(e, id);
 }
 
-/* Of the hoisted terms (emit.c, "hoisted terms"; built in emit_loops.c): whether node id is one
- * hoisted to `level`; whether the loop that builds those reads node id
- * rather than computing it (a tabled term from lcm_at, one hoisted further
- * out from its own lcm_h). */
+/* Of the hoisted terms (emit.c, "hoisted terms"; built in emit_loops.c):
+ * whether node id is one hoisted to `level`; whether the loop that builds
+ * those reads node id rather than computing it (a tabled term from lcm_at,
+ * one hoisted further out from its own lcm_h). */
 static inline int emit_hoisted_to(const emitter *e, int id, int level)
 {
     return e->hoisted && e->hoisted[id] && e->hoist_level[id] == level;

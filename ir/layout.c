@@ -151,12 +151,13 @@ void ir_layout_print_code(const ir_state_layout *L, int i, const char *var, lcm_
 
 void ir_layout_print_combo(const ir_state_layout *L, const char *codes, lcm_sb *b)
 {
-    if (!L->sharded) return;
-    lcm_sb_puts(b, "lcm_index combo = 0; /* the sharded states' combined index, the last fastest */\n");
-    for (int d = L->r->nstates - 1; d >= L->nfree; --d) { /* the slowest digit first */
+    int digits = L->r->nstates - L->nfree;
+    for (int k = 1; k < digits; ++k) lcm_sb_putc(b, '(');
+    for (int d = L->r->nstates - 1; d >= L->nfree; --d) { /* the slowest digit first (Horner) */
         int i = L->order[d];
-        lcm_sb_printf(b, "combo = combo * %d + (lcm_index)%s[%d]; /* %s */\n", L->axis[i].n, codes, i,
-                      L->r->states[i].name);
+        if (d < L->r->nstates - 1) lcm_sb_printf(b, " * %d + ", L->axis[i].n);
+        lcm_sb_printf(b, "(lcm_index)%s[%d]", codes, i);
+        if (d < L->r->nstates - 1) lcm_sb_putc(b, ')');
     }
 }
 

@@ -88,10 +88,9 @@ void ir_layout_print_chunk_start(const ir_state_layout *L, int i, lcm_sb *b);
 /* State i's code at flat index `var`, counted within the launch's chunk
  * when it is splayed: `var / stride % n` or `(var / stride % n - start)`. */
 void ir_layout_print_code(const ir_state_layout *L, int i, const char *var, lcm_sb *b);
-/* The inverse of the sharded digits of <symbol>_state: statements that set
- * `lcm_index combo` (declared by them) to the combined index of the
- * sharded states whose codes are codes[i] (a real array indexed by state;
- * nothing when the regime is not sharded). */
+/* The inverse of the sharded digits of <symbol>_state: the combined index
+ * of the sharded states whose codes are codes[i] (a real array indexed by
+ * state), as an expression of type lcm_index (a regime that is sharded). */
 void ir_layout_print_combo(const ir_state_layout *L, const char *codes, lcm_sb *b);
 
 #endif

@@ -87,11 +87,9 @@ check simulate_precautionary_savings Q.h5 Q.csv -- \
 # a regime solved by EGM with its type sharded over 2 workers: each makes
 # the rows of its own block of the endogenous grid, from the V it solved
 T=$SRC/tests/models
-printf 'regime,age,kind,wealth\neating,0,type0,50\neating,0,type1,7.3\neating,1,type2,99.5\neating,0,type1,33.3\n' \
-  > egm-initial.csv
 check simulate_egm_sharded R.csv -- \
   "$LCM" simulate "$T/egm_cake.lua" -D types=3 -D shard=true -D wealth_points=20 -D n_periods=3 --devices 2 \
-    --threads 1 --params "$T/egm_cake.params.lua" --initial egm-initial.csv --csv R.csv
+    --threads 1 --params "$T/egm_cake.params.lua" --initial "$T/egm_cake_types.initial.csv" --csv R.csv
 check lcmgen_mortality gen -- \
   "$LCMGEN" "$M/mortality.lua" -o gen
 if [ ! -s gen/kernels.c ] || [ ! -s gen/manifest.lcm ]; then echo "FAILED: lcmgen wrote no kernels.c/manifest.lcm"; fail=1; fi

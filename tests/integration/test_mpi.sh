@@ -51,17 +51,16 @@ done
 # a regime solved by EGM with its type sharded: V and its marginal values
 # come together on rank 0, and the panel reads both (from the job's file too)
 egm="$SRC/tests/models/egm_cake.lua -D types=3 -D shard=true --backend cpu --log-level warning"
-egm_params="--params $SRC/tests/models/egm_cake.params.lua"
-printf 'regime,age,kind,wealth\neating,0,type0,50\neating,0,type1,7.3\neating,1,type2,99.5\neating,2,type1,33.3\n' \
-  > "$work/egm-initial.csv"
-"$LCM" simulate $egm $egm_params --initial "$work/egm-initial.csv" --csv "$work/egm-one.csv"
+egm_params="--params $M/egm_cake.params.lua"
+egm_initial=$M/egm_cake_types.initial.csv
+"$LCM" simulate $egm $egm_params --initial "$egm_initial" --csv "$work/egm-one.csv"
 for np in 2 3; do
-  mpirun -np $np "$LCM" simulate $egm $egm_params --initial "$work/egm-initial.csv" --csv "$work/egm-np$np.csv" \
+  mpirun -np $np "$LCM" simulate $egm $egm_params --initial "$egm_initial" --csv "$work/egm-np$np.csv" \
     > "$work/egm-np$np.log" 2>&1
   check "mpirun -np $np, EGM with a sharded type: same panel" \
     "[ -s '$work/egm-one.csv' ] && cmp -s '$work/egm-one.csv' '$work/egm-np$np.csv'"
   mpirun -np $np "$LCM" solve $egm $egm_params --out "$work/egm-np$np.h5" > "$work/egm-solve-np$np.log" 2>&1
-  "$LCM" simulate $egm --solution "$work/egm-np$np.h5" --initial "$work/egm-initial.csv" --csv "$work/egm-read-np$np.csv"
+  "$LCM" simulate $egm --solution "$work/egm-np$np.h5" --initial "$egm_initial" --csv "$work/egm-read-np$np.csv"
   check "the -np $np EGM solution file simulates the same panel" \
     "[ -s '$work/egm-one.csv' ] && cmp -s '$work/egm-one.csv' '$work/egm-read-np$np.csv'"
 done

@@ -222,14 +222,11 @@ static double type_scale_error(const lcm_model *typed, const lcm_solution *sol, 
  * the solution put together) are those of one worker. */
 static void egm_knobs(void)
 {
-    lcm_err err = {0};
-    char *dir = test_tmpdir("egm-knobs"), *initial = lcm_path_join(dir, "initial.csv");
-    const char subjects[] = "regime,age,kind,wealth\neating,0,type0,50\neating,0,type1,7.3\neating,1,type2,99.5\n"
-                            "eating,0,type2,2.5\neating,2,type1,33.3\neating,0,type1,61.25\n";
-    CHECK_OK(lcm_write_file_atomic(initial, subjects, sizeof subjects - 1, &err));
+    char *initial = test_path("tests/models/egm_cake_types.initial.csv");
     const char *params = "tests/models/egm_cake.params.lua";
     lcm_model *plain_model, *typed = egm_cake((const char *[]){"types=3", NULL});
-    lcm_solution *plain = solve_on("tests/models/egm_cake.lua", NULL, params, NULL, 0, LCM_BACKEND_CPU, 1, &plain_model);
+    lcm_solution *plain =
+        solve_on("tests/models/egm_cake.lua", NULL, params, NULL, 0, LCM_BACKEND_CPU, 1, &plain_model);
     run base = solve_and_simulate_from(typed, params, initial, LCM_BACKEND_CPU, 1, 64);
     double scale = type_scale_error(typed, base.sol, plain);
     printf("EGM, 3 types: V against the scale times V without types: %.2e\n", scale);
@@ -256,7 +253,7 @@ static void egm_knobs(void)
     release(&base);
     lcm_solution_free(plain);
     lcm_model_free(plain_model), lcm_model_free(typed);
-    free(initial), free(dir);
+    free(initial);
 }
 
 int main(void)

@@ -13,7 +13,8 @@
 -- values that never changes and scales the utility by 1 + kind / 10 in
 -- every period (V scales with it, the policy does not); shard (false)
 -- distributes it, wealth_batch and kind_batch (0) splay wealth and kind
--- (tests/integration/test_sharding.c).
+-- (tests/integration/test_sharding.c; subjects with types:
+-- egm_cake_types.initial.csv).
 local lcm = require("lcm")
 
 local T = lcm.option("n_periods", 5)

@@ -92,7 +92,6 @@ static void check_refused(lcm_cache *c, const char *key, const char *what)
     free(path);
 }
 
-
 /* The bytes this process has read so far (rchar of /proc/self/io: every
  * read, from the page cache too), or -1 where the system does not count
  * them.  A byte count, not a time: a loaded machine stays a fair test. */
