@@ -2,14 +2,14 @@
 -- per -D bad=...: utility of wealth, next wealth not a function of savings,
 -- a constraint besides the budget, another aggregator, a marginal utility
 -- without a closed-form inverse or without consumption in it, a savings
--- grid off the budget's limit, a name that is no state, two continuous
--- states, a terminal regime, Epstein-Zin preferences, a target solved by
--- grid search that carries wealth, a regime probability of wealth, next
--- wealth without consumption, a solver that is not lcm.egm, savings that
--- are no grid or one given at run time, next wealth that falls with
--- savings, a strict budget, a taste-shock scale of wealth; next wealth
--- with a jump in savings (a warning); and, for the runtime, a model EGM
--- can solve (bad=none).
+-- grid off the budget's limit or with a batch_size, a name that is no
+-- state, two continuous states, a terminal regime, Epstein-Zin preferences,
+-- a target solved by grid search that carries wealth, a regime probability
+-- of wealth, next wealth without consumption, a solver that is not
+-- lcm.egm, savings that are no grid or one given at run time, next wealth
+-- that falls with savings, a strict budget, a taste-shock scale of wealth;
+-- next wealth with a jump in savings (a warning); and, for the runtime, a
+-- model EGM can solve (bad=none).
 local lcm = require("lcm")
 
 local bad = lcm.option("bad", "none")
@@ -18,7 +18,7 @@ local no_inverse, linear, not_savings, no_consumption = bad == "no_inverse", bad
 local falling, jump, strict = bad == "falling", bad == "jump", bad == "strict_budget"
 local Regime = lcm.categorical{ "alive", "retired", "dead", name = "Regime" }
 
-local savings = lcm.linspace{ start = bad == "savings_start" and 1 or 0, stop = 20, n_points = 40 }
+local savings = lcm.linspace{ start = bad == "savings_start" and 1 or 0, stop = 20, n_points = 40, batch_size = bad == "savings_batch" and 5 or 0 }
 if bad == "savings_runtime" then savings = lcm.irregular{ n_points = 5 } end
 if bad == "savings_not_grid" then savings = 5 end
 local solver = lcm.egm{ savings = savings, state = bad == "unknown_state" and "health" or nil }
