@@ -16,7 +16,8 @@ static double per_pair(const emitter *e, int level)
 {
     if (level <= LVL_KERNEL) return 0;
     double w = 1;
-    for (int j = level - LVL_ACTION0 + 1; j < e->r->nactions; ++j) w /= e->r->actions[j].grid.n;
+    for (int l = level + 1; l <= e->n->innermost; ++l)
+        w /= e->r->actions[plan_loop_action(e->n, l)].grid.n;
     return w;
 }
 
@@ -27,7 +28,7 @@ static int known(const emitter *e, const double *vals, int id, double *k)
 {
     const ir_node *n = &e->r->nodes[id];
     if (n->op == OP_CONST) *k = n->k;
-    else if (vals && e->lvl[id] == LVL_KERNEL) *k = vals[id];
+    else if (vals && e->n->lvl[id] == LVL_KERNEL) *k = vals[id];
     else return 0;
     return 1;
 }
@@ -152,10 +153,10 @@ static void hoisted_cost(const emitter *e, const double *vals, double rb, lcm_ke
 {
     const ir_regime *r = e->r;
     char *chain = lcm_xmalloc(r->nnodes + 1);
-    for (int level = LVL_KERNEL; level < e->innermost; ++level)
-        for (int home = level + 1 > LVL_ACTION0 ? level + 1 : LVL_ACTION0; home <= e->innermost; ++home) {
+    for (int level = LVL_KERNEL; level < e->n->innermost; ++level)
+        for (int home = level + 1 > LVL_ACTION0 ? level + 1 : LVL_ACTION0; home <= e->n->innermost; ++home) {
             if (!emit_hoist_chain(e, level, home, chain)) continue;
-            int points = r->actions[home - LVL_ACTION0].grid.n;
+            int points = r->actions[plan_loop_action(e->n, home)].grid.n;
             double w = per_pair(e, level < LVL_STATE ? LVL_STATE : level) * points;
             c->compare += emit_hoist_caps(e, level, home, NULL) * w;
             for (size_t i = 0; i < r->nnodes; ++i) {
@@ -175,32 +176,32 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *pa
     if (k < 0 || k >= m->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", k);
     emit_layouts lo;
     emit_layouts_build(m, &lo);
-    ir_state_layout lay;
-    emit_names names;
-    emitter e;
-    int rc = emitter_kernel_open(&e, m, &lo.L, &lo.V, &lo.S, &m->kernels[k], tables, host, &lay, &names, err);
+    kernel_plan p;
+    int rc = lcm_plan_kernel(&p, m, &lo, &m->kernels[k], tables, host, err);
+    emitter e = emit_printer(&p, &p.body, NULL, 0); /* the body's questions, nothing printed */
     double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
-    for (size_t i = 0; !rc && i < e.r->nnodes; ++i) {
-        if (!e.needed[i] || e.terms_only[i] || e.next_only[i]) continue; /* next states: in the table */
-        if (e.hoist_only[i]) continue; /* computed where the hoisted terms are built */
-        double w = per_pair(&e, e.lvl[i]);
-        if (e.tabled[i] || e.hoisted[i]) out->bytes += rb * w; /* read from lcm_at or its lcm_h */
+    const plan_nest *b = &p.body;
+    for (size_t i = 0; !rc && i < p.r->nnodes; ++i) {
+        if (!b->needed[i] || b->terms_only[i] || b->next_only[i]) continue; /* next states: in the table */
+        if (b->hoist_only[i]) continue; /* computed where the hoisted terms are built */
+        double w = per_pair(&e, b->lvl[i]);
+        if (b->tabled[i] || b->hoisted[i]) out->bytes += rb * w; /* read from lcm_at or its lcm_h */
         else node_cost(&e, vals, (int)i, rb, w, out);
     }
-    out->footprint = e.nat * rb;
+    out->footprint = b->nat * rb;
     if (!rc) hoisted_cost(&e, vals, rb, out);
     free(vals);
     if (!rc) out->compare += 2; /* the running best: Q against it, then the feasibility the update needs */
-    if (!rc && !e.k->last && e.pre.active && !e.pre.ev) {
+    if (!rc && !p.k->last && p.pre.active && !p.pre.ev) {
         out->table = 1;
         out->bytes += rb + 1; /* the entry and its flag byte */
-        out->footprint += (double)ir_pre_entries(&e.pre, 1) * (rb + 1);
-    } else if (!rc && !e.k->last) {
+        out->footprint += (double)ir_pre_entries(&p.pre, 1) * (rb + 1);
+    } else if (!rc && !p.k->last) {
         out->inline_continuation = 1;
-        out->expected_v = e.pre.ev;
-        continuation_cost(&e, rb, per_pair(&e, e.e_level), out);
+        out->expected_v = p.pre.ev;
+        continuation_cost(&e, rb, per_pair(&e, b->e_level), out);
     }
-    emitter_kernel_close(&e, &lay, &names);
+    lcm_plan_free(&p);
     emit_layouts_free(&lo);
     return rc;
 }

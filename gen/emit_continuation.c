@@ -40,17 +40,6 @@ static void piece_cell(emitter *e, const ir_grid *gr, int node)
     lcm_sb_putc(b, ';');
 }
 
-/* Where the next-state weights of state s of a target are known: its
- * Markov probabilities' level, or the current state's (an AR(1) row). */
-int emit_weights_level(const emitter *e, const ir_next *nx)
-{
-    if (e->flat) return -1;
-    if (nx->kind == NEXT_PROCESS) return nx->src >= 0 ? LVL_STATE : LVL_KERNEL;
-    int l = LVL_KERNEL;
-    for (int j = 0; j < nx->nprobs; ++j) l = emit_max(l, e->lvl[nx->probs[j]]);
-    return l;
-}
-
 /* The weight of node k of process state s of target g at the current
  * value of its AR(1) source: the matrix's rows at the value's cell,
  * interpolated. */
@@ -90,7 +79,7 @@ static void process_weights(emitter *e, int g, int s, const ir_next *nx)
     if (emit_ev_target(e, g)) /* the solve's states are on the grid: a node, whose row of the expected V is read */
         emit_line(e, "const int pe%d_%d = pt%d_%d == 0 ? pc%d_%d : pt%d_%d == 1 ? pc%d_%d + 1 : -1; /* its node; -1: none */",
                   g, s, g, s, g, s, g, s, g, s);
-    if (e->flat) return;
+    if (e->n->flat) return;
     int cpu_only = !gpu_keeps_weights(e, n);
     if (cpu_only) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     emit_line(e, "real pw%d_%d[%d];", g, s, n);
@@ -105,7 +94,7 @@ static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
     lcm_sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
     for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
     lcm_sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
-    if (!e->flat) /* the kernel checks them (checks()); the table's entry does not */
+    if (!e->n->flat) /* the kernel checks them (checks()); the table's entry does not */
         emit_line(e, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);", g, s, g, s, nx->nprobs);
 }
 
@@ -117,7 +106,7 @@ void emit_stochastic_weights(emitter *e, int level)
 {
     for (int t = 0; t < e->k->ntargets && !e->k->last; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
-        if (e->egm_table && !ir_egm_target(e->r, (int)(tg - e->r->targets))) continue; /* not in its sum */
+        if ((e->n->kind == NEST_EGM) && !ir_egm_target(e->r, (int)(tg - e->r->targets))) continue; /* not in its sum */
         const ir_regime *tr = &e->m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
@@ -187,7 +176,7 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
     } else { /* an AR(1) row: read from pw (process_weights) or, in the table's entry (one action), computed */
         char k[16];
         snprintf(k, sizeof k, "k%d", s);
-        int read = !e->flat, computed = e->flat || !gpu_keeps_weights(e, n);
+        int read = !e->n->flat, computed = e->n->flat || !gpu_keeps_weights(e, n);
         if (read && computed) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         if (read) emit_line(e, "const real w%d = %spw%d_%d[k%d];", s, w, g, s, s);
         if (read && computed) lcm_sb_puts(e->b, "#else\n");
@@ -213,7 +202,7 @@ static void target_sum(emitter *e, const ir_target *tg, const long long *stride,
     int g = tg->regime;
     const ir_regime *tr = &e->m->regimes[g];
     if (ev_axis) emit_line(e, "const real *LCM_RESTRICT Vn = pre + %lld; /* its expected V */", ev_off);
-    else emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->%s[%d];", e->egm_table ? "m_next" : "v_next", g);
+    else emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->%s[%d];", (e->n->kind == NEST_EGM) ? "m_next" : "v_next", g);
     int loops = 0, outer = -1;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
@@ -222,7 +211,7 @@ static void target_sum(emitter *e, const ir_target *tg, const long long *stride,
         outer = s;
         ++loops;
     }
-    const char *interp = e->egm_table ? "lcm_interp_marginal" : "lcm_interp";
+    const char *interp = (e->n->kind == NEST_EGM) ? "lcm_interp_marginal" : "lcm_interp";
     char w[32] = "1";
     if (loops) snprintf(w, sizeof w, "w%d", outer);
     emit_start(e);
@@ -270,13 +259,13 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
     }
     if (emit_ez(e)) emit_line(e, "lcm_ce C%d = LCM_CE_EMPTY; /* its lottery (Epstein-Zin) */", g);
     else emit_line(e, "real E%d = 0;", g);
-    emit_line(e, "%sint code_ok%d = 1;", e->egm_table ? "LCM_UNUSED " : "", g); /* EGM's table flags nothing */
+    emit_line(e, "%sint code_ok%d = 1;", (e->n->kind == NEST_EGM) ? "LCM_UNUSED " : "", g); /* EGM's table flags nothing */
     /* skipped where the target is not reached; the staged loop computes it
      * anyway (a branch would keep it scalar): a target's V_{t+1} is always
      * there, and E adds the block only where the target is reached */
-    int guarded = e->lvl[P] <= level && e->staged <= 0;
+    int guarded = e->n->lvl[P] <= level && e->staged <= 0;
     /* with a table (or the entry in the state's row), the block is skipped */
-    const char *inline_only = emit_lazy_row(e) && level == e->e_level ? "!pre && !lcm_known" : emit_reads_table(e) ? "!pre" : "";
+    const char *inline_only = emit_lazy_row(e) && level == e->n->e_level ? "!pre && !lcm_known" : emit_reads_table(e) ? "!pre" : "";
     if (guarded) emit_open(e, "if (%s%s%s != 0) {", inline_only, *inline_only ? " && " : "", emit_name(e, P));
     else if (*inline_only) emit_open(e, "if (%s) {", inline_only);
     else emit_open(e, "{");
@@ -293,12 +282,12 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
         if (nx->kind != NEXT_DET) continue;
         /* the EGM table reads next period's marginal values, at the next
          * liquid state as a function of savings (gen/emit_egm.c) */
-        int liquid = e->egm_table && s == ir_marginal_state(tr);
+        int liquid = (e->n->kind == NEST_EGM) && s == ir_marginal_state(tr);
         next_cell(e, g, s, liquid ? e->r->egm.next[tg - e->r->targets] : nx->node, kc, stride[s]);
         kc += !grid_is_discrete(&tr->states[s].grid);
     }
     int *axis = emit_ev_axes(e, tg); /* NULL: the target's V is summed inline, always */
-    long long ev_off = axis ? ir_pre_ev_offset(e->m, e->k, &e->pre, emit_kernel_target(e, g)) : 0;
+    long long ev_off = axis ? ir_pre_ev_offset(e->m, e->k, &e->p->pre, emit_kernel_target(e, g)) : 0;
     if (axis && e->ev_path == 0) {
         lcm_sb cond;
         lcm_sb_init(&cond);
@@ -323,10 +312,10 @@ static void table_at(emitter *e)
     emit_start(e);
     lcm_sb_puts(e->b, "const lcm_index at = ");
     for (int j = 0; j < e->r->nactions; ++j)
-        if (e->pre.actions >> j & 1) lcm_sb_putc(e->b, '(');
+        if (e->p->pre.actions >> j & 1) lcm_sb_putc(e->b, '(');
     lcm_sb_puts(e->b, "pre_row");
     for (int j = 0; j < e->r->nactions; ++j)
-        if (e->pre.actions >> j & 1) lcm_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
+        if (e->p->pre.actions >> j & 1) lcm_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
     lcm_sb_puts(e->b, ";\n");
 }
 
@@ -354,7 +343,7 @@ void emit_off_grid_byte(const emitter *e, lcm_sb *out)
  * are filled, none yet; lcm_lazy when the launch asks for it. */
 void emit_lazy_row_decl(emitter *e)
 {
-    long long n = e->pre.acts;
+    long long n = e->p->pre.acts;
     lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     emit_line(e, "real lcm_row[%lld]; /* the state's row of the table (emit.c, \"the state's row\") */", n);
     emit_line(e, "unsigned char lcm_row_code[%lld], lcm_row_have[%lld];", n, n);
@@ -441,26 +430,26 @@ void emit_accumulate(emitter *e)
  * its read non-sharded states, a splayed one within its chunk. */
 void emit_table_row(emitter *e)
 {
-    const ir_state_layout *lay = e->lay;
+    const ir_state_layout *lay = (&e->p->lay);
     lcm_sb *b = e->b;
     int nstates = e->r->nstates;
     /* a left-nested ((0 * n + code) * n + code)...: the parentheses first;
      * the sharded states slowest first, then the others slowest first */
-    int open = e->pre.sharded ? nstates - lay->nfree + 1 : 0;
-    for (int d = 0; d < lay->nfree; ++d) open += (int)(e->pre.states >> lay->order[d] & 1);
+    int open = e->p->pre.sharded ? nstates - lay->nfree + 1 : 0;
+    for (int d = 0; d < lay->nfree; ++d) open += (int)(e->p->pre.states >> lay->order[d] & 1);
     emit_start(e);
     lcm_sb_puts(b, "const lcm_index pre_row = pre ? ");
     for (int j = 0; j < open; ++j) lcm_sb_putc(b, '(');
     lcm_sb_puts(b, "0");
-    for (int d = nstates - 1; e->pre.sharded && d >= lay->nfree; --d) {
+    for (int d = nstates - 1; e->p->pre.sharded && d >= lay->nfree; --d) {
         lcm_sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
         ir_layout_print_code(lay, lay->order[d], "point", b);
         lcm_sb_putc(b, ')');
     }
-    if (e->pre.sharded) lcm_sb_puts(b, " - a->shard_lo)");
+    if (e->p->pre.sharded) lcm_sb_puts(b, " - a->shard_lo)");
     for (int d = lay->nfree - 1; d >= 0; --d) {
         int i = lay->order[d];
-        if (!(e->pre.states >> i & 1)) continue;
+        if (!(e->p->pre.states >> i & 1)) continue;
         lcm_sb_printf(b, " * %d + ", lay->axis[i].width);
         ir_layout_print_code(lay, i, "point", b);
         lcm_sb_putc(b, ')');
@@ -481,7 +470,7 @@ void emit_regime_prob_check(emitter *e, int level)
 {
     const ir_regime *r = e->r;
     int nprob = nreachable(e);
-    if (nprob == 0 || e->k->last || level != e->rp_level) return;
+    if (nprob == 0 || e->k->last || level != e->n->rp_level) return;
     emit_start(e);
     lcm_sb_printf(e->b, "const real rp[%d] = {", nprob);
     for (int g = 0, first = 1; g < e->m->nregimes; ++g) {

@@ -41,7 +41,7 @@ static int other_continuous(const ir_regime *r, int *out)
 }
 
 /* The table's entries: rows x choices x savings points. */
-static long long table_entries(const emitter *e) { return e->pre.rows * e->pre.acts; }
+static long long table_entries(const emitter *e) { return e->p->pre.rows * e->p->pre.acts; }
 
 /* The points of state s of the regime at the kernel's period, as C. */
 static void state_points(const emitter *e, int s, char *buf, size_t len)
@@ -55,7 +55,7 @@ static void state_points(const emitter *e, int s, char *buf, size_t len)
 void emit_egm_rows(emitter *e)
 {
     const ir_regime *r = e->r;
-    if (!e->pre.egm) return; /* no target carries the liquid state: only the corner */
+    if (!e->p->pre.egm) return; /* no target carries the liquid state: only the corner */
     int cont[64], nc = other_continuous(r, cont), corners = 1 << nc;
     emit_line(e, "/* the endogenous grid's rows of this state: its states but '%s', each continuous one between its "
                  "two nearest points */", r->states[r->egm.state].name);
@@ -91,7 +91,7 @@ void emit_egm_rows(emitter *e)
 void emit_egm_choice(emitter *e)
 {
     const ir_regime *r = e->r;
-    if (!e->pre.egm) return;
+    if (!e->p->pre.egm) return;
     int cont[64], corners = 1 << other_continuous(r, cont), nd = ir_discrete_actions(r);
     char d[32] = "0";
     if (nd) snprintf(d, sizeof d, "ai%d", nd - 1);
@@ -103,9 +103,9 @@ void emit_egm_choice(emitter *e)
 void emit_egm_candidates(emitter *e, int j)
 {
     const ir_regime *r = e->r;
-    int J = e->pre.egm ? r->egm.savings.grid.n : 1, cont[64], corners = 1 << other_continuous(r, cont);
+    int J = e->p->pre.egm ? r->egm.savings.grid.n : 1, cont[64], corners = 1 << other_continuous(r, cont);
     char next[512]; /* lcm_egm_next(..., i<j>, &act<j>) after its `i` argument */
-    if (e->pre.egm)
+    if (e->p->pre.egm)
         snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, %d, %d, %s, G[%zu], ", table_entries(e),
                  corners, J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
     else /* no target carries the liquid state: the corner alone */
@@ -144,31 +144,6 @@ void emit_egm_holes(const ir_regime *r, egm_holes *h)
     snprintf(h->step_param, sizeof h->step_param, ", real egm_action");
 }
 
-/* Marks what the table entry computes: for each target of the kernel that
- * carries the liquid state its regime probability, its next states (the
- * liquid one as a function of savings, with its derivative) and their
- * weights; the discount and the policy. */
-static void mark_table(emitter *f)
-{
-    const ir_regime *r = f->r;
-    for (int t = 0; t < f->k->ntargets; ++t) {
-        const ir_target *tg = ir_target_of(r, f->k->targets[t]);
-        int ti = (int)(tg - r->targets);
-        if (!ir_egm_target(r, ti)) continue;
-        const ir_regime *tr = &f->m->regimes[tg->regime];
-        emit_mark(f, r->rprob[tg->regime]);
-        for (int s = 0; s < tr->nstates; ++s) {
-            const ir_next *nx = &tg->next[s];
-            if (s == ir_marginal_state(tr)) emit_mark(f, r->egm.next[ti]), emit_mark(f, r->egm.dnext[ti]);
-            else if (nx->kind == NEXT_DET) emit_mark(f, nx->node);
-            else if (nx->kind == NEXT_MARKOV)
-                for (int j = 0; j < nx->nprobs; ++j) emit_mark(f, nx->probs[j]);
-        }
-    }
-    emit_mark(f, r->egm.discount);
-    emit_mark(f, r->egm.policy);
-}
-
 /* Entry j -> savings point egm_j, discrete actions act<k>, states x[] but
  * the liquid one (the layout of ir/precompute.h), and the savings. */
 static void table_decode(emitter *f)
@@ -197,13 +172,13 @@ static void table_decode(emitter *f)
         lcm_sb_printf(f->b, " /* %s */\n", v->name);
     }
     emit_line(f, "const real egm_savings = G[%zu + egm_j]; /* savings */", f->L->savings_off[r->id][0]);
-    if (!f->lay->sharded) return;
+    if (!(&f->p->lay)->sharded) return;
     /* a sharded regime: this worker makes the rows of its block only, as
      * its V_{t+1} and marginal values hold that block alone; the others'
      * entries are NaN (no segment), which its states never read */
     lcm_sb combo;
     lcm_sb_init(&combo);
-    ir_layout_print_combo(f->lay, "x", &combo);
+    ir_layout_print_combo((&f->p->lay), "x", &combo);
     emit_line(f, "const lcm_index combo = %s; /* the sharded states' combined index */", combo.s);
     lcm_sb_free(&combo);
     emit_open(f, "if (combo < a->shard_lo || combo >= a->shard_hi) {");
@@ -217,25 +192,22 @@ static void table_decode(emitter *f)
 static void declare(emitter *f, const char *after, int later)
 {
     for (size_t i = 0; i < f->r->nnodes; ++i)
-        if (f->needed[i] && after[i] == later) emit_node_decl(f, (int)i);
+        if (f->n->needed[i] && after[i] == later) emit_node_decl(f, (int)i);
 }
 
-int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
+int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out, lcm_err *err)
 {
-    const ir_regime *r = e->r;
-    emitter f;
-    emit_flat_open(e, &f);
-    f.egm_table = 1;
+    const ir_regime *r = p->r;
+    lcm_sb decode, body, store, what;
+    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&store), lcm_sb_init(&what);
+    emitter f = emit_printer(p, &p->egm, &decode, 1);
+    f.lines = lines;
     char *after = lcm_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
         after[i] = n->op == OP_MARGINAL;
         for (int a = 0; a < n->nargs; ++a) after[i] |= after[n->args[a]];
     }
-    mark_table(&f);
-    lcm_sb decode, body, store, what;
-    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&store), lcm_sb_init(&what);
-    f.b = &decode;
     table_decode(&f);
     f.b = &body;
     declare(&f, after, 0);
@@ -260,24 +232,23 @@ int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err)
     emit_line(&f, "if (!(egm_rhs > 0) || !(egm_C > 0) || !(egm_R - egm_R == 0)) egm_C = egm_R = LCM_NAN; /* no interior "
                   "optimum */");
     lcm_sb_puts(&store, "    real *LCM_RESTRICT T = (real *)a->cont;\n    T[j] = egm_R;\n");
-    lcm_sb_printf(&store, "    T[%lld + j] = egm_C;", table_entries(e));
+    lcm_sb_printf(&store, "    T[%lld + j] = egm_C;", table_entries(&f));
     lcm_sb_printf(&what, "The endogenous grid of %s (the endogenous grid method, ir/precompute.h): entry\n"
                          " * j = (row * %d + choice) * %d + savings point, the resources R (T[j]) and the\n"
                          " * action C (T[%lld + j]) at which that saving is optimal, from the Euler equation.",
-                  f.k->symbol, ir_taste_choices(r), r->egm.savings.grid.n, table_entries(e));
+                  f.k->symbol, ir_taste_choices(r), r->egm.savings.grid.n, table_entries(&f));
     const char *kv[] = {"what", what.s, "symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode),
                         "body", emit_fragment(&body), "store", store.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
     /* the second pass: the blocks' bounds */
     char n[32], points[32], per_row[32];
     int J = r->egm.savings.grid.n;
-    snprintf(n, sizeof n, "%lld", table_entries(e));
+    snprintf(n, sizeof n, "%lld", table_entries(&f));
     snprintf(points, sizeof points, "%d", J);
     snprintf(per_row, sizeof per_row, "%d", LCM_EGM_BLOCKS(J));
     const char *kv1[] = {"symbol", f.k->symbol, "n", n, "points", points, "per_row", per_row, NULL};
     if (!rc) rc = lcm_fill_template(lcm_embed_egm_bounds_c_in, kv1, out, err);
     lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&store), lcm_sb_free(&what);
-    emit_flat_close(&f);
     free(after);
     return rc;
 }

@@ -9,99 +9,37 @@
 #include "grid.h"
 #include "ir.h"
 #include "layout.h"
+#include "plan.h"
 #include "precompute.h"
 #include "vars.h"
 
-/* Loop levels: 0 = once per call, 1 = per state, 2 + j = inside the loop of
- * action j (actions in the regime's order). */
-enum { LVL_KERNEL = 0, LVL_STATE = 1, LVL_ACTION0 = 2 };
-
 typedef enum leaf_mode { LEAVES_KERNEL, LEAVES_VECTOR } leaf_mode;
 
-/* The C text of each node of a regime: its name (`v12`, or after what it
- * reads: `s_wealth`, `a_consumption`, `p_wage_health`, `period`, ...) and
- * its use as a number and as a condition (a cast or a comparison added). */
-typedef struct emit_names {
-    char **name, **num, **cond;
-    size_t n;
-} emit_names;
-
+/* A printer of one nest of a kernel's plan (plan.h), or of a simulation
+ * step or a node function (their own marks, no plan): what it prints, and
+ * the variant it prints now. */
 typedef struct emitter {
     const ir_model *m;
     const ir_regime *r;
-    const ir_kernel *k;
+    const ir_kernel *k;       /* NULL: a step or a node function */
     const ir_grid_layout *L;
-    leaf_mode leaves;
+    const kernel_plan *p;     /* NULL: a step or a node function */
+    const plan_nest *n;       /* the nest printed */
     const emit_names *names;
-    int *lvl;
-    char *needed;
-    char *has_enext;
-    int innermost, e_level;
-    int rp_level; /* where the regime probabilities are all known (their check is hoisted there) */
-    const ir_shard *S;
-    const ir_state_layout *lay; /* the regime's strides, chunks and launch map (ir/layout.h) */
-    ir_pre pre;   /* the kernel's continuation table (ir/precompute.h) */
-    int flat;     /* emitting the table's entry: every node at level -1, no loops */
+    leaf_mode leaves;
     int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit_loops.c, "staged"), -1 the plain one beside it */
-    int egm_table; /* emitting an EGM regime's endogenous grid (emit_egm.c): continuations read marginal values */
     /* With an expected-V table (ir_pre.ev): which continuation a target
      * block of the table's targets computes: 1 the one read from the table
      * (the solve), -1 the sum over the process nodes (simulation), 0 both,
      * chosen at run time by whether the launch gives the table. */
     int ev_path;
-    int no_tables; /* the cost of a solve without tables (emitter_kernel_open) */
-    int no_hoist;  /* the cost of the GPU's kernel, which hoists nothing (emitter_kernel_open) */
-    /* Action terms (emit.c, "action terms"): a term that only one action's
-     * value decides (log(consumption)) is read from lcm_at, which the
-     * launch fills once; NULL in the table entry and the steps. */
-    char *root;     /* the nodes the kernel uses: Q, utility, constraints, continuation */
-    char *tabled;   /* a term read from lcm_at[at_off[id] + i<action>] */
-    char *terms_only; /* a node only a tabled term reads: computed where lcm_at is filled */
-    int *at_off;
-    int nat;        /* lcm_at's length */
-    char *next_only; /* with a table: a node only next states need, which the staged loop leaves out */
-    /* Hoisted terms (emit.c, "hoisted terms"): on the CPU a term of an
-     * action loop that the loops between it and its inputs leave unchanged
-     * is built into lcm_h<id>[] over its own action at hoist_level[id] and
-     * read from there; NULL in the table entry, the action terms and the
-     * steps. */
-    char *hoisted;
-    char *hoist_only; /* a node of an action loop that only hoisted terms of that loop read */
-    int *hoist_level;
     int lines;    /* #line directives before the code traced from a model line */
     int depth;    /* indentation of the next line, in steps of four spaces */
     lcm_sb *b;
 } emitter;
 
-/* What every kernel of a model is emitted against: the grid buffer's
- * layout, the variables and the sharding (emit_layouts_free releases it). */
-typedef struct emit_layouts {
-    ir_grid_layout L;
-    ir_vars V;
-    ir_shard S;
-} emit_layouts;
-void emit_layouts_build(const ir_model *m, emit_layouts *out);
-void emit_layouts_free(emit_layouts *l);
-
-/* The emitter of kernel k after the analysis its emission starts with
- * (loop levels, the nodes it needs, the table plan, the action terms, the
- * hoisted terms): used by the kernel's emission (emit.c) and by the cost
- * model (cost.c).  With tables 0 the plan has no table but an EGM regime's
- * (the cost of a solve under LCM_NO_TABLES=1), with host 0 no hoisted
- * terms (the cost of the GPU's kernel, which computes them in place);
- * emission asks for both, since its kernels read a table only when the
- * solve gives one and fence what only the CPU hoists.  emitter_kernel_close
- * releases what open made, also after a failed open. */
-int emitter_kernel_open(emitter *e, const ir_model *m, const ir_grid_layout *L, const ir_vars *V, const ir_shard *S,
-                        const ir_kernel *k, int tables, int host, ir_state_layout *lay, emit_names *names,
-                        lcm_err *err);
-void emitter_kernel_close(emitter *e, ir_state_layout *lay, emit_names *names);
-
-/* An emitter of table entries from e: every node at one level, no loops
- * (flat), nothing needed yet (emit_mark marks what the entry computes), no
- * action or hoisted terms; emit_flat_close releases what it made. */
-void emit_flat_open(const emitter *e, emitter *f);
-void emit_flat_close(emitter *f);
+/* A printer of nest n of plan p, into b at depth. */
+emitter emit_printer(const kernel_plan *p, const plan_nest *n, lcm_sb *b, int depth);
 
 
 /* ---- what kind of kernel (emit.c) -------------------------------------------
@@ -113,14 +51,17 @@ static inline int emit_max(int a, int b) { return a > b ? a : b; }
 static inline int emit_ez(const emitter *e) { return e->r->risk_aversion >= 0; }
 /* Whether the kernel body reads its continuation from a table (when the
  * solve gives one) rather than computing it. */
-static inline int emit_reads_table(const emitter *e) { return e->pre.active && !e->pre.egm && !e->pre.ev && !e->flat; }
+static inline int emit_reads_table(const emitter *e) { return e->p->pre.active && !e->p->pre.egm && !e->p->pre.ev && !e->n->flat; }
 /* Whether the solve gives the kernel body the expected V of some targets
  * (ir/precompute.h, "ev"). */
-static inline int emit_reads_ev(const emitter *e) { return e->pre.ev && !e->flat && !e->egm_table; }
+static inline int emit_reads_ev(const emitter *e) { return e->p->pre.ev && !e->n->flat; }
 /* Whether the kernel's regime solves by the endogenous grid method, and
  * whether loop level `level` is its candidates' (gen/emit_egm.c). */
 static inline int emit_is_egm(const emitter *e) { return ir_is_egm(e->r); }
-static inline int emit_egm_level(const emitter *e, int level) { return emit_is_egm(e) && level == LVL_ACTION0 + e->r->egm.action; }
+static inline int emit_egm_level(const emitter *e, int level)
+{
+    return emit_is_egm(e) && level == plan_action_level(e->n, e->r->egm.action);
+}
 /* A library call the C compiler does not vectorise (the staged loop has none). */
 static inline int emit_call_op(ir_op op)
 {
@@ -140,11 +81,10 @@ static inline int emit_costly_op(ir_op op)
 /* Whether the body computes node id itself. */
 static inline int emit_body_computes(const emitter *e, int id)
 {
-    return e->needed[id] && !(e->tabled && (e->tabled[id] || e->terms_only[id]));
+    return e->n->needed[id] && !(e->n->tabled && (e->n->tabled[id] || e->n->terms_only[id]));
 }
-/* Level at which the continuation of target tg can be computed (for an
- * Epstein-Zin regime no higher than the risk aversion, which transforms V). */
-int emit_target_level(const emitter *e, const ir_target *tg);
+/* Level at which the continuation of target tg is computed (plan.h). */
+static inline int emit_target_level(const emitter *e, const ir_target *tg) { return plan_target_level(e->p, e->n, tg); }
 /* Whether the CPU's plain loop keeps the state's row of the table
  * (emit.c, "the state's row"). */
 int emit_lazy_row(const emitter *e);
@@ -177,7 +117,7 @@ void emit_start(emitter *e);
 static inline int emit_outer_operand(const emitter *e, int id)
 {
     const int y = e->r->nodes[id].args[1];
-    return e->lvl && e->lvl[y] < e->lvl[id] && e->r->nodes[y].op != OP_CONST;
+    return e->n->lvl && e->n->lvl[y] < e->n->lvl[id] && e->r->nodes[y].op != OP_CONST;
 }
 
 /* In the staged loop (emit_loops.c): a power or quotient of the innermost level
@@ -186,7 +126,7 @@ static inline int emit_outer_operand(const emitter *e, int id)
 static inline int emit_reduced(const emitter *e, int id)
 {
     const ir_node *n = &e->r->nodes[id];
-    if (e->staged <= 0 || (n->op != OP_POW && n->op != OP_DIV) || e->lvl[id] != e->innermost) return 0;
+    if (e->staged <= 0 || (n->op != OP_POW && n->op != OP_DIV) || e->n->lvl[id] != e->n->innermost) return 0;
     return emit_outer_operand(e, id);
 }
 
@@ -196,11 +136,11 @@ static inline int emit_reduced(const emitter *e, int id)
  * one hoisted further out from its own lcm_h). */
 static inline int emit_hoisted_to(const emitter *e, int id, int level)
 {
-    return e->hoisted && e->hoisted[id] && e->hoist_level[id] == level;
+    return e->n->hoisted && e->n->hoisted[id] && e->n->hoist_level[id] == level;
 }
 static inline int emit_hoist_reads(const emitter *e, int id, int level)
 {
-    return e->tabled[id] || (e->hoisted && e->hoisted[id] && e->hoist_level[id] < level);
+    return e->n->tabled[id] || (e->n->hoisted && e->n->hoisted[id] && e->n->hoist_level[id] < level);
 }
 /* Marks in chain (r->nnodes + 1 bytes) what the loop that builds the terms
  * of action level `home` hoisted to `level` computes or reads of that
@@ -212,9 +152,7 @@ int emit_hoist_chain(const emitter *e, int level, int home, char *chain);
  * when a constraint reads a term hoisted there.  Returns how many. */
 int emit_hoist_caps(const emitter *e, int level, int home, int *caps);
 
-/* ---- names ----------------------------------------------------------------- */
-void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out);
-void emit_names_free(emit_names *n);
+/* ---- names (built in emit_text.c) ---------------------------------------- */
 static inline const char *emit_name(const emitter *e, int id) { return e->names->name[id]; }
 /* A node used as a number / as a condition. */
 static inline const char *emit_num(const emitter *e, int id) { return e->names->num[id]; }
@@ -241,8 +179,6 @@ void emit_line_directive(emitter *e, int src);
  * number of the line after it, so that the compiler counts the lines of
  * kernels.c again. */
 void emit_line_returns(const char *src, lcm_sb *out);
-/* Marks a node and everything it depends on in e->needed. */
-void emit_mark(emitter *e, int id);
 /* The last path component (generated text must not depend on how the
  * model's path was spelled: it is part of the cache key). */
 const char *emit_base_name(const char *path);
@@ -266,9 +202,8 @@ void emit_stochastic_weights(emitter *e, int level);
  * state of the target), or NULL when the kernel does not read the
  * target's expected V (ir/precompute.h, "ev"); the caller frees. */
 int *emit_ev_axes(const emitter *e, const ir_target *tg);
-/* Where the next-state weights of state s of a target are known: its
- * Markov probabilities' level, or the current state's (an AR(1) row). */
-int emit_weights_level(const emitter *e, const ir_next *nx);
+/* Where the next-state weights of state s of a target are known (plan.h). */
+static inline int emit_weights_level(const emitter *e, const ir_next *nx) { return plan_weights_level(e->n, nx); }
 /* E: the targets' continuations weighted by their probabilities, or the
  * table's entry (and its off-grid byte) when the solve gives a table. */
 void emit_accumulate(emitter *e);
@@ -314,7 +249,7 @@ typedef struct egm_holes {
 } egm_holes;
 void emit_egm_holes(const ir_regime *r, egm_holes *h);
 /* The table entry of an EGM kernel (templates/table.c.in): its endogenous grid. */
-int emit_egm_table(const emitter *e, const char *nx, lcm_sb *out, lcm_err *err);
+int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out, lcm_err *err);
 
 /* The simulation step of regime r (templates/step.c.in), and its symbol. */
 int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, int r, int lines, lcm_sb *out,

@@ -12,9 +12,12 @@
 #include "grid.h"
 #include "layout.h"
 
-/* The loop of action j and its value act<j>; ai<j> counts the actions so far. */
-static void action_loop(emitter *e, int j)
+/* The loop of level `level`, over action j, and its value act<j>; ai<j>
+ * counts the nest's actions so far (the combination of its loops'). */
+static void action_loop(emitter *e, int level)
 {
+    const int j = plan_loop_action(e->n, level), first = level == LVL_ACTION0;
+    const int before = first ? -1 : plan_loop_action(e->n, level - 1);
     const ir_var *v = &e->r->actions[j];
     int n = v->grid.n;
     if (e->staged > 0) { /* the chunk's actions: every one computed, feasible or not */
@@ -23,18 +26,19 @@ static void action_loop(emitter *e, int j)
         emit_line(e, "lcm_feas feas = 1; /* the constraints of this level, all of them */");
         return;
     }
-    if (emit_egm_level(e, LVL_ACTION0 + j)) { /* the candidates of the endogenous grid (gen/emit_egm.c) */
+    if (emit_egm_level(e, level)) { /* the candidates of the endogenous grid (gen/emit_egm.c) */
         emit_egm_candidates(e, j);
     } else if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
         emit_open(e, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */", j, j, n, j, v->name);
     else
         emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, n, j, v->name);
-    int on_grid = !emit_egm_level(e, LVL_ACTION0 + j);
+    int on_grid = !emit_egm_level(e, level);
     if (on_grid) emit_action_value(e, j, 'i');
     /* EGM's action is off its grid: it counts as code 0 in the flat index */
-    if (j == 0) emit_line(e, on_grid ? "const lcm_index ai0 = i0;" : "const lcm_index ai0 = 0;");
-    else if (on_grid) emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, j - 1, n, j);
-    else emit_line(e, "const lcm_index ai%d = ai%d * %d;", j, j - 1, n);
+    if (first && on_grid) emit_line(e, "const lcm_index ai%d = i%d;", j, j);
+    else if (first) emit_line(e, "const lcm_index ai%d = 0;", j);
+    else if (on_grid) emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, before, n, j);
+    else emit_line(e, "const lcm_index ai%d = ai%d * %d;", j, before, n);
 }
 
 /* Marks in `into` the nodes of `level` that a constraint of that level or
@@ -46,12 +50,12 @@ static void constraint_inputs(const emitter *e, int level, char *into)
     const ir_regime *r = e->r;
     memset(into, 0, r->nnodes);
     for (int c = 0; c < r->nconstraints; ++c)
-        if (e->lvl[r->constraints[c].node] == level) into[r->constraints[c].node] = 1;
-    if (r->taste_scale >= 0 && e->lvl[r->taste_scale] == level) into[r->taste_scale] = 1;
+        if (e->n->lvl[r->constraints[c].node] == level) into[r->constraints[c].node] = 1;
+    if (r->taste_scale >= 0 && e->n->lvl[r->taste_scale] == level) into[r->taste_scale] = 1;
     for (size_t i = r->nnodes; i-- > 0;) /* arguments have lower ids than their nodes */
         if (into[i])
             for (int a = 0; a < r->nodes[i].nargs; ++a)
-                if (e->lvl[r->nodes[i].args[a]] == level) into[r->nodes[i].args[a]] = 1;
+                if (e->n->lvl[r->nodes[i].args[a]] == level) into[r->nodes[i].args[a]] = 1;
 }
 
 /* Whether constraint `node` caps the action of loop `level` from above by
@@ -66,7 +70,7 @@ static int cap_bound(const emitter *e, int node, int level)
     else if (n->op == OP_GE || n->op == OP_GT) a = n->args[1], x = n->args[0];
     else return -1;
     const ir_node *an = &e->r->nodes[a];
-    return an->op == OP_ACTION && an->ref == level - LVL_ACTION0 && e->lvl[x] < level ? x : -1;
+    return an->op == OP_ACTION && plan_action_level(e->n, an->ref) == level && e->n->lvl[x] < level ? x : -1;
 }
 
 static int caps_loop_action(const emitter *e, int node, int level) { return cap_bound(e, node, level) >= 0; }
@@ -75,8 +79,8 @@ static int caps_loop_action(const emitter *e, int node, int level) { return cap_
  * level `known` (below `level`). */
 static int cap_known_at(const emitter *e, int c, int level, int known)
 {
-    int node = e->r->constraints[c].node, x = e->lvl[node] == level ? cap_bound(e, node, level) : -1;
-    return x >= 0 && e->lvl[x] <= known;
+    int node = e->r->constraints[c].node, x = e->n->lvl[node] == level ? cap_bound(e, node, level) : -1;
+    return x >= 0 && e->n->lvl[x] <= known;
 }
 
 /* Such a cap's test of action j's value act<j>, as C ("act2 <= v110"). */
@@ -96,12 +100,12 @@ static void cap_test(const emitter *e, int node, int j, lcm_sb *out)
  * lcm_at. */
 static void declare_computed(emitter *e, int id)
 {
-    if (!(e->tabled && e->tabled[id])) {
+    if (!(e->n->tabled && e->n->tabled[id])) {
         emit_node_decl(e, id);
         return;
     }
-    int j = e->lvl[id] - LVL_ACTION0;
-    emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->at_off[id], j);
+    int j = plan_loop_action(e->n, e->n->lvl[id]);
+    emit_line(e, "const real %s = lcm_at[%d + i%d]; /* the launch's action term */", emit_name(e, id), e->n->at_off[id], j);
 }
 
 /* A hoisted term read from its lcm_h (emit.c, "hoisted terms"), at the
@@ -109,7 +113,7 @@ static void declare_computed(emitter *e, int id)
 static void hoisted_read(emitter *e, int id)
 {
     emit_line(e, "const real %s = lcm_h%d[i%d]; /* hoisted (emit.c, \"hoisted terms\") */", emit_name(e, id), id,
-              e->lvl[id] - LVL_ACTION0);
+              plan_loop_action(e->n, e->n->lvl[id]));
 }
 
 /* A node's declaration in the loops: on the CPU a hoisted term is read from
@@ -117,7 +121,7 @@ static void hoisted_read(emitter *e, int id)
  * read, the GPU's alone, is for declare_level to fence. */
 static void declare_node(emitter *e, int id)
 {
-    if (!(e->hoisted && e->hoisted[id])) {
+    if (!(e->n->hoisted && e->n->hoisted[id])) {
         declare_computed(e, id);
     } else if (e->staged > 0) {
         hoisted_read(e, id);
@@ -136,11 +140,11 @@ int emit_hoist_chain(const emitter *e, int level, int home, char *chain)
     const ir_regime *r = e->r;
     int any = 0;
     memset(chain, 0, r->nnodes + 1);
-    for (size_t i = r->nnodes; e->hoisted && i-- > 0;) {
-        if (e->lvl[i] == home && emit_hoisted_to(e, (int)i, level)) chain[i] = 1, any = 1;
+    for (size_t i = r->nnodes; e->n->hoisted && i-- > 0;) {
+        if (e->n->lvl[i] == home && emit_hoisted_to(e, (int)i, level)) chain[i] = 1, any = 1;
         if (!chain[i] || emit_hoist_reads(e, (int)i, level)) continue;
         for (int a = 0; a < r->nodes[i].nargs; ++a)
-            if (e->lvl[r->nodes[i].args[a]] == home) chain[r->nodes[i].args[a]] = 1;
+            if (e->n->lvl[r->nodes[i].args[a]] == home) chain[r->nodes[i].args[a]] = 1;
     }
     return any;
 }
@@ -176,9 +180,9 @@ static void hoisted_build(emitter *e, int level)
     size_t n = r->nnodes;
     char *chain = lcm_xmalloc(n + 1); /* what the loop computes, or reads */
     int *caps = lcm_xmalloc(((size_t)r->nconstraints + 1) * sizeof *caps);
-    for (int home = emit_max(level + 1, LVL_ACTION0); home <= e->innermost; ++home) {
+    for (int home = emit_max(level + 1, LVL_ACTION0); home <= e->n->innermost; ++home) {
         if (!emit_hoist_chain(e, level, home, chain)) continue;
-        int j = home - LVL_ACTION0, points = r->actions[j].grid.n;
+        int j = plan_loop_action(e->n, home), points = r->actions[j].grid.n;
         lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         for (size_t i = 0; i < n; ++i)
             if (chain[i] && emit_hoisted_to(e, (int)i, level))
@@ -196,7 +200,7 @@ static void hoisted_build(emitter *e, int level)
         }
         for (size_t i = 0; i < n; ++i) {
             if (!chain[i]) continue;
-            if (emit_hoist_reads(e, (int)i, level) && !e->tabled[i]) hoisted_read(e, (int)i);
+            if (emit_hoist_reads(e, (int)i, level) && !e->n->tabled[i]) hoisted_read(e, (int)i);
             else declare_computed(e, (int)i);
         }
         for (size_t i = 0; i < n; ++i)
@@ -216,9 +220,9 @@ static void declare_level(emitter *e, int level, int enext, const char *part, in
 {
     int gpu_only = 0; /* inside #if defined(__CUDACC__): what only hoisted terms read */
     for (size_t i = 0; i < e->r->nnodes; ++i) {
-        if (!e->needed[i] || e->lvl[i] != level || e->has_enext[i] != enext || (part && part[i] != in_part)) continue;
-        if ((e->terms_only && e->terms_only[i]) || (e->next_only && e->next_only[i] && e->staged > 0)) continue;
-        int only = e->hoist_only && e->hoist_only[i];
+        if (!e->n->needed[i] || e->n->lvl[i] != level || e->n->has_enext[i] != enext || (part && part[i] != in_part)) continue;
+        if ((e->n->terms_only && e->n->terms_only[i]) || (e->n->next_only && e->n->next_only[i] && e->staged > 0)) continue;
+        int only = e->n->hoist_only && e->n->hoist_only[i];
         if (only && e->staged > 0) continue;
         if (only != gpu_only) lcm_sb_puts(e->b, only ? "#if defined(__CUDACC__)\n" : "#endif\n");
         gpu_only = only;
@@ -234,14 +238,14 @@ static void constraints(emitter *e, int level)
 {
     for (int c = 0; c < e->r->nconstraints; ++c) {
         const ir_named *cn = &e->r->constraints[c];
-        if (e->lvl[cn->node] != level) continue;
+        if (e->n->lvl[cn->node] != level) continue;
         int src = e->r->nodes[cn->node].src;
         char *what = lcm_xasprintf("constraint %s", cn->name);
         emit_line_directive(e, src);
         emit_start(e);
         /* the EGM candidates come in no order: a cap skips one, never the rest */
         int leave = level < LVL_ACTION0 || (caps_loop_action(e, cn->node, level) && !emit_egm_level(e, level));
-        if (e->staged > 0 && level == e->innermost) lcm_sb_printf(e->b, "feas &= %s;", emit_cond(e, cn->node));
+        if (e->staged > 0 && level == e->n->innermost) lcm_sb_printf(e->b, "feas &= %s;", emit_cond(e, cn->node));
         else lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), leave ? "break" : "continue");
         emit_comment(e, what, src);
         lcm_sb_putc(e->b, '\n');
@@ -257,13 +261,13 @@ static void best_update(emitter *e)
     const ir_regime *r = e->r;
     if (!e->k->last) emit_checks(e);
     if (e->staged > 0) {
-        int j = r->nactions - 1;
-        emit_line(e, "lcm_q[i%d - c%d] = %s;", j, j, emit_num(e, r->q));
+        int j = plan_loop_action(e->n, e->n->innermost);
+        emit_line(e, "lcm_q[i%d - c%d] = %s;", j, j, emit_num(e, e->n->q));
         emit_line(e, "lcm_ok[i%d - c%d] = feas;", j, j);
         return;
     }
     emit_open(e, "{");
-    emit_line(e, "const real q = %s;", emit_num(e, r->q));
+    emit_line(e, "const real q = %s;", emit_num(e, e->n->q));
     emit_line(e, "if (q != q) nan_q = 1;");
     /* what the best keeps besides q and its index: an EGM regime's action
      * and its marginal utility (the marginal value of the liquid state), a
@@ -281,7 +285,7 @@ static void best_update(emitter *e)
         snprintf(best, sizeof best, " egm_best[1] = %s;", emit_num(e, r->marginal));
     }
     char index[32] = "0";
-    if (r->nactions) snprintf(index, sizeof index, "ai%d", r->nactions - 1);
+    if (e->n->nloops) snprintf(index, sizeof index, "ai%d", plan_loop_action(e->n, e->n->innermost));
     if (r->taste_scale >= 0) {
         int d = ir_discrete_actions(r) - 1;
         emit_open(e, "else {");
@@ -299,7 +303,7 @@ static void best_update(emitter *e)
 static void taste_scale(emitter *e, int level)
 {
     int node = e->r->taste_scale;
-    if (node < 0 || e->lvl[node] != level) return;
+    if (node < 0 || e->n->lvl[node] != level) return;
     emit_line(e, "*scale = %s; /* taste shocks */", emit_num(e, node));
     emit_line(e, "if (!(*scale >= 0 && *scale < LCM_INF)) bad |= 1u << LCM_FLAG_TASTE_SCALE;");
 }
@@ -322,7 +326,7 @@ enum { STAGE_CHUNK = 512, STAGE_MIN = 128, STAGE_MIN_CHEAP = 32, STAGE_MIN_INLIN
  * term, nor a hoisted term (a load there) or what only those read. */
 static int loop_computes(const emitter *e, int id)
 {
-    return emit_body_computes(e, id) && !(e->hoisted && (e->hoisted[id] || e->hoist_only[id]));
+    return emit_body_computes(e, id) && !(e->n->hoisted && (e->n->hoisted[id] || e->n->hoist_only[id]));
 }
 
 /* Whether the continuation the innermost loop computes inline (no table)
@@ -340,8 +344,8 @@ static int stages_inline(const emitter *e)
 {
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
-        if (emit_target_level(e, tg) != e->innermost) continue;
-        if (e->lvl[e->r->rprob[tg->regime]] >= e->innermost) return 0;
+        if (emit_target_level(e, tg) != e->n->innermost) continue;
+        if (e->n->lvl[e->r->rprob[tg->regime]] >= e->n->innermost) return 0;
         const ir_regime *tr = &e->m->regimes[tg->regime];
         int loops = 0, ok = 1;
         int *axis = e->ev_path > 0 ? emit_ev_axes(e, tg) : NULL; /* the states read from the expected V: no loop */
@@ -349,7 +353,7 @@ static int stages_inline(const emitter *e)
             const ir_next *nx = &tg->next[s];
             if (nx->kind != NEXT_DET) {
                 int looped = !axis || axis[s] == IR_EV_NONE;
-                ok = emit_weights_level(e, nx) < e->innermost && !(looped && ++loops > 1);
+                ok = emit_weights_level(e, nx) < e->n->innermost && !(looped && ++loops > 1);
                 continue;
             }
             switch (tr->states[s].grid.kind) {
@@ -377,23 +381,23 @@ static int stages_inline(const emitter *e)
 static int stages(const emitter *e)
 {
     const ir_regime *r = e->r;
-    if (e->flat || !r->nactions || r->taste_scale >= 0 || emit_ez(e) || emit_is_egm(e)) return 0;
-    int n = r->actions[r->nactions - 1].grid.n, cheap = 1; /* what the staged loop computes: no costly op */
+    if (e->n->flat || !e->n->nloops || r->taste_scale >= 0 || emit_ez(e) || emit_is_egm(e)) return 0;
+    int n = r->actions[plan_loop_action(e->n, e->n->innermost)].grid.n, cheap = 1; /* what the staged loop computes: no costly op */
     for (size_t i = 0; i < r->nnodes; ++i)
-        cheap &= !(loop_computes(e, (int)i) && !e->next_only[i] && e->lvl[i] == e->innermost &&
+        cheap &= !(loop_computes(e, (int)i) && !e->n->next_only[i] && e->n->lvl[i] == e->n->innermost &&
                    emit_costly_op(r->nodes[i].op));
     int least = e->k->last || emit_reads_table(e) ? (cheap ? STAGE_MIN_CHEAP : STAGE_MIN) : STAGE_MIN_INLINE;
     if (n < least || (!e->k->last && !emit_reads_table(e) && !stages_inline(e))) return 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
-        if (!loop_computes(e, (int)i) || e->lvl[i] != e->innermost) continue;
+        if (!loop_computes(e, (int)i) || e->n->lvl[i] != e->n->innermost) continue;
         if (emit_call_op(n->op)) return 0;
         switch (n->op) {
         case OP_PIDX: /* no indexed parameter (above) */
             return 0;
         case OP_POW: { /* lcm_pow without its call: a reduced constant exponent, or one of the state */
             const ir_node *y = &r->nodes[n->args[1]];
-            if (y->op == OP_CONST ? !lcm_pow_kind(y->k) : e->lvl[n->args[1]] == e->innermost)
+            if (y->op == OP_CONST ? !lcm_pow_kind(y->k) : e->n->lvl[n->args[1]] == e->n->innermost)
                 return 0;
             break;
         }
@@ -449,7 +453,7 @@ static void cap_scan(emitter *e, int c, int j, const char *lim)
 static int cap_scanned_outside(const emitter *e, int c, int level)
 {
     int x = cap_bound(e, e->r->constraints[c].node, level);
-    return x >= 0 && e->lvl[x] < level - 1 && level - 1 >= LVL_ACTION0; /* the state's levels run once per state */
+    return x >= 0 && e->n->lvl[x] < level - 1 && level - 1 >= LVL_ACTION0; /* the state's levels run once per state */
 }
 
 static int staged_variants(emitter *e, int *variants);
@@ -459,11 +463,12 @@ static int staged_variants(emitter *e, int *variants);
 static void staged_caps_at(emitter *e, int level)
 {
     const ir_regime *r = e->r;
-    int variants[2], in = e->innermost, j = in - LVL_ACTION0, any = 0;
+    int variants[2], in = e->n->innermost, any = 0;
     if (level >= in - 1 || in < LVL_ACTION0 || !staged_variants(e, variants)) return;
+    int j = plan_loop_action(e->n, in);
     for (int c = 0; c < r->nconstraints; ++c) {
         /* a cap's bound has a level, and its scan runs there */
-        if (!cap_scanned_outside(e, c, in) || e->lvl[cap_bound(e, r->constraints[c].node, in)] != level) continue;
+        if (!cap_scanned_outside(e, c, in) || e->n->lvl[cap_bound(e, r->constraints[c].node, in)] != level) continue;
         if (!any++) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         char lim[32];
         snprintf(lim, sizeof lim, "lcm_cap%d", c);
@@ -483,7 +488,7 @@ static void staged_caps_at(emitter *e, int level)
 static void staged_limit(emitter *e, int level)
 {
     const ir_regime *r = e->r;
-    int j = level - LVL_ACTION0;
+    int j = plan_loop_action(e->n, level);
     emit_line(e, "int lim%d = %d;", j, r->actions[j].grid.n);
     char lim[32];
     snprintf(lim, sizeof lim, "lim%d", j);
@@ -519,7 +524,7 @@ static int staged_variants(emitter *e, int *variants)
  * and as on the GPU otherwise. */
 static void staged_level(emitter *e, int level)
 {
-    int j = level - LVL_ACTION0, n = e->r->actions[j].grid.n, chunk = n < STAGE_CHUNK ? n : STAGE_CHUNK;
+    int j = plan_loop_action(e->n, level), n = e->r->actions[j].grid.n, chunk = n < STAGE_CHUNK ? n : STAGE_CHUNK;
     lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     lcm_sb reduced;
     lcm_sb_init(&reduced);
@@ -546,8 +551,10 @@ static void staged_level(emitter *e, int level)
         e->staged = 1;
         emit_level(e, level);
         e->staged = 0;
-        if (j == 0) emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n0, c0, &best, &best_a, &nan_q);");
-        else emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n%d, ai%d * %d + c%d, &best, &best_a, &nan_q);", j, j - 1, n, j);
+        if (level == LVL_ACTION0) emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n%d, c%d, &best, &best_a, &nan_q);", j, j);
+        else
+            emit_line(e, "lcm_best_of(lcm_q, lcm_ok, n%d, ai%d * %d + c%d, &best, &best_a, &nan_q);", j,
+                      plan_loop_action(e->n, level - 1), n, j);
         emit_close(e);
         emit_close(e);
     }
@@ -565,11 +572,11 @@ static void staged_level(emitter *e, int level)
 void emit_level(emitter *e, int level)
 {
     int variants[2];
-    if (level == e->innermost && level >= LVL_ACTION0 && !e->staged && staged_variants(e, variants)) {
+    if (level == e->n->innermost && level >= LVL_ACTION0 && !e->staged && staged_variants(e, variants)) {
         staged_level(e, level);
         return;
     }
-    if (level >= LVL_ACTION0) action_loop(e, level - LVL_ACTION0);
+    if (level >= LVL_ACTION0) action_loop(e, level);
     if (emit_reads_table(e) && level == LVL_KERNEL) {
         emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* 0: inline */");
         emit_line(e, "const unsigned char *LCM_RESTRICT pre_code = a->cont_code;");
@@ -585,20 +592,20 @@ void emit_level(emitter *e, int level)
     constraints(e, level);
     declare_level(e, level, 0, first, 0);
     free(first);
-    if (level < e->innermost) hoisted_build(e, level);
+    if (level < e->n->innermost) hoisted_build(e, level);
     staged_caps_at(e, level);
     emit_regime_prob_check(e, level);
     emit_stochastic_weights(e, level);
-    if (level == e->e_level && emit_lazy_row(e)) emit_lazy_row_entry(e);
+    if (level == e->n->e_level && emit_lazy_row(e)) emit_lazy_row_entry(e);
     for (int t = 0; t < e->k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         if (emit_target_level(e, tg) == level) emit_target_block(e, tg, level);
     }
-    if (!e->k->last && level == e->e_level) emit_accumulate(e);
+    if (!e->k->last && level == e->n->e_level) emit_accumulate(e);
     declare_level(e, level, 1, NULL, 0);
     if (emit_is_egm(e) && level == LVL_STATE) emit_egm_rows(e);
     if (emit_is_egm(e) && emit_egm_level(e, level + 1)) emit_egm_choice(e);
-    if (level == e->innermost) best_update(e);
+    if (level == e->n->innermost) best_update(e);
     else emit_level(e, level + 1);
     if (level >= LVL_ACTION0) emit_close(e);
 }

@@ -22,12 +22,12 @@ void lcm_step_symbol(const ir_model *m, int r, char *buf, size_t len)
     snprintf(buf, len, "lcm_s%d_%s", r, m->regimes[r].name);
 }
 
-/* Declares the nodes marked in e->needed but not in `done`, in order (node
+/* Declares the nodes marked in `needed` but not in `done`, in order (node
  * ids are topological), and adds them to `done`. */
-static int declare_new(emitter *e, char *done, lcm_err *err)
+static int declare_new(emitter *e, const char *needed, char *done, lcm_err *err)
 {
     for (size_t i = 0; i < e->r->nnodes; ++i) {
-        if (!e->needed[i] || done[i]) continue;
+        if (!needed[i] || done[i]) continue;
         if (e->r->nodes[i].op == OP_ENEXT)
             return lcm_fail(err, LCM_E_MODEL, "regime '%s': the regime transition or a next state depends on "
                             "E_next_V, which a simulated subject's next period cannot use", e->r->name);
@@ -137,7 +137,7 @@ static void regime_draw(emitter *e, const int *ids, int n)
 }
 
 /* The next regime, then a case per target regime with its next states. */
-static int next_period(emitter *e, const ir_vars *V, lcm_err *err)
+static int next_period(emitter *e, const ir_vars *V, char *needed, lcm_err *err)
 {
     const ir_model *m = e->m;
     const ir_regime *r = e->r;
@@ -149,8 +149,8 @@ static int next_period(emitter *e, const ir_vars *V, lcm_err *err)
     char *done = lcm_xcalloc(r->nnodes + 1, 1), *outer = lcm_xcalloc(r->nnodes + 1, 1);
     int ids[IR_MAX_REGIMES], n = 0, rc;
     for (int g = 0; g < m->nregimes; ++g)
-        if (r->rprob[g] >= 0) ids[n++] = g, emit_mark(e, r->rprob[g]);
-    LCM_CHECK_GOTO(declare_new(e, done, err), rc, out);
+        if (r->rprob[g] >= 0) ids[n++] = g, plan_mark(r, needed, r->rprob[g]);
+    LCM_CHECK_GOTO(declare_new(e, needed, done, err), rc, out);
     regime_draw(e, ids, n);
     emit_open(e, "switch (ids[pick]) {");
     memcpy(outer, done, r->nnodes);
@@ -158,14 +158,14 @@ static int next_period(emitter *e, const ir_vars *V, lcm_err *err)
         const ir_target *tg = ir_target_of(r, ids[i]);
         if (!tg) continue; /* a regime without states needs no next states */
         const ir_regime *tr = &m->regimes[tg->regime];
-        memcpy(e->needed, outer, r->nnodes), memcpy(done, outer, r->nnodes);
+        memcpy(needed, outer, r->nnodes), memcpy(done, outer, r->nnodes);
         for (int s = 0; s < tr->nstates; ++s) {
             const ir_next *nx = &tg->next[s];
-            if (nx->kind == NEXT_DET) emit_mark(e, nx->node);
-            for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j) emit_mark(e, nx->probs[j]);
+            if (nx->kind == NEXT_DET) plan_mark(r, needed, nx->node);
+            for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j) plan_mark(r, needed, nx->probs[j]);
         }
         emit_open(e, "case %d: { /* regime '%s' */", tg->regime, tr->name);
-        LCM_CHECK_GOTO(declare_new(e, done, err), rc, out);
+        LCM_CHECK_GOTO(declare_new(e, needed, done, err), rc, out);
         for (int s = 0; s < tr->nstates; ++s) next_state(e, tg, s, V->state_slot[tg->regime][s]);
         emit_line(e, "break;");
         emit_close(e);
@@ -185,13 +185,15 @@ int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, 
     lcm_sb_init(&actions), lcm_sb_init(&next), lcm_sb_init(&state_names);
     emit_names names;
     emit_names_build(m, R, &names);
-    emitter e = {.m = m, .r = R, .L = L, .leaves = LEAVES_KERNEL, .names = &names, .lines = lines, .depth = 1};
-    e.needed = lcm_xcalloc(R->nnodes + 1, 1);
+    char *needed = lcm_xcalloc(R->nnodes + 1, 1); /* what the step computes, marked as it goes */
+    plan_nest plain = {.flat = 1};                 /* no levels: each node where it is declared */
+    emitter e = {.m = m, .r = R, .L = L, .n = &plain, .leaves = LEAVES_KERNEL, .names = &names, .lines = lines,
+                 .depth = 1};
     e.b = &actions;
     decode_action(&e, V);
     e.b = &next;
     int rc;
-    LCM_CHECK_GOTO(next_period(&e, V, err), rc, done);
+    LCM_CHECK_GOTO(next_period(&e, V, needed, err), rc, done);
     char symbol[128];
     lcm_step_symbol(m, r, symbol, sizeof symbol);
     emit_state_names(R, &state_names);
@@ -203,7 +205,7 @@ int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, 
     rc = lcm_fill_template(lcm_embed_step_c_in, kv, out, err);
 done:
     lcm_sb_free(&actions), lcm_sb_free(&next), lcm_sb_free(&state_names);
-    free(e.needed);
+    free(needed);
     emit_names_free(&names);
     return rc;
 }

@@ -407,15 +407,6 @@ void emit_line_returns(const char *src, lcm_sb *out)
 /* ---- shared by the kernel emitter (emit.c) and the step emitter
  * (emit_step.c), which both build on this file and not on each other ---- */
 
-/* Marks node id and everything it depends on as needed. */
-void emit_mark(emitter *e, int id)
-{
-    if (id < 0 || e->needed[id]) return;
-    e->needed[id] = 1;
-    const ir_node *n = &e->r->nodes[id];
-    for (int i = 0; i < n->nargs; ++i) emit_mark(e, n->args[i]);
-}
-
 /* The value act<j> of action j at loop index <index><j>. */
 void emit_action_value(emitter *e, int j, char index)
 {
