@@ -344,41 +344,18 @@ static int emit_ev_table(const kernel_plan *p, int lines, const char *nx, lcm_sb
     return rc;
 }
 
-/* The holes of kernel.c.in for taste shocks (prelude.h, "taste shocks"):
- * each choice's best (vd, ad) and the scale, passed to the body, reduced
- * over a GPU state's lanes, smoothed into V and, when simulating, the
- * Gumbel-max choice and, in a regime solved by EGM, kept for the choice
- * probabilities (lcm_keep_choices).  Empty for a regime without taste
- * shocks. */
-typedef struct taste_holes {
-    char param[96], pass[32], args[32], decl4[192], decl8[192], reduce_smooth4[128], smooth8[96], draw_cpu[192],
-        draw_gpu[192], keep_cpu[96], keep_gpu[96];
-} taste_holes;
-
-static void taste_holes_build(const ir_regime *r, taste_holes *h)
+/* The defines that choose kernel.c.in's variant for kernel p: its taste
+ * shocks (the discrete choices, and the actions per choice), its action
+ * terms, the marginal value it keeps and whether its step takes an EGM
+ * action off its grid (gen/emit_egm.c). */
+static void kernel_defines(const kernel_plan *p, lcm_sb *out)
 {
-    memset(h, 0, sizeof *h);
-    if (r->taste_scale < 0) return;
-    int n = ir_taste_choices(r);
-    snprintf(h->param, sizeof h->param, ", real *LCM_RESTRICT vd, lcm_index *LCM_RESTRICT ad, real *LCM_RESTRICT scale");
-    snprintf(h->pass, sizeof h->pass, ", vd, ad, scale");
-    snprintf(h->args, sizeof h->args, ", vd, ad, &scale");
-    const char *decl = "real vd[%d], scale = 0; /* taste shocks: each discrete choice's best Q; the scale */\n"
-                       "%slcm_index ad[%d]; /* and its action */\n";
-    snprintf(h->decl4, sizeof h->decl4, "    ");
-    snprintf(h->decl4 + 4, sizeof h->decl4 - 4, decl, n, "    ", n);
-    snprintf(h->decl8, sizeof h->decl8, "        ");
-    snprintf(h->decl8 + 8, sizeof h->decl8 - 8, decl, n, "        ", n);
-    snprintf(h->reduce_smooth4, sizeof h->reduce_smooth4,
-             "    lcm_reduce_choices(vd, ad, %d);\n    v = lcm_taste_smooth(vd, %d, scale, v);\n", n, n);
-    snprintf(h->smooth8, sizeof h->smooth8, "        v = lcm_taste_smooth(vd, %d, scale, v);\n", n);
-    snprintf(h->draw_cpu, sizeof h->draw_cpu, "        best = lcm_taste_draw(vd, ad, %d, scale, best, sim->seed, "
-             "LCM_SUBJECT(sim, row), (unsigned int)a->period);\n", n);
-    snprintf(h->draw_gpu, sizeof h->draw_gpu, "        best = lcm_taste_draw(vd, ad, %d, scale, best, sim.seed, "
-             "LCM_SUBJECT(&sim, row), (unsigned int)args.period);\n", n);
-    if (!ir_is_egm(r)) return; /* the interpreter gives the others' choice probabilities */
-    snprintf(h->keep_cpu, sizeof h->keep_cpu, "        lcm_keep_choices(sim, row, vd, %d, scale);\n", n);
-    snprintf(h->keep_gpu, sizeof h->keep_gpu, "        lcm_keep_choices(&sim, row, vd, %d, scale);\n", n);
+    const ir_regime *r = p->r;
+    int taste = r->taste_scale >= 0;
+    lcm_sb_printf(out, "#define LCM_TASTE_CHOICES %d\n", taste ? ir_taste_choices(r) : 0);
+    lcm_sb_printf(out, "#define LCM_TASTE_INNER %lld\n", taste ? ir_taste_inner(r) : 1);
+    lcm_sb_printf(out, "#define LCM_ACTION_TERMS %d\n", p->body.nat);
+    emit_egm_defines(r, out);
 }
 
 emitter emit_printer(const kernel_plan *p, const plan_nest *n, lcm_sb *b, int depth)
@@ -393,9 +370,9 @@ static int emit_kernel(const ir_model *m, const emit_layouts *lo, const ir_kerne
 {
     const ir_regime *r = &m->regimes[k->regime];
     kernel_plan p;
-    lcm_sb body, decode, what, state_names, load, state, order, table, at_build, at_kernel;
+    lcm_sb body, decode, what, state_names, load, state, order, table, at_build, at_kernel, defines;
     lcm_sb_init(&body), lcm_sb_init(&decode), lcm_sb_init(&what), lcm_sb_init(&state_names), lcm_sb_init(&load), lcm_sb_init(&state);
-    lcm_sb_init(&order), lcm_sb_init(&table), lcm_sb_init(&at_build), lcm_sb_init(&at_kernel);
+    lcm_sb_init(&order), lcm_sb_init(&table), lcm_sb_init(&at_build), lcm_sb_init(&at_kernel), lcm_sb_init(&defines);
     char nx[32], step[128];
     snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
     lcm_step_symbol(m, r->id, step, sizeof step);
@@ -418,30 +395,18 @@ static int emit_kernel(const ir_model *m, const emit_layouts *lo, const ir_kerne
     if (p.pre.active && p.pre.egm) LCM_CHECK_GOTO(emit_egm_table(&p, lines, nx, &table, err), rc, done);
     else if (p.pre.active && p.pre.ev) LCM_CHECK_GOTO(emit_ev_table(&p, lines, nx, &table, err), rc, done);
     else if (p.pre.active) LCM_CHECK_GOTO(emit_table(&p, lines, nx, &table, err), rc, done);
-    taste_holes th;
-    taste_holes_build(r, &th);
-    egm_holes eh;
-    emit_egm_holes(r, &eh);
     action_terms_build(&p, lines, &at_build, &at_kernel);
     *nterms = p.body.nat;
-    const char *at_param = p.body.nat ? ", LCM_UNUSED const real *LCM_RESTRICT lcm_at" : "";
-    const char *at_pass = p.body.nat ? ", lcm_at" : "", *at_gpu = p.body.nat ? ", (const real *)args.terms" : "";
+    kernel_defines(&p, &defines);
     const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", state_names.s,
-                        "body", emit_fragment(&body), "nx", nx, "decode", emit_fragment(&decode),
-                        "load", emit_fragment(&load), "step", step, "state_of", state.s,
-                        "launch_order", order.s, "table", table.s ? table.s : "",
-                        "choices_param", th.param, "choices_pass", th.pass, "choices_args", th.args,
-                        "choices_decl4", th.decl4, "choices_decl8", th.decl8, "reduce_smooth4", th.reduce_smooth4,
-                        "smooth8", th.smooth8, "draw_cpu", th.draw_cpu, "draw_gpu", th.draw_gpu,
-                        "keep_cpu", th.keep_cpu, "keep_gpu", th.keep_gpu,
-                        "at_param", at_param, "at_pass", at_pass, "at_gpu", at_gpu,
-                        "at_build", at_build.s ? at_build.s : "", "at_kernel", at_kernel.s ? at_kernel.s : "", "egm_param", eh.param, "egm_pass", eh.pass,
-                        "egm_decl4", eh.decl4, "egm_decl8", eh.decl8, "egm_store4", eh.store4, "egm_store8", eh.store8,
-                        "egm_step", eh.step, NULL};
+                        "defines", emit_fragment(&defines), "body", emit_fragment(&body), "nx", nx,
+                        "decode", emit_fragment(&decode), "load", emit_fragment(&load), "step", step,
+                        "state_of", state.s, "launch_order", order.s, "table", table.s ? table.s : "",
+                        "at_build", at_build.s ? at_build.s : "", "at_kernel", at_kernel.s ? at_kernel.s : "", NULL};
     rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
 done:
     lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);
-    lcm_sb_free(&order), lcm_sb_free(&table), lcm_sb_free(&at_build), lcm_sb_free(&at_kernel);
+    lcm_sb_free(&order), lcm_sb_free(&table), lcm_sb_free(&at_build), lcm_sb_free(&at_kernel), lcm_sb_free(&defines);
     lcm_plan_free(&p);
     return rc;
 }

@@ -116,32 +116,13 @@ void emit_egm_candidates(emitter *e, int j)
     emit_open(e, "for (int i%d = %s-2, &act%d); i%d < %d; i%d = %si%d, &act%d)) {", j, next, j, j, J - 1, j, next, j, j);
 }
 
-void emit_egm_holes(const ir_regime *r, egm_holes *h)
+void emit_egm_defines(const ir_regime *r, lcm_sb *out)
 {
-    memset(h, 0, sizeof *h);
-    if (ir_marginal_state(r) < 0) return;
+    int keeps = ir_marginal_state(r) >= 0, taste = r->taste_scale >= 0;
     /* egm_best: the best action and its marginal utility; with taste
      * shocks then each choice's action and marginal utility */
-    int taste = r->taste_scale >= 0, nd = ir_taste_choices(r), n = taste ? 2 + 2 * nd : 2;
-    char decl[160];
-    snprintf(decl, sizeof decl, "real egm_best[%d]; /* EGM: the action and its marginal utility */\n", n);
-    snprintf(h->param, sizeof h->param, ", real *LCM_RESTRICT egm_best");
-    snprintf(h->pass, sizeof h->pass, ", egm_best");
-    snprintf(h->decl4, sizeof h->decl4, "    %s    for (int k = 0; k < %d; ++k) egm_best[k] = LCM_NAN;\n", decl, n);
-    snprintf(h->decl8, sizeof h->decl8, "        %s        for (int k = 0; k < %d; ++k) egm_best[k] = LCM_NAN;\n", decl,
-             n);
-    /* the marginal value: with taste shocks the choices' marginal utilities
-     * weighted by their logit probabilities at the smoothed V */
-    char mv[96] = "egm_best[1]";
-    if (taste) snprintf(mv, sizeof mv, "lcm_taste_marginal(vd, egm_best + %d, %d, scale, v, egm_best[1])", 2 + nd, nd);
-    snprintf(h->store4, sizeof h->store4,
-             "    if (l < s_end && threadIdx.x == 0 && args.m_out) ((real *)args.m_out)[s] = %s;\n", mv);
-    snprintf(h->store8, sizeof h->store8, "        if (a->m_out) ((real *)a->m_out)[s] = %s;\n", mv);
-    if (!ir_is_egm(r)) return; /* a terminal regime's: no step takes an action of it */
-    if (taste) /* the drawn choice's action (its flat index: the choice times the EGM action's n) */
-        snprintf(h->step, sizeof h->step, ", egm_best[2 + best / %lld]", ir_taste_inner(r));
-    else snprintf(h->step, sizeof h->step, ", egm_best[0]");
-    snprintf(h->step_param, sizeof h->step_param, ", real egm_action");
+    lcm_sb_printf(out, "#define LCM_MARGINAL %d\n", keeps ? (taste ? 2 + 2 * ir_taste_choices(r) : 2) : 0);
+    lcm_sb_printf(out, "#define LCM_EGM_ACTION %d\n", ir_is_egm(r)); /* a terminal regime's: no step takes an action */
 }
 
 /* Entry j -> savings point egm_j, discrete actions act<k>, states x[] but

@@ -239,15 +239,13 @@ void emit_egm_rows(emitter *e);
 void emit_egm_choice(emitter *e);
 /* The candidates' loop of action j, with act<j> (opens a block). */
 void emit_egm_candidates(emitter *e, int j);
-/* The kernel template's holes for a regime that keeps a marginal value
- * (an EGM regime, or a terminal one EGM moves into; all empty otherwise):
- * the body's output egm_best (the action and its marginal utility, with
- * taste shocks each choice's too), the store of the marginal value and the
- * step's argument, the chosen action. */
-typedef struct egm_holes {
-    char param[64], pass[16], decl4[256], decl8[256], store4[256], store8[256], step[64], step_param[64];
-} egm_holes;
-void emit_egm_holes(const ir_regime *r, egm_holes *h);
+/* The defines of kernel.c.in and step.c.in for a regime that keeps a
+ * marginal value (an EGM regime, or a terminal one EGM moves into; 0
+ * otherwise): LCM_MARGINAL, the length of the body's output egm_best (the
+ * action and its marginal utility, with taste shocks each choice's too),
+ * and LCM_EGM_ACTION, the step's argument egm_action (the chosen action
+ * off its grid). */
+void emit_egm_defines(const ir_regime *r, lcm_sb *out);
 /* The table entry of an EGM kernel (templates/table.c.in): its endogenous grid. */
 int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out, lcm_err *err);
 

@@ -181,8 +181,8 @@ int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, 
                   lcm_err *err)
 {
     const ir_regime *R = &m->regimes[r];
-    lcm_sb actions, next, state_names;
-    lcm_sb_init(&actions), lcm_sb_init(&next), lcm_sb_init(&state_names);
+    lcm_sb actions, next, state_names, defines;
+    lcm_sb_init(&actions), lcm_sb_init(&next), lcm_sb_init(&state_names), lcm_sb_init(&defines);
     emit_names names;
     emit_names_build(m, R, &names);
     char *needed = lcm_xcalloc(R->nnodes + 1, 1); /* what the step computes, marked as it goes */
@@ -197,14 +197,13 @@ int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, 
     char symbol[128];
     lcm_step_symbol(m, r, symbol, sizeof symbol);
     emit_state_names(R, &state_names);
-    egm_holes eh;
-    emit_egm_holes(R, &eh);
+    emit_egm_defines(R, &defines);
     const char *kv[] = {"symbol", symbol, "regime", R->name, "state_names", state_names.s,
-                        "actions", emit_fragment(&actions), "next", emit_fragment(&next), "egm_param", eh.step_param,
-                        NULL};
+                        "defines", emit_fragment(&defines), "actions", emit_fragment(&actions),
+                        "next", emit_fragment(&next), NULL};
     rc = lcm_fill_template(lcm_embed_step_c_in, kv, out, err);
 done:
-    lcm_sb_free(&actions), lcm_sb_free(&next), lcm_sb_free(&state_names);
+    lcm_sb_free(&actions), lcm_sb_free(&next), lcm_sb_free(&state_names), lcm_sb_free(&defines);
     free(needed);
     emit_names_free(&names);
     return rc;
