@@ -38,6 +38,8 @@
 #include "params_lua.h"
 #include "cost.h"
 #include "peak.h"
+#include "precompute.h"
+#include "vars.h"
 
 static void fail(const lcm_err *err) { bench_die("bench_solve", err); }
 
@@ -56,6 +58,57 @@ static double kernel_pairs(const ir_model *m, int k)
     return pairs;
 }
 
+/* The plan of each kernel's tables and stages (ir/precompute.h), in pre[]. */
+static void kernel_plans(const ir_model *m, ir_pre *pre)
+{
+    ir_vars V;
+    ir_shard S;
+    ir_vars_build(m, &V);
+    ir_shard_build(m, &V, &S);
+    for (int k = 0; k < m->nkernels; ++k) ir_pre_plan(m, &S, k, &pre[k]);
+    ir_vars_free(&V);
+}
+
+/* The pairs kernel k's body evaluates in one solve: kernel_pairs', or of
+ * a staged solve (ir/eliminate.h) the states times the actions its outer
+ * loops keep (its stages fill their tables in the table passes). */
+static double body_pairs(const ir_model *m, int k, const ir_pre *pre)
+{
+    const ir_elim *el = &pre->elim;
+    if (!el->nstages) return kernel_pairs(m, k);
+    double tables = 0;
+    for (int s = 0; s < el->nstages; ++s)
+        tables += (double)el->stage[s].shape.whole *
+                  m->regimes[m->kernels[k].regime].actions[el->stage[s].action].grid.n;
+    return kernel_pairs(m, k) / el->pairs * (el->staged - tables);
+}
+
+/* The time of each table pass of each kernel with more than one
+ * (ir/precompute.h, ir_pre_passes: the expected V, the continuation
+ * table, the stages of a staged solve), median over the repeats. */
+static void table_passes(const ir_model *m, const ir_pre *plans, double *pass, int repeat)
+{
+    for (int k = 0; k < m->nkernels; ++k) {
+        ir_pre pre = plans[k];
+        if (ir_pre_passes(&pre) < 2) continue;
+        printf("  %-24s tables:", m->kernels[k].symbol);
+        for (int i = 0; i < ir_pre_passes(&pre); ++i) {
+            double t = bench_median(pass + (k * LCM_TABLE_PASSES + i) * repeat, repeat);
+            const char *sep = i ? "," : "";
+            switch (ir_pre_pass(&pre, i)) {
+            case IR_PASS_EV: printf("%s expected V %.3g s", sep, t); break;
+            case IR_PASS_TABLE: printf("%s %s %.3g s", sep, pre.egm ? "endogenous grid" : "continuation", t); break;
+            case IR_PASS_EGM_BOUNDS: printf("%s its bounds %.3g s", sep, t); break;
+            default: {
+                const ir_stage *st = &pre.elim.stage[ir_pre_pass_stage(&pre, i)];
+                printf("%s stage '%s' %.3g s", sep, m->regimes[m->kernels[k].regime].actions[st->action].name, t);
+            }
+            }
+        }
+        printf("\n");
+    }
+}
+
 /* The roofline of each kernel body: its per-pair operations and bytes (the
  * IR's count, gen/cost.h) at the rate it achieved (lcm_solver_profile,
  * median of `repeat`), against the peaks of this machine (bench/peak.h; a
@@ -68,11 +121,21 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
         printf("roofline           none: the interp backend runs no kernels\n");
         return;
     }
+    int P = LCM_TABLE_PASSES;
+    ir_pre *plans = calloc((size_t)K + 1, sizeof *plans);
+    kernel_plans(m, plans);
     double *body = calloc((size_t)(K * repeat), sizeof *body), *table = calloc((size_t)(K * repeat), sizeof *table);
-    double *one = calloc((size_t)K, sizeof *one), *one_table = calloc((size_t)K, sizeof *one_table);
+    double *pass = calloc((size_t)(K * P * repeat), sizeof *pass);
+    double *one = calloc((size_t)K, sizeof *one), *one_pass = calloc((size_t)(K * P), sizeof *one_pass);
     for (int i = 0; i < repeat; ++i) {
-        if (lcm_solver_profile(solver, params, one, one_table, &err)) fail(&err);
-        for (int k = 0; k < K; ++k) body[k * repeat + i] = one[k], table[k * repeat + i] = one_table[k];
+        if (lcm_solver_profile_passes(solver, params, one, one_pass, &err)) fail(&err);
+        for (int k = 0; k < K; ++k) {
+            body[k * repeat + i] = one[k];
+            for (int q = 0; q < P; ++q) {
+                table[k * repeat + i] += one_pass[k * P + q];
+                pass[(k * P + q) * repeat + i] = one_pass[k * P + q];
+            }
+        }
     }
     double *buf = calloc(m->params_size + 1, sizeof *buf);
     if (lcm_params_resolve(m, params, buf, &err)) fail(&err);
@@ -106,7 +169,7 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
             continue;
         }
         if (lcm_kernel_cost_of(m, k, precision, buf, !lcm_env_switch("LCM_NO_TABLES"), !gpu, &c, &err)) fail(&err);
-        double pairs = kernel_pairs(m, k), t = bench_median(body + k * repeat, repeat);
+        double pairs = body_pairs(m, k, &plans[k]), t = bench_median(body + k * repeat, repeat);
         double tt = bench_median(table + k * repeat, repeat), rate = t > 0 ? pairs / t : 0;
         /* loads from data that fits the caches of the team are measured against their rate */
         int cached = !gpu && c.footprint <= (double)team * BENCH_CACHE_BYTES;
@@ -126,12 +189,15 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
         }
         if (bound >= 0 && use[bound] >= 0.5) printf(" | %s, at %.0f%% of its peak", names[bound], use[bound]);
         else printf(" | - (near no peak: launch overhead)");
+        if (plans[k].elim.nstages) printf(" (staged: the outer loops' pairs)");
         printf("%s\n", c.table                ? " (continuation from the table)"
                        : c.expected_v         ? " (continuation from the expected V)"
                        : c.inline_continuation ? " (continuation inline)"
                                               : "");
     }
-    free(body), free(table), free(one), free(one_table), free(buf);
+    table_passes(m, plans, pass, repeat);
+    free(plans);
+    free(body), free(table), free(pass), free(one), free(one_pass), free(buf);
 }
 
 /* The "context" child: the driver loaded and the device's context created,
@@ -304,6 +370,10 @@ int main(int argc, char **argv)
     if (egm_points > 0) printf(" (grid search), %.3g endogenous grid points (EGM)", egm_points);
     printf("\n");
     printf("generate (Lua)     %.4f s\n", t_gen);
+    for (const char *line = gen.plan, *nl; *line; line = nl + 1) { /* the staged solve (gen/plan.h) */
+        nl = strchr(line, '\n');
+        printf("plan               %.*s\n", (int)(nl - line), line);
+    }
     double lo, mid, hi;
     if (ncold) {
         bench_stats(cold, ncold, &lo, &mid, &hi);

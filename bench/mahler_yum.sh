@@ -9,6 +9,8 @@
 #             and 37 at every grid point when the full reference is at hand
 #             (REF, default ../shared/reference/mahler_yum_2024/pylcm_64cf042c):
 #             the largest relative difference (the acceptance is 1e-8);
+#   cpu       with COMPARE_CPU=1 and another backend: the solve again on the
+#             cpu, and V of every period against it (issue 40: 1e-10);
 #   simulate  `lcm simulate --solution` of 100 subjects (pylcm's benchmark)
 #             and of 20,000 (the reference's panel), whole process;
 #   moments   by age over the 20,000: each mean and share against pylcm's
@@ -67,6 +69,18 @@ if [ -f "$REF/V.h5" ]; then
   done
 else
   echo "(no $REF/V.h5: V at every point of periods 0, 1 and 37 not compared)"
+fi
+
+if [ "${COMPARE_CPU:-0}" = 1 ] && [ "$BACKEND" != cpu ]; then
+  echo "== V of the cpu against $BACKEND (float64, every period)"
+  LCM_CACHE_DIR=$cache measure "$LCM" solve "$MODEL" --params "$PARAMS" --backend cpu \
+    --out "$OUT/solution_cpu.h5" 2>&1 | grep -E "solved|whole process|error"
+  p=0
+  while [ $p -le 37 ]; do
+    printf 'period %2d, cpu vs %s: ' $p "$BACKEND"
+    "$VCMP" "$OUT/solution_cpu.h5" /V/period_$p/alive "$OUT/solution.h5" /V/period_$p/alive || true
+    p=$((p + 1))
+  done
 fi
 
 for n in 100 20000; do

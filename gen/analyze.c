@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eliminate.h"
+#include "vars.h"
+
 static int same_ints(const int *a, int na, const int *b, int nb)
 {
     return na == nb && (na == 0 || memcmp(a, b, (size_t)na * sizeof *a) == 0);
@@ -24,15 +27,26 @@ static int find_or_add_kernel(ir_model *m, int regime, int last, int *targets, i
     kn->symbol = lcm_xasprintf("lcm_k%d_%s", m->nkernels, m->regimes[regime].name);
     kn->regime = regime;
     kn->last = last;
+    kn->staged = !lcm_env_switch("LCM_NO_ELIMINATION"); /* the staged solve, where it applies (ir/eliminate.h) */
     kn->targets = targets, kn->ntargets = nt;
     kn->inactive = inactive, kn->ninactive = ni;
-    /* GPU threads split the largest action axis (the first of equals) */
-    const ir_regime *R = &m->regimes[regime];
-    kn->par = -1;
-    /* an EGM regime's candidates are few and come from one scan: no split */
-    for (int j = 0; j < R->nactions && !ir_is_egm(R); ++j)
-        if (kn->par < 0 || R->actions[j].grid.n > R->actions[kn->par].grid.n) kn->par = j;
+    kn->par = -1; /* lanes_of */
     return m->nkernels++;
+}
+
+/* The action whose loop the GPU's threads of a state split: the largest
+ * the body loops over (the first of equals), not one a stage of a staged
+ * solve maximises out (ir/eliminate.h); none for an EGM regime, whose
+ * candidates are few and come from one scan. */
+static void lanes_of(const ir_model *m, const ir_shard *S, ir_kernel *kn)
+{
+    const ir_regime *R = &m->regimes[kn->regime];
+    ir_elim el;
+    ir_elim_plan(m, S, kn, &el, NULL);
+    uint64_t out = 0;
+    for (int s = 0; s < el.nstages; ++s) out |= (uint64_t)1 << el.stage[s].action;
+    for (int j = 0; j < R->nactions && !ir_is_egm(R); ++j)
+        if (!(out >> j & 1) && (kn->par < 0 || R->actions[j].grid.n > R->actions[kn->par].grid.n)) kn->par = j;
 }
 
 void lcm_plan_kernels(ir_model *m)
@@ -58,4 +72,10 @@ void lcm_plan_kernels(ir_model *m)
             m->period_kernel[r * T + t] = find_or_add_kernel(m, r, R->terminal, targets, nt, inactive, ni);
         }
     }
+    ir_vars V;
+    ir_shard S;
+    ir_vars_build(m, &V);
+    ir_shard_build(m, &V, &S);
+    for (int k = 0; k < m->nkernels; ++k) lanes_of(m, &S, &m->kernels[k]);
+    ir_vars_free(&V);
 }

@@ -192,7 +192,7 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *pa
     if (!rc) hoisted_cost(&e, vals, rb, out);
     free(vals);
     if (!rc) out->compare += 2; /* the running best: Q against it, then the feasibility the update needs */
-    if (!rc && !p.k->last && p.pre.active && !p.pre.ev) {
+    if (!rc && !p.k->last && p.pre.active) {
         out->table = 1;
         out->bytes += rb + 1; /* the entry and its flag byte */
         out->footprint += (double)ir_pre_entries(&p.pre, 1) * (rb + 1);

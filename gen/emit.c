@@ -36,11 +36,13 @@
 enum { LAZY_MAX = 4096 };
 int emit_lazy_row(const emitter *e)
 {
-    if (!emit_reads_table(e) || e->staged > 0 || e->p->pre.acts > LAZY_MAX) return 0;
+    if (!emit_reads_table(e) || e->staged > 0 || e->p->pre.acts > LAZY_MAX || e->n->kind != NEST_BODY) return 0;
     long long reuse = 1;
-    for (int j = 0; j < e->r->nactions; ++j)
-        if (!(e->p->pre.actions >> j & 1) && plan_action_level(e->n, j) < e->n->e_level)
+    for (int j = 0; j < e->r->nactions; ++j) {
+        int level = plan_action_level(e->n, j);
+        if (!(e->p->pre.actions >> j & 1) && level >= LVL_ACTION0 && level < e->n->e_level)
             reuse *= e->r->actions[j].grid.n;
+    }
     return reuse >= 2;
 }
 
@@ -56,24 +58,6 @@ int emit_ev_target(const emitter *e, int g)
     int t = emit_kernel_target(e, g);
     return t >= 0 && emit_reads_ev(e) && ir_pre_ev_target(&e->p->pre, t);
 }
-
-/* When the expected V is read for target g (every target of the table
- * when g < 0), as C: the launch gives the table, and each AR(1) process's
- * current value is one of its nodes (pe<g>_<s>, process_weights): always
- * in the solve, whose states lie on their grids. */
-void emit_ev_condition(const emitter *e, int g, lcm_sb *out)
-{
-    lcm_sb_puts(out, "pre");
-    for (int t = 0; t < e->k->ntargets; ++t) {
-        int tg_regime = e->k->targets[t];
-        if ((g >= 0 && tg_regime != g) || !emit_ev_target(e, tg_regime)) continue;
-        const ir_target *tg = ir_target_of(e->r, tg_regime);
-        for (int s = 0; s < e->m->regimes[tg_regime].nstates; ++s)
-            if (tg->next[s].kind == NEXT_PROCESS && tg->next[s].src >= 0)
-                lcm_sb_printf(out, " && pe%d_%d >= 0", tg_regime, s);
-    }
-}
-
 
 /* ---- the kernel's pieces --------------------------------------------------- */
 
@@ -134,24 +118,21 @@ static void kernel_periods(const ir_model *m, const ir_kernel *k, lcm_sb *b)
         if (m->period_kernel[k->regime * m->nperiods + t] == (int)(k - m->kernels)) lcm_sb_printf(b, " %d", t);
 }
 
-/* The table's decode: entry index `rest` -> the read actions act<j> and
- * states x[] (a splayed one within its chunk, the sharded ones from the
- * launch's block). */
-static void table_decode(emitter *e)
+/* A table's decode of its states from the entry index `rest`: the states
+ * of `states`, fastest first, a splayed one within its chunk, then the
+ * sharded ones from the launch's block (sharded: the table has them); a
+ * state past its last point ends the entry.  With `point`, their flat
+ * index too (the other states' codes 0), from which a table the entry
+ * reads finds its row (emit_row_of). */
+void emit_decode_states(emitter *e, uint64_t states, int sharded, int point)
 {
     const ir_regime *r = e->r;
-    const ir_state_layout *lay = (&e->p->lay);
-    for (int j = r->nactions - 1; j >= 0; --j) {
-        const ir_grid *g = &r->actions[j].grid;
-        if (!(e->p->pre.actions >> j & 1)) continue;
-        emit_line(e, "const int i%d = (int)(rest %% %d);", j, g->n);
-        emit_line(e, "rest /= %d;", g->n);
-        emit_action_value(e, j, 'i');
-    }
-    for (int d = 0; d < lay->nfree; ++d) { /* the read states, fastest first, a splayed one within its chunk */
+    const ir_state_layout *lay = &e->p->lay;
+    if (point) emit_line(e, "lcm_index point = 0; /* the flat index of the entry's states */");
+    for (int d = 0; d < lay->nfree; ++d) {
         int i = lay->order[d], w = lay->axis[i].width;
         const ir_grid *g = &r->states[i].grid;
-        if (!(e->p->pre.states >> i & 1)) continue;
+        if (!(states >> i & 1)) continue;
         emit_start(e);
         lcm_sb_puts(e->b, "{ const int c = ");
         if (lay->axis[i].chunk >= 0) {
@@ -159,14 +140,16 @@ static void table_decode(emitter *e)
             lcm_sb_puts(e->b, " + ");
         }
         lcm_sb_printf(e->b, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; ", w, w, g->n);
+        if (point) lcm_sb_printf(e->b, "point += (lcm_index)c * %lld; ", lay->axis[i].stride);
         state_value(e, i, g, e->L->state_off[r->id][i]);
         lcm_sb_printf(e->b, " /* %s */\n", r->states[i].name);
     }
-    if (!e->p->pre.sharded) return;
+    if (!sharded) return;
     emit_line(e, "lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */");
     for (int d = lay->nfree; d < r->nstates; ++d) {
         int i = lay->order[d];
         emit_line(e, "x[%d] = (real)(combo %% %d); /* %s */", i, lay->axis[i].n, r->states[i].name);
+        if (point) emit_line(e, "point += combo %% %d * %lld;", lay->axis[i].n, lay->axis[i].stride);
         emit_line(e, "combo /= %d;", lay->axis[i].n);
     }
 }
@@ -222,6 +205,19 @@ static void action_terms_build(const kernel_plan *p, int lines, lcm_sb *cpu, lcm
     lcm_sb_puts(gpu, "}\n\n");
 }
 
+/* The symbol suffix of kernel p's table pass of kind `kind` (ir/precompute.h,
+ * ir_pre_passes): "" for the first pass, else its number. */
+void emit_pass_suffix(const kernel_plan *p, ir_pass kind, char *buf, size_t len)
+{
+    for (int i = 0; i < ir_pre_passes(&p->pre); ++i)
+        if (ir_pre_pass(&p->pre, i) == kind) {
+            if (i) snprintf(buf, len, "%d", i);
+            else snprintf(buf, len, "%s", "");
+            return;
+        }
+    lcm_assert(!"no such table pass");
+}
+
 /* The nodes a flat nest needs, declared in order (none that reads
  * E_next_V: a table holds what comes before it). */
 static void flat_nodes(emitter *f)
@@ -230,33 +226,51 @@ static void flat_nodes(emitter *f)
         if (f->n->needed[i] && !f->n->has_enext[i]) emit_node_decl(f, (int)i);
 }
 
-/* The table entry of a kernel (templates/table.c.in): entry j's read
- * actions and states (ir/precompute.h), then the continuation as the kernel
- * body computes it inline, every node at one level. */
+/* The continuation table's pass (templates/table.c.in; the plan's table
+ * nest): launch item j -- a row and a value of the first action read --
+ * decoded, then the nest over the other actions read, computing the
+ * continuation as the kernel body computes it inline and storing each
+ * entry (emit_table_store). */
 static int emit_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out, lcm_err *err)
 {
     const ir_regime *r = p->r;
-    lcm_sb decode, body, off_grid;
-    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&off_grid);
+    int first = ir_pre_first_action(&p->pre);
+    lcm_sb decode, body, what;
+    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&what);
     emitter f = emit_printer(p, &p->table, &decode, 1);
     f.lines = lines;
-    table_decode(&f);
+    if (first >= 0) {
+        emit_line(&f, "const int i%d = (int)(rest %% %d);", first, r->actions[first].grid.n);
+        emit_line(&f, "rest /= %d;", r->actions[first].grid.n);
+        emit_action_value(&f, first, 'i');
+    }
+    emit_decode_states(&f, p->pre.states, p->pre.sharded, 0);
     f.b = &body;
-    flat_nodes(&f);
-    emit_stochastic_weights(&f, -1);
-    for (int t = 0; t < p->k->ntargets; ++t) emit_target_block(&f, ir_target_of(r, p->k->targets[t]), -1);
-    emit_accumulate(&f);
-    emit_off_grid_byte(&f, &off_grid);
-    lcm_sb store, what;
-    lcm_sb_init(&store), lcm_sb_init(&what);
-    lcm_sb_printf(&store, "    ((real *)a->cont)[j] = E;\n    a->cont_code[j] = (unsigned char)(%s);", off_grid.s);
-    lcm_sb_printf(&what, "The continuation table of %s (ir/precompute.h): entry j of this\n"
-                         " * launch's table, computed by the code the kernel runs inline.", p->k->symbol);
-    const char *kv[] = {"what", what.s, "symbol", p->k->symbol, "nx", nx, "decode", emit_fragment(&decode),
-                        "body", emit_fragment(&body), "store", store.s, NULL};
+    f.ev_path = p->pre.ev; /* the launch gives the expected V with the table */
+    emit_level(&f, LVL_KERNEL);
+    lcm_sb_printf(&what, "The continuation table of %s (ir/precompute.h): launch item j, a row and a\n"
+                         " * value of the first action it reads, makes its %lld entries from j * %lld on, by the\n"
+                         " * code the kernel runs inline.", p->k->symbol, p->pre.item_acts, p->pre.item_acts);
+    char pass[16];
+    emit_pass_suffix(p, IR_PASS_TABLE, pass, sizeof pass);
+    const char *kv[] = {"what", what.s, "symbol", p->k->symbol, "pass", pass, "nx", nx, "decode", emit_fragment(&decode),
+                        "body", emit_fragment(&body), "store", "", NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
-    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&off_grid), lcm_sb_free(&store), lcm_sb_free(&what);
+    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&what);
     return rc;
+}
+
+void emit_table_store(emitter *e)
+{
+    lcm_sb at, code;
+    lcm_sb_init(&at), lcm_sb_init(&code);
+    int first = ir_pre_first_action(&e->p->pre);
+    uint64_t inner = e->p->pre.actions & ~(first >= 0 ? (uint64_t)1 << first : 0);
+    emit_actions_index(e->r, inner, 'i', &at);
+    emit_off_grid_byte(e, &code);
+    emit_line(e, "((real *)a->cont)[j * %lld + %s] = E;", e->p->pre.item_acts, at.s);
+    emit_line(e, "a->cont_code[j * %lld + %s] = (unsigned char)(%s);", e->p->pre.item_acts, at.s, code.s);
+    lcm_sb_free(&at), lcm_sb_free(&code);
 }
 
 /* One target's part of an expected-V table's entry (nest ev[t] of the
@@ -337,8 +351,10 @@ static int emit_ev_table(const kernel_plan *p, int lines, const char *nx, lcm_sb
     }
     lcm_sb_printf(&what, "The expected next V of %s (ir/precompute.h, \"ev\"): entry j\n"
                          " * of the table, the targets' expected V one after another.", p->k->symbol);
-    const char *kv[] = {"what", what.s, "symbol", p->k->symbol, "nx", nx, "decode", "", "body", emit_fragment(&body),
-                        "store", "    ((real *)a->cont)[j] = E;\n    a->cont_code[j] = 0;", NULL};
+    char pass[16];
+    emit_pass_suffix(p, IR_PASS_EV, pass, sizeof pass);
+    const char *kv[] = {"what", what.s, "symbol", p->k->symbol, "pass", pass, "nx", nx, "decode", "",
+                        "body", emit_fragment(&body), "store", "    ((real *)a->ev)[j] = E;", NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
     lcm_sb_free(&body), lcm_sb_free(&what);
     return rc;
@@ -360,7 +376,7 @@ static void kernel_defines(const kernel_plan *p, lcm_sb *out)
 
 emitter emit_printer(const kernel_plan *p, const plan_nest *n, lcm_sb *b, int depth)
 {
-    return (emitter){.m = p->m, .r = p->r, .k = p->k, .L = p->L, .p = p, .n = n, .names = &p->names,
+    return (emitter){.m = p->m, .r = &n->view, .k = p->k, .L = p->L, .p = p, .n = n, .names = &p->names,
                      .leaves = LEAVES_KERNEL, .b = b, .depth = depth};
 }
 
@@ -370,9 +386,10 @@ static int emit_kernel(const ir_model *m, const emit_layouts *lo, const ir_kerne
 {
     const ir_regime *r = &m->regimes[k->regime];
     kernel_plan p;
-    lcm_sb body, decode, what, state_names, load, state, order, table, at_build, at_kernel, defines;
+    lcm_sb body, decode, what, state_names, load, state, order, table, at_build, at_kernel, defines, stages;
     lcm_sb_init(&body), lcm_sb_init(&decode), lcm_sb_init(&what), lcm_sb_init(&state_names), lcm_sb_init(&load), lcm_sb_init(&state);
     lcm_sb_init(&order), lcm_sb_init(&table), lcm_sb_init(&at_build), lcm_sb_init(&at_kernel), lcm_sb_init(&defines);
+    lcm_sb_init(&stages);
     char nx[32], step[128];
     snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
     lcm_step_symbol(m, r->id, step, sizeof step);
@@ -384,6 +401,7 @@ static int emit_kernel(const ir_model *m, const emit_layouts *lo, const ir_kerne
     if (r->taste_scale >= 0)
         emit_line(&e, "for (int d = 0; d < %d; ++d) vd[d] = -LCM_INF, ad[d] = -1;", ir_taste_choices(r));
     emit_level(&e, LVL_KERNEL);
+    if (p.pre.elim.nstages) emit_stage_compose(&e);
     e.b = &decode;
     e.depth = 1;
     state_decode(&e);
@@ -392,14 +410,16 @@ static int emit_kernel(const ir_model *m, const emit_layouts *lo, const ir_kerne
     kernel_periods(m, k, &what);
     emit_state_names(r, &state_names);
     ir_layout_print_state(&p.lay, &state, &order);
+    if (p.pre.ev) LCM_CHECK_GOTO(emit_ev_table(&p, lines, nx, &table, err), rc, done);
     if (p.pre.active && p.pre.egm) LCM_CHECK_GOTO(emit_egm_table(&p, lines, nx, &table, err), rc, done);
-    else if (p.pre.active && p.pre.ev) LCM_CHECK_GOTO(emit_ev_table(&p, lines, nx, &table, err), rc, done);
     else if (p.pre.active) LCM_CHECK_GOTO(emit_table(&p, lines, nx, &table, err), rc, done);
+    LCM_CHECK_GOTO(emit_stage_functions(&p, lines, nx, &stages, &table, err), rc, done);
     action_terms_build(&p, lines, &at_build, &at_kernel);
     *nterms = p.body.nat;
     kernel_defines(&p, &defines);
     const char *kv[] = {"symbol", k->symbol, "regime", r->name, "what", what.s, "state_names", state_names.s,
-                        "defines", emit_fragment(&defines), "body", emit_fragment(&body), "nx", nx,
+                        "defines", emit_fragment(&defines), "stages", stages.s ? stages.s : "",
+                        "body", emit_fragment(&body), "nx", nx,
                         "decode", emit_fragment(&decode), "load", emit_fragment(&load), "step", step,
                         "state_of", state.s, "launch_order", order.s, "table", table.s ? table.s : "",
                         "at_build", at_build.s ? at_build.s : "", "at_kernel", at_kernel.s ? at_kernel.s : "", NULL};
@@ -407,6 +427,7 @@ static int emit_kernel(const ir_model *m, const emit_layouts *lo, const ir_kerne
 done:
     lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);
     lcm_sb_free(&order), lcm_sb_free(&table), lcm_sb_free(&at_build), lcm_sb_free(&at_kernel), lcm_sb_free(&defines);
+    lcm_sb_free(&stages);
     lcm_plan_free(&p);
     return rc;
 }

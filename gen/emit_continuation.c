@@ -68,18 +68,16 @@ static int gpu_keeps_weights(const emitter *e, int n) { return !emit_reads_table
 static void process_weights(emitter *e, int g, int s, const ir_next *nx)
 {
     const ir_regime *tr = &e->m->regimes[g];
-    emit_line(e, "const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s.%s: transitions */", g, s, e->L->matrix_off[g][s],
-              tr->name, tr->states[s].name);
+    /* unused where only the expected V is read (a table's entry) */
+    emit_line(e, "LCM_UNUSED const real *LCM_RESTRICT pm%d_%d = G + %zu; /* %s.%s: transitions */", g, s,
+              e->L->matrix_off[g][s], tr->name, tr->states[s].name);
     if (nx->src < 0) return;
     size_t soff = e->L->state_off[e->r->id][nx->src];
     const char *from = e->r->states[nx->src].name;
     int n = tr->states[s].grid.n;
     emit_line(e, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d); /* %s */", g, s, nx->src, soff, n, from);
     emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
-    if (emit_ev_target(e, g)) /* the solve's states are on the grid: a node, whose row of the expected V is read */
-        emit_line(e, "const int pe%d_%d = pt%d_%d == 0 ? pc%d_%d : pt%d_%d == 1 ? pc%d_%d + 1 : -1; /* its node; -1: none */",
-                  g, s, g, s, g, s, g, s, g, s);
-    if (e->n->flat) return;
+    if (e->n->flat || (e->ev_path > 0 && emit_ev_target(e, g))) return; /* the row's weights: only where the nodes are summed */
     int cpu_only = !gpu_keeps_weights(e, n);
     if (cpu_only) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     emit_line(e, "real pw%d_%d[%d];", g, s, n);
@@ -94,7 +92,7 @@ static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
     lcm_sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
     for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
     lcm_sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
-    if (!e->n->flat) /* the kernel checks them (checks()); the table's entry does not */
+    if (emit_checks_here(e)) /* the kernel checks them (checks()); a table's entry does not */
         emit_line(e, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);", g, s, g, s, nx->nprobs);
 }
 
@@ -104,7 +102,7 @@ static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
  * transition matrix and, for an AR(1) process, the row of the current value. */
 void emit_stochastic_weights(emitter *e, int level)
 {
-    for (int t = 0; t < e->k->ntargets && !e->k->last; ++t) {
+    for (int t = 0; t < e->k->ntargets && e->n->cont; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         if ((e->n->kind == NEST_EGM) && !ir_egm_target(e->r, (int)(tg - e->r->targets))) continue; /* not in its sum */
         const ir_regime *tr = &e->m->regimes[tg->regime];
@@ -115,6 +113,29 @@ void emit_stochastic_weights(emitter *e, int level)
             else markov_weights(e, tg->regime, s, nx);
         }
     }
+}
+
+/* The action whose grid point node id is, where that grid is the next
+ * state's grid gr (Mahler & Yum's wealth = saving, both on the wealth
+ * grid) and its code i<j> is in scope (a loop's, or a table entry's): -1
+ * where not (an EGM action is off its grid). */
+int emit_on_own_grid(const emitter *e, int id, const ir_grid *gr)
+{
+    const ir_node *n = &e->r->nodes[id];
+    if (n->op != OP_ACTION || gr->n < 2 || (emit_is_egm(e) && n->ref == e->r->egm.action)) return -1;
+    int j = n->ref;
+    if (!ir_grid_same(&e->r->actions[j].grid, gr)) return -1;
+    int coded = e->n->flat ? (int)(e->p && (e->p->pre.actions >> j & 1)) : plan_action_level(e->n, j) >= LVL_ACTION0;
+    return coded ? j : -1;
+}
+
+/* Whether next state s of target tg is interpolated: a deterministic
+ * continuous one, not an action's point on its own grid. */
+static int interpolated(const emitter *e, const ir_target *tg, int s)
+{
+    const ir_grid *gr = &e->m->regimes[tg->regime].states[s].grid;
+    const ir_next *nx = &tg->next[s];
+    return nx->kind == NEXT_DET && !grid_is_discrete(gr) && !(e->n->kind != NEST_EGM && emit_on_own_grid(e, nx->node, gr) >= 0);
 }
 
 /* The deterministic next value of state s of target regime g: a discrete
@@ -137,6 +158,12 @@ static void next_cell(emitter *e, int g, int s, int node, int kc, long long stri
         return;
     }
     size_t off = e->L->state_off[g][s];
+    int j = emit_on_own_grid(e, node, gr);
+    if (j >= 0) { /* an action's point: read there, as a code (interpolation at a point gives the point's V, exactly) */
+        emit_line(e, "base += (lcm_index)i%d * %lld; /* %s.%s: %s's point */", j, stride, tr->name, tr->states[s].name,
+                  e->r->actions[j].name);
+        return;
+    }
     char pts[96]; /* the points, as C */
     if (gr->kind == GRID_AGE)
         snprintf(pts, sizeof pts, "G + %zu + (lcm_index)(a->period + 1) * %d", off, gr->n);
@@ -163,8 +190,8 @@ static void next_cell(emitter *e, int g, int s, int node, int kc, long long stri
 /* The loop over the points of stochastic next state s (a Markov state's
  * categories or a process's nodes), its weight the product with the weight
  * of the enclosing loop (state `outer`, -1 for none); zero weights skipped:
- * by `continue`, or in the staged loop (one such loop) by on<s>, which
- * selects the sum target_block adds. */
+ * by `continue`, or in the staged loop (one such loop) by a select on the
+ * weight where target_sum adds the corner. */
 static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
 {
     int n = nx->kind == NEXT_MARKOV ? nx->nprobs : e->m->regimes[g].states[s].grid.n;
@@ -185,25 +212,78 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
     }
     lcm_assert(e->staged <= 0 || outer < 0); /* stages_inline: one loop */
     if (e->staged <= 0) emit_line(e, "if (w%d == 0) continue;", s);
-    else emit_line(e, "const int on%d = w%d != 0;", s, s);
+}
+
+/* Whether state s of target tg is an AR(1) axis of the expected V that
+ * blends (IR_EV_PROCESS with a source: its row is the current value's). */
+static int blended(const ir_target *tg, const int *ev_axis, int s)
+{
+    return ev_axis && ev_axis[s] == IR_EV_PROCESS && tg->next[s].src >= 0;
+}
+
+int emit_at_nodes(const emitter *e, lcm_sb *cond)
+{
+    int n = 0;
+    for (int t = 0; t < e->k->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
+        int *axis = emit_ev_axes(e, tg), g = tg->regime;
+        for (int s = 0; axis && s < e->m->regimes[g].nstates; ++s)
+            if (blended(tg, axis, s)) lcm_sb_printf(cond, "%spt%d_%d == 0", n++ ? " && " : "", g, s);
+        free(axis);
+    }
+    return n;
+}
+
+/* From the expected V, the corners of its AR(1) axes (blended): the
+ * current value's row is a blend of the rows of its two nearest nodes,
+ * (1 - pt) of cell pc's and pt of the next, and the expected V is linear
+ * in the row, so the blend of the two rows' expected V is the one of the
+ * value's.  Opens the loop over the 2^n corners, with weight wb and offset
+ * ob, and returns n; at the nodes (ev_path 2: every pt is 0) the one
+ * corner's offset ob, and returns 0 (*at_node set). */
+static int blend_corners(emitter *e, const ir_target *tg, const long long *stride, const int *ev_axis, int *at_node)
+{
+    int g = tg->regime, n = 0;
+    const ir_regime *tr = &e->m->regimes[g];
+    for (int s = 0; s < tr->nstates; ++s) n += blended(tg, ev_axis, s);
+    *at_node = n && e->ev_path == 2;
+    if (*at_node) {
+        emit_start(e);
+        lcm_sb_puts(e->b, "const lcm_index ob = 0");
+        for (int s = 0; s < tr->nstates; ++s)
+            if (blended(tg, ev_axis, s)) lcm_sb_printf(e->b, " + (lcm_index)pc%d_%d * %lld", g, s, stride[s]);
+        lcm_sb_puts(e->b, "; /* each AR(1) value's node */\n");
+        return 0;
+    }
+    if (!n) return 0;
+    emit_open(e, "for (int b = 0; b < %d; ++b) { /* each AR(1) value's two nearest nodes, blended */", 1 << n);
+    emit_line(e, "real wb = 1;");
+    emit_line(e, "lcm_index ob = 0;");
+    for (int s = 0, bit = 0; s < tr->nstates; ++s) {
+        if (!blended(tg, ev_axis, s)) continue;
+        emit_line(e, "{ const int up = b >> %d & 1; wb *= up ? pt%d_%d : 1 - pt%d_%d; ob += (lcm_index)(pc%d_%d + up) * %lld; } "
+                     "/* %s */", bit++, g, s, g, s, g, s, stride[s], tr->states[s].name);
+    }
+    if (e->staged <= 0) emit_line(e, "if (wb == 0) continue;");
+    return n;
 }
 
 /* The sum of target g's continuation over its stochastic next states,
  * after the deterministic ones' cells (ncont of them interpolated): loops
  * over the Markov categories and process nodes, V_{t+1} interpolated at
  * each (ev_axis NULL); or, from the expected V (ir/precompute.h, "ev", at
- * offset ev_off of the table), loops over the states the table does not
- * sum only (ev_axis[s] IR_EV_NONE), at the others their current row: an
- * AR(1) process's node, a Markov state's source's category, row 0 for an
- * IID process or fixed probabilities. */
+ * offset ev_off of a->ev), loops over the states the table does not sum
+ * only (ev_axis[s] IR_EV_NONE), at the others their current row: an
+ * AR(1) process's value (blend_corners), a Markov state's source's
+ * category, row 0 for an IID process or fixed probabilities. */
 static void target_sum(emitter *e, const ir_target *tg, const long long *stride, int ncont, const int *ev_axis,
                        long long ev_off)
 {
     int g = tg->regime;
     const ir_regime *tr = &e->m->regimes[g];
-    if (ev_axis) emit_line(e, "const real *LCM_RESTRICT Vn = pre + %lld; /* its expected V */", ev_off);
+    if (ev_axis) emit_line(e, "const real *LCM_RESTRICT Vn = ev + %lld; /* its expected V */", ev_off);
     else emit_line(e, "const real *LCM_RESTRICT Vn = (const real *)a->%s[%d];", (e->n->kind == NEST_EGM) ? "m_next" : "v_next", g);
-    int loops = 0, outer = -1;
+    int at_node, blend = blend_corners(e, tg, stride, ev_axis, &at_node), loops = 0, outer = -1;
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         if (nx->kind == NEXT_DET || (ev_axis && ev_axis[s] != IR_EV_NONE)) continue;
@@ -213,25 +293,31 @@ static void target_sum(emitter *e, const ir_target *tg, const long long *stride,
     }
     const char *interp = (e->n->kind == NEST_EGM) ? "lcm_interp_marginal" : "lcm_interp";
     char w[32] = "1";
-    if (loops) snprintf(w, sizeof w, "w%d", outer);
+    if (blend && loops) snprintf(w, sizeof w, "wb * w%d", outer);
+    else if (blend) snprintf(w, sizeof w, "wb");
+    else if (loops) snprintf(w, sizeof w, "w%d", outer);
+    int weighted = blend || loops;
     emit_start(e);
     if (emit_ez(e)) lcm_sb_printf(e->b, "lcm_ce_add(&C%d, %s, %s, lcm_interp(Vn, base", g, emit_num(e, e->r->risk_aversion), w);
-    else if (loops && e->staged > 0) lcm_sb_printf(e->b, "const real sum = E%d + w%d * %s(Vn, base", g, outer, interp);
-    else if (loops) lcm_sb_printf(e->b, "E%d += w%d * %s(Vn, base", g, outer, interp);
+    else if (weighted && e->staged > 0) lcm_sb_printf(e->b, "const real sum = E%d + %s * %s(Vn, base", g, w, interp);
+    else if (weighted) lcm_sb_printf(e->b, "E%d += %s * %s(Vn, base", g, w, interp);
     else lcm_sb_printf(e->b, "E%d = %s(Vn, base", g, interp);
+    if (blend || at_node) lcm_sb_puts(e->b, " + ob");
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         int axis = ev_axis ? ev_axis[s] : IR_EV_NONE;
-        if (axis == IR_EV_PROCESS && nx->src >= 0) /* the current node's row */
-            lcm_sb_printf(e->b, " + (lcm_index)pe%d_%d * %lld", g, s, stride[s]);
-        else if (axis >= 0) /* the source's current category (a code) */
+        if (axis >= 0) /* the source's current category (a code) */
             lcm_sb_printf(e->b, " + (lcm_index)x[%d] * %lld", axis, stride[s]);
         else if (axis == IR_EV_NONE && nx->kind != NEXT_DET) /* its loop's point */
             lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
     }
     lcm_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, emit_ez(e) ? ")" : "");
-    if (loops && e->staged > 0) emit_line(e, "E%d = on%d ? sum : E%d;", g, outer, g);
+    /* a zero weight skips its corner (0 * -inf is NaN) by a select on the
+     * weight itself: gcc vectorises a select on a comparison of doubles
+     * that do not change in the loop, not one on a flag made outside it */
+    if (weighted && e->staged > 0) emit_line(e, "E%d = %s != 0 ? sum : E%d;", g, w, g);
     for (; loops > 0; --loops) emit_close(e);
+    if (blend) emit_close(e);
 }
 
 int *emit_ev_axes(const emitter *e, const ir_target *tg)
@@ -253,7 +339,7 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
     const ir_regime *tr = &e->m->regimes[tg->regime];
     int g = tg->regime, P = e->r->rprob[g];
     emit_line(e, "/* continuation in regime '%s' */", tr->name);
-    if (e->staged > 0 && emit_reads_table(e)) { /* the table's byte flags a code: the inline block is the other loop's */
+    if (e->staged > 0 && emit_table_now(e)) { /* the table's byte flags a code: the inline block is the other loop's */
         emit_line(e, "const int code_ok%d = 1;", g);
         return;
     }
@@ -265,15 +351,15 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
      * there, and E adds the block only where the target is reached */
     int guarded = e->n->lvl[P] <= level && e->staged <= 0;
     /* with a table (or the entry in the state's row), the block is skipped */
-    const char *inline_only = emit_lazy_row(e) && level == e->n->e_level ? "!pre && !lcm_known" : emit_reads_table(e) ? "!pre" : "";
+    const char *inline_only = emit_lazy_row(e) && level == e->n->e_level ? "!pre && !lcm_known" : emit_table_now(e) ? "!pre" : "";
     if (guarded) emit_open(e, "if (%s%s%s != 0) {", inline_only, *inline_only ? " && " : "", emit_name(e, P));
     else if (*inline_only) emit_open(e, "if (%s) {", inline_only);
     else emit_open(e, "{");
 
     long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride); /* of the target's V */
     ir_strides(tr, stride);
-    int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) */
-    for (int s = 0; s < tr->nstates; ++s) ncont += tg->next[s].kind == NEXT_DET && !grid_is_discrete(&tr->states[s].grid);
+    int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) nor an action's points */
+    for (int s = 0; s < tr->nstates; ++s) ncont += interpolated(e, tg, s);
     int m1 = ncont ? ncont : 1;
     emit_line(e, "lcm_index base = 0;");
     emit_line(e, "int cell[%d]; real t[%d]; lcm_index st[%d];", m1, m1, m1);
@@ -284,16 +370,12 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
          * liquid state as a function of savings (gen/emit_egm.c) */
         int liquid = (e->n->kind == NEST_EGM) && s == ir_marginal_state(tr);
         next_cell(e, g, s, liquid ? e->r->egm.next[tg - e->r->targets] : nx->node, kc, stride[s]);
-        kc += !grid_is_discrete(&tr->states[s].grid);
+        kc += interpolated(e, tg, s);
     }
     int *axis = emit_ev_axes(e, tg); /* NULL: the target's V is summed inline, always */
     long long ev_off = axis ? ir_pre_ev_offset(e->m, e->k, &e->p->pre, emit_kernel_target(e, g)) : 0;
     if (axis && e->ev_path == 0) {
-        lcm_sb cond;
-        lcm_sb_init(&cond);
-        emit_ev_condition(e, g, &cond);
-        emit_open(e, "if (%s) {", cond.s);
-        lcm_sb_free(&cond);
+        emit_open(e, "if (ev) { /* the expected V (ir/precompute.h) */");
         target_sum(e, tg, stride, ncont, axis, ev_off);
         emit_else(e);
         target_sum(e, tg, stride, ncont, NULL, 0);
@@ -369,7 +451,7 @@ void emit_lazy_row_entry(emitter *e)
  * table's entry (and its off-grid byte) when the solve gives a table. */
 void emit_accumulate(emitter *e)
 {
-    int table = emit_reads_table(e);
+    int table = emit_table_now(e);
     emit_line(e, "real E = 0;");
     if (emit_ez(e)) emit_line(e, "int ce_bad = 0;");
     int lazy = emit_lazy_row(e);
@@ -425,36 +507,42 @@ void emit_accumulate(emitter *e)
     if (table) emit_close(e);
 }
 
-/* The table's row of the state with flat index `point` (ir/precompute.h):
- * the combined index of its sharded states within the launch's block, then
- * its read non-sharded states, a splayed one within its chunk. */
-void emit_table_row(emitter *e)
+/* The row of the state with flat index `point` in a table over `states`
+ * (ir/precompute.h): the combined index of its sharded states within the
+ * launch's block (sharded: the table has that dimension), then its other
+ * states of the table, a splayed one within its chunk. */
+void emit_row_of(const emitter *e, uint64_t states, int sharded, lcm_sb *b)
 {
-    const ir_state_layout *lay = (&e->p->lay);
-    lcm_sb *b = e->b;
+    const ir_state_layout *lay = &e->p->lay;
     int nstates = e->r->nstates;
     /* a left-nested ((0 * n + code) * n + code)...: the parentheses first;
      * the sharded states slowest first, then the others slowest first */
-    int open = e->p->pre.sharded ? nstates - lay->nfree + 1 : 0;
-    for (int d = 0; d < lay->nfree; ++d) open += (int)(e->p->pre.states >> lay->order[d] & 1);
-    emit_start(e);
-    lcm_sb_puts(b, "const lcm_index pre_row = pre ? ");
+    int open = sharded ? nstates - lay->nfree + 1 : 0;
+    for (int d = 0; d < lay->nfree; ++d) open += (int)(states >> lay->order[d] & 1);
     for (int j = 0; j < open; ++j) lcm_sb_putc(b, '(');
     lcm_sb_puts(b, "0");
-    for (int d = nstates - 1; e->p->pre.sharded && d >= lay->nfree; --d) {
+    for (int d = nstates - 1; sharded && d >= lay->nfree; --d) {
         lcm_sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
         ir_layout_print_code(lay, lay->order[d], "point", b);
         lcm_sb_putc(b, ')');
     }
-    if (e->p->pre.sharded) lcm_sb_puts(b, " - a->shard_lo)");
+    if (sharded) lcm_sb_puts(b, " - a->shard_lo)");
     for (int d = lay->nfree - 1; d >= 0; --d) {
         int i = lay->order[d];
-        if (!(e->p->pre.states >> i & 1)) continue;
+        if (!(states >> i & 1)) continue;
         lcm_sb_printf(b, " * %d + ", lay->axis[i].width);
         ir_layout_print_code(lay, i, "point", b);
         lcm_sb_putc(b, ')');
     }
-    lcm_sb_puts(b, " : 0; /* the state's row of the table */\n");
+}
+
+/* The continuation table's row of the state (ir/precompute.h). */
+void emit_table_row(emitter *e)
+{
+    emit_start(e);
+    lcm_sb_puts(e->b, "const lcm_index pre_row = pre ? ");
+    emit_row_of(e, e->p->pre.states, e->p->pre.sharded, e->b);
+    lcm_sb_puts(e->b, " : 0; /* the state's row of the table */\n");
 }
 
 /* The number of regimes the regime may move to. */
@@ -470,7 +558,7 @@ void emit_regime_prob_check(emitter *e, int level)
 {
     const ir_regime *r = e->r;
     int nprob = nreachable(e);
-    if (nprob == 0 || e->k->last || level != e->n->rp_level) return;
+    if (nprob == 0 || !e->n->cont || !emit_checks_here(e) || level != e->n->rp_level) return;
     emit_start(e);
     lcm_sb_printf(e->b, "const real rp[%d] = {", nprob);
     for (int g = 0, first = 1; g < e->m->nregimes; ++g) {
@@ -482,46 +570,68 @@ void emit_regime_prob_check(emitter *e, int level)
     emit_line(e, "const int rp_ok = !checks || lcm_probs_ok(rp, %d);", nprob);
 }
 
-/* One more term of a check statement: a continuation line `| term`. */
-static void check_term(emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check_term(emitter *e, const char *fmt, ...)
+/* The terms of a check statement (emit_checks). */
+static void check_term(lcm_sb *terms, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check_term(lcm_sb *terms, const char *fmt, ...)
 {
+    if (terms->len) lcm_sb_putc(terms, '\n');
     va_list ap;
-    lcm_sb_putc(e->b, '\n');
-    e->depth++;
-    emit_start(e);
-    e->depth--;
-    lcm_sb_puts(e->b, "| ");
     va_start(ap, fmt);
-    lcm_sb_vprintf(e->b, fmt, ap);
+    lcm_sb_vprintf(terms, fmt, ap);
     va_end(ap);
 }
 
-/* Probability and code checks, for feasible state-action pairs only: the
- * verdicts are computed at their own levels; here, without a branch, the
- * failed ones join `bad`, which the body flags once when it ends. */
-void emit_checks(emitter *e)
+/* Probability and code checks of a feasible state-action pair, where the
+ * nest computes the continuation, and the checks of the stages' entries
+ * it reads (kernel_abi.h, LCM_STAGE_BAD): the verdicts are computed at
+ * their own levels; here, without a branch, the failed ones join `into`
+ * (the body's `bad`, which it flags once when it ends; a stage's per-pair
+ * bits). */
+void emit_checks(emitter *e, const char *into)
 {
     const ir_regime *r = e->r;
     const ir_kernel *k = e->k;
-    if (nreachable(e) == 0) return;
-    emit_start(e);
-    lcm_sb_puts(e->b, "if (checks) bad |= ");
-    if (e->staged > 0) lcm_sb_puts(e->b, "(0u - (unsigned)feas) & ((unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
-    else lcm_sb_puts(e->b, "(unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
-    for (int i = 0; i < k->ninactive; ++i)
-        check_term(e, "(unsigned)(%s != 0) << LCM_FLAG_INACTIVE", emit_name(e, r->rprob[k->inactive[i]]));
-    for (int t = 0; t < k->ntargets; ++t) {
-        int g = k->targets[t];
-        const ir_target *tg = ir_target_of(r, g);
-        const char *P = emit_name(e, r->rprob[g]);
-        check_term(e, "(unsigned)(%s != 0 && !code_ok%d) << LCM_FLAG_CODE", P, g);
-        for (int s = 0; s < e->m->regimes[g].nstates; ++s)
-            if (tg->next[s].kind == NEXT_MARKOV)
-                check_term(e, "(unsigned)(%s != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", P, g, s);
+    lcm_sb terms;
+    lcm_sb_init(&terms);
+    if (e->n->cont && nreachable(e)) {
+        check_term(&terms, "(unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
+        for (int i = 0; i < k->ninactive; ++i)
+            check_term(&terms, "(unsigned)(%s != 0) << LCM_FLAG_INACTIVE", emit_name(e, r->rprob[k->inactive[i]]));
+        for (int t = 0; t < k->ntargets; ++t) {
+            int g = k->targets[t];
+            const ir_target *tg = ir_target_of(r, g);
+            const char *P = emit_name(e, r->rprob[g]);
+            check_term(&terms, "(unsigned)(%s != 0 && !code_ok%d) << LCM_FLAG_CODE", P, g);
+            for (int s = 0; s < e->m->regimes[g].nstates; ++s)
+                if (tg->next[s].kind == NEXT_MARKOV)
+                    check_term(&terms, "(unsigned)(%s != 0 && !pmok%d_%d) << LCM_FLAG_STATE_PROB", P, g, s);
+        }
+        if (emit_table_now(e)) check_term(&terms, "(unsigned)pre_bad << LCM_FLAG_CODE");
+        if (emit_ez(e)) check_term(&terms, "(unsigned)ce_bad << LCM_FLAG_CE");
     }
-    if (emit_reads_table(e)) check_term(e, "(unsigned)pre_bad << LCM_FLAG_CODE");
-    if (emit_ez(e)) check_term(e, "(unsigned)ce_bad << LCM_FLAG_CE");
+    unsigned reads = emit_stages_read(e);
+    for (int s = 0; s < e->p->pre.elim.nstages; ++s)
+        if (reads >> s & 1) {
+            lcm_sb idx;
+            lcm_sb_init(&idx);
+            emit_stage_index(e, s, 'i', &idx);
+            check_term(&terms, "LCM_STAGE_BAD(gc%d[%s])", s, idx.s);
+            lcm_sb_free(&idx);
+        }
+    if (!terms.len) return;
+    emit_start(e);
+    lcm_sb_printf(e->b, "if (checks) %s |= %s", into, e->staged > 0 ? "(0u - (unsigned)feas) & (" : "");
+    e->depth++;
+    for (const char *t = terms.s, *nl; t; t = nl ? nl + 1 : NULL) {
+        nl = strchr(t, '\n');
+        if (t != terms.s) {
+            lcm_sb_putc(e->b, '\n');
+            emit_start(e);
+            lcm_sb_puts(e->b, "| ");
+        }
+        lcm_sb_putn(e->b, t, nl ? (size_t)(nl - t) : strlen(t));
+    }
+    e->depth--;
     lcm_sb_puts(e->b, e->staged > 0 ? ");\n" : ";\n");
+    lcm_sb_free(&terms);
 }
-

@@ -218,7 +218,10 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
                          " * j = (row * %d + choice) * %d + savings point, the resources R (T[j]) and the\n"
                          " * action C (T[%lld + j]) at which that saving is optimal, from the Euler equation.",
                   f.k->symbol, ir_taste_choices(r), r->egm.savings.grid.n, table_entries(&f));
-    const char *kv[] = {"what", what.s, "symbol", f.k->symbol, "nx", nx, "decode", emit_fragment(&decode),
+    char pass[16], bounds[16];
+    emit_pass_suffix(p, IR_PASS_TABLE, pass, sizeof pass);
+    emit_pass_suffix(p, IR_PASS_EGM_BOUNDS, bounds, sizeof bounds);
+    const char *kv[] = {"what", what.s, "symbol", f.k->symbol, "pass", pass, "nx", nx, "decode", emit_fragment(&decode),
                         "body", emit_fragment(&body), "store", store.s, NULL};
     int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
     /* the second pass: the blocks' bounds */
@@ -227,7 +230,7 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
     snprintf(n, sizeof n, "%lld", table_entries(&f));
     snprintf(points, sizeof points, "%d", J);
     snprintf(per_row, sizeof per_row, "%d", LCM_EGM_BLOCKS(J));
-    const char *kv1[] = {"symbol", f.k->symbol, "n", n, "points", points, "per_row", per_row, NULL};
+    const char *kv1[] = {"symbol", f.k->symbol, "pass", bounds, "n", n, "points", points, "per_row", per_row, NULL};
     if (!rc) rc = lcm_fill_template(lcm_embed_egm_bounds_c_in, kv1, out, err);
     lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&store), lcm_sb_free(&what);
     free(after);

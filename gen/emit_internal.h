@@ -29,9 +29,12 @@ typedef struct emitter {
     leaf_mode leaves;
     int staged;   /* the innermost action loop: 1 the CPU's chunked one (emit_loops.c, "staged"), -1 the plain one beside it */
     /* With an expected-V table (ir_pre.ev): which continuation a target
-     * block of the table's targets computes: 1 the one read from the table
-     * (the solve), -1 the sum over the process nodes (simulation), 0 both,
-     * chosen at run time by whether the launch gives the table. */
+     * block of the table's targets computes: 1 the one read from the table,
+     * each AR(1) value's two nearest nodes blended (a simulated subject),
+     * 2 the one read from it at the nodes (the solve: every AR(1) value is
+     * a node), -1 the sum over the process nodes (no table), 0 the table's
+     * or the sum, chosen at run time by whether the launch gives the
+     * table. */
     int ev_path;
     int lines;    /* #line directives before the code traced from a model line */
     int depth;    /* indentation of the next line, in steps of four spaces */
@@ -51,10 +54,24 @@ static inline int emit_max(int a, int b) { return a > b ? a : b; }
 static inline int emit_ez(const emitter *e) { return e->r->risk_aversion >= 0; }
 /* Whether the kernel body reads its continuation from a table (when the
  * solve gives one) rather than computing it. */
-static inline int emit_reads_table(const emitter *e) { return e->p->pre.active && !e->p->pre.egm && !e->p->pre.ev && !e->n->flat; }
-/* Whether the solve gives the kernel body the expected V of some targets
- * (ir/precompute.h, "ev"). */
-static inline int emit_reads_ev(const emitter *e) { return e->p->pre.ev && !e->n->flat; }
+static inline int emit_reads_table(const emitter *e)
+{
+    return e->p->pre.active && !e->p->pre.egm && e->n->cont && (e->n->kind == NEST_BODY || e->n->kind == NEST_STAGE);
+}
+/* Whether the variant printed now reads the table: where the nest does,
+ * but for a staged loop of a stage's nest that reads the expected V
+ * (ev_path) beside the one that reads the table (emit_loops.c, "staged"). */
+static inline int emit_table_now(const emitter *e) { return emit_reads_table(e) && !(e->staged > 0 && e->ev_path); }
+/* Whether the nest reads the expected V of some targets where it computes
+ * their continuation (ir/precompute.h, "ev"): the body (when the launch
+ * gives it) and the continuation table's entries. */
+static inline int emit_reads_ev(const emitter *e)
+{
+    return e->p->pre.ev && e->n->cont && (e->n->kind == NEST_BODY || e->n->kind == NEST_TABLE || e->n->kind == NEST_STAGE);
+}
+/* Whether the nest checks the pairs it computes (the body and the stages;
+ * a table's entries are checked where a feasible pair reads them). */
+static inline int emit_checks_here(const emitter *e) { return e->n->kind == NEST_BODY || e->n->kind == NEST_STAGE; }
 /* Whether the kernel's regime solves by the endogenous grid method, and
  * whether loop level `level` is its candidates' (gen/emit_egm.c). */
 static inline int emit_is_egm(const emitter *e) { return ir_is_egm(e->r); }
@@ -92,9 +109,10 @@ int emit_lazy_row(const emitter *e);
 int emit_kernel_target(const emitter *e, int g);
 /* Whether target regime g is one whose expected V the body reads. */
 int emit_ev_target(const emitter *e, int g);
-/* When the expected V is read for target g (every target when g < 0), as a
- * C condition. */
-void emit_ev_condition(const emitter *e, int g, lcm_sb *out);
+
+/* The symbol suffix of kernel p's table pass of kind `kind`
+ * (ir/precompute.h, ir_pre_passes): "" for the first pass, else its number. */
+void emit_pass_suffix(const kernel_plan *p, ir_pass kind, char *buf, size_t len);
 
 /* ---- lines ---------------------------------------------------------------
  * Every line the emitter writes goes through these, at e->depth. */
@@ -202,8 +220,15 @@ void emit_stochastic_weights(emitter *e, int level);
  * state of the target), or NULL when the kernel does not read the
  * target's expected V (ir/precompute.h, "ev"); the caller frees. */
 int *emit_ev_axes(const emitter *e, const ir_target *tg);
+/* The test that every AR(1) value the kernel's expected V blends is a node
+ * ("pt0_6 == 0 && ...") into cond; 0 when it blends none. */
+int emit_at_nodes(const emitter *e, lcm_sb *cond);
 /* Where the next-state weights of state s of a target are known (plan.h). */
 static inline int emit_weights_level(const emitter *e, const ir_next *nx) { return plan_weights_level(e->n, nx); }
+/* The action whose grid point node id is, where that grid is the next
+ * state's grid gr and its code i<j> is in scope (its cell is then the
+ * code, no search), or -1. */
+int emit_on_own_grid(const emitter *e, int id, const ir_grid *gr);
 /* E: the targets' continuations weighted by their probabilities, or the
  * table's entry (and its off-grid byte) when the solve gives a table. */
 void emit_accumulate(emitter *e);
@@ -211,17 +236,47 @@ void emit_accumulate(emitter *e);
  * checks: bit 0 a next discrete state off its grid in a target reached,
  * bit 1 an Epstein-Zin certainty equivalent without a value. */
 void emit_off_grid_byte(const emitter *e, lcm_sb *out);
-/* The table's row of the state (ir/precompute.h). */
+/* The continuation table's row of the state (ir/precompute.h), and the
+ * row of the state at flat index `point` in any table over `states` (a
+ * stage's): the expression. */
 void emit_table_row(emitter *e);
+void emit_row_of(const emitter *e, uint64_t states, int sharded, lcm_sb *b);
+/* A table's decode of the states of its entry (emit.c), with `point`
+ * their flat index too. */
+void emit_decode_states(emitter *e, uint64_t states, int sharded, int point);
 /* The state's row (emit_lazy_row): its declaration at the state level, and
  * at the level of E the pair's entry and whether the row holds it already. */
 void emit_lazy_row_decl(emitter *e);
 void emit_lazy_row_entry(emitter *e);
 /* The regime probabilities' check, hoisted to where they are all known. */
 void emit_regime_prob_check(emitter *e, int level);
-/* Probability and code checks of a feasible state-action pair, joined
- * into `bad` without a branch. */
-void emit_checks(emitter *e);
+/* Probability and code checks of a feasible state-action pair and those
+ * of the stage entries it reads, joined into `into` without a branch. */
+void emit_checks(emitter *e, const char *into);
+
+/* ---- the staged solve (emit_stage.c; ir/eliminate.h) -------------------------- */
+/* The flat index of the actions of `actions` (row-major in the regime's
+ * order) from their codes <index><j>: "(i0 * 50 + i2)", "0" for none. */
+void emit_actions_index(const ir_regime *r, uint64_t actions, char index, lcm_sb *out);
+/* In the continuation table's nest, the innermost store: the entry's E and
+ * its off-grid byte (emit.c). */
+void emit_table_store(emitter *e);
+/* The stages whose tables nest e reads (bit s). */
+unsigned emit_stages_read(const emitter *e);
+/* The flat index of stage s's row entries (its table row's actions, row-major
+ * in the regime's order) from their codes <index><j>: "(i0 * 50 + i2)". */
+void emit_stage_index(const emitter *e, int s, char index, lcm_sb *out);
+/* At the body's state level: each stage's row of the state, from the
+ * solve's table or made here (a simulated subject). */
+void emit_stage_rows(emitter *e);
+/* At the body's end: a subject's best action whole, from the stages' rows. */
+void emit_stage_compose(emitter *e);
+/* In a stage's nest, the innermost update: the entry's best. */
+void emit_stage_update(emitter *e);
+/* The stages' functions of kernel p (which the body calls) and their
+ * tables' passes. */
+int emit_stage_functions(const kernel_plan *p, int lines, const char *nx, lcm_sb *functions, lcm_sb *passes,
+                         lcm_err *err);
 
 /* ---- the loop nest (emit_loops.c) ---------------------------------------------- */
 /* Loop level `level` of the body and everything inside it: the action's

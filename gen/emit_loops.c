@@ -28,13 +28,19 @@ static void action_loop(emitter *e, int level)
     }
     if (emit_egm_level(e, level)) { /* the candidates of the endogenous grid (gen/emit_egm.c) */
         emit_egm_candidates(e, j);
-    } else if (j == e->k->par) /* split across the lanes of a GPU state; one lane on the CPU */
+    } else if (j == e->k->par && e->n->kind == NEST_BODY && e->p->pre.elim.nstages) {
+        /* a staged body's lanes split it where it reads the stages' tables; a subject's own rows are the
+         * same in every lane, which then search the same pairs (gen/emit_stage.c) */
+        emit_open(e, "for (int i%d = lcm_lane; i%d < %d; i%d += lcm_lanes) { /* action %s */", j, j, n, j, v->name);
+    } else if (j == e->k->par && e->n->kind == NEST_BODY) /* split across the lanes of a GPU state; one lane on the CPU */
         emit_open(e, "for (int i%d = LCM_LANE; i%d < %d; i%d += LCM_LANES) { /* action %s */", j, j, n, j, v->name);
     else
         emit_open(e, "for (int i%d = 0; i%d < %d; ++i%d) { /* action %s */", j, j, n, j, v->name);
     int on_grid = !emit_egm_level(e, level);
     if (on_grid) emit_action_value(e, j, 'i');
-    /* EGM's action is off its grid: it counts as code 0 in the flat index */
+    /* EGM's action is off its grid: it counts as code 0 in the flat index; a
+     * stage's entries and a table's are indexed by their own actions alone */
+    if (e->n->kind != NEST_BODY) return;
     if (first && on_grid) emit_line(e, "const lcm_index ai%d = i%d;", j, j);
     else if (first) emit_line(e, "const lcm_index ai%d = 0;", j);
     else if (on_grid) emit_line(e, "const lcm_index ai%d = ai%d * %d + i%d;", j, before, n, j);
@@ -259,7 +265,15 @@ static void constraints(emitter *e, int level)
 static void best_update(emitter *e)
 {
     const ir_regime *r = e->r;
-    if (!e->k->last) emit_checks(e);
+    if (e->n->kind == NEST_STAGE) { /* the entry's best over the stage's action (emit_stage.c) */
+        emit_stage_update(e);
+        return;
+    }
+    if (e->n->kind == NEST_TABLE) { /* the entry's continuation (emit.c) */
+        emit_table_store(e);
+        return;
+    }
+    emit_checks(e, "bad");
     if (e->staged > 0) {
         int j = plan_loop_action(e->n, e->n->innermost);
         emit_line(e, "lcm_q[i%d - c%d] = %s;", j, j, emit_num(e, e->n->q));
@@ -356,6 +370,7 @@ static int stages_inline(const emitter *e)
                 ok = emit_weights_level(e, nx) < e->n->innermost && !(looped && ++loops > 1);
                 continue;
             }
+            if (emit_on_own_grid(e, nx->node, &tr->states[s].grid) >= 0) continue; /* an action's point */
             switch (tr->states[s].grid.kind) {
             case GRID_DISCRETE: case GRID_LIN: case GRID_PWLIN: break;
             default: ok = 0; /* a search (lcm_cell_search) or a log (lcm_cell_log) */
@@ -381,13 +396,16 @@ static int stages_inline(const emitter *e)
 static int stages(const emitter *e)
 {
     const ir_regime *r = e->r;
-    if (e->n->flat || !e->n->nloops || r->taste_scale >= 0 || emit_ez(e) || emit_is_egm(e)) return 0;
+    int stage = e->n->kind == NEST_STAGE; /* a stage's row, into its entries (emit_stage.c): no chunks */
+    if ((e->n->kind != NEST_BODY && !stage) || !e->n->nloops || r->taste_scale >= 0 || emit_ez(e) || emit_is_egm(e))
+        return 0;
     int n = r->actions[plan_loop_action(e->n, e->n->innermost)].grid.n, cheap = 1; /* what the staged loop computes: no costly op */
     for (size_t i = 0; i < r->nnodes; ++i)
         cheap &= !(loop_computes(e, (int)i) && !e->n->next_only[i] && e->n->lvl[i] == e->n->innermost &&
                    emit_costly_op(r->nodes[i].op));
-    int least = e->k->last || emit_reads_table(e) ? (cheap ? STAGE_MIN_CHEAP : STAGE_MIN) : STAGE_MIN_INLINE;
-    if (n < least || (!e->k->last && !emit_reads_table(e) && !stages_inline(e))) return 0;
+    int least = stage ? STAGE_MIN_INLINE
+                : !e->n->cont || emit_reads_table(e) ? (cheap ? STAGE_MIN_CHEAP : STAGE_MIN) : STAGE_MIN_INLINE;
+    if (n < least || (e->n->cont && !emit_table_now(e) && !stages_inline(e))) return 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
         if (!loop_computes(e, (int)i) || e->n->lvl[i] != e->n->innermost) continue;
@@ -500,20 +518,34 @@ static void staged_limit(emitter *e, int level)
 }
 
 /* The variants of the innermost loop that are staged, by their ev_path
- * into variants[] (at most 2), and how many: with an expected-V table, the
- * one that reads it and the one that sums the nodes, each where it stages;
- * else the one loop, where it stages. */
+ * into variants[] (at most 3), and how many: without a continuation table
+ * but with an expected V, the ones that read it (at the nodes, where it
+ * blends AR(1) rows: the solve's states are nodes, and a vectorised loop
+ * computes a corner whose weight is 0 before it drops it; and blended)
+ * and the one that sums the nodes, each where it stages; else the one loop
+ * (with a table, the one that reads it), where it stages. */
 static int staged_variants(emitter *e, int *variants)
 {
     int nv = 0;
-    if (!emit_reads_ev(e)) {
+    if (e->n->kind == NEST_STAGE) { /* the table's, when the solve gives it; the expected V's (a subject) */
+        if (stages(e)) variants[nv++] = 0;
+        e->ev_path = 1;
+        if (emit_reads_table(e) && emit_reads_ev(e) && stages(e)) variants[nv++] = 1;
+        e->ev_path = 0;
+        return nv;
+    }
+    if (!emit_reads_ev(e) || emit_reads_table(e)) {
         if (stages(e)) variants[nv++] = 0;
         return nv;
     }
-    for (int path = 1; path >= -1; path -= 2) {
-        e->ev_path = path;
-        if (stages(e)) variants[nv++] = path;
+    lcm_sb at_nodes;
+    lcm_sb_init(&at_nodes);
+    int paths[] = {2, 1, -1};
+    for (int i = emit_at_nodes(e, &at_nodes) ? 0 : 1; i < 3; ++i) {
+        e->ev_path = paths[i];
+        if (stages(e)) variants[nv++] = paths[i];
     }
+    lcm_sb_free(&at_nodes);
     e->ev_path = 0;
     return nv;
 }
@@ -529,20 +561,26 @@ static void staged_level(emitter *e, int level)
     lcm_sb reduced;
     lcm_sb_init(&reduced);
     staged_reductions(e, &reduced);
-    int variants[2], nv = staged_variants(e, variants);
-    lcm_sb ev;
-    lcm_sb_init(&ev);
-    if (emit_reads_ev(e)) emit_ev_condition(e, -1, &ev);
+    int variants[3], nv = staged_variants(e, variants);
+    lcm_sb at_nodes;
+    lcm_sb_init(&at_nodes);
+    emit_at_nodes(e, &at_nodes);
     for (int v = 0; v < nv; ++v) {
         e->ev_path = variants[v];
-        lcm_sb table; /* which continuation the variant computes */
-        lcm_sb_init(&table);
-        if (e->ev_path > 0) lcm_sb_printf(&table, "(%s)", ev.s);
-        else if (e->ev_path < 0) lcm_sb_printf(&table, "!(%s)", ev.s);
-        else lcm_sb_puts(&table, emit_reads_table(e) ? "pre" : "1");
-        emit_open(e, "%sif (%s%s) {", v ? "else " : "", table.s, reduced.s ? reduced.s : "");
-        lcm_sb_free(&table);
+        /* which continuation the variant computes: the table's, the expected V's (at the nodes, or blended) or the
+         * sum over the nodes */
+        const char *with = e->ev_path > 0 ? "ev" : e->ev_path < 0 ? "!ev" : emit_reads_table(e) ? "pre" : "1";
+        emit_open(e, "%sif (%s%s%s%s) {", v ? "else " : "", with, e->ev_path == 2 ? " && " : "",
+                  e->ev_path == 2 ? at_nodes.s : "", reduced.s ? reduced.s : "");
         staged_limit(e, level);
+        if (e->n->kind == NEST_STAGE) { /* the row's entries at once, each its own best (emit_stage.c) */
+            emit_line(e, "const int c%d = 0, n%d = lim%d;", j, j, j);
+            e->staged = 1;
+            emit_level(e, level);
+            e->staged = 0;
+            emit_close(e);
+            continue;
+        }
         emit_open(e, "for (int c%d = 0; c%d < lim%d; c%d += %d) { /* action %s, %d at a time: Q, then the best */", j, j,
                   j, j, chunk, e->r->actions[j].name, chunk);
         emit_line(e, "const int n%d = lim%d - c%d < %d ? lim%d - c%d : %d;", j, j, j, chunk, j, j, chunk);
@@ -559,7 +597,7 @@ static void staged_level(emitter *e, int level)
         emit_close(e);
     }
     e->ev_path = 0;
-    lcm_sb_free(&reduced), lcm_sb_free(&ev);
+    lcm_sb_free(&reduced), lcm_sb_free(&at_nodes);
     emit_line(e, "else");
     lcm_sb_puts(e->b, "#endif\n");
     emit_open(e, "{");
@@ -571,7 +609,7 @@ static void staged_level(emitter *e, int level)
 
 void emit_level(emitter *e, int level)
 {
-    int variants[2];
+    int variants[3];
     if (level == e->n->innermost && level >= LVL_ACTION0 && !e->staged && staged_variants(e, variants)) {
         staged_level(e, level);
         return;
@@ -583,8 +621,11 @@ void emit_level(emitter *e, int level)
         if (emit_lazy_row(e)) emit_lazy_row_decl(e);
     }
     if (emit_reads_ev(e) && level == LVL_KERNEL)
-        emit_line(e, "const real *LCM_RESTRICT pre = (const real *)a->cont; /* the expected V; 0: sum over the nodes */");
+        emit_line(e, "const real *LCM_RESTRICT ev = (const real *)a->ev; /* the expected V; 0: sum over the nodes */");
     if (emit_reads_table(e) && level == LVL_STATE) emit_table_row(e);
+    if (e->n->kind == NEST_BODY && e->p->pre.elim.nstages && level == LVL_KERNEL)
+        emit_line(e, "LCM_UNUSED const int lcm_lane = a->stage[0] ? LCM_LANE : 0, lcm_lanes = a->stage[0] ? LCM_LANES : 1;");
+    if (e->n->kind == NEST_BODY && e->p->pre.elim.nstages && level == LVL_STATE) emit_stage_rows(e);
     char *first = lcm_xmalloc(e->r->nnodes + 1);
     constraint_inputs(e, level, first);
     declare_level(e, level, 0, first, 1);
@@ -597,11 +638,11 @@ void emit_level(emitter *e, int level)
     emit_regime_prob_check(e, level);
     emit_stochastic_weights(e, level);
     if (level == e->n->e_level && emit_lazy_row(e)) emit_lazy_row_entry(e);
-    for (int t = 0; t < e->k->ntargets; ++t) {
+    for (int t = 0; t < e->k->ntargets && e->n->cont; ++t) {
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         if (emit_target_level(e, tg) == level) emit_target_block(e, tg, level);
     }
-    if (!e->k->last && level == e->n->e_level) emit_accumulate(e);
+    if (e->n->cont && level == e->n->e_level) emit_accumulate(e);
     declare_level(e, level, 1, NULL, 0);
     if (emit_is_egm(e) && level == LVL_STATE) emit_egm_rows(e);
     if (emit_is_egm(e) && emit_egm_level(e, level + 1)) emit_egm_choice(e);

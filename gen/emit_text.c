@@ -164,6 +164,8 @@ static char *model_name(const ir_model *m, const ir_regime *r, int id)
     case OP_AGE: lcm_sb_puts(&b, "age"); break;
     case OP_PERIOD: lcm_sb_puts(&b, "period"); break;
     case OP_ENEXT: lcm_sb_puts(&b, "E_next_V"); break;
+    case OP_STAGE: lcm_sb_printf(&b, "best_%s", r->actions[n->ref >= 0 ? (int)n->k : 0].name); break;
+    case OP_STAGE_OK: lcm_sb_printf(&b, "some_%s", r->actions[n->ref >= 0 ? (int)n->k : 0].name); break;
     case OP_SAVINGS: lcm_sb_puts(&b, "egm_a"); break;
     case OP_MARGINAL: lcm_sb_puts(&b, "egm_m"); break;
     case OP_PARAM:
@@ -294,6 +296,15 @@ static void expr(const emitter *e, int id, lcm_sb *b)
         leaf(e, n, b);
         return;
     case OP_PARAM: case OP_PIDX: param_read(e, n, b); return;
+    case OP_STAGE: case OP_STAGE_OK: { /* the stage's entry of this pair (emit_stage.c) */
+        lcm_sb idx;
+        lcm_sb_init(&idx);
+        emit_stage_index(e, n->ref, 'i', &idx);
+        if (n->op == OP_STAGE) lcm_sb_printf(b, "gv%d[%s]", n->ref, idx.s);
+        else lcm_sb_printf(b, "(gc%d[%s] & LCM_STAGE_FEASIBLE)", n->ref, idx.s);
+        lcm_sb_free(&idx);
+        return;
+    }
     case OP_NEG: lcm_sb_printf(b, "(-%s)", emit_num(e, a[0])); return;
     case OP_NOT: lcm_sb_printf(b, "(!%s)", emit_cond(e, a[0])); return;
     case OP_AND: case OP_OR:
@@ -377,7 +388,9 @@ void emit_node_decl(emitter *e, int id)
     const ir_node *n = &e->r->nodes[id];
     emit_line_directive(e, n->src);
     emit_start(e);
-    lcm_sb_printf(e->b, "const %s %s = ", n->type == IR_BOOL ? "int" : "real", emit_name(e, id));
+    /* an action read only as a next state on its own grid is read there by its code (emit_continuation.c) */
+    lcm_sb_printf(e->b, "%sconst %s %s = ", n->op == OP_ACTION ? "LCM_UNUSED " : "", n->type == IR_BOOL ? "int" : "real",
+                  emit_name(e, id));
     expr(e, id, e->b);
     lcm_sb_putc(e->b, ';');
     emit_comment(e, NULL, n->src);

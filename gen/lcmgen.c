@@ -10,6 +10,7 @@
 #include "lua_host.h"
 #include "manifest.h"
 #include "message.h"
+#include "plan.h"
 #include "sha256.h"
 
 int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
@@ -97,6 +98,10 @@ int lcmgen_generate(const char *model_path, const lcmgen_inputs *in, lcmgen_outp
     }
 
     lcm_plan_kernels(&out->model);
+    lcm_sb plan;
+    lcm_sb_init(&plan);
+    lcm_plan_describe(&out->model, &plan);
+    out->plan = plan.s ? lcm_sb_take(&plan) : lcm_xstrdup("");
     lcm_sb src;
     lcm_sb_init(&src);
     lcm_emit_options opt = {.line_directives = line_directives_option || lcm_env_switch("LCM_LINE_DIRECTIVES")};
@@ -122,6 +127,7 @@ void lcmgen_output_free(lcmgen_output *out)
     free(out->source);
     free(out->manifest);
     free(out->reachability);
+    free(out->plan);
     for (int i = 0; i < out->ndeps; ++i) free(out->deps[i]);
     free(out->deps);
     for (int i = 0; i < out->nwarnings; ++i) free(out->warnings[i]);

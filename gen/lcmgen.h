@@ -15,6 +15,7 @@ typedef struct lcmgen_output {
     char **warnings; /* for the user: the caller prints them its own way */
     int nwarnings;
     char *reachability; /* the regime graph as text: lcmgen --reachability */
+    char *plan;         /* the staged solve of each kernel (gen/plan.h, lcm_plan_describe): the caller prints it */
 } lcmgen_output;
 
 /* What a model is generated with besides its files: structural options

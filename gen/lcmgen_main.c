@@ -11,7 +11,7 @@
 static const char usage[] =
     "usage: lcmgen MODEL.lua -o DIR [-D name=value]... [--fix path=value]... [-M DEPFILE] [--trust-model]\n"
     "              [--line-directives]\n"
-    "       lcmgen MODEL.lua --reachability [-o DIR] [-D name=value]...\n"
+    "       lcmgen MODEL.lua --reachability|--plan [-o DIR] [-D name=value]...\n"
     "\n"
     "Generates DIR/kernels.c (compiles as C11 and as CUDA) and DIR/manifest.lcm\n"
     "from a model written in Lua.  Files are rewritten only when their content\n"
@@ -25,13 +25,16 @@ static const char usage[] =
     "as if the model's fixed_params gave it: a scalar becomes a constant of the\n"
     "kernels (docs/tuning.md).\n"
     "--reachability prints which regime can move into which and at which ages\n"
-    "(docs/model-language.md, section 10); -o is then optional.\n";
+    "(docs/model-language.md, section 10); -o is then optional.\n"
+    "--plan prints how each kernel solves: which actions are maximised first\n"
+    "into tables (the staged solve) and the work saved, or why it searches the\n"
+    "grid (docs/tuning.md, \"Write models the staged solve applies to\").\n";
 
 typedef struct args {
     const char *model, *dir, *depfile;
     ir_option *defs, *fixes;
     int ndefs, nfixes;
-    int help, reachability;
+    int help, reachability, plan;
 } args;
 
 static int add_define(args *a, const char *text, lcm_err *err)
@@ -71,6 +74,8 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
             lcmgen_set_line_directives(1);
         } else if (!strcmp(s, "--reachability")) {
             a->reachability = 1;
+        } else if (!strcmp(s, "--plan")) {
+            a->plan = 1;
         } else if (s[0] == '-') {
             return lcm_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcmgen --help)", s);
         } else if (a->model) {
@@ -81,7 +86,7 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
     }
     if (!a->model) return lcm_fail(err, LCM_E_USAGE, "no model file given (see lcmgen --help)");
     if (a->depfile && !a->dir) return lcm_fail(err, LCM_E_USAGE, "-M needs -o DIR (the depfile names its files)");
-    if (!a->dir && !a->reachability)
+    if (!a->dir && !a->reachability && !a->plan)
         return lcm_fail(err, LCM_E_USAGE, "no output directory: give -o DIR (see lcmgen --help)");
     return 0;
 }
@@ -99,6 +104,7 @@ int main(int argc, char **argv)
     else if (!rc && !(rc = lcmgen_generate(a.model, &in, &out, &err))) {
         for (int i = 0; i < out.nwarnings; ++i) lcm_put_message(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
         if (a.reachability) fputs(out.reachability, stdout);
+        if (a.plan) fputs(out.plan, stdout);
         if (a.dir) rc = lcmgen_write(&out, a.dir, a.depfile, &err);
     }
     if (rc) lcm_put_message(stderr, "lcmgen: error: %s\n", err.msg);

@@ -31,13 +31,15 @@ void plan_mark(const ir_regime *r, char *needed, int id)
 static int max_int(int a, int b) { return a > b ? a : b; }
 
 /* ---- nests ------------------------------------------------------------------ */
-/* A nest of kind `kind` over the regime's nodes: nothing needed yet, every
- * node at level -1 (flat), or with the body's loops over every action in
- * the regime's order. */
-static void nest_init(const kernel_plan *p, plan_nest *n, plan_nest_kind kind, int flat)
+/* A nest of kind `kind` over the kernel's nodes, with the regime's view
+ * (its objective and constraints set after): nothing needed yet, every
+ * node at level -1 (flat), or with loops over loop[0..nloops). */
+static void nest_init(const kernel_plan *p, plan_nest *n, plan_nest_kind kind, int flat, const int *loop, int nloops)
 {
     const ir_regime *r = p->r;
-    *n = (plan_nest){.kind = kind, .flat = flat, .q = -1, .innermost = -1, .e_level = -1, .rp_level = -1};
+    *n = (plan_nest){.kind = kind, .view = *r, .flat = flat, .q = r->q, .innermost = -1, .e_level = -1,
+                     .rp_level = -1, .has_enext = p->has_enext};
+    n->view.constraints = NULL, n->view.nconstraints = 0;
     n->lvl = lcm_xcalloc(r->nnodes + 1, sizeof *n->lvl);
     n->needed = lcm_xcalloc(r->nnodes + 1, 1);
     n->action_level = lcm_xcalloc((size_t)r->nactions + 1, sizeof *n->action_level);
@@ -47,39 +49,75 @@ static void nest_init(const kernel_plan *p, plan_nest *n, plan_nest_kind kind, i
         for (size_t i = 0; i < r->nnodes; ++i) n->lvl[i] = -1;
         return;
     }
-    for (int j = 0; j < r->nactions; ++j) n->loop[n->nloops++] = j, n->action_level[j] = LVL_ACTION0 + j;
+    for (int l = 0; l < nloops; ++l) n->loop[n->nloops++] = loop[l], n->action_level[loop[l]] = LVL_ACTION0 + l;
     n->innermost = LVL_STATE + n->nloops;
+    n->root = lcm_xcalloc(r->nnodes + 1, 1);
+    n->tabled = lcm_xcalloc(r->nnodes + 1, 1);
+    n->terms_only = lcm_xcalloc(r->nnodes + 1, 1);
+    n->at_off = lcm_xcalloc(r->nnodes + 1, sizeof *n->at_off);
+    n->next_only = lcm_xcalloc(r->nnodes + 1, 1);
+    n->hoisted = lcm_xcalloc(r->nnodes + 1, 1);
+    n->hoist_only = lcm_xcalloc(r->nnodes + 1, 1);
+    n->hoist_level = lcm_xcalloc(r->nnodes + 1, sizeof *n->hoist_level);
+}
+
+/* The nest's objective q and constraints: the regime's of mask `own` (bit
+ * c), then the feasibility of the stages in `reads` (bit s). */
+static void nest_objective(const kernel_plan *p, plan_nest *n, int q, uint64_t own, unsigned reads)
+{
+    const ir_regime *r = p->r;
+    n->q = n->view.q = n->view.utility = q;
+    n->view.constraints = lcm_xcalloc((size_t)r->nconstraints + LCM_MAX_STAGES + 1, sizeof *n->view.constraints);
+    for (int c = 0; c < r->nconstraints; ++c)
+        if (own >> c & 1) n->view.constraints[n->view.nconstraints++] = r->constraints[c];
+    for (int s = 0; s < p->pre.elim.nstages; ++s)
+        if (reads >> s & 1)
+            n->view.constraints[n->view.nconstraints++] =
+                (ir_named){.name = r->actions[p->pre.elim.stage[s].action].name, .node = p->dag.feasible[s]};
 }
 
 static void nest_free(plan_nest *n)
 {
-    free(n->lvl), free(n->needed), free(n->action_level), free(n->loop);
+    free(n->lvl), free(n->needed), free(n->action_level), free(n->loop), free(n->view.constraints);
     free(n->root), free(n->tabled), free(n->terms_only), free(n->at_off), free(n->next_only), free(n->hoisted);
     free(n->hoist_only), free(n->hoist_level);
     memset(n, 0, sizeof *n);
 }
 
 /* ---- levels ------------------------------------------------------------------ */
-/* Each node's level in nest n, E_next_V at enext_level; with has_enext,
- * which nodes read it. */
-static void compute_levels(const ir_regime *r, plan_nest *n, int enext_level, char *has_enext)
+/* Each node's level in nest n, E_next_V at enext_level; a stage's table
+ * read where its row's actions are known. */
+static void compute_levels(const kernel_plan *p, plan_nest *n, int enext_level)
 {
+    const ir_regime *r = p->r;
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *nd = &r->nodes[i];
-        int l = LVL_KERNEL, h = 0;
+        int l = LVL_KERNEL;
         switch (nd->op) {
         case OP_STATE: l = LVL_STATE; break;
         case OP_ACTION: l = n->action_level[nd->ref]; break;
-        case OP_ENEXT: l = enext_level, h = 1; break;
+        case OP_ENEXT: l = enext_level; break;
+        case OP_STAGE: case OP_STAGE_OK:
+            l = LVL_STATE;
+            for (int j = 0; j < r->nactions; ++j)
+                if (p->pre.elim.stage[nd->ref].shape.actions >> j & 1) l = max_int(l, n->action_level[j]);
+            break;
         default:
-            for (int a = 0; a < nd->nargs; ++a) {
-                l = max_int(l, n->lvl[nd->args[a]]);
-                h |= has_enext[nd->args[a]];
-            }
+            for (int a = 0; a < nd->nargs; ++a) l = max_int(l, n->lvl[nd->args[a]]);
         }
         n->lvl[i] = l;
-        has_enext[i] = (char)h;
     }
+}
+
+/* Which nodes read E_next_V. */
+static char *enext_readers(const ir_regime *r)
+{
+    char *h = lcm_xcalloc(r->nnodes + 1, 1);
+    for (size_t i = 0; i < r->nnodes; ++i) {
+        h[i] = r->nodes[i].op == OP_ENEXT;
+        for (int a = 0; a < r->nodes[i].nargs; ++a) h[i] |= h[r->nodes[i].args[a]];
+    }
+    return h;
 }
 
 int plan_target_level(const kernel_plan *p, const plan_nest *n, const ir_target *tg)
@@ -106,8 +144,46 @@ int plan_weights_level(const plan_nest *n, const ir_next *nx)
     return l;
 }
 
+/* Levels of a nest: E_next_V, where its continuation computes it, where
+ * all its inputs are known; the regime probabilities' check where they all
+ * are. */
+static void plan_levels(const kernel_plan *p, plan_nest *n)
+{
+    const ir_regime *r = p->r;
+    compute_levels(p, n, 0);
+    n->e_level = LVL_KERNEL;
+    for (int t = 0; n->cont && t < p->k->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(r, p->k->targets[t]);
+        n->e_level = max_int(n->e_level, max_int(plan_target_level(p, n, tg), n->lvl[r->rprob[tg->regime]]));
+    }
+    compute_levels(p, n, n->e_level);
+    n->rp_level = LVL_KERNEL;
+    for (int g = 0; g < p->m->nregimes; ++g)
+        if (r->rprob[g] >= 0) n->rp_level = max_int(n->rp_level, n->lvl[r->rprob[g]]);
+}
+
+/* A next state or its probabilities may not read E_next_V. */
+static int check_next_states(const kernel_plan *p, lcm_err *err)
+{
+    const ir_regime *r = p->r;
+    for (int t = 0; t < p->k->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(r, p->k->targets[t]);
+        const ir_regime *tr = &p->m->regimes[tg->regime];
+        for (int s = 0; s < tr->nstates; ++s) {
+            const ir_next *nx = &tg->next[s];
+            if (nx->kind == NEXT_PROCESS) continue;
+            int bad = nx->kind == NEXT_DET ? p->has_enext[nx->node] : 0;
+            for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j) bad |= p->has_enext[nx->probs[j]];
+            if (bad)
+                return lcm_fail(err, LCM_E_MODEL, "regime '%s': the next value of '%s' depends on E_next_V",
+                                r->name, tr->states[s].name);
+        }
+    }
+    return 0;
+}
+
 /* ---- what the nests need ------------------------------------------------------ */
-/* Marks a node the body uses directly (and what it reads). */
+/* Marks a node the nest uses directly (and what it reads). */
 static void mark_root(const kernel_plan *p, plan_nest *n, int id)
 {
     plan_mark(p->r, n->needed, id);
@@ -133,13 +209,25 @@ static void mark_continuation(const kernel_plan *p, plan_nest *n)
     }
 }
 
+/* What a nest computes: its objective and constraints, the continuation
+ * where it computes it (and the regime probabilities its checks read). */
+static void mark_nest(const kernel_plan *p, plan_nest *n)
+{
+    const ir_regime *v = &n->view;
+    mark_root(p, n, v->q);
+    for (int c = 0; c < v->nconstraints; ++c) mark_root(p, n, v->constraints[c].node);
+    if (!n->cont) return;
+    mark_continuation(p, n);
+    for (int i = 0; i < p->k->ninactive; ++i) mark_root(p, n, v->rprob[p->k->inactive[i]]);
+}
+
 /* With a table, the staged loop reads the continuation from it: what only
  * the next states need (next wealth = (1 + r) * saving) is left out there;
  * the plain loop beside it computes them for its inline block.  A Markov
  * state's probabilities stay: the kernel checks them (pmok, checks()). */
 static void plan_next_only(const kernel_plan *p, plan_nest *n)
 {
-    const ir_regime *r = p->r;
+    const ir_regime *r = &n->view;
     char *rest = lcm_xcalloc(r->nnodes + 1, 1); /* what the loop reads but for the next states */
     plan_mark_body(p, rest, r->q);
     plan_mark_body(p, rest, r->utility);
@@ -157,65 +245,83 @@ static void plan_next_only(const kernel_plan *p, plan_nest *n)
     free(rest);
 }
 
-/* The body: levels (E_next_V where the continuation's inputs are all
- * known), what it computes, its table, then its terms. */
-static int plan_body(kernel_plan *p, lcm_err *err)
+/* The body: grid search over every action in the regime's order, or with
+ * a staged solve over the actions the stages leave, reading their tables;
+ * then its terms. */
+static void plan_body(kernel_plan *p)
 {
     const ir_regime *r = p->r;
-    const ir_kernel *k = p->k;
+    const ir_elim *el = &p->pre.elim;
     plan_nest *n = &p->body;
-    nest_init(p, n, NEST_BODY, 0);
-    n->q = r->q;
-    char *has_enext = lcm_xcalloc(r->nnodes + 1, 1);
-    n->has_enext = has_enext;
-    n->root = lcm_xcalloc(r->nnodes + 1, 1);
-    n->tabled = lcm_xcalloc(r->nnodes + 1, 1);
-    n->terms_only = lcm_xcalloc(r->nnodes + 1, 1);
-    n->at_off = lcm_xcalloc(r->nnodes + 1, sizeof *n->at_off);
-    n->next_only = lcm_xcalloc(r->nnodes + 1, 1);
-    n->hoisted = lcm_xcalloc(r->nnodes + 1, 1);
-    n->hoist_only = lcm_xcalloc(r->nnodes + 1, 1);
-    n->hoist_level = lcm_xcalloc(r->nnodes + 1, sizeof *n->hoist_level);
-    compute_levels(r, n, 0, has_enext);
-    n->e_level = LVL_KERNEL;
-    for (int t = 0; t < k->ntargets; ++t) {
-        const ir_target *tg = ir_target_of(r, k->targets[t]);
-        const ir_regime *tr = &p->m->regimes[tg->regime];
-        for (int s = 0; s < tr->nstates; ++s) {
-            const ir_next *nx = &tg->next[s];
-            if (nx->kind == NEXT_PROCESS) continue;
-            int bad = nx->kind == NEXT_DET ? has_enext[nx->node] : 0;
-            for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j) bad |= has_enext[nx->probs[j]];
-            if (bad)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': the next value of '%s' depends on E_next_V",
-                                r->name, tr->states[s].name);
-        }
-        n->e_level = max_int(n->e_level, max_int(plan_target_level(p, n, tg), n->lvl[r->rprob[tg->regime]]));
+    int loop[64], nloops = 0;
+    uint64_t out = 0;
+    for (int s = 0; s < el->nstages; ++s) out |= (uint64_t)1 << el->stage[s].action;
+    for (int j = 0; j < r->nactions; ++j)
+        if (!(out >> j & 1)) loop[nloops++] = j;
+    nest_init(p, n, NEST_BODY, 0, loop, nloops);
+    uint64_t own = r->nconstraints >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->nconstraints) - 1;
+    for (int s = 0; s < el->nstages; ++s) own &= ~el->stage[s].constraints;
+    n->cont = el->nstages ? el->cont : !p->k->last;
+    if (el->nstages) nest_objective(p, n, p->dag.q, own, p->dag.outer_reads);
+    else {
+        n->view.constraints = r->constraints, n->view.nconstraints = r->nconstraints;
+        mark_root(p, n, r->utility);
+        if (r->taste_scale >= 0) mark_root(p, n, r->taste_scale);
     }
-    compute_levels(r, n, n->e_level, has_enext);
-    n->rp_level = LVL_KERNEL;
-    for (int g = 0; g < p->m->nregimes; ++g)
-        if (r->rprob[g] >= 0) n->rp_level = max_int(n->rp_level, n->lvl[r->rprob[g]]);
-    mark_root(p, n, r->q);
-    mark_root(p, n, r->utility);
-    if (r->taste_scale >= 0) mark_root(p, n, r->taste_scale);
-    for (int c = 0; c < r->nconstraints; ++c) mark_root(p, n, r->constraints[c].node);
-    mark_continuation(p, n);
-    for (int i = 0; i < k->ninactive; ++i) mark_root(p, n, r->rprob[k->inactive[i]]);
+    plan_levels(p, n);
+    mark_nest(p, n);
     if (ir_is_egm(r)) mark_root(p, n, r->egm.resources), mark_root(p, n, r->egm.marginal);
     if (r->terminal_marginal) mark_root(p, n, r->marginal);
     plan_action_terms(p);
     plan_hoisted_terms(p);
-    if (p->pre.active && !p->pre.egm && !p->pre.ev) plan_next_only(p, n);
-    return 0;
+    if (p->pre.active && !p->pre.egm && n->cont) plan_next_only(p, n);
+}
+
+/* The continuation table's entries (ir/precompute.h): a nest per launch
+ * item, a row and a value of the first action the continuation reads
+ * (fixed from the item, as the row's states are), over the other actions
+ * it reads; what a row (and that value) decides is computed once for all
+ * its entries. */
+static void plan_table(kernel_plan *p)
+{
+    const ir_regime *r = p->r;
+    plan_nest *n = &p->table;
+    int loop[64] = {0}, nloops = 0, first = ir_pre_first_action(&p->pre);
+    for (int j = first + 1; first >= 0 && j < r->nactions; ++j)
+        if (p->pre.actions >> j & 1) loop[nloops++] = j;
+    nest_init(p, n, NEST_TABLE, 0, loop, nloops);
+    if (first >= 0) n->action_level[first] = LVL_STATE;
+    n->cont = 1;
+    n->q = n->view.q = n->view.utility = n->view.taste_scale = -1;
+    plan_levels(p, n);
+    mark_continuation(p, n);
+}
+
+/* Stage s: its action's loop around its table row's actions (ir/eliminate.h). */
+static void plan_stage(kernel_plan *p, int s)
+{
+    const ir_regime *r = p->r;
+    const ir_stage *st = &p->pre.elim.stage[s];
+    plan_nest *n = &p->stage[s];
+    int loop[64], nloops = 0;
+    loop[nloops++] = st->action;
+    for (int j = 0; j < r->nactions; ++j)
+        if (st->shape.actions >> j & 1) loop[nloops++] = j;
+    nest_init(p, n, NEST_STAGE, 0, loop, nloops);
+    n->view.taste_scale = -1;
+    n->stage = s;
+    n->cont = st->cont;
+    nest_objective(p, n, p->dag.root[s], st->constraints, p->dag.reads[s]);
+    plan_levels(p, n);
+    mark_nest(p, n);
 }
 
 /* ---- the tables' entries ------------------------------------------------------ */
 /* A flat nest of the body's E_next_V marks. */
 static void flat_nest(const kernel_plan *p, plan_nest *n, plan_nest_kind kind)
 {
-    nest_init(p, n, kind, 1);
-    n->has_enext = p->body.has_enext;
+    nest_init(p, n, kind, 1, NULL, 0);
+    n->cont = kind == NEST_TABLE || kind == NEST_EGM;
 }
 
 /* The expected V's entry of each target read from it: the probabilities
@@ -275,30 +381,89 @@ int lcm_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, c
     const ir_regime *r = &m->regimes[k->regime];
     *p = (kernel_plan){.m = m, .r = r, .k = k, .L = &lo->L, .V = &lo->V, .S = &lo->S, .tables = tables, .host = host};
     ir_state_layout_build(m, &lo->V, &lo->S, r->id, &p->lay);
-    emit_names_build(m, r, &p->names);
     ir_pre_plan(m, &lo->S, (int)(k - m->kernels), &p->pre);
-    if (!tables && !p->pre.egm) memset(&p->pre, 0, sizeof p->pre); /* LCM_NO_TABLES: no table but EGM's */
-    int rc = plan_body(p, err);
-    if (rc) return rc;
-    if (p->pre.active && p->pre.egm) plan_egm_entry(p);
-    else if (p->pre.active && p->pre.ev) plan_ev_entries(p);
-    else if (p->pre.active) {
-        flat_nest(p, &p->table, NEST_TABLE);
-        mark_continuation(p, &p->table);
+    if (p->pre.elim.nstages) { /* the staged solve's DAG: the regime's nodes, then the stages' */
+        ir_elim check;
+        ir_elim_plan(m, &lo->S, k, &check, &p->dag);
+        lcm_assert(check.nstages == p->pre.elim.nstages);
+        p->staged = *r;
+        p->staged.nodes = p->dag.nodes, p->staged.nnodes = p->dag.nnodes;
+        p->r = &p->staged;
     }
+    emit_names_build(m, p->r, &p->names);
+    if (!tables && !p->pre.egm) { /* LCM_NO_TABLES: no table but EGM's; the stages fill a state's rows themselves */
+        ir_elim elim = p->pre.elim;
+        memset(&p->pre, 0, sizeof p->pre);
+        p->pre.elim = elim;
+    }
+    p->has_enext = enext_readers(p->r);
+    int rc = check_next_states(p, err);
+    if (rc) return rc;
+    plan_body(p);
+    for (int s = 0; s < p->pre.elim.nstages; ++s) plan_stage(p, s);
+    if (p->pre.ev) plan_ev_entries(p);
+    if (p->pre.active && p->pre.egm) plan_egm_entry(p);
+    else if (p->pre.active) plan_table(p);
     return 0;
 }
 
 void lcm_plan_free(kernel_plan *p)
 {
-    free((char *)p->body.has_enext);
+    if (p->body.view.constraints == p->r->constraints) p->body.view.constraints = NULL; /* the regime's own */
     nest_free(&p->body);
+    for (int s = 0; s < LCM_MAX_STAGES; ++s) nest_free(&p->stage[s]);
     nest_free(&p->terms);
     nest_free(&p->table);
     nest_free(&p->egm);
     for (int t = 0; p->ev && t < p->k->ntargets; ++t) nest_free(&p->ev[t]);
     free(p->ev);
+    free(p->has_enext);
+    ir_elim_dag_free(&p->dag);
     emit_names_free(&p->names);
     ir_state_layout_free(&p->lay);
     memset(p, 0, sizeof *p);
+}
+
+/* ---- what the plan says ------------------------------------------------------- */
+/* "1,600,000" */
+static void put_count(lcm_sb *b, double x)
+{
+    char digits[64];
+    snprintf(digits, sizeof digits, "%.0f", x);
+    size_t n = strlen(digits);
+    for (size_t i = 0; i < n; ++i) {
+        lcm_sb_putc(b, digits[i]);
+        if ((n - i - 1) % 3 == 0 && i + 1 < n) lcm_sb_putc(b, ',');
+    }
+}
+
+void lcm_plan_describe(const ir_model *m, lcm_sb *out)
+{
+    emit_layouts lo;
+    emit_layouts_build(m, &lo);
+    for (int k = 0; k < m->nkernels; ++k) {
+        const ir_kernel *kn = &m->kernels[k];
+        const ir_regime *r = &m->regimes[kn->regime];
+        ir_pre pre;
+        ir_pre_plan(m, &lo.S, k, &pre);
+        const ir_elim *el = &pre.elim;
+        lcm_sb_printf(out, "%s (regime '%s'): ", kn->symbol, r->name);
+        if (!el->nstages) lcm_sb_printf(out, "grid search%s%s", *el->why ? ", " : "", el->why);
+        for (int s = 0; s < el->nstages; ++s) {
+            const ir_stage *st = &el->stage[s];
+            lcm_sb_printf(out, "%s'%s' maximised %s into a table of ", s ? ", then " : "staged solve: ",
+                          r->actions[st->action].name, s ? "next" : "first");
+            put_count(out, (double)st->shape.whole);
+            lcm_sb_puts(out, st->shape.whole == 1 ? " entry" : " entries");
+        }
+        if (el->nstages) {
+            lcm_sb_puts(out, "; ");
+            put_count(out, el->pairs);
+            lcm_sb_puts(out, " -> ");
+            put_count(out, el->staged);
+            lcm_sb_printf(out, " evaluations a period (%.1fx fewer)", el->pairs / el->staged);
+        }
+        lcm_sb_putc(out, '\n');
+    }
+    emit_layouts_free(&lo);
 }

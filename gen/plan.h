@@ -13,17 +13,25 @@
  *
  * The kernel body is the nest of every action in the regime's order
  * (grid search; an EGM regime's continuous action runs over its
- * candidates).  Around it: the launch's action terms (a loop per action
- * over the terms only one action decides), and the entries of the kernel's
- * tables (ir/precompute.h), flat nests whose nodes all sit at one level
- * (-1): the continuation table's entry, the expected V of each target, an
- * EGM regime's endogenous grid.
+ * candidates), or with a staged solve (ir/eliminate.h) the nest of the
+ * actions the stages leave, each stage a nest of its own: its action's loop
+ * around its table row's actions.  Around them: the launch's action terms
+ * (a loop per action over the terms only one action decides), and the
+ * entries of the kernel's tables (ir/precompute.h), flat nests whose nodes
+ * all sit at one level (-1): the continuation table's entry, the expected
+ * V of each target, an EGM regime's endogenous grid.
+ *
+ * Each nest sees the regime as its own view: the kernel's nodes (with a
+ * staged solve the stages' appended), its objective as Q, its constraints
+ * (a stage's own, the rest for the body, and the feasibility of the stages
+ * it reads).
  */
 #ifndef LCM_PLAN_H
 #define LCM_PLAN_H
 
 #include "grid.h"
 #include "ir.h"
+#include "eliminate.h"
 #include "layout.h"
 #include "precompute.h"
 #include "vars.h"
@@ -53,6 +61,7 @@ void emit_layouts_free(emit_layouts *l);
 
 typedef enum plan_nest_kind {
     NEST_BODY,  /* the kernel body */
+    NEST_STAGE, /* a stage of the staged solve: a row of its table */
     NEST_TERMS, /* the launch's action terms (plan_terms.c) */
     NEST_TABLE, /* the continuation table's entry */
     NEST_EV,    /* a target's expected V in the expected-V table */
@@ -61,11 +70,14 @@ typedef enum plan_nest_kind {
 
 typedef struct plan_nest {
     plan_nest_kind kind;
+    ir_regime view;     /* the regime as the nest sees it (above) */
+    int stage;          /* NEST_STAGE: which stage */
     int flat;           /* a table's entry: every node at level -1, no loops */
+    int cont;           /* it computes the continuation (its objective reads E_next_V, or the body's checks) */
     int nloops;
     int *loop;          /* [nloops]: the action of each loop, outermost first */
     int *action_level;  /* [nactions]: the level of each action's loop, -1 where it has none */
-    int q;              /* the node it maximises (-1: none, a flat nest) */
+    int q;              /* the node it maximises (-1: none, a flat nest); view.q */
     int *lvl;           /* [nnodes]: each node's level */
     char *needed;       /* [nnodes]: the nodes the nest computes (or reads, below) */
     const char *has_enext; /* [nnodes]: the node reads E_next_V (the body's array) */
@@ -92,16 +104,20 @@ static inline int plan_action_level(const plan_nest *n, int j) { return n->actio
 
 typedef struct kernel_plan {
     const ir_model *m;
-    const ir_regime *r;
+    const ir_regime *r;  /* the kernel's regime: its nodes, with a staged solve the stages' appended */
     const ir_kernel *k;
     const ir_grid_layout *L;
     const ir_vars *V;
     const ir_shard *S;
     ir_state_layout lay; /* the regime's strides, chunks and launch map (ir/layout.h) */
     emit_names names;
-    ir_pre pre;          /* its tables (ir/precompute.h) */
+    ir_pre pre;          /* its tables (ir/precompute.h) and its staged solve (pre.elim, ir/eliminate.h) */
+    ir_elim_dag dag;     /* the staged solve's DAG */
+    ir_regime staged;    /* the regime with it (r then points here) */
+    char *has_enext;     /* [nnodes]: the node reads E_next_V */
     int tables, host;    /* what it was planned for (lcm_plan_kernel) */
     plan_nest body;
+    plan_nest stage[LCM_MAX_STAGES]; /* pre.elim.nstages */
     plan_nest terms;     /* body.nat > 0 */
     plan_nest table;     /* pre.active, neither EGM nor expected V */
     plan_nest *ev;       /* [k->ntargets]: pre.ev, for each target read from it */
@@ -117,6 +133,12 @@ typedef struct kernel_plan {
 int lcm_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, const ir_kernel *k, int tables,
                     int host, lcm_err *err);
 void lcm_plan_free(kernel_plan *p);
+
+/* How each kernel of a planned model solves, a line per kernel: its
+ * staged solve (the actions maximised first, their tables' entries, the
+ * evaluations a period), or grid search and, where an action would have
+ * saved work, why not staged (lcmgen --plan, bench_solve). */
+void lcm_plan_describe(const ir_model *m, lcm_sb *out);
 
 /* Marks node id of regime r and everything it depends on in needed. */
 void plan_mark(const ir_regime *r, char *needed, int id);

@@ -65,7 +65,7 @@ void plan_action_terms(kernel_plan *p)
     for (size_t i = 0; i < n; ++i) {
         const ir_node *nd = &r->nodes[i];
         switch (nd->op) {
-        case OP_STATE: case OP_ENEXT: act[i] = -2; break;
+        case OP_STATE: case OP_ENEXT: case OP_STAGE: case OP_STAGE_OK: act[i] = -2; break; /* a stage's: by state */
         case OP_ACTION: act[i] = ir_is_egm(r) && nd->ref == r->egm.action ? -2 : nd->ref; break; /* EGM's: off its grid */
         default:
             act[i] = nd->op == OP_PIDX && !plan_pidx_in_range(p, (int)i) ? -2 : -1;
@@ -98,8 +98,9 @@ void plan_action_terms(kernel_plan *p)
     free(act), free(costly), free(outside), free(body);
     /* the nest that fills lcm_at: the tabled terms, at the body's levels */
     plan_nest *t = &p->terms;
-    *t = (plan_nest){.kind = NEST_TERMS, .innermost = e->innermost, .e_level = e->e_level, .rp_level = e->rp_level,
-                     .has_enext = e->has_enext};
+    *t = (plan_nest){.kind = NEST_TERMS, .view = e->view, .q = e->q, .innermost = e->innermost, .e_level = e->e_level,
+                     .rp_level = e->rp_level, .has_enext = e->has_enext};
+    t->view.constraints = NULL, t->view.nconstraints = 0; /* the body's own */
     t->lvl = lcm_xmalloc((n + 1) * sizeof *t->lvl);
     memcpy(t->lvl, e->lvl, n * sizeof *t->lvl);
     t->needed = lcm_xcalloc(n + 1, 1);
@@ -150,7 +151,10 @@ static hoist_info *hoist_infos(const kernel_plan *p)
             h[i].ok = 1;
             continue;
         }
-        if ((nd->op == OP_PIDX && !plan_pidx_in_range(p, (int)i)) || e->has_enext[i]) continue;
+        /* a stage's table read depends on the state: it stays where it is */
+        if ((nd->op == OP_PIDX && !plan_pidx_in_range(p, (int)i)) || e->has_enext[i] || nd->op == OP_STAGE ||
+            nd->op == OP_STAGE_OK)
+            continue;
         h[i].ok = 1;
         h[i].costly = (char)emit_costly_op(nd->op);
         for (int a = 0; a < nd->nargs; ++a) {

@@ -38,6 +38,12 @@ void ir_eval(const ir_model *m, const ir_regime *r, const ir_env *env, double *v
         case OP_ENEXT: x = env->enext; break;
         case OP_SAVINGS: x = env->savings; break;
         case OP_MARGINAL: x = env->marginal; break;
+        case OP_STAGE:
+        case OP_STAGE_OK: /* a stage's table entry (ir/eliminate.h): the DAG of a staged kernel is evaluated
+                           * only for the nodes that read no state and no action (gen/cost.c), and these read
+                           * their stage's scope */
+            x = NAN;
+            break;
         case OP_PARAM: x = env->params[m->params[n->ref].offset]; break;
         case OP_PIDX: x = param_elem(m, n, v, env->params); break;
         case OP_NEG: x = -a; break;

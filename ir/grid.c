@@ -228,3 +228,24 @@ int ir_grid_buffer_fill(const ir_model *m, const ir_grid_layout *L, const double
     }
     return 0;
 }
+
+int ir_grid_same(const ir_grid *a, const ir_grid *b)
+{
+    if (a->kind != b->kind || a->n != b->n) return 0;
+    switch (a->kind) {
+    case GRID_LIN: case GRID_LOG: return a->start == b->start && a->stop == b->stop;
+    case GRID_IRREG:
+        if (a->points_slot >= 0 || b->points_slot >= 0) return a->points_slot == b->points_slot;
+        return a->points && b->points && !memcmp(a->points, b->points, (size_t)a->n * sizeof *a->points);
+    case GRID_PWLIN: case GRID_PWLOG:
+        if (a->npieces != b->npieces) return 0;
+        for (int k = 0; k < a->npieces; ++k) {
+            const ir_piece *p = &a->pieces[k], *q = &b->pieces[k];
+            if (p->lo != q->lo || p->hi != q->hi || p->lo_closed != q->lo_closed || p->hi_closed != q->hi_closed ||
+                p->n != q->n)
+                return 0;
+        }
+        return 1;
+    default: return 0;
+    }
+}

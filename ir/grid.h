@@ -30,6 +30,12 @@ int ir_grid_points_p(const ir_model *m, const ir_grid *g, int period, const doub
 void ir_grid_points(const ir_grid *g, double *out);
 /* Whether a grid's points depend on run-time parameters. */
 int ir_grid_is_runtime(const ir_grid *g);
+/* Whether two continuous grids have the same points whatever the
+ * parameters (the same definition, or the same run-time points): a next
+ * state that is an action on its own grid is then read at the action's
+ * point, not sought (gen/emit_continuation.c).  Grids by age, processes
+ * and discrete grids are never the same here. */
+int ir_grid_same(const ir_grid *a, const ir_grid *b);
 /* The effective bounds of a piece: an open end is the neighbouring double. */
 void ir_piece_bounds(const ir_piece *p, double *start, double *stop);
 

@@ -274,6 +274,10 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
                 return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: parameter '%s' indexed with %d indices, has %d dimensions",
                                 r->name, i, m->params[n->ref].name, n->nargs, m->params[n->ref].ndims);
             break;
+        case OP_STAGE:
+        case OP_STAGE_OK: /* the generator's own (ir/eliminate.h), never traced */
+            return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: '%s' is not an operation of a model", r->name, i,
+                            ir_ops[n->op].name);
         default:
             break;
         }

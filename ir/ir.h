@@ -28,6 +28,8 @@ typedef enum ir_type { IR_NUM = 0, IR_BOOL = 1 } ir_type;
     X(PERIOD, "period", 0) X(ENEXT, "enext", 0)                 \
     X(PARAM, "param", 0) X(PIDX, "pidx", -1)                    \
     X(SAVINGS, "egm_savings", 0) X(MARGINAL, "egm_marginal", 0) \
+    /* the staged solve's table reads (ir/eliminate.h): never in a manifest */ \
+    X(STAGE, "stage", 0) X(STAGE_OK, "stage_ok", 0)             \
     /* unary */                                                \
     X(NEG, "neg", 1) X(NOT, "not", 1) X(LOG, "log", 1)          \
     X(EXP, "exp", 1) X(SQRT, "sqrt", 1) X(ABS, "abs", 1)        \
@@ -65,8 +67,8 @@ typedef struct ir_node {
     ir_type type;
     int nargs;
     int args[IR_MAX_ARGS]; /* node ids; pidx: index nodes */
-    int ref;               /* STATE/ACTION: variable index; PARAM/PIDX: slot */
-    double k;              /* CONST: the value */
+    int ref;               /* STATE/ACTION: variable index; PARAM/PIDX: slot; STAGE/STAGE_OK: stage */
+    double k;              /* CONST: the value; STAGE/STAGE_OK: the stage's action */
     int src;               /* index into ir_model.src, or -1 */
 } ir_node;
 
@@ -205,6 +207,7 @@ typedef struct ir_param {
 /* ---- kernels: one per (regime, period class) ---------------------------- */
 typedef struct ir_kernel {
     char *symbol;
+    int staged;    /* its actions may be maximised in stages (ir/eliminate.h); 0: LCM_NO_ELIMINATION=1 */
     int regime;
     int ntargets;  /* regimes whose V_{t+1} the kernel reads */
     int *targets;

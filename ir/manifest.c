@@ -176,8 +176,8 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
     }
     for (int k = 0; k < m->nkernels; ++k) {
         const ir_kernel *kn = &m->kernels[k];
-        lcm_sb_printf(b, "kernel %s %s last %d par %d terms %d", kn->symbol, m->regimes[kn->regime].name, kn->last,
-                      kn->par, kn->nterms);
+        lcm_sb_printf(b, "kernel %s %s last %d par %d terms %d staged %d", kn->symbol, m->regimes[kn->regime].name,
+                      kn->last, kn->par, kn->nterms, kn->staged);
         put_ints(b, "targets", kn->targets, kn->ntargets);
         put_ints(b, "inactive", kn->inactive, kn->ninactive);
         lcm_sb_putc(b, '\n');
@@ -650,6 +650,9 @@ static int read_kernel(reader *rd, ir_model *m)
     if (!tok(rd, i) || strcmp(tok(rd, i++), "terms")) return bad(rd, "kernel needs terms");
     if ((rc = get_int(rd, i++, &k->nterms))) return rc;
     if (k->nterms < 0 || k->nterms > IR_MAX_ACTION_TERMS) return bad(rd, "bad action terms");
+    if (!tok(rd, i) || strcmp(tok(rd, i++), "staged")) return bad(rd, "kernel needs staged");
+    if ((rc = get_int(rd, i++, &k->staged))) return rc;
+    if (k->staged != 0 && k->staged != 1) return bad(rd, "bad staged");
     if (!tok(rd, i) || strcmp(tok(rd, i++), "targets")) return bad(rd, "kernel needs targets");
     if ((rc = get_ints(rd, &i, &k->targets, &k->ntargets))) return rc;
     if (!tok(rd, i) || strcmp(tok(rd, i++), "inactive")) return bad(rd, "kernel needs inactive");

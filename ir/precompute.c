@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eliminate.h"
 #include "layout.h"
 
-/* Dependency masks of every node of a regime: which states and actions it reads. */
-static void node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
+void ir_node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
 {
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
@@ -24,6 +24,55 @@ static void node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
  * the left-out state axes have points times the unread actions' combinations
  * (Mahler & Yum: 8 entries per state, each read by 750 state-action pairs). */
 enum { PRE_PER_STATE = 16, PRE_SMALL = 1 << 16 };
+
+long long ir_table_cap(const ir_regime *r)
+{
+    long long per_state = PRE_PER_STATE * ir_state_space_size(r);
+    return per_state > PRE_SMALL ? per_state : PRE_SMALL;
+}
+
+void ir_table_shape(const ir_model *m, const ir_shard *S, const ir_regime *r, uint64_t states, uint64_t actions,
+                    ir_shape *out)
+{
+    *out = (ir_shape){.states = states, .actions = actions, .rows = 1, .acts = 1};
+    int sharded = ir_shard_regime(m, S, r->id);
+    long long whole_rows = 1;
+    for (int i = 0; i < r->nstates; ++i) {
+        const ir_grid *g = &r->states[i].grid;
+        if (!(states >> i & 1)) continue;
+        whole_rows *= g->n;
+        if (sharded && g->distributed) {
+            out->sharded = 1;
+            continue;
+        }
+        out->rows *= ir_chunk_width(g);
+        out->splayed |= ir_splays(g);
+    }
+    for (int j = 0; j < r->nactions; ++j)
+        if (actions >> j & 1) out->acts *= r->actions[j].grid.n;
+    out->whole = whole_rows * out->acts; /* the sharded states' combinations included */
+}
+
+void ir_continuation_reads(const ir_model *m, const ir_regime *r, const ir_kernel *kn, const uint64_t *sm,
+                           const uint64_t *am, uint64_t *states, uint64_t *actions)
+{
+    *states = *actions = 0;
+    if (r->risk_aversion >= 0) *states |= sm[r->risk_aversion], *actions |= am[r->risk_aversion];
+    for (int t = 0; t < kn->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(r, kn->targets[t]);
+        int P = r->rprob[tg->regime];
+        *states |= sm[P], *actions |= am[P];
+        const ir_regime *tr = &m->regimes[tg->regime];
+        for (int s = 0; s < tr->nstates; ++s) {
+            const ir_next *nx = &tg->next[s];
+            if (nx->kind == NEXT_DET) *states |= sm[nx->node], *actions |= am[nx->node];
+            else if (nx->kind == NEXT_PROCESS && nx->src >= 0) *states |= (uint64_t)1 << nx->src;
+            else
+                for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j)
+                    *states |= sm[nx->probs[j]], *actions |= am[nx->probs[j]];
+        }
+    }
+}
 
 /* An EGM kernel's endogenous grid: when one of its targets carries the
  * liquid state (else only the corner of the budget is a candidate). */
@@ -65,7 +114,7 @@ int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, i
     const ir_regime *tr = &m->regimes[tg->regime];
     int wide = r->nstates > 64 || r->nactions > 64; /* beyond the masks: processes only */
     uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
-    if (!wide) node_masks(r, sm, am);
+    if (!wide) ir_node_masks(r, sm, am);
     uint64_t sources = 0; /* the Markov states' sources so far */
     int axes = 0;
     *nodes = 1;
@@ -84,14 +133,14 @@ int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, i
 
 /* The expected next V (ev) of each target whose shock processes and
  * Markov states of matrix rows (ir_pre_ev_axes) have 2 or more nodes in
- * all (the kernel then reads one row where it summed over them), when the
- * table stays as small as a continuation table must (at most
+ * all (the continuation then reads one row where it summed over them),
+ * when the table stays as small as a continuation table must (at most
  * PRE_PER_STATE entries per state of the regime, or PRE_SMALL in all: a
  * regime of few states that moves to a large one keeps summing inline).
  * Not for Epstein-Zin regimes (their certainty equivalent is not linear in
  * V), nor beyond LCM_EV_AXES such axes in one target (prelude.h,
  * lcm_expected_v). */
-static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p /* an empty plan */)
+static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p)
 {
     long long entries = 0;
     uint64_t targets = 0;
@@ -107,9 +156,52 @@ static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, 
         entries += ir_state_space_size(tr);
     }
     if (!targets || (entries > PRE_SMALL && entries > PRE_PER_STATE * ir_state_space_size(r))) return;
-    p->active = p->ev = 1; /* the entries read V_{t+1} only: no state, chunk or block of the regime */
+    p->ev = 1; /* its entries read V_{t+1} only: no state, chunk or block of the regime */
     p->ev_targets = targets;
-    p->rows = entries, p->acts = 1;
+    p->ev_entries = entries;
+}
+
+/* The continuation table (and the expected V under it, or alone) of a
+ * kernel that is neither an EGM regime's nor the last. */
+static void table_plan(const ir_model *m, const ir_shard *S, const ir_kernel *kn, const ir_regime *r, ir_pre *p)
+{
+    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am), states,
+             actions;
+    ir_node_masks(r, sm, am);
+    ir_continuation_reads(m, r, kn, sm, am, &states, &actions);
+    free(sm), free(am);
+    ir_shape sh;
+    ir_table_shape(m, S, r, states, actions, &sh);
+    p->states = sh.states, p->actions = sh.actions, p->sharded = sh.sharded, p->splayed = sh.splayed;
+    p->rows = sh.rows, p->acts = sh.acts;
+    int first = ir_pre_first_action(p);
+    p->item_acts = first >= 0 ? sh.acts / r->actions[first].grid.n : 1;
+    long long combos = sh.sharded ? S->combos : 1, entries = combos * sh.rows * sh.acts, cap = ir_table_cap(r);
+    /* worth it: the continuation is evaluated per state (it reads something),
+     * a state axis of 2 or more points is left out, and the table is small
+     * (splay makes it smaller: a chunk's rows) */
+    long long skipped = 1;
+    for (int i = 0; i < r->nstates; ++i)
+        if (!(states >> i & 1)) skipped *= r->states[i].grid.n;
+    int useful = (states || actions) && skipped >= 2;
+    p->active = useful && entries <= cap;
+    /* The expected V: under the continuation table when it costs less than
+     * one more pass over the table (its entries then read one row where
+     * they summed the nodes), and where the table would not be taken
+     * without splay in its place.  Either choice reads the table's whole
+     * size, not a chunk's: the expected V rounds differently, and splay is
+     * value-identical. */
+    int whole_active = useful && sh.whole <= cap;
+    if (r->risk_aversion >= 0) return;
+    ir_pre ev = {0};
+    ev_plan(m, kn, r, &ev);
+    if (!ev.ev) return;
+    if (whole_active && ev.ev_entries > sh.whole) return;
+    if (!whole_active) { /* the expected V alone: the body reads it, no continuation table */
+        memset(p, 0, sizeof *p);
+        p->reals = 1;
+    }
+    p->ev = 1, p->ev_targets = ev.ev_targets, p->ev_entries = ev.ev_entries;
 }
 
 void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
@@ -122,59 +214,9 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
         if (!kn->last) egm_plan(kn, r, p);
         return;
     }
-    if (kn->last || kn->ntargets == 0 || r->nstates > 64 || r->nactions > 64) return;
-    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
-    node_masks(r, sm, am);
-    if (r->risk_aversion >= 0) p->states |= sm[r->risk_aversion], p->actions |= am[r->risk_aversion];
-    for (int t = 0; t < kn->ntargets; ++t) {
-        const ir_target *tg = ir_target_of(r, kn->targets[t]);
-        int P = r->rprob[tg->regime];
-        p->states |= sm[P], p->actions |= am[P];
-        const ir_regime *tr = &m->regimes[tg->regime];
-        for (int s = 0; s < tr->nstates; ++s) {
-            const ir_next *nx = &tg->next[s];
-            if (nx->kind == NEXT_DET) p->states |= sm[nx->node], p->actions |= am[nx->node];
-            else if (nx->kind == NEXT_PROCESS && nx->src >= 0) p->states |= (uint64_t)1 << nx->src;
-            else
-                for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j)
-                    p->states |= sm[nx->probs[j]], p->actions |= am[nx->probs[j]];
-        }
-    }
-    free(sm), free(am);
-    int sharded = ir_shard_regime(m, S, r->id);
-    long long skipped = 1, rows = 1, whole_rows = 1, acts = 1, combos = 1;
-    for (int i = 0; i < r->nstates; ++i) {
-        const ir_grid *g = &r->states[i].grid;
-        if (!(p->states >> i & 1)) skipped *= g->n;
-        else if (sharded && g->distributed) p->sharded = 1;
-        else {
-            rows *= ir_chunk_width(g);
-            whole_rows *= g->n;
-            p->splayed |= ir_splays(g);
-        }
-    }
-    for (int j = 0; j < r->nactions; ++j)
-        if (p->actions >> j & 1) acts *= r->actions[j].grid.n;
-    if (p->sharded) combos = S->combos;
-    p->rows = rows, p->acts = acts;
-    /* worth it: the continuation is evaluated per state (it reads something),
-     * a state axis of 2 or more points is left out, and the table is small
-     * (splay makes it smaller: a chunk's rows) */
-    long long entries = combos * rows * acts, whole = combos * whole_rows * acts, states = ir_state_space_size(r);
-    int useful = (p->states || p->actions) && skipped >= 2;
-    p->active = useful && (entries <= PRE_SMALL || entries <= PRE_PER_STATE * states);
-    /* The expected V where the table would not be taken without splay:
-     * that table gives the inline sum's bits and the expected V does not,
-     * so the choice between them must not depend on batch_size (splay is
-     * value-identical). */
-    int whole_active = useful && (whole <= PRE_SMALL || whole <= PRE_PER_STATE * states);
-    if (!whole_active && r->risk_aversion < 0) {
-        ir_pre table = *p;
-        memset(p, 0, sizeof *p);
-        p->reals = 1;
-        ev_plan(m, kn, r, p);
-        if (!p->ev) *p = table; /* no expected V: the table where splay allows it, or none */
-    }
+    if (r->nstates > 64 || r->nactions > 64) return;
+    if (!kn->last && kn->ntargets) table_plan(m, S, kn, r, p);
+    ir_elim_plan(m, S, kn, &p->elim, NULL);
 }
 
 long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre *p, int t)
@@ -187,15 +229,59 @@ long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre 
 
 long long ir_pre_entries(const ir_pre *p, long long combos)
 {
-    return (p->sharded ? combos : 1) * p->rows * p->acts;
-}
-
-long long ir_pre_launch(const ir_pre *p, int pass, long long combos)
-{
-    return pass == 0 ? ir_pre_entries(p, combos) : p->blocks;
+    return p->active ? (p->sharded ? combos : 1) * p->rows * p->acts : 0;
 }
 
 long long ir_pre_reals(const ir_pre *p, long long combos)
 {
     return ir_pre_entries(p, combos) * p->reals + 2 * p->blocks;
+}
+
+int ir_pre_sim_reads_ev(const ir_pre *p, long long subjects)
+{
+    return p->ev && (p->egm || (double)subjects * p->elim.subject >= (double)p->ev_entries);
+}
+
+int ir_pre_first_action(const ir_pre *p)
+{
+    for (int j = 0; j < 64; ++j)
+        if (p->actions >> j & 1) return j;
+    return -1;
+}
+
+int ir_pre_passes(const ir_pre *p) { return ir_pre_stage_pass(p, p->elim.nstages); }
+
+ir_pass ir_pre_pass(const ir_pre *p, int i)
+{
+    if (p->ev && i-- == 0) return IR_PASS_EV;
+    if (p->active && i-- == 0) return IR_PASS_TABLE;
+    if (p->egm && i-- == 0) return IR_PASS_EGM_BOUNDS;
+    return IR_PASS_STAGE;
+}
+
+int ir_pre_pass_stage(const ir_pre *p, int i) { return i - ir_pre_stage_pass(p, 0); }
+
+long long ir_pre_launch(const ir_pre *p, int i, long long combos)
+{
+    switch (ir_pre_pass(p, i)) {
+    case IR_PASS_EV: return p->ev_entries;
+    case IR_PASS_TABLE: { /* a launch item per row and value of the first action read, but EGM's per entry */
+        long long entries = ir_pre_entries(p, combos);
+        return p->egm ? entries : entries / p->item_acts;
+    }
+    case IR_PASS_EGM_BOUNDS: return p->blocks;
+    default: { /* a stage: a launch item per row */
+        const ir_shape *sh = &p->elim.stage[ir_pre_pass_stage(p, i)].shape;
+        return (sh->sharded ? combos : 1) * sh->rows;
+    }
+    }
+}
+
+int ir_pre_per_chunk(const ir_pre *p, int i)
+{
+    switch (ir_pre_pass(p, i)) {
+    case IR_PASS_EV: return 0;
+    case IR_PASS_STAGE: return p->elim.stage[ir_pre_pass_stage(p, i)].shape.splayed;
+    default: return p->splayed;
+    }
 }

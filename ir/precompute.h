@@ -37,28 +37,32 @@
  * the table too: the table of a period is made from that period's V_{t+1}
  * and marginal values.  Its bytes are not used.
  *
- * Where the continuation reads every state (no table above) but a target
- * regime has shock processes (or Markov states whose probabilities are a
- * matrix's rows: ir_pre_ev_axis), the table holds that target's expected
- * next V instead (`ev`): V_{t+1} summed over their next nodes, weighted by
- * the rows of their transition matrices, once per period rather than once
- * per state-action pair.  Interpolation in the other next states is linear
- * in V, so the kernel then reads one interpolation of the expected V where
- * it read one per node: at an AR(1) process's axis the row of the current
- * node (off the nodes, which a solve never is, it sums inline), at a
- * Markov state's the row of its source's current category.  The table
- * holds, for each such target of the kernel in turn (bit t of ev_targets),
- * an array of V_{t+1}'s shape: at such an axis the current node or
- * category (its matrix row) in place of the next, at an IID process's (or
- * a Markov state's of fixed probabilities) the expectation at index 0 (the
- * other entries 0, never read).  Only the solve reads it; simulation and
- * the interpreter sum over the nodes inline, so its values agree with
- * theirs to rounding (the sum is associated differently), not to the bit.
- * One more difference: the inline sum skips a node whose weight, the
- * product of the weights of all its stochastic states, underflows to 0,
- * where the table has added the node at the weight of the axes it sums
- * alone; where V_{t+1} is -inf at such a node (a probability below about
- * 1e-308), the solve's V is -inf and the inline sum's is not.
+ * The expected next V (`ev`): where a target regime has shock processes
+ * (or Markov states whose probabilities are a matrix's rows: ir_pre_ev_axis),
+ * V_{t+1} summed over their next nodes, weighted by the rows of their
+ * transition matrices, once per period rather than once per state-action
+ * pair.  Interpolation in the other next states is linear in V, so the
+ * continuation then reads one interpolation of the expected V where it read
+ * one per node: at an AR(1) process's axis the row of the current node,
+ * blended with the next node's row when the current value lies between
+ * them (a simulated subject: the row is linear in the value, so is the
+ * expected V), at a Markov state's the row of its source's current
+ * category.  The table holds, for each such target of the kernel in turn
+ * (bit t of ev_targets), an array of V_{t+1}'s shape: at such an axis the
+ * current node or category (its matrix row) in place of the next, at an IID
+ * process's (or a Markov state's of fixed probabilities) the expectation at
+ * index 0 (the other entries 0, never read).  It is read wherever the
+ * continuation is computed: by the continuation table's entries when the
+ * kernel has that table too (the table is then cheap to make), by the body
+ * when it has none (it reads every state) and by the simulation, which
+ * makes the expected V of each period (it is small: V's size).  The sum is
+ * associated differently from the inline one (LCM_NO_TABLES=1), so the two
+ * agree to rounding, not to the bit.  One more difference: the inline sum
+ * skips a node whose weight, the product of the weights of all its
+ * stochastic states, underflows to 0, where the table has added the node at
+ * the weight of the axes it sums alone; where V_{t+1} is -inf at such a
+ * node (a probability below about 1e-308), the solve's V is -inf and the
+ * inline sum's is not.
  */
 #ifndef LCM_PRECOMPUTE_H
 #define LCM_PRECOMPUTE_H
@@ -68,31 +72,115 @@
 #include "kernel_abi.h"
 #include "shard.h"
 
+/* The shape of a table over some states and actions of a regime (a
+ * continuation table's, a stage's): one launch's table holds entry
+ * ((combo * rows + row) * acts + act) as described above. */
+typedef struct ir_shape {
+    uint64_t states, actions; /* bit i: state i, bit j: action j */
+    int sharded;        /* a state of it is sharded: a combo dimension */
+    int splayed;        /* a state of it is splayed: each chunk needs its own table */
+    long long rows;     /* product over its non-sharded states (ir_chunk_width: a chunk when splayed) */
+    long long acts;     /* product over its actions */
+    long long whole;    /* the entries of the whole table (every chunk and block): what plans weigh, so that
+                         * no choice depends on splay or the devices */
+} ir_shape;
+void ir_table_shape(const ir_model *m, const ir_shard *S, const ir_regime *r, uint64_t states, uint64_t actions,
+                    ir_shape *out);
+/* Entries of one launch's table of shape sh for a block of `combos` sharded values. */
+static inline long long ir_shape_entries(const ir_shape *sh, long long combos)
+{
+    return (sh->sharded ? combos : 1) * sh->rows * sh->acts;
+}
+/* The most entries a table of regime r may have: 16 per state of the
+ * regime, or 2^16 in all for small models (beyond, the memory would
+ * outweigh the evaluations it saves). */
+long long ir_table_cap(const ir_regime *r);
+/* Which states (sm) and actions (am) each node of a regime reads. */
+void ir_node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am);
+/* Which states and actions the continuation of kernel kn of regime r
+ * reads: its targets' regime probabilities, next states and stochastic
+ * weights (an AR(1) process's source state), an Epstein-Zin regime's risk
+ * aversion (sm, am: ir_node_masks). */
+void ir_continuation_reads(const ir_model *m, const ir_regime *r, const ir_kernel *kn, const uint64_t *sm,
+                           const uint64_t *am, uint64_t *states, uint64_t *actions);
+
+/* One stage of a kernel's staged solve (ir/eliminate.h): the action it
+ * maximises out, into a table over its scope (shape), with the regime's
+ * constraints it takes. */
+typedef struct ir_stage {
+    int action;
+    ir_shape shape;
+    uint64_t constraints; /* bit c: constraint c */
+    int cont;             /* its terms hold E_next_V: it computes the continuation */
+} ir_stage;
+
+typedef struct ir_elim {
+    int nstages;
+    ir_stage stage[LCM_MAX_STAGES];
+    int cont;             /* the outer loops compute the continuation (no stage took E_next_V) */
+    double pairs, staged; /* evaluations a period: grid search, and staged (its tables' included) */
+    double subject;       /* evaluations of one state that makes its own rows of each stage (a simulated
+                           * subject's): each stage's row times its action's points, then the remaining
+                           * actions' combinations; without stages, all the actions' combinations */
+    char why[256];        /* without a stage: why, where an action would have saved work (else "") */
+} ir_elim;
+
 typedef struct ir_pre {
-    int active;         /* the kernel reads a table */
+    int active;         /* the kernel reads a continuation table (or an EGM regime's endogenous grid) */
     uint64_t states;    /* bit i: the continuation reads state i */
     uint64_t actions;   /* bit j: ... action j */
     int sharded;        /* a read state is sharded: the table has a combo dimension */
     int splayed;        /* a read state is splayed: each chunk needs its own table */
     long long rows;     /* product over the read non-sharded states (ir_chunk_width: a chunk when splayed) */
     long long acts;     /* product over the read actions */
+    long long item_acts; /* the entries of one launch item of its pass: acts over the first read action's points */
     int egm;            /* the endogenous grid of an EGM regime (rows: its states but the liquid one) */
     int reals;          /* reals per entry: 1, EGM 2 */
     long long blocks;   /* EGM: the bounded blocks (the second pass's launch) */
-    int ev;             /* the expected next V of targets with shock processes (rows: its entries) */
+    int ev;             /* the expected next V of targets with shock processes */
     uint64_t ev_targets; /* bit t: the kernel's target t is read from it */
+    long long ev_entries; /* its reals: the targets' V sizes */
+    ir_elim elim;       /* the staged solve (ir/eliminate.h) */
 } ir_pre;
 
 /* The plan of kernel k. */
 void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);
-/* Entries of one launch's table for a block of `combos` sharded values
- * (ignored unless p->sharded). */
+/* Whether a simulation of `subjects` subjects reads the expected V from
+ * the table it makes for each period (else it sums the continuation
+ * inline, as the interpreter does): where the subjects' evaluations
+ * outnumber the table's entries, so that a few subjects do not pay for a
+ * table over every state.  It depends on the whole panel's size only, not
+ * on its batches or workers (docs/simulation.md, "Reproducibility"). */
+int ir_pre_sim_reads_ev(const ir_pre *p, long long subjects);
+/* The first action the continuation table reads (-1: none): a launch item
+ * of its pass is a row and a value of it, which makes the entries of the
+ * other actions it reads. */
+int ir_pre_first_action(const ir_pre *p);
+/* Entries of one launch's continuation table for a block of `combos`
+ * sharded values (ignored unless p->sharded), and the reals it holds (0
+ * without one). */
 long long ir_pre_entries(const ir_pre *p, long long combos);
-/* The table's passes (1, or 2 for EGM's bounds), the launch size of pass
- * `pass` (pass 0: the entries), and the reals the table holds. */
-static inline int ir_pre_passes(const ir_pre *p) { return p->egm ? 2 : 1; }
-long long ir_pre_launch(const ir_pre *p, int pass, long long combos);
 long long ir_pre_reals(const ir_pre *p, long long combos);
+
+/* The launches that make a kernel's tables before each launch of the
+ * kernel, in order (each reads what the ones before wrote): the expected V,
+ * then the continuation table's entries (or the endogenous grid's), then
+ * an endogenous grid's blocks' bounds, then each stage's table (one launch
+ * item per row of it: the stage fills a row's entries).  Pass i's symbol
+ * is <kernel>_table (i = 0) or <kernel>_table<i> (templates/table.c.in). */
+typedef enum ir_pass { IR_PASS_EV, IR_PASS_TABLE, IR_PASS_EGM_BOUNDS, IR_PASS_STAGE } ir_pass;
+int ir_pre_passes(const ir_pre *p);
+/* Pass i's kind, and for a stage's which stage. */
+ir_pass ir_pre_pass(const ir_pre *p, int i);
+int ir_pre_pass_stage(const ir_pre *p, int i);
+/* The pass of stage s. */
+static inline int ir_pre_stage_pass(const ir_pre *p, int s) { return p->ev + p->active + p->egm + s; }
+/* Pass i's launch size for a block of `combos` sharded values, and
+ * whether it must run again for each chunk of the splayed states (the
+ * continuation table's and a stage's, whose rows a chunk holds, when they
+ * read a splayed state; the expected V reads V_{t+1} alone). */
+long long ir_pre_launch(const ir_pre *p, int i, long long combos);
+int ir_pre_per_chunk(const ir_pre *p, int i);
 /* ev: how the expected V of target tg (of regime r) sums over each of its
  * states s, into axis[s]: IR_EV_PROCESS for a shock process; for a Markov
  * state whose probabilities read no action and at most one state of r, a

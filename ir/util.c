@@ -516,7 +516,7 @@ unsigned lcm_edit_distance(const char *a, const char *b)
 /* Every on/off switch read from the environment (docs/tuning.md,
  * docs/model-language.md, docs/debugging.md): one list, so that one check
  * covers them all. */
-static const char *const env_switches[] = {"LCM_TRUST_MODEL", "LCM_LINE_DIRECTIVES", "LCM_NO_TABLES", "LCM_NO_GRAPHS",
+static const char *const env_switches[] = {"LCM_TRUST_MODEL", "LCM_LINE_DIRECTIVES", "LCM_NO_TABLES", "LCM_NO_ELIMINATION", "LCM_NO_GRAPHS",
                                            "LCM_NO_NCCL"};
 
 int lcm_env_switch(const char *name)

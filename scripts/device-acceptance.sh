@@ -51,7 +51,10 @@
 #                 SANITIZER_PRECISIONS, default 64; the whole list is
 #                 scripts/compute-sanitizer.sh without them, a call of its own)
 #   mahler_yum    Mahler & Yum at full size (bench/mahler_yum.sh): solve,
-#                 V against pylcm's, simulate
+#                 V against pylcm's, simulate; issue 40: the staged solve in
+#                 float64 under 50 ms on an H200 ("solved ... in"), 20,000
+#                 subjects under 20 ms ("simulated 20000 ... in"), V of cuda
+#                 equal to the cpu's to 1e-10 at every period (COMPARE_CPU)
 #   suite         the whole test suite with the device present
 set -u
 unset CDPATH
@@ -224,8 +227,8 @@ for s in $STEPS; do
       "MODELS='$SANITIZER_MODELS' PRECISIONS='$SANITIZER_PRECISIONS' bash '$SRC/scripts/compute-sanitizer.sh' '$BUILD'" ;;
   mahler_yum)
     if [ "$QUICK" = 1 ]; then skipped mahler_yum "QUICK: the full model takes minutes on a cpu"; continue; fi
-    step mahler_yum 150 '^(==|compile|whole process|period|lcm:|\(no )|largest \|z\|' \
-      "sh '$SRC/bench/mahler_yum.sh' '$BUILD' $BACKEND '$WORK/mahler_yum'" ;;
+    step mahler_yum 240 '^(==|compile|whole process|period|lcm:|\(no )|largest \|z\|' \
+      "COMPARE_CPU=1 sh '$SRC/bench/mahler_yum.sh' '$BUILD' $BACKEND '$WORK/mahler_yum'" ;;
   suite)
     if [ "$QUICK" = 1 ]; then skipped suite "QUICK: the test that runs this script is part of it"; continue; fi
     step suite 600 "$CTEST_FIGURES" "ctest --test-dir '$BUILD' -j $(nproc) --timeout 300" ;;

@@ -7,13 +7,21 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 14
+#define LCM_ABI_VERSION 15
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
 /* The bounded blocks of a row of an EGM table on `points` savings points. */
 #define LCM_EGM_BLOCKS(points) (((points) - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK)
 #define LCM_EV_AXES 8 /* the axes an expected-V table sums over in one target (ir/precompute.h) */
+#define LCM_MAX_STAGES 4 /* stages of a kernel's staged solve (ir/eliminate.h) */
+/* A stage's entry (ir/eliminate.h): its best value, the action that gives
+ * it, and a code byte: bit 0 some action of the entry is feasible, bits 1
+ * to 7 the check flags 2 to 8 (lcm_flag_bit) that failed at its feasible
+ * pairs, raised where a feasible pair of the kernel reads the entry. */
+#define LCM_STAGE_FEASIBLE 1u
+#define LCM_STAGE_CODE(bad) ((unsigned char)(((bad) >> 2) << 1))
+#define LCM_STAGE_BAD(code) ((unsigned)((code) >> 1) << 2)
 
 typedef long long lcm_index;
 
@@ -28,7 +36,7 @@ enum lcm_flag_bit {
     LCM_FLAG_INFEASIBLE,  /* no feasible action at a state */
     LCM_FLAG_CE,          /* Epstein-Zin: a negative next V or a risk aversion that is not finite */
     LCM_FLAG_TASTE_SCALE, /* a taste-shock scale negative or not finite */
-    LCM_NFLAGS
+    LCM_NFLAGS            /* at most 9: a stage's code byte holds flags 2 to 8 (LCM_STAGE_CODE) */
 };
 
 typedef struct lcm_flags {
@@ -57,6 +65,16 @@ typedef struct lcm_kernel_args {
      * for a regime that solves by EGM, its endogenous grid */
     void *cont;
     unsigned char *cont_code;
+    /* the expected next V of the kernel's targets with shock processes
+     * (ir/precompute.h, "ev"), which its table's entries, the body's
+     * inline continuation and the simulation read; 0: sum over the nodes */
+    void *ev;
+    /* the staged solve (ir/eliminate.h): each stage's table (its entries'
+     * best values, and their code bytes), made before the kernel by the
+     * table's passes; 0: the body makes its state's rows itself (a
+     * simulation, LCM_NO_TABLES) */
+    void *stage[LCM_MAX_STAGES];
+    unsigned char *stage_code[LCM_MAX_STAGES];
     /* simulation on a host (cont 0): a body whose kernel has a continuation
      * table keeps its state's row of it, each entry computed inline where
      * first read (gen/emit.c, "the state's row") */

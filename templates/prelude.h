@@ -178,10 +178,12 @@ LCM_DEVICE int lcm_cell_search(real x, const real *p, int n)
     return lo;
 }
 
-/* A discrete next state: the code, or -1 (flagged) when x is not a code. */
+/* A discrete next state: the code, or -1 (flagged) when x is not a code.
+ * The tests are joined by & rather than &&: without a branch the
+ * compiler moves the code of a state out of the action loops. */
 LCM_DEVICE int lcm_code(real x, int n)
 {
-    return (x >= 0 && x <= (real)(n - 1) && x == LCM_FLOOR(x)) ? (int)x : -1;
+    return ((x >= 0) & (x <= (real)(n - 1)) & (x == LCM_FLOOR(x))) ? (int)x : -1;
 }
 
 /* Corner c (bit k: the upper point on axis k) of the cell of a multilinear

@@ -18,7 +18,7 @@
 
 typedef struct lcm_backend lcm_backend;
 
-#define LCM_TABLE_PASSES 2 /* a table's passes at most (ir_pre_passes) */
+#include "lcm_internal.h" /* LCM_TABLE_PASSES */
 
 /* The symbol of pass `pass` of kernel `symbol`'s table: <symbol>_table, <symbol>_table1. */
 static inline void lcm_table_symbol(const char *symbol, int pass, char *buf, size_t len)
@@ -42,9 +42,9 @@ struct lcm_backend {
     /* Queues kernel k over flat states [0, n) on a queue. */
     int (*launch)(lcm_backend *b, int kernel, const lcm_kernel_args *args, lcm_index n, int queue, lcm_err *err);
     /* Optional (NULL: kernels compute their continuation inline): queues
-     * pass `pass` of the table of kernel k over [0, n) (ir/precompute.h):
-     * pass 0 its entries (entry symbol <k>_table), pass 1 the bounds of an
-     * EGM table's blocks (<k>_table1), which read what pass 0 wrote. */
+     * pass `pass` of kernel k's tables over [0, n) (ir/precompute.h,
+     * ir_pre_passes; entry symbol <k>_table, <k>_table1, ...), which reads
+     * what the passes before wrote. */
     int (*launch_table)(lcm_backend *b, int kernel, int pass, const lcm_kernel_args *args, lcm_index n, int queue,
                         lcm_err *err);
     /* Queues the simulation step of kernel k over batch rows [0, n): it steps

@@ -521,7 +521,7 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
             size_t bytes = (size_t)kn->nterms * (size_t)(b->base.precision / 8);
             if (!(b->terms[k] = cuda_alloc(&b->base, bytes, err))) LCM_CHECK_GOTO(err->code, rc, done);
         }
-        for (int pass = 0; pre.active && pass < ir_pre_passes(&pre); ++pass) {
+        for (int pass = 0; pass < ir_pre_passes(&pre) && pass < LCM_TABLE_PASSES; ++pass) {
             int at = k * LCM_TABLE_PASSES + pass;
             lcm_table_symbol(kn->symbol, pass, table_symbol, sizeof table_symbol);
             LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->table_fns[at], b->mod, table_symbol), table_symbol,

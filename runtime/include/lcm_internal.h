@@ -20,5 +20,11 @@ int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **
  * else OpenMP's default (OMP_NUM_THREADS or the cores), at most
  * LCM_MAX_THREADS (a huge OMP_NUM_THREADS overflowed libgomp's stack). */
 int lcm_host_threads(int asked);
+/* lcm_solver_profile with the time of each table pass apart:
+ * pass_seconds[k * LCM_TABLE_PASSES + i] is kernel k's pass i
+ * (ir/precompute.h, ir_pre_passes), summed over its periods and launches. */
+#define LCM_TABLE_PASSES (3 + LCM_MAX_STAGES) /* a kernel's table passes at most (ir_pre_passes) */
+int lcm_solver_profile_passes(lcm_solver *s, const lcm_pvalue *params, double *seconds, double *pass_seconds,
+                              lcm_err *err);
 
 #endif

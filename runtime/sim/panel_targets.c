@@ -202,9 +202,52 @@ static void kept_choice_probs(const lcm_panel *p, const ir_regime *r, const int 
             out[(size_t)col[d] * n] = have == have && have > -INFINITY ? choice_prob(ch.v, ch.n, ch.scale, V, d) : NAN;
 }
 
-/* Fills row k's targets; ccp[r][d] is the target column of choice d of
- * regime r, or -1. */
-static void eval_row(lcm_panel *p, const lcm_solution *sol, int *const *ccp, lcm_index k, double *vals)
+/* What the rows of a regime compute: each target's node (-1: the regime
+ * lacks it), the target columns of its choices (ccp[d]: choice d's, or -1;
+ * NULL: none asked for), and whether any of that reads the continuation
+ * (else the row's functions are evaluated without it). */
+typedef struct row_plan {
+    int *node;
+    int *ccp;
+    int continuation;
+} row_plan;
+
+/* Whether node i of r reads E_next_V, for every node (nodes come after their arguments). */
+static char *reads_continuation(const ir_regime *r)
+{
+    char *reads = lcm_xcalloc(r->nnodes + 1, 1);
+    for (size_t i = 0; i < r->nnodes; ++i) {
+        const ir_node *n = &r->nodes[i];
+        reads[i] = n->op == OP_ENEXT;
+        for (int a = 0; a < n->nargs; ++a) reads[i] |= reads[n->args[a]];
+    }
+    return reads;
+}
+
+static row_plan *row_plans(const lcm_panel *p, int **ccp)
+{
+    const ir_model *m = p->m;
+    row_plan *plans = lcm_xcalloc((size_t)m->nregimes + 1, sizeof *plans);
+    for (int r = 0; r < m->nregimes; ++r) {
+        const ir_regime *R = &m->regimes[r];
+        row_plan *rp = &plans[r];
+        char *reads = reads_continuation(R);
+        rp->node = lcm_xcalloc((size_t)p->ntargets + 1, sizeof *rp->node);
+        rp->ccp = ccp[r];
+        rp->continuation = ccp[r] != NULL; /* the choices' probabilities: each choice's Q */
+        for (int i = 0; i < p->ntargets; ++i) {
+            rp->node[i] = -1;
+            for (int f = 0; f < R->nfuncs; ++f)
+                if (!strcmp(R->funcs[f].name, p->target_names[i])) rp->node[i] = R->funcs[f].node;
+            if (rp->node[i] >= 0) rp->continuation |= reads[rp->node[i]];
+        }
+        free(reads);
+    }
+    return plans;
+}
+
+/* Fills row k's targets as plans[its regime] says. */
+static void eval_row(lcm_panel *p, const lcm_solution *sol, const row_plan *plans, lcm_index k, double *vals)
 {
     const ir_model *m = p->m;
     const ir_regime *r = &m->regimes[p->regime[k]];
@@ -221,12 +264,13 @@ static void eval_row(lcm_panel *p, const lcm_solution *sol, int *const *ccp, lcm
         pt.act[a] = p->act[p->vars.action_slot[r->id][a]][k];
         if (pt.act[a] != pt.act[a]) return; /* no feasible action: nothing was chosen */
     }
-    lcm_point_eval(&pt);
+    const row_plan *rp = &plans[r->id];
+    if (rp->continuation) lcm_point_eval(&pt);
+    else lcm_point_eval_values(&pt);
     for (int i = 0; i < p->ntargets; ++i)
-        for (int f = 0; f < r->nfuncs; ++f)
-            if (!strcmp(r->funcs[f].name, p->target_names[i])) out[i * n] = vals[r->funcs[f].node];
-    if (ccp[r->id] && ir_is_egm(r)) kept_choice_probs(p, r, ccp[r->id], k, out, n);
-    else if (ccp[r->id]) choice_probs(&pt, ccp[r->id], out, n); /* after the functions: it moves pt's action */
+        if (rp->node[i] >= 0) out[i * n] = vals[rp->node[i]];
+    if (rp->ccp && ir_is_egm(r)) kept_choice_probs(p, r, rp->ccp, k, out, n);
+    else if (rp->ccp) choice_probs(&pt, rp->ccp, out, n); /* after the functions: it moves pt's action */
 }
 
 /* The target columns of each regime's choices (NULL for a regime without
@@ -290,14 +334,15 @@ int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
     for (int r = 0; r < p->m->nregimes; ++r)
         if (p->m->regimes[r].nnodes > most) most = p->m->regimes[r].nnodes;
     int **ccp = ccp_columns(p);
+    row_plan *plans = row_plans(p, ccp);
 #pragma omp parallel num_threads(lcm_host_threads(p->threads))
     {
         double *vals = lcm_xcalloc(most + 1, sizeof *vals);
 #pragma omp for schedule(dynamic, 256)
-        for (lcm_index k = 0; k < p->n; ++k) eval_row(p, sol, (int *const *)ccp, k, vals);
+        for (lcm_index k = 0; k < p->n; ++k) eval_row(p, sol, plans, k, vals);
         free(vals);
     }
-    for (int r = 0; r < p->m->nregimes; ++r) free(ccp[r]);
-    free(ccp);
+    for (int r = 0; r < p->m->nregimes; ++r) free(ccp[r]), free(plans[r].node);
+    free(ccp), free(plans);
     return 0;
 }

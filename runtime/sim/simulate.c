@@ -98,6 +98,7 @@ typedef struct sim_run {
     void *mnext[IR_MAX_REGIMES];  /* ... and their marginal values where kept (ir_marginal_state) */
     void *egm[IR_MAX_REGIMES];    /* EGM regimes: the period's endogenous grid (ir/precompute.h) */
     long long egm_cap[IR_MAX_REGIMES]; /* ... its reals */
+    void *ev[IR_MAX_REGIMES];     /* the period's expected next V (ir/precompute.h, "ev"), where planned */
     /* What the checks report does not depend on the batches or workers:
      * per period and kind of warning the lowest subject; the error (and
      * the snapshot) of the lowest subject that fails, at its first failing
@@ -180,7 +181,7 @@ struct lcm_sim_buffers {
     int na_cap;
     double held[2];
     void *p[SIM_BUFFERS];
-    void *vnext[IR_MAX_REGIMES], *mnext[IR_MAX_REGIMES], *egm[IR_MAX_REGIMES];
+    void *vnext[IR_MAX_REGIMES], *mnext[IR_MAX_REGIMES], *egm[IR_MAX_REGIMES], *ev[IR_MAX_REGIMES];
     long long egm_cap[IR_MAX_REGIMES];
 };
 
@@ -196,11 +197,11 @@ static void exchange_buffers(sim_run *s, struct lcm_sim_buffers *b, int keep)
     if (keep) {
         b->cap = s->cap, b->na_cap = s->na_cap, b->held[0] = s->held[0], b->held[1] = s->held[1];
         memcpy(b->vnext, s->vnext, regimes), memcpy(b->mnext, s->mnext, regimes), memcpy(b->egm, s->egm, regimes);
-        memcpy(b->egm_cap, s->egm_cap, caps);
+        memcpy(b->ev, s->ev, regimes), memcpy(b->egm_cap, s->egm_cap, caps);
     } else {
         s->cap = b->cap, s->na_cap = b->na_cap, s->held[0] = b->held[0], s->held[1] = b->held[1];
         memcpy(s->vnext, b->vnext, regimes), memcpy(s->mnext, b->mnext, regimes), memcpy(s->egm, b->egm, regimes);
-        memcpy(s->egm_cap, b->egm_cap, caps);
+        memcpy(s->ev, b->ev, regimes), memcpy(s->egm_cap, b->egm_cap, caps);
     }
 }
 
@@ -210,7 +211,7 @@ static void forget_buffers(sim_run *s)
     sim_buffer list[SIM_BUFFERS];
     int n = buffer_list(s, list);
     for (int i = 0; i < n; ++i) *list[i].at = NULL;
-    for (int r = 0; r < s->R; ++r) s->vnext[r] = s->mnext[r] = s->egm[r] = NULL, s->egm_cap[r] = 0;
+    for (int r = 0; r < s->R; ++r) s->vnext[r] = s->mnext[r] = s->egm[r] = s->ev[r] = NULL, s->egm_cap[r] = 0;
     s->cap = 0, s->na_cap = 0, s->held[0] = s->held[1] = 0;
 }
 
@@ -230,6 +231,7 @@ static void release_batch(sim_run *s)
         if (s->vnext[r]) be->release(be, s->vnext[r]), s->vnext[r] = NULL;
         if (s->mnext[r]) be->release(be, s->mnext[r]), s->mnext[r] = NULL;
         if (s->egm[r]) be->release(be, s->egm[r]), s->egm[r] = NULL;
+        if (s->ev[r]) be->release(be, s->ev[r]), s->ev[r] = NULL;
     }
 }
 
@@ -278,6 +280,12 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
         if (!s->egm_cap[r]) continue;
         if (!(s->egm[r] = dev(s, (size_t)s->egm_cap[r] * (s->rb + 1), err))) return err->code;
         s->held[!be->host_memory] += (double)s->egm_cap[r] * (double)(s->rb + 1);
+    }
+    for (int r = 0; r < s->R; ++r) { /* the expected next V of a period, where a kernel of the regime reads one */
+        long long ev = lcm_worker_ev_entries(s->w, r, s->n);
+        if (!ev) continue;
+        if (!(s->ev[r] = dev(s, (size_t)ev * s->rb, err))) return err->code;
+        s->held[!be->host_memory] += (double)ev * (double)s->rb;
     }
     if (!be->host_memory)
         for (int r = 0; r < s->R; ++r) {
@@ -361,28 +369,31 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
      * (gen/emit.c, "the state's row"), unless tables are switched off */
     a->cont_lazy = !lcm_env_switch("LCM_NO_TABLES");
     int r = kn->regime;
-    if (s->egm[r]) {
+    const ir_pre *pre = &s->w->pre[kn - s->m->kernels];
+    if (s->egm[r] && pre->active) {
         a->cont = s->egm[r];
         a->cont_code = (unsigned char *)s->egm[r] + (size_t)s->egm_cap[r] * s->rb;
     }
+    if (ir_pre_sim_reads_ev(pre, s->n)) a->ev = s->ev[r];
 }
 
-/* The endogenous grid of every EGM regime active at t, for the batch (the
+/* The tables of period t the subjects read, for the batch: the endogenous
+ * grid of every EGM regime active at t and every expected next V (the
  * same code as the solve's, from the solution's V_{t+1} and marginal
- * values). */
-static int egm_tables(sim_run *s, int t, lcm_err *err)
+ * values); a continuation table is not made (the subjects sit between its
+ * points). */
+static int period_tables(sim_run *s, int t, lcm_err *err)
 {
     int any = 0, rc = 0;
     for (int r = 0; r < s->R && !rc; ++r) {
-        if (!s->egm[r] || !s->m->regimes[r].active[t]) continue;
+        if (!s->m->regimes[r].active[t]) continue;
         int k = s->m->period_kernel[r * s->T + t];
-        const ir_pre *pre = &s->w->pre[k];
-        if (!pre->active) continue;
         lcm_kernel_args a;
         period_args(s, &s->m->kernels[k], t, &a);
-        a.flags = s->F_d; /* the table flags nothing */
+        if (!a.cont && !a.ev) continue;
+        a.flags = s->F_d; /* the tables flag nothing */
         a.shard_lo = s->w->shard_lo, a.shard_hi = s->w->shard_hi; /* the rows of this worker's subjects */
-        rc = lcm_worker_table(s->w, k, &a, 1, r, err);
+        rc = lcm_worker_table(s->w, k, &a, 1, 1, r, err);
         any = 1;
     }
     return !rc && any ? s->be->barrier(s->be, err) : rc;
@@ -748,7 +759,7 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
     size_t R = (size_t)s->R;
     double t0 = lcm_now_seconds(), lap0 = t0;
     int rc = upload_vnext(s, t, err);
-    if (!rc) rc = egm_tables(s, t, err);
+    if (!rc) rc = period_tables(s, t, err);
     if (!rc) rc = be->upload(be, s->F_d, s->F_init, R * sizeof(lcm_flags), s->R, err);
     if (!rc) rc = be->barrier(be, err);
     /* Every living subject is in a regime active at t (initial.c checks the

@@ -256,11 +256,22 @@ static double point_ce(const lcm_point *p, int *bad)
     return lcm_ce_value(&C, alpha);
 }
 
+static ir_env point_env(const lcm_point *p)
+{
+    return (ir_env){.states = p->x, .actions = p->act, .age = p->age, .period = p->period, .enext = NAN,
+                    .params = p->params};
+}
+
+void lcm_point_eval_values(lcm_point *p)
+{
+    ir_env env = point_env(p);
+    ir_eval(p->m, p->r, &env, p->vals, p->r->nnodes);
+}
+
 void lcm_point_eval(lcm_point *p)
 {
     const ir_regime *r = p->r;
-    ir_env env = {.states = p->x, .actions = p->act, .age = p->age, .period = p->period, .enext = NAN,
-                  .params = p->params};
+    ir_env env = point_env(p);
     ir_eval(p->m, r, &env, p->vals, r->nnodes);
     p->feasible = 1;
     for (int c = 0; c < r->nconstraints; ++c) p->feasible &= p->vals[r->constraints[c].node] != 0;

@@ -35,6 +35,9 @@ void lcm_point_action(lcm_point *p, lcm_index a);
 /* Evaluates the pair: vals, feasible and (when feasible) E and q (E the
  * certainty equivalent of an Epstein-Zin regime, and ce_bad). */
 void lcm_point_eval(lcm_point *p);
+/* Evaluates vals at the pair without the continuation (E_next_V NaN):
+ * what the nodes that do not read it need (lcm_point_eval's first step). */
+void lcm_point_eval_values(lcm_point *p);
 /* Expected V of target regime g at the current pair (vals evaluated);
  * *codes_ok is cleared when a deterministic discrete next state is not a code. */
 double lcm_point_target(const lcm_point *p, int g, int *codes_ok);

@@ -312,6 +312,16 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
         add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1), "%s of regime '%s' (%.0f %s; %s)%s",
             lcm_worker_table_what(w, r), R->name, entries, ir_is_egm(R) ? "reals" : "entries",
             lcm_worker_table_remedy(w, r), host && workers > 1 ? ", for each worker (--devices)" : "");
+        for (int k = 0; k < LCM_MAX_STAGES; ++k) {
+            double n = (double)lcm_worker_stage_entries(w, r, k);
+            add(b, host ? HOST : DEVICE, (host ? workers : 1) * n * (rb + 1), "the table of stage %d of regime '%s' "
+                "(%.0f entries; splay a state it reads, or LCM_NO_TABLES=1 makes a state's rows as it is solved)%s", k,
+                R->name, n, host && workers > 1 ? ", for each worker (--devices)" : "");
+        }
+        double ev = (double)lcm_worker_ev_entries(w, r, -1);
+        add(b, host ? HOST : DEVICE, (host ? workers : 1) * ev * rb, "the expected next V of regime '%s' (%.0f reals; "
+            "LCM_NO_TABLES=1 sums over the next points inline instead)%s", R->name, ev,
+            host && workers > 1 ? ", for each worker (--devices)" : "");
     }
     /* solver.c (combine_ranks): in a job of several ranks, rank 0 gathers
      * each sharded regime's V (and an EGM regime's marginal values), one
@@ -379,10 +389,13 @@ static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, con
             vnext += (double)ir_state_space_size(&m->regimes[r]) * rb * (ir_marginal_state(&m->regimes[r]) >= 0 ? 2 : 1);
         add(b, DEVICE, vnext, "V (and marginal values) of the next period");
     }
-    for (int r = 0; r < m->nregimes; ++r) /* simulate.c: each EGM regime's endogenous grid of a period */
+    for (int r = 0; r < m->nregimes; ++r) { /* simulate.c: the tables of a period: EGM's, the expected V */
         if (ir_is_egm(&m->regimes[r]))
             add(b, be->host_memory ? HOST : DEVICE, (double)lcm_worker_table_entries(sv->workers[0], r) * (rb + 1),
                 "the endogenous grid of regime '%s'", m->regimes[r].name);
+        add(b, be->host_memory ? HOST : DEVICE, (double)lcm_worker_ev_entries(sv->workers[0], r, subjects) * rb,
+            "the expected next V of regime '%s'", m->regimes[r].name);
+    }
 }
 
 /* ---- the verdict ------------------------------------------------------------------ */

@@ -510,7 +510,8 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
     return 0;
 }
 
-int lcm_solver_profile(lcm_solver *sv, const lcm_pvalue *params, double *seconds, double *table_seconds, lcm_err *err)
+int lcm_solver_profile_passes(lcm_solver *sv, const lcm_pvalue *params, double *seconds, double *pass_seconds,
+                              lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
     if (sv->total_workers != 1)
@@ -523,13 +524,29 @@ int lcm_solver_profile(lcm_solver *sv, const lcm_pvalue *params, double *seconds
     int rc = lcm_solve(sv, params, &sol, err); /* lcm_worker_finish waited for the stamps */
     w->profiling = 0;
     lcm_solution_free(sol);
-    for (int k = 0; k < m->nkernels; ++k) seconds[k] = table_seconds[k] = 0;
+    for (int k = 0; k < m->nkernels; ++k) {
+        seconds[k] = 0;
+        for (int i = 0; i < LCM_TABLE_PASSES; ++i) pass_seconds[k * LCM_TABLE_PASSES + i] = 0;
+    }
     for (int i = 0; i < w->nprof && !rc; ++i) {
         const struct lcm_profile_mark *p = &w->prof[i];
         double s = be->stamp_seconds(be, p->stamp, p->stamp + 1);
-        if (p->table) table_seconds[p->kernel] += s;
+        if (p->table) pass_seconds[p->kernel * LCM_TABLE_PASSES + p->table - 1] += s;
         else seconds[p->kernel] += s;
     }
+    return rc;
+}
+
+int lcm_solver_profile(lcm_solver *sv, const lcm_pvalue *params, double *seconds, double *table_seconds, lcm_err *err)
+{
+    int K = sv->model->ir.nkernels;
+    double *passes = lcm_xcalloc((size_t)K * LCM_TABLE_PASSES + 1, sizeof *passes);
+    int rc = lcm_solver_profile_passes(sv, params, seconds, passes, err);
+    for (int k = 0; k < K; ++k) {
+        table_seconds[k] = 0;
+        for (int i = 0; i < LCM_TABLE_PASSES; ++i) table_seconds[k] += passes[k * LCM_TABLE_PASSES + i];
+    }
+    free(passes);
     return rc;
 }
 

@@ -34,6 +34,9 @@ typedef struct lcm_worker {
     void *mbuf[2][IR_MAX_REGIMES]; /* ... and their marginal values (d V / d x) where kept (ir_marginal_state) */
     void *table[IR_MAX_REGIMES]; /* continuation tables by regime (ir/precompute.h), or NULL */
     long long table_cap[IR_MAX_REGIMES]; /* ... their entries: reals, then as many bytes */
+    void *ev[IR_MAX_REGIMES];    /* the expected next V by regime (ir/precompute.h, "ev"), or NULL */
+    void *stages[IR_MAX_REGIMES][LCM_MAX_STAGES]; /* each stage's table by regime (ir/eliminate.h), or NULL */
+    long long stage_cap[IR_MAX_REGIMES][LCM_MAX_STAGES]; /* ... their entries: reals, then as many bytes */
     char *stage;         /* device backends: pinned copies of every finished V (and marginal value) */
     size_t *stage_off, *mstage_off, stage_bytes;
     int buffers_ready;   /* the buffers above are made */
@@ -115,10 +118,13 @@ void lcm_worker_free(lcm_worker *w);
  * into a device and its panel cells come home (sim/simulate.c,
  * solve/memory.c). */
 #define LCM_SIM_STAGE_BYTES ((size_t)16 << 20)
-/* Queues the passes of kernel k's continuation table (ir/precompute.h)
- * for `states` states of its regime on a queue, a barrier between passes
- * (a pass reads the one before); timed alone when profiling. */
-int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int queue, lcm_err *err);
+/* Queues the passes of kernel k's tables (ir/precompute.h) for `states`
+ * states of its regime on a queue, a barrier between passes (a pass reads
+ * the ones before); timed alone when profiling.  Only the passes whose
+ * buffers a gives (a->ev, a->cont), and with `first` 0 (a later chunk of
+ * the splayed states) only those made again for each chunk. */
+int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int first, int queue,
+                     lcm_err *err);
 /* Gives back the simulation buffers a worker keeps (sim/simulate.c). */
 void lcm_sim_buffers_free(lcm_worker *w);
 /* The host and backend bytes of the simulation buffers a worker keeps: the
@@ -136,9 +142,17 @@ void lcm_flags_clear(lcm_flags *f, size_t n);
  * entries and its blocks' bounds included): the most any of its kernels
  * needs (ir/precompute.h, ir_pre_reals), 0 without tables. */
 long long lcm_worker_table_entries(const lcm_worker *w, int r);
-/* What regime r's table holds, for messages: "the endogenous grid", "the
- * expected next V" (ir/precompute.h, "ev") or "the continuation table", as
- * the kernel whose table sizes it has; and what makes it smaller. */
+/* Reals of regime r's expected next V on this worker (ir/precompute.h,
+ * "ev"): the most any of its kernels needs, in the solve (subjects < 0)
+ * or in a simulation of `subjects` subjects (the kernels that read it
+ * there, ir_pre_sim_reads_ev); 0 without tables. */
+long long lcm_worker_ev_entries(const lcm_worker *w, int r, long long subjects);
+/* Entries of stage s's table of regime r on this worker (ir/eliminate.h):
+ * the most one launch of any of its kernels needs, 0 without tables. */
+long long lcm_worker_stage_entries(const lcm_worker *w, int r, int s);
+/* What regime r's table holds, for messages: "the endogenous grid" or "the
+ * continuation table", as the kernel whose table sizes it has; and what
+ * makes it smaller. */
 const char *lcm_worker_table_what(const lcm_worker *w, int r);
 const char *lcm_worker_table_remedy(const lcm_worker *w, int r);
 /* Fills the worker's grid and parameter buffers for a run with params. */

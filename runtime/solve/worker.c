@@ -152,8 +152,12 @@ static void release_buffers(lcm_worker *s)
             if (s->vbuf[k][r]) be->release(be, s->vbuf[k][r]), s->vbuf[k][r] = NULL;
             if (s->mbuf[k][r]) be->release(be, s->mbuf[k][r]), s->mbuf[k][r] = NULL;
         }
-    for (int r = 0; r < m->nregimes; ++r)
+    for (int r = 0; r < m->nregimes; ++r) {
         if (s->table[r]) be->release(be, s->table[r]), s->table[r] = NULL, s->table_cap[r] = 0;
+        if (s->ev[r]) be->release(be, s->ev[r]), s->ev[r] = NULL;
+        for (int k = 0; k < LCM_MAX_STAGES; ++k)
+            if (s->stages[r][k]) be->release(be, s->stages[r][k]), s->stages[r][k] = NULL, s->stage_cap[r][k] = 0;
+    }
     if (s->F) be->release(be, s->F);
     if (s->F_host) be->release_host(be, s->F_host);
     if (s->F_init) be->release_host(be, s->F_init);
@@ -218,31 +222,59 @@ static int sizing_kernel(const lcm_worker *w, int r)
     return best;
 }
 
+/* Whether the worker makes tables at all: its backend runs them, and
+ * LCM_NO_TABLES does not switch them off (an EGM regime's table is its
+ * solver, not a shortcut: always there). */
+static int makes_tables(const lcm_worker *w, int r)
+{
+    return w->backend->launch_table && (ir_is_egm(&w->model->ir.regimes[r]) || !lcm_env_switch("LCM_NO_TABLES"));
+}
+
 /* The continuation table of each regime whose kernels read one, as large
  * as the largest of one launch (the worker's block of the sharded states,
  * a chunk of the splayed ones); none without backend support or with
  * LCM_NO_TABLES set. */
 long long lcm_worker_table_entries(const lcm_worker *s, int r)
 {
-    /* an EGM regime's table is its solver, not a shortcut: always there */
-    int egm = ir_is_egm(&s->model->ir.regimes[r]);
-    if (!s->backend->launch_table || (!egm && lcm_env_switch("LCM_NO_TABLES"))) return 0;
     int k = sizing_kernel(s, r);
-    return k >= 0 ? ir_pre_reals(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
+    return makes_tables(s, r) && k >= 0 ? ir_pre_reals(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
+}
+
+long long lcm_worker_ev_entries(const lcm_worker *w, int r, long long subjects)
+{
+    const ir_model *m = &w->model->ir;
+    long long most = 0;
+    for (int k = 0; k < m->nkernels && makes_tables(w, r); ++k) {
+        const ir_pre *p = &w->pre[k];
+        int reads = subjects < 0 || ir_pre_sim_reads_ev(p, subjects);
+        if (m->kernels[k].regime == r && reads && p->ev_entries > most) most = p->ev_entries;
+    }
+    return most;
+}
+
+long long lcm_worker_stage_entries(const lcm_worker *w, int r, int s)
+{
+    const ir_model *m = &w->model->ir;
+    long long most = 0;
+    for (int k = 0; k < m->nkernels && makes_tables(w, r); ++k) {
+        const ir_elim *el = &w->pre[k].elim;
+        if (m->kernels[k].regime != r || s >= el->nstages) continue;
+        long long n = ir_shape_entries(&el->stage[s].shape, w->shard_hi - w->shard_lo);
+        if (n > most) most = n;
+    }
+    return most;
 }
 
 const char *lcm_worker_table_what(const lcm_worker *w, int r)
 {
     int k = sizing_kernel(w, r);
-    if (k >= 0 && w->pre[k].egm) return "the endogenous grid";
-    return k >= 0 && w->pre[k].ev ? "the expected next V" : "the continuation table";
+    return k >= 0 && w->pre[k].egm ? "the endogenous grid" : "the continuation table";
 }
 
 const char *lcm_worker_table_remedy(const lcm_worker *w, int r)
 {
     int k = sizing_kernel(w, r);
     if (k >= 0 && w->pre[k].egm) return "fewer savings points make it smaller";
-    if (k >= 0 && w->pre[k].ev) return "LCM_NO_TABLES=1 sums over the next points inline instead";
     return "splay a state it reads with batch_size, or set LCM_NO_TABLES=1 to compute it inline";
 }
 
@@ -250,9 +282,22 @@ static int make_tables(lcm_worker *s, lcm_err *err)
 {
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
+    size_t rb = lcm_real_bytes(be->precision);
     for (int r = 0; r < m->nregimes; ++r) {
+        long long ev = lcm_worker_ev_entries(s, r, -1);
+        if (ev > 0 && (ev > (long long)(SIZE_MAX / 2 / rb) || !(s->ev[r] = be->alloc(be, (size_t)ev * rb, err))))
+            return lcm_fail_prefix(err, "model '%s': the expected next V of regime '%s' needs %.1f MiB (LCM_NO_TABLES=1 "
+                                   "sums over the next points inline instead)", m->name, m->regimes[r].name,
+                                   (double)ev * (double)rb / 1048576.0);
+        for (int k = 0; k < LCM_MAX_STAGES; ++k) {
+            double bytes = (double)(s->stage_cap[r][k] = lcm_worker_stage_entries(s, r, k)) * (double)(rb + 1);
+            if (bytes > 0 && (bytes > (double)SIZE_MAX / 2 || !(s->stages[r][k] = be->alloc(be, (size_t)bytes, err))))
+                return lcm_fail_prefix(err, "model '%s': the table of stage %d of regime '%s' needs %.1f MiB (splay a "
+                                       "state it reads with batch_size, or set LCM_NO_TABLES=1 to make a state's rows "
+                                       "as it is solved)", m->name, k, m->regimes[r].name, bytes / 1048576.0);
+        }
         if (!(s->table_cap[r] = lcm_worker_table_entries(s, r))) continue;
-        double bytes = (double)s->table_cap[r] * (double)(lcm_real_bytes(be->precision) + 1);
+        double bytes = (double)s->table_cap[r] * (double)(rb + 1);
         if (bytes > (double)SIZE_MAX / 2 || !(s->table[r] = be->alloc(be, (size_t)bytes, err)))
             return lcm_fail_prefix(err, "model '%s': %s of regime '%s' needs %.1f MiB (%s)", m->name,
                                    lcm_worker_table_what(s, r), m->regimes[r].name, bytes / 1048576.0,
@@ -404,12 +449,18 @@ static int launch_one(lcm_worker *w, int table, int k, const lcm_kernel_args *a,
     return rc;
 }
 
-int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int queue, lcm_err *err)
+int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int first, int queue,
+                     lcm_err *err)
 {
     const ir_pre *pre = &w->pre[k];
-    int rc = 0;
+    int rc = 0, queued = 0;
     for (int pass = 0; pass < ir_pre_passes(pre) && !rc; ++pass) {
-        if (pass) rc = w->backend->barrier(w->backend, err); /* a pass reads the one before */
+        ir_pass kind = ir_pre_pass(pre, pass);
+        int given = kind == IR_PASS_EV      ? a->ev != NULL
+                    : kind == IR_PASS_STAGE ? a->stage[ir_pre_pass_stage(pre, pass)] != NULL
+                                            : a->cont != NULL;
+        if (!given || !(first || ir_pre_per_chunk(pre, pass))) continue;
+        if (queued++) rc = w->backend->barrier(w->backend, err); /* a pass reads the ones before */
         if (!rc) rc = launch_one(w, 1 + pass, k, a, ir_pre_launch(pre, pass, states), queue, err);
     }
     return rc;
@@ -424,16 +475,23 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
     if (L->sharded) lo = w->shard_lo, hi = w->shard_hi;
     if (hi <= lo) return 0; /* none of this regime's states are in the block */
     a->shard_lo = lo, a->shard_hi = hi;
-    /* the continuation table, made before each launch (once when no state
-     * it reads is splayed) */
+    /* the tables, made before the first launch, and the continuation table
+     * again before each launch when a state it reads is splayed */
     const ir_pre *pre = &w->pre[k];
     int table = pre->active && w->table[r];
     a->cont = table ? w->table[r] : NULL;
     a->cont_code = table ? (unsigned char *)w->table[r] + w->table_cap[r] * lcm_real_bytes(w->backend->precision) : NULL;
+    a->ev = pre->ev ? w->ev[r] : NULL;
+    size_t rb = lcm_real_bytes(w->backend->precision);
+    int stages = pre->elim.nstages > 0; /* every stage's table, or none (the body makes its rows) */
+    for (int k = 0; k < pre->elim.nstages; ++k) stages &= w->stages[r][k] != NULL;
+    for (int k = 0; k < LCM_MAX_STAGES; ++k) {
+        a->stage[k] = stages && k < pre->elim.nstages ? w->stages[r][k] : NULL;
+        a->stage_code[k] = a->stage[k] ? (unsigned char *)a->stage[k] + w->stage_cap[r][k] * rb : NULL;
+    }
     for (long long tile = 0, tiles = ir_layout_tiles(L); tile < tiles; ++tile) {
         ir_layout_tile(L, tile, a->chunk);
-        int rc = 0;
-        if (table && (tile == 0 || pre->splayed)) rc = lcm_worker_table(w, k, a, hi - lo, r, err);
+        int rc = lcm_worker_table(w, k, a, hi - lo, tile == 0, r, err);
         if (!rc) rc = launch_one(w, 0, k, a, ir_layout_launch_size(L, hi - lo, a->chunk), r, err);
         if (rc) return rc;
     }

@@ -5,6 +5,10 @@
  * continuation computed inline instead of from tables (LCM_NO_TABLES); a
  * model whose solve reads the expected next V of its shock processes from a
  * table agrees with the inline sum to 1e-13.
+ * A model whose solve is staged (ir/eliminate.h) agrees with the
+ * interpreter (grid search) to 1e-12 and with its own solve generated for
+ * grid search (LCM_NO_ELIMINATION) to 1e-13: the sums are associated
+ * differently.
  * A model that solves by the endogenous grid method has no interpreter to
  * compare with (it refuses it, which is checked; test_egm.c holds EGM to
  * closed forms, the published tables and grid search), and keeps its
@@ -94,6 +98,10 @@ static const struct {
      "models/precautionary_savings.params.lua", NULL},
     {"models/precautionary_savings_health.lua", "solver=egm wealth_points=30 savings_points=40",
      "models/precautionary_savings_health.params.lua", NULL}, /* a Markov state and a process: the grid's rows */
+    {"tests/models/staged.lua", NULL, "tests/models/staged.params.lua", NULL},
+    {"tests/models/staged.lua", "variant=continuous", "tests/models/staged.params.lua", NULL},
+    {"tests/models/staged.lua", "variant=two types=2 shard=true wealth_batch=6", "tests/models/staged.params.lua",
+     "strain=0.4"},
 };
 
 /* Whether the generated code agrees with the interpreter to rounding (1e-12
@@ -122,6 +130,39 @@ static int reads_expected_v(const lcm_model *model)
     for (int k = 0; k < n; ++k) any |= plans[k].ev;
     free(plans);
     return any;
+}
+
+/* Whether a kernel of the model solves in stages (ir/eliminate.h). */
+static int staged(const lcm_model *model)
+{
+    int n = lcm_model_ir(model)->nkernels, any = 0;
+    ir_pre *plans = calloc((size_t)n + 1, sizeof *plans);
+    test_pre_plans(model, plans);
+    for (int k = 0; k < n; ++k) any |= plans[k].elim.nstages > 0;
+    free(plans);
+    return any;
+}
+
+/* The model's solve generated for grid search (LCM_NO_ELIMINATION=1), and
+ * in *model its model, which the solution reads. */
+static lcm_solution *grid_search(const char *lua, const char *const *defines, const lcm_pvalue *p, lcm_model **out)
+{
+    lcm_model *model = NULL;
+    lcm_solver *s = NULL;
+    lcm_solution *sol = NULL;
+    lcm_err err = {0};
+    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    setenv("LCM_NO_ELIMINATION", "1", 1);
+    CHECK_OK(test_generate(lua, defines, &model, &err));
+    unsetenv("LCM_NO_ELIMINATION");
+    if (model) {
+        CHECK(!staged(model));
+        CHECK_OK(lcm_solver_new(model, &o, &s, &err));
+    }
+    if (s) CHECK_OK(lcm_solve(s, p, &sol, &err));
+    lcm_solver_free(s);
+    *out = model;
+    return sol;
 }
 
 /* A model of models/ or tests/models/ missing from the list above fails the test. */
@@ -192,10 +233,21 @@ int main(void)
             printf("%s %s: cpu vs interp %s%.2e, float32 vs float64 %.2e, rerun %.0e, inline continuation %.0e\n",
                    cases[i].model, cases[i].define ? cases[i].define : "", egm ? "(refused: EGM) " : "", d_interp, d_f32,
                    d_again, d_inline);
-            CHECK(rounds(cases[i].model) || reads_expected_v(model) ? d_interp <= 1e-12 : d_interp == 0);
+            int stages = staged(model);
+            CHECK(rounds(cases[i].model) || reads_expected_v(model) || stages ? d_interp <= 1e-12 : d_interp == 0);
             CHECK(d_f32 <= 1e-4);
             CHECK(d_again == 0);
             CHECK(reads_expected_v(model) ? d_inline <= 1e-13 : d_inline == 0);
+            lcm_model *grid_model = NULL;
+            lcm_solution *grid = stages ? grid_search(cases[i].model, defines, p, &grid_model) : NULL;
+            if (grid) {
+                double d_grid = test_max_rel_diff(sol[0], grid);
+                printf("%s %s: staged vs grid search %.2e\n", cases[i].model, cases[i].define ? cases[i].define : "",
+                       d_grid);
+                CHECK(d_grid <= 1e-13);
+            }
+            lcm_solution_free(grid);
+            lcm_model_free(grid_model);
         }
         for (int k = 0; k < NRUNS; ++k) lcm_solution_free(sol[k]);
         lcm_pv_free(p);

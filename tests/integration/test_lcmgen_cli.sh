@@ -7,7 +7,7 @@ work_dir lcmgen-cli
 
 "$LCMGEN" "$SRC/models/tiny.lua" -o "$work/gen" -M "$work/gen.d"
 check "kernels.c written" "[ -s '$work/gen/kernels.c' ]"
-check "manifest written" "head -1 '$work/gen/manifest.lcm' | grep -q '^lcm-manifest 2'"
+check "manifest written" "head -1 '$work/gen/manifest.lcm' | grep -q '^lcm-manifest 3'"
 check "depfile names the outputs and the model" "grep -q 'kernels.c:' '$work/gen.d' && grep -q 'models/tiny.lua' '$work/gen.d'"
 before=$(stat -c %Y.%N "$work/gen/kernels.c" "$work/gen/manifest.lcm" | md5sum)
 sleep 1
@@ -112,6 +112,21 @@ check "directory and .lua give the same V" "cmp -s '$work/dir.csv' '$work/lua.cs
 # options are baked in by lcmgen -D
 "$LCMGEN" "$SRC/models/iskhakov_2017.lua" -D n_periods=4 -o "$work/isk4"
 check "lcmgen -D bakes the option" "grep -q 'option n_periods \"4\"' '$work/isk4/manifest.lcm' && grep -q '^ages 4 ' '$work/isk4/manifest.lcm'"
+
+# --plan: how each kernel solves (the staged solve, or grid search and why); a
+# build step says nothing of it otherwise
+"$LCMGEN" "$SRC/models/mahler_yum_2024.lua" --plan > "$work/plan.my" 2> "$work/plan.err"
+check "lcmgen --plan: Mahler & Yum's effort, then labor supply, maximised first" \
+  "grep -q \"^lcm_k0_alive (regime 'alive'): staged solve: 'effort' maximised first into a table of 1,600,000 entries, then 'labor_supply' maximised next\" '$work/plan.my'"
+check "lcmgen --plan: the work it saves" "grep -q '9,600,000,000 -> 144,300,000 evaluations a period (66.5x fewer)' '$work/plan.my'"
+check "lcmgen --plan: a line per kernel, nothing on stderr" "[ \$(wc -l < '$work/plan.my') -eq 3 ] && [ ! -s '$work/plan.err' ]"
+"$LCMGEN" "$SRC/tests/models/staged.lua" -D variant=linked --plan > "$work/plan.linked"
+check "lcmgen --plan says why not staged" \
+  "grep -q \"^lcm_k0_alive (regime 'alive'): grid search, 'care' not maximised first: its constraints read wealth too\" '$work/plan.linked'"
+LCM_NO_ELIMINATION=1 "$LCMGEN" "$SRC/models/mahler_yum_2024.lua" --plan > "$work/plan.off"
+check "lcmgen --plan under LCM_NO_ELIMINATION=1" "grep -q 'grid search, not staged: switched off (LCM_NO_ELIMINATION=1' '$work/plan.off'"
+"$LCMGEN" "$SRC/models/mahler_yum_2024.lua" -o "$work/my" > "$work/my.out" 2>&1
+check "lcmgen -o says nothing on success" "[ ! -s '$work/my.out' ]"
 
 # generation warnings: lcmgen prints them; lcm logs them at warning level
 sed 's/n_points = 20 }/n_points = 20, batch_size = 5 }/' "$SRC/models/tiny.lua" > "$work/splayed.lua"

@@ -83,7 +83,8 @@ double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b)
     return worst;
 }
 
-double test_panel_diff(const lcm_panel *a, const lcm_panel *b)
+/* test_panel_diff's largest difference, of the value column too or not. */
+static double panel_diff(const lcm_panel *a, const lcm_panel *b, int values)
 {
     if (a->n != b->n) return INFINITY;
     double worst = 0;
@@ -91,7 +92,7 @@ double test_panel_diff(const lcm_panel *a, const lcm_panel *b)
     for (lcm_index i = 0; i < a->n; ++i) {
         if (a->subject[i] != b->subject[i] || a->period[i] != b->period[i] || a->regime[i] != b->regime[i])
             return INFINITY;
-        for (int k = -1; k < ns + na; ++k) {
+        for (int k = values ? -1 : 0; k < ns + na; ++k) {
             double x = k < 0 ? a->value[i] : k < ns ? a->x[k][i] : a->act[k - ns][i];
             double y = k < 0 ? b->value[i] : k < ns ? b->x[k][i] : b->act[k - ns][i];
             if (x == y || (isnan(x) && isnan(y))) continue;
@@ -101,6 +102,10 @@ double test_panel_diff(const lcm_panel *a, const lcm_panel *b)
     }
     return worst;
 }
+
+double test_panel_diff(const lcm_panel *a, const lcm_panel *b) { return panel_diff(a, b, 1); }
+
+double test_panel_path_diff(const lcm_panel *a, const lcm_panel *b) { return panel_diff(a, b, 0); }
 
 const test_bundled_model test_bundled[] = {
     {"models/tiny.lua", "models/tiny.params.lua", "models/tiny.initial.csv"},

@@ -26,6 +26,9 @@ double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b);
  * relative above 1), or infinity when their rows (subject, period, regime)
  * differ. */
 double test_panel_diff(const lcm_panel *a, const lcm_panel *b);
+/* The same without the value column: how far the paths (states, actions,
+ * regimes) differ. */
+double test_panel_path_diff(const lcm_panel *a, const lcm_panel *b);
 /* The bundled models with their params and initial conditions (models/). */
 typedef struct test_bundled_model {
     const char *model, *params, *initial;

@@ -1,9 +1,10 @@
-/* The continuation tables' plans (ir/precompute.h) for the expected next V
- * of shock processes ("ev"): taken where a target's processes have 2 or
- * more nodes, for each such target of a kernel with the sizes of their
- * arrays, and not where a regular table applies, beyond LCM_EV_AXES
- * processes, or where the table would outgrow the regime (16 entries per
- * state, or 2^16 in all). */
+/* The tables' plans (ir/precompute.h) for the expected next V of shock
+ * processes ("ev"): taken where a target's processes have 2 or more nodes,
+ * for each such target of a kernel with the sizes of their arrays, alone
+ * where no continuation table applies and under one (its entries read the
+ * expected V) where it is no larger than that table, and not beyond
+ * LCM_EV_AXES processes or where it would outgrow the regime (16 entries
+ * per state, or 2^16 in all). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,8 +44,8 @@ static void expect_ev(const char *lua, const char *const *defines, const char *s
     CHECK_MSG(p.ev == (targets != 0) && p.ev_targets == targets, "%s %s %s: ev %d, targets %#llx (expected %#llx)",
               lua, defines && defines[0] ? defines[0] : "", symbol, p.ev, (unsigned long long)p.ev_targets,
               (unsigned long long)targets);
-    if (targets) CHECK_MSG(p.active && ir_pre_entries(&p, 1) == entries && ir_pre_reals(&p, 1) == entries,
-                           "%s %s: %lld entries (expected %lld)", lua, symbol, ir_pre_entries(&p, 1), entries);
+    if (targets) CHECK_MSG(!p.active && p.ev_entries == entries, "%s %s: %lld entries (expected %lld), a continuation "
+                           "table %d", lua, symbol, p.ev_entries, entries, p.active);
     lcm_model_free(model);
 }
 
@@ -134,11 +135,21 @@ int main(void)
     expect_axes("models/mahler_yum_2024.lua", small, "alive", "alive", my, 9);
     /* nine processes in one target: beyond LCM_EV_AXES */
     expect_ev("tests/models/many_shocks.lua", NULL, "lcm_k0_alive", 0, 0);
-    /* next wealth = saving: the regular table, whose entries sum the nodes */
+    /* next wealth = saving: the regular table (income 7 x saving 60), its
+     * entries reading the expected V (income 7 x wealth 60: no larger) */
     ir_pre p = {0};
     lcm_model *model;
     if (plan_of("models/saving_choice.lua", NULL, "lcm_k0_alive", &p, &model))
-        CHECK(p.active && !p.ev && !p.egm);
+        CHECK(p.active && !p.egm && ir_pre_entries(&p, 1) == 420 && p.ev && p.ev_entries == 420 &&
+              ir_pre_passes(&p) == 2 && ir_pre_pass(&p, 0) == IR_PASS_EV && ir_pre_pass(&p, 1) == IR_PASS_TABLE);
+    lcm_model_free(model);
+    /* Mahler & Yum: the table (rows 2 x 5 x 3 x 16 but wealth and the
+     * adjustment cost; effort 3 x saving 5) reads the expected V over the
+     * shock and the adjustment cost (alive's V: 2 x 3 x 3 x 2 x 16 x 5) */
+    if (plan_of("models/mahler_yum_2024.lua", small, "lcm_k0_alive", &p, &model))
+        CHECK_MSG(p.active && ir_pre_entries(&p, 1) == 2 * 3 * 3 * 16 * 15 && p.ev &&
+                  p.ev_entries == 2 * 3 * 3 * 2 * 16 * 5, "mahler_yum small: table %lld entries, ev %d of %lld",
+                  ir_pre_entries(&p, 1), p.ev, p.ev_entries);
     lcm_model_free(model);
     CHECK_DONE();
 }
