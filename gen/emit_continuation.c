@@ -76,7 +76,10 @@ static void process_weights(emitter *e, int g, int s, const ir_next *nx)
     const char *from = e->r->states[nx->src].name;
     int n = tr->states[s].grid.n;
     emit_line(e, "const int pc%d_%d = lcm_cell_search(x[%d], G + %zu, %d); /* %s */", g, s, nx->src, soff, n, from);
-    emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
+    if (emit_ez(e)) /* a lottery: the outer node's row beyond it (lcm_lottery_t) */
+        emit_line(e, "const real pt%d_%d = lcm_lottery_t(lcm_frac(x[%d], G + %zu, pc%d_%d)); /* %s */", g, s, nx->src,
+                  soff, g, s, from);
+    else emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
     if (e->n->flat || (e->ev_path > 0 && emit_ev_target(e, g))) return; /* the row's weights: only where the nodes are summed */
     int cpu_only = !gpu_keeps_weights(e, n);
     if (cpu_only) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");

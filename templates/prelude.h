@@ -114,6 +114,12 @@ LCM_DEVICE real lcm_clamp_low0(real f, real hi)
     return m > 0 ? m : (real)0;
 }
 
+/* The row weight of an AR(1) value in an Epstein-Zin regime: a lottery
+ * needs probabilities, so a value beyond the outer node takes that node's
+ * row (t clamped to [0, 1]; a NaN stays NaN).  The expectation extrapolates
+ * the row linearly instead (docs/model-language.md, section 16). */
+LCM_DEVICE real lcm_lottery_t(real t) { return t < 0 ? (real)0 : t > 1 ? (real)1 : t; }
+
 LCM_DEVICE int lcm_clip_cell(real f, int n)
 {
     return (int)lcm_clamp_low0(f, (real)(n - 2));

@@ -200,9 +200,14 @@ static void target_setup(const lcm_point *p, int g, target_ctx *out, int *codes_
         if (nx->kind == NEXT_MARKOV) continue;
         if (nx->kind == NEXT_PROCESS) {
             /* an AR(1) row: the cell of the current value in the source's grid
-             * (off the grid: rows weighted like linear interpolation) */
-            if (nx->src >= 0)
+             * (off the grid: rows weighted like linear interpolation; in an
+             * Epstein-Zin regime, a lottery, the outer node's row, as the
+             * kernels' lcm_lottery_t) */
+            if (nx->src >= 0) {
                 locate(p->G + p->L->state_off[p->r->id][nx->src], gr->n, p->x[nx->src], &c.row[s], &c.rowt[s]);
+                double *t = &c.rowt[s];
+                if (p->r->risk_aversion >= 0) *t = *t < 0 ? 0 : *t > 1 ? 1 : *t;
+            }
             continue;
         }
         double x = p->vals[nx->node];

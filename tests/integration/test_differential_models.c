@@ -38,6 +38,7 @@ static const struct {
     {"tests/models/epstein_zin.lua", "alpha_by=wealth", "tests/models/epstein_zin.params.lua", NULL},
     {"tests/models/epstein_zin.lua", "alpha_by=saving", "tests/models/epstein_zin.params.lua", NULL},
     {"tests/models/epstein_zin.lua", "labor=true", "tests/models/epstein_zin.params.lua", NULL},
+    {"tests/models/epstein_zin.lua", "income=ar1", "tests/models/epstein_zin_ar1.params.lua", NULL},
     {"tests/models/piecewise.lua", "kind=log", "tests/models/piecewise.params.lua", NULL},
     {"tests/models/long_labels.lua", NULL, "tests/models/discount_only.params.lua", NULL},
     {"tests/models/taste_logit.lua", NULL, "tests/models/taste_logit.params.lua", NULL},

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "layout.h"
 #include "testlib.h"
 
 enum { NW = 21, NI = 2, ALIVE = 0, DEAD = 1 };
@@ -221,6 +222,92 @@ static void simulation(const lcm_model *ez)
     lcm_solution_free(sol);
 }
 
+/* A subject whose AR(1) income lies beyond the process's outer node: the
+ * blended row would have negative weights, no lottery, so an Epstein-Zin
+ * regime takes the outer node's row (prelude.h, lcm_lottery_t).  Each
+ * alive row's certainty equivalent, recovered from V and consumption
+ * (V^(1-rho) = (1-beta) c^(1-rho) + beta CE^(1-rho)), lies between the
+ * least and the largest outcome of its lottery (V of next period at each
+ * income node and the chosen saving, and the bequest), as the CE of a
+ * lottery must; with the extrapolated row it lay far outside (values of
+ * 42,108 where V is 3 to 6: issue 41).  cpu and interp agree. */
+static void lottery_beyond_the_nodes(void)
+{
+    const char *defines[] = {"variant=ez", "income=ar1", NULL};
+    lcm_model *ez = NULL;
+    lcm_err err = {0};
+    CHECK_OK(test_generate("tests/models/epstein_zin.lua", defines, &ez, &err));
+    if (!ez) return;
+    const double beta = 0.95, rho = 2, alpha = 20, survival[4] = {0.9, 0.8, 0, 0};
+    lcm_pvalue *p = lcm_pv_table();
+    lcm_pv_put(p, "survival", list_of(survival, 4));
+    lcm_pv_put(p, "discount_factor", lcm_pv_num(beta));
+    lcm_pvalue *alive_p = lcm_pv_table(), *h = lcm_pv_table(); /* rho is also the process's (fixed): H's alone */
+    lcm_pv_put(h, "rho", lcm_pv_num(rho));
+    lcm_pv_put(alive_p, "H", h);
+    lcm_pv_put(p, "alive", alive_p);
+    lcm_pv_put(p, "alpha", lcm_pv_num(alpha));
+    lcm_pv_put(p, "bequest_floor", lcm_pv_num(1));
+    lcm_pv_put(p, "bequest_weight", lcm_pv_num(1));
+    lcm_solution *sol = NULL;
+    lcm_panel *pan[2] = {NULL, NULL};
+    lcm_initial *ic = NULL;
+    lcm_sb text;
+    lcm_sb_init(&text);
+    lcm_sb_puts(&text, "regime,age,income,wealth\n"); /* outer nodes at +-0.69 */
+    const double income[] = {-3, -1.2, 0.1, 1.2, 3};
+    for (int k = 0; k < 20; ++k) lcm_sb_printf(&text, "alive,0,%g,%g\n", income[k % 5], 0.45 * k);
+    CHECK_OK(lcm_initial_parse_csv(lcm_model_ir(ez), "ar1.csv", text.s, &ic, &err));
+    for (int k = 0; k < 2 && ic; ++k) {
+        lcm_solver_options o = {.backend = k ? LCM_BACKEND_INTERP : LCM_BACKEND_CPU, .precision = 64};
+        lcm_sim_options so = {.seed = 3, .targets = "consumption"};
+        lcm_solver *sv = NULL;
+        CHECK_OK(lcm_solver_new(ez, &o, &sv, &err));
+        if (sv && !k) CHECK_OK(lcm_solve(sv, p, &sol, &err));
+        if (sv && sol) CHECK_OK(lcm_simulate(sv, sol, ic, &so, &pan[k], &err));
+        lcm_solver_free(sv);
+    }
+    if (pan[0] && pan[1]) {
+        CHECK_MSG(test_panel_diff(pan[0], pan[1]) <= 1e-12, "cpu and interp differ by %.3g", test_panel_diff(pan[0], pan[1]));
+        const ir_model *m = lcm_model_ir(ez);
+        int alive = 0, is = m->regimes[0].states[0].grid.n == 3 ? 0 : 1; /* the income axis */
+        lcm_index n = lcm_panel_rows(pan[0]);
+        long long stride[2];
+        ir_strides(&m->regimes[alive], stride);
+        double *col[5];
+        const char *names[] = {"period", "regime", "value", "consumption", "saving"};
+        for (int c = 0; c < 5; ++c) {
+            col[c] = calloc((size_t)n + 1, sizeof **col);
+            CHECK_OK(lcm_panel_column(pan[0], names[c], col[c], &err));
+        }
+        int checked = 0, outside = 0;
+        for (lcm_index i = 0; i < n; ++i) {
+            int t = (int)col[0][i];
+            if ((int)col[1][i] != alive || t + 1 >= 3 || !(col[2][i] > 0)) continue;
+            double V = col[2][i], c = col[3][i], saving = col[4][i];
+            double ce = pow((pow(V, 1 - rho) - (1 - beta) * pow(c, 1 - rho)) / beta, 1 / (1 - rho));
+            int w = (int)lround(saving / STEP);
+            double lo = 1 + saving, hi = 1 + saving; /* the bequest */
+            for (int k = 0; k < 3 && survival[t] > 0; ++k) {
+                double v = lcm_solution_value(sol, t + 1, alive, k * stride[is] + w * stride[1 - is]);
+                lo = fmin(lo, v), hi = fmax(hi, v);
+            }
+            ++checked;
+            outside += !(ce >= lo * (1 - 1e-9) && ce <= hi * (1 + 1e-9));
+        }
+        printf("lottery beyond the nodes: %d rows, %d with a certainty equivalent outside its lottery's outcomes\n",
+               checked, outside);
+        CHECK(checked >= 20 && outside == 0);
+        for (int c = 0; c < 5; ++c) free(col[c]);
+    }
+    lcm_panel_free(pan[0]), lcm_panel_free(pan[1]);
+    lcm_initial_free(ic);
+    lcm_sb_free(&text);
+    lcm_solution_free(sol);
+    lcm_pv_free(p);
+    lcm_model_free(ez);
+}
+
 int main(void)
 {
     lcm_model *ez = model_of("ez"), *eu = model_of("eu");
@@ -235,6 +322,7 @@ int main(void)
      * anchored anywhere but at the least value, a term exp(49 log(1e9)) overflows */
     high_risk_aversion(ez, 50, 0.5, 1, 1e-12);
     simulation(ez);
+    lottery_beyond_the_nodes();
     lcm_model_free(ez), lcm_model_free(eu);
     CHECK_DONE();
 }

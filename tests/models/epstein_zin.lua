@@ -17,6 +17,10 @@
 -- outside saving: the continuation does not read it, so a simulation on
 -- the CPU keeps each subject's row of the lottery's CE (gen/emit.c, "the
 -- state's row"; test_simulate.c).
+-- Option `income=ar1` makes income a Tauchen AR(1) of 3 nodes one standard
+-- deviation apart (log income; consumption reads exp(income), and the
+-- params need no income_level or income_transition): a subject beyond the
+-- outer node takes that node's row as its lottery (test_epstein_zin.c).
 -- tests/integration/test_epstein_zin.c solves both.
 local lcm = require("lcm")
 
@@ -26,11 +30,11 @@ local R = lcm.categorical{ "alive", "dead", name = "Regime" }
 local Income = lcm.categorical{ "low", "high", name = "Income" }
 local wealth = lcm.linspace{ start = 0, stop = 10, n_points = 21 }
 local with_labor = lcm.option("labor", false)
+local ar1 = lcm.option("income", "markov") == "ar1"
 
 local functions = {
-  consumption = function(wealth, income, saving, income_level)
-    return wealth + income_level[income] - saving
-  end,
+  consumption = ar1 and function(wealth, income, saving) return wealth + math.exp(income) - saving end
+    or function(wealth, income, saving, income_level) return wealth + income_level[income] - saving end,
 }
 local actions = { saving = wealth }
 if with_labor then
@@ -65,12 +69,16 @@ end
 
 local alive = lcm.regime{
   active = function(age) return age < 3 end,
-  states = { income = lcm.discrete(Income), wealth = wealth },
+  states = {
+    income = ar1 and lcm.tauchen_ar1{ n_points = 3, gauss_hermite = false, rho = 0.9, sigma = 0.3, mu = 0, n_std = 1 }
+      or lcm.discrete(Income),
+    wealth = wealth,
+  },
   actions = actions,
   functions = functions,
   constraints = { positive_consumption = function(consumption) return consumption:gt(0) end },
   state_transitions = {
-    income = lcm.markov(function(income, income_transition) return income_transition[income] end),
+    income = not ar1 and lcm.markov(function(income, income_transition) return income_transition[income] end) or nil,
     wealth = function(saving) return saving end,
   },
   transition = lcm.markov(function(period, survival)
