@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lua_bounded.h"
 #include "util.h"
 
 /* No model needs a data or Lua file anywhere near this; a bound keeps a
@@ -383,125 +383,6 @@ static int sb_load_file(lua_State *L)
     return 1;
 }
 
-/* ---- pattern matching with a bound ----------------------------------------
- *
- * Lua's matcher runs inside one C call, where the instruction limit of
- * lua_limits.h is never checked, and it backtracks: string.find(("a"):rep(40),
- * ("a*"):rep(40) .. "b") would run for ever.  Its work at one start is at
- * most (n + 1)^q steps for a subject of n bytes and q quantifiers (*, +, -,
- * ?, %b); every start is tried but for a pattern anchored by ^ (gmatch and
- * gsub try every start, whatever the pattern).  A call whose bound exceeds
- * MAX_MATCH_STEPS is refused before it runs.  Without quantifiers (a plain
- * find among them) each start compares up to the pattern's length, so the
- * bound is (n + 1) (m + 1) for a pattern of m bytes.  Real patterns have one
- * or two quantifiers on short strings (lcm.read_table splits lines with
- * plain finds).  table.move is the other library loop over a count the
- * caller names; it is bounded by MAX_MOVED. */
-#define MAX_MATCH_STEPS 1e10
-#define MAX_MOVED 1e8
-
-/* Quantifiers of a pattern (*, +, -, ?, and %b, which scans to the end of
- * the subject at each start), outside other %-escapes and [sets]. */
-static int quantifiers(const char *p, size_t len)
-{
-    int q = 0;
-    for (size_t i = 0; i < len; ++i) {
-        if (p[i] == '%') q += ++i < len && p[i] == 'b';
-        else if (p[i] == '[') {
-            if (i + 1 < len && p[i + 1] == '^') ++i;
-            if (i + 1 < len && p[i + 1] == ']') ++i;
-            while (++i < len && p[i] != ']')
-                if (p[i] == '%') ++i;
-        } else if (p[i] == '*' || p[i] == '+' || p[i] == '-' || p[i] == '?') ++q;
-    }
-    return q;
-}
-
-/* Raises when matching pattern argument 2 on subject argument 1 could take
- * more than MAX_MATCH_STEPS; `every_start`: gmatch and gsub. */
-static void check_match_cost(lua_State *L, const char *fn, int every_start)
-{
-    size_t n, plen;
-    const char *subject = lua_tolstring(L, 1, &n), *pattern = lua_tolstring(L, 2, &plen);
-    if (!subject || !pattern) return; /* the real function reports the wrong argument */
-    int plain = !strcmp(fn, "find") && lua_toboolean(L, 4);
-    int q = plain ? 0 : quantifiers(pattern, plen);
-    int starts_all = every_start || !plen || pattern[0] != '^';
-    double steps = q ? pow((double)n + 1, q) * (starts_all ? (double)n + 1 : 1) : ((double)n + 1) * ((double)plen + 1);
-    if (!q && steps > MAX_MATCH_STEPS) {
-        lua_pushfstring(L, "string.%s: a pattern of %I bytes on a string of %I bytes could take more than 1e10 "
-                        "steps: split the string", fn, (lua_Integer)plen, (lua_Integer)n);
-        raise_at_caller(L, lua_tostring(L, -1));
-    }
-    if (steps > MAX_MATCH_STEPS) {
-        lua_pushfstring(L, "string.%s: the pattern has %d quantifier%s (*, +, -, ?, %%b); on a string of %I bytes it could "
-                        "backtrack for more than 1e10 steps: simplify the pattern or split the string",
-                        fn, q, q == 1 ? "" : "s", (lua_Integer)n);
-        raise_at_caller(L, lua_tostring(L, -1));
-    }
-}
-
-/* The library's own function (upvalue 1) on the arguments, once checked. */
-static int call_library(lua_State *L)
-{
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-#define BOUNDED_MATCH(name, every_start)                                  \
-    static int bounded_##name(lua_State *L)                               \
-    {                                                                     \
-        check_match_cost(L, #name, every_start);                          \
-        return call_library(L);                                           \
-    }
-BOUNDED_MATCH(find, 0)
-BOUNDED_MATCH(match, 0)
-BOUNDED_MATCH(gmatch, 1)
-BOUNDED_MATCH(gsub, 1)
-
-/* table.move(a1, f, e, t [, a2]) with at most MAX_MOVED elements (a C loop,
- * nils included, that the instruction limit never sees). */
-static int bounded_move(lua_State *L)
-{
-    int has_f, has_e; /* as table.move reads them: 1e12 is a float with an integer's value */
-    lua_Integer f = lua_tointegerx(L, 2, &has_f), e = lua_tointegerx(L, 3, &has_e);
-    if (has_f && has_e) {
-        if (e >= f && (double)e - (double)f + 1 > MAX_MOVED) {
-            lua_pushfstring(L, "table.move: elements %I to %I are more than 1e8 elements", f, e);
-            raise_at_caller(L, lua_tostring(L, -1));
-        }
-    }
-    return call_library(L);
-}
-
-/* Replaces the matchers of the string library itself (once per state):
- * the copy in the sandbox, and string methods ("x"):find(...), which reach
- * the library through the string metatable, both get the bound. */
-static void bound_matchers(lua_State *L)
-{
-    static const luaL_Reg bounded[] = {{"find", bounded_find}, {"match", bounded_match},
-                                       {"gmatch", bounded_gmatch}, {"gsub", bounded_gsub}, {NULL, NULL}};
-    int top = lua_gettop(L);
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "lcm.bounded_matchers") == LUA_TNIL &&
-        lua_getglobal(L, LUA_STRLIBNAME) == LUA_TTABLE) {
-        for (const luaL_Reg *r = bounded; r->name; ++r) {
-            lua_getfield(L, -1, r->name);
-            lua_pushcclosure(L, r->func, 1);
-            lua_setfield(L, -2, r->name);
-        }
-        if (lua_getglobal(L, LUA_TABLIBNAME) == LUA_TTABLE) {
-            lua_getfield(L, -1, "move");
-            lua_pushcclosure(L, bounded_move, 1);
-            lua_setfield(L, -2, "move");
-        }
-        lua_pushboolean(L, 1);
-        lua_setfield(L, LUA_REGISTRYINDEX, "lcm.bounded_matchers");
-    }
-    lua_settop(L, top);
-}
-
 /* ---- the rest of the environment ---------------------------------------- */
 
 static int sb_print(lua_State *L)
@@ -658,7 +539,7 @@ void lcm_sandbox_files(lua_State *L, int box, char ***paths, int *n)
 
 void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
 {
-    bound_matchers(L);
+    lcm_lua_bound_library(L);
     fix_random_seed(L);
     lua_newtable(L);
     int box = lua_gettop(L);

@@ -164,7 +164,7 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, char ***read, int *n
     lcm_lua_limits_arm(L, &lim);
     int loaded = load_sandboxed(L, text, len, chunkname);
     free(text), free(chunkname);
-    if (loaded != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    if (loaded != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK || lcm_lua_limits_hit(&lim)) {
         rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, path, "the params file", &lim);
         if (!rc) rc = lcm_sandbox_fail(err, LCM_E_PARAMS, path, lua_tostring(L, -1));
     } else if (lua_type(L, -1) != LUA_TTABLE) {
@@ -203,7 +203,8 @@ int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
     char *chunk = lcm_xasprintf("return %s", eq + 1);
     int rc = 0;
     lcm_lua_limits_arm(L, &lim);
-    if (load_sandboxed(L, chunk, strlen(chunk), "=--set") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    if (load_sandboxed(L, chunk, strlen(chunk), "=--set") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK ||
+        lcm_lua_limits_hit(&lim)) {
         rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, where, "the value", &lim);
         if (!rc) rc = lcm_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (%s)", where, eq + 1, lua_tostring(L, -1));
     } else if (lua_isnil(L, -1)) { /* an undefined name: nan, inf, a typo */
