@@ -3,11 +3,12 @@
  * Every closure made here shares one upvalue, the box: a table private to
  * the host (no sandboxed code can reach it without the debug library) with
  *   env, files (list), seen (set of files), loaded (require's cache),
- *   dir (the folder as given, for messages and depfiles), real (its
- *   resolved path, for the confinement check), trusted (boolean),
+ *   dir (the folder as given, for messages and depfiles), folder (a
+ *   descriptor of it, opened once, beneath which names are resolved:
+ *   open_beneath.h), trusted (boolean),
  *   setmetatable, require (the host's own, for trusted files).
  */
-#define _XOPEN_SOURCE 700 /* POSIX with XSI: realpath, O_NOFOLLOW, O_CLOEXEC */
+#define _XOPEN_SOURCE 700 /* POSIX with XSI: openat, O_CLOEXEC */
 #include "lua_sandbox.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "lua_bounded.h"
+#include "open_beneath.h"
 #include "util.h"
 
 /* No model needs a data or Lua file anywhere near this; a bound keeps a
@@ -59,15 +61,14 @@ static int raise_at_caller(lua_State *L, const char *msg)
 
 enum { READ_OK, READ_MISSING, READ_REFUSED };
 
-/* Reads a regular file (no device or pipe) of a bounded size whole;
- * `shown` names it in *msg on failure.  follow: whether a symbolic link
- * may be opened (the file the user named) or not (a path already resolved
- * and checked, which a link swapped in must not redirect).  0 on success. */
-static int read_regular(const char *path, int follow, const char *shown, char **data, size_t *size, char **msg)
+/* Reads the regular file (no device or pipe) open as fd, of a bounded
+ * size, whole, and closes fd; `shown` names it in *msg on failure.  0 on
+ * success. */
+static int read_open_file(int fd, const char *shown, char **data, size_t *size, char **msg)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), rc = -1;
-    if (fd < 0 || fstat(fd, &st))
+    int rc = -1;
+    if (fstat(fd, &st))
         *msg = lcm_xasprintf("cannot open '%s': %s", shown, strerror(errno));
     else if (!S_ISREG(st.st_mode))
         *msg = lcm_xasprintf("'%s' is not a regular file", shown);
@@ -84,8 +85,21 @@ static int read_regular(const char *path, int follow, const char *shown, char **
             free(*data), *data = NULL;
         } else rc = 0;
     }
-    if (fd >= 0) close(fd);
+    close(fd);
     return rc;
+}
+
+/* Reads the file at path (relative to the folder open as dirfd, or
+ * absolute), following symbolic links: the file the user named, or a
+ * trusted file's. */
+static int read_regular(int dirfd, const char *path, const char *shown, char **data, size_t *size, char **msg)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *msg = lcm_xasprintf("cannot open '%s': %s", shown, strerror(errno));
+        return -1;
+    }
+    return read_open_file(fd, shown, data, size, msg);
 }
 
 /* Whether a relative name climbs above its folder by its ".." alone
@@ -103,47 +117,41 @@ static int climbs_out(const char *name)
     return 0;
 }
 
+static char *outside(const char *name, const char *dir)
+{
+    return lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file reads files in "
+                         "its own folder and below)", name, dir);
+}
+
 /* Reads `name` (relative to the box's folder) into a new string; *path gets
- * dir/name as given.  On failure *msg says why (caller frees). */
+ * dir/name as given.  On failure *msg says why (caller frees).  The name is
+ * resolved beneath the descriptor of the folder (open_beneath.h), so a
+ * folder on the way swapped for a link cannot lead out of it. */
 static int read_beside(lua_State *L, const char *name, size_t len, char **data, size_t *size, char **path,
                        char **msg)
 {
-    lua_getfield(L, BOX, "real");
+    lua_getfield(L, BOX, "folder");
     lua_getfield(L, BOX, "dir");
     lua_getfield(L, BOX, "trusted");
-    const char *real = lua_tostring(L, -3), *dir = lua_tostring(L, -2);
+    const int *folder = lua_touserdata(L, -3);
+    const char *dir = lua_tostring(L, -2);
     int trusted = lua_toboolean(L, -1);
-    lua_pop(L, 3); /* the box holds the strings */
+    lua_pop(L, 3); /* the box holds them */
     *data = *path = *msg = NULL;
-    if (!real) return *msg = lcm_xstrdup("this file may read no other file"), READ_REFUSED;
+    if (!folder) return *msg = lcm_xstrdup("this file may read no other file"), READ_REFUSED;
     if (!len || strlen(name) != len) return *msg = lcm_xstrdup("not a file name"), READ_REFUSED;
     if (name[0] == '/' && !trusted)
         return *msg = lcm_xasprintf("'%s' is an absolute path: name files relative to the folder '%s'", name, dir),
                READ_REFUSED;
-    if (!trusted && climbs_out(name))
-        return *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file "
-                                "reads files in its own folder and below)", name, dir),
-               READ_REFUSED;
+    if (!trusted && climbs_out(name)) return *msg = outside(name, dir), READ_REFUSED;
     *path = name[0] == '/' || !strcmp(dir, ".") ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", dir, name);
-    char *joined = name[0] == '/' ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", real, name);
-    char *resolved = realpath(joined, NULL);
-    free(joined);
-    if (!resolved) {
-        int missing = errno == ENOENT || errno == ENOTDIR;
-        *msg = lcm_xasprintf("cannot open '%s': %s", *path, strerror(errno));
-        return missing ? READ_MISSING : READ_REFUSED;
-    }
-    size_t rl = strlen(real);
-    int inside = !strncmp(resolved, real, rl) && (resolved[rl] == '/' || (rl == 1 && real[0] == '/'));
-    int rc = READ_REFUSED;
-    if (!strcmp(resolved, real))
-        *msg = lcm_xasprintf("'%s' is the folder '%s' itself, not a file", name, dir);
-    else if (!inside && !trusted)
-        *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file reads "
-                         "files in its own folder and below)", name, dir);
-    else rc = read_regular(resolved, 0, *path, data, size, msg) ? READ_REFUSED : READ_OK;
-    free(resolved);
-    return rc;
+    if (trusted) return read_regular(*folder, name, *path, data, size, msg) ? READ_REFUSED : READ_OK;
+    int fd, rc = lcm_open_beneath(*folder, name, &fd);
+    if (rc == BENEATH_OK) return read_open_file(fd, *path, data, size, msg) ? READ_REFUSED : READ_OK;
+    if (rc == BENEATH_OUTSIDE) *msg = outside(name, dir);
+    else if (rc == BENEATH_FOLDER) *msg = lcm_xasprintf("'%s' is the folder '%s' itself, not a file", name, dir);
+    else *msg = lcm_xasprintf("cannot open '%s': %s", *path, strerror(errno));
+    return rc == BENEATH_MISSING ? READ_MISSING : READ_REFUSED;
 }
 
 /* Records a file read through the box (each once, in order). */
@@ -365,7 +373,7 @@ static int sb_load_file(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     char *data = NULL, *msg = NULL;
     size_t size = 0;
-    if (read_regular(path, 1, path, &data, &size, &msg)) {
+    if (read_regular(AT_FDCWD, path, path, &data, &size, &msg)) {
         luaL_pushfail(L);
         lua_pushstring(L, msg);
         free(msg);
@@ -537,6 +545,31 @@ void lcm_sandbox_files(lua_State *L, int box, char ***paths, int *n)
     lua_pop(L, 1);
 }
 
+static int close_folder(lua_State *L)
+{
+    int *fd = lua_touserdata(L, 1);
+    if (*fd >= 0) close(*fd), *fd = -1;
+    return 0;
+}
+
+/* Pushes a userdata holding a descriptor of the folder dir (closed when
+ * the state is), or nil when it cannot be opened. */
+static void push_folder(lua_State *L, const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        lua_pushnil(L);
+        return;
+    }
+    int *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    *ud = fd;
+    if (luaL_newmetatable(L, "lcm.sandbox_folder")) {
+        lua_pushcfunction(L, close_folder);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+}
+
 void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
 {
     lcm_lua_bound_library(L);
@@ -572,12 +605,9 @@ void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
         char *folder = lcm_path_dirname(file);
         lua_pushstring(L, folder); /* Lua's copy from here on: no C string to free on an error */
         free(folder);
-        const char *dir = lua_tostring(L, -1);
-        char *real = realpath(dir, NULL);
+        push_folder(L, lua_tostring(L, -1));
+        lua_setfield(L, box, "folder"); /* nil when the folder cannot be opened: nothing can be read */
         lua_setfield(L, box, "dir");
-        lua_pushstring(L, real); /* nil when the folder is gone: nothing can be read */
-        lua_setfield(L, box, "real");
-        free(real);
         lua_pushstring(L, file);
         lua_setfield(L, box, "base");
         set_closure(L, env, box, "require", sb_require);
