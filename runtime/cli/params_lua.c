@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Deeper tables than any parameter array; also ends a table that holds itself. */
-#define MAX_DEPTH 100
 /* More numbers and tables than any model's parameters (each converted once
  * per reference: a table shared by 2 fields, 40 levels deep, would be 2^40
  * values of the tree, in time and memory after the Lua limits end). */
@@ -60,8 +58,10 @@ static int convert(lua_State *L, const char *where, int depth, long *left, lcm_p
     if (t != LUA_TTABLE)
         return lcm_fail(err, LCM_E_PARAMS, "%s must be a number or a table, not %s%s", where,
                         t == LUA_TNIL ? "" : "a ", t == LUA_TNIL ? "nil (no value)" : lua_typename(L, t));
-    if (depth >= MAX_DEPTH || !lua_checkstack(L, 3))
-        return lcm_fail(err, LCM_E_PARAMS, "%s nests tables more than %d deep (or holds itself)", where, MAX_DEPTH);
+    /* (the limit of a tree's depth also ends a table that holds itself) */
+    if (depth >= LCM_PV_MAX_DEPTH || !lua_checkstack(L, 3))
+        return lcm_fail(err, LCM_E_PARAMS, "%s nests tables more than %d deep (or holds itself)", where,
+                        LCM_PV_MAX_DEPTH);
     lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
     /* what is wrong with the keys, whatever order lua_next gives them in:
      * the first type name that is neither string nor integer, the least
