@@ -12,7 +12,7 @@
  * created (never before: the handler must not remove a file that is not
  * ours), so a signal in between, a window of a few instructions, can still
  * leave one behind. */
-#define _GNU_SOURCE /* getrandom */
+#define _GNU_SOURCE /* syscall */
 #include "tempfile.h"
 
 #include <errno.h>
@@ -24,11 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "tempname.h"
 
 /* ---- the registry ------------------------------------------------------- */
 enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE };
@@ -297,35 +298,25 @@ static void untrack(const char *name)
 }
 
 /* ---- names and creation --------------------------------------------------- */
-/* Ten characters from the kernel's random source (or, where it fails, the
- * clock, the process and a counter): 62^10 names.  Safety does not rest on
- * them: a name someone took, by a file or a link, fails O_EXCL and another
- * is drawn; their being unguessable keeps such a squatter from stalling us. */
-static void random_suffix(char out[11])
+/* Removes the temporaries of path that a killed run left (tempname.h):
+ * a run into the same name cleans up after the one before. */
+static void sweep_stale(const char *path)
 {
-    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    static atomic_uint counter;
-    unsigned char r[10];
-    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 30) ^
-                               ((unsigned long long)getpid() << 12) ^ atomic_fetch_add(&counter, 1);
-        for (int i = 0; i < 10; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL, r[i] = (unsigned char)(x >> 56);
-    }
-    for (int i = 0; i < 10; ++i) out[i] = alphabet[r[i] % 62];
-    out[10] = 0;
+    char *dir = lcm_path_dirname(path);
+    const char *slash = strrchr(path, '/');
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) lcm_temp_sweep(fd, slash ? slash + 1 : path), close(fd);
+    free(dir);
 }
 
 int lcm_temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err)
 {
     *tmp = NULL;
-    if (strlen(path) + 16 >= PATH_MAX) return lcm_fail(err, LCM_E_IO, "cannot create '%s': the name is too long", path);
+    if (strlen(path) + 64 >= PATH_MAX) return lcm_fail(err, LCM_E_IO, "cannot create '%s': the name is too long", path);
+    sweep_stale(path);
     int why = EEXIST;
     for (int attempt = 0; attempt < 100 && why == EEXIST; ++attempt) {
-        char suffix[11];
-        random_suffix(suffix);
-        char *name = lcm_xasprintf("%s.tmp.%s", path, suffix);
+        char *name = lcm_temp_name(path); /* unguessable: a squatter on a name fails O_EXCL, another is drawn */
         why = create(name, ctx);
         if (!why && track(name, 0) != 0) {
             unlink(name);
