@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -381,9 +382,64 @@ static void end_renaming(void)
     if (atomic_fetch_sub(&renaming, 1) == 1 && atomic_load(&deferred)) die_by(atomic_load(&deferred));
 }
 
+/* Two runs that write the same outputs at once must not leave a mixed set
+ * (one's V.h5 beside the other's V.csv): a batch of several renames runs
+ * under an exclusive lock (flock) on each of its folders, taken in the order
+ * of (device, inode), so that two batches never wait for each other in a
+ * circle; the lock goes with the descriptor, also when the process dies.
+ * Best effort: a folder that cannot be locked (a file system without flock)
+ * is renamed into without. */
+typedef struct folder_lock {
+    dev_t dev;
+    ino_t ino;
+    int fd;
+} folder_lock;
+
+static int by_inode(const void *a, const void *b)
+{
+    const folder_lock *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Locks the folders of path[0..n-1] (each once); *locks gets them, the
+ * number is returned (for unlock_folders). */
+static int lock_folders(const char *const *path, int n, folder_lock **locks)
+{
+    folder_lock *l = lcm_xcalloc((size_t)n + 1, sizeof *l);
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+        char *dir = lcm_path_dirname(path[i]);
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        free(dir);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            if (fd >= 0) close(fd);
+            continue; /* the rename will say what is wrong */
+        }
+        int seen = 0;
+        for (int j = 0; j < k && !seen; ++j) seen = l[j].dev == st.st_dev && l[j].ino == st.st_ino;
+        if (seen) close(fd);
+        else l[k++] = (folder_lock){st.st_dev, st.st_ino, fd};
+    }
+    qsort(l, (size_t)k, sizeof *l, by_inode);
+    for (int j = 0; j < k; ++j)
+        while (flock(l[j].fd, LOCK_EX) != 0 && errno == EINTR) continue;
+    *locks = l;
+    return k;
+}
+
+static void unlock_folders(folder_lock *l, int k)
+{
+    for (int j = 0; j < k; ++j) close(l[j].fd); /* the lock goes with the descriptor */
+    free(l);
+}
+
 int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
 {
     int rc = 0;
+    folder_lock *locks = NULL;
+    int nlocks = n > 1 ? lock_folders(path, n, &locks) : 0; /* one rename is one step already */
     /* what makes a rename fail -- a directory or the like come in the way
      * since the run began -- is looked for before the first one */
     for (int i = 0; i < n && !rc; ++i) rc = lcm_check_output_path(path[i], err);
@@ -402,6 +458,7 @@ int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
         tmp[i] = NULL;
     }
     end_renaming();
+    unlock_folders(locks, nlocks);
     for (int i = 0; i < n && !rc; ++i) sync_folder(path[i]);
     return rc;
 }

@@ -43,7 +43,9 @@ int lcm_temp_sync(const char *tmp);
 void lcm_temp_discard(char *tmp);
 /* Renames n finished (synced) temporaries onto their paths, in order, and
  * frees their names.  The renames come last so that a failure before them
- * changes nothing; a signal during them waits until all are done.  What
+ * changes nothing; a signal during them waits until all are done; several
+ * run under a lock of their folders, so that two processes committing the
+ * same paths at once leave one's set, not a mix.  What
  * remains possible: several renames are not one atomic step, so a crash or
  * SIGKILL between two of them, or a rename that fails (after everything was
  * written, on the same file system: practically never), leaves the earlier
