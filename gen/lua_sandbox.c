@@ -556,7 +556,7 @@ static int close_folder(lua_State *L)
  * the state is), or nil when it cannot be opened. */
 static void push_folder(lua_State *L, const char *dir)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = lcm_open_folder(dir);
     if (fd < 0) {
         lua_pushnil(L);
         return;

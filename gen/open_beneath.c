@@ -86,6 +86,8 @@ static int step(walk *w, const char *comp, int last, char **rest, size_t *pos, i
     return e == ENOENT || e == ENOTDIR ? BENEATH_MISSING : BENEATH_ERROR;
 }
 
+int lcm_open_folder(const char *dir) { return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC); }
+
 int lcm_open_beneath(int dirfd, const char *name, int *fd)
 {
     walk w = {.base = dirfd};
