@@ -234,7 +234,7 @@ int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_r
     lua_pushlightuserdata(L, (void *)model_path);
     lua_pushlightuserdata(L, (void *)in);
     lcm_lua_limits_arm(L, &lim);
-    if (lua_pcall(L, 2, 4, 0) != LUA_OK) {
+    if (lua_pcall(L, 2, 4, 0) != LUA_OK || lcm_lua_limits_hit(&lim)) { /* a limit holds inside pcall too */
         rc = fail_model(err, model_path, &lim, lua_tostring(L, -1));
         lua_close(L);
         return rc;

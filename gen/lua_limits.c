@@ -1,16 +1,24 @@
 /* lua_limits.c - see lua_limits.h. */
+#define _GNU_SOURCE /* clock_gettime, CLOCK_THREAD_CPUTIME_ID, CLOCK_MONOTONIC_COARSE */
 #include "lua_limits.h"
 
 #include <lauxlib.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_INSTRUCTIONS 1e9              /* $LCM_LUA_MAX_INSTRUCTIONS */
 #define MAX_MEMORY (2048.0 * 1024 * 1024) /* bytes; $LCM_LUA_MAX_MEMORY */
 #define HOOK_EVERY 1000                   /* instructions between two counts */
 #define BYTES_PER_INSTRUCTION 16          /* allocations count as instructions too */
+/* The CPU time the instruction limit allows: Lua runs 1e8 to 1e9
+ * instructions a second, so a file that runs out of time before it runs out
+ * of instructions spends its time where no instruction is counted. */
+#define SECONDS_PER_INSTRUCTION 1e-7
+#define MIN_SECONDS 1 /* a low instruction limit (a test's, a fuzzer's) still leaves time to set a model up */
 
 /* The limits of the environment, an empty variable unset; a value that is
  * not one is a usage error, not the default silently (a typo in a limit
@@ -36,15 +44,17 @@ static int read_limits(lcm_lua_limits *lim, lcm_err *err)
     return 0;
 }
 
-/* The system refused memory below the cap (ulimit -v, a cgroup, the
- * machine): counted, unless Lua's retry of the same request after it
- * collected garbage (lmem.c's tryagain: the very next request) gets it, so
- * that a refusal Lua made up for does not hide the file's own error. */
-static void *system_refused(lcm_lua_limits *lim, const void *ptr, size_t nsize)
+/* A refusal, of the system (ulimit -v, a cgroup, the machine) or at the
+ * limit: counted, unless Lua's retry of the same request after it collected
+ * garbage (lmem.c's tryagain: the very next request) gets it, so that a
+ * refusal Lua made up for neither hides the file's own error nor fails a
+ * file that only touched the limit. */
+static void *refused(lcm_lua_limits *lim, const void *ptr, size_t nsize, int at_limit)
 {
-    ++lim->system_refusals;
-    lim->retry_pending = 1, lim->retry_ptr = (uintptr_t)ptr, lim->retry_nsize = nsize;
-    lim->used_when_refused = lim->used;
+    if (at_limit) ++lim->memory_hits;
+    else ++lim->system_refusals, lim->used_when_refused = lim->used;
+    lim->retry_pending = 1, lim->retry_at_limit = at_limit;
+    lim->retry_ptr = (uintptr_t)ptr, lim->retry_nsize = nsize;
     return NULL;
 }
 
@@ -61,32 +71,109 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     int retry = lim->retry_pending && (uintptr_t)ptr == lim->retry_ptr && nsize == lim->retry_nsize;
     lim->retry_pending = 0;
-    if (nsize > old && (lim->used > lim->max_memory || nsize - old > lim->max_memory - lim->used)) {
-        lim->memory_hit = 1;
-        return NULL;
-    }
+    if (nsize > old && (lim->used > lim->max_memory || nsize - old > lim->max_memory - lim->used))
+        return refused(lim, ptr, nsize, 1);
     void *p = realloc(ptr, nsize);
-    if (!p) return system_refused(lim, ptr, nsize);
-    if (retry) --lim->system_refusals;
+    if (!p) return refused(lim, ptr, nsize, 0);
+    if (retry) {
+        if (lim->retry_at_limit) --lim->memory_hits;
+        else --lim->system_refusals;
+    }
     if (nsize > old) lim->instructions += (double)(nsize - old) / BYTES_PER_INSTRUCTION;
     lim->used = lim->used - old + nsize;
     return p;
 }
 
+static double clock_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#ifdef CLOCK_MONOTONIC_COARSE
+#define CHEAP_CLOCK CLOCK_MONOTONIC_COARSE /* a few ns: read at every count of the hook */
+#else
+#define CHEAP_CLOCK CLOCK_MONOTONIC
+#endif
+
+/* Whether the thread's CPU time since arming passed the limit.  Reading it
+ * is a system call, so it is read only once the monotonic clock says it
+ * could be over (one thread's CPU time grows no faster than the clock). */
+static int out_of_time(lcm_lua_limits *lim)
+{
+    double now = clock_seconds(CHEAP_CLOCK);
+    if (now < lim->next_time_check) return 0;
+    double cpu = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - lim->cpu_start;
+    if (cpu >= lim->max_seconds) return 1;
+    lim->next_time_check = now + (lim->max_seconds - cpu);
+    return 0;
+}
+
+static lcm_lua_limits *limits_of(lua_State *L);
+
+static int limit_hit(const lcm_lua_limits *lim)
+{
+    return lim->instructions_hit || lim->time_hit || lim->memory_hits > 0;
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar);
+
+/* Raises the error of a limit that was hit; from now on every instruction
+ * fails, so a pcall in the file cannot swallow the error and loop on. */
+static int raise_limit(lua_State *L, const lcm_lua_limits *lim)
+{
+    lua_sethook(L, count_hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+    return luaL_error(L, lim->memory_hits > 0 ? "not enough memory" : lim->time_hit ? "out of CPU time"
+                                                                                  : "too many instructions");
+}
+
+/* Runs every `every` instructions, and at every call: a loop of calls to
+ * a library function that works long in C (a pattern match within its
+ * bound, tonumber of a long string, next over a sparse table) runs few
+ * instructions, so the CPU time is checked at each call too (the cheap clock
+ * first: a few ns). */
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
-    (void)ar;
-    void *ud;
-    lua_getallocf(L, &ud);
-    lcm_lua_limits *lim = ud;
-    lim->instructions += lim->every;
-    if (lim->instructions < lim->max_instructions) return;
-    lim->instructions_hit = 1;
-    /* from now on every instruction fails, so a pcall in the file cannot
-     * swallow the error and loop on */
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    luaL_error(L, "too many instructions");
+    lcm_lua_limits *lim = limits_of(L);
+    if (ar->event == LUA_HOOKCOUNT) {
+        lim->instructions += lim->every;
+        if (lim->instructions >= lim->max_instructions) lim->instructions_hit = 1;
+    }
+    if (!limit_hit(lim) && out_of_time(lim)) lim->time_hit = 1;
+    if (limit_hit(lim)) raise_limit(L, lim);
 }
+
+static lcm_lua_limits *limits_of(lua_State *L)
+{
+    void *ud;
+    return lua_getallocf(L, &ud) == limited_alloc ? ud : NULL;
+}
+
+void lcm_lua_charge(lua_State *L, double work, const char *what)
+{
+    lcm_lua_limits *lim = limits_of(L);
+    if (!lim || !lim->armed || !(work > 0)) return;
+    lim->instructions += work;
+    if (lim->instructions < lim->max_instructions) return;
+    if (!lim->instructions_hit) { /* the call that passed the limit, for the message */
+        lim->instructions_hit = 1;
+        lim->charged = what, lim->charged_work = work;
+        lua_Debug ar; /* the file's line (level 0 is the library function), its name in full */
+        if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
+            snprintf(lim->charged_where, sizeof lim->charged_where, "%s:%d",
+                     ar.source[0] == '@' ? ar.source + 1 : ar.short_src, ar.currentline);
+    }
+    raise_limit(L, lim);
+}
+
+int lcm_lua_limit_hit_in(lua_State *L)
+{
+    lcm_lua_limits *lim = limits_of(L);
+    return lim && lim->armed && limit_hit(lim);
+}
+
+int lcm_lua_limits_hit(const lcm_lua_limits *lim) { return limit_hit(lim) || lim->system_refusals > 0; }
 
 lua_State *lcm_lua_limited_state(lcm_lua_limits *lim, lcm_err *err)
 {
@@ -103,21 +190,36 @@ void lcm_lua_limits_arm(lua_State *L, lcm_lua_limits *lim)
     lim->max_memory = lim->armed_memory;
     lim->instructions = 0; /* what setting the state up allocated does not count */
     lim->every = lim->max_instructions < HOOK_EVERY ? (int)lim->max_instructions : HOOK_EVERY;
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, lim->every);
+    lim->max_seconds = fmax(lim->max_instructions * SECONDS_PER_INSTRUCTION, MIN_SECONDS);
+    lim->cpu_start = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+    lim->next_time_check = clock_seconds(CHEAP_CLOCK) + lim->max_seconds;
+    lim->armed = 1;
+    lua_sethook(L, count_hook, LUA_MASKCOUNT | LUA_MASKCALL, lim->every);
 }
 
 void lcm_lua_limits_disarm(lua_State *L, lcm_lua_limits *lim)
 {
     lua_sethook(L, NULL, 0, 0);
     lim->max_memory = SIZE_MAX;
+    lim->armed = 0;
 }
 
 int lcm_lua_limits_fail(lcm_err *err, int code, const char *where, const char *what, const lcm_lua_limits *lim)
 {
+    if (lim->instructions_hit && lim->charged)
+        return lcm_fail(err, code, "%s: %s did not finish loading after %.3g Lua instructions (an endless loop? "
+                        "LCM_LUA_MAX_INSTRUCTIONS raises the limit); library calls count their work as "
+                        "instructions, and the one that passed the limit%s%s%s was %s counting %.3g", where, what,
+                        lim->max_instructions, *lim->charged_where ? ", at " : "", lim->charged_where,
+                        *lim->charged_where ? "," : "", lim->charged, lim->charged_work);
     if (lim->instructions_hit)
         return lcm_fail(err, code, "%s: %s did not finish loading after %.3g Lua instructions (an endless loop? "
                         "LCM_LUA_MAX_INSTRUCTIONS raises the limit)", where, what, lim->max_instructions);
-    if (lim->memory_hit)
+    if (lim->time_hit)
+        return lcm_fail(err, code, "%s: %s did not finish loading within %.3g s of CPU time (an endless loop of "
+                        "library calls? the limit is 1 s per 1e7 of LCM_LUA_MAX_INSTRUCTIONS, which raises it)",
+                        where, what, lim->max_seconds);
+    if (lim->memory_hits > 0)
         return lcm_fail(err, code, "%s: out of memory: %s needed more than %.0f MiB of Lua memory while loading "
                         "(LCM_LUA_MAX_MEMORY raises the limit)", where, what, (double)lim->armed_memory / (1024 * 1024));
     if (lim->system_refusals) /* not the file's fault: the memory class of failure (lcm.h) */

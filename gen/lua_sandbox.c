@@ -3,16 +3,16 @@
  * Every closure made here shares one upvalue, the box: a table private to
  * the host (no sandboxed code can reach it without the debug library) with
  *   env, files (list), seen (set of files), loaded (require's cache),
- *   dir (the folder as given, for messages and depfiles), real (its
- *   resolved path, for the confinement check), trusted (boolean),
+ *   dir (the folder as given, for messages and depfiles), folder (a
+ *   descriptor of it, opened once, beneath which names are resolved:
+ *   open_beneath.h), trusted (boolean),
  *   setmetatable, require (the host's own, for trusted files).
  */
-#define _XOPEN_SOURCE 700 /* POSIX with XSI: realpath, O_NOFOLLOW, O_CLOEXEC */
+#define _XOPEN_SOURCE 700 /* POSIX with XSI: openat, O_CLOEXEC */
 #include "lua_sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lua_bounded.h"
+#include "open_beneath.h"
 #include "util.h"
 
 /* No model needs a data or Lua file anywhere near this; a bound keeps a
@@ -59,15 +61,14 @@ static int raise_at_caller(lua_State *L, const char *msg)
 
 enum { READ_OK, READ_MISSING, READ_REFUSED };
 
-/* Reads a regular file (no device or pipe) of a bounded size whole;
- * `shown` names it in *msg on failure.  follow: whether a symbolic link
- * may be opened (the file the user named) or not (a path already resolved
- * and checked, which a link swapped in must not redirect).  0 on success. */
-static int read_regular(const char *path, int follow, const char *shown, char **data, size_t *size, char **msg)
+/* Reads the regular file (no device or pipe) open as fd, of a bounded
+ * size, whole, and closes fd; `shown` names it in *msg on failure.  0 on
+ * success. */
+static int read_open_file(int fd, const char *shown, char **data, size_t *size, char **msg)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), rc = -1;
-    if (fd < 0 || fstat(fd, &st))
+    int rc = -1;
+    if (fstat(fd, &st))
         *msg = lcm_xasprintf("cannot open '%s': %s", shown, strerror(errno));
     else if (!S_ISREG(st.st_mode))
         *msg = lcm_xasprintf("'%s' is not a regular file", shown);
@@ -84,8 +85,21 @@ static int read_regular(const char *path, int follow, const char *shown, char **
             free(*data), *data = NULL;
         } else rc = 0;
     }
-    if (fd >= 0) close(fd);
+    close(fd);
     return rc;
+}
+
+/* Reads the file at path (relative to the folder open as dirfd, or
+ * absolute), following symbolic links: the file the user named, or a
+ * trusted file's. */
+static int read_regular(int dirfd, const char *path, const char *shown, char **data, size_t *size, char **msg)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *msg = lcm_xasprintf("cannot open '%s': %s", shown, strerror(errno));
+        return -1;
+    }
+    return read_open_file(fd, shown, data, size, msg);
 }
 
 /* Whether a relative name climbs above its folder by its ".." alone
@@ -103,47 +117,41 @@ static int climbs_out(const char *name)
     return 0;
 }
 
+static char *outside(const char *name, const char *dir)
+{
+    return lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file reads files in "
+                         "its own folder and below)", name, dir);
+}
+
 /* Reads `name` (relative to the box's folder) into a new string; *path gets
- * dir/name as given.  On failure *msg says why (caller frees). */
+ * dir/name as given.  On failure *msg says why (caller frees).  The name is
+ * resolved beneath the descriptor of the folder (open_beneath.h), so a
+ * folder on the way swapped for a link cannot lead out of it. */
 static int read_beside(lua_State *L, const char *name, size_t len, char **data, size_t *size, char **path,
                        char **msg)
 {
-    lua_getfield(L, BOX, "real");
+    lua_getfield(L, BOX, "folder");
     lua_getfield(L, BOX, "dir");
     lua_getfield(L, BOX, "trusted");
-    const char *real = lua_tostring(L, -3), *dir = lua_tostring(L, -2);
+    const int *folder = lua_touserdata(L, -3);
+    const char *dir = lua_tostring(L, -2);
     int trusted = lua_toboolean(L, -1);
-    lua_pop(L, 3); /* the box holds the strings */
+    lua_pop(L, 3); /* the box holds them */
     *data = *path = *msg = NULL;
-    if (!real) return *msg = lcm_xstrdup("this file may read no other file"), READ_REFUSED;
+    if (!folder) return *msg = lcm_xstrdup("this file may read no other file"), READ_REFUSED;
     if (!len || strlen(name) != len) return *msg = lcm_xstrdup("not a file name"), READ_REFUSED;
     if (name[0] == '/' && !trusted)
         return *msg = lcm_xasprintf("'%s' is an absolute path: name files relative to the folder '%s'", name, dir),
                READ_REFUSED;
-    if (!trusted && climbs_out(name))
-        return *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file "
-                                "reads files in its own folder and below)", name, dir),
-               READ_REFUSED;
+    if (!trusted && climbs_out(name)) return *msg = outside(name, dir), READ_REFUSED;
     *path = name[0] == '/' || !strcmp(dir, ".") ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", dir, name);
-    char *joined = name[0] == '/' ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", real, name);
-    char *resolved = realpath(joined, NULL);
-    free(joined);
-    if (!resolved) {
-        int missing = errno == ENOENT || errno == ENOTDIR;
-        *msg = lcm_xasprintf("cannot open '%s': %s", *path, strerror(errno));
-        return missing ? READ_MISSING : READ_REFUSED;
-    }
-    size_t rl = strlen(real);
-    int inside = !strncmp(resolved, real, rl) && (resolved[rl] == '/' || (rl == 1 && real[0] == '/'));
-    int rc = READ_REFUSED;
-    if (!strcmp(resolved, real))
-        *msg = lcm_xasprintf("'%s' is the folder '%s' itself, not a file", name, dir);
-    else if (!inside && !trusted)
-        *msg = lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file reads "
-                         "files in its own folder and below)", name, dir);
-    else rc = read_regular(resolved, 0, *path, data, size, msg) ? READ_REFUSED : READ_OK;
-    free(resolved);
-    return rc;
+    if (trusted) return read_regular(*folder, name, *path, data, size, msg) ? READ_REFUSED : READ_OK;
+    int fd, rc = lcm_open_beneath(*folder, name, &fd);
+    if (rc == BENEATH_OK) return read_open_file(fd, *path, data, size, msg) ? READ_REFUSED : READ_OK;
+    if (rc == BENEATH_OUTSIDE) *msg = outside(name, dir);
+    else if (rc == BENEATH_FOLDER) *msg = lcm_xasprintf("'%s' is the folder '%s' itself, not a file", name, dir);
+    else *msg = lcm_xasprintf("cannot open '%s': %s", *path, strerror(errno));
+    return rc == BENEATH_MISSING ? READ_MISSING : READ_REFUSED;
 }
 
 /* Records a file read through the box (each once, in order). */
@@ -365,7 +373,7 @@ static int sb_load_file(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     char *data = NULL, *msg = NULL;
     size_t size = 0;
-    if (read_regular(path, 1, path, &data, &size, &msg)) {
+    if (read_regular(AT_FDCWD, path, path, &data, &size, &msg)) {
         luaL_pushfail(L);
         lua_pushstring(L, msg);
         free(msg);
@@ -381,125 +389,6 @@ static int sb_load_file(lua_State *L)
         return 2;
     }
     return 1;
-}
-
-/* ---- pattern matching with a bound ----------------------------------------
- *
- * Lua's matcher runs inside one C call, where the instruction limit of
- * lua_limits.h is never checked, and it backtracks: string.find(("a"):rep(40),
- * ("a*"):rep(40) .. "b") would run for ever.  Its work at one start is at
- * most (n + 1)^q steps for a subject of n bytes and q quantifiers (*, +, -,
- * ?, %b); every start is tried but for a pattern anchored by ^ (gmatch and
- * gsub try every start, whatever the pattern).  A call whose bound exceeds
- * MAX_MATCH_STEPS is refused before it runs.  Without quantifiers (a plain
- * find among them) each start compares up to the pattern's length, so the
- * bound is (n + 1) (m + 1) for a pattern of m bytes.  Real patterns have one
- * or two quantifiers on short strings (lcm.read_table splits lines with
- * plain finds).  table.move is the other library loop over a count the
- * caller names; it is bounded by MAX_MOVED. */
-#define MAX_MATCH_STEPS 1e10
-#define MAX_MOVED 1e8
-
-/* Quantifiers of a pattern (*, +, -, ?, and %b, which scans to the end of
- * the subject at each start), outside other %-escapes and [sets]. */
-static int quantifiers(const char *p, size_t len)
-{
-    int q = 0;
-    for (size_t i = 0; i < len; ++i) {
-        if (p[i] == '%') q += ++i < len && p[i] == 'b';
-        else if (p[i] == '[') {
-            if (i + 1 < len && p[i + 1] == '^') ++i;
-            if (i + 1 < len && p[i + 1] == ']') ++i;
-            while (++i < len && p[i] != ']')
-                if (p[i] == '%') ++i;
-        } else if (p[i] == '*' || p[i] == '+' || p[i] == '-' || p[i] == '?') ++q;
-    }
-    return q;
-}
-
-/* Raises when matching pattern argument 2 on subject argument 1 could take
- * more than MAX_MATCH_STEPS; `every_start`: gmatch and gsub. */
-static void check_match_cost(lua_State *L, const char *fn, int every_start)
-{
-    size_t n, plen;
-    const char *subject = lua_tolstring(L, 1, &n), *pattern = lua_tolstring(L, 2, &plen);
-    if (!subject || !pattern) return; /* the real function reports the wrong argument */
-    int plain = !strcmp(fn, "find") && lua_toboolean(L, 4);
-    int q = plain ? 0 : quantifiers(pattern, plen);
-    int starts_all = every_start || !plen || pattern[0] != '^';
-    double steps = q ? pow((double)n + 1, q) * (starts_all ? (double)n + 1 : 1) : ((double)n + 1) * ((double)plen + 1);
-    if (!q && steps > MAX_MATCH_STEPS) {
-        lua_pushfstring(L, "string.%s: a pattern of %I bytes on a string of %I bytes could take more than 1e10 "
-                        "steps: split the string", fn, (lua_Integer)plen, (lua_Integer)n);
-        raise_at_caller(L, lua_tostring(L, -1));
-    }
-    if (steps > MAX_MATCH_STEPS) {
-        lua_pushfstring(L, "string.%s: the pattern has %d quantifier%s (*, +, -, ?, %%b); on a string of %I bytes it could "
-                        "backtrack for more than 1e10 steps: simplify the pattern or split the string",
-                        fn, q, q == 1 ? "" : "s", (lua_Integer)n);
-        raise_at_caller(L, lua_tostring(L, -1));
-    }
-}
-
-/* The library's own function (upvalue 1) on the arguments, once checked. */
-static int call_library(lua_State *L)
-{
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-#define BOUNDED_MATCH(name, every_start)                                  \
-    static int bounded_##name(lua_State *L)                               \
-    {                                                                     \
-        check_match_cost(L, #name, every_start);                          \
-        return call_library(L);                                           \
-    }
-BOUNDED_MATCH(find, 0)
-BOUNDED_MATCH(match, 0)
-BOUNDED_MATCH(gmatch, 1)
-BOUNDED_MATCH(gsub, 1)
-
-/* table.move(a1, f, e, t [, a2]) with at most MAX_MOVED elements (a C loop,
- * nils included, that the instruction limit never sees). */
-static int bounded_move(lua_State *L)
-{
-    int has_f, has_e; /* as table.move reads them: 1e12 is a float with an integer's value */
-    lua_Integer f = lua_tointegerx(L, 2, &has_f), e = lua_tointegerx(L, 3, &has_e);
-    if (has_f && has_e) {
-        if (e >= f && (double)e - (double)f + 1 > MAX_MOVED) {
-            lua_pushfstring(L, "table.move: elements %I to %I are more than 1e8 elements", f, e);
-            raise_at_caller(L, lua_tostring(L, -1));
-        }
-    }
-    return call_library(L);
-}
-
-/* Replaces the matchers of the string library itself (once per state):
- * the copy in the sandbox, and string methods ("x"):find(...), which reach
- * the library through the string metatable, both get the bound. */
-static void bound_matchers(lua_State *L)
-{
-    static const luaL_Reg bounded[] = {{"find", bounded_find}, {"match", bounded_match},
-                                       {"gmatch", bounded_gmatch}, {"gsub", bounded_gsub}, {NULL, NULL}};
-    int top = lua_gettop(L);
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "lcm.bounded_matchers") == LUA_TNIL &&
-        lua_getglobal(L, LUA_STRLIBNAME) == LUA_TTABLE) {
-        for (const luaL_Reg *r = bounded; r->name; ++r) {
-            lua_getfield(L, -1, r->name);
-            lua_pushcclosure(L, r->func, 1);
-            lua_setfield(L, -2, r->name);
-        }
-        if (lua_getglobal(L, LUA_TABLIBNAME) == LUA_TTABLE) {
-            lua_getfield(L, -1, "move");
-            lua_pushcclosure(L, bounded_move, 1);
-            lua_setfield(L, -2, "move");
-        }
-        lua_pushboolean(L, 1);
-        lua_setfield(L, LUA_REGISTRYINDEX, "lcm.bounded_matchers");
-    }
-    lua_settop(L, top);
 }
 
 /* ---- the rest of the environment ---------------------------------------- */
@@ -656,9 +545,34 @@ void lcm_sandbox_files(lua_State *L, int box, char ***paths, int *n)
     lua_pop(L, 1);
 }
 
+static int close_folder(lua_State *L)
+{
+    int *fd = lua_touserdata(L, 1);
+    if (*fd >= 0) close(*fd), *fd = -1;
+    return 0;
+}
+
+/* Pushes a userdata holding a descriptor of the folder dir (closed when
+ * the state is), or nil when it cannot be opened. */
+static void push_folder(lua_State *L, const char *dir)
+{
+    int fd = lcm_open_folder(dir);
+    if (fd < 0) {
+        lua_pushnil(L);
+        return;
+    }
+    int *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    *ud = fd;
+    if (luaL_newmetatable(L, "lcm.sandbox_folder")) {
+        lua_pushcfunction(L, close_folder);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+}
+
 void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
 {
-    bound_matchers(L);
+    lcm_lua_bound_library(L);
     fix_random_seed(L);
     lua_newtable(L);
     int box = lua_gettop(L);
@@ -691,12 +605,9 @@ void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
         char *folder = lcm_path_dirname(file);
         lua_pushstring(L, folder); /* Lua's copy from here on: no C string to free on an error */
         free(folder);
-        const char *dir = lua_tostring(L, -1);
-        char *real = realpath(dir, NULL);
+        push_folder(L, lua_tostring(L, -1));
+        lua_setfield(L, box, "folder"); /* nil when the folder cannot be opened: nothing can be read */
         lua_setfield(L, box, "dir");
-        lua_pushstring(L, real); /* nil when the folder is gone: nothing can be read */
-        lua_setfield(L, box, "real");
-        free(real);
         lua_pushstring(L, file);
         lua_setfield(L, box, "base");
         set_closure(L, env, box, "require", sb_require);

@@ -16,7 +16,9 @@
  *     files in that folder or below, text only, and `read_file`, the bytes
  *     of a data file there (the DSL offers it as lcm.read_file).  Paths are
  *     relative to the folder; one that leaves it (`..`, an absolute path, a
- *     symbolic link pointing out) or is not a regular file is refused.
+ *     symbolic link pointing out) or is not a regular file is refused.  A
+ *     name is resolved beneath a descriptor of the folder opened once
+ *     (open_beneath.h), so that what is checked is what is read.
  * Reading a name the sandbox leaves out (io, os, debug, package, ...) raises
  * an error that says so and names the opt-in.
  *

@@ -12,7 +12,7 @@
  * created (never before: the handler must not remove a file that is not
  * ours), so a signal in between, a window of a few instructions, can still
  * leave one behind. */
-#define _GNU_SOURCE /* getrandom */
+#define _GNU_SOURCE /* syscall */
 #include "tempfile.h"
 
 #include <errno.h>
@@ -24,11 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "tempname.h"
 
 /* ---- the registry ------------------------------------------------------- */
 enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE };
@@ -297,35 +299,25 @@ static void untrack(const char *name)
 }
 
 /* ---- names and creation --------------------------------------------------- */
-/* Ten characters from the kernel's random source (or, where it fails, the
- * clock, the process and a counter): 62^10 names.  Safety does not rest on
- * them: a name someone took, by a file or a link, fails O_EXCL and another
- * is drawn; their being unguessable keeps such a squatter from stalling us. */
-static void random_suffix(char out[11])
+/* Removes the temporaries of path that a killed run left (tempname.h):
+ * a run into the same name cleans up after the one before. */
+static void sweep_stale(const char *path)
 {
-    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    static atomic_uint counter;
-    unsigned char r[10];
-    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 30) ^
-                               ((unsigned long long)getpid() << 12) ^ atomic_fetch_add(&counter, 1);
-        for (int i = 0; i < 10; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL, r[i] = (unsigned char)(x >> 56);
-    }
-    for (int i = 0; i < 10; ++i) out[i] = alphabet[r[i] % 62];
-    out[10] = 0;
+    char *dir = lcm_path_dirname(path);
+    const char *slash = strrchr(path, '/');
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) lcm_temp_sweep(fd, slash ? slash + 1 : path), close(fd);
+    free(dir);
 }
 
 int lcm_temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err)
 {
     *tmp = NULL;
-    if (strlen(path) + 16 >= PATH_MAX) return lcm_fail(err, LCM_E_IO, "cannot create '%s': the name is too long", path);
+    if (strlen(path) + 64 >= PATH_MAX) return lcm_fail(err, LCM_E_IO, "cannot create '%s': the name is too long", path);
+    sweep_stale(path);
     int why = EEXIST;
     for (int attempt = 0; attempt < 100 && why == EEXIST; ++attempt) {
-        char suffix[11];
-        random_suffix(suffix);
-        char *name = lcm_xasprintf("%s.tmp.%s", path, suffix);
+        char *name = lcm_temp_name(path); /* unguessable: a squatter on a name fails O_EXCL, another is drawn */
         why = create(name, ctx);
         if (!why && track(name, 0) != 0) {
             unlink(name);
@@ -390,9 +382,64 @@ static void end_renaming(void)
     if (atomic_fetch_sub(&renaming, 1) == 1 && atomic_load(&deferred)) die_by(atomic_load(&deferred));
 }
 
+/* Two runs that write the same outputs at once must not leave a mixed set
+ * (one's V.h5 beside the other's V.csv): a batch of several renames runs
+ * under an exclusive lock (flock) on each of its folders, taken in the order
+ * of (device, inode), so that two batches never wait for each other in a
+ * circle; the lock goes with the descriptor, also when the process dies.
+ * Best effort: a folder that cannot be locked (a file system without flock)
+ * is renamed into without. */
+typedef struct folder_lock {
+    dev_t dev;
+    ino_t ino;
+    int fd;
+} folder_lock;
+
+static int by_inode(const void *a, const void *b)
+{
+    const folder_lock *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Locks the folders of path[0..n-1] (each once); *locks gets them, the
+ * number is returned (for unlock_folders). */
+static int lock_folders(const char *const *path, int n, folder_lock **locks)
+{
+    folder_lock *l = lcm_xcalloc((size_t)n + 1, sizeof *l);
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+        char *dir = lcm_path_dirname(path[i]);
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        free(dir);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            if (fd >= 0) close(fd);
+            continue; /* the rename will say what is wrong */
+        }
+        int seen = 0;
+        for (int j = 0; j < k && !seen; ++j) seen = l[j].dev == st.st_dev && l[j].ino == st.st_ino;
+        if (seen) close(fd);
+        else l[k++] = (folder_lock){st.st_dev, st.st_ino, fd};
+    }
+    qsort(l, (size_t)k, sizeof *l, by_inode);
+    for (int j = 0; j < k; ++j)
+        while (flock(l[j].fd, LOCK_EX) != 0 && errno == EINTR) continue;
+    *locks = l;
+    return k;
+}
+
+static void unlock_folders(folder_lock *l, int k)
+{
+    for (int j = 0; j < k; ++j) close(l[j].fd); /* the lock goes with the descriptor */
+    free(l);
+}
+
 int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
 {
     int rc = 0;
+    folder_lock *locks = NULL;
+    int nlocks = n > 1 ? lock_folders(path, n, &locks) : 0; /* one rename is one step already */
     /* what makes a rename fail -- a directory or the like come in the way
      * since the run began -- is looked for before the first one */
     for (int i = 0; i < n && !rc; ++i) rc = lcm_check_output_path(path[i], err);
@@ -411,6 +458,7 @@ int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
         tmp[i] = NULL;
     }
     end_renaming();
+    unlock_folders(locks, nlocks);
     for (int i = 0; i < n && !rc; ++i) sync_folder(path[i]);
     return rc;
 }

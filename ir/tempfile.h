@@ -2,10 +2,13 @@
  * are renamed onto their names.
  *
  * A temporary lies in its target's folder (the rename stays on one file
- * system) under the target's name plus ".tmp." and a random suffix, and is
- * created exclusively (O_CREAT|O_EXCL, which also refuses a symbolic link):
- * in a shared folder nobody can guess the name in advance or plant a link
- * there that the write would follow.
+ * system) under the target's name plus ".tmp.", who made it and a random
+ * suffix (tempname.h), and is created exclusively (O_CREAT|O_EXCL, which
+ * also refuses a symbolic link): in a shared folder nobody can guess the
+ * name in advance or plant a link there that the write would follow.
+ * Creating one removes first the stale temporaries of its name, which runs
+ * killed by SIGKILL left (tempname.h says how they are told from a live
+ * run's).
  *
  * Every live temporary is listed in a registry.  SIGINT, SIGTERM, SIGHUP,
  * SIGPIPE and SIGXFSZ (when their action is the default one: an ignored or
@@ -40,7 +43,9 @@ int lcm_temp_sync(const char *tmp);
 void lcm_temp_discard(char *tmp);
 /* Renames n finished (synced) temporaries onto their paths, in order, and
  * frees their names.  The renames come last so that a failure before them
- * changes nothing; a signal during them waits until all are done.  What
+ * changes nothing; a signal during them waits until all are done; several
+ * run under a lock of their folders, so that two processes committing the
+ * same paths at once leave one's set, not a mix.  What
  * remains possible: several renames are not one atomic step, so a crash or
  * SIGKILL between two of them, or a rename that fails (after everything was
  * written, on the same file system: practically never), leaves the earlier

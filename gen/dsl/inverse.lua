@@ -11,10 +11,14 @@
 -- built with the tracer's constructor.
 --
 -- The inverse is the function's on the branch the steps imply: a power's
--- inverse is the positive root, sqrt's the square.  Where y reaches x twice
--- (x + log x), or through a step without a closed-form inverse (floor,
--- abs, min, max, lcm.where, tanh, normal_cdf), there is no such x: an error
--- naming the step.
+-- inverse is the positive root, sqrt's the square.  A selection
+-- lcm.where(cond, a, b) whose condition is free of x (the chain of periods
+-- of an lcm.by_age function, a discrete action) inverts as the selection
+-- of its branches' inverses, where(cond, a^-1(m), b^-1(m)): the condition
+-- picks the same branch for x as for y.  Where y reaches x twice (x + log
+-- x, a where whose condition reads x), or through a step without a
+-- closed-form inverse (floor, abs, min, max, tanh, normal_cdf), there is
+-- no such x: an error naming the step.
 
 local T = require("lcm.trace")
 
@@ -50,35 +54,48 @@ function I.inverse(y, x, m)
   local depends = T.reaches({ [x.id] = true }) -- does node i depend on x?
   if not depends(y.id) then fail("the value does not depend on '" .. xn.name .. "'") end
   T.consume({ y.id, x.id })
-  local i, target = y.id, m
-  while i ~= x.id do
-    local n = T.node(i)
-    if (n.op == "mul" or n.op == "add") and n.args[1] == n.args[2] then
-      -- one operand twice: u * u (the tracer writes u ^ 2 as a product,
-      -- trace.lua) inverts as a square root, u + u as a halving.
-      target = n.op == "mul" and T.op("pow", target, 0.5) or target / 2
-      i = n.args[1]
-    else
-      local side, k = nil, nil
-      for s, a in ipairs(n.args) do
-        if depends(a) then
-          if side then fail("'" .. xn.name .. "' enters both operands of '" .. n.op .. "': there is no closed-form " ..
-            "inverse (the endogenous grid method needs one; grid search does not)") end
-          side = s
-        else
-          k = T.sym(a)
+  -- peels the steps off node i from the outside in, target the value it takes
+  local function invert(i, target)
+    while i ~= x.id do
+      local n = T.node(i)
+      if n.op == "where" and not depends(n.args[1]) then
+        -- a selection by a condition free of x (the period of an lcm.by_age
+        -- function, a discrete action): x is the inverse of the branch taken
+        for b = 2, 3 do
+          if not depends(n.args[b]) then
+            fail("'" .. xn.name .. "' does not enter one branch of 'where' (lcm.where or lcm.by_age): there is no " ..
+              "inverse where that branch is taken")
+          end
         end
+        return T.op("where", T.sym(n.args[1]), invert(n.args[2], target), invert(n.args[3], target))
+      elseif (n.op == "mul" or n.op == "add") and n.args[1] == n.args[2] then
+        -- one operand twice: u * u (the tracer writes u ^ 2 as a product,
+        -- trace.lua) inverts as a square root, u + u as a halving.
+        target = n.op == "mul" and T.op("pow", target, 0.5) or target / 2
+        i = n.args[1]
+      else
+        local side, k = nil, nil
+        for s, a in ipairs(n.args) do
+          if depends(a) then
+            if side then fail("'" .. xn.name .. "' enters both operands of '" .. n.op .. "': there is no closed-form " ..
+              "inverse (the endogenous grid method needs one; grid search does not)") end
+            side = s
+          else
+            k = T.sym(a)
+          end
+        end
+        local invert_step = INVERT[n.op]
+        if not invert_step then
+          fail("'" .. n.op .. "' on the way from the value to '" .. xn.name .. "' has no closed-form inverse " ..
+            "(the endogenous grid method needs one; grid search does not)")
+        end
+        target = invert_step(target, k, side)
+        i = n.args[side]
       end
-      local invert = INVERT[n.op]
-      if not invert then
-        fail("'" .. n.op .. "' on the way from the value to '" .. xn.name .. "' has no closed-form inverse " ..
-          "(the endogenous grid method needs one; grid search does not)")
-      end
-      target = invert(target, k, side)
-      i = n.args[side]
     end
+    return target
   end
-  return target
+  return invert(y.id, m)
 end
 
 return I

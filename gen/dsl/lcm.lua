@@ -805,8 +805,8 @@ lcm.inf = math.huge
 -- the positive value with the largest p log x: exp(a + log(sum w exp(p (log x
 -- - a))) / p), every exponent <= 0, with log1p of the expm1 sum near p = 0
 -- (the limit exact) and the plain sum where that sum nears -1.  A zero value
--- of non-zero weight gives 0 at p <= 0 and adds only its weight at p > 0.
--- Only inside model functions.
+-- of non-zero weight gives 0 at p <= 0 and adds only its weight at p > 0; a
+-- NaN value, weight or exponent gives NaN.  Only inside model functions.
 function lcm.power_mean(values, weights, p)
   if type(values) ~= "table" or type(weights) ~= "table" or #values < 1 or #values ~= #weights then
     fail("lcm.power_mean expects a list of values, a list of as many weights and an exponent")
@@ -838,7 +838,15 @@ function lcm.power_mean(values, weights, p)
   end
   local ratio = (W - 1) + D -- sum w exp(p d) - 1
   local power = lcm.where(lcm.gt(ratio, -0.5), lcm.log1p(ratio), lcm.log(S)) / p
-  return lcm.where(lcm.all(zero, lcm.le(p, 0)), 0, lcm.exp(a + lcm.where(lcm.eq(p, 0), G, power)))
+  local mean = lcm.where(lcm.all(zero, lcm.le(p, 0)), 0, lcm.exp(a + lcm.where(lcm.eq(p, 0), G, power)))
+  -- A NaN value is not positive, so the selections above would leave it out
+  -- (the power mean of the others); it is the result instead, as with +, so
+  -- that the checks report it.  So is a NaN weight or exponent.
+  for i = #values, 1, -1 do
+    mean = lcm.where(lcm.ne(weights[i], weights[i]), weights[i], mean)
+    mean = lcm.where(lcm.ne(values[i], values[i]), values[i], mean)
+  end
+  return lcm.where(lcm.ne(p, p), p, mean)
 end
 
 for name, f in pairs({ log = lcm.log, exp = lcm.exp, sqrt = lcm.sqrt, abs = lcm.abs,

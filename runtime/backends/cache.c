@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "sha256.h"
+#include "tempname.h"
 
 static const char MAGIC[8] = {'L', 'C', 'M', 'C', 'A', 'C', 'H', 'E'};
 /* magic, format, name length, payload length, SHA-256 */
@@ -400,16 +400,6 @@ int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, 
 }
 
 /* ---- writing an entry ---------------------------------------------------------- */
-/* 64 unpredictable bits for temporary names. */
-static unsigned long long random_bits(void)
-{
-    unsigned long long x = 0;
-    if (getrandom(&x, sizeof x, GRND_NONBLOCK) == (ssize_t)sizeof x) return x;
-    static unsigned long long counter;
-    return (unsigned long long)getpid() << 32 ^ (unsigned long long)(lcm_now_seconds() * 1e9) ^ ++counter ^
-           (unsigned long long)(uintptr_t)&x;
-}
-
 static int write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
@@ -422,15 +412,18 @@ static int write_all(int fd, const char *p, size_t n)
 }
 
 /* Writes `name` in the folder dfd (at `path`, for messages) through a
- * temporary of a random name, created exclusively and never through a link
- * (a planted name is skipped, not followed), then renamed onto it. */
+ * temporary of an unguessable name that says who made it (tempname.h),
+ * created exclusively and never through a link (a planted name is skipped,
+ * not followed), then renamed onto it.  The temporaries of the name that
+ * killed runs left go first. */
 static int write_entry(int dfd, const char *name, const char *path, const char *data, size_t len, lcm_err *err)
 {
     char *tmp = NULL;
     int fd = -1;
+    lcm_temp_sweep(dfd, name);
     for (int tries = 0; tries < 8 && fd < 0; ++tries) {
         free(tmp);
-        tmp = lcm_xasprintf("%s.tmp.%016llx", name, random_bits());
+        tmp = lcm_temp_name(name);
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST) break;
     }
@@ -606,12 +599,14 @@ static int remove_entry(const lcm_cache *c, int dfd, const char *kind, const cha
 }
 
 /* Whether file `name` of a kind's folder is what a clear of `model`
- * removes: with a model, that model's intact entries; without, every entry
- * and temporary file. */
+ * removes: with a model, that model's intact entries; without, every
+ * entry; and either way the temporaries that killed runs left (never one of
+ * a run that is writing: tempname.h). */
 static int to_clear(int dfd, const char *kind, const char *name, const char *model)
 {
+    if (lcm_temp_stale(dfd, name, NULL)) return 1;
     char *key = entry_key(name);
-    int ours = key || strstr(name, ".lcmc.tmp.");
+    int ours = key != NULL;
     if (model && key) {
         char *file = NULL, *own = NULL;
         const char *payload, *why;

@@ -123,14 +123,15 @@ int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *e
     return 0;
 }
 
-int cli_count(const char *opt, const char *s, unsigned long long max, unsigned long long *out, lcm_err *err)
+int cli_count(const char *opt, const char *s, unsigned long long min, unsigned long long max, unsigned long long *out,
+              lcm_err *err)
 {
     const char *end = s;
     while (*end >= '0' && *end <= '9') ++end;
     errno = 0;
     unsigned long long v = *s && !*end ? strtoull(s, NULL, 10) : 0; /* digits only: no sign, no spaces */
-    if (!*s || *end || errno == ERANGE || v > max)
-        return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number from 0 to %llu, got '%s'", opt, max, s);
+    if (!*s || *end || errno == ERANGE || v < min || v > max)
+        return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number from %llu to %llu, got '%s'", opt, min, max, s);
     *out = v;
     return 0;
 }

@@ -48,9 +48,11 @@ int cli_folder_value(cli_args *a, const char *name, const char **value, lcm_err 
  * --trust-model into o. */
 int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err);
 int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *err);
-/* A whole number from 0 to max, digits only (no sign: strtoull would wrap
- * "-1" round, and clamp what is too large). */
-int cli_count(const char *opt, const char *s, unsigned long long max, unsigned long long *out, lcm_err *err);
+/* A whole number from min to max, digits only (no sign: strtoull would
+ * wrap "-1" round, and clamp what is too large); the message names the
+ * range. */
+int cli_count(const char *opt, const char *s, unsigned long long min, unsigned long long max, unsigned long long *out,
+              lcm_err *err);
 /* Consumes --backend, --precision, --device, --devices, --threads,
  * --log-level, --log-path and --log-keep. */
 int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err *err);

@@ -76,13 +76,12 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
         else if (c->run && (r = cli_folder_value(&a, "--out-dir", &c->out_dir, err))) rc = r < 0 ? err->code : 0;
         else if ((r = cli_each_value(&a, "--set", &v, err))) rc = r < 0 ? err->code : (c->sets[c->nsets++] = v, 0);
         else if ((r = cli_value(&a, "--seed", &v, err))) {
-            rc = r < 0 ? err->code : cli_count("--seed", v, ULLONG_MAX, &c->sim.seed, err);
+            rc = r < 0 ? err->code : cli_count("--seed", v, 0, ULLONG_MAX, &c->sim.seed, err);
         } else if ((r = cli_value(&a, "--subjects", &v, err))) {
-            if (!(rc = r < 0 ? err->code : cli_count("--subjects", v, LLONG_MAX, &n, err)))
+            if (!(rc = r < 0 ? err->code : cli_count("--subjects", v, 1, LLONG_MAX, &n, err)))
                 c->subjects = (long long)n;
-            if (!rc && !n) rc = lcm_fail(err, LCM_E_USAGE, "--subjects must be at least 1");
         } else if ((r = cli_value(&a, "--subject-batch-size", &v, err))) {
-            if (!(rc = r < 0 ? err->code : cli_count("--subject-batch-size", v, LLONG_MAX, &n, err)))
+            if (!(rc = r < 0 ? err->code : cli_count("--subject-batch-size", v, 0, LLONG_MAX, &n, err)))
                 c->sim.subject_batch_size = (lcm_index)n;
         }
         else if ((rc = cli_solver_option(&a, &c->so, &matched, err)) || matched) continue;

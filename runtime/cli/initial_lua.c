@@ -39,7 +39,7 @@ static int run_file(lua_State *L, lcm_lua_limits *lim, const char *path, long lo
         rc = lua_pcall(L, 1, 1, 0);
     }
     lcm_lua_limits_disarm(L, lim);
-    if (rc != LUA_OK) {
+    if (rc != LUA_OK || lcm_lua_limits_hit(lim)) {
         int hit = lcm_lua_limits_fail(err, LCM_E_INPUT, path, "the initial conditions file", lim);
         return hit ? hit : lcm_sandbox_fail(err, LCM_E_INPUT, path, lua_tostring(L, -1));
     }

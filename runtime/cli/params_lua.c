@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Deeper tables than any parameter array; also ends a table that holds itself. */
-#define MAX_DEPTH 100
 /* More numbers and tables than any model's parameters (each converted once
  * per reference: a table shared by 2 fields, 40 levels deep, would be 2^40
  * values of the tree, in time and memory after the Lua limits end). */
@@ -60,8 +58,10 @@ static int convert(lua_State *L, const char *where, int depth, long *left, lcm_p
     if (t != LUA_TTABLE)
         return lcm_fail(err, LCM_E_PARAMS, "%s must be a number or a table, not %s%s", where,
                         t == LUA_TNIL ? "" : "a ", t == LUA_TNIL ? "nil (no value)" : lua_typename(L, t));
-    if (depth >= MAX_DEPTH || !lua_checkstack(L, 3))
-        return lcm_fail(err, LCM_E_PARAMS, "%s nests tables more than %d deep (or holds itself)", where, MAX_DEPTH);
+    /* (the limit of a tree's depth also ends a table that holds itself) */
+    if (depth >= LCM_PV_MAX_DEPTH || !lua_checkstack(L, 3))
+        return lcm_fail(err, LCM_E_PARAMS, "%s nests tables more than %d deep (or holds itself)", where,
+                        LCM_PV_MAX_DEPTH);
     lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
     /* what is wrong with the keys, whatever order lua_next gives them in:
      * the first type name that is neither string nor integer, the least
@@ -164,7 +164,7 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, char ***read, int *n
     lcm_lua_limits_arm(L, &lim);
     int loaded = load_sandboxed(L, text, len, chunkname);
     free(text), free(chunkname);
-    if (loaded != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    if (loaded != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK || lcm_lua_limits_hit(&lim)) {
         rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, path, "the params file", &lim);
         if (!rc) rc = lcm_sandbox_fail(err, LCM_E_PARAMS, path, lua_tostring(L, -1));
     } else if (lua_type(L, -1) != LUA_TTABLE) {
@@ -203,7 +203,8 @@ int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
     char *chunk = lcm_xasprintf("return %s", eq + 1);
     int rc = 0;
     lcm_lua_limits_arm(L, &lim);
-    if (load_sandboxed(L, chunk, strlen(chunk), "=--set") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    if (load_sandboxed(L, chunk, strlen(chunk), "=--set") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK ||
+        lcm_lua_limits_hit(&lim)) {
         rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, where, "the value", &lim);
         if (!rc) rc = lcm_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (%s)", where, eq + 1, lua_tostring(L, -1));
     } else if (lua_isnil(L, -1)) { /* an undefined name: nan, inf, a typo */

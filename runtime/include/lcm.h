@@ -15,11 +15,17 @@
  * Every function that can fail returns 0 or an lcm_status and fills err.
  *
  * The contract of every function below, unless it says otherwise:
- *   - pointer arguments are not NULL (the free functions take NULL; so do
- *     the options structs, meaning all defaults), and err is the caller's
- *     lcm_err: a call that succeeds leaves it as it was;
- *   - a model outlives what is made from it (solvers, solutions, initial
- *     conditions, panels): free the model last;
+ *   - NULL: a function that returns a status needs every pointer argument
+ *     except those marked LCM_NULLABLE (the options structs, meaning all
+ *     defaults, and a few more); given NULL for one it needs, it does nothing
+ *     and returns LCM_E_USAGE with "lcm_solve: 'out' is NULL" in err (err
+ *     itself NULL: the message is a warning on stderr).  A getter given a
+ *     NULL handle returns its "nothing": NULL, 0, -1 for a look-up by name,
+ *     NaN for a double.  The free functions take NULL.  Never a crash;
+ *   - err is the caller's lcm_err: a call that succeeds leaves it as it was;
+ *   - models are counted: a solver, solution or panel holds its model, so
+ *     lcm_model_free may come first, and the model goes with the last of
+ *     them (initial conditions hold none: they keep only its checksum);
  *   - one thread at a time uses a solver (and what it returns); threads
  *     that solve at once each use a solver of their own, of the same model
  *     or not.  The log level is one for the process;
@@ -44,6 +50,12 @@
 #define LCM_VERSION_MINOR 2
 #define LCM_VERSION_PATCH 0
 #define LCM_VERSION_STRING "0.2.0"
+
+/* A pointer argument that may be NULL (what NULL means is said there); the
+ * others of a function that returns a status may not (above).  Marks the
+ * header for readers and for tests/unit/test_api_null.c, which calls every
+ * LCM_API function with NULL in each pointer argument. */
+#define LCM_NULLABLE
 
 /* What liblcm.so exports; everything else in it is hidden. */
 #if defined(__GNUC__)
@@ -118,6 +130,8 @@ LCM_API int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err);
 LCM_API int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err);
 /* The generated kernel source (kernels.c). */
 LCM_API const char *lcm_model_source(const lcm_model *m);
+/* Gives up the caller's hold: the model is freed now, or with the last
+ * solver, solution or panel made from it. */
 LCM_API void lcm_model_free(lcm_model *m);
 LCM_API const char *lcm_model_name(const lcm_model *m);
 /* Periods, and the age of each (period 0 .. periods-1; NaN beyond). */
@@ -140,20 +154,29 @@ typedef struct lcm_pvalue lcm_pvalue;
 LCM_API lcm_pvalue *lcm_pv_num(double x);
 LCM_API lcm_pvalue *lcm_pv_list(void);
 LCM_API lcm_pvalue *lcm_pv_table(void);
-/* Appends item to a list (made by lcm_pv_list); the list owns it.  Given
- * another kind of node, it frees item, and resolving the tree (lcm_solve,
- * lcm_model_resolve_params) fails with LCM_E_PARAMS saying so; the same
- * holds for lcm_pv_put given anything but a table. */
-LCM_API void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item);
+/* Appends item to a list (made by lcm_pv_list); the list owns it.  An
+ * item belongs to one place in one tree.  What it refuses, since it returns
+ * nothing, the tree remembers, and resolving it (lcm_solve,
+ * lcm_model_resolve_params) fails with LCM_E_PARAMS saying why: another kind
+ * of node or NULL for the list (item is freed), a NULL item, an item that
+ * belongs to a table or list already, the list itself or a node above it (a
+ * cycle: these stay where they are), a tree nested more than 100 deep (item
+ * is freed).  The same holds for lcm_pv_put, also given a NULL key. */
+LCM_API void lcm_pv_append(LCM_NULLABLE lcm_pvalue *list, LCM_NULLABLE lcm_pvalue *item);
 /* Sets table[key] = item (replacing and freeing an old value; putting the
  * same item again changes nothing); table is made by lcm_pv_table and owns
- * item.  An item belongs to one place in one tree. */
-LCM_API void lcm_pv_put(lcm_pvalue *table, const char *key, lcm_pvalue *item);
-/* table[key], or NULL (also when table is NULL or not a table). */
+ * item. */
+LCM_API void lcm_pv_put(LCM_NULLABLE lcm_pvalue *table, LCM_NULLABLE const char *key, LCM_NULLABLE lcm_pvalue *item);
+/* table[key], or NULL (also when table or key is NULL or table is not a
+ * table). */
 LCM_API lcm_pvalue *lcm_pv_get(const lcm_pvalue *table, const char *key);
+/* Frees a tree from its root; an item of a table or list is freed with its
+ * tree (given one, it does nothing). */
 LCM_API void lcm_pv_free(lcm_pvalue *v);
 /* Sets a dotted path ("working.labor_income.wage"), creating tables; root
- * owns item afterwards, and on failure item is freed. */
+ * owns item afterwards, and on failure item is freed (unless it belongs to
+ * a tree: an item of another table, root itself or one of its tables, which
+ * is LCM_E_USAGE). */
 LCM_API int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err);
 
 /* The flat parameter buffer the kernels read: lcm_model_params_size
@@ -163,9 +186,11 @@ LCM_API size_t lcm_model_params_size(const lcm_model *m);
 LCM_API int lcm_model_params(const lcm_model *m);
 /* Slot i (0 .. lcm_model_params(m)-1): its regime, function and name, its
  * offset and number of doubles in the buffer (arrays row-major), and
- * whether the model fixes its value.  Any out-pointer may be NULL. */
-LCM_API void lcm_model_param(const lcm_model *m, int i, const char **regime, const char **func,
-                             const char **name, size_t *offset, size_t *size, int *fixed);
+ * whether the model fixes its value.  Any out-pointer may be NULL; a NULL
+ * model or an i out of range gives NULL and 0. */
+LCM_API void lcm_model_param(const lcm_model *m, int i, LCM_NULLABLE const char **regime,
+                             LCM_NULLABLE const char **func, LCM_NULLABLE const char **name,
+                             LCM_NULLABLE size_t *offset, LCM_NULLABLE size_t *size, LCM_NULLABLE int *fixed);
 /* Resolves a tree into buf[lcm_model_params_size(m)] (fixed slots from the
  * model): an estimation loop can then change the slots it estimates in
  * place and call lcm_solve_resolved. */
@@ -199,7 +224,8 @@ typedef struct lcm_solver_options {
 LCM_API int lcm_backend_by_name(const char *name);
 
 /* Compiles the model's kernels for a backend (or loads them from the cache). */
-LCM_API int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err);
+LCM_API int lcm_solver_new(const lcm_model *model, LCM_NULLABLE const lcm_solver_options *opts, lcm_solver **out,
+                           lcm_err *err);
 LCM_API const char *lcm_solver_backend(const lcm_solver *s);
 LCM_API int lcm_solver_precision(const lcm_solver *s);
 /* 1 when creating the solver compiled the kernels, 0 when they came from the cache. */
@@ -216,7 +242,7 @@ LCM_API size_t lcm_solver_table_bytes(const lcm_solver *s);
  * launches.  Each launch runs alone between barriers, so the sum exceeds a
  * plain solve where regimes overlap; no graph is replayed.  One worker only
  * (no --devices, no MPI): a usage error otherwise. */
-LCM_API int lcm_solver_profile(lcm_solver *s, const lcm_pvalue *params, double *seconds, double *table_seconds,
+LCM_API int lcm_solver_profile(lcm_solver *sv, const lcm_pvalue *params, double *seconds, double *table_seconds,
                                lcm_err *err);
 LCM_API void lcm_solver_free(lcm_solver *s);
 
@@ -225,20 +251,21 @@ LCM_API void lcm_solver_free(lcm_solver *s);
  * node before a GPU job).  *compiled is 0 when they were cached already;
  * *target (the caller frees it) says what was built.  A cache that cannot
  * take them is an error (LCM_E_IO). */
-LCM_API int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
-                        double *seconds, char **target, lcm_err *err);
+LCM_API int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, LCM_NULLABLE const char *cache_dir,
+                                int *compiled, double *seconds, char **target, lcm_err *err);
 
 /* Backward induction over all periods. */
-LCM_API int lcm_solve(lcm_solver *s, const lcm_pvalue *params, lcm_solution **out, lcm_err *err);
+LCM_API int lcm_solve(lcm_solver *sv, const lcm_pvalue *params, lcm_solution **out, lcm_err *err);
 /* The same with a resolved parameter buffer (lcm_model_resolve_params);
  * a NaN in it is LCM_E_PARAMS naming the parameter, as in a tree. */
-LCM_API int lcm_solve_resolved(lcm_solver *s, const double *params, lcm_solution **out, lcm_err *err);
+LCM_API int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err);
 
 /* ---- solutions ------------------------------------------------------------ */
-/* A solution owns its values: it may outlive its solver (not its model). */
+/* A solution owns its values and holds its model: it may outlive both. */
 /* V of a regime at a period, or NULL when the regime is inactive then.
- * Elements are float64 or float32 (lcm_solution_precision); *n = states. */
-LCM_API const void *lcm_solution_V(const lcm_solution *s, int period, int regime, lcm_index *n);
+ * Elements are float64 or float32 (lcm_solution_precision); *n = states
+ * (n may be NULL). */
+LCM_API const void *lcm_solution_V(const lcm_solution *s, int period, int regime, LCM_NULLABLE lcm_index *n);
 /* One element of V as a double; NaN outside (an inactive regime, a period,
  * regime or state out of range). */
 LCM_API double lcm_solution_value(const lcm_solution *s, int period, int regime, lcm_index state);
@@ -280,24 +307,26 @@ typedef struct lcm_sim_options {
  * exact state; the next regime and stochastic states are drawn with
  * Philox4x32-10 keyed by (seed, subject, period, purpose), so the panel is
  * the same for every batch size.  Rows are ordered by subject, then period. */
-LCM_API int lcm_simulate(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
-                 lcm_panel **out, lcm_err *err);
+LCM_API int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
+                         LCM_NULLABLE const lcm_sim_options *opts, lcm_panel **out, lcm_err *err);
 /* lcm_simulate into the memory of *panel, a panel of an earlier
- * simulation (or NULL), which the new panel replaces: a loop that
+ * simulation (or NULL; panel itself may not be), which the new panel
+ * replaces: a loop that
  * simulates thousands of times (an estimation) writes the same pages each
  * time instead of fresh ones, which the system must first find and clear
  * (on a GPU most of a large simulation's time).  The panel keeps the
  * memory of the largest simulation it held.  (In a job of several MPI
  * ranks rank 0 gathers the ranks' rows into a panel of new memory: there
  * nothing is reused.)  On failure *panel is freed and NULL. */
-LCM_API int lcm_simulate_again(lcm_solver *s, const lcm_solution *sol, const lcm_initial *ic,
-                               const lcm_sim_options *opts, lcm_panel **panel, lcm_err *err);
+LCM_API int lcm_simulate_again(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
+                               LCM_NULLABLE const lcm_sim_options *opts, lcm_panel **panel, lcm_err *err);
 /* Whether simulating the subjects of `ic` fits in the memory this process
  * may use (and each worker's device): 0, or LCM_E_MEMORY with the figures;
  * and whether opts->targets names columns of the model (LCM_E_USAGE).
  * lcm_simulate checks both first; calling it before a solve refuses a
  * panel too large, or an unknown target, without solving. */
-LCM_API int lcm_simulate_fits(const lcm_solver *s, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err);
+LCM_API int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, LCM_NULLABLE const lcm_sim_options *opts,
+                              lcm_err *err);
 LCM_API lcm_index lcm_panel_rows(const lcm_panel *p);
 /* The panel's columns, in the order of its CSV: lcm_panel_column_name(p, i)
  * for i from 0 to lcm_panel_columns(p) - 1 (NULL outside), a name that

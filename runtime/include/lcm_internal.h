@@ -13,6 +13,12 @@
 #include "params.h"
 
 const ir_model *lcm_model_ir(const lcm_model *m);
+/* Models are counted: lcm_model_free gives up the caller's hold, and the
+ * model is freed when the last solver, solution or panel made from it is.
+ * Whatever keeps a model takes a hold (retain, which returns m) and gives it
+ * up (release, which takes NULL). */
+const lcm_model *lcm_model_retain(const lcm_model *m);
+void lcm_model_release(const lcm_model *m);
 const ir_model *lcm_solution_model(const lcm_solution *s);
 /* lcm_solution_read_h5 for the IR of a model. */
 int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err);

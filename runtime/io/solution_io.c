@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_args.h"
 #include "grid.h"
 #include "h5_vlen.h"
 #include "output.h"
@@ -227,12 +228,14 @@ int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const 
 
 int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
 {
+    LCM_NEEDS(err, s, path);
     return lcm_solution_write_h5_subset(s, path, NULL, err);
 }
 
 /* ---- CSV ------------------------------------------------------------------ */
 int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err)
 {
+    LCM_NEEDS(err, s, path);
     const ir_model *m = s->m;
     char *tmp;
     FILE *f = lcm_output_open_csv(path, &tmp, err);
@@ -489,4 +492,4 @@ int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **
     return rc;
 }
 
-const double *lcm_solution_params(const lcm_solution *s) { return s->params; }
+const double *lcm_solution_params(const lcm_solution *s) { return s ? s->params : NULL; }

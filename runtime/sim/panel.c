@@ -1,9 +1,11 @@
 /* panel.c - simulated panels: columns, CSV and HDF5 (see lcm.h). */
 #include <errno.h>
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_args.h"
 #include "output.h"
 #include "panel.h"
 
@@ -130,11 +132,14 @@ void lcm_panel_free(lcm_panel *p)
     free_targets(p);
     free(p->subject), free(p->period), free(p->regime), free(p->value), free(p->x), free(p->act);
     ir_vars_free(&p->vars);
+    lcm_model_release(p->owner);
     free(p);
 }
 
-lcm_index lcm_panel_rows(const lcm_panel *p) { return p->n; }
-double lcm_panel_seconds(const lcm_panel *p) { return p->seconds; }
+void lcm_panel_hold_model(lcm_panel *p, const lcm_model *model) { p->owner = lcm_model_retain(model); }
+
+lcm_index lcm_panel_rows(const lcm_panel *p) { return p ? p->n : 0; }
+double lcm_panel_seconds(const lcm_panel *p) { return p ? p->seconds : NAN; }
 
 /* ---- columns: one description serves the accessor and both writers -------- */
 typedef enum col_kind {
@@ -207,7 +212,7 @@ static const ir_grid *regime_grid(const lcm_panel *p, const column *c, int regim
 
 int lcm_panel_columns(const lcm_panel *p)
 {
-    return 5 + p->vars.nstates + p->vars.nactions + p->ntargets;
+    return p ? 5 + p->vars.nstates + p->vars.nactions + p->ntargets : 0;
 }
 
 const char *lcm_panel_column_name(const lcm_panel *p, int i)
@@ -222,6 +227,7 @@ const char *lcm_panel_column_name(const lcm_panel *p, int i)
 
 int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err *err)
 {
+    LCM_NEEDS(err, p, name, out);
     column *c;
     int n = columns(p, &c), found = -1;
     for (int k = 0; k < n && found < 0; ++k)
@@ -322,6 +328,7 @@ static void csv_rows(const lcm_panel *p, const column *c, int n, const ir_grid *
  * overlaps the formatting of the next ones). */
 int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
 {
+    LCM_NEEDS(err, p, path);
     char *tmp;
     FILE *f = lcm_output_open_csv(path, &tmp, err);
     if (!f) return err->code;
@@ -428,6 +435,7 @@ static int write_column(hid_t f, hid_t labels, const lcm_panel *p, const column 
  * kept as attributes, limited by HDF5 to 64 KiB. */
 int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *err)
 {
+    LCM_NEEDS(err, p, path);
     char *tmp;
     hid_t f = lcm_output_create_h5(path, &tmp, err);
     if (f < 0) return err->code;

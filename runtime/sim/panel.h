@@ -43,7 +43,13 @@ struct lcm_panel {
     double seconds;
     double phase_seconds[LCM_SIM_PHASES]; /* where `seconds` went, by lcm_sim_phase_names */
     int threads;              /* host threads for its per-row work (writing CSV): 0, OpenMP's default */
+    const lcm_model *owner;   /* held by lcm_simulate (lcm_panel_hold_model), or NULL */
 };
+
+/* Takes a hold on the model whose IR the panel reads (lcm_model_retain),
+ * given up when the panel is freed: what lcm_simulate returns outlives a
+ * freed model. */
+void lcm_panel_hold_model(lcm_panel *p, const lcm_model *model);
 
 /* An empty panel of n rows for model m, with nchoice hidden columns
  * (columns allocated, not cleared: the caller writes every cell it keeps). */

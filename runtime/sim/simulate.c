@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_args.h"
 #include "comm.h"
 #include "diagnose.h"
 #include "grid.h"
@@ -1024,6 +1025,7 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
 
 int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err)
 {
+    LCM_NEEDS(err, sv, ic);
     int rc = opts ? lcm_targets_check(&sv->model->ir, opts->targets, err) : 0;
     return rc ? rc : lcm_memory_check_simulate(sv, ic->n, opts, 0, err);
 }
@@ -1112,13 +1114,19 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
 int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
                  lcm_panel **out, lcm_err *err)
 {
-    return simulate(sv, sol, ic, opts, 0, NULL, out, err);
+    LCM_NEEDS(err, sv, sol, ic, out);
+    int rc = simulate(sv, sol, ic, opts, 0, NULL, out, err);
+    if (!rc) lcm_panel_hold_model(*out, sv->model);
+    return rc;
 }
 
 int lcm_simulate_again(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
                        lcm_panel **panel, lcm_err *err)
 {
+    LCM_NEEDS(err, sv, sol, ic, panel);
     lcm_panel *earlier = *panel;
     *panel = NULL;
-    return simulate(sv, sol, ic, opts, 1, earlier, panel, err);
+    int rc = simulate(sv, sol, ic, opts, 1, earlier, panel, err);
+    if (!rc) lcm_panel_hold_model(*panel, sv->model);
+    return rc;
 }

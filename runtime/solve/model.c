@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_args.h"
 #include "grid.h"
 #include "lcm_internal.h"
 #include "manifest.h"
@@ -20,7 +21,9 @@ static int source_abi(const char *source)
 
 int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err)
 {
+    LCM_NEEDS(err, manifest, source, out);
     lcm_model *m = lcm_xcalloc(1, sizeof *m);
+    atomic_init(&m->refs, 1);
     int rc = ir_manifest_read(manifest, &m->ir, err);
     if (!rc && (!m->ir.sealed || !m->ir.nkernels || !m->ir.period_kernel || !m->ir.source_hash))
         rc = lcm_fail(err, LCM_E_MODEL, "the manifest was not written by lcmgen (no kernel table or checksum); "
@@ -47,6 +50,7 @@ int lcm_model_from_text(const char *manifest, const char *source, lcm_model **ou
 
 int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err)
 {
+    LCM_NEEDS(err, dir, out);
     char *mp = lcm_path_join(dir, "manifest.lcm"), *sp = lcm_path_join(dir, "kernels.c");
     int rc = 0;
     if (!lcm_is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "'%s' is not a directory made by lcmgen", dir);
@@ -63,33 +67,36 @@ int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err)
 }
 
 const ir_model *lcm_model_ir(const lcm_model *m) { return &m->ir; }
-const char *lcm_model_source(const lcm_model *m) { return m->source; }
+const char *lcm_model_source(const lcm_model *m) { return m ? m->source : NULL; }
 
-/* ---- lcm.h's accessors: what users need of the IR ------------------------- */
+/* ---- lcm.h's accessors: what users need of the IR (a NULL model: nothing) -- */
 const char *lcm_version(void) { return LCM_VERSION_STRING; }
-const char *lcm_model_name(const lcm_model *m) { return m->ir.name; }
-int lcm_model_periods(const lcm_model *m) { return m->ir.nperiods; }
+const char *lcm_model_name(const lcm_model *m) { return m ? m->ir.name : NULL; }
+int lcm_model_periods(const lcm_model *m) { return m ? m->ir.nperiods : 0; }
 double lcm_model_age(const lcm_model *m, int period)
 {
-    return period >= 0 && period < m->ir.nperiods ? m->ir.ages[period] : NAN;
+    return m && period >= 0 && period < m->ir.nperiods ? m->ir.ages[period] : NAN;
 }
-int lcm_model_regimes(const lcm_model *m) { return m->ir.nregimes; }
-int lcm_model_kernels(const lcm_model *m) { return m->ir.nkernels; }
+int lcm_model_regimes(const lcm_model *m) { return m ? m->ir.nregimes : 0; }
+int lcm_model_kernels(const lcm_model *m) { return m ? m->ir.nkernels : 0; }
 const char *lcm_model_regime_name(const lcm_model *m, int regime)
 {
-    return regime >= 0 && regime < m->ir.nregimes ? m->ir.regimes[regime].name : NULL;
+    return m && regime >= 0 && regime < m->ir.nregimes ? m->ir.regimes[regime].name : NULL;
 }
-int lcm_model_regime_by_name(const lcm_model *m, const char *name) { return ir_find_regime(&m->ir, name); }
+int lcm_model_regime_by_name(const lcm_model *m, const char *name)
+{
+    return m && name ? ir_find_regime(&m->ir, name) : -1;
+}
 lcm_index lcm_model_states(const lcm_model *m, int regime)
 {
-    return regime >= 0 && regime < m->ir.nregimes ? ir_state_space_size(&m->ir.regimes[regime]) : 0;
+    return m && regime >= 0 && regime < m->ir.nregimes ? ir_state_space_size(&m->ir.regimes[regime]) : 0;
 }
-size_t lcm_model_params_size(const lcm_model *m) { return m->ir.params_size; }
-int lcm_model_params(const lcm_model *m) { return m->ir.nparams; }
+size_t lcm_model_params_size(const lcm_model *m) { return m ? m->ir.params_size : 0; }
+int lcm_model_params(const lcm_model *m) { return m ? m->ir.nparams : 0; }
 void lcm_model_param(const lcm_model *m, int i, const char **regime, const char **func, const char **name,
                      size_t *offset, size_t *size, int *fixed)
 {
-    const ir_param *p = i >= 0 && i < m->ir.nparams ? &m->ir.params[i] : NULL;
+    const ir_param *p = m && i >= 0 && i < m->ir.nparams ? &m->ir.params[i] : NULL;
     if (regime) *regime = p ? p->regime : NULL;
     if (func) *func = p ? p->func : NULL;
     if (name) *name = p ? p->name : NULL;
@@ -99,21 +106,34 @@ void lcm_model_param(const lcm_model *m, int i, const char **regime, const char 
 }
 int lcm_model_resolve_params(const lcm_model *m, const lcm_pvalue *root, double *buf, lcm_err *err)
 {
+    LCM_NEEDS(err, m, root, buf);
     return lcm_params_resolve(&m->ir, root, buf, err);
 }
 int lcm_solution_read_h5(const lcm_model *m, const char *path, lcm_solution **out, lcm_err *err)
 {
-    return lcm_solution_read_h5_ir(&m->ir, path, out, err);
+    LCM_NEEDS(err, m, path, out);
+    int rc = lcm_solution_read_h5_ir(&m->ir, path, out, err);
+    if (!rc) (*out)->owner = lcm_model_retain(m);
+    return rc;
 }
 int lcm_initial_read(const lcm_model *m, const char *path, lcm_initial **out, lcm_err *err)
 {
+    LCM_NEEDS(err, m, path, out);
     return lcm_initial_read_ir(&m->ir, path, out, err);
 }
-lcm_index lcm_initial_subjects(const lcm_initial *ic) { return ic->n; }
+lcm_index lcm_initial_subjects(const lcm_initial *ic) { return ic ? ic->n : 0; }
+
+const lcm_model *lcm_model_retain(const lcm_model *m)
+{
+    atomic_fetch_add(&((lcm_model *)m)->refs, 1); /* the count is the one part of a model that changes */
+    return m;
+}
+
+void lcm_model_release(const lcm_model *m) { lcm_model_free((lcm_model *)m); }
 
 void lcm_model_free(lcm_model *m)
 {
-    if (!m) return;
+    if (!m || atomic_fetch_sub(&m->refs, 1) > 1) return; /* a solver, solution or panel still holds it */
     ir_model_free(&m->ir);
     free(m->manifest);
     free(m->source);

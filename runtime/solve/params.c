@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_args.h"
+
 /* ---- the value tree ----------------------------------------------------- */
 static lcm_pvalue *pv_new(lcm_pv_kind k)
 {
@@ -22,6 +24,14 @@ lcm_pvalue *lcm_pv_num(double x)
 lcm_pvalue *lcm_pv_list(void) { return pv_new(LCM_PV_LIST); }
 lcm_pvalue *lcm_pv_table(void) { return pv_new(LCM_PV_TABLE); }
 
+/* Makes item v's child: its parent, and the heights above it. */
+static void adopt(lcm_pvalue *v, lcm_pvalue *item)
+{
+    item->parent = v;
+    for (int h = item->height + 1; v && v->height < h; v = v->parent, ++h) v->height = h;
+}
+
+/* Appends item (key: NULL for a list). */
 static void pv_push(lcm_pvalue *v, char *key, lcm_pvalue *item)
 {
     if (v->n == v->cap) {
@@ -31,32 +41,74 @@ static void pv_push(lcm_pvalue *v, char *key, lcm_pvalue *item)
     }
     v->keys[v->n] = key;
     v->items[v->n++] = item;
+    adopt(v, item);
 }
 
-/* An item for the wrong kind of node: freed (it was given away), and the
- * node remembers why, for lcm_params_resolve. */
-static int misused(lcm_pvalue *v, lcm_pv_kind want, const char *why, lcm_pvalue *item)
+static void pv_free(lcm_pvalue *v)
 {
-    if (v && v->kind == want) return 0;
-    if (v && !v->misuse) v->misuse = why;
-    if (item != v) lcm_pv_free(item); /* a node put into itself stays the caller's */
-    return 1;
+    for (int i = 0; i < v->n; ++i) {
+        free(v->keys[i]);
+        pv_free(v->items[i]);
+    }
+    free(v->keys);
+    free(v->items);
+    free(v->misuse);
+    free(v);
+}
+
+/* The nodes from v up to its root (0 for NULL); *holds: whether item is one. */
+static int levels_above(const lcm_pvalue *v, const lcm_pvalue *item, int *holds)
+{
+    int n = 0;
+    *holds = 0;
+    for (; v; v = v->parent, ++n) *holds |= v == item;
+    return n;
+}
+
+/* Whether item may go into v (a node of kind `want`); if not, v (when there
+ * is one) remembers why for lcm_params_resolve, and item, given away, is
+ * freed, unless it belongs to a tree (another, or v's own: a cycle refused)
+ * and stays there.  bad_key: why the key is refused, or NULL. */
+static int taken(lcm_pvalue *v, lcm_pv_kind want, const char *fn, const char *bad_kind, const char *bad_key,
+                 lcm_pvalue *item)
+{
+    int cycle, levels = levels_above(v, item, &cycle);
+    const char *why = !v ? "was given a NULL table or list"
+                    : v->kind != want ? bad_kind
+                    : bad_key ? bad_key
+                    : !item ? "was given a NULL item"
+                    : item->parent ? "was given an item that belongs to a table or list already (an item belongs to "
+                                     "one place)"
+                    : cycle ? "was given a table or list to put into itself or into one of its items (a cycle)"
+                    : levels + 1 + item->height > LCM_PV_MAX_DEPTH + 1 ? "would nest tables and lists more than 100 "
+                                                                         "deep"
+                    : NULL;
+    if (!why) return 1;
+    if (v && !v->misuse) v->misuse = lcm_xasprintf("%s %s", fn, why);
+    if (item && !item->parent && !cycle) pv_free(item);
+    return 0;
 }
 
 void lcm_pv_append(lcm_pvalue *list, lcm_pvalue *item)
 {
-    if (!misused(list, LCM_PV_LIST, "lcm_pv_append was given a table or a number, not a list (lcm_pv_list)", item))
+    if (taken(list, LCM_PV_LIST, "lcm_pv_append", "was given a table or a number, not a list (lcm_pv_list)", NULL,
+              item))
         pv_push(list, NULL, item);
 }
 
 void lcm_pv_put(lcm_pvalue *t, const char *key, lcm_pvalue *item)
 {
-    if (misused(t, LCM_PV_TABLE, "lcm_pv_put was given a list or a number, not a table (lcm_pv_table)", item)) return;
+    if (item && t && item->parent == t && key)
+        for (int i = 0; i < t->n; ++i)
+            if (t->items[i] == item && !strcmp(t->keys[i], key)) return; /* put again: it stays */
+    if (!taken(t, LCM_PV_TABLE, "lcm_pv_put", "was given a list or a number, not a table (lcm_pv_table)",
+               key ? NULL : "was given a NULL key", item))
+        return;
     for (int i = 0; i < t->n; ++i)
-        if (!strcmp(t->keys[i], key)) {
-            if (t->items[i] == item) return; /* put again: it stays */
-            lcm_pv_free(t->items[i]);
+        if (!strcmp(t->keys[i], key)) { /* replaced in place: the old item goes */
+            pv_free(t->items[i]);
             t->items[i] = item;
+            adopt(t, item);
             return;
         }
     pv_push(t, lcm_xstrdup(key), item);
@@ -66,7 +118,7 @@ void lcm_pv_put_new(lcm_pvalue *t, const char *key, lcm_pvalue *item) { pv_push(
 
 lcm_pvalue *lcm_pv_get(const lcm_pvalue *t, const char *key)
 {
-    if (!t || t->kind != LCM_PV_TABLE) return NULL;
+    if (!t || t->kind != LCM_PV_TABLE || !key) return NULL;
     for (int i = 0; i < t->n; ++i)
         if (!strcmp(t->keys[i], key)) return t->items[i];
     return NULL;
@@ -77,7 +129,7 @@ void lcm_pv_remove(lcm_pvalue *t, const char *key)
     for (int i = 0; t && t->kind == LCM_PV_TABLE && i < t->n; ++i)
         if (!strcmp(t->keys[i], key)) {
             free(t->keys[i]);
-            lcm_pv_free(t->items[i]);
+            pv_free(t->items[i]);
             memmove(t->keys + i, t->keys + i + 1, (size_t)(t->n - i - 1) * sizeof *t->keys);
             memmove(t->items + i, t->items + i + 1, (size_t)(t->n - i - 1) * sizeof *t->items);
             t->n--;
@@ -87,22 +139,24 @@ void lcm_pv_remove(lcm_pvalue *t, const char *key)
 
 void lcm_pv_free(lcm_pvalue *v)
 {
-    if (!v) return;
-    for (int i = 0; i < v->n; ++i) {
-        if (v->keys[i]) free(v->keys[i]);
-        lcm_pv_free(v->items[i]);
-    }
-    free(v->keys);
-    free(v->items);
-    free(v);
+    if (v && !v->parent) pv_free(v); /* an item is freed with its tree */
 }
 
 int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_err *err)
 {
-    if (!root || root->kind != LCM_PV_TABLE) {
+    int cycle;
+    levels_above(root, item, &cycle);
+    int owned = item && (item->parent || cycle); /* it belongs to a tree, and stays there */
+    if (!err || !root || !path || !item || owned) {
+        if (item && !owned) pv_free(item); /* given away */
+        LCM_NEEDS(err, root, path, item);
+        return lcm_fail(err, LCM_E_USAGE, "lcm_pv_set_path: the item %s", cycle ? "is the root or one of its tables "
+                        "(a cycle)" : "belongs to a table or list already (an item belongs to one place)");
+    }
+    if (root->kind != LCM_PV_TABLE) {
         lcm_pv_free(item);
         return lcm_fail(err, LCM_E_PARAMS, "'%s': the root of the parameters is %s, not a table (lcm_pv_table)", path,
-                        !root ? "NULL" : root->kind == LCM_PV_LIST ? "a list" : "a number");
+                        root->kind == LCM_PV_LIST ? "a list" : "a number");
     }
     lcm_pvalue *t = root;
     const char *p = path;

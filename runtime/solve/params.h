@@ -17,14 +17,23 @@
 
 typedef enum lcm_pv_kind { LCM_PV_NUM, LCM_PV_LIST, LCM_PV_TABLE } lcm_pv_kind;
 
+/* Tables and lists nest at most this deep in a tree, numbers below them:
+ * deeper than any parameter array, and the recursions over a tree stay
+ * shallow (a params file nests no deeper: params_lua.c). */
+#define LCM_PV_MAX_DEPTH 100
+
 struct lcm_pvalue {
     lcm_pv_kind kind;
     double num;
     int n, cap;
     char **keys; /* TABLE: one per item */
     struct lcm_pvalue **items;
-    const char *misuse; /* lcm_pv_append or _put called on the wrong kind of node (the item was freed): the
-                         * error lcm_params_resolve reports, since those functions return nothing */
+    struct lcm_pvalue *parent; /* the table or list it belongs to, or NULL: an item belongs to one place, which
+                                * refuses a second place and a cycle (a node put into itself or its own child) */
+    int height;                /* levels below it (0: no items); only grows */
+    char *misuse; /* why lcm_pv_append or _put refused an item (a node of the wrong kind, a NULL item or key, an
+                   * item that belongs elsewhere, a cycle, too deep): the error lcm_params_resolve reports, since
+                   * those functions return nothing */
 };
 
 /* lcm_pv_num, _list, _table, _copy, _append, _put, _get, _free, _set_path: lcm.h */

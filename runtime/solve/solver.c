@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_args.h"
 #include "comm.h"
 #include "cuda_api.h"
 #include "diagnose.h"
@@ -177,13 +178,14 @@ static int same_job(const lcm_model *model, const lcm_solver_options *o, lcm_err
 
 int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_solver **out, lcm_err *err)
 {
+    LCM_NEEDS(err, model, out);
     lcm_solver_options o = {0};
     if (opts) o = *opts;
     int rc = lcm_comm_agree(settle_options(&o, err), err); /* every rank stops, or none */
     if (!rc) rc = lcm_comm_agree(same_job(model, &o, err), err);
     if (rc) return rc;
     lcm_solver *sv = lcm_xcalloc(1, sizeof *sv);
-    sv->model = model;
+    sv->model = lcm_model_retain(model); /* the model lives as long as its solver */
     sv->nworkers = o.devices > 0 ? o.devices : 1;
     sv->total_workers = sv->nworkers * lcm_comm_size();
     sv->log_path = o.log_path && *o.log_path ? lcm_xstrdup(o.log_path) : NULL;
@@ -215,19 +217,21 @@ void lcm_solver_free(lcm_solver *sv)
     free(sv->workers);
     ir_vars_free(&sv->vars);
     free(sv->log_path);
+    lcm_model_release(sv->model);
     free(sv);
 }
 
+/* lcm.h's getters: a NULL solver has nothing */
 static const lcm_backend *first_backend(const lcm_solver *s) { return s->workers[0]->backend; }
-const char *lcm_solver_backend(const lcm_solver *s) { return first_backend(s)->name; }
-int lcm_solver_precision(const lcm_solver *s) { return first_backend(s)->precision; }
-int lcm_solver_compiled(const lcm_solver *s) { return first_backend(s)->compiled; }
-double lcm_solver_compile_seconds(const lcm_solver *s) { return first_backend(s)->compile_seconds; }
+const char *lcm_solver_backend(const lcm_solver *s) { return s ? first_backend(s)->name : NULL; }
+int lcm_solver_precision(const lcm_solver *s) { return s ? first_backend(s)->precision : 0; }
+int lcm_solver_compiled(const lcm_solver *s) { return s ? first_backend(s)->compiled : 0; }
+double lcm_solver_compile_seconds(const lcm_solver *s) { return s ? first_backend(s)->compile_seconds : NAN; }
 
 size_t lcm_solver_device_peak(const lcm_solver *s)
 {
     size_t peak = 0;
-    for (int w = 0; w < s->nworkers; ++w)
+    for (int w = 0; s && w < s->nworkers; ++w)
         if (s->workers[w]->backend->bytes_peak > peak) peak = s->workers[w]->backend->bytes_peak;
     return peak;
 }
@@ -235,7 +239,7 @@ size_t lcm_solver_device_peak(const lcm_solver *s)
 size_t lcm_solver_table_bytes(const lcm_solver *s)
 {
     size_t most = 0;
-    for (int w = 0; w < s->nworkers; ++w) {
+    for (int w = 0; s && w < s->nworkers; ++w) {
         const lcm_worker *wk = s->workers[w];
         size_t bytes = 0;
         for (int r = 0; r < wk->model->ir.nregimes; ++r)
@@ -474,6 +478,7 @@ static int solve_workers(lcm_solver *sv, const double *params, lcm_solution **ou
 
 int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
 {
+    LCM_NEEDS(err, sv, params, out);
     const ir_model *m = &sv->model->ir;
     double t0 = lcm_now_seconds();
     lcm_solution *sol = NULL;
@@ -506,6 +511,7 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
         lcm_progress("peak device memory %.2f MiB (V buffers, parameters, grids, flags)",
                      (double)lcm_solver_device_peak(sv) / 1048576.0);
     if (lcm_get_log_level() >= LCM_LOG_DEBUG && lcm_comm_rank() == 0) log_v_stats(sol);
+    sol->owner = lcm_model_retain(sv->model); /* the model lives as long as its solutions */
     *out = sol;
     return 0;
 }
@@ -513,6 +519,7 @@ int lcm_solve_resolved(lcm_solver *sv, const double *params, lcm_solution **out,
 int lcm_solver_profile_passes(lcm_solver *sv, const lcm_pvalue *params, double *seconds, double *pass_seconds,
                               lcm_err *err)
 {
+    LCM_NEEDS(err, sv, params, seconds, pass_seconds);
     const ir_model *m = &sv->model->ir;
     if (sv->total_workers != 1)
         return lcm_fail(err, LCM_E_USAGE, "profiling times the kernels of one worker; this solver has %d",
@@ -539,6 +546,7 @@ int lcm_solver_profile_passes(lcm_solver *sv, const lcm_pvalue *params, double *
 
 int lcm_solver_profile(lcm_solver *sv, const lcm_pvalue *params, double *seconds, double *table_seconds, lcm_err *err)
 {
+    LCM_NEEDS(err, sv, params, seconds, table_seconds);
     int K = sv->model->ir.nkernels;
     double *passes = lcm_xcalloc((size_t)K * LCM_TABLE_PASSES + 1, sizeof *passes);
     int rc = lcm_solver_profile_passes(sv, params, seconds, passes, err);
@@ -552,6 +560,7 @@ int lcm_solver_profile(lcm_solver *sv, const lcm_pvalue *params, double *seconds
 
 int lcm_solve(lcm_solver *sv, const lcm_pvalue *params, lcm_solution **out, lcm_err *err)
 {
+    LCM_NEEDS(err, sv, params, out);
     const ir_model *m = &sv->model->ir;
     double *buf = lcm_xcalloc(m->params_size + 1, sizeof *buf);
     int rc = lcm_params_resolve(m, params, buf, err);

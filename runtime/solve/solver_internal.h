@@ -2,6 +2,8 @@
 #ifndef LCM_SOLVER_INTERNAL_H
 #define LCM_SOLVER_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "backend.h"
 #include "cache.h"
 #include "grid.h"
@@ -14,6 +16,7 @@
 struct lcm_model {
     ir_model ir;
     char *manifest, *source; /* the generated texts (snapshots write them out) */
+    atomic_int refs;         /* the caller's hold, and one for each solver, solution and panel made from it */
 };
 
 /* One backend solving one block of the sharded states (all states when
@@ -88,6 +91,7 @@ struct lcm_solution {
     lcm_flags *flags;    /* [period * nregimes + regime]: what the checks found */
     int shards;          /* workers that solved it (1: unsharded) */
     double seconds;
+    const lcm_model *owner; /* held (lcm_model_retain) by the entry point that made it, or NULL */
 };
 
 #include "solution_io.h"

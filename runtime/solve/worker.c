@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api_args.h"
 #include "cuda_api.h"
 #include "cuda_compile.h"
 #include "memory.h"
@@ -124,6 +125,7 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
 int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char *cache_dir, int *compiled,
                         double *seconds, char **target, lcm_err *err)
 {
+    LCM_NEEDS(err, m, compiled, seconds, target);
     if (!precision) precision = 64; /* as lcm_solver_new */
     if (precision != 64 && precision != 32)
         return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", precision);
@@ -410,6 +412,7 @@ void lcm_solution_free(lcm_solution *s)
     free(s->params);
     free(s->flags);
     ir_grid_layout_free(&s->layout);
+    lcm_model_release(s->owner);
     free(s);
 }
 
@@ -641,7 +644,7 @@ void lcm_worker_log_periods(lcm_worker *w)
 /* ---- accessors ------------------------------------------------------------- */
 const void *lcm_solution_V(const lcm_solution *s, int t, int r, lcm_index *n)
 {
-    if (t < 0 || t >= s->m->nperiods || r < 0 || r >= s->m->nregimes) return NULL;
+    if (!s || t < 0 || t >= s->m->nperiods || r < 0 || r >= s->m->nregimes) return NULL;
     if (n) *n = s->n[r];
     return s->V[t * s->m->nregimes + r];
 }
@@ -653,6 +656,6 @@ double lcm_solution_value(const lcm_solution *s, int t, int r, lcm_index i)
     return s->precision == 32 ? (double)((const float *)v)[i] : ((const double *)v)[i];
 }
 
-int lcm_solution_precision(const lcm_solution *s) { return s->precision; }
-double lcm_solution_seconds(const lcm_solution *s) { return s->seconds; }
+int lcm_solution_precision(const lcm_solution *s) { return s ? s->precision : 0; }
+double lcm_solution_seconds(const lcm_solution *s) { return s ? s->seconds : 0.0 / 0.0; }
 const ir_model *lcm_solution_model(const lcm_solution *s) { return s->m; }

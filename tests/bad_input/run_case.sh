@@ -2,8 +2,9 @@
 # Runs one case of the bad-input catalogue (catalogue.txt):
 #   name | exit code | expected message (a fixed string) | [prepare @@] command
 # The command runs under bash in a fresh empty directory $OUT (also the
-# working directory) with $LCM, $LCMGEN, $SRC (source tree) and $CASES
-# (tests/bad_input) set.  Inputs a case builds, and earlier outputs it wants
+# working directory) with $LCM, $LCMGEN, $SRC (source tree), $CASES
+# (tests/bad_input) and $HELPERS (the folder of lcm, where the test helpers
+# are built: exchange_loop) set.  Inputs a case builds, and earlier outputs it wants
 # kept, go to $WORK, not $OUT.
 #
 # The case passes when the command exits with the code, its stderr contains
@@ -18,7 +19,7 @@ set -u
 name=$1
 export LCM=$2 LCMGEN=$3 SRC=$4
 BIN=$5
-export CASES=$SRC/tests/bad_input
+export CASES=$SRC/tests/bad_input HELPERS=${LCM%/*}
 line=$(grep -E "^$name *\|" "$CASES/catalogue.txt")
 [ -n "$line" ] || { echo "no case '$name'"; exit 1; }
 want_rc=$(echo "$line" | cut -d'|' -f2 | xargs)

@@ -43,18 +43,22 @@ static const double BETA = 0.95, GROSS = 1.04; /* tests/models/egm_cake.params.l
 
 /* Eating the share 1 / B_t of wealth w, V_t(w) = B_t^s u(w) with CRRA
  * utility u of risk aversion s (tests/models/egm_cake.lua); at s = 1,
- * V_t(w) = B_t log w + A_t. */
+ * V_t(w) = B_t log w + A_t.  With log utility counted a_t times at age t
+ * (-D weights), the share is a_t / B_t with B_t = a_t + beta B_{t+1}. */
 typedef struct {
-    double s, B[CAKE_T], A[CAKE_T];
+    double s, a[CAKE_T], B[CAKE_T], A[CAKE_T];
 } cake_form;
 
-static cake_form cake_closed_form(double s)
+/* weights: a_t, or NULL for 1 at every age (any s; weights need s = 1) */
+static cake_form cake_closed_form(double s, const double *weights)
 {
     cake_form f = {.s = s};
+    for (int t = 0; t < CAKE_T; ++t) f.a[t] = weights ? weights[t] : 1;
     f.B[CAKE_T - 1] = 1, f.A[CAKE_T - 1] = 0;
     for (int t = CAKE_T - 2; t >= 0; --t) {
-        f.B[t] = 1 + pow(BETA * pow(GROSS, 1 - s), 1 / s) * f.B[t + 1];
-        f.A[t] = -log(f.B[t]) + BETA * (f.B[t + 1] * log(GROSS * (f.B[t] - 1) / f.B[t]) + f.A[t + 1]);
+        f.B[t] = f.a[t] + pow(BETA * pow(GROSS, 1 - s), 1 / s) * f.B[t + 1];
+        f.A[t] = f.a[t] * log(f.a[t] / f.B[t]) +
+                 BETA * (f.B[t + 1] * log(GROSS * (f.B[t] - f.a[t]) / f.B[t]) + f.A[t + 1]);
     }
     return f;
 }
@@ -70,7 +74,7 @@ static double cake_value(const cake_form *f, int t, double w)
 static int stays_on_grid(const cake_form *f, int t, double w)
 {
     for (int s = t; s < CAKE_T - 1; ++s)
-        if ((w = GROSS * w * (f->B[s] - 1) / f->B[s]) < 1) return 0;
+        if ((w = GROSS * w * (f->B[s] - f->a[s]) / f->B[s]) < 1) return 0;
     return 1;
 }
 
@@ -91,7 +95,7 @@ static double cake_error(const lcm_model *model, const lcm_solution *sol, const 
     return worst;
 }
 
-/* The largest relative |c - w / B_t| of subjects simulated from wealth
+/* The largest relative |c - a_t w / B_t| of subjects simulated from wealth
  * between the grid points (where their optimal paths stay on the grid). */
 static double cake_policy_error(const lcm_model *model, const lcm_solution *sol, const char *initial,
                                 const cake_form *f)
@@ -114,7 +118,7 @@ static double cake_policy_error(const lcm_model *model, const lcm_solution *sol,
         worst = 0;
         for (lcm_index i = 0; i < n; ++i)
             if ((int)t[i] < CAKE_T - 1 && stays_on_grid(f, (int)t[i], w[i]))
-                worst = fmax(worst, fabs(c[i] - w[i] / f->B[(int)t[i]]) / c[i]);
+                worst = fmax(worst, fabs(c[i] - f->a[(int)t[i]] * w[i] / f->B[(int)t[i]]) / c[i]);
         free(t), free(w), free(c);
     }
     lcm_panel_free(p);
@@ -140,7 +144,7 @@ static void cake_refined(double s, int exact, const char *initial)
 {
     const int sizes[] = {100, 200, 400, 800, 1600};
     double v_err[5], c_err[5];
-    cake_form f = cake_closed_form(s);
+    cake_form f = cake_closed_form(s, NULL);
     printf("cake eating by EGM, risk aversion %g, as the grids are refined: largest |V - closed form| at the grid "
            "points, and the largest relative error of simulated consumption between them\n", s);
     for (int k = 0; k < 5; ++k) {
@@ -180,7 +184,7 @@ static void cake(void)
     cake_refined(2, 0, initial);
 
     /* float32: the same to float32's resolution of V, its policy as close */
-    cake_form f = cake_closed_form(1);
+    cake_form f = cake_closed_form(1, NULL);
     lcm_model *m64, *m32;
     lcm_solution *s64 = solve_cake(400, 1, 64, &m64), *s32 = solve_cake(400, 1, 32, &m32);
     if (s64 && s32) {
@@ -190,6 +194,29 @@ static void cake(void)
     }
     lcm_solution_free(s64), lcm_solution_free(s32);
     lcm_model_free(m64), lcm_model_free(m32);
+
+    /* A utility that changes with age (lcm.by_age: each age's function has
+     * its own marginal utility, inverted per age), eating counted twice
+     * from age 2: V and the simulated consumption against the closed form,
+     * and the same V as the utility written as one lcm.where on age. */
+    const double weights[CAKE_T] = {1, 1, 2, 2, 1};
+    cake_form fw = cake_closed_form(1, weights);
+    const char *by_age[] = {"wealth_points=400", "weights=by_age", NULL};
+    const char *where[] = {"wealth_points=400", "weights=where", NULL};
+    lcm_model *mb = NULL, *mw = NULL;
+    lcm_solution *sb = solve("tests/models/egm_cake.lua", by_age, "tests/models/egm_cake.params.lua", 64, &mb);
+    lcm_solution *sw = solve("tests/models/egm_cake.lua", where, "tests/models/egm_cake.params.lua", 64, &mw);
+    if (sb && sw) {
+        double v = cake_error(mb, sb, &fw), c = cake_policy_error(mb, sb, initial, &fw), d = test_max_rel_diff(sb, sw);
+        printf("cake eating by EGM with a utility by age: V %.3e, consumption %.3e from the closed form; "
+               "lcm.by_age against lcm.where: %.1e\n", v, c, d);
+        CHECK_MSG(v < 2e-2 && c < 1e-13, "V off by %.3e, consumption by %.3e", v, c);
+        CHECK_MSG(d == 0, "lcm.by_age and lcm.where differ by %.3e", d);
+        /* the weights do change the solution: not the unweighted one */
+        CHECK_MSG(cake_error(mb, sb, &f) > 1, "V is the unweighted cake's");
+    }
+    lcm_solution_free(sb), lcm_solution_free(sw);
+    lcm_model_free(mb), lcm_model_free(mw);
     free(initial), free(dir);
 }
 

@@ -14,7 +14,8 @@
 -- every period (V scales with it, the policy does not); shard (false)
 -- distributes it, wealth_batch and kind_batch (0) splay wealth and kind
 -- (tests/integration/test_sharding.c; subjects with types:
--- egm_cake_types.initial.csv).
+-- egm_cake_types.initial.csv).  weights (none): by_age or where, the
+-- utility of eating counted twice from age 2 (tests/integration/test_egm.c).
 local lcm = require("lcm")
 
 local T = lcm.option("n_periods", 5)
@@ -32,6 +33,23 @@ local eat_utility = type_grid and function(consumption, kind) return u(consumpti
   or function(consumption) return u(consumption) end
 local last_utility = type_grid and function(wealth, kind) return u(wealth) * (1 + kind / 10) end
   or function(wealth) return u(wealth) end
+-- weights: the utility of eating counts twice from age 2 on, a function
+-- that changes with age written with lcm.by_age or as one lcm.where on age
+-- (EGM inverts each age's marginal utility; the same V either way)
+local weights = lcm.option("weights", "none")
+if weights == "by_age" then
+  local plain = eat_utility
+  eat_utility = lcm.by_age(function(age)
+    if age < 2 then return plain end
+    return type_grid and function(consumption, kind) return 2 * u(consumption) * (1 + kind / 10) end
+      or function(consumption) return 2 * u(consumption) end
+  end)
+elseif weights == "where" then
+  assert(not type_grid, "weights = where: without types")
+  eat_utility = function(consumption, age) return lcm.where(age:lt(2), u(consumption), 2 * u(consumption)) end
+else
+  assert(weights == "none", "weights must be none, by_age or where")
+end
 local solver = lcm.option("solver", "egm")
 local R = lcm.categorical{ "eating", "last_bite" }
 local spec = { start = 1, stop = 100, n_points = n, batch_size = lcm.option("wealth_batch", 0) }

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lcmgen.h"
 #include "panel.h"
 #include "params_lua.h"
 #include "precompute.h"
+#include "tempname.h"
 
 const char *test_source_dir(void) { return LCM_SOURCE_DIR; }
 
@@ -190,4 +192,25 @@ void test_pre_plans(const lcm_model *model, ir_pre *plans)
     ir_shard_build(m, &V, &S);
     for (int k = 0; k < m->nkernels; ++k) ir_pre_plan(m, &S, k, &plans[k]);
     ir_vars_free(&V);
+}
+
+char *test_dead_temp_name(const char *path)
+{
+    int fds[2];
+    char name[8192] = {0};
+    if (pipe(fds)) return NULL;
+    pid_t pid = fork();
+    if (pid == 0) { /* a child names it and ends */
+        char *n = lcm_temp_name(path);
+        ssize_t w = write(fds[1], n, strlen(n));
+        _exit(w < 0);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    for (ssize_t r; got + 1 < sizeof name && (r = read(fds[0], name + got, sizeof name - 1 - got)) > 0;)
+        got += (size_t)r;
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0); /* reaped: no process has its pid now (until one is given it again) */
+    return got ? lcm_xstrdup(name) : NULL;
 }

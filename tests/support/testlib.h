@@ -41,6 +41,10 @@ extern const int test_nbundled;
  * LCM_TEST_KEEP_TMP is set. */
 char *test_tmpdir(const char *tag);
 
+/* The name of a temporary of `path` (ir/tempname.h) as a process that has
+ * ended would have made it: a stale one (caller frees). */
+char *test_dead_temp_name(const char *path);
+
 #endif
 
 #ifndef LCM_TESTLIB_TEXT

@@ -13,6 +13,7 @@
 #include "cache.h"
 #include "check.h"
 #include "log.h"
+#include "tempname.h"
 #include "testlib.h"
 
 static const char payload[] = "pretend this is a shared object \x00\x01\x02 with binary bytes";
@@ -186,15 +187,18 @@ static void test_store(const char *dir)
     free(kept);
     unlink(planted);
 
-    /* clear removes entries and temporaries, nothing else */
-    char *note = lcm_xasprintf("%s/notes.txt", cpu), *stray = lcm_xasprintf("%s/k3.lcmc.tmp.0123456789abcdef", cpu);
+    /* clear removes entries and the temporaries killed runs left, nothing
+     * else: not a temporary of a run that is writing (tempname.h) */
+    char *note = lcm_xasprintf("%s/notes.txt", cpu), *entry = lcm_xasprintf("%s/k3.lcmc", cpu);
+    char *stray = test_dead_temp_name(entry), *writing = lcm_temp_name(entry);
     plant(note, "mine", 4);
     plant(stray, "half", 4);
+    plant(writing, "half", 4);
     lcm_err err = {0};
     /* clear of one model: its entries only (k4 is another model's) */
     CHECK(lcm_cache_put(&c, "cpu", "k4", "other", "float32", payload, PLEN, NULL) == 0);
-    CHECK(lcm_cache_clear(&c, "other", &err) == 1);
-    CHECK(lcm_file_exists(stray) && lcm_file_exists(path) && lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1);
+    CHECK(lcm_cache_clear(&c, "other", &err) == 2); /* k4, and the stray temporary */
+    CHECK(!lcm_file_exists(stray) && lcm_file_exists(path) && lcm_cache_get(&c, "cpu", "k1", &data, &len) == 1);
     free(data);
     CHECK(lcm_cache_clear(&c, "no such model", &err) == 0);
     char long_model[1300];
@@ -202,10 +206,12 @@ static void test_store(const char *dir)
     long_model[sizeof long_model - 1] = 0;
     CHECK(lcm_cache_put(&c, "cpu", "k5", long_model, "float64", payload, PLEN, NULL) == 0);
     CHECK(lcm_cache_clear(&c, long_model, &err) == 1); /* the whole name, as given */
+    plant(stray, "half", 4); /* again */
     CHECK(lcm_cache_clear(&c, NULL, &err) == 3); /* k1, k2 and the stray temporary */
-    CHECK(lcm_file_exists(note) && lcm_file_exists(victim) && !lcm_file_exists(stray) && !lcm_file_exists(path));
-    unlink(note);
-    free(note), free(stray), free(victim), free(planted);
+    CHECK(lcm_file_exists(note) && lcm_file_exists(victim) && !lcm_file_exists(stray) && !lcm_file_exists(path) &&
+          lcm_file_exists(writing));
+    unlink(note), unlink(writing);
+    free(note), free(stray), free(writing), free(entry), free(victim), free(planted);
     free(other), free(path), free(cpu);
     lcm_sb_free(&b);
     lcm_cache_close(&c);

@@ -23,6 +23,7 @@
 #include "output.h"
 #include "proc.h"
 #include "tempfile.h"
+#include "tempname.h"
 #include "testlib.h"
 
 /* A creator that finds the name taken `taken` times first. */
@@ -172,6 +173,53 @@ static void test_threaded_host(const char *dir)
     free(cc1_stat), free(stat), free(script), free(pidfile);
 }
 
+/* ---- the temporaries a killed run left (ir/tempname.h) ---------------------- */
+static void plant_file(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    CHECK(fd >= 0 && write(fd, "half", 4) == 4);
+    if (fd >= 0) close(fd);
+}
+
+/* A run into a name removes the stale temporaries of that name (a dead
+ * process's; a live process's whose pid was given to another since) and
+ * leaves every other: a live process's, another boot's, another name's, a
+ * folder or link under such a name, a name that is not lcm's. */
+static void test_stale(const char *dir)
+{
+    char *a = lcm_xasprintf("%s/stale.csv", dir), *other = lcm_xasprintf("%s/other.csv", dir);
+    char *dead = test_dead_temp_name(a), *dead_folder = test_dead_temp_name(a), *dead_link = test_dead_temp_name(a);
+    char *dead_other = test_dead_temp_name(other), *live = lcm_temp_name(a);
+    CHECK(dead && dead_folder && dead_link && dead_other);
+    if (!dead || !dead_folder || !dead_link || !dead_other) return;
+    const char *tag = live + strlen(a) + 5;
+    char host[17], rnd[16];
+    long pid = 0;
+    long long start = 0;
+    CHECK(sscanf(tag, "%16[0-9a-f].%ld.%lld.%15s", host, &pid, &start, rnd) == 4);
+    char *reused = lcm_xasprintf("%s.tmp.%s.%ld.%lld.%s", a, host, pid, start + 1, rnd); /* our pid, earlier */
+    char *other_boot = lcm_xasprintf("%s.tmp.%c%s.%ld.%lld.%s", a, host[0] == 'f' ? 'e' : 'f', host + 1, pid,
+                                     start + 1, rnd);
+    char *not_ours = lcm_xasprintf("%s.tmp.0123456789", a); /* an older lcm's name: its maker unknown */
+    plant_file(dead), plant_file(dead_other), plant_file(live), plant_file(reused), plant_file(other_boot);
+    plant_file(not_ours);
+    CHECK(mkdir(dead_folder, 0777) == 0 && symlink(live, dead_link) == 0);
+    CHECK(temporaries_in(dir) == 8);
+    put(a, "new");
+    CHECK(!lcm_file_exists(dead) && !lcm_file_exists(reused));
+    CHECK(lcm_file_exists(live) && lcm_file_exists(other_boot) && lcm_file_exists(not_ours) &&
+          lcm_file_exists(dead_other) && lcm_is_directory(dead_folder));
+    struct stat st;
+    CHECK(lstat(dead_link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(temporaries_in(dir) == 6 && holds(a, "new"));
+    put(other, "new"); /* its own name's */
+    CHECK(!lcm_file_exists(dead_other) && temporaries_in(dir) == 5);
+    unlink(live), unlink(other_boot), unlink(not_ours), unlink(dead_link), rmdir(dead_folder), unlink(a), unlink(other);
+    CHECK(temporaries_in(dir) == 0);
+    free(a), free(other), free(dead), free(dead_folder), free(dead_link), free(dead_other), free(live);
+    free(reused), free(other_boot), free(not_ours);
+}
+
 int main(void)
 {
     test_paths();
@@ -194,13 +242,20 @@ int main(void)
     CHECK(temporaries_in(dir) == 0);
     test_threaded_host(dir);
 
-    /* the name: the target's, ".tmp." and ten random characters */
+    /* the name: the target's, ".tmp.", the boot and pid namespace (16 hex
+     * digits), the process's id and start time, ten random characters */
     CHECK_OK(lcm_temp_open(a, &tmp, &fd, &err));
     CHECK_OK(lcm_temp_open(a, &tmp2, &fd, &err));
     size_t n = strlen(a);
-    CHECK(!strncmp(tmp, a, n) && !strncmp(tmp + n, ".tmp.", 5) && strlen(tmp) == n + 15 && strcmp(tmp, tmp2));
+    char host[17], rnd[16];
+    long pid = 0;
+    long long start = -1;
+    CHECK(!strncmp(tmp, a, n) && !strncmp(tmp + n, ".tmp.", 5) && strcmp(tmp, tmp2) &&
+          sscanf(tmp + n + 5, "%16[0-9a-f].%ld.%lld.%15s", host, &pid, &start, rnd) == 4 && strlen(host) == 16 &&
+          pid == (long)getpid() && start > 0 && strlen(rnd) == 10);
     lcm_temp_discard(tmp), lcm_temp_discard(tmp2);
     CHECK(temporaries_in(dir) == 0);
+    test_stale(dir);
 
     /* a taken name: another is tried, up to a point */
     taken = 3;

@@ -7,7 +7,9 @@
 -- a target solved by grid search that carries wealth, a regime probability
 -- of wealth, next wealth without consumption, a solver that is not
 -- lcm.egm, savings that are no grid or one given at run time, next wealth
--- that falls with savings, a strict budget, a taste-shock scale of wealth;
+-- that falls with savings, a strict budget, a taste-shock scale of wealth,
+-- a utility by age that reads no consumption at some age, a utility that
+-- selects by a condition on consumption;
 -- next wealth with a jump in savings (a warning); and, for the runtime, a
 -- model EGM can solve (bad=none).
 local lcm = require("lcm")
@@ -35,6 +37,11 @@ local alive = lcm.regime{
   functions = {
     utility = bad == "utility_of_wealth" and function(consumption, wealth)
       return math.log(consumption) + 0.1 * math.log(wealth)
+    end or bad == "by_age_constant" and lcm.by_age(function(age)
+      if age < 1 then return function(consumption) return math.log(consumption) end end
+      return function() return 1 end
+    end) or bad == "where_on_consumption" and function(consumption)
+      return lcm.where(consumption:gt(2), math.log(consumption), 2 * math.log(consumption))
     end or function(consumption)
       if no_inverse then return math.log(consumption) + math.sqrt(consumption) end
       if linear then return 2 * consumption end
