@@ -481,7 +481,7 @@ static int staged_variants(emitter *e, int *variants);
 static void staged_caps_at(emitter *e, int level)
 {
     const ir_regime *r = e->r;
-    int variants[2], in = e->n->innermost, any = 0;
+    int variants[3], in = e->n->innermost, any = 0;
     if (level >= in - 1 || in < LVL_ACTION0 || !staged_variants(e, variants)) return;
     int j = plan_loop_action(e->n, in);
     for (int c = 0; c < r->nconstraints; ++c) {

@@ -145,6 +145,16 @@ LCM_API int lcm_model_regime_by_name(const lcm_model *m, const char *name);
 LCM_API lcm_index lcm_model_states(const lcm_model *m, int regime);
 /* Kernels of the generated code (the length of lcm_solver_profile's arrays). */
 LCM_API int lcm_model_kernels(const lcm_model *m);
+/* A regime's states, the axes of its V in their order (row-major: the last
+ * state varies fastest): how many (0 for a regime out of range), and
+ * state k's name, with its number of points and whether it is discrete
+ * (NULL, 0 and 0 out of range).  A discrete state's point `code` has a
+ * label (NULL out of range or for a continuous state); a continuous one's
+ * points depend on the parameters: lcm_solution_state_points. */
+LCM_API int lcm_model_regime_states(const lcm_model *m, int regime);
+LCM_API const char *lcm_model_state(const lcm_model *m, int regime, int k, LCM_NULLABLE int *points,
+                                    LCM_NULLABLE int *discrete);
+LCM_API const char *lcm_model_state_label(const lcm_model *m, int regime, int k, int code);
 
 /* ---- parameters ---------------------------------------------------------- */
 /* Parameter values as a params file writes them: a tree of numbers, lists
@@ -283,6 +293,11 @@ LCM_API void lcm_solution_free(lcm_solution *s);
 LCM_API int lcm_solution_read_h5(const lcm_model *m, const char *path, lcm_solution **out, lcm_err *err);
 /* The parameter buffer the solution was computed with (lcm_model_params_size doubles). */
 LCM_API const double *lcm_solution_params(const lcm_solution *s);
+/* The points of continuous state k of a regime at a period, as the solve
+ * placed them (grids given by parameters, grids by age: that period's row),
+ * lcm_model_state's number of them; NULL for a discrete state or anything
+ * out of range.  Lives as long as the solution. */
+LCM_API const double *lcm_solution_state_points(const lcm_solution *s, int period, int regime, int k);
 
 /* ---- simulation ----------------------------------------------------------- */
 typedef struct lcm_panel lcm_panel;
@@ -292,6 +307,15 @@ typedef struct lcm_panel lcm_panel;
  * validated against the model. */
 typedef struct lcm_initial lcm_initial;
 LCM_API int lcm_initial_read(const lcm_model *m, const char *path, lcm_initial **out, lcm_err *err);
+/* Initial conditions from columns of n cells each, validated as a file
+ * is, the messages naming `source` (what the caller calls its input):
+ * column i is named names[i] (regime, age and states, as in the CSV) and
+ * its cell j is the label text[i][j] where text, text[i] and text[i][j]
+ * are not NULL (labels of categorical states, regime names), else the
+ * number num[i][j] where num and num[i] are not NULL (NaN: no value). */
+LCM_API int lcm_initial_from_arrays(const lcm_model *m, const char *source, int ncols, const char *const *names,
+                                    LCM_NULLABLE const double *const *num, LCM_NULLABLE const char *const *const *text,
+                                    lcm_index n, lcm_initial **out, lcm_err *err);
 LCM_API lcm_index lcm_initial_subjects(const lcm_initial *ic);
 LCM_API void lcm_initial_free(lcm_initial *ic);
 
@@ -338,6 +362,16 @@ LCM_API const char *lcm_panel_column_name(const lcm_panel *p, int i);
  * where a row's regime lacks the variable).  Returns 0, or an error naming
  * the columns there are. */
 LCM_API int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err *err);
+/* A column in the panel's own memory, without a copy: the lcm_panel_rows
+ * doubles of value, a state, an action or a target, valid until the panel
+ * is freed or renewed (lcm_simulate_again); NULL for an unknown name and
+ * for the columns kept otherwise (subject_id, period, age, regime:
+ * lcm_panel_column copies them). */
+LCM_API const double *lcm_panel_column_data(const lcm_panel *p, const char *name);
+/* What code `code` of a categorical column means: the regime's name in
+ * regime, the label of a discrete state's or action's point; NULL for any
+ * other column or a code out of range. */
+LCM_API const char *lcm_panel_column_label(const lcm_panel *p, const char *name, int code);
 LCM_API double lcm_panel_seconds(const lcm_panel *p);
 /* HDF5: one dataset per column at the root; CSV:
  * subject_id,period,age,regime,value,<states>,<actions>,<targets> with labels

@@ -583,7 +583,8 @@ static int read_column_subjects(reader *rd, const lcm_initial_column *cols, int 
     for (size_t i = 0; !rc && i < cols[0].len; ++i) {
         for (int c = 0; c < n; ++c) {
             const lcm_initial_column *col = &cols[c];
-            row[c] = col->text && col->text[i] ? (cell){.text = col->text[i]} : (cell){.num = col->num[i]};
+            row[c] = col->text && col->text[i] ? (cell){.text = col->text[i]}
+                                                : (cell){.num = col->num ? col->num[i] : NAN}; /* no cell: no value */
         }
         rc = read_subject(rd, row, err);
     }

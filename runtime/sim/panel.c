@@ -225,13 +225,19 @@ const char *lcm_panel_column_name(const lcm_panel *p, int i)
     return name;
 }
 
+/* The column named `name` (columns(p, c) of them), or -1. */
+static int column_by_name(const column *c, int n, const char *name)
+{
+    for (int k = 0; k < n; ++k)
+        if (!strcmp(c[k].name, name)) return k;
+    return -1;
+}
+
 int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err *err)
 {
     LCM_NEEDS(err, p, name, out);
     column *c;
-    int n = columns(p, &c), found = -1;
-    for (int k = 0; k < n && found < 0; ++k)
-        if (!strcmp(c[k].name, name)) found = k;
+    int n = columns(p, &c), found = column_by_name(c, n, name);
     if (found < 0) {
         lcm_sb names;
         lcm_sb_init(&names);
@@ -247,6 +253,28 @@ int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err 
         for (lcm_index i = 0; i < p->n; ++i) out[i] = cell(p, &c[found], i);
     free(c);
     return 0;
+}
+
+const double *lcm_panel_column_data(const lcm_panel *p, const char *name)
+{
+    if (!p || !name) return NULL;
+    column *c;
+    int n = columns(p, &c), k = column_by_name(c, n, name);
+    const double *data = k < 0 ? NULL : column_doubles(p, &c[k]);
+    free(c);
+    return data;
+}
+
+const char *lcm_panel_column_label(const lcm_panel *p, const char *name, int code)
+{
+    if (!p || !name || code < 0) return NULL;
+    column *c;
+    int n = columns(p, &c), k = column_by_name(c, n, name);
+    const char *label = NULL; /* the model's: outlives c */
+    if (k >= 0 && c[k].kind == COL_REGIME) label = code < p->m->nregimes ? p->m->regimes[code].name : NULL;
+    else if (k >= 0 && c[k].grid && grid_is_discrete(c[k].grid) && code < c[k].grid->n) label = c[k].grid->labels[code];
+    free(c);
+    return label;
 }
 
 /* ---- CSV ------------------------------------------------------------------- */

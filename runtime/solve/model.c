@@ -91,6 +91,27 @@ lcm_index lcm_model_states(const lcm_model *m, int regime)
 {
     return m && regime >= 0 && regime < m->ir.nregimes ? ir_state_space_size(&m->ir.regimes[regime]) : 0;
 }
+int lcm_model_regime_states(const lcm_model *m, int regime)
+{
+    return m && regime >= 0 && regime < m->ir.nregimes ? m->ir.regimes[regime].nstates : 0;
+}
+/* State k of a regime, or NULL out of range. */
+static const ir_var *model_state(const lcm_model *m, int regime, int k)
+{
+    return k >= 0 && k < lcm_model_regime_states(m, regime) ? &m->ir.regimes[regime].states[k] : NULL;
+}
+const char *lcm_model_state(const lcm_model *m, int regime, int k, int *points, int *discrete)
+{
+    const ir_var *v = model_state(m, regime, k);
+    if (points) *points = v ? v->grid.n : 0;
+    if (discrete) *discrete = v ? grid_is_discrete(&v->grid) : 0;
+    return v ? v->name : NULL;
+}
+const char *lcm_model_state_label(const lcm_model *m, int regime, int k, int code)
+{
+    const ir_var *v = model_state(m, regime, k);
+    return v && grid_is_discrete(&v->grid) && code >= 0 && code < v->grid.n ? v->grid.labels[code] : NULL;
+}
 size_t lcm_model_params_size(const lcm_model *m) { return m ? m->ir.params_size : 0; }
 int lcm_model_params(const lcm_model *m) { return m ? m->ir.nparams : 0; }
 void lcm_model_param(const lcm_model *m, int i, const char **regime, const char **func, const char **name,
@@ -120,6 +141,30 @@ int lcm_initial_read(const lcm_model *m, const char *path, lcm_initial **out, lc
 {
     LCM_NEEDS(err, m, path, out);
     return lcm_initial_read_ir(&m->ir, path, out, err);
+}
+int lcm_initial_from_arrays(const lcm_model *m, const char *source, int ncols, const char *const *names,
+                            const double *const *num, const char *const *const *text, lcm_index n, lcm_initial **out,
+                            lcm_err *err)
+{
+    LCM_NEEDS(err, m, source, names, out);
+    *out = NULL;
+    if (ncols < 0 || n < 0)
+        return lcm_fail(err, LCM_E_USAGE, "lcm_initial_from_arrays: %d columns of %lld subjects", ncols, (long long)n);
+    /* the reader's columns: borrowed cells (it only reads them), so nothing to free but the array */
+    lcm_initial_column *cols = lcm_xcalloc((size_t)ncols + 1, sizeof *cols);
+    int rc = 0;
+    for (int i = 0; i < ncols && !rc; ++i) {
+        if (!names[i]) rc = lcm_fail(err, LCM_E_USAGE, "%s: column %d has no name", source, i);
+        else if (!(num && num[i]) && !(text && text[i]))
+            rc = lcm_fail(err, LCM_E_USAGE, "%s: column '%s' has no cells", source, names[i]);
+        cols[i] = (lcm_initial_column){(char *)names[i], (size_t)n, num ? (double *)num[i] : NULL,
+                                       text ? (char **)text[i] : NULL};
+    }
+    if (!rc)
+        rc = lcm_initial_from_columns(&m->ir, source, "column", cols, ncols, "one column per variable, one cell per "
+                                      "subject", out, err);
+    free(cols);
+    return rc;
 }
 lcm_index lcm_initial_subjects(const lcm_initial *ic) { return ic ? ic->n : 0; }
 

@@ -649,6 +649,14 @@ const void *lcm_solution_V(const lcm_solution *s, int t, int r, lcm_index *n)
     return s->V[t * s->m->nregimes + r];
 }
 
+const double *lcm_solution_state_points(const lcm_solution *s, int t, int r, int k)
+{
+    if (!s || t < 0 || t >= s->m->nperiods || r < 0 || r >= s->m->nregimes || k < 0 || k >= s->m->regimes[r].nstates)
+        return NULL;
+    const ir_grid *g = &s->m->regimes[r].states[k].grid;
+    return grid_is_discrete(g) ? NULL : s->grids + ir_grid_at(g, s->layout.state_off[r][k], t);
+}
+
 double lcm_solution_value(const lcm_solution *s, int t, int r, lcm_index i)
 {
     const void *v = lcm_solution_V(s, t, r, NULL);

@@ -126,7 +126,14 @@ static void *arg(const char *fn, const char *type, const char *name)
     if (!strcmp(type, "lcm_index *")) return &S.index;
     if (!strcmp(type, "const char **")) return &S.ctext;
     if (!strcmp(type, "char **")) return &S.text;
+    /* columns of initial conditions: one column, "regime", of no cells (the calls pass n = 0) */
+    static const char *const names[] = {"regime"}, *const labels[] = {"alive"}, *const *const texts[] = {labels};
+    static const double codes[] = {0}, *const nums[] = {codes};
+    if (!strcmp(type, "const char *const *")) return (void *)names;
+    if (!strcmp(type, "const double *const *")) return (void *)nums;
+    if (!strcmp(type, "const char *const *const *")) return (void *)texts;
     if (!strcmp(type, "const char *")) {
+        if (!strcmp(name, "source")) return "arrays";
         if (!strcmp(name, "dir")) return (void *)F.dir;
         if (!strcmp(name, "manifest")) return F.manifest;
         if (!strcmp(name, "source")) return F.source;

@@ -1,0 +1,210 @@
+"""Models: lcmgen.load opens a .lua model (generated in this process, as
+``lcm`` does) or a directory written by ``lcmgen -o``."""
+import html
+import os
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from . import _core
+from ._errors import InputError, LcmIOError, UsageError
+from ._params import ParamSpace, Resolved, to_tree
+
+State = namedtuple("State", "name points labels")
+State.__doc__ = "A state of a regime, an axis of its V: labels for a discrete state, else None."
+Slot = namedtuple("Slot", "regime func name offset size fixed")
+
+
+def load(path, *, options=None, fix=None, trusted=False):
+    """Opens a model: ``MODEL.lua`` (generated now; the compiled solver
+    comes from the cache when the generated code is unchanged) or a
+    directory made by ``lcmgen MODEL.lua -o DIR``.
+
+    options: structural options, ``{"name": value}`` (``lcm -D name=value``).
+    fix: parameters fixed into the kernels, ``{"path": number}`` (``--fix``).
+    trusted: give the model file the whole Lua library (``--trust-model``).
+    """
+    path = os.fspath(path)
+    is_dir = os.path.isdir(path)
+    if is_dir and (options or fix):
+        raise UsageError(f"options and fix apply when the model is a .lua file; '{path}' was generated already "
+                         "(run lcmgen with -D / --fix instead)")
+    if not is_dir and not path.endswith(".lua"):
+        if not os.path.exists(path):
+            raise LcmIOError(f"model '{path}' does not exist")
+        raise UsageError(f"model '{path}' is neither a .lua file nor a directory made by lcmgen")
+    defines = [(str(k), _option_text(v)) for k, v in (options or {}).items()]
+    fixes = [(str(k), repr(float(v))) for k, v in (fix or {}).items()]
+    core = _core.open_model(path, is_dir, defines, fixes, bool(trusted))
+    for w in core.warnings:
+        warnings.warn(w, stacklevel=2)
+    return Model(core, path)
+
+
+def _option_text(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+class Model:
+    """A generated model: its regimes, ages, states and parameters."""
+
+    def __init__(self, core, path):
+        self._core = core
+        self.path = path
+        self.name = core.name
+        self.ages = np.array(core.ages)
+        self.regimes = list(core.regimes)
+
+    @property
+    def periods(self):
+        return len(self.ages)
+
+    def regime_index(self, regime):
+        """The index of a regime given by name or index."""
+        if isinstance(regime, str):
+            try:
+                return self.regimes.index(regime)
+            except ValueError:
+                raise UsageError(f"model '{self.name}' has no regime '{regime}' (its regimes: "
+                                 f"{', '.join(self.regimes)})") from None
+        if isinstance(regime, (int, np.integer)) and 0 <= regime < len(self.regimes):
+            return int(regime)
+        raise UsageError(f"regime {regime!r}: not a regime name or an index below {len(self.regimes)}")
+
+    def states(self, regime):
+        """The states of a regime, V's axes in order (a list of State)."""
+        return [State(*s) for s in self._core.states(self.regime_index(regime))]
+
+    def _slots(self):
+        return [Slot(*s) for s in self._core.params()]
+
+    def param_names(self):
+        """The names of the parameters to give (fixed ones left out), in the model's order."""
+        seen = []
+        for s in self._slots():
+            if not s.fixed and s.name not in seen:
+                seen.append(s.name)
+        return seen
+
+    def params_template(self):
+        """A params dict to fill in: every parameter the model needs, None
+        for a number, an array of NaN (its numbers, row-major) for an array."""
+        out = {}
+        for s in self._slots():
+            if not s.fixed and s.name not in out:
+                out[s.name] = None if s.size == 1 else np.full(s.size, np.nan)
+        return out
+
+    def resolve(self, params):
+        """The whole parameter buffer the kernels read, from a params tree."""
+        if isinstance(params, Resolved):
+            return params
+        return np.asarray(self._core.resolve(to_tree(params)), dtype=np.float64).view(Resolved)
+
+    def param_space(self, names, base):
+        """A flat vector of the parameters `names` (paths), the rest from
+        `base` (a params tree): for optimizers (to_vector, from_vector)."""
+        return ParamSpace(self, names, base)
+
+    def initial(self, data, *, source="initial conditions"):
+        """Initial conditions for simulate: a pandas DataFrame, a dict of
+        columns (arrays or lists; labels as strings), or a file (.csv, .h5).
+        One subject per row: regime, age and the regime's states."""
+        if isinstance(data, Initial):
+            return data
+        if isinstance(data, (str, os.PathLike)):
+            return Initial(self._core.initial_read(os.fspath(data)), self)
+        if type(data).__name__ == "DataFrame":
+            columns = {str(c): data[c] for c in data.columns}
+        elif isinstance(data, dict):
+            columns = data
+        else:
+            raise InputError(f"{source}: a {type(data).__name__}; give a pandas DataFrame, a dict of columns or a "
+                             "file path")
+        converted, n = [], None
+        for name, values in columns.items():
+            num, text = _column_cells(name, values, source)
+            length = len(num) if num is not None else len(text)
+            if n is not None and length != n:
+                raise InputError(f"{source}: column '{name}' has {length} values but the first has {n}; each holds "
+                                 "one value per subject")
+            n = length
+            converted.append((str(name), num, text))
+        return Initial(self._core.initial_from_columns(source, converted, n or 0), self)
+
+    def solver(self, *, backend="auto", precision=64, threads=0, device=0, devices=0, cache_dir=None,
+               log_level=None, cache_required=False):
+        """A solver for this model: compiles the kernels, or takes them from
+        the cache (~/.cache/lcm or $LCM_CACHE_DIR, shared with the lcm
+        command).  One thread uses a solver at a time.  log_level sets the
+        process's level (off, warning, info, progress, debug)."""
+        from ._solver import Solver
+        for name, value in (("precision", precision), ("threads", threads), ("device", device),
+                            ("devices", devices)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise UsageError(f"solver: {name} must be an integer, not {value!r}")
+        if log_level is not None:
+            _core.set_log_level(str(log_level))
+        core = _core.solver_new(self._core, str(backend), int(precision), int(threads), int(device), int(devices),
+                                os.fspath(cache_dir) if cache_dir else "", bool(cache_required))
+        return Solver(core, self)
+
+    def __repr__(self):
+        return (f"<lcmgen.Model {self.name!r}: {len(self.regimes)} regimes ({', '.join(self.regimes)}), "
+                f"{self.periods} periods (ages {self.ages[0]:g}-{self.ages[-1]:g})>")
+
+    def _repr_html_(self):
+        rows = []
+        for r, name in enumerate(self.regimes):
+            states = ", ".join(f"{s.name} ({s.points})" for s in self.states(r)) or "none"
+            rows.append(f"<tr><td>{html.escape(name)}</td><td>{html.escape(states)}</td>"
+                        f"<td>{self._core.state_count(r)}</td></tr>")
+        return (f"<b>lcmgen model {html.escape(self.name)}</b>: {self.periods} periods, ages "
+                f"{self.ages[0]:g}-{self.ages[-1]:g}<table><tr><th>regime</th><th>states (points)</th>"
+                f"<th>state space</th></tr>{''.join(rows)}</table>")
+
+
+def _column_cells(name, values, source):
+    """(float64 array or None, list of str/None or None): numbers, or labels where a cell is text."""
+    if type(values).__name__ == "Series":
+        values = values.astype(object).where(values.notna(), None).tolist() if values.dtype.kind not in "iuf" \
+            else values.to_numpy(dtype=np.float64)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        if values.ndim != 1:
+            raise InputError(f"{source}: column '{name}' is not one-dimensional")
+        return np.ascontiguousarray(values, dtype=np.float64), None
+    try:
+        cells = list(values)
+    except TypeError:
+        raise InputError(f"{source}: column '{name}' is a {type(values).__name__}, not a column of values") from None
+    num = np.full(len(cells), np.nan)
+    text = [None] * len(cells)
+    any_text = False
+    for i, c in enumerate(cells):
+        if c is None:
+            continue
+        if isinstance(c, str):
+            text[i], any_text = c, True
+        elif isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, (bool, np.bool_)):
+            num[i] = float(c)
+        else:
+            raise InputError(f"{source}: column '{name}', subject {i + 1}: {c!r} is neither a number nor a label")
+    return num, (text if any_text else None)
+
+
+class Initial:
+    """Initial conditions checked against a model: reuse one in a loop."""
+
+    def __init__(self, core, model):
+        self._core = core
+        self.model = model
+
+    @property
+    def subjects(self):
+        return self._core.subjects
+
+    def __repr__(self):
+        return f"<lcmgen.Initial: {self.subjects} subjects of model {self.model.name!r}>"

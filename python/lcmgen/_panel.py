@@ -1,0 +1,111 @@
+"""Panels: simulated subjects, one row per subject and period, columnar."""
+import os
+
+import numpy as np
+
+from ._errors import UsageError
+
+# columns the panel keeps as integers (copied out as doubles by the library)
+_INTEGER_COLUMNS = {"subject_id": np.int64, "period": np.int64}
+
+
+class Panel:
+    """A simulated panel.  ``column(name)`` is a read-only view into the
+    panel's memory (value, states, actions, targets), which keeps the panel
+    alive; ``to_pandas()``, ``to_arrow()`` and the Arrow PyCapsule stream
+    give tables with categorical columns labelled as in the model."""
+
+    def __init__(self, core, model):
+        self._core = core
+        self.model = model
+
+    @property
+    def rows(self):
+        return self._core.rows
+
+    def __len__(self):
+        return self.rows
+
+    @property
+    def seconds(self):
+        return self._core.seconds
+
+    @property
+    def columns(self):
+        """The column names, in the order of the CSV `lcm simulate` writes."""
+        self._check()
+        return list(self._core.columns())
+
+    def _check(self):
+        if self._core.empty:
+            raise UsageError("the panel holds nothing: the simulation into it (out=) failed")
+
+    def column(self, name):
+        """A column as a float64 array: codes for discrete variables, NaN
+        where a row's regime lacks the variable.  A view (no copy) for value,
+        states, actions and targets; subject_id, period, age and regime are
+        copied out of the panel's integer columns."""
+        self._check()
+        view = self._core.view(name)
+        return view if view is not None else self._core.column(name)
+
+    def labels(self, name):
+        """The labels of a categorical column's codes (regime, discrete variables), or None."""
+        self._check()
+        return self._core.labels(name)
+
+    def to_pandas(self, categorical=True):
+        """A DataFrame; categorical columns (regime, discrete variables) as
+        pandas Categoricals with the model's labels (codes if categorical=False)."""
+        import pandas as pd
+        data = {}
+        for name in self.columns:
+            col = self.column(name)
+            labels = self.labels(name) if categorical else None
+            if labels is not None:
+                codes = np.where(np.isnan(col), -1, col).astype(np.int64)
+                data[name] = pd.Categorical.from_codes(codes, categories=labels)
+            elif name in _INTEGER_COLUMNS:
+                data[name] = col.astype(_INTEGER_COLUMNS[name])
+            else:
+                data[name] = np.array(col)
+        return pd.DataFrame(data)
+
+    def to_arrow(self):
+        """A pyarrow Table (categorical columns as dictionary arrays)."""
+        import pyarrow as pa
+        arrays = {}
+        for name in self.columns:
+            col = self.column(name)
+            labels = self.labels(name)
+            if labels is not None:
+                mask = np.isnan(col)
+                codes = pa.array(np.where(mask, 0, col).astype(np.int32), mask=mask)
+                arrays[name] = pa.DictionaryArray.from_arrays(codes, pa.array(labels, pa.string()))
+            elif name in _INTEGER_COLUMNS:
+                arrays[name] = pa.array(col.astype(_INTEGER_COLUMNS[name]))
+            else:
+                arrays[name] = pa.array(col)
+        return pa.table(arrays)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The Arrow PyCapsule stream (polars, duckdb, pyarrow read it)."""
+        return self.to_arrow().__arrow_c_stream__(requested_schema)
+
+    def to_parquet(self, path):
+        import pyarrow.parquet as pq
+        pq.write_table(self.to_arrow(), os.fspath(path))
+
+    def save(self, path):
+        """Writes the panel as `lcm simulate -o` does: .h5 / .hdf5 or .csv."""
+        self._check()
+        path = os.fspath(path)
+        if path.endswith(".csv"):
+            self._core.write_csv(path)
+        else:
+            self._core.write_h5(path)
+
+    def __repr__(self):
+        if self._core.empty:
+            return "<lcmgen.Panel: empty>"
+        return f"<lcmgen.Panel of {self.model.name!r}: {self.rows} rows, {len(self.columns)} columns>"

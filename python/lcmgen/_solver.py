@@ -1,0 +1,165 @@
+"""Solvers and solutions: backward induction and V without copies."""
+import os
+
+import numpy as np
+
+from . import _core
+from ._errors import UsageError
+from ._model import Model
+from ._panel import Panel
+from ._params import Resolved, to_tree
+
+
+class Solver:
+    """A model's compiled kernels on one backend: solve, then simulate, as
+    often as an estimation needs, recompiling nothing.  A solver serves one
+    thread at a time (a second thread's call raises UsageError); threads
+    that solve at once each take a solver of their own (docs/python.md)."""
+
+    def __init__(self, core, model):
+        self._core = core
+        self.model = model
+
+    backend = property(lambda self: self._core.backend, doc="cpu, cuda or interp")
+    precision = property(lambda self: self._core.precision, doc="64 or 32")
+    compiled = property(lambda self: self._core.compiled,
+                        doc="True when making the solver compiled the kernels, False when they came from the cache")
+    compile_seconds = property(lambda self: self._core.compile_seconds)
+    closed = property(lambda self: self._core.closed)
+
+    def solve(self, params):
+        """Solves the model by backward induction: params is a nested dict
+        (as a params file), a pandas Series labelled by parameter paths, or
+        a vector from ParamSpace.from_vector / Model.resolve."""
+        if isinstance(params, Resolved):
+            core = self._core.solve_resolved(np.ascontiguousarray(params, dtype=np.float64))
+        elif isinstance(params, np.ndarray):
+            raise UsageError("solve: a bare numpy array; make parameter vectors with Model.param_space(names, "
+                             "base).from_vector(x), which knows where each number goes")
+        else:
+            core = self._core.solve_tree(to_tree(params))
+        return Solution(core, self.model)
+
+    def simulate(self, solution, initial, *, seed=0, targets=None, batch_size=0, out=None):
+        """Simulates subjects forward from `initial` (a DataFrame, a dict of
+        columns, a file, or Model.initial(...)) with the solution's policy.
+        targets: extra columns ("utility,consumption", a list, or "all").
+        out: a Panel of an earlier simulation, whose memory the new one
+        takes (no fresh pages each time); it is returned, refilled."""
+        if not isinstance(solution, Solution):
+            raise UsageError(f"simulate: solution is a {type(solution).__name__}, not an lcmgen Solution")
+        ic = self.model.initial(initial)
+        if out is not None and not isinstance(out, Panel):
+            raise UsageError(f"simulate: out is a {type(out).__name__}, not an lcmgen Panel")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 64:
+            raise UsageError(f"simulate: seed must be an integer from 0 to 2**64-1, not {seed!r}")
+        if not isinstance(targets, (str, type(None))):
+            targets = ",".join(targets)
+        core = self._core.simulate(solution._core, ic._core, int(seed), targets or "", int(batch_size),
+                                   None if out is None else out._core)
+        if out is not None:
+            return out
+        return Panel(core, self.model)
+
+    def close(self):
+        """Frees the compiled kernels now (also done when the solver is collected)."""
+        self._core.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        state = "closed" if self.closed else f"{self.backend}, float{self.precision}"
+        return f"<lcmgen.Solver of {self.model.name!r}: {state}>"
+
+
+class Solution:
+    """V of every regime and period; arrays are views into the solution's
+    memory (read-only) that keep it alive."""
+
+    def __init__(self, core, model):
+        self._core = core
+        self.model = model
+
+    @property
+    def precision(self):
+        return self._core.precision
+
+    @property
+    def seconds(self):
+        return self._core.seconds
+
+    @property
+    def params(self):
+        """The parameter buffer it was solved with (Model.resolve's layout)."""
+        return self._core.params()
+
+    def V(self, period, regime):
+        """V of a regime at a period, shaped by the regime's states (Model.states),
+        or None where the regime is not active then.  No copy."""
+        r, t = self.model.regime_index(regime), self._period(period)
+        shape = [s.points for s in self.model.states(r)]
+        return self._core.V(t, r, shape)
+
+    def axes(self, period, regime):
+        """The coordinates of V's axes: {state: labels or grid points at that period}."""
+        r, t = self.model.regime_index(regime), self._period(period)
+        return {s.name: (s.labels if s.labels is not None else self._core.points(t, r, k, s.points))
+                for k, s in enumerate(self.model.states(r))}
+
+    def _period(self, period):
+        if isinstance(period, bool) or not isinstance(period, (int, np.integer)) or \
+                not 0 <= period < self.model.periods:
+            raise UsageError(f"period {period!r}: not an integer from 0 to {self.model.periods - 1}")
+        return int(period)
+
+    def to_xarray(self):
+        """An xarray Dataset: one variable per regime, dims (period, states...),
+        NaN where the regime is not active; a continuous state's coordinate
+        is its grid where it is the same in every period, else its index."""
+        import xarray as xr
+        data = {}
+        for r, name in enumerate(self.model.regimes):
+            states = self.model.states(r)
+            shape = [s.points for s in states]
+            V = np.full([self.model.periods] + shape, np.nan)
+            active = False
+            for t in range(self.model.periods):
+                v = self._core.V(t, r, shape)
+                if v is not None:
+                    V[t], active = v, True
+            if not active:
+                continue
+            coords = {"period": np.arange(self.model.periods), "age": ("period", self.model.ages)}
+            for k, s in enumerate(states):
+                if s.labels is not None:
+                    coords[s.name] = s.labels
+                    continue
+                rows = [self._core.points(t, r, k, s.points) for t in range(self.model.periods)]
+                same = all(np.array_equal(rows[0], x) for x in rows[1:])
+                coords[s.name] = rows[0] if same else np.arange(s.points)
+            data[name] = xr.DataArray(V, dims=["period"] + [s.name for s in states], coords=coords)
+        return xr.Dataset(data, attrs={"model": self.model.name})
+
+    def save(self, path):
+        """Writes the solution: .h5 / .hdf5 in the layout `lcm solve -o` writes
+        (and load_solution reads), .csv in long form."""
+        path = os.fspath(path)
+        if path.endswith(".csv"):
+            self._core.write_csv(path)
+        else:
+            self._core.write_h5(path)
+
+    def __repr__(self):
+        return f"<lcmgen.Solution of {self.model.name!r}: float{self.precision}, solved in {self.seconds:.3g} s>"
+
+
+def load_solution(model, path):
+    """Reads a solution written by Solution.save or `lcm solve` for `model`
+    (the same generated model)."""
+    if not isinstance(model, Model):
+        raise UsageError(f"load_solution: model is a {type(model).__name__}, not an lcmgen Model")
+    return Solution(_core.solution_read(model._core, os.fspath(path)), model)
