@@ -35,6 +35,9 @@ def load(path, *, options=None, fix=None, trusted=False):
             raise LcmIOError(f"model '{path}' does not exist")
         raise UsageError(f"model '{path}' is neither a .lua file nor a directory made by lcmgen")
     defines = [(str(k), _option_text(v)) for k, v in (options or {}).items()]
+    for k, v in (fix or {}).items():
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise UsageError(f"fix: '{k}' = {v!r} is not a number")
     fixes = [(str(k), repr(float(v))) for k, v in (fix or {}).items()]
     core = _core.open_model(path, is_dir, defines, fixes, bool(trusted))
     for w in core.warnings:
@@ -191,7 +194,7 @@ def _column_cells(name, values, source):
         elif isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, (bool, np.bool_)):
             num[i] = float(c)
         else:
-            raise InputError(f"{source}: column '{name}', subject {i + 1}: {c!r} is neither a number nor a label")
+            raise InputError(f"{source}: column '{name}', subject {i}: {c!r} is neither a number nor a label")
     return num, (text if any_text else None)
 
 

@@ -23,7 +23,8 @@ def to_tree(params, path=""):
         out = {}
         for key, value in params.items():
             if not isinstance(key, str):
-                raise ParamsError(f"parameter '{path}': key {key!r} is not a string")
+                where = f"parameter '{path}'" if path else "params"
+                raise ParamsError(f"{where}: key {key!r} is not a string")
             out[key] = to_tree(value, f"{path}.{key}" if path else key)
         return out
     if isinstance(params, np.ndarray):

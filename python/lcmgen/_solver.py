@@ -53,11 +53,17 @@ class Solver:
             raise UsageError(f"simulate: out is a {type(out).__name__}, not an lcmgen Panel")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 64:
             raise UsageError(f"simulate: seed must be an integer from 0 to 2**64-1, not {seed!r}")
-        if not isinstance(targets, (str, type(None))):
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 0:
+            raise UsageError(f"simulate: batch_size must be a positive number of subjects, or 0 for all, not "
+                             f"{batch_size!r}")
+        if isinstance(targets, (list, tuple)) and all(isinstance(t, str) for t in targets):
             targets = ",".join(targets)
+        elif not isinstance(targets, (str, type(None))):
+            raise UsageError(f"simulate: targets must be a string or a list of names, not {targets!r}")
         core = self._core.simulate(solution._core, ic._core, int(seed), targets or "", int(batch_size),
                                    None if out is None else out._core)
         if out is not None:
+            out.model = self.model  # refilled by this solver's model
             return out
         return Panel(core, self.model)
 

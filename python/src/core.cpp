@@ -128,17 +128,16 @@ Model *open_model(const std::string &path, bool is_dir, const std::vector<std::p
         std::vector<ir_option> d = options_of(defines), f = options_of(fixes);
         lcmgen_inputs in = {d.data(), (int)d.size(), f.data(), (int)f.size()};
         lcmgen_output gen;
+        // with the GIL held throughout: the sandbox's trust is one switch for the process, and another
+        // thread's load must not find it on while an untrusted model runs
         lcm_sandbox_set_trusted(trusted);
-        {
-            nb::gil_scoped_release unlocked; // generating runs Lua: seconds for a large model
-            rc = lcmgen_generate(path.c_str(), &in, &gen, &err);
-            if (!rc) {
-                for (int i = 0; i < gen.nwarnings; ++i) model->warnings.emplace_back(gen.warnings[i]);
-                rc = lcm_model_from_text(gen.manifest, gen.source, &model->m, &err);
-                lcmgen_output_free(&gen);
-            }
-        }
+        rc = lcmgen_generate(path.c_str(), &in, &gen, &err);
         lcm_sandbox_set_trusted(0);
+        if (!rc) {
+            for (int i = 0; i < gen.nwarnings; ++i) model->warnings.emplace_back(gen.warnings[i]);
+            rc = lcm_model_from_text(gen.manifest, gen.source, &model->m, &err);
+            lcmgen_output_free(&gen);
+        }
     }
     if (rc) {
         delete model;
@@ -231,7 +230,7 @@ Initial *initial_from_columns(const Model &m, const std::string &source, nb::lis
     std::vector<std::vector<const char *>> cells(ncols);
     std::vector<const double *> nums(ncols, nullptr);
     std::vector<const char *const *> text_cols(ncols, nullptr);
-    std::vector<const char *> name_ptrs(ncols);
+    std::vector<const char *> name_ptrs(ncols + 1); // never empty: data() is not NULL without columns
     for (size_t i = 0; i < ncols; ++i) {
         nb::tuple t = nb::borrow<nb::tuple>(columns[i]);
         names[i] = nb::cast<std::string>(t[0]);
@@ -275,15 +274,23 @@ Initial *initial_read(const Model &m, const std::string &path)
 // ---- panels ----------------------------------------------------------------------
 struct Panel {
     lcm_panel *p = nullptr;
-    std::atomic<int> views{0}; // column views alive: simulate(out=) may not move memory they see
+    std::atomic<int> views{0};      // column views alive: simulate(out=) may not move memory they see
+    std::atomic<bool> renewing{false}; // simulate(out=) is refilling it (without the GIL)
     ~Panel() { lcm_panel_free(p); }
 };
+
+// The panel's handle for reading, or an exception while another thread refills it.
+const lcm_panel *readable(const Panel &panel)
+{
+    if (panel.renewing) raise_usage("the panel is being refilled by simulate(out=) in another thread");
+    return panel.p;
+}
 
 // A column in the panel's memory (value, states, actions, targets), or None.
 nb::object panel_view(nb::handle self, const std::string &name)
 {
     Panel &panel = nb::cast<Panel &>(self);
-    const double *col = lcm_panel_column_data(panel.p, name.c_str());
+    const double *col = lcm_panel_column_data(readable(panel), name.c_str());
     if (!col) return nb::none();
     // the owner counts the view: a capsule holding the Panel, which it lets go when the array goes
     panel.views++;
@@ -299,7 +306,7 @@ nb::object panel_view(nb::handle self, const std::string &name)
 
 nb::ndarray<nb::numpy, double> panel_column(const Panel &panel, const std::string &name)
 {
-    size_t n = (size_t)lcm_panel_rows(panel.p);
+    size_t n = (size_t)lcm_panel_rows(readable(panel));
     double *out = new double[n ? n : 1];
     nb::capsule owner(out, [](void *p) noexcept { delete[] static_cast<double *>(p); });
     lcm_err err{};
@@ -310,13 +317,13 @@ nb::ndarray<nb::numpy, double> panel_column(const Panel &panel, const std::strin
 nb::list panel_columns(const Panel &panel)
 {
     nb::list out;
-    for (int i = 0; i < lcm_panel_columns(panel.p); ++i) out.append(lcm_panel_column_name(panel.p, i));
+    for (int i = 0; i < lcm_panel_columns(readable(panel)); ++i) out.append(lcm_panel_column_name(panel.p, i));
     return out;
 }
 
 nb::object panel_labels(const Panel &panel, const std::string &name)
 {
-    if (!lcm_panel_column_label(panel.p, name.c_str(), 0)) return nb::none();
+    if (!lcm_panel_column_label(readable(panel), name.c_str(), 0)) return nb::none();
     nb::list out;
     for (int c = 0; const char *l = lcm_panel_column_label(panel.p, name.c_str(), c); ++c) out.append(l);
     return out;
@@ -428,10 +435,16 @@ nb::object simulate(nb::object self, nb::object solution, nb::object initial, un
         if (p.views)
             raise_usage("out: " + std::to_string(p.views.load()) + " column array(s) of that panel are still alive, "
                         "and its memory is about to hold the new panel; let them go (del) or simulate without out=");
+        bool idle = false;
+        if (!p.renewing.compare_exchange_strong(idle, true))
+            raise_usage("out: another thread is simulating into that panel");
+        lcm_panel *renewed = p.p; // readers see p.p as it was (and `renewing`) until the GIL is back
         {
             nb::gil_scoped_release unlocked;
-            rc = lcm_simulate_again(sv.s, sol.s, ic.ic, &o, &p.p, &err);
+            rc = lcm_simulate_again(sv.s, sol.s, ic.ic, &o, &renewed, &err);
         }
+        p.p = renewed;
+        p.renewing = false;
         if (rc) raise_err(err); // p.p is NULL now: the panel holds nothing, its columns say so
         return out;
     }
@@ -489,6 +502,7 @@ NB_MODULE(_core, m)
         .def_prop_ro("compile_seconds", [](const Solver &s) { return lcm_solver_compile_seconds(s.s); })
         .def_prop_ro("closed", [](const Solver &s) { return !s.s; })
         .def("close", [](Solver &s) {
+            if (!s.s) return; // closing twice is nothing (a `with` block after close())
             Claim claim(s);
             lcm_solver_free(s.s);
             s.s = nullptr;
@@ -534,9 +548,9 @@ NB_MODULE(_core, m)
         .def_prop_ro("subjects", [](const Initial &i) { return (long long)lcm_initial_subjects(i.ic); });
 
     nb::class_<Panel>(m, "Panel")
-        .def_prop_ro("rows", [](const Panel &p) { return (long long)lcm_panel_rows(p.p); })
-        .def_prop_ro("seconds", [](const Panel &p) { return lcm_panel_seconds(p.p); })
-        .def_prop_ro("empty", [](const Panel &p) { return !p.p; })
+        .def_prop_ro("rows", [](const Panel &p) { return (long long)lcm_panel_rows(readable(p)); })
+        .def_prop_ro("seconds", [](const Panel &p) { return lcm_panel_seconds(readable(p)); })
+        .def_prop_ro("empty", [](const Panel &p) { return !readable(p); })
         .def_prop_ro("views", [](const Panel &p) { return p.views.load(); })
         .def("columns", &panel_columns)
         .def("view", &panel_view)
@@ -544,10 +558,10 @@ NB_MODULE(_core, m)
         .def("labels", &panel_labels)
         .def("write_h5", [](const Panel &p, const std::string &path) {
             lcm_err err{};
-            check(lcm_panel_write_h5(p.p, path.c_str(), &err), err);
+            check(lcm_panel_write_h5(readable(p), path.c_str(), &err), err);
         })
         .def("write_csv", [](const Panel &p, const std::string &path) {
             lcm_err err{};
-            check(lcm_panel_write_csv(p.p, path.c_str(), &err), err);
+            check(lcm_panel_write_csv(readable(p), path.c_str(), &err), err);
         });
 }

@@ -2,10 +2,8 @@
 the right class (exactly that class) with a message that says what is
 wrong, and leaves the process and the solver working.
 
-Tests marked ``BUG`` (xfail, strict) show defects found while writing this
-suite; they pass once the package is fixed, and then the mark must go.
+The test_fixed_* cases hold defects this suite found to their fixes.
 """
-import gc
 import subprocess
 import sys
 import textwrap
@@ -132,6 +130,8 @@ CATALOGUE = [
     # ---- parameters: NaN
     ("nan-param", lambda e: e.s.solve({**e.p, "discount_factor": NAN}), lcmgen.ParamsError,
      "parameter 'discount_factor' (alive.H) is NaN"),
+    ("inf-param-nan-V", lambda e: e.s.solve({**e.p, "discount_factor": float("inf")}), lcmgen.NumericError,
+     "regime 'alive', period 1 (age 1): V is NaN"),
     ("nan-in-array-param", lambda e: e.sm.solve({**e.pm, "wage": {"bad": NAN, "good": 12.0}}),
      lcmgen.ParamsError, "parameter 'wage' (working.income) is NaN"),
     ("nan-in-series", lambda e: e.s.solve(pd.Series({**e.p, "risk_aversion": NAN})), lcmgen.ParamsError,
@@ -416,12 +416,15 @@ def test_errors_leave_no_leaks_or_crash(tmp_path):
 
 @pytest.fixture(scope="module")
 def slow():
-    """precautionary_savings on a 5000 x 5000 grid: a solve of about a second
-    or more on one thread, long enough to catch it running."""
-    m = lcmgen.load(MODELS / "precautionary_savings.lua", options={"wealth_points": 5000, "consumption_points": 5000})
+    """precautionary_savings on a 3000 x 3000 grid: a solve of a second or
+    more on one thread, long enough to catch it running; a solution and one
+    subject to simulate, the probe."""
+    m = lcmgen.load(MODELS / "precautionary_savings.lua", options={"wealth_points": 3000, "consumption_points": 3000})
     s = m.solver(backend="cpu", threads=1)
     p = lcmgen.read_params(MODELS / "precautionary_savings.params.lua")
-    yield m, s, p
+    sol = s.solve(p)
+    ic = m.initial({"regime": ["alive"], "age": [20.0], "wealth": [3.0]})
+    yield types.SimpleNamespace(m=m, s=s, p=p, sol=sol, ic=ic)
     s.close()
 
 
@@ -432,9 +435,7 @@ def _while_solving(slow, then=None):
     (the probe's error, then()'s UsageError or None).  A probe that gets the
     solver first delays the worker, which retries: the worker's solve is
     never the call refused."""
-    m, s, p = slow
-    sol = s.solve(p)  # a solution to simulate from while the next solve runs
-    ic = m.initial({"regime": ["alive"], "age": [20.0], "wealth": [3.0]})
+    s, p = slow.s, slow.p
     started = threading.Event()
     out = {"refused": 0}
 
@@ -459,7 +460,7 @@ def _while_solving(slow, then=None):
     probe_error = then_error = None
     while t.is_alive():
         try:
-            s.simulate(sol, ic, seed=1)
+            s.simulate(slow.sol, slow.ic, seed=1)
         except lcmgen.UsageError as exc:
             probe_error = exc
             if then is not None:
@@ -472,36 +473,36 @@ def _while_solving(slow, then=None):
     solving = t.is_alive()  # still solving after the probes: the refusals happened during the solve
     t.join()
     assert "error" not in out, out.get("error")
-    assert out["solution"].V(0, "alive").shape == (5, 5000)
+    assert out["solution"].V(0, "alive").shape == (5, 3000)
     assert probe_error is None or solving or then is None
     return probe_error, then_error
 
 
 def test_second_thread_is_refused_while_solving(slow):
-    m, s, p = slow
+    s, p = slow.s, slow.p
     caught, _ = _while_solving(slow)
     assert isinstance(caught, lcmgen.UsageError), "the main thread never saw the solver busy"
     assert "in use by another thread" in str(caught)
     assert "give each thread a solver of its own" in str(caught)
     # the main thread ran while the worker solved: the solve released the GIL.
     # Once the worker is done, the solver serves the main thread again.
-    assert s.solve(p).V(0, "alive").shape == (5, 5000)
+    assert s.solve(p).V(0, "alive").shape == (5, 3000)
 
 
 def test_close_from_another_thread_while_solving_is_refused(slow):
-    m, s, p = slow
+    s, p = slow.s, slow.p
     caught, refused_close = _while_solving(slow, then=s.close)
     assert isinstance(caught, lcmgen.UsageError)
     assert isinstance(refused_close, lcmgen.UsageError), "close() during another thread's solve was not refused"
     assert "in use by another thread" in str(refused_close)
     assert not s.closed
-    assert s.solve(p).V(0, "alive").shape == (5, 5000)
+    assert s.solve(p).V(0, "alive").shape == (5, 3000)
 
 
 def test_two_threads_at_once_one_is_refused(slow):
     """Two threads start a solve on one solver at the same moment: exactly
     one solves, the other gets UsageError (neither crashes, no data race)."""
-    m, s, p = slow
+    s, p = slow.s, slow.p
     barrier = threading.Barrier(2)
     results = [None, None]
 
@@ -523,13 +524,9 @@ def test_two_threads_at_once_one_is_refused(slow):
     assert "in use by another thread" in str(err)
 
 
-# ---- defects found by this suite (BUG: strict xfail; remove the mark with the fix) ---------------
+# ---- defects this suite found, held to their fixes ----------------------------------------------
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: Solver.simulate(batch_size=-1) is accepted (python/lcmgen/_solver.py:56 passes it on "
-                          "unchecked; lcm_simulate does not check it either), while lcm simulate "
-                          "--subject-batch-size -1 exits 2")
-def test_bug_negative_batch_size_is_refused(env):
+def test_fixed_negative_batch_size_is_refused(env):
     try:
         env.s.simulate(env.sol, env.ic, batch_size=-1)
     except lcmgen.UsageError as exc:
@@ -538,11 +535,7 @@ def test_bug_negative_batch_size_is_refused(env):
     raise AssertionError("batch_size=-1 was accepted")
 
 
-@pytest.mark.xfail(strict=True, raises=lcmgen.UsageError,
-                   reason="BUG: Solver.close() on a closed solver raises UsageError('the solver is closed') "
-                          "(python/src/core.cpp, Solver.close takes a Claim); so does leaving a `with` block "
-                          "whose solver was closed inside it")
-def test_bug_close_is_idempotent(env):
+def test_fixed_close_is_idempotent(env):
     with env.m.solver(backend="cpu") as s:
         s.solve(env.p)
         s.close()
@@ -550,11 +543,7 @@ def test_bug_close_is_idempotent(env):
     assert s.closed
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: initial conditions without columns (an empty DataFrame or dict) raise the C API's "
-                          "argument check \"lcm_initial_from_arrays: 'names' is NULL\" as UsageError "
-                          "(python/src/core.cpp initial_from_columns passes names.data() of an empty vector)")
-def test_bug_initial_without_columns(env):
+def test_fixed_initial_without_columns(env):
     for data in (pd.DataFrame(), {}):
         with pytest.raises(lcmgen.LcmError) as info:
             env.m.initial(data)
@@ -562,11 +551,7 @@ def test_bug_initial_without_columns(env):
         assert "is NULL" not in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG: Model.initial numbers subjects from 1 in its own messages (python/lcmgen/_model.py, "
-                          "_column_cells: `subject {i + 1}`) while the library's messages and the panel's "
-                          "subject_id count from 0")
-def test_bug_subject_numbering_agrees(env):
+def test_fixed_subject_numbering_agrees(env):
     with pytest.raises(lcmgen.InputError) as python_side:
         env.m.initial(tiny_initial(wealth=[True, 2.0]))  # the first subject, checked in Python
     with pytest.raises(lcmgen.InputError) as library_side:

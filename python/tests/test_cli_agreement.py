@@ -10,14 +10,20 @@ bundled model is covered without editing this file):
   ``lcm solve --out/--csv``;
 - panels: ``Solver.simulate`` with the same seed writes the same .csv and .h5
   bytes as ``lcm simulate --csv/--out`` (also with ``--targets all`` and a
-  subject batch size), and ``Panel.to_pandas()`` holds the values pandas
-  reads from the command's CSV, exactly.
+  subject batch size), and ``Panel.to_pandas()`` (and to_arrow, the Arrow
+  stream, to_parquet) holds the values pandas reads from the command's CSV,
+  exactly.
+
+Initial conditions: X.initial.csv.  A model whose initial conditions are
+only a Lua file (mahler_yum_2024.initial.lua; the command reads it, Python
+cannot) gets a CSV of the subjects the command drew from it
+(Case.initial_from_lua), checked to give the same panel.  A model with
+neither would be compared on V and the solution files only.
 
 Both sides run on the cpu backend in float64 and share the session's solver
 cache (conftest.py), so each model compiles once.
 """
 import filecmp
-import pathlib
 
 import numpy as np
 import pandas as pd
@@ -27,6 +33,7 @@ import lcmgen
 from conftest import MODELS, run_lcm
 
 SEED = 11
+BATCH = 333  # subjects per batch: several batches, the last one partial
 
 # Options per model.  mahler_yum_2024 at the paper's size (1.6 million states,
 # 6,000 actions) takes minutes; it runs at the reduced sizes the integration
@@ -58,12 +65,11 @@ def _cases():
 
 CASES = _cases()
 
+LUA_SUBJECTS = 40  # subjects drawn by an X.initial.lua file (mahler_yum_2024's)
+
 
 def _initial_csv(model_name):
-    """X.initial.csv, or None: a model whose initial conditions are only a
-    Lua file (mahler_yum_2024.initial.lua, a function of n that draws them)
-    is compared on V and the solution files only, since Python reads initial
-    conditions from DataFrames, columns, CSV and HDF5, not Lua."""
+    """X.initial.csv, or None (see Case.initial_from_lua)."""
     csv = MODELS / f"{model_name}.initial.csv"
     return csv if csv.exists() else None
 
@@ -106,6 +112,30 @@ class Case:
         self.solution = self.solver.solve(self.params)
         self.common = common
         self.panels = {}
+        self.lua_panel = None
+        lua_initial = MODELS / f"{model_name}.initial.lua"
+        if self.initial is None and lua_initial.exists():
+            self.initial = self.initial_from_lua(lua_initial)
+
+    def initial_from_lua(self, lua_initial):
+        """Python reads initial conditions from DataFrames, columns, CSV and
+        HDF5, not Lua (mahler_yum_2024.initial.lua is a function of n that
+        draws them): the command simulates from the Lua file, and the first
+        period of its panel (regime, age and the states) becomes a CSV, from
+        which Python and the command then simulate alike."""
+        self.lua_panel = self.tmp / "lua_panel.csv"
+        _run("simulate", *self.common, "--solution", self.cli_V_h5, "--initial", lua_initial,
+             "--subjects", LUA_SUBJECTS, "--seed", SEED, "--csv", self.lua_panel)
+        labelled = {s.name for r in self.model.regimes for s in self.model.states(r) if s.labels is not None}
+        panel = pd.read_csv(self.lua_panel, keep_default_na=False, na_values=[""],
+                            dtype={name: str for name in labelled | {"regime"}})
+        first = panel[panel["period"] == 0]
+        states = []
+        for regime in first["regime"].unique():
+            states += [s.name for s in self.model.states(regime) if s.name not in states]
+        csv = self.tmp / "initial_from_lua.csv"
+        first[["regime", "age"] + states].to_csv(csv, index=False)
+        return csv
 
     def cli_panel(self, tag, *extra):
         """lcm simulate from the command's solution: (panel.csv, panel.h5), run once per tag."""
@@ -128,7 +158,17 @@ def case(request, tmp_path_factory):
 
 def _needs_panel(case):
     if case.initial is None:
-        pytest.skip(f"{case.model_name} has only Lua initial conditions (not readable from Python): V compared only")
+        pytest.skip(f"{case.model_name} has no initial conditions: V compared only")
+
+
+def test_initial_from_lua_gives_the_lua_panel(case):
+    """The CSV made of a Lua initial file's subjects (Case.initial_from_lua)
+    holds them exactly: the command simulates the same panel from it."""
+    if case.lua_panel is None:
+        pytest.skip("initial conditions in a CSV file")
+    cli_csv, _ = case.cli_panel("default")
+    assert cli_csv.read_bytes() == case.lua_panel.read_bytes()
+    assert len(pd.read_csv(case.initial)) == LUA_SUBJECTS
 
 
 # ---- V -------------------------------------------------------------------------------
@@ -212,8 +252,8 @@ def test_panel_csv_and_h5_equal_lcm_simulate(case, tmp_path):
 
 def test_panel_with_all_targets_and_batches_equals_lcm_simulate(case, tmp_path):
     _needs_panel(case)
-    cli_csv, _ = case.cli_panel("targets", "--targets", "all", "--subject-batch-size", 7)
-    panel = _py_panel(case, targets="all", batch_size=7)
+    cli_csv, _ = case.cli_panel("targets", "--targets", "all", "--subject-batch-size", BATCH)
+    panel = _py_panel(case, targets="all", batch_size=BATCH)
     panel.save(tmp_path / "py.csv")
     assert (tmp_path / "py.csv").read_bytes() == cli_csv.read_bytes()
     # the batch size never changes the panel (docs/simulation.md)
@@ -234,33 +274,81 @@ def test_panel_from_python_initial_forms_equals_lcm_simulate(case, tmp_path):
         assert (tmp_path / f"py{i}.csv").read_bytes() == cli_csv.read_bytes(), f"initial form {i}"
 
 
-def test_panel_to_pandas_equals_the_csv(case):
-    _needs_panel(case)
-    cli_csv, _ = case.cli_panel("default")
-    expected = pd.read_csv(cli_csv, keep_default_na=False, na_values=[""])
-    panel = _py_panel(case)
-    got = panel.to_pandas()
+def _assert_frame_matches_csv(got, expected, panel):
+    """A panel as a DataFrame holds exactly the values of the command's CSV."""
     assert list(got.columns) == list(expected.columns) == panel.columns
     assert len(got) == len(expected) == panel.rows
     for name in got.columns:
         g, e = got[name], expected[name]
         if isinstance(g.dtype, pd.CategoricalDtype):
-            assert list(g.cat.categories) == panel.labels(name)
+            assert list(g.cat.categories) == panel.labels(name), f"column {name}"
             gv = g.astype(object).where(g.notna(), None).tolist()
             ev = e.astype(object).where(e.notna(), None).tolist()
-            # a label column the CSV holds as text (numeric-looking labels read as numbers)
-            ev = [None if v is None else str(v) for v in ev]
             assert gv == ev, f"column {name}"
         else:
+            assert panel.labels(name) is None, f"column {name} has labels but is not categorical"
             assert g.dtype.kind in "if", f"column {name}: dtype {g.dtype}"
             assert np.array_equal(g.to_numpy(np.float64), e.to_numpy(np.float64), equal_nan=True), f"column {name}"
     assert got["subject_id"].dtype == np.int64 and got["period"].dtype == np.int64
 
 
+def _csv_frame(csv, panel):
+    """The command's CSV as pandas reads it, label columns as text (labels
+    such as lagged_effort's 0, 1, 2 would otherwise read as numbers)."""
+    labelled = [name for name in panel.columns if panel.labels(name) is not None]
+    return pd.read_csv(csv, keep_default_na=False, na_values=[""], dtype={name: str for name in labelled})
+
+
+def test_panel_to_pandas_equals_the_csv(case):
+    _needs_panel(case)
+    cli_csv, _ = case.cli_panel("default")
+    panel = _py_panel(case)
+    _assert_frame_matches_csv(panel.to_pandas(), _csv_frame(cli_csv, panel), panel)
+
+
+def test_panel_with_targets_to_pandas_equals_the_csv(case):
+    _needs_panel(case)
+    cli_csv, _ = case.cli_panel("targets", "--targets", "all", "--subject-batch-size", BATCH)
+    panel = _py_panel(case, targets="all")
+    _assert_frame_matches_csv(panel.to_pandas(), _csv_frame(cli_csv, panel), panel)
+
+
+def test_panel_arrow_and_parquet_equal_the_csv(case, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    _needs_panel(case)
+    cli_csv, _ = case.cli_panel("default")
+    panel = _py_panel(case)
+    expected = _csv_frame(cli_csv, panel)
+    _assert_frame_matches_csv(panel.to_arrow().to_pandas(), expected, panel)
+    _assert_frame_matches_csv(pa.table(panel).to_pandas(), expected, panel)  # the PyCapsule stream
+    panel.to_parquet(tmp_path / "panel.parquet")
+    _assert_frame_matches_csv(pq.read_table(tmp_path / "panel.parquet").to_pandas(), expected, panel)
+
+
+def test_xarray_holds_V(case):
+    ds = case.solution.to_xarray()
+    m = case.model
+    assert ds.attrs["model"] == m.name
+    assert np.array_equal(ds["period"].values, np.arange(m.periods)) and np.array_equal(ds["age"].values, m.ages)
+    for regime in m.regimes:
+        states = [s.name for s in m.states(regime)]
+        if all(case.solution.V(t, regime) is None for t in range(m.periods)):
+            assert regime not in ds
+            continue
+        assert list(ds[regime].dims) == ["period"] + states
+        for t in range(m.periods):
+            v, x = case.solution.V(t, regime), ds[regime].isel(period=t).values
+            if v is None:
+                assert np.isnan(x).all()
+            else:
+                assert np.array_equal(v, x, equal_nan=True), (regime, t)
+
+
 # Bundled models whose panels draw nothing (no shocks, no stochastic regimes;
 # iskhakov_2017 without taste shocks), and those that draw.
 DETERMINISTIC = {"tiny", "iskhakov_2017"}
-STOCHASTIC = {"mortality", "precautionary_savings", "precautionary_savings_health", "saving_choice", "fvv_2018",
+STOCHASTIC = {"mahler_yum_2024", "mortality", "precautionary_savings", "precautionary_savings_health", "saving_choice", "fvv_2018",
               "iskhakov_2017_taste_shocks"}
 
 
@@ -278,3 +366,29 @@ def test_seed_matters_and_agrees(case, tmp_path):
         assert (tmp_path / "other.csv").read_bytes() == cli_csv.read_bytes()
     elif case.case in STOCHASTIC:
         assert (tmp_path / "other.csv").read_bytes() != cli_csv.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["mortality", "precautionary_savings"])
+def test_float32_agrees_with_lcm_solve_precision_32(name, tmp_path):
+    model, params, initial = (MODELS / f"{name}.lua", MODELS / f"{name}.params.lua", MODELS / f"{name}.initial.csv")
+    common = [model, "--params", params, "--backend", "cpu", "--precision", 32]
+    _run("solve", *common, "--out", tmp_path / "cli.h5", "--csv", tmp_path / "cli.csv")
+    _run("simulate", *common, "--solution", tmp_path / "cli.h5", "--initial", initial, "--seed", SEED,
+         "--csv", tmp_path / "cli_panel.csv")
+    m = lcmgen.load(model)
+    with m.solver(backend="cpu", precision=32) as s:
+        sol = s.solve(lcmgen.read_params(params))
+        cli = lcmgen.load_solution(m, tmp_path / "cli.h5")
+        assert sol.precision == cli.precision == 32
+        for t in range(m.periods):
+            for r in m.regimes:
+                a, b = sol.V(t, r), cli.V(t, r)
+                assert (a is None) == (b is None)
+                if a is not None:
+                    assert a.dtype == b.dtype == np.float32 and a.tobytes() == b.tobytes(), (t, r)
+        sol.save(tmp_path / "py.csv")
+        sol.save(tmp_path / "py.h5")
+        assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+        assert filecmp.cmp(tmp_path / "py.h5", tmp_path / "cli.h5", shallow=False)
+        s.simulate(sol, initial, seed=SEED).save(tmp_path / "py_panel.csv")
+        assert (tmp_path / "py_panel.csv").read_bytes() == (tmp_path / "cli_panel.csv").read_bytes()

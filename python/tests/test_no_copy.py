@@ -287,3 +287,32 @@ def test_to_pandas_does_not_hold_views(ps):
     s.simulate(sol, df, seed=2, out=panel)
     assert not np.array_equal(frame["wealth"].to_numpy(), panel.column("wealth"), equal_nan=True)
     assert np.array_equal(frame["wealth"].to_numpy(), s.simulate(sol, df, seed=1).column("wealth"), equal_nan=True)
+
+
+def test_to_arrow_shares_the_float_columns_and_holds_them(ps):
+    """to_arrow wraps the float columns without a copy: the table is a view
+    too, so simulate(out=) waits for it like for any column array."""
+    m, s, sol, df = ps
+    panel = s.simulate(sol, df, seed=1)
+    table = panel.to_arrow()
+    w = table["wealth"].chunk(0).to_numpy(zero_copy_only=False)
+    assert addr(w) == addr(panel.column("wealth"))
+    with pytest.raises(lcmgen.UsageError, match="still alive"):
+        s.simulate(sol, df, seed=2, out=panel)
+    del table, w
+    gc.collect()
+    assert panel._core.views == 0
+    assert s.simulate(sol, df, seed=2, out=panel) is panel
+
+
+def test_fixed_out_panel_of_another_model_takes_the_new_model(ps):
+    m, s, sol, df = ps
+    tiny = lcmgen.load(MODELS / "tiny.lua")
+    with tiny.solver(backend="cpu") as ts:
+        tsol = ts.solve(lcmgen.read_params(MODELS / "tiny.params.lua"))
+        panel = ts.simulate(tsol, MODELS / "tiny.initial.csv", seed=1)
+        gc.collect()
+    back = s.simulate(sol, df, seed=1, out=panel)
+    assert back is panel
+    assert panel.columns == ["subject_id", "period", "age", "regime"] + VIEW_COLUMNS  # the new panel's
+    assert panel.model is m, f"panel.model is {panel.model!r}"

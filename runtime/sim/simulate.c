@@ -1023,10 +1023,21 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
     return rc;
 }
 
+/* The options' own sense (NULL: the defaults): their targets name columns
+ * of the model, and a batch holds some subjects or all (0). */
+static int check_options(const lcm_solver *sv, const lcm_sim_options *opts, lcm_err *err)
+{
+    if (!opts) return 0;
+    if (opts->subject_batch_size < 0)
+        return lcm_fail(err, LCM_E_USAGE, "a subject batch size of %lld: give a positive number of subjects, or 0 "
+                        "for all at once", (long long)opts->subject_batch_size);
+    return lcm_targets_check(&sv->model->ir, opts->targets, err);
+}
+
 int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err)
 {
     LCM_NEEDS(err, sv, ic);
-    int rc = opts ? lcm_targets_check(&sv->model->ir, opts->targets, err) : 0;
+    int rc = check_options(sv, opts, err);
     return rc ? rc : lcm_memory_check_simulate(sv, ic->n, opts, 0, err);
 }
 
@@ -1039,7 +1050,7 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     if (opts) o = *opts;
     int rc = check_inputs(sv, sol, err);
     if (!rc) rc = check_initial(sv, ic, err);
-    if (!rc) rc = lcm_targets_check(&sv->model->ir, o.targets, err);
+    if (!rc) rc = check_options(sv, &o, err);
     if (!rc) rc = lcm_memory_check_simulate(sv, ic->n, &o, lcm_panel_bytes(reuse), err);
     rc = lcm_comm_agree(rc, err); /* an MPI job: every rank stops, or none */
     if (!rc) { /* each rank steps its share of rank 0's subjects, with rank 0's draws */
