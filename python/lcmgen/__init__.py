@@ -16,6 +16,7 @@ from ._errors import (CompileError, DeviceError, InputError, InternalError, LcmE
 from ._model import Initial, Model, State, load
 from ._panel import Panel
 from ._params import ParamSpace, Resolved
+from ._report import make_report
 from ._solver import Solution, Solver, load_solution
 
 __version__ = _core.version()
@@ -27,6 +28,6 @@ def read_params(path):
     return _core.read_params(os.fspath(path))
 
 
-__all__ = ["load", "load_solution", "read_params", "Model", "Solver", "Solution", "Panel", "Initial", "State",
+__all__ = ["load", "load_solution", "read_params", "make_report", "Model", "Solver", "Solution", "Panel", "Initial", "State",
            "ParamSpace", "Resolved", "LcmError", "UsageError", "ModelError", "ParamsError", "LcmIOError",
            "CompileError", "NumericError", "InputError", "DeviceError", "LcmMemoryError", "InternalError"]

@@ -36,9 +36,11 @@ from ._solver import Solution, load_solution
 
 # panel columns that are not variables of the model
 _FIXED = ("subject_id", "period", "age", "regime", "value")
-# V of the policy: lcm keeps V (and EGM's marginal value) in a solution, not the argmax
+# lcm keeps V (and EGM's marginal value) in a solution, not the choices
 POLICY_NOTE = "policy: not stored in the solution"
 MAX_CURVES = 12
+_SAMPLE_ROWS = 20000
+_NAN_TEXT = ["nan", "-nan", "NaN"]
 _QUARTILES = (0.25, 0.5, 0.75)
 
 
@@ -53,7 +55,9 @@ def _model_discrete(model):
             kinds[s.name] = "state"
             if s.labels is not None:
                 labels.setdefault(s.name, list(s.labels))
-        actions = getattr(model, "actions", None)   # not in the package yet: see docs/python.md, "A report"
+        # Model.actions(regime), State-like (name, points, labels): not in the package yet (lcm.h has
+        # no action API); used where it is, else the panel's CSV tells discrete actions by their labels
+        actions = getattr(model, "actions", None)
         if callable(actions):
             for a in actions(r):
                 kinds.setdefault(a.name, "action")
@@ -74,34 +78,39 @@ def read_panel(model, path, *, discrete=()):
         raise LcmIOError(f"panel '{path}' does not exist")
     if not path.endswith(".csv"):
         raise UsageError(f"panel '{path}': give the CSV that lcm simulate --csv writes (a .csv file)")
+    labels, kinds = _model_discrete(model)
+    # A first look at some rows, as text: which columns hold labels, and which are targets (a missing
+    # cell is empty for a state or an action, "nan" for a target; the columns come in the order
+    # states, actions, targets).  Labels stay as written ("NA", "None" are labels too).
     try:
-        header = pd.read_csv(path, nrows=0).columns
+        sample = pd.read_csv(path, nrows=_SAMPLE_ROWS, dtype=str, keep_default_na=False, na_filter=False)
     except Exception as e:  # noqa: BLE001 (pandas raises many kinds)
         raise InputError(f"panel '{path}': not a CSV panel ({e})") from None
-    labels, kinds = _model_discrete(model)
-    text = {c for c in header if c == "regime" or c in labels or c in discrete}
-    # labels stay as written ("NA", "None" are labels too).  A missing cell is empty for a state or
-    # an action, "nan" for a target: a column with "nan" in it comes as text, and is a target's
+    header = list(sample.columns)
+    text, first_target, missing = set(), None, set()
+    for i, c in enumerate(header):
+        cells = sample[c]
+        nan_text = cells.isin(_NAN_TEXT)
+        if (cells == "").any():
+            missing.add(c)
+        if c == "regime" or c in labels or c in discrete:
+            text.add(c)
+            continue
+        if c in _FIXED:
+            continue
+        number = pd.to_numeric(cells.where(~nan_text & (cells != ""), "0"), errors="coerce")
+        if number.isna().any():
+            text.add(c)
+        elif nan_text.any() and first_target is None:
+            first_target = i
+    na = {c: ([""] if c in text else ["", *_NAN_TEXT]) for c in header}
     try:
-        df = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in header},
-                         dtype={c: str for c in text})
+        df = pd.read_csv(path, keep_default_na=False, na_values=na, dtype={c: str for c in text})
     except Exception as e:  # noqa: BLE001
         raise InputError(f"panel '{path}': cannot read it as a panel CSV ({e})") from None
-    first_target = None
-    for i, c in enumerate(header):
-        if c in _FIXED or c in text or pd.api.types.is_numeric_dtype(df[c]):
-            continue
-        col = df[c]
-        num = pd.to_numeric(col, errors="coerce")
-        nan_text = col.isin(["nan", "-nan", "NaN"])
-        if not (col.notna() & num.isna() & ~nan_text).any():
-            df[c] = num.astype(np.float64)
-            if nan_text.any() and first_target is None:
-                first_target = i
-    # the columns come in the order states, actions, targets
     df.attrs["lcm_kinds"] = {
         c: kinds.get(c) or ("target" if first_target is not None and i >= first_target else
-                            "action" if first_target is not None or df[c].isna().any() else "action or target")
+                            "action" if first_target is not None or c in missing else "action or target")
         for i, c in enumerate(header) if c not in _FIXED}
     return df
 
@@ -173,27 +182,29 @@ def _normalize(model, df, source, discrete=(), panel_labels=None):
 
 
 def _as_labels(name, col, known, source):
-    """A column as str labels (NaN where missing) and the labels' order."""
+    """A column as str labels (None where missing, object dtype) and the labels' order."""
     import pandas as pd
+    order = None
     if isinstance(col.dtype, pd.CategoricalDtype):
         order = [str(x) for x in col.cat.categories]
-        values = col.astype(object).where(col.notna(), None)
+        values = pd.Series(np.array(order + [None], dtype=object)[col.cat.codes.to_numpy()], index=col.index)
     elif pd.api.types.is_numeric_dtype(col):
         x = col.to_numpy(dtype=np.float64)
         ok = ~np.isnan(x)
+        uniq = np.unique(x[ok])
         if known is not None:   # codes (Panel.to_pandas(categorical=False))
-            if np.any((x[ok] < 0) | (x[ok] >= len(known)) | (x[ok] != np.round(x[ok]))):
+            if np.any((uniq < 0) | (uniq >= len(known)) | (uniq != np.round(uniq))):
                 raise InputError(f"{source}: column '{name}' holds numbers that are not codes of its labels "
                                  f"({', '.join(known[:12])})")
-            values = pd.Series([known[int(v)] if k else None for v, k in zip(x, ok)], index=col.index, dtype=object)
+            names = {v: known[int(v)] for v in uniq}
         else:
-            values = pd.Series([(f"{v:.0f}" if v == round(v) else repr(v)) if k else None for v, k in zip(x, ok)],
-                               index=col.index, dtype=object)
-        order = None
+            names = {v: (f"{v:.0f}" if v == round(v) else repr(float(v))) for v in uniq}
+        values = pd.Series(x, index=col.index).map(names).astype(object)
+        values = values.where(pd.Series(ok, index=col.index), None)
     else:
         values = col.astype(object).where(col.notna(), None)
-        order = None
-    values = values.map(lambda v: None if v is None else str(v))
+        if not all(isinstance(v, str) for v in values.dropna().unique()):
+            values = values.map(lambda v: None if v is None else str(v))
     if known is not None:
         order = list(known)
     if order is None:
@@ -211,39 +222,47 @@ def _floats(a):
     return [None if (v is None or not math.isfinite(v)) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
-def _profile_series(df, name):
-    """Per regime (and pooled, where several have the column): age, mean and quartiles."""
-    series = []
-    have = [r for r, g in df.groupby("regime", sort=False) if g[name].notna().any()]
-    groups = [(r, df[df["regime"] == r]) for r in have]
-    if len(have) > 1:
-        groups.append(("all", df))
-    for regime, part in groups:
-        part = part[part[name].notna()]
-        g = part.groupby("age", sort=True)[name]
-        mean = g.mean()
-        q = g.quantile(list(_QUARTILES)).unstack()
-        x = _floats(mean.index)
-        series.append({"regime": regime, "stat": "mean", "x": x, "y": _floats(mean.to_numpy())})
-        for p in _QUARTILES:
-            series.append({"regime": regime, "stat": f"q{int(p * 100)}", "x": x,
-                           "y": _floats(q.loc[mean.index, p].to_numpy())})
-    return series
+def _profiles(df, names, regimes):
+    """{column: series}: per regime that has the column (and pooled, where several have it), by age: the
+    mean and the quartiles of the rows where it is defined."""
+    out = {n: [] for n in names}
+    if not names:
+        return out
+    stats = {}
+    for regime in list(regimes) + ["all"]:
+        part = df if regime == "all" else df[df["regime"] == regime]
+        if not len(part):
+            continue
+        g = part.groupby("age", sort=True)[list(names)]
+        stats[regime] = (g.count(), g.mean(), g.quantile(list(_QUARTILES)))
+    for n in names:
+        have = [r for r in regimes if r in stats and stats[r][0][n].sum() > 0]
+        for regime in have + (["all"] if len(have) > 1 else []):
+            count, mean, q = stats[regime]
+            ages = count.index[count[n].to_numpy() > 0]
+            x = _floats(ages)
+            out[n].append({"regime": regime, "stat": "mean", "x": x, "y": _floats(mean.loc[ages, n].to_numpy())})
+            for p in _QUARTILES:
+                out[n].append({"regime": regime, "stat": f"q{int(p * 100)}", "x": x,
+                               "y": _floats(q.xs(p, level=-1).loc[ages, n].to_numpy())})
+    return out
 
 
-def _share_series(df, name, order, by="regime"):
+def _share_series(df, name, order, regimes):
+    """Per regime that has the column (regimes None: all rows together), by age: each label's share
+    of the rows where the column is defined."""
+    keys = ["age", name] if regimes is None else ["regime", "age", name]
+    counts = df.groupby(keys, sort=True).size()
     series = []
-    regimes = [None] if by is None else [r for r, g in df.groupby("regime", sort=False) if g[name].notna().any()]
-    for regime in regimes:
-        part = df if regime is None else df[df["regime"] == regime]
-        part = part[part[name].notna()]
-        counts = part.groupby(["age", name], sort=True).size().unstack(fill_value=0)
-        counts = counts.reindex(columns=order, fill_value=0)
-        shares = counts.div(counts.sum(axis=1), axis=0)
+    present = set() if regimes is None else set(counts.index.get_level_values("regime"))
+    for regime in ([None] if regimes is None else [r for r in regimes if r in present]):
+        part = counts if regime is None else counts.xs(regime, level="regime")
+        table = part.unstack(fill_value=0).reindex(columns=order, fill_value=0)
+        shares = table.div(table.sum(axis=1), axis=0)
         for label in order:
             series.append({"regime": regime if regime is not None else "all", "label": label,
                            "x": _floats(shares.index), "y": _floats(shares[label].to_numpy()),
-                           "count": [int(v) for v in counts[label].to_numpy()]})
+                           "count": [int(v) for v in table[label].to_numpy()]})
     return series
 
 
@@ -423,6 +442,9 @@ def _value_figures(model, solution, picks, ages, liquid_name):
             notes.append(f"V of regime '{regime}': it has no states (V is one number per period)")
             continue
         liquid = _liquid(states, liquid_name)
+        if liquid is not None and liquid.name in picks:
+            raise UsageError(f"--pick {liquid.name}=...: V of regime '{regime}' is drawn against '{liquid.name}' "
+                             "(all its points); pick other states, or --liquid another")
         if liquid is None:
             notes.append(f"V of regime '{regime}': no continuous state"
                          + (f" '{liquid_name}'" if liquid_name else "") + " to plot it against")
@@ -664,10 +686,10 @@ def _html(page, title):
 # ---- the whole ---------------------------------------------------------------------------------------------------
 
 def make_report(model, solution, panel=None, out_path="report.html", *, picks=None, ages=None, fmt="png",
-                liquid=None, discrete=None, solver=None, title=None, options=None):
+                liquid=None, discrete=None, solver=None, title=None, options=None, fix=None):
     """Writes a self-contained HTML report of a solution and, optionally, a panel.
 
-    model: an lcmgen Model, or a model path (opened with ``options``).
+    model: an lcmgen Model, or a model path (opened with ``options`` and ``fix``, as lcmgen.load).
     solution: a Solution, or the path of one (``lcm solve --out``).
     panel: None, an lcmgen Panel, a pandas DataFrame (Panel.to_pandas()) or the path of a CSV panel.
     out_path: the page; beside it ``<stem>_files/`` (every figure as fmt: png or svg) and ``<stem>.json``
@@ -687,7 +709,7 @@ def make_report(model, solution, panel=None, out_path="report.html", *, picks=No
     if fmt not in ("png", "svg"):
         raise UsageError(f"format {fmt!r}: png or svg")
     if not isinstance(model, Model):
-        model = load(model, options=options)
+        model = load(model, options=options, fix=fix)
     if not isinstance(solution, Solution):
         solution = load_solution(model, solution)
     elif solution.model is not model and solution.model.name != model.name:
@@ -702,6 +724,11 @@ def make_report(model, solution, panel=None, out_path="report.html", *, picks=No
         raise LcmIOError(f"cannot write '{out_path}': the folder '{folder}' does not exist")
     stem = os.path.splitext(os.path.basename(out_path))[0]
     files_name, json_path = f"{stem}_files", os.path.join(folder, f"{stem}.json")
+    for p in (out_path, json_path):
+        if os.path.isdir(p):
+            raise LcmIOError(f"cannot write '{p}': it is a folder")
+    if os.path.lexists(os.path.join(folder, files_name)) and not os.path.isdir(os.path.join(folder, files_name)):
+        raise LcmIOError(f"cannot write '{os.path.join(folder, files_name)}': it exists and is not a folder")
 
     # the panel
     df, meta, panel_note, panel_source = None, {}, None, None
@@ -741,15 +768,15 @@ def make_report(model, solution, panel=None, out_path="report.html", *, picks=No
         if df is not None:
             if several:
                 order = list(model.regimes)
-                series = _share_series(df.assign(_regime=df["regime"]), "_regime", order, by=None)
-                for s in series:
-                    s["regime"] = "all"
+                series = _share_series(df, "regime", order, None)
                 regime_shares.append((_share_figure("regime", "share of rows", series, order), "regime_shares",
                                       "Share of the panel's rows in each regime by age.",
                                       {"kind": "regime_shares", "variable": "regime", "series": series}))
+            continuous = [n for n, m in meta.items() if m[1] == "continuous"]
+            computed = _profiles(df, continuous, model.regimes)
             for name, (kind, typ, order) in meta.items():
                 if typ == "continuous":
-                    series = _profile_series(df, name)
+                    series = computed[name]
                     if not series:
                         continue
                     fig = _profile_figure(name, kind, series, several)
@@ -758,7 +785,7 @@ def make_report(model, solution, panel=None, out_path="report.html", *, picks=No
                                      + (", by regime" if several else "") + ".",
                                      {"kind": "profile", "variable": name, "variable_kind": kind, "series": series}))
                 else:
-                    series = _share_series(df, name, order)
+                    series = _share_series(df, name, order, model.regimes)
                     if not series:
                         continue
                     shares.append((_share_figure(name, kind, series, order), f"shares_{name}",
@@ -817,9 +844,13 @@ def _parser():
                         "one -D NAME=VALUE each")
     p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME=VALUE",
                    help="one option, as lcm -D")
+    p.add_argument("--fix", action="append", default=[], metavar="PATH=VALUE",
+                   help="a parameter fixed into the kernels, as lcm --fix (with its value)")
+    p.add_argument("--trust-model", action="store_true", help="as lcm --trust-model")
     p.add_argument("--pick", action="append", nargs="+", default=[], metavar="STATE=LABEL",
                    help="the values V is drawn for (repeat a state for several curves); other discrete states "
-                        "at their first label, other continuous ones at their middle grid point (the lower of two middle ones)")
+                        "at their first label, other continuous ones at their middle grid point (the lower of two "
+                        "middle ones); a continuous STATE=NUMBER takes the grid point nearest it")
     p.add_argument("--ages", help="the ages of the V figures, a,b,c (default: first, middle and last active)")
     p.add_argument("--liquid", help="the state V is drawn against (default: the continuous state with the most "
                                     "grid points)")
@@ -844,6 +875,10 @@ def _pairs(groups, what):
 def report_main(argv):
     args = _parser().parse_args(argv)
     try:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("the report needs matplotlib: pip install matplotlib (or lcmgen[report])") from None
         options = _pairs(args.options + [[d] for d in args.define], "--options")
         picks = [x for g in args.pick for x in g]
         ages = None
@@ -853,8 +888,14 @@ def report_main(argv):
             except ValueError:
                 raise UsageError(f"--ages {args.ages!r}: numbers separated by commas") from None
         discrete = [c.strip() for d in args.discrete for c in d.split(",") if c.strip()]
+        fix = {}
+        for k, v in _pairs([args.fix], "--fix").items():
+            try:
+                fix[k] = float(v)
+            except ValueError:
+                raise UsageError(f"--fix {k}={v}: the value is not a number") from None
         try:
-            model = load(args.model, options=options)
+            model = load(args.model, options=options, fix=fix, trusted=args.trust_model)
         except LcmError as e:
             raise type(e)(_named("model", e.message, args.model), e.status) from None
         try:
