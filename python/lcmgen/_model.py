@@ -81,6 +81,10 @@ class Model:
         """The states of a regime, V's axes in order (a list of State)."""
         return [State(*s) for s in self._core.states(self.regime_index(regime))]
 
+    def actions(self, regime):
+        """The actions of a regime (a list of State: labels for a discrete one, else None)."""
+        return [State(*a) for a in self._core.actions(self.regime_index(regime))]
+
     def _slots(self):
         return [Slot(*s) for s in self._core.params()]
 

@@ -47,22 +47,17 @@ _QUARTILES = (0.25, 0.5, 0.75)
 # ---- inputs ------------------------------------------------------------------------------------------------------
 
 def _model_discrete(model):
-    """{name: labels} of the model's discrete states and, where the package
-    exposes them (Model.actions), actions; {name: kind} of every variable."""
+    """{name: labels} of the model's discrete states and actions; {name: kind} of every variable."""
     labels, kinds = {}, {}
     for r in range(len(model.regimes)):
         for s in model.states(r):
             kinds[s.name] = "state"
             if s.labels is not None:
                 labels.setdefault(s.name, list(s.labels))
-        # Model.actions(regime), State-like (name, points, labels): not in the package yet (lcm.h has
-        # no action API); used where it is, else the panel's CSV tells discrete actions by their labels
-        actions = getattr(model, "actions", None)
-        if callable(actions):
-            for a in actions(r):
-                kinds.setdefault(a.name, "action")
-                if a.labels is not None:
-                    labels.setdefault(a.name, list(a.labels))
+        for a in model.actions(r):
+            kinds.setdefault(a.name, "action")
+            if a.labels is not None:
+                labels.setdefault(a.name, list(a.labels))
     return labels, kinds
 
 

@@ -159,17 +159,20 @@ nb::list model_params(const Model &m)
     return out;
 }
 
-// The states of a regime: (name, points, labels or None).
-nb::list model_states(const Model &m, int regime)
+// The states (or actions) of a regime: (name, points, labels or None).
+nb::list model_vars(const Model &m, int regime, bool actions)
 {
+    auto count = actions ? lcm_model_regime_actions : lcm_model_regime_states;
+    auto describe = actions ? lcm_model_action : lcm_model_state;
+    auto label = actions ? lcm_model_action_label : lcm_model_state_label;
     nb::list out;
-    for (int k = 0; k < lcm_model_regime_states(m.m, regime); ++k) {
+    for (int k = 0; k < count(m.m, regime); ++k) {
         int points, discrete;
-        const char *name = lcm_model_state(m.m, regime, k, &points, &discrete);
+        const char *name = describe(m.m, regime, k, &points, &discrete);
         nb::object labels = nb::none();
         if (discrete) {
             nb::list l;
-            for (int c = 0; c < points; ++c) l.append(lcm_model_state_label(m.m, regime, k, c));
+            for (int c = 0; c < points; ++c) l.append(label(m.m, regime, k, c));
             labels = l;
         }
         out.append(nb::make_tuple(name, points, labels));
@@ -486,7 +489,8 @@ NB_MODULE(_core, m)
             return r;
         })
         .def_ro("warnings", &Model::warnings)
-        .def("states", &model_states)
+        .def("states", [](const Model &m, int r) { return model_vars(m, r, false); })
+        .def("actions", [](const Model &m, int r) { return model_vars(m, r, true); })
         .def("state_count", [](const Model &s, int r) { return (long long)lcm_model_states(s.m, r); })
         .def("params", &model_params)
         .def_prop_ro("params_size", [](const Model &s) { return lcm_model_params_size(s.m); })

@@ -155,6 +155,12 @@ LCM_API int lcm_model_regime_states(const lcm_model *m, int regime);
 LCM_API const char *lcm_model_state(const lcm_model *m, int regime, int k, LCM_NULLABLE int *points,
                                     LCM_NULLABLE int *discrete);
 LCM_API const char *lcm_model_state_label(const lcm_model *m, int regime, int k, int code);
+/* The same for a regime's actions (in the model's order: discrete first);
+ * a continuous action's points come from the model's grid. */
+LCM_API int lcm_model_regime_actions(const lcm_model *m, int regime);
+LCM_API const char *lcm_model_action(const lcm_model *m, int regime, int k, LCM_NULLABLE int *points,
+                                     LCM_NULLABLE int *discrete);
+LCM_API const char *lcm_model_action_label(const lcm_model *m, int regime, int k, int code);
 
 /* ---- parameters ---------------------------------------------------------- */
 /* Parameter values as a params file writes them: a tree of numbers, lists

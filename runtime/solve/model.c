@@ -91,26 +91,44 @@ lcm_index lcm_model_states(const lcm_model *m, int regime)
 {
     return m && regime >= 0 && regime < m->ir.nregimes ? ir_state_space_size(&m->ir.regimes[regime]) : 0;
 }
-int lcm_model_regime_states(const lcm_model *m, int regime)
+/* A regime's states (action 0) or actions (1): how many, and variable k, or NULL out of range. */
+static int model_vars(const lcm_model *m, int regime, int action)
 {
-    return m && regime >= 0 && regime < m->ir.nregimes ? m->ir.regimes[regime].nstates : 0;
+    if (!m || regime < 0 || regime >= m->ir.nregimes) return 0;
+    return action ? m->ir.regimes[regime].nactions : m->ir.regimes[regime].nstates;
 }
-/* State k of a regime, or NULL out of range. */
-static const ir_var *model_state(const lcm_model *m, int regime, int k)
+static const ir_var *model_var(const lcm_model *m, int regime, int k, int action)
 {
-    return k >= 0 && k < lcm_model_regime_states(m, regime) ? &m->ir.regimes[regime].states[k] : NULL;
+    if (k < 0 || k >= model_vars(m, regime, action)) return NULL;
+    return action ? &m->ir.regimes[regime].actions[k] : &m->ir.regimes[regime].states[k];
 }
-const char *lcm_model_state(const lcm_model *m, int regime, int k, int *points, int *discrete)
+static const char *var_describe(const ir_var *v, int *points, int *discrete)
 {
-    const ir_var *v = model_state(m, regime, k);
     if (points) *points = v ? v->grid.n : 0;
     if (discrete) *discrete = v ? grid_is_discrete(&v->grid) : 0;
     return v ? v->name : NULL;
 }
+static const char *var_label(const ir_var *v, int code)
+{
+    return v && grid_is_discrete(&v->grid) && code >= 0 && code < v->grid.n ? v->grid.labels[code] : NULL;
+}
+int lcm_model_regime_states(const lcm_model *m, int regime) { return model_vars(m, regime, 0); }
+const char *lcm_model_state(const lcm_model *m, int regime, int k, int *points, int *discrete)
+{
+    return var_describe(model_var(m, regime, k, 0), points, discrete);
+}
 const char *lcm_model_state_label(const lcm_model *m, int regime, int k, int code)
 {
-    const ir_var *v = model_state(m, regime, k);
-    return v && grid_is_discrete(&v->grid) && code >= 0 && code < v->grid.n ? v->grid.labels[code] : NULL;
+    return var_label(model_var(m, regime, k, 0), code);
+}
+int lcm_model_regime_actions(const lcm_model *m, int regime) { return model_vars(m, regime, 1); }
+const char *lcm_model_action(const lcm_model *m, int regime, int k, int *points, int *discrete)
+{
+    return var_describe(model_var(m, regime, k, 1), points, discrete);
+}
+const char *lcm_model_action_label(const lcm_model *m, int regime, int k, int code)
+{
+    return var_label(model_var(m, regime, k, 1), code);
 }
 size_t lcm_model_params_size(const lcm_model *m) { return m ? m->ir.params_size : 0; }
 int lcm_model_params(const lcm_model *m) { return m ? m->ir.nparams : 0; }
