@@ -10,6 +10,7 @@
 #include "lcmgen.h"
 #include "lua_sandbox.h"
 #include "message.h"
+#include "progress_line.h"
 
 int cli_die(const char *cmd, const lcm_err *err)
 {
@@ -53,6 +54,7 @@ static int take_value(cli_args *a, const char *name, int once, const char **valu
 
 void cli_report(const char *done, const char *const *outputs, int n)
 {
+    lcm_log_end_line(); /* the progress line gives way, also when the level prints nothing */
     lcm_sb line;
     lcm_sb_init(&line);
     lcm_sb_printf(&line, "%s", done);
@@ -167,6 +169,7 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
         lcm_set_log_level((lcm_log_level)l);
         return 0;
     }
+    if ((r = cli_progress_option(a, err))) return r < 0 ? err->code : 0;
     *matched = 0;
     return 0;
 }

@@ -54,7 +54,8 @@ int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *e
 int cli_count(const char *opt, const char *s, unsigned long long min, unsigned long long max, unsigned long long *out,
               lcm_err *err);
 /* Consumes --backend, --precision, --device, --devices, --threads,
- * --log-level, --log-path and --log-keep. */
+ * --log-level, --log-path, --log-keep, --progress and --no-progress (then
+ * cli_progress_attach, progress_line.h, puts the progress line into so). */
 int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err *err);
 
 /* Generates (a .lua file: o->read gets its files) or opens (a directory)
@@ -100,7 +101,7 @@ int cmd_cache(int argc, char **argv);
 int cli_die(const char *cmd, const lcm_err *err);
 /* The line the default log level (info) prints when a command succeeded:
  * what was done, then where each output went (NULL entries are skipped;
- * "-" is standard output). */
+ * "-" is standard output).  It takes the progress line's place. */
 void cli_report(const char *done, const char *const *outputs, int n);
 
 #endif

@@ -11,6 +11,7 @@
 #include "initial_lua.h"
 #include "output.h"
 #include "params_lua.h"
+#include "progress_line.h"
 
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
@@ -21,7 +22,7 @@ static const char simulate_usage[] =
     "                    [-D name=value]... [--fix path[=value]]... [--trust-model] [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
     "                    [--devices N]\n"
     "                    [--threads N] [--log-level off|warning|info|progress|debug] [--log-path DIR [--log-keep N]]\n"
-    "                    [--out PANEL.h5] [--csv PANEL.csv]\n"
+    "                    [--progress|--no-progress] [--out PANEL.h5] [--csv PANEL.csv]\n"
     "\n"
     "Simulates the subjects of the initial conditions (one row each: regime, age and\n"
     "the states of the regime; shock processes may be left out and are drawn) forward\n"
@@ -34,7 +35,9 @@ static const char simulate_usage[] =
     "  --targets             extra columns: the model's functions at each row's state and action\n"
     "  --out / --csv         the panel: subject_id,period,age,regime,value,<states>,<actions>,<targets>\n"
     "                        (--csv -: to standard output); written all or none, never over an input\n"
-    "  --log-level, --log-path, --log-keep  as for lcm solve (the checks cover the simulation too)\n";
+    "  --log-level, --log-path, --log-keep  as for lcm solve (the checks cover the simulation too)\n"
+    "  --progress / --no-progress  as for lcm solve: a line rewritten in place while the solve and the\n"
+    "                        simulation run (periods of the batch of subjects simulated, time taken and left)\n";
 
 static const char run_usage[] =
     "usage: lcm run MODEL.lua [--params P.lua] [--initial I.csv] [--out-dir DIR] [options of lcm simulate]\n"
@@ -43,7 +46,9 @@ static const char run_usage[] =
     "and MODEL.initial.csv or MODEL.initial.lua (not both; e.g. models/tiny.lua,\n"
     "models/tiny.params.lua, models/tiny.initial.csv).  Writes DIR/MODEL.solution.h5,\n"
     "DIR/MODEL.panel.h5 and DIR/MODEL.panel.csv (DIR defaults to results; made when\n"
-    "the outputs are written, so a run that fails leaves none).\n";
+    "the outputs are written, so a run that fails leaves none).  On a terminal a\n"
+    "progress line shows the solve, then the simulation (--progress, --no-progress:\n"
+    "see lcm simulate --help).\n";
 
 typedef struct sim_cli {
     int run; /* lcm run */
@@ -266,6 +271,7 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc && run) rc = run_defaults(&c, owned, &err);
     if (!rc && !c.initial) rc = lcm_fail(&err, LCM_E_USAGE, "give the initial conditions: --initial I.csv");
     if (!rc && !c.out && !c.csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out PANEL.h5 and/or --csv PANEL.csv");
+    if (!rc) cli_progress_attach(&c.so); /* after --log-level */
     cli_file files[SIM_FILES];
     sim_files(&c, owned[2], files);
     if (!rc) rc = check_outputs(&c, files, &err);

@@ -7,12 +7,14 @@
 #include "comm.h"
 #include "output.h"
 #include "params_lua.h"
+#include "progress_line.h"
 
 static const char usage[] =
     "usage: lcm solve MODEL.lua|DIR [--params P.lua] [-D name=value]... [--trust-model] [--set name=value]...\n"
     "                 [--fix path[=value]]... [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N] [--devices N]\n"
     "                 [--threads N]\n"
     "                 [--log-level off|warning|info|progress|debug] [--log-path DIR [--log-keep N]]\n"
+    "                 [--progress|--no-progress]\n"
     "                 [--out SOLUTION.h5] [--csv V.csv]\n"
     "\n"
     "Solves the model by backward induction and writes V of every regime and period:\n"
@@ -30,7 +32,10 @@ static const char usage[] =
     "               debug: as info, + V's range per period and regime; progress: failed checks\n"
     "               warn, + time per period; warning: failed checks warn; off: no checks, no messages\n"
     "  --log-path   a failed check writes a snapshot (model, parameters, V, report) into DIR,\n"
-    "               which keeps the newest --log-keep (default 3)\n";
+    "               which keeps the newest --log-keep (default 3)\n"
+    "  --progress   a line that shows the period solved, the time taken and left, rewritten in\n"
+    "               place while the solve runs longer than a second: shown by default when stderr\n"
+    "               is a terminal and the level is info or more; --no-progress: never\n";
 
 /* Both outputs or neither (output.h); the CSV last, as it may be standard
  * output, which cannot be held back. */
@@ -78,6 +83,7 @@ int cmd_solve(int argc, char **argv)
     if (!rc && !out && !csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out SOLUTION.h5 and/or --csv V.csv");
     const cli_file files[] = {{"--out", out, 1, 0}, {"--csv", csv, 1, 1}, {"the model", mo.model, 0, 0},
                               {"--params", params_path, 0, 0}};
+    if (!rc) cli_progress_attach(&so); /* after --log-level */
     if (!rc) rc = cli_check_outputs(files, 4, &err);
     if (!rc && out) rc = cli_check_writable(out, &err);
     if (!rc && csv) rc = cli_check_writable(csv, &err);

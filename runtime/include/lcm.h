@@ -85,6 +85,7 @@ typedef enum lcm_status {
     LCM_E_INPUT = 8,    /* initial conditions and other data inputs */
     LCM_E_DEVICE = 9,   /* GPU / device failures */
     LCM_E_MEMORY = 10,  /* an allocation the problem needs does not fit */
+    LCM_E_CANCELLED = 11, /* the progress callback asked to stop (lcm_solver_options.progress) */
     LCM_E_INTERNAL = 70 /* a bug in lcmgen */
 } lcm_status;
 
@@ -220,6 +221,41 @@ typedef enum lcm_backend_kind {
     LCM_BACKEND_INTERP    /* the IR interpreter: slow reference */
 } lcm_backend_kind;
 
+/* What a progress callback is told (lcm_solver_options.progress): a step
+ * of a solve or a simulation is done.  A solve's step is a period (the
+ * periods go from the last down to 0); a simulation's, a period of a batch
+ * of subjects (lcm_sim_options.subject_batch_size), from period 0 up,
+ * batch after batch.  Valid during the call only. */
+typedef enum lcm_progress_kind {
+    LCM_PROGRESS_SOLVE = 1,   /* lcm_solve, lcm_solve_resolved */
+    LCM_PROGRESS_SIMULATE = 2 /* lcm_simulate, lcm_simulate_again */
+} lcm_progress_kind;
+
+typedef struct lcm_progress_info {
+    lcm_progress_kind what;
+    const char *model;       /* the model's name */
+    int period;              /* the period just done */
+    double age;              /* ... its age */
+    int periods;             /* the model's periods */
+    long long done, total;   /* steps done (1 .. total) of all the steps of this solve or simulation */
+    lcm_index subjects;      /* a simulation's subjects (0 in a solve) */
+    lcm_index batch_first;   /* ... the batch being simulated: subjects batch_first .. batch_first + batch_size - 1 */
+    lcm_index batch_size;
+    double seconds;          /* since the solve or simulation began */
+} lcm_progress_info;
+
+/* Called after each step with what is done; returns 0 to go on, non-zero
+ * to cancel: the solve or simulation stops there, before the next step,
+ * and returns LCM_E_CANCELLED with no solution or panel (*out untouched;
+ * lcm_simulate_again frees *panel, as on any failure).  Called on the
+ * thread that called lcm_solve or lcm_simulate, and in an MPI job on rank
+ * 0 only (the other ranks finish their block, then return LCM_E_CANCELLED
+ * with rank 0).  Host backends (cpu, interp) and one cuda worker call it
+ * as each step is done (a cuda solve then waits for each period and
+ * replays no CUDA graph); several cuda workers (devices > 1) solve at
+ * once, and it is called for each period when they are all done. */
+typedef int (*lcm_progress_fn)(const lcm_progress_info *p, void *user);
+
 typedef struct lcm_solver_options {
     lcm_backend_kind backend;
     int precision;          /* 64 (default) or 32 */
@@ -232,6 +268,8 @@ typedef struct lcm_solver_options {
     int log_keep;           /* snapshots kept in log_path, newest first (0 = 3) */
     int cache_required;     /* 1: a compiled solver the cache cannot take is an error
                                (LCM_E_IO), not a warning: what `lcm compile` is for */
+    lcm_progress_fn progress; /* told of every solve's and simulation's steps, may cancel them (NULL: none) */
+    void *progress_user;    /* handed to progress as it is */
 } lcm_solver_options;
 
 #define LCM_MAX_THREADS 4096

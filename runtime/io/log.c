@@ -1,5 +1,4 @@
 /* log.c - see log.h. */
-#define _POSIX_C_SOURCE 200809L /* POSIX: fileno, isatty, fsync, localtime_r */
 #include "log.h"
 
 #include "comm.h"
@@ -8,15 +7,28 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static lcm_log_level current = LCM_LOG_INFO;
-static int bar_open; /* a progress bar's line is not finished */
+static int live_open; /* a live line (lcm_log_live) is on the screen */
 
 void lcm_log_end_line(void)
 {
-    if (bar_open) fputc('\n', stderr);
-    bar_open = 0;
+    if (live_open) fputs("\r\033[K", stderr); /* back to its start and cleared: what follows takes its place */
+    live_open = 0;
+}
+
+int lcm_log_live_shown(void) { return live_open; }
+
+void lcm_log_live(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputc('\r', stderr);
+    lcm_vput_message(stderr, fmt, ap);
+    fputs("\033[K", stderr); /* clears what a longer line before left */
+    fflush(stderr);
+    va_end(ap);
+    live_open = 1;
 }
 
 void lcm_set_log_level(lcm_log_level level)
@@ -68,22 +80,3 @@ LOG_FN(lcm_warn, LCM_LOG_WARNING, "warning: ")
 LOG_FN(lcm_info, LCM_LOG_INFO, "")
 LOG_FN(lcm_progress, LCM_LOG_PROGRESS, "")
 LOG_FN(lcm_debug, LCM_LOG_DEBUG, "")
-
-void lcm_progress_step(int done, int total, const char *fmt, ...)
-{
-    if (current < LCM_LOG_PROGRESS || muted()) return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (!isatty(fileno(stderr))) {
-        emit(LCM_LOG_PROGRESS, "", fmt, ap);
-    } else {
-        enum { WIDTH = 20 };
-        int filled = total > 0 ? done * WIDTH / total : WIDTH;
-        fprintf(stderr, "\r\033[Klcm: [%.*s%*s] ", filled, "====================", WIDTH - filled, "");
-        lcm_vput_message(stderr, fmt, ap);
-        bar_open = done < total;
-        if (!bar_open) fputc('\n', stderr);
-        fflush(stderr);
-    }
-    va_end(ap);
-}

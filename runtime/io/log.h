@@ -29,11 +29,16 @@ void lcm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lcm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lcm_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lcm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* One step of a long task at level progress: on a terminal, a bar that
- * rewrites its line ("solving: period 3 of 6 [=====     ] ..."); elsewhere
- * the plain line.  The last step (done == total) ends the bar's line. */
-void lcm_progress_step(int done, int total, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Ends an unfinished progress bar line (before printing an error). */
+/* A line that rewrites itself in place on stderr, at any level: the lcm
+ * command's progress line on a terminal (runtime/cli/progress_line.c),
+ * drawn from the progress callback of lcm.h.  Every message printed while
+ * it is on the screen clears it first and takes its place; the next draw
+ * puts it back below. */
+void lcm_log_live(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether a live line is on the screen: no message has cleared it since. */
+int lcm_log_live_shown(void);
+/* Clears a live line that is on the screen (before printing anything else
+ * to stderr: an error, the command's final line). */
 void lcm_log_end_line(void);
 
 #endif

@@ -72,7 +72,6 @@ typedef struct sim_run {
     lcm_index cap;             /* subjects the batch buffers hold (>= K) */
     int na_cap;                /* ... and action slots per subject (>= na) */
     double held[2];            /* ... their host and backend bytes */
-    int batch;                 /* the batch's number (progress) */
     /* every subject, on the host */
     double *x;                 /* [n * ns] initial state values by slot (moved on in place by a float64
                                 * host backend: its batch's states are these) */
@@ -112,6 +111,7 @@ typedef struct sim_run {
     sim_report failure;        /* subject -1: none yet */
     sim_report snap;           /* the lowest subject of an error-level check (a warning at --log-level warning) */
     double *phase;             /* seconds by part (panel.h: LCM_SIM_PHASES) */
+    lcm_progress_run progress; /* the solver's progress callback, told of each period of each batch */
 } sim_run;
 
 const char *const lcm_sim_phase_names[LCM_SIM_PHASES] = {"buffers", "initial", "steps", "record",
@@ -797,9 +797,10 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
         moved_to_inactive(s, &who, t);
     lap(s, LCM_SIM_CHECKS, &lap0);
     if (!rc)
-        lcm_progress_step(s->batch * s->T + t + 1, (int)((s->n + s->K - 1) / s->K) * s->T,
-                          "simulating '%s': period %d (age %g), subjects %lld to %lld in %.4f s", m->name, t,
-                          m->ages[t], (long long)b0, (long long)(b0 + bn - 1), lcm_now_seconds() - t0);
+        lcm_progress("simulating '%s': period %d (age %g), subjects %lld to %lld in %.4f s", m->name, t, m->ages[t],
+                     (long long)b0, (long long)(b0 + bn - 1), lcm_now_seconds() - t0);
+    s->progress.info.batch_first = b0, s->progress.info.batch_size = bn;
+    if (!rc) rc = lcm_progress_tell(&s->progress, t, err);
     return rc;
 }
 
@@ -842,8 +843,7 @@ static int batch_home(sim_run *s, lcm_index b0, lcm_index bn, lcm_err *err)
 static int simulate_batches(sim_run *s, lcm_err *err)
 {
     int rc = upload_masks(s, err);
-    s->batch = 0;
-    for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K, ++s->batch) {
+    for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K) {
         if (s->failure.subject >= 0 && b0 > s->failure.subject) break; /* its subjects come after the failure */
         lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
         double lap0 = lcm_now_seconds();
@@ -1087,6 +1087,11 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     s.p->threads = sv->threads;
     double phase[LCM_SIM_PHASES] = {0}, lap0 = t0;
     s.phase = phase;
+    /* every worker of this process steps every batch (of its own subjects) through every period */
+    long long batches = (long long)((s.n + s.K - 1) / s.K);
+    lcm_progress_begin(&s.progress, sv->progress, sv->progress_user, LCM_PROGRESS_SIMULATE, m,
+                       (long long)sv->nworkers * batches * s.T);
+    s.progress.info.subjects = s.n;
     int *owner = lcm_xmalloc(((size_t)s.n + 1) * sizeof *owner);
     unsigned char *mine = lcm_xmalloc((size_t)s.n + 1);
 #pragma omp parallel for schedule(static) num_threads(s.threads)

@@ -191,6 +191,7 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     sv->log_path = o.log_path && *o.log_path ? lcm_xstrdup(o.log_path) : NULL;
     sv->log_keep = o.log_keep > 0 ? o.log_keep : 3;
     sv->threads = o.threads > 0 ? o.threads : 0;
+    sv->progress = o.progress, sv->progress_user = o.progress_user;
     ir_vars_build(&model->ir, &sv->vars);
     ir_shard_build(&model->ir, &sv->vars, &sv->shard);
     sv->workers = lcm_xcalloc((size_t)sv->nworkers, sizeof *sv->workers);
@@ -454,17 +455,31 @@ static void log_v_stats(const lcm_solution *sol)
 
 /* ---- the solve ------------------------------------------------------------------------ */
 
+/* Whether the workers of this process tell the progress callback of each
+ * period as they solve it: those of a host backend, which solve one after
+ * the other, and a device worker alone (it then waits for each period).
+ * Several device workers solve at once, all started before any is waited
+ * for: their periods are told when all are done. */
+static int tells_live(const lcm_solver *sv) { return sv->workers[0]->backend->host_memory || sv->nworkers == 1; }
+
 /* Every worker's block, put together in sols[0]; the others freed. */
 static int solve_workers(lcm_solver *sv, const double *params, lcm_solution **out, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
     lcm_solution **sols = lcm_xcalloc((size_t)sv->nworkers, sizeof *sols);
-    int rc = 0;
+    int rc = 0, live = tells_live(sv);
+    lcm_progress_run run;
+    /* live, each worker's periods are steps of their own */
+    lcm_progress_begin(&run, sv->progress, sv->progress_user, LCM_PROGRESS_SOLVE, m,
+                       (long long)m->nperiods * (live ? sv->nworkers : 1));
+    for (int w = 0; w < sv->nworkers; ++w) sv->workers[w]->progress = live && run.fn ? &run : NULL;
     /* device workers run at the same time: all are started before any is waited for */
     for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_start(sv->workers[w], params, &sols[w], err);
+    for (int w = 0; w < sv->nworkers; ++w) sv->workers[w]->progress = NULL; /* run lives no longer */
     if (sv->nccl) rc = lcm_comm_agree(rc, err); /* NCCL's reduction needs every worker of the job */
     if (!rc) rc = nccl_flags(sv, err);
     for (int w = 0; w < sv->nworkers && !rc; ++w) rc = lcm_worker_finish(sv->workers[w], sols[w], err);
+    for (int t = m->nperiods - 1; t >= 0 && !rc && !live; --t) rc = lcm_progress_tell(&run, t, err);
     for (int w = 1; w < sv->nworkers && !rc; ++w) {
         copy_block(sv, sv->workers[w], sols[w], sols[0]);
         merge_flags(sols[0]->flags, sols[w]->flags, (size_t)(m->nperiods * m->nregimes));

@@ -10,6 +10,7 @@
 #include "lcm_internal.h"
 #include "layout.h"
 #include "precompute.h"
+#include "progress.h"
 #include "snapshot.h"
 #include "vars.h"
 
@@ -61,6 +62,9 @@ typedef struct lcm_worker {
     } *prof;
     int nprof, profiling;
     size_t prof_cap;
+    /* the solve's progress run while this worker tells it each period as
+     * it is done (solver.c, tells_live), else NULL */
+    lcm_progress_run *progress;
 } lcm_worker;
 
 /* A solver: the workers of this process (--devices), one block each of
@@ -76,6 +80,8 @@ struct lcm_solver {
     char *log_path;      /* snapshots of failed checks go here (NULL: none) */
     int log_keep;        /* how many snapshots to keep */
     int threads;         /* host threads (--threads; 0: OpenMP's default) for the host's share of a simulation */
+    lcm_progress_fn progress; /* told of each step of a solve or simulation (NULL: none) */
+    void *progress_user;
 };
 
 struct lcm_solution {

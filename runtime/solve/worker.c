@@ -506,12 +506,22 @@ static void log_period(lcm_worker *w, int t)
 {
     const ir_model *m = &w->model->ir;
     int T = m->nperiods;
-    lcm_progress_step(T - t, T, "solving '%s': period %d (age %g) in %.4f s", m->name, t, m->ages[t],
-                      w->backend->stamp_seconds(w->backend, T - t - 1, T - t));
+    lcm_progress("solving '%s': period %d (age %g) in %.4f s", m->name, t, m->ages[t],
+                 w->backend->stamp_seconds(w->backend, T - t - 1, T - t));
+}
+
+/* Tells the solve's progress callback that period t is done (LCM_E_CANCELLED
+ * when it asks to stop): a device worker first waits for the period, whose
+ * kernels were only queued. */
+static int tell_period(lcm_worker *w, int t, lcm_err *err)
+{
+    int rc = w->backend->host_memory ? 0 : w->backend->finish(w->backend, err);
+    return rc ? rc : lcm_progress_tell(w->progress, t, err);
 }
 
 /* Queues the whole solve (host backends: runs it, reporting each period's
- * time as it goes when this is the only worker). */
+ * time as it goes when this is the only worker; telling the progress
+ * callback of each period, when this worker tells it). */
 static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
 {
     const ir_model *m = &w->model->ir;
@@ -554,6 +564,7 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
         if (!rc) rc = be->barrier(be, err);
         if (!rc) rc = be->stamp(be, T - t, err);
         if (!rc && live) log_period(w, t);
+        if (!rc && w->progress) rc = tell_period(w, t, err);
     }
     return rc;
 }
@@ -565,6 +576,7 @@ static int run_device_solve(lcm_worker *w, lcm_err *err)
     lcm_backend *be = w->backend;
     int checks = lcm_checks_mode() != LCM_CHECKS_OFF;
     if (w->profiling) return queue_solve(w, NULL, err); /* its stamps are not in the graph */
+    if (w->progress) return queue_solve(w, NULL, err);  /* a graph runs whole: no period to wait for */
     if (w->captured && w->captured_checks == checks) return be->replay(be, err);
     w->captured = 0;
     w->captured_checks = checks;
