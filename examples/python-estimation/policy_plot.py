@@ -108,7 +108,8 @@ else:
         ax[k].set(xlabel="age", title=f"mean {var}")
         ax[k].legend()
     for name, v in v_table.items():
-        ax[3].plot(v_table.index, v, marker=".", label=name[2:].replace("_", ", "))
+        education, discount = name.split("_")[1:]
+        ax[3].plot(v_table.index, v, marker=".", label=f"education {education}, discount {discount}")
     ax[3].set(xlabel="wealth", title="V at 25 (good health)")
     ax[3].legend()
     fig.tight_layout()

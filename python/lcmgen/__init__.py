@@ -11,11 +11,12 @@
 docs/python.md is the guide; the C library underneath is liblcm (lcm.h).
 """
 from . import _core
-from ._errors import (CompileError, DeviceError, InputError, InternalError, LcmError, LcmIOError, LcmMemoryError,
+from ._errors import (CancelledError, CompileError, DeviceError, InputError, InternalError, LcmError, LcmIOError, LcmMemoryError,
                       ModelError, NumericError, ParamsError, UsageError)
 from ._model import Initial, Model, State, load
 from ._panel import Panel
 from ._params import ParamSpace, Resolved
+from ._progress import Progress
 from ._report import make_report
 from ._solver import Solution, Solver, load_solution
 
@@ -29,5 +30,6 @@ def read_params(path):
 
 
 __all__ = ["load", "load_solution", "read_params", "make_report", "Model", "Solver", "Solution", "Panel", "Initial", "State",
-           "ParamSpace", "Resolved", "LcmError", "UsageError", "ModelError", "ParamsError", "LcmIOError",
-           "CompileError", "NumericError", "InputError", "DeviceError", "LcmMemoryError", "InternalError"]
+           "ParamSpace", "Resolved", "Progress", "LcmError", "UsageError", "ModelError", "ParamsError", "LcmIOError",
+           "CompileError", "NumericError", "InputError", "DeviceError", "LcmMemoryError", "CancelledError",
+           "InternalError"]

@@ -66,13 +66,19 @@ class LcmMemoryError(LcmError, MemoryError):
     status = 10
 
 
+class CancelledError(LcmError):
+    """The progress callback cancelled the solve or simulation (it returned False)."""
+    status = 11
+
+
 class InternalError(LcmError):
     """A bug in lcm: please report it."""
     status = 70
 
 
 _BY_STATUS = {c.status: c for c in (UsageError, ModelError, ParamsError, LcmIOError, CompileError, NumericError,
-                                    InputError, DeviceError, LcmMemoryError, InternalError)}
+                                    InputError, DeviceError, LcmMemoryError, CancelledError,
+                                    InternalError)}
 
 
 def from_status(status, message):

@@ -143,11 +143,14 @@ class Model:
         return Initial(self._core.initial_from_columns(source, converted, n or 0), self)
 
     def solver(self, *, backend="auto", precision=64, threads=0, device=0, devices=0, cache_dir=None,
-               log_level=None, cache_required=False):
+               log_level=None, cache_required=False, progress=None):
         """A solver for this model: compiles the kernels, or takes them from
         the cache (~/.cache/lcm or $LCM_CACHE_DIR, shared with the lcm
         command).  One thread uses a solver at a time.  log_level sets the
-        process's level (off, warning, info, progress, debug)."""
+        process's level (off, warning, info, progress, debug).  progress:
+        True for a bar, or a callable told of every step, which cancels by
+        returning False (lcmgen._progress)."""
+        from ._progress import make_callback
         from ._solver import Solver
         for name, value in (("precision", precision), ("threads", threads), ("device", device),
                             ("devices", devices)):
@@ -156,7 +159,8 @@ class Model:
         if log_level is not None:
             _core.set_log_level(str(log_level))
         core = _core.solver_new(self._core, str(backend), int(precision), int(threads), int(device), int(devices),
-                                os.fspath(cache_dir) if cache_dir else "", bool(cache_required))
+                                os.fspath(cache_dir) if cache_dir else "", bool(cache_required),
+                                make_callback(progress))
         return Solver(core, self)
 
     def __repr__(self):

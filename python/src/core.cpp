@@ -335,10 +335,65 @@ nb::object panel_labels(const Panel &panel, const std::string &name)
 // ---- solvers -------------------------------------------------------------------------
 struct Solver {
     lcm_solver *s = nullptr;
-    nb::object model;            // the Python Model
+    nb::object model;              // the Python Model
+    nb::object progress;           // the Python callback, or None
+    nb::object progress_error;     // what it raised: the solve's exception, not LCM_E_CANCELLED's
     std::atomic<bool> busy{false}; // one thread at a time (lcm.h)
     ~Solver() { lcm_solver_free(s); }
 };
+
+// A solver's Python references (its model, a user's callback, which may well refer back to the
+// solver) for the cycle collector: without these slots such a cycle would never be freed.
+int solver_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(self));
+    if (!nb::inst_ready(self)) return 0;
+    Solver *sv = nb::inst_ptr<Solver>(self);
+    Py_VISIT(sv->model.ptr());
+    Py_VISIT(sv->progress.ptr());
+    Py_VISIT(sv->progress_error.ptr());
+    return 0;
+}
+
+int solver_clear(PyObject *self)
+{
+    Solver *sv = nb::inst_ptr<Solver>(self);
+    sv->model.reset(), sv->progress.reset(), sv->progress_error.reset();
+    return 0;
+}
+
+PyType_Slot solver_slots[] = {{Py_tp_traverse, (void *)solver_traverse}, {Py_tp_clear, (void *)solver_clear}, {0, nullptr}};
+
+// liblcm's progress callback: hands the step to the Python callable (on the thread that solves, which
+// holds no GIL then); its False cancels, and so does an exception, which the solve then raises.
+int progress_to_python(const lcm_progress_info *p, void *user)
+{
+    auto *sv = static_cast<Solver *>(user);
+    nb::gil_scoped_acquire locked;
+    try {
+        nb::object r = sv->progress(
+            "what"_a = p->what == LCM_PROGRESS_SOLVE ? "solve" : "simulate", "model"_a = p->model,
+            "period"_a = p->period, "age"_a = p->age, "periods"_a = p->periods, "done"_a = p->done,
+            "total"_a = p->total, "subjects"_a = p->subjects, "batch_first"_a = p->batch_first,
+            "batch_size"_a = p->batch_size, "seconds"_a = p->seconds);
+        return r.is(nb::bool_(false)) ? 1 : 0;
+    } catch (nb::python_error &e) {
+        sv->progress_error = nb::borrow(e.value());
+        return 1;
+    }
+}
+
+// After a failed solve or simulation: the callback's own exception where it raised one.
+[[noreturn]] void raise_solver_err(Solver &sv, const lcm_err &err)
+{
+    if (err.code == LCM_E_CANCELLED && sv.progress_error.is_valid() && !sv.progress_error.is_none()) {
+        nb::object e = sv.progress_error;
+        sv.progress_error = nb::none();
+        PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(e.ptr())), e.ptr());
+        throw nb::python_error();
+    }
+    raise_err(err);
+}
 
 // Holds a solver for one call, or raises when another thread holds it.
 struct Claim {
@@ -355,7 +410,7 @@ struct Claim {
 };
 
 Solver *solver_new(nb::object model, const std::string &backend, int precision, int threads, int device, int devices,
-                   const std::string &cache_dir, bool cache_required)
+                   const std::string &cache_dir, bool cache_required, nb::object progress)
 {
     Model &m = nb::cast<Model &>(model);
     int kind = lcm_backend_by_name(backend.c_str());
@@ -365,8 +420,10 @@ Solver *solver_new(nb::object model, const std::string &backend, int precision, 
     o.precision = precision, o.threads = threads, o.device = device, o.devices = devices;
     o.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
     o.cache_required = cache_required;
-    auto *sv = new Solver;
+    auto *sv = new Solver; // on the heap, where the callback finds it (progress_user)
     sv->model = model;
+    sv->progress = progress;
+    if (!progress.is_none()) o.progress = progress_to_python, o.progress_user = sv;
     lcm_err err{};
     int rc;
     {
@@ -395,7 +452,7 @@ Solution *solve_tree(Solver &sv, nb::handle params)
     }
     if (rc) {
         delete sol;
-        raise_err(err);
+        raise_solver_err(sv, err);
     }
     return sol;
 }
@@ -417,7 +474,7 @@ Solution *solve_resolved(Solver &sv, nb::ndarray<const double, nb::ndim<1>, nb::
     }
     if (rc) {
         delete sol;
-        raise_err(err);
+        raise_solver_err(sv, err);
     }
     return sol;
 }
@@ -448,7 +505,7 @@ nb::object simulate(nb::object self, nb::object solution, nb::object initial, un
         }
         p.p = renewed;
         p.renewing = false;
-        if (rc) raise_err(err); // p.p is NULL now: the panel holds nothing, its columns say so
+        if (rc) raise_solver_err(sv, err); // p.p is NULL now: the panel holds nothing, its columns say so
         return out;
     }
     auto *p = new Panel;
@@ -458,7 +515,7 @@ nb::object simulate(nb::object self, nb::object solution, nb::object initial, un
     }
     if (rc) {
         delete p;
-        raise_err(err);
+        raise_solver_err(sv, err);
     }
     return nb::cast(p, nb::rv_policy::take_ownership);
 }
@@ -499,7 +556,7 @@ NB_MODULE(_core, m)
         .def("initial_read", &initial_read);
     m.def("open_model", &open_model, "path"_a, "is_dir"_a, "defines"_a, "fixes"_a, "trusted"_a);
 
-    nb::class_<Solver>(m, "Solver")
+    nb::class_<Solver>(m, "Solver", nb::type_slots(solver_slots))
         .def_prop_ro("backend", [](const Solver &s) { return std::string(s.s ? lcm_solver_backend(s.s) : "closed"); })
         .def_prop_ro("precision", [](const Solver &s) { return lcm_solver_precision(s.s); })
         .def_prop_ro("compiled", [](const Solver &s) { return (bool)lcm_solver_compiled(s.s); })
@@ -515,7 +572,7 @@ NB_MODULE(_core, m)
         .def("solve_resolved", &solve_resolved)
         .def("simulate", &simulate, "solution"_a, "initial"_a, "seed"_a, "targets"_a, "batch"_a, "out"_a.none());
     m.def("solver_new", &solver_new, "model"_a, "backend"_a, "precision"_a, "threads"_a, "device"_a, "devices"_a,
-          "cache_dir"_a, "cache_required"_a);
+          "cache_dir"_a, "cache_required"_a, "progress"_a.none());
 
     nb::class_<Solution>(m, "Solution")
         .def_ro("model", &Solution::model)

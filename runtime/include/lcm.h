@@ -47,9 +47,9 @@
 
 /* The project's version: CMakeLists.txt reads it from here. */
 #define LCM_VERSION_MAJOR 0
-#define LCM_VERSION_MINOR 2
+#define LCM_VERSION_MINOR 3
 #define LCM_VERSION_PATCH 0
-#define LCM_VERSION_STRING "0.2.0"
+#define LCM_VERSION_STRING "0.3.0"
 
 /* A pointer argument that may be NULL (what NULL means is said there); the
  * others of a function that returns a status may not (above).  Marks the
@@ -68,7 +68,7 @@
 extern "C" {
 #endif
 
-/* The version of the library linked at run time ("0.2.0"). */
+/* The version of the library linked at run time ("0.3.0"). */
 LCM_API const char *lcm_version(void);
 
 /* ---- errors ------------------------------------------------------------- */
