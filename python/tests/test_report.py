@@ -286,3 +286,17 @@ def test_report_bad_input(case, iskhakov, tiny_panel, tmp_path):
     for e in expect:
         assert e in proc.stderr, (e, proc.stderr)
     assert os.listdir(out) == []     # no page, no figures, no JSON, no temporary folder
+
+
+def test_lcm_run_prints_a_command_that_makes_the_report(tmp_path, lcm_bin):
+    """`lcm run` ends with the report's command line for its outputs; run as printed, it makes the page."""
+    import shlex
+    done = run_lcm("run", MODELS / "iskhakov_2017.lua", "--out-dir", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    line = [l for l in done.stderr.splitlines() if "python3 -m lcmgen report" in l]
+    assert len(line) == 1, done.stderr
+    words = shlex.split(line[0].split(": ", 2)[-1])
+    assert words[:4] == ["python3", "-m", "lcmgen", "report"]
+    made = subprocess.run([sys.executable, *words[1:]], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "out" / "iskhakov_2017.report.html").stat().st_size > 10000

@@ -175,6 +175,51 @@ static int check_outputs(const sim_cli *c, const cli_file files[SIM_FILES], lcm_
     return rc;
 }
 
+/* s for a shell command line: as it is when it needs no quotes, else in single quotes. */
+static void shell_word(lcm_sb *b, const char *s)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,=+-:@%") == strlen(s)) {
+        lcm_sb_printf(b, " %s", s);
+        return;
+    }
+    lcm_sb_puts(b, " '");
+    for (; *s; ++s) *s == '\'' ? lcm_sb_puts(b, "'\\''") : lcm_sb_printf(b, "%c", *s);
+    lcm_sb_puts(b, "'");
+}
+
+/* lcm run's last word: the command that draws its results (the Python
+ * package's report, docs/python.md section 11), with the model's -D and
+ * --fix values, which the report needs to open the solution. */
+static void say_report_command(const sim_cli *c, const char *solution)
+{
+    lcm_sb b;
+    lcm_sb_init(&b);
+    lcm_sb_puts(&b, "a report with pictures of these results (pip install .[report]): python3 -m lcmgen report");
+    shell_word(&b, c->mo.model);
+    shell_word(&b, solution);
+    shell_word(&b, c->csv);
+    lcm_sb_puts(&b, " -o");
+    size_t n = strlen(c->csv) - strlen(".panel.csv"); /* lcm run's csv: DIR/STEM.panel.csv */
+    char *page = lcm_xasprintf("%.*s.report.html", (int)n, c->csv);
+    shell_word(&b, page);
+    for (int i = 0; i < c->mo.ndefines; ++i) {
+        char *d = lcm_xasprintf("%s=%s", c->mo.defines[i].name, c->mo.defines[i].value);
+        lcm_sb_puts(&b, " -D");
+        shell_word(&b, d);
+        free(d);
+    }
+    for (int i = 0; i < c->mo.nfixes; ++i) {
+        if (!c->mo.fixes[i].value) continue;
+        char *f = lcm_xasprintf("%s=%s", c->mo.fixes[i].name, c->mo.fixes[i].value);
+        lcm_sb_puts(&b, " --fix");
+        shell_word(&b, f);
+        free(f);
+    }
+    lcm_info("%s", b.s);
+    free(page);
+    lcm_sb_free(&b);
+}
+
 /* The parameters from --params and --set, or NULL when neither is given. */
 static int read_params(sim_cli *c, lcm_pvalue **out, lcm_err *err)
 {
@@ -306,6 +351,7 @@ static int simulate_main(int argc, char **argv, int run)
                                (long long)lcm_panel_rows(panel));
         const char *outputs[] = {owned[2], c.out, c.csv};
         cli_report(done, outputs, 3);
+        if (run) say_report_command(&c, owned[2]);
         free(done);
     }
     lcm_panel_free(panel);
