@@ -33,7 +33,7 @@ wide region suits them; finite-difference gradients do not.
 
 Recovery: the script prints "recovered: ..." and exits 0 when every
 estimate lies within TOLERANCE of the truth, else "NOT recovered: ..." and
-exits 1:
+exits 1 (2 on an lcm error, such as --backend cuda without a GPU):
 
     discount_factor.mean         0.005
     health_consumption_penalty   0.02
@@ -57,7 +57,6 @@ import sys
 import time
 
 import numpy as np
-import optimagic as om
 import pandas as pd
 
 import lcmgen
@@ -189,9 +188,10 @@ class Estimation:
 
 
 def main(argv=None):
+    import optimagic as om      # here, so that policy_plot.py imports this module without it
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", choices=SIZES, default="small", help="grid sizes and subjects (default: small)")
-    ap.add_argument("--backend", default="auto", help="cpu, cuda, interp or auto (default)")
+    ap.add_argument("--backend", default="auto", help="cpu, cuda or auto (default); interp (the reference interpreter) is slow")
     ap.add_argument("--subjects", type=int, help="subjects simulated (default: by size)")
     ap.add_argument("--data-seed", type=int, default=2024, help="seed of the data panel and its subjects")
     ap.add_argument("--seed", type=int, default=7, help="seed of the estimation's simulations and subjects")
@@ -249,4 +249,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except lcmgen.LcmError as e:      # a bad --backend, no GPU, a failed check: lcm's one-line message
+        print(f"estimate.py: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -14,20 +14,20 @@
 # OUTDIR/policy_plot_V.csv) instead.
 
 # %%
-import os
 import pathlib
 import sys
 import time
 
-import numpy as np
 import pandas as pd
 
 import lcmgen
 
-HERE = pathlib.Path(__file__).resolve().parent
+# this folder (in a notebook, which has no __file__: the folder it runs in)
+HERE = pathlib.Path(__file__).resolve().parent if "__file__" in globals() else pathlib.Path.cwd()
 sys.path.insert(0, str(HERE))
 from estimate import PARAMS, MODEL, SIZES, initial_conditions  # noqa: E402  (the estimation's subjects)
 
+# the output folder: the first argument (a notebook kernel's arguments start with "-")
 OUT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else ".")
 OUT.mkdir(parents=True, exist_ok=True)
 
@@ -68,17 +68,13 @@ print(by_age.round(3).head())
 # %%
 V = solution.V(0, "alive")
 axes = solution.axes(0, "alive")
-names = [s.name for s in model.states("alive")]
-at = {"health": "good", "lagged_effort": "0", "productivity": "low", "health_type": "low"}
-index = []
-for s in model.states("alive"):
-    if s.name in at:
-        index.append(s.labels.index(at[s.name]))
-    elif s.name in ("education", "discount_type", "wealth"):
-        index.append(slice(None))
-    else:
-        index.append(s.points // 2 if s.name == "productivity_shock" else 0)
-curves = V[tuple(index)]          # axes: education, discount_type, wealth
+states = model.states("alive")
+points = {st.name: st.points for st in states}
+pick = {"health": "good", "lagged_effort": "0", "productivity": "low", "health_type": "low",
+        "productivity_shock": points["productivity_shock"] // 2, "adjustment_cost": 0,
+        "education": slice(None), "discount_type": slice(None), "wealth": slice(None)}
+index = tuple(st.labels.index(pick[st.name]) if isinstance(pick[st.name], str) else pick[st.name] for st in states)
+curves = V[index]          # axes: education, discount_type, wealth
 v_rows = {f"V_{e}_{d}": curves[i, j] for i, e in enumerate(axes["education"])
           for j, d in enumerate(axes["discount_type"])}
 v_table = pd.DataFrame(v_rows, index=pd.Index(axes["wealth"], name="wealth"))
@@ -89,9 +85,7 @@ print(v_table.round(2))
 
 # %%
 try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt     # without a display it draws with Agg
 except ImportError:
     plt = None
 

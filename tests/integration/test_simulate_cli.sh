@@ -18,7 +18,8 @@ for model in "$SRC"/models/*.lua; do
   check "lcm run $name exits 0" "[ $rc -eq 0 ]"
   check "lcm run $name wrote its panel" "head -1 '$work/results/$name.panel.csv' | grep -q '^subject_id,period,age,regime,value'"
   check "lcm run $name wrote its solution" "[ -s '$work/results/$name.solution.h5' ] && [ -s '$work/results/$name.panel.h5' ]"
-  check "lcm run $name said so, in one line" "[ \$(wc -l < '$work/$name.err') -eq 1 ] && grep -q 'panel rows): wrote .*$name.solution.h5, .*$name.panel.h5, .*$name.panel.csv' '$work/$name.err'"
+  check "lcm run $name said so, in one line" "[ \$(grep -c 'panel rows): wrote .*$name.solution.h5, .*$name.panel.h5, .*$name.panel.csv' '$work/$name.err') -eq 1 ]"
+  check "lcm run $name ended with the report's command, nothing else" "[ \$(wc -l < '$work/$name.err') -eq 2 ] && tail -1 '$work/$name.err' | grep -q 'python3 -m lcmgen report .*$name.lua .*$name.solution.h5 .*$name.panel.csv -o .*$name.report.html\$'"
   check "lcm run $name keeps standard output for data" "[ ! -s '$work/$name.out' ]"
 done
 
