@@ -25,7 +25,7 @@ def load(path, *, options=None, fix=None, trusted=False):
     fix: parameters fixed into the kernels, ``{"path": number}`` (``--fix``).
     trusted: give the model file the whole Lua library (``--trust-model``).
     """
-    path = os.fspath(path)
+    path = _no_nul(os.fspath(path), "load")
     is_dir = os.path.isdir(path)
     if is_dir and (options or fix):
         raise UsageError(f"options and fix apply when the model is a .lua file; '{path}' was generated already "
@@ -46,7 +46,7 @@ def load(path, *, options=None, fix=None, trusted=False):
 
 
 def _option_text(v):
-    if isinstance(v, bool):
+    if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
     return str(v)
 
@@ -73,13 +73,18 @@ class Model:
             except ValueError:
                 raise UsageError(f"model '{self.name}' has no regime '{regime}' (its regimes: "
                                  f"{', '.join(self.regimes)})") from None
-        if isinstance(regime, (int, np.integer)) and 0 <= regime < len(self.regimes):
+        if isinstance(regime, (int, np.integer)) and not isinstance(regime, (bool, np.bool_)) \
+                and 0 <= regime < len(self.regimes):
             return int(regime)
         raise UsageError(f"regime {regime!r}: not a regime name or an index below {len(self.regimes)}")
 
     def states(self, regime):
         """The states of a regime, V's axes in order (a list of State)."""
         return [State(*s) for s in self._core.states(self.regime_index(regime))]
+
+    def _discrete_labels(self):
+        """{state: its labels} of the discrete states of every regime."""
+        return {s.name: s.labels for r in range(len(self.regimes)) for s in self.states(r) if s.labels is not None}
 
     def actions(self, regime):
         """The actions of a regime (a list of State: labels for a discrete one, else None)."""
@@ -123,8 +128,13 @@ class Model:
         if isinstance(data, Initial):
             return data
         if isinstance(data, (str, os.PathLike)):
-            return Initial(self._core.initial_read(os.fspath(data)), self)
+            return Initial(self._core.initial_read(_no_nul(os.fspath(data), source)), self)
+        if isinstance(data, dict) and any(type(v).__name__ == "Series" for v in data.values()):
+            import pandas as pd
+            data = pd.DataFrame(data)  # Series meet by their index, as in a DataFrame, not by position
         if type(data).__name__ == "DataFrame":
+            if data.columns.duplicated().any():
+                raise InputError(f"{source}: column '{data.columns[data.columns.duplicated()][0]}' appears twice")
             columns = {str(c): data[c] for c in data.columns}
         elif isinstance(data, dict):
             columns = data
@@ -132,8 +142,10 @@ class Model:
             raise InputError(f"{source}: a {type(data).__name__}; give a pandas DataFrame, a dict of columns or a "
                              "file path")
         converted, n = [], None
+        labels = self._discrete_labels()
         for name, values in columns.items():
             num, text = _column_cells(name, values, source)
+            _check_codes(name, num, text, labels.get(str(name)), source)
             length = len(num) if num is not None else len(text)
             if n is not None and length != n:
                 raise InputError(f"{source}: column '{name}' has {length} values but the first has {n}; each holds "
@@ -204,6 +216,27 @@ def _column_cells(name, values, source):
         else:
             raise InputError(f"{source}: column '{name}', subject {i}: {c!r} is neither a number nor a label")
     return num, (text if any_text else None)
+
+
+def _check_codes(name, num, text, labels, source):
+    """A discrete state given by numbers takes them as codes; where its labels are numbers too, but
+    not its codes (labels "1", "2", "3"), a column that pandas read as numbers is ambiguous: refused."""
+    if labels is None or num is None or text is not None:
+        return
+    try:
+        as_numbers = [float(label) for label in labels]
+    except ValueError:
+        return
+    if as_numbers != list(range(len(labels))) and np.isfinite(num).any():
+        raise InputError(f"{source}: column '{name}' holds numbers, and the labels of state '{name}' are numbers "
+                         f"too ({', '.join(labels)}), which are not its codes 0 to {len(labels) - 1}: give the "
+                         f"labels as text (df['{name}'].astype(str)) or the codes as numbers from 0")
+
+
+def _no_nul(text, source):
+    if "\0" in text:
+        raise InputError(f"{source}: {text!r} holds a NUL character")
+    return text
 
 
 class Initial:

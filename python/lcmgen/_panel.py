@@ -5,6 +5,17 @@ import numpy as np
 
 from ._errors import UsageError
 
+
+def output_kind(path, what, other=""):
+    """'csv' or 'h5' by a file name's extension (.csv, .h5, .hdf5), else UsageError."""
+    path = os.fspath(path)
+    if "\0" in path:
+        raise UsageError(f"{what} file name {path!r}: holds a NUL character")
+    ext = os.path.splitext(path)[1].lower()
+    if ext in (".csv", ".h5", ".hdf5"):
+        return "csv" if ext == ".csv" else "h5"
+    raise UsageError(f"{what} file '{path}': name it .csv, .h5 or .hdf5{'; ' + other if other else ''}")
+
 # columns the panel keeps as integers (copied out as doubles by the library)
 _INTEGER_COLUMNS = {"subject_id": np.int64, "period": np.int64}
 
@@ -85,7 +96,7 @@ class Panel:
             elif name in _INTEGER_COLUMNS:
                 arrays[name] = pa.array(col.astype(_INTEGER_COLUMNS[name]))
             else:
-                arrays[name] = pa.array(col)
+                arrays[name] = pa.array(col, from_pandas=True)  # NaN (a regime without it) is Arrow's null
         return pa.table(arrays)
 
     def __arrow_c_stream__(self, requested_schema=None):
@@ -99,11 +110,8 @@ class Panel:
     def save(self, path):
         """Writes the panel as `lcm simulate -o` does: .h5 / .hdf5 or .csv."""
         self._check()
-        path = os.fspath(path)
-        if path.endswith(".csv"):
-            self._core.write_csv(path)
-        else:
-            self._core.write_h5(path)
+        writer = output_kind(path, "panel", "to_parquet(path) writes Parquet")
+        (self._core.write_csv if writer == "csv" else self._core.write_h5)(os.fspath(path))
 
     def __repr__(self):
         if self._core.empty:

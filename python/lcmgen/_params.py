@@ -45,14 +45,33 @@ def _series_tree(series):
     """A Series labelled by paths ("wage", "working.wage") or a MultiIndex."""
     tree = {}
     for label, value in series.items():
-        keys = [k for k in label if isinstance(k, str) and k] if isinstance(label, tuple) else str(label).split(".")
+        keys = _label_keys(label)
+        path = ".".join(keys)
         node = tree
         for k in keys[:-1]:
             node = node.setdefault(k, {})
             if not isinstance(node, dict):
-                raise ParamsError(f"parameter '{'.'.join(keys)}': '{k}' is a value and a table")
-        node[keys[-1]] = to_tree(value, ".".join(keys))
+                raise ParamsError(f"parameter '{path}': '{k}' is a value and a table")
+        if keys[-1] in node:
+            what = "a table" if isinstance(node[keys[-1]], dict) else "given twice"
+            raise ParamsError(f"parameter '{path}': {what} in the Series")
+        node[keys[-1]] = to_tree(value, path)
     return tree
+
+
+def _label_keys(label):
+    """The path of a Series label: "a.b.c", or a MultiIndex tuple whose empty levels (shorter paths) are left out."""
+    if not isinstance(label, tuple):
+        return str(label).split(".")
+    keys = []
+    for k in label:
+        if k is None or k == "" or (isinstance(k, float) and k != k):
+            continue
+        if not isinstance(k, str):
+            raise ParamsError(f"parameter {label!r}: level {k!r} is not a name; array parameters go in whole, as a "
+                              "list or array, not element by element")
+        keys.append(k)
+    return keys
 
 
 class Resolved(np.ndarray):
@@ -77,7 +96,7 @@ class ParamSpace:
         self._base = model.resolve(base)
         slots = model._slots()
         self._groups = []
-        labels = []
+        labels, covered = [], set()
         for name in self.names:
             parts = name.split(".") if isinstance(name, str) else None
             if not parts or len(parts) > 3 or not all(parts):
@@ -98,7 +117,15 @@ class ParamSpace:
                 raise ParamsError(f"param_space: '{name}' has different sizes where it is read; name it per "
                                   "regime or function")
             size = sizes.pop()
-            self._groups.append(([s.offset for s in hit], size))
+            offsets = [s.offset for s in hit]
+            values = [self._base[o:o + size] for o in offsets]
+            if any(not np.array_equal(values[0], v, equal_nan=True) for v in values[1:]):
+                raise ParamsError(f"param_space: '{name}' has different values in the base where it is read; name "
+                                  "it per regime or function (regime.name, regime.function.name)")
+            if covered & set(offsets):
+                raise ParamsError(f"param_space: '{name}' names a parameter an earlier name already covers")
+            covered |= set(offsets)
+            self._groups.append((offsets, size))
             labels += [name] if size == 1 else [f"{name}[{i}]" for i in range(size)]
         self.labels = labels
         self.size = len(labels)

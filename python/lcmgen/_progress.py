@@ -2,7 +2,8 @@
 
 ``Model.solver(progress=...)`` takes a callable, called after every step
 (a period of a solve; a period of a batch of subjects in a simulation) with
-a :class:`Progress`, on the thread that solves; returning ``False`` cancels
+a :class:`Progress`, on the thread that solves; returning a false value
+(``False``, ``0``; ``None`` goes on) cancels
 the work (``lcmgen.CancelledError``, nothing returned), and so does an
 exception, which the solve then raises.  ``progress=True`` shows a bar: tqdm's
 where tqdm is installed, else one line on stderr that updates in place.
@@ -26,7 +27,11 @@ def make_callback(progress):
     if not callable(progress):
         from ._errors import UsageError
         raise UsageError(f"solver: progress must be True, False, None or a callable, not {progress!r}")
-    return lambda **info: progress(Progress(**info))
+    def told(**info):
+        done = progress(Progress(**info))
+        return False if done is not None and not bool(done) else None  # any false value but None cancels
+
+    return told
 
 
 class Bar:

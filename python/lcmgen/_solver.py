@@ -6,7 +6,7 @@ import numpy as np
 from . import _core
 from ._errors import UsageError
 from ._model import Model
-from ._panel import Panel
+from ._panel import Panel, output_kind
 from ._params import Resolved, to_tree
 
 
@@ -57,7 +57,9 @@ class Solver:
             raise UsageError(f"simulate: batch_size must be a positive number of subjects, or 0 for all, not "
                              f"{batch_size!r}")
         if isinstance(targets, (list, tuple)) and all(isinstance(t, str) for t in targets):
-            targets = ",".join(targets)
+            targets = ",".join(t.strip() for t in targets)
+        elif isinstance(targets, str):
+            targets = ",".join(t.strip() for t in targets.split(","))
         elif not isinstance(targets, (str, type(None))):
             raise UsageError(f"simulate: targets must be a string or a list of names, not {targets!r}")
         core = self._core.simulate(solution._core, ic._core, int(seed), targets or "", int(batch_size),
@@ -100,8 +102,8 @@ class Solution:
 
     @property
     def params(self):
-        """The parameter buffer it was solved with (Model.resolve's layout)."""
-        return self._core.params()
+        """The parameter buffer it was solved with (Model.resolve's layout): solve() takes it again."""
+        return self._core.params().view(Resolved)
 
     def V(self, period, regime):
         """V of a regime at a period, shaped by the regime's states (Model.states),
@@ -111,8 +113,11 @@ class Solution:
         return self._core.V(t, r, shape)
 
     def axes(self, period, regime):
-        """The coordinates of V's axes: {state: labels or grid points at that period}."""
+        """The coordinates of V's axes: {state: labels or grid points at that period}, or None
+        where the regime is not active then."""
         r, t = self.model.regime_index(regime), self._period(period)
+        if self._core.V(t, r, [s.points for s in self.model.states(r)]) is None:
+            return None  # as V: the regime is not active then
         return {s.name: (s.labels if s.labels is not None else self._core.points(t, r, k, s.points))
                 for k, s in enumerate(self.model.states(r))}
 
@@ -125,9 +130,12 @@ class Solution:
     def to_xarray(self):
         """An xarray Dataset: one variable per regime, dims (period, states...),
         NaN where the regime is not active; a continuous state's coordinate
-        is its grid where it is the same in every period, else its index."""
+        is its grid where it is the same in every period, else its index with
+        the points of each period as the coordinate <state>_points.  A state
+        whose points differ from another regime's state of the same name is
+        the dimension <regime>.<state>."""
         import xarray as xr
-        data = {}
+        data, seen = {}, {}
         for r, name in enumerate(self.model.regimes):
             states = self.model.states(r)
             shape = [s.points for s in states]
@@ -140,24 +148,29 @@ class Solution:
             if not active:
                 continue
             coords = {"period": np.arange(self.model.periods), "age": ("period", self.model.ages)}
+            dims = ["period"]
             for k, s in enumerate(states):
                 if s.labels is not None:
-                    coords[s.name] = s.labels
-                    continue
-                rows = [self._core.points(t, r, k, s.points) for t in range(self.model.periods)]
-                same = all(np.array_equal(rows[0], x) for x in rows[1:])
-                coords[s.name] = rows[0] if same else np.arange(s.points)
-            data[name] = xr.DataArray(V, dims=["period"] + [s.name for s in states], coords=coords)
+                    axis = np.array(s.labels, dtype=object)
+                else:
+                    rows = np.array([self._core.points(t, r, k, s.points) for t in range(self.model.periods)])
+                    by_age = not (rows == rows[0]).all()
+                    axis = np.arange(s.points) if by_age else rows[0]
+                # a state of another regime by the same name but other points gets a dimension of its own
+                dim = s.name if s.name not in seen or np.array_equal(seen[s.name], axis) else f"{name}.{s.name}"
+                seen.setdefault(dim, axis)
+                coords[dim] = axis
+                if s.labels is None and by_age:  # the points of each period, beside the index
+                    coords[f"{dim}_points"] = (("period", dim), rows)
+                dims.append(dim)
+            data[name] = xr.DataArray(V, dims=dims, coords=coords)
         return xr.Dataset(data, attrs={"model": self.model.name})
 
     def save(self, path):
         """Writes the solution: .h5 / .hdf5 in the layout `lcm solve -o` writes
         (and load_solution reads), .csv in long form."""
-        path = os.fspath(path)
-        if path.endswith(".csv"):
-            self._core.write_csv(path)
-        else:
-            self._core.write_h5(path)
+        writer = output_kind(path, "solution")
+        (self._core.write_csv if writer == "csv" else self._core.write_h5)(os.fspath(path))
 
     def __repr__(self):
         return f"<lcmgen.Solution of {self.model.name!r}: float{self.precision}, solved in {self.seconds:.3g} s>"

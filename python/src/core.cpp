@@ -204,6 +204,10 @@ nb::object solution_V(nb::handle self, int period, int regime, const std::vector
     lcm_index n;
     const void *v = lcm_solution_V(sol.s, period, regime, &n);
     if (!v) return nb::none();
+    size_t cells = 1;
+    for (size_t d : shape) cells *= d;
+    if (cells != (size_t)n) raise_usage("V: a shape of " + std::to_string(cells) + " states; the regime has " +
+                                        std::to_string(n));
     nb::dlpack::dtype dt = lcm_solution_precision(sol.s) == 32 ? nb::dtype<float>() : nb::dtype<double>();
     nb::ndarray<nb::numpy, nb::ro> a(v, shape.size(), shape.data(), self, nullptr, dt);
     return nb::cast(a, nb::rv_policy::reference);
@@ -214,6 +218,9 @@ nb::object solution_points(nb::handle self, int period, int regime, int k, size_
     Solution &sol = nb::cast<Solution &>(self);
     const double *x = lcm_solution_state_points(sol.s, period, regime, k);
     if (!x) return nb::none();
+    int have;
+    lcm_model_state(nb::cast<Model &>(sol.model).m, regime, k, &have, nullptr);
+    if (points != (size_t)have) raise_usage("points: the state has " + std::to_string(have));
     nb::ndarray<nb::numpy, const double> a(x, {points}, self);
     return nb::cast(a, nb::rv_policy::reference);
 }
@@ -493,8 +500,9 @@ nb::object simulate(nb::object self, nb::object solution, nb::object initial, un
     if (!out.is_none()) {
         Panel &p = nb::cast<Panel &>(out);
         if (p.views)
-            raise_usage("out: " + std::to_string(p.views.load()) + " column array(s) of that panel are still alive, "
-                        "and its memory is about to hold the new panel; let them go (del) or simulate without out=");
+            raise_usage("out: " + std::to_string(p.views.load()) + " column array(s) of that panel are still alive "
+                        "(its column() views, or an Arrow table, polars or duckdb frame made from it), and its memory "
+                        "is about to hold the new panel; let them go (del) or simulate without out=");
         bool idle = false;
         if (!p.renewing.compare_exchange_strong(idle, true))
             raise_usage("out: another thread is simulating into that panel");
