@@ -20,6 +20,15 @@ def output_kind(path, what, other=""):
 _INTEGER_COLUMNS = {"subject_id": np.int64, "period": np.int64}
 
 
+def _arrow_floats(pa, col):
+    """A float64 Arrow array over the column's own memory (no copy), null where it is NaN (a row's
+    regime without the variable): the validity bitmap is the one new buffer."""
+    missing = np.isnan(col)
+    nulls = int(missing.sum())
+    validity = pa.py_buffer(np.packbits(~missing, bitorder="little")) if nulls else None
+    return pa.Array.from_buffers(pa.float64(), len(col), [validity, pa.py_buffer(col)], null_count=nulls)
+
+
 class Panel:
     """A simulated panel.  ``column(name)`` is a read-only view into the
     panel's memory (value, states, actions, targets), which keeps the panel
@@ -96,7 +105,7 @@ class Panel:
             elif name in _INTEGER_COLUMNS:
                 arrays[name] = pa.array(col.astype(_INTEGER_COLUMNS[name]))
             else:
-                arrays[name] = pa.array(col, from_pandas=True)  # NaN (a regime without it) is Arrow's null
+                arrays[name] = _arrow_floats(pa, col)
         return pa.table(arrays)
 
     def __arrow_c_stream__(self, requested_schema=None):

@@ -193,7 +193,7 @@ CATALOGUE = [
      "column 'wealth' has 3 values but the first has 2"),
     ("initial-dataframe-duplicate-column",
      lambda e: e.m.initial(pd.DataFrame([["alive", 0, 1.0, 2.0]], columns=["regime", "age", "wealth", "wealth"])),
-     lcmgen.InputError, "column 'wealth' has 2 values but the first has 1"),
+     lcmgen.InputError, "column 'wealth' appears twice"),
     ("initial-2d-column", lambda e: e.m.initial(tiny_initial(age=np.zeros((2, 1)))), lcmgen.InputError,
      "column 'age' is not one-dimensional"),
     ("initial-scalar-column", lambda e: e.m.initial({"regime": "alive", "age": 0.0, "wealth": 1.0}),
