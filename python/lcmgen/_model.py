@@ -60,6 +60,12 @@ class Model:
         self.name = core.name
         self.ages = np.array(core.ages)
         self.regimes = list(core.regimes)
+        # a model's variables never change: read once, not at every V(), axes() or initial()
+        self._states = [tuple(State(*v) for v in core.states(r)) for r in range(len(self.regimes))]
+        self._actions = [tuple(State(*v) for v in core.actions(r)) for r in range(len(self.regimes))]
+        self._labels = {}  # a discrete state's labels by name, from the first regime that has it
+        for v in (v for vs in self._states for v in vs if v.labels is not None):
+            self._labels.setdefault(v.name, v.labels)
 
     @property
     def periods(self):
@@ -80,15 +86,11 @@ class Model:
 
     def states(self, regime):
         """The states of a regime, V's axes in order (a list of State)."""
-        return [State(*s) for s in self._core.states(self.regime_index(regime))]
-
-    def _discrete_labels(self):
-        """{state: its labels} of the discrete states of every regime."""
-        return {s.name: s.labels for r in range(len(self.regimes)) for s in self.states(r) if s.labels is not None}
+        return list(self._states[self.regime_index(regime)])
 
     def actions(self, regime):
         """The actions of a regime (a list of State: labels for a discrete one, else None)."""
-        return [State(*a) for a in self._core.actions(self.regime_index(regime))]
+        return list(self._actions[self.regime_index(regime)])
 
     def _slots(self):
         return [Slot(*s) for s in self._core.params()]
@@ -142,7 +144,7 @@ class Model:
             raise InputError(f"{source}: a {type(data).__name__}; give a pandas DataFrame, a dict of columns or a "
                              "file path")
         converted, n = [], None
-        labels = self._discrete_labels()
+        labels = self._labels
         for name, values in columns.items():
             num, text = _column_cells(name, values, source)
             _check_codes(name, num, text, labels.get(str(name)), source)
