@@ -1,6 +1,7 @@
 /* bench_common.c - see bench_common.h. */
 #define _GNU_SOURCE
 #include "bench_common.h"
+#include "files.h"
 
 #include <stdio.h>
 #include <sys/wait.h>

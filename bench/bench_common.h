@@ -3,7 +3,10 @@
 #ifndef LCM_BENCH_COMMON_H
 #define LCM_BENCH_COMMON_H
 
+#include "initial.h"
 #include "lcm_internal.h"
+#include "log.h"
+#include "params.h"
 #include "lcmgen.h"
 
 /* The median of v[0, n) (sorts v). */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench_common.h"
+#include "files.h"
 #include "grid.h"
 #include "iskhakov_ref.h"
 #include "params_lua.h"

@@ -24,6 +24,7 @@
 
 #include "bench_common.h"
 #include "cache.h"
+#include "files.h"
 #include "panel.h"
 #include "params_lua.h"
 

@@ -33,8 +33,10 @@
 #include "bench_common.h"
 #include "cuda_api.h"
 #include "cuda_compile.h"
+#include "eliminate.h"
 #include "lcm_internal.h"
 #include "lcmgen.h"
+#include "log.h"
 #include "params_lua.h"
 #include "cost.h"
 #include "peak.h"
@@ -65,7 +67,7 @@ static void kernel_plans(const ir_model *m, ir_pre *pre)
     ir_shard S;
     ir_vars_build(m, &V);
     ir_shard_build(m, &V, &S);
-    for (int k = 0; k < m->nkernels; ++k) ir_pre_plan(m, &S, k, &pre[k]);
+    for (int k = 0; k < m->nkernels; ++k) ir_elim_plan_kernel(m, &S, k, &pre[k]);
     ir_vars_free(&V);
 }
 

@@ -1,5 +1,6 @@
 /* iskhakov_ref.c - see iskhakov_ref.h. */
 #include "iskhakov_ref.h"
+#include "files.h"
 
 #include <math.h>
 #include <stdio.h>

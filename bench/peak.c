@@ -6,7 +6,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "base.h"
 
 static volatile double sink; /* the results go here, so no loop is dropped */
 

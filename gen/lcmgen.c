@@ -7,11 +7,13 @@
 
 #include "analyze.h"
 #include "emit.h"
+#include "files.h"
 #include "lua_host.h"
 #include "manifest.h"
 #include "message.h"
 #include "plan.h"
 #include "sha256.h"
+#include "tempfile.h"
 
 int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
 {

@@ -4,6 +4,7 @@
 #ifndef LCM_LCMGEN_H
 #define LCM_LCMGEN_H
 
+#include "gen_inputs.h"
 #include "ir.h"
 
 typedef struct lcmgen_output {
@@ -17,18 +18,6 @@ typedef struct lcmgen_output {
     char *reachability; /* the regime graph as text: lcmgen --reachability */
     char *plan;         /* the staged solve of each kernel (gen/plan.h, lcm_plan_describe): the caller prints it */
 } lcmgen_output;
-
-/* What a model is generated with besides its files: structural options
- * (-D name=value, read by lcm.option) and parameters fixed from outside the
- * model (--fix path=value: a parameter path as in a params file, NAME,
- * REGIME.NAME or REGIME.FUNCTION.NAME, and a number), which join the model's
- * fixed_params and so become constants of the kernels. */
-typedef struct lcmgen_inputs {
-    const ir_option *defines;
-    int ndefines;
-    const ir_option *fixes; /* name: the path; value: the number as text */
-    int nfixes;
-} lcmgen_inputs;
 
 /* in may be NULL: no options, nothing fixed. */
 int lcmgen_generate(const char *model_path, const lcmgen_inputs *in, lcmgen_output *out, lcm_err *err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lcmgen.h"
+#include "files.h"
 #include "lua_sandbox.h"
 #include "message.h"
 

@@ -38,7 +38,7 @@ static const struct {
  * owner (ir/layout.h), and the number of taste-shock choices a regime may
  * have (ir/ir.h), for build.lua's checks, which name the model line; the
  * manifest format's version (ir/manifest.h), which build.lua writes; and
- * the edit distance of lcm's "did you mean" hints (ir/util.c). */
+ * the edit distance of lcm's "did you mean" hints (ir/base/text.c). */
 static int layout_splays(lua_State *L)
 {
     lua_Integer batch = luaL_checkinteger(L, 1), n = luaL_checkinteger(L, 2);

@@ -5,7 +5,7 @@
 
 #include <lua.h>
 
-#include "lcmgen.h"
+#include "gen_inputs.h"
 
 typedef struct lcm_trace_result {
     char *manifest; /* manifest text (caller frees) */

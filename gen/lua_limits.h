@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base.h"
 
 typedef struct lcm_lua_limits {
     size_t used, max_memory; /* max_memory is SIZE_MAX while not armed */

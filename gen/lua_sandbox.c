@@ -21,9 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "lua_bounded.h"
 #include "open_beneath.h"
-#include "util.h"
+#include "base.h"
 
 /* No model needs a data or Lua file anywhere near this; a bound keeps a
  * crafted name (a huge sparse file) from being read whole. */

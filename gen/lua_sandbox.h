@@ -33,7 +33,7 @@
 
 #include <lua.h>
 
-#include "util.h"
+#include "base.h"
 
 /* The state must have the standard libraries open (luaL_openlibs): the
  * sandbox copies from them.  Pushes a table with the fields

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base.h"
 
 #define MAX_LINKS 40  /* as the kernel (ELOOP) */
 #define MAX_DEPTH 256 /* folders open at once on the way (ENAMETOOLONG beyond) */

@@ -3,6 +3,7 @@
  * rest (the terms: plan_terms.c). */
 #include "plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -381,7 +382,7 @@ int lcm_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, c
     const ir_regime *r = &m->regimes[k->regime];
     *p = (kernel_plan){.m = m, .r = r, .k = k, .L = &lo->L, .V = &lo->V, .S = &lo->S, .tables = tables, .host = host};
     ir_state_layout_build(m, &lo->V, &lo->S, r->id, &p->lay);
-    ir_pre_plan(m, &lo->S, (int)(k - m->kernels), &p->pre);
+    ir_elim_plan_kernel(m, &lo->S, (int)(k - m->kernels), &p->pre);
     if (p->pre.elim.nstages) { /* the staged solve's DAG: the regime's nodes, then the stages' */
         ir_elim check;
         ir_elim_plan(m, &lo->S, k, &check, &p->dag);
@@ -445,7 +446,7 @@ void lcm_plan_describe(const ir_model *m, lcm_sb *out)
         const ir_kernel *kn = &m->kernels[k];
         const ir_regime *r = &m->regimes[kn->regime];
         ir_pre pre;
-        ir_pre_plan(m, &lo.S, k, &pre);
+        ir_elim_plan_kernel(m, &lo.S, k, &pre);
         const ir_elim *el = &pre.elim;
         lcm_sb_printf(out, "%s (regime '%s'): ", kn->symbol, r->name);
         if (!el->nstages) lcm_sb_printf(out, "grid search%s%s", *el->why ? ", " : "", el->why);

@@ -2,7 +2,7 @@
 #ifndef LCM_TEMPLATE_H
 #define LCM_TEMPLATE_H
 
-#include "util.h"
+#include "base.h"
 
 /* kv: key, value, key, value, ..., NULL.  A hole without a value is a bug in
  * the generator: reported as LCM_E_INTERNAL. */

@@ -267,3 +267,8 @@ void ir_elim_dag_free(ir_elim_dag *d)
     free(d->nodes);
     memset(d, 0, sizeof *d);
 }
+
+void ir_elim_plan_kernel(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
+{
+    if (ir_pre_plan(m, S, k, p)) ir_elim_plan(m, S, &m->kernels[k], &p->elim, NULL);
+}

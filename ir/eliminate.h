@@ -65,5 +65,7 @@ typedef struct ir_elim_dag {
  * solves (ir_elim_dag_free releases it). */
 void ir_elim_plan(const ir_model *m, const ir_shard *S, const ir_kernel *kn, ir_elim *out, ir_elim_dag *dag);
 void ir_elim_dag_free(ir_elim_dag *d);
+/* The whole plan of kernel k: its tables (ir_pre_plan) and its stages. */
+void ir_elim_plan_kernel(const ir_model *m, const ir_shard *S, int k, ir_pre *p);
 
 #endif

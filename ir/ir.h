@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "base.h"
 
 #define IR_MAX_ARGS 8        /* node arguments; array parameters have <= 7 indices */
 #define IR_MAX_REGIMES 64    /* must match LCM_MAX_REGIMES in templates/kernel_abi.h */

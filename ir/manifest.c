@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "layout.h"
 #include "process.h"
 #include "sha256.h"

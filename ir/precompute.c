@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eliminate.h"
 #include "layout.h"
 
 void ir_node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
@@ -204,7 +203,7 @@ static void table_plan(const ir_model *m, const ir_shard *S, const ir_kernel *kn
     p->ev = 1, p->ev_targets = ev.ev_targets, p->ev_entries = ev.ev_entries;
 }
 
-void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
+int ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
 {
     memset(p, 0, sizeof *p);
     p->reals = 1;
@@ -212,11 +211,11 @@ void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
     const ir_regime *r = &m->regimes[kn->regime];
     if (ir_is_egm(r)) {
         if (!kn->last) egm_plan(kn, r, p);
-        return;
+        return 0;
     }
-    if (r->nstates > 64 || r->nactions > 64) return;
+    if (r->nstates > 64 || r->nactions > 64) return 0;
     if (!kn->last && kn->ntargets) table_plan(m, S, kn, r, p);
-    ir_elim_plan(m, S, kn, &p->elim, NULL);
+    return 1;
 }
 
 long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre *p, int t)

@@ -143,8 +143,9 @@ typedef struct ir_pre {
     ir_elim elim;       /* the staged solve (ir/eliminate.h) */
 } ir_pre;
 
-/* The plan of kernel k. */
-void ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);
+/* The tables of kernel k; 1 when its actions may also be staged (not an
+ * EGM regime, at most 64 states and actions: ir_elim_plan_kernel). */
+int ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);
 /* Whether a simulation of `subjects` subjects reads the expected V from
  * the table it makes for each period (else it sums the continuation
  * inline, as the interpreter does): where the subjects' evaluations

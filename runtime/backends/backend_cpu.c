@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "compile_log.h"
+#include "files.h"
 #include "lcm_internal.h"
 #include "log.h"
 #include "message.h" /* lcm_escape_text */

@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "cuda_api.h"
 #include "cuda_compile.h"
+#include "eliminate.h"
 #include "log.h"
 #include "precompute.h"
 #include "shard.h"
@@ -500,7 +501,7 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
     for (int k = 0; k < m->nkernels && !rc; ++k) {
         const ir_kernel *kn = &m->kernels[k];
         ir_pre pre;
-        ir_pre_plan(m, &S, k, &pre);
+        ir_elim_plan_kernel(m, &S, k, &pre);
         char sim_symbol[256], table_symbol[256];
         snprintf(sim_symbol, sizeof sim_symbol, "%s_sim", kn->symbol);
         int sim_block = 0;

@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "base.h"
 
 /* 2: the entry stores its name (1 did not: an entry copied under another
  * key was run); 3: and its label.  Entries of other formats are rebuilt. */

@@ -4,7 +4,7 @@
 #ifndef LCM_COMPILE_LOG_H
 #define LCM_COMPILE_LOG_H
 
-#include "util.h"
+#include "base.h"
 
 /* Understands NVRTC ("kernels.c(123): error") and GCC/Clang
  * ("kernels.c:123:5: error") locations. */

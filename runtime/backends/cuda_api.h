@@ -11,7 +11,7 @@
 #ifndef LCM_CUDA_API_H
 #define LCM_CUDA_API_H
 
-#include "util.h"
+#include "base.h"
 
 #ifdef LCM_HAVE_CUDA
 #include <cuda.h>

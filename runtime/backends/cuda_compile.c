@@ -8,6 +8,7 @@
 
 #include "compile_log.h"
 #include "cuda_api.h"
+#include "files.h"
 #include "kernel_abi.h"
 #include "log.h"
 #include "sha256.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "tempfile.h"
-#include "util.h"
+#include "base.h"
 
 extern char **environ;
 

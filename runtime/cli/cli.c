@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "comm.h"
+#include "files.h"
 #include "lcmgen.h"
+#include "log.h"
 #include "lua_sandbox.h"
 #include "message.h"
 #include "progress_line.h"
@@ -169,7 +171,7 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
         lcm_set_log_level((lcm_log_level)l);
         return 0;
     }
-    if ((r = cli_progress_option(a, err))) return r < 0 ? err->code : 0;
+    if ((r = cli_progress_option(a->argv[a->i], err))) return r < 0 ? err->code : 0;
     *matched = 0;
     return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "cache.h"
 #include "cli.h"
+#include "files.h"
 #include "log.h"
 #include "message.h"
 

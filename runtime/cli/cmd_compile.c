@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cuda_compile.h"
+#include "log.h"
 
 static const char usage[] =
     "usage: lcm compile MODEL.lua|DIR [-D name=value]... [--fix path=value]... [--trust-model] [--backend auto|cpu|cuda] [--arch sm_XX]\n"

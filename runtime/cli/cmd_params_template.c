@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "params.h"
 
 static const char usage[] =
     "usage: lcm params-template MODEL.lua|DIR [-D name=value]... [--fix path=value]... [--trust-model]\n"

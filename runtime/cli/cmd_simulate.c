@@ -8,7 +8,9 @@
 
 #include "cli.h"
 #include "comm.h"
+#include "files.h"
 #include "initial_lua.h"
+#include "log.h"
 #include "output.h"
 #include "params_lua.h"
 #include "progress_line.h"

@@ -1,6 +1,7 @@
 /* initial_lua.c - see initial_lua.h. */
 #include "initial_lua.h"
 
+#include "files.h"
 #include "lua_host.h"
 #include "lua_limits.h"
 #include "lua_sandbox.h"

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "comm.h"
 #include "cuda_api.h"
+#include "files.h"
 
 static const char usage[] =
     "usage: lcm <command> [options]\n"

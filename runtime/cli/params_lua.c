@@ -1,6 +1,7 @@
 /* params_lua.c - Lua values to parameter trees (see params_lua.h). */
 #include "params_lua.h"
 
+#include "files.h"
 #include "lua_limits.h"
 #include "lua_sandbox.h"
 

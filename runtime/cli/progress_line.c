@@ -1,6 +1,8 @@
 /* progress_line.c - see progress_line.h. */
 #define _POSIX_C_SOURCE 200809L /* POSIX: fileno, isatty */
 #include "progress_line.h"
+#include "base.h"
+#include "log.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,9 +18,8 @@
 static int asked = -1;  /* --progress (1), --no-progress (0), neither (-1) */
 static double drawn_at = -1; /* the seconds of the run drawn last (-1: none drawn in this run) */
 
-int cli_progress_option(cli_args *a, lcm_err *err)
+int cli_progress_option(const char *arg, lcm_err *err)
 {
-    const char *arg = a->argv[a->i];
     int on = !strcmp(arg, "--progress");
     if (!on && strcmp(arg, "--no-progress")) return 0;
     if (asked >= 0) {

@@ -9,11 +9,11 @@
 #ifndef LCM_PROGRESS_LINE_H
 #define LCM_PROGRESS_LINE_H
 
-#include "cli.h"
+#include "lcm.h"
 
-/* --progress or --no-progress at argv[a->i]: 1 (consumed), 0 (another
+/* Whether arg is --progress or --no-progress: 1 (consumed), 0 (another
  * argument), or -1 with a usage error (given twice). */
-int cli_progress_option(cli_args *a, lcm_err *err);
+int cli_progress_option(const char *arg, lcm_err *err);
 /* Puts the line's callback into so when the line is to be shown (after
  * the options are parsed: it depends on --log-level). */
 void cli_progress_attach(lcm_solver_options *so);

@@ -1,7 +1,6 @@
 /* log.c - see log.h. */
 #include "log.h"
 
-#include "comm.h"
 #include "message.h"
 
 #include <stdarg.h>
@@ -55,8 +54,11 @@ int lcm_log_level_by_name(const char *name)
     return -1;
 }
 
-/* In an MPI job only rank 0 speaks (every rank would say the same). */
-static int muted(void) { return lcm_comm_rank() != 0; }
+/* In an MPI job only rank 0 speaks (every rank would say the same);
+ * core/comm.c says which rank this is when it joins the job. */
+static int rank;
+void lcm_log_set_rank(int r) { rank = r; }
+static int muted(void) { return rank != 0; }
 
 static void emit(lcm_log_level level, const char *tag, const char *fmt, va_list ap)
 {

@@ -22,6 +22,10 @@ typedef enum lcm_checks {
     LCM_CHECKS_RAISE    /* a failed check is an error at the first failing period */
 } lcm_checks;
 
+/* This process's rank in an MPI job (core/comm.c sets it; 0 outside one):
+ * only rank 0 prints. */
+void lcm_log_set_rank(int rank);
+
 /* What the checks do at the current level. */
 lcm_checks lcm_checks_mode(void);
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "tempfile.h"
 
 static herr_t h5_note_failure(hid_t stack, void *unused);

@@ -11,7 +11,7 @@
 #include <hdf5.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "base.h"
 #include "csv_number.h"
 
 /* Opens a temporary file next to `path` for writing (*tmp: its name, handed

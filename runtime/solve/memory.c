@@ -11,7 +11,6 @@
 #include "memory.h"
 
 #include "comm.h"
-#include "panel.h" /* the targets' columns, for the simulation's bill */
 
 #include <math.h>
 #include <stdarg.h>
@@ -179,24 +178,8 @@ int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm
     return 0;
 }
 
-/* ---- the bill ------------------------------------------------------------------ */
-enum { HOST, DEVICE };
-
-typedef struct item {
-    int side;
-    double bytes;
-    char *text;
-} item;
-
-typedef struct bill {
-    item *items;
-    size_t n, cap;
-    double total[2];
-    double held[2]; /* what this process holds that the work takes over (a simulation's kept buffers) */
-} bill;
-
-static void add(bill *b, int side, double bytes, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void add(bill *b, int side, double bytes, const char *fmt, ...)
+/* ---- the lcm_bill ------------------------------------------------------------------ */
+void lcm_bill_add(lcm_bill *b, int side, double bytes, const char *fmt, ...)
 {
     if (!(bytes > 0)) return;
     lcm_sb text;
@@ -206,11 +189,11 @@ static void add(bill *b, int side, double bytes, const char *fmt, ...)
     lcm_sb_vprintf(&text, fmt, ap);
     va_end(ap);
     LCM_GROW(b->items, b->cap, b->n + 1);
-    b->items[b->n++] = (item){side, bytes, lcm_sb_take(&text)};
+    b->items[b->n++] = (lcm_bill_item){side, bytes, lcm_sb_take(&text)};
     b->total[side] += bytes;
 }
 
-static void bill_free(bill *b)
+void lcm_bill_free(lcm_bill *b)
 {
     for (size_t i = 0; i < b->n; ++i) free(b->items[i].text);
     free(b->items);
@@ -226,14 +209,14 @@ static void put_bytes(lcm_sb *b, double x)
 }
 
 /* A count: whole below 1e15, else like 1.2e+21. */
-static void put_count(lcm_sb *b, double x) { lcm_sb_printf(b, x < 1e15 ? "%.0f" : "%.3g", x); }
+void lcm_put_count(lcm_sb *b, double x) { lcm_sb_printf(b, x < 1e15 ? "%.0f" : "%.3g", x); }
 
 /* "1e+15 states: a 1000 x b 1000 x c 1000 points" */
 static double describe_states(lcm_sb *b, const ir_regime *r)
 {
     double n = 1;
     for (int i = 0; i < r->nstates; ++i) n *= r->states[i].grid.n;
-    put_count(b, n);
+    lcm_put_count(b, n);
     lcm_sb_puts(b, n == 1 ? " state" : " states");
     int listed = 0;
     for (int i = 0; i < r->nstates; ++i)
@@ -246,7 +229,7 @@ static double describe_states(lcm_sb *b, const ir_regime *r)
 /* The grid buffers: every continuous grid's points (and each process's
  * transition matrix), per_value bytes each over the copies, described by
  * the largest grid. */
-static void bill_grids(bill *b, const ir_model *m, double total, int side, double per_value)
+static void bill_grids(lcm_bill *b, const ir_model *m, double total, int side, double per_value)
 {
     double most = 0;
     const ir_regime *at = NULL;
@@ -266,16 +249,16 @@ static void bill_grids(bill *b, const ir_model *m, double total, int side, doubl
     lcm_sb what;
     lcm_sb_init(&what);
     lcm_sb_puts(&what, "the grid points (");
-    put_count(&what, total);
+    lcm_put_count(&what, total);
     lcm_sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points",
                   var == &at->egm.savings ? "the savings (EGM)" : var->name, at->name, var->grid.n);
     if (var->grid.kind == GRID_PROCESS) lcm_sb_printf(&what, " and its %d x %d transition matrix", var->grid.n, var->grid.n);
     lcm_sb_puts(&what, ")");
-    add(b, side, total * per_value, "%s", what.s);
+    lcm_bill_add(b, side, total * per_value, "%s", what.s);
     lcm_sb_free(&what);
 }
 
-static void bill_solve(bill *b, const lcm_worker *w, int workers)
+static void bill_solve(lcm_bill *b, const lcm_worker *w, int workers)
 {
     const ir_model *m = &w->model->ir;
     const lcm_backend *be = w->backend;
@@ -298,28 +281,28 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
         const char *each = workers == 1 ? ""
                            : copies < workers ? ", its blocks (--devices) and then whole"
                                               : ", for each worker (--devices)";
-        add(b, HOST, copies * (host ? 1 : 2) * n * rb * periods, "V of regime '%s' over %d period%s (%s)%s%s", R->name,
+        lcm_bill_add(b, LCM_BILL_HOST, copies * (host ? 1 : 2) * n * rb * periods, "V of regime '%s' over %d period%s (%s)%s%s", R->name,
             periods, periods == 1 ? "" : "s", states.s, host ? "" : ", twice: the solution and its pinned staging copy",
             each);
-        if (!host) add(b, DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
+        if (!host) lcm_bill_add(b, LCM_BILL_DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
         if (ir_marginal_state(R) >= 0) { /* the marginal value the endogenous grid method keeps: as V */
-            add(b, HOST, copies * (host ? 1 : 2) * n * rb * periods, "the marginal value of regime '%s' over %d "
+            lcm_bill_add(b, LCM_BILL_HOST, copies * (host ? 1 : 2) * n * rb * periods, "the marginal value of regime '%s' over %d "
                 "period%s (the endogenous grid method)%s", R->name, periods, periods == 1 ? "" : "s", each);
-            if (!host) add(b, DEVICE, 2 * n * rb, "the marginal value of regime '%s' for two periods", R->name);
+            if (!host) lcm_bill_add(b, LCM_BILL_DEVICE, 2 * n * rb, "the marginal value of regime '%s' for two periods", R->name);
         }
         lcm_sb_free(&states);
         double entries = (double)lcm_worker_table_entries(w, r);
-        add(b, host ? HOST : DEVICE, (host ? workers : 1) * entries * (rb + 1), "%s of regime '%s' (%.0f %s; %s)%s",
+        lcm_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * entries * (rb + 1), "%s of regime '%s' (%.0f %s; %s)%s",
             lcm_worker_table_what(w, r), R->name, entries, ir_is_egm(R) ? "reals" : "entries",
             lcm_worker_table_remedy(w, r), host && workers > 1 ? ", for each worker (--devices)" : "");
         for (int k = 0; k < LCM_MAX_STAGES; ++k) {
             double n = (double)lcm_worker_stage_entries(w, r, k);
-            add(b, host ? HOST : DEVICE, (host ? workers : 1) * n * (rb + 1), "the table of stage %d of regime '%s' "
+            lcm_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * n * (rb + 1), "the table of stage %d of regime '%s' "
                 "(%.0f entries; splay a state it reads, or LCM_NO_TABLES=1 makes a state's rows as it is solved)%s", k,
                 R->name, n, host && workers > 1 ? ", for each worker (--devices)" : "");
         }
         double ev = (double)lcm_worker_ev_entries(w, r, -1);
-        add(b, host ? HOST : DEVICE, (host ? workers : 1) * ev * rb, "the expected next V of regime '%s' (%.0f reals; "
+        lcm_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * ev * rb, "the expected next V of regime '%s' (%.0f reals; "
             "LCM_NO_TABLES=1 sums over the next points inline instead)%s", R->name, ev,
             host && workers > 1 ? ", for each worker (--devices)" : "");
     }
@@ -333,81 +316,26 @@ static void bill_solve(bill *b, const lcm_worker *w, int workers)
         for (int r = 0; r < m->nregimes; ++r)
             if (ir_shard_regime(m, &w->shard, r)) most = fmax(most, (double)ir_state_space_size(&m->regimes[r]));
         if (most > 0)
-            add(b, HOST, most * (8 + 2 * rb), "the gathering of V from the other ranks (rank 0; the largest sharded "
+            lcm_bill_add(b, LCM_BILL_HOST, most * (8 + 2 * rb), "the gathering of V from the other ranks (rank 0; the largest sharded "
                 "regime, an array at a time)");
     }
     /* the worker's float64 buffer and its staged copy, the backend's copy
      * (host backends), the solution's float64 copy */
     double total = (double)w->layout.total;
-    bill_grids(b, m, total, HOST, workers * (8 + rb + (host ? rb : 0) + 8));
-    if (!host) bill_grids(b, m, total, DEVICE, rb);
-}
-
-static void bill_simulate(bill *b, const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o)
-{
-    const ir_model *m = &sv->model->ir;
-    const lcm_backend *be = sv->workers[0]->backend;
-    double rb = (double)lcm_real_bytes(be->precision), n = (double)subjects, T = m->nperiods;
-    const char *spec = o ? o->targets : NULL;
-    int slots; /* the hidden choice values of EGM regimes' choice probabilities (panel.h), counted as actions */
-    double ns = sv->vars.nstates, targets = lcm_targets_shape(m, spec, &slots);
-    double nchoice = slots, na = sv->vars.nactions + nchoice;
-    double cells = n * T;
-    /* simulate.c: the panel's columns, one cell per (subject, period),
-     * compacted in place; then the targets' columns */
-    double panel = cells * (8 + 4 + 4 + 8 + 8 * ns + 8 * na);
-    double extra = cells * 8 * targets;
-    lcm_sb what;
-    lcm_sb_init(&what);
-    put_count(&what, n);
-    lcm_sb_printf(&what, " subjects x %d periods, up to ", m->nperiods);
-    put_count(&what, cells);
-    double nact = sv->vars.nactions;
-    lcm_sb_printf(&what, " rows of %.0f state%s and %.0f action%s%s%s", ns, ns == 1 ? "" : "s", nact,
-                  nact == 1 ? "" : "s", nchoice > 0 ? ", the choice values" : "", targets > 0 ? " and the targets" : "");
-    add(b, HOST, panel + extra, "the panel (%s)", what.s);
-    lcm_sb_free(&what);
-    /* states, regime, periods lived, owner, mine */
-    add(b, HOST, n * (8 * ns + 4 + 4 + 4 + 1), "the state of %.0f subjects", n);
-    double K = o && o->subject_batch_size > 0 && o->subject_batch_size < subjects ? (double)o->subject_batch_size : n;
-    const char *bound = "; --subject-batch-size bounds it";
-    /* simulate.c (buffer_list): a batch's next states, V, actions, next
-     * regimes and regimes in backend memory; its states (but a float64 host
-     * backend's are the subjects' own), starts and periods lived (a
-     * device's); its panel cells (but a float64 host backend records into
-     * the panel); a device's pinned staging, the batch's way in and home */
-    int dev = !be->host_memory, direct = !dev && rb == 8;
-    double batch = K * ((direct ? 1 : 2) * ns * rb + rb + na * rb + 4 + 4 + (dev ? 8 : 0));
-    double own_cells = direct ? 0 : K * T * (4 + rb * (1 + ns + na));
-    add(b, dev ? DEVICE : HOST, batch + own_cells, "a batch of %.0f subjects%s%s", K,
-        own_cells > 0 ? " and its panel cells" : "", bound);
-    if (dev) {
-        add(b, HOST, 2.0 * (double)LCM_SIM_STAGE_BYTES * sv->nworkers, "the pinned staging of a batch's way in and "
-            "home (each device's)");
-        double vnext = 0;
-        for (int r = 0; r < m->nregimes; ++r)
-            vnext += (double)ir_state_space_size(&m->regimes[r]) * rb * (ir_marginal_state(&m->regimes[r]) >= 0 ? 2 : 1);
-        add(b, DEVICE, vnext, "V (and marginal values) of the next period");
-    }
-    for (int r = 0; r < m->nregimes; ++r) { /* simulate.c: the tables of a period: EGM's, the expected V */
-        if (ir_is_egm(&m->regimes[r]))
-            add(b, be->host_memory ? HOST : DEVICE, (double)lcm_worker_table_entries(sv->workers[0], r) * (rb + 1),
-                "the endogenous grid of regime '%s'", m->regimes[r].name);
-        add(b, be->host_memory ? HOST : DEVICE, (double)lcm_worker_ev_entries(sv->workers[0], r, subjects) * rb,
-            "the expected next V of regime '%s'", m->regimes[r].name);
-    }
+    bill_grids(b, m, total, LCM_BILL_HOST, workers * (8 + rb + (host ? rb : 0) + 8));
+    if (!host) bill_grids(b, m, total, LCM_BILL_DEVICE, rb);
 }
 
 /* ---- the verdict ------------------------------------------------------------------ */
 static int by_bytes(const void *a, const void *b)
 {
-    double x = ((const item *)a)->bytes, y = ((const item *)b)->bytes;
+    double x = ((const lcm_bill_item *)a)->bytes, y = ((const lcm_bill_item *)b)->bytes;
     return (x < y) - (x > y);
 }
 
 /* The error: what is needed, what there is, and the items that make most
  * of it (largest first, up to three), then the advice. */
-static int refuse(bill *b, int side, const char *doing, double room, const char *where, const char *advice,
+static int refuse(lcm_bill *b, int side, const char *doing, double room, const char *where, const char *advice,
                   lcm_err *err)
 {
     qsort(b->items, b->n, sizeof *b->items, by_bytes);
@@ -415,7 +343,7 @@ static int refuse(bill *b, int side, const char *doing, double room, const char 
     lcm_sb_init(&msg);
     lcm_sb_printf(&msg, "%s needs about ", doing);
     put_bytes(&msg, b->total[side]);
-    lcm_sb_printf(&msg, " of %s memory, more than the ", side == HOST ? "host" : "device");
+    lcm_sb_printf(&msg, " of %s memory, more than the ", side == LCM_BILL_HOST ? "host" : "device");
     put_bytes(&msg, room);
     lcm_sb_printf(&msg, " %s: ", where);
     double shown = 0;
@@ -432,7 +360,7 @@ static int refuse(bill *b, int side, const char *doing, double room, const char 
     return rc;
 }
 
-static int settle(bill *b, const char *doing, const lcm_backend *be, const char *host_advice,
+int lcm_bill_settle(lcm_bill *b, const char *doing, const lcm_backend *be, const char *host_advice,
                   const char *device_advice, lcm_err *err)
 {
     double room;
@@ -440,18 +368,18 @@ static int settle(bill *b, const char *doing, const lcm_backend *be, const char 
     int whole, rc = lcm_host_memory_room(&room, &whole, what, sizeof what, err);
     if (rc) return rc;
     snprintf(where, sizeof where, "this process may use (%s)", what);
-    if (!whole) room += b->held[HOST]; /* what it holds is room beside what is free, not beside a whole */
-    if (b->total[HOST] > room) return refuse(b, HOST, doing, room, where, host_advice, err);
+    if (!whole) room += b->held[LCM_BILL_HOST]; /* what it holds is room beside what is free, not beside a whole */
+    if (b->total[LCM_BILL_HOST] > room) return refuse(b, LCM_BILL_HOST, doing, room, where, host_advice, err);
     size_t free_b = 0, total_b = 0;
-    if (b->total[DEVICE] > 0 && be->memory_info && !be->memory_info((lcm_backend *)be, &free_b, &total_b) &&
-        b->total[DEVICE] > (double)free_b + b->held[DEVICE]) {
-        free_b += (size_t)b->held[DEVICE];
+    if (b->total[LCM_BILL_DEVICE] > 0 && be->memory_info && !be->memory_info((lcm_backend *)be, &free_b, &total_b) &&
+        b->total[LCM_BILL_DEVICE] > (double)free_b + b->held[LCM_BILL_DEVICE]) {
+        free_b += (size_t)b->held[LCM_BILL_DEVICE];
         lcm_sb at;
         lcm_sb_init(&at);
         lcm_sb_printf(&at, "free on %s (of ", be->target ? be->target : be->name);
         put_bytes(&at, (double)total_b);
         lcm_sb_puts(&at, ")");
-        rc = refuse(b, DEVICE, doing, (double)free_b, at.s, device_advice, err);
+        rc = refuse(b, LCM_BILL_DEVICE, doing, (double)free_b, at.s, device_advice, err);
         lcm_sb_free(&at);
     }
     return rc;
@@ -459,41 +387,15 @@ static int settle(bill *b, const char *doing, const lcm_backend *be, const char 
 
 int lcm_memory_check_solve(const lcm_worker *w, int workers, lcm_err *err)
 {
-    bill b = {0};
+    lcm_bill b = {0};
     bill_solve(&b, w, workers > 0 ? workers : 1);
     char doing[300];
     snprintf(doing, sizeof doing, "solving model '%s'", w->model->ir.name);
-    int rc = settle(&b, doing, w->backend,
+    int rc = lcm_bill_settle(&b, doing, w->backend,
                     "A coarser grid, fewer periods or --precision 32 needs less (LCM_MEMORY_LIMIT sets the memory lcm "
                     "may use, docs/tuning.md)",
                     "A coarser grid or --precision 32 needs less (sharding does not divide V on a GPU, "
                     "docs/tuning.md)", err);
-    bill_free(&b);
-    return rc;
-}
-
-int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, size_t panel_held,
-                              lcm_err *err)
-{
-    bill b = {0};
-    bill_simulate(&b, sv, subjects, o);
-    char doing[300];
-    snprintf(doing, sizeof doing, "simulating %lld subjects of model '%s'", (long long)subjects, sv->model->ir.name);
-    int rc = 0;
-    for (int w = 0; w < sv->nworkers && !rc; ++w) { /* each worker's device; the host once */
-        double host = (double)panel_held, device = 0;
-        for (int k = 0; k < sv->nworkers; ++k) { /* every worker's kept host memory, this one's device memory */
-            double h, d;
-            lcm_sim_buffers_held(sv->workers[k], &h, &d);
-            host += h;
-            if (k == w) device = d;
-        }
-        b.held[HOST] = host, b.held[DEVICE] = device;
-        rc = settle(&b, doing, sv->workers[w]->backend,
-                    "Fewer subjects per run, fewer periods or fewer --targets need less (LCM_MEMORY_LIMIT sets the "
-                    "memory lcm may use, docs/tuning.md)",
-                    "A smaller --subject-batch-size needs less", err);
-    }
-    bill_free(&b);
+    lcm_bill_free(&b);
     return rc;
 }

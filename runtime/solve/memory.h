@@ -1,4 +1,5 @@
-/* memory.h - will it fit?  The memory a solve or a simulation is going to
+/* memory.h - will it fit?  The memory a solve (here) or a simulation
+ * (sim/sim_memory.c) is going to
  * allocate, estimated from the model's sizes before anything large is
  * allocated, against what this process may still use.  A run too large for
  * the machine is refused at once with an error (LCM_E_MEMORY) that names
@@ -37,10 +38,33 @@ double lcm_cgroup_used(const char *stat_path, const char *key, double usage);
  * buffers are made. */
 int lcm_memory_check_solve(const lcm_worker *w, int workers, lcm_err *err);
 
-/* Whether simulating `subjects` subjects with solver sv fits (the panel
- * and the subjects on the host, a batch on each device); panel_held: the
- * bytes of an earlier panel the simulation takes over (lcm_simulate_again). */
-int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, size_t panel_held,
-                              lcm_err *err);
+enum { LCM_BILL_HOST, LCM_BILL_DEVICE };
+
+typedef struct lcm_bill_item { /* one line of a bill: what, where and how much */
+    int side;
+    double bytes;
+    char *text;
+} lcm_bill_item;
+
+/* What a piece of work is going to allocate, line by line, host and device
+ * apart: lcm_memory_check_solve here and the simulation's (sim/sim_memory.c)
+ * fill one and settle it against the room there is. */
+typedef struct lcm_bill {
+    lcm_bill_item *items;
+    size_t n, cap;
+    double total[2];
+    double held[2]; /* what this process holds that the work takes over (a simulation's kept buffers) */
+} lcm_bill;
+
+/* Adds a line of `bytes` (none when not positive) to side's total. */
+void lcm_bill_add(lcm_bill *b, int side, double bytes, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void lcm_bill_free(lcm_bill *b);
+/* A count into b: whole below 1e15, else like 1.2e+21. */
+void lcm_put_count(lcm_sb *b, double x);
+/* 0 when the bill fits the host's room (lcm_host_memory_room) and be's
+ * device; else LCM_E_MEMORY saying what `doing` needs, what there is, the
+ * largest lines and the advice of the side that does not fit. */
+int lcm_bill_settle(lcm_bill *b, const char *doing, const lcm_backend *be, const char *host_advice,
+                    const char *device_advice, lcm_err *err);
 
 #endif

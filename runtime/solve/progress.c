@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "comm.h"
-#include "util.h"
+#include "base.h"
 
 int lcm_progress_begin(lcm_progress_run *run, lcm_progress_fn fn, void *user, lcm_progress_kind what,
                        const ir_model *m, long long total)

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "log.h"
 #include "params.h"
 #include "solution_io.h"

@@ -14,8 +14,10 @@
 #include "comm.h"
 #include "cuda_api.h"
 #include "diagnose.h"
+#include "log.h"
 #include "memory.h"  /* LCM_MEMORY_LIMIT checked with the options */
 #include "message.h" /* lcm_escape_text */
+#include "params.h"
 #include "sha256.h"
 #include "solver_internal.h"
 
@@ -98,13 +100,6 @@ static int nccl_flags(lcm_solver *sv, lcm_err *err)
 static void join_nccl(lcm_solver *sv) { (void)sv; }
 static int nccl_flags(lcm_solver *sv, lcm_err *err) { return (void)sv, (void)err, 0; }
 #endif
-
-int lcm_host_threads(int asked)
-{
-    if (asked > 0) return asked;
-    int n = omp_get_max_threads();
-    return n < LCM_MAX_THREADS ? n : LCM_MAX_THREADS;
-}
 
 /* OMP_NUM_THREADS, which sets the threads when the options leave them to
  * OpenMP (and those of the interp backend always): positive whole numbers (a list for nested levels), the first at

@@ -8,17 +8,12 @@
 #include "cache.h"
 #include "grid.h"
 #include "lcm_internal.h"
+#include "model.h"
 #include "layout.h"
 #include "precompute.h"
 #include "progress.h"
 #include "snapshot.h"
 #include "vars.h"
-
-struct lcm_model {
-    ir_model ir;
-    char *manifest, *source; /* the generated texts (snapshots write them out) */
-    atomic_int refs;         /* the caller's hold, and one for each solver, solution and panel made from it */
-};
 
 /* One backend solving one block of the sharded states (all states when
  * nothing is sharded): its compiled kernels and the buffers of a solve. */
@@ -84,34 +79,9 @@ struct lcm_solver {
     void *progress_user;
 };
 
-struct lcm_solution {
-    const ir_model *m;
-    int precision;
-    void **V;            /* [period * nregimes + regime], NULL when inactive */
-    void **M;            /* the same for regimes that keep a marginal value (ir_marginal_state): d V / d x
-                          * of the liquid state x of the endogenous grid method; NULL for others */
-    lcm_index *n;        /* states per regime */
-    double *grids;       /* the grid buffer the solve used (run-time grids, processes) */
-    double *params;      /* the parameter buffer the solve used */
-    ir_grid_layout layout;
-    lcm_flags *flags;    /* [period * nregimes + regime]: what the checks found */
-    int shards;          /* workers that solved it (1: unsharded) */
-    double seconds;
-    const lcm_model *owner; /* held (lcm_model_retain) by the entry point that made it, or NULL */
-};
-
+#include "solution.h"
 #include "solution_io.h"
 
-/* A solution with V, grids and params allocated (V of active regimes only). */
-lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err);
-
-/* "wealth=12.5, health=bad" for a flat state index of a regime at a
- * period, with the grid values of a (whole) grid buffer. */
-void lcm_describe_state(const ir_regime *r, lcm_index s, int period, const double *G, const ir_grid_layout *L,
-                        lcm_sb *out);
-/* The same for state values x[] (in the regime's state order; codes for
- * discrete states). */
-void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out);
 
 /* A snapshot of a failed check (snapshot.h) where this solver keeps them
  * (--log-path), with sol's V arrays marked in include. */
@@ -145,9 +115,6 @@ void lcm_sim_buffers_held(const lcm_worker *w, double *host, double *device);
  * device backends queue it; finish waits and fills sol (V, flags). */
 int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **sol, lcm_err *err);
 int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err);
-/* n flag records with nothing found: no bit set, every first index past
- * any state (the kernels keep the smallest index that shows a flag). */
-void lcm_flags_clear(lcm_flags *f, size_t n);
 /* Reals of regime r's continuation table on this worker (an EGM table's
  * entries and its blocks' bounds included): the most any of its kernels
  * needs (ir/precompute.h, ir_pre_reals), 0 without tables. */
@@ -173,8 +140,5 @@ void lcm_worker_log_periods(lcm_worker *w);
 lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked);
 /* Converts n doubles to a precision (64 or 32) into dst. */
 void lcm_to_precision(const double *x, size_t n, int precision, void *dst);
-
-/* bytes of one real of a precision */
-static inline size_t lcm_real_bytes(int precision) { return precision == 32 ? 4 : 8; }
 
 #endif

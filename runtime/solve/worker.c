@@ -23,6 +23,8 @@
 #include "api_args.h"
 #include "cuda_api.h"
 #include "cuda_compile.h"
+#include "eliminate.h"
+#include "log.h"
 #include "memory.h"
 #include "solver_internal.h"
 
@@ -94,7 +96,7 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
     s->shard = *shard;
     ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
     s->pre = lcm_xcalloc((size_t)model->ir.nkernels + 1, sizeof *s->pre);
-    for (int k = 0; k < model->ir.nkernels; ++k) ir_pre_plan(&model->ir, &s->shard, k, &s->pre[k]);
+    for (int k = 0; k < model->ir.nkernels; ++k) ir_elim_plan_kernel(&model->ir, &s->shard, k, &s->pre[k]);
     ir_vars vars;
     ir_vars_build(&model->ir, &vars);
     s->states = lcm_xcalloc((size_t)model->ir.nregimes + 1, sizeof *s->states);
@@ -200,14 +202,6 @@ static int first_active(const ir_regime *r, int T)
     for (int t = 0; t < T; ++t)
         if (r->active[t]) return t;
     return 0;
-}
-
-void lcm_flags_clear(lcm_flags *f, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        memset(&f[i], 0, sizeof *f);
-        for (int b = 0; b < LCM_NFLAGS; ++b) f[i].first[b] = INT64_MAX;
-    }
 }
 
 /* The kernel of regime r whose table is the largest, which sizes the
@@ -366,54 +360,6 @@ static int solve_buffers(lcm_worker *s, lcm_err *err)
     if (rc) release_buffers(s);
     else s->buffers_ready = 1;
     return rc;
-}
-
-/* ---- solutions ------------------------------------------------------------ */
-lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
-{
-    int R = m->nregimes, T = m->nperiods;
-    lcm_solution *sol = lcm_xcalloc(1, sizeof *sol);
-    sol->m = m;
-    sol->precision = precision;
-    sol->V = lcm_xcalloc((size_t)(R * T), sizeof *sol->V);
-    sol->M = lcm_xcalloc((size_t)(R * T), sizeof *sol->M);
-    sol->n = lcm_xcalloc((size_t)R, sizeof *sol->n);
-    ir_grid_layout_build(m, &sol->layout);
-    sol->grids = lcm_xcalloc(sol->layout.total + 1, sizeof *sol->grids);
-    sol->params = lcm_xcalloc(m->params_size + 1, sizeof *sol->params);
-    sol->flags = lcm_xcalloc((size_t)(R * T) + 1, sizeof *sol->flags);
-    lcm_flags_clear(sol->flags, (size_t)(R * T));
-    sol->shards = 1;
-    size_t rb = lcm_real_bytes(precision);
-    for (int r = 0; r < R; ++r) sol->n[r] = ir_state_space_size(&m->regimes[r]);
-    for (int t = 0; t < T; ++t)
-        for (int r = 0; r < R; ++r) {
-            if (!m->regimes[r].active[t]) continue;
-            int marginal = ir_marginal_state(&m->regimes[r]) >= 0;
-            if (!(sol->V[t * R + r] = malloc((size_t)sol->n[r] * rb)) ||
-                (marginal && !(sol->M[t * R + r] = malloc((size_t)sol->n[r] * rb)))) {
-                lcm_fail(err, LCM_E_MEMORY, "out of host memory: V of regime '%s' at period %d needs %.1f MiB "
-                         "(%lld states); a coarser grid or --precision 32 needs less", m->regimes[r].name, t,
-                         (double)sol->n[r] * (double)rb / 1048576.0, (long long)sol->n[r]);
-                lcm_solution_free(sol);
-                return NULL;
-            }
-        }
-    return sol;
-}
-
-void lcm_solution_free(lcm_solution *s)
-{
-    if (!s) return;
-    for (int i = 0; i < s->m->nperiods * s->m->nregimes; ++i) free(s->V[i]), free(s->M[i]);
-    free(s->V), free(s->M);
-    free(s->n);
-    free(s->grids);
-    free(s->params);
-    free(s->flags);
-    ir_grid_layout_free(&s->layout);
-    lcm_model_release(s->owner);
-    free(s);
 }
 
 /* ---- backward induction ------------------------------------------------- */
@@ -652,30 +598,3 @@ void lcm_worker_log_periods(lcm_worker *w)
 {
     for (int t = w->model->ir.nperiods - 1; t >= 0; --t) log_period(w, t);
 }
-
-/* ---- accessors ------------------------------------------------------------- */
-const void *lcm_solution_V(const lcm_solution *s, int t, int r, lcm_index *n)
-{
-    if (!s || t < 0 || t >= s->m->nperiods || r < 0 || r >= s->m->nregimes) return NULL;
-    if (n) *n = s->n[r];
-    return s->V[t * s->m->nregimes + r];
-}
-
-const double *lcm_solution_state_points(const lcm_solution *s, int t, int r, int k)
-{
-    if (!s || t < 0 || t >= s->m->nperiods || r < 0 || r >= s->m->nregimes || k < 0 || k >= s->m->regimes[r].nstates)
-        return NULL;
-    const ir_grid *g = &s->m->regimes[r].states[k].grid;
-    return grid_is_discrete(g) ? NULL : s->grids + ir_grid_at(g, s->layout.state_off[r][k], t);
-}
-
-double lcm_solution_value(const lcm_solution *s, int t, int r, lcm_index i)
-{
-    const void *v = lcm_solution_V(s, t, r, NULL);
-    if (!v || i < 0 || i >= s->n[r]) return 0.0 / 0.0;
-    return s->precision == 32 ? (double)((const float *)v)[i] : ((const double *)v)[i];
-}
-
-int lcm_solution_precision(const lcm_solution *s) { return s ? s->precision : 0; }
-double lcm_solution_seconds(const lcm_solution *s) { return s ? s->seconds : 0.0 / 0.0; }
-const ir_model *lcm_solution_model(const lcm_solution *s) { return s->m; }

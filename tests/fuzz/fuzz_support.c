@@ -1,6 +1,7 @@
 /* fuzz_support.c - see fuzz_support.h. */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp, getcwd, chdir */
 #include "fuzz_support.h"
+#include "files.h"
 
 #include <hdf5.h>
 #include <math.h>

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "files.h"
 #include "grid.h"
 #include "testlib.h"
 

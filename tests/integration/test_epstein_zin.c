@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "initial.h"
 #include "layout.h"
 #include "testlib.h"
 

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "emit.h"
 #include "eval.h"
+#include "files.h"
 #include "proc.h"
 #include "testlib.h"
 

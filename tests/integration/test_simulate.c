@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "files.h"
+#include "initial.h"
 #include "interp_point.h"
 #include "panel.h"
 #include "solver_internal.h"

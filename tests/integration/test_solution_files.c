@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "testlib.h"
 
 static int same_file(const char *a, const char *b)

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
+#include "initial.h"
 #include "output.h"
 #include "solver_internal.h"
 #include "testlib.h"

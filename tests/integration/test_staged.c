@@ -22,6 +22,7 @@
 
 #include "check.h"
 #include "eliminate.h"
+#include "files.h"
 #include "interp_point.h"
 #include "lcm_internal.h"
 #include "panel.h"

@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "files.h"
+#include "initial.h"
 #include "panel.h"
 #include "testlib.h"
 

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "eliminate.h"
+#include "files.h"
 #include "lcmgen.h"
 #include "panel.h"
 #include "params_lua.h"
@@ -190,7 +192,7 @@ void test_pre_plans(const lcm_model *model, ir_pre *plans)
     ir_shard S;
     ir_vars_build(m, &V);
     ir_shard_build(m, &V, &S);
-    for (int k = 0; k < m->nkernels; ++k) ir_pre_plan(m, &S, k, &plans[k]);
+    for (int k = 0; k < m->nkernels; ++k) ir_elim_plan_kernel(m, &S, k, &plans[k]);
     ir_vars_free(&V);
 }
 

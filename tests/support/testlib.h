@@ -3,7 +3,10 @@
 #ifndef LCM_TESTLIB_H
 #define LCM_TESTLIB_H
 
+#include "initial.h"
 #include "lcm_internal.h"
+#include "log.h"
+#include "params.h"
 
 /* Source tree root (set by CMake), for models/ and ../shared/reference. */
 const char *test_source_dir(void);

@@ -3,7 +3,7 @@
  * does not evaluate the condition). */
 #include <stdio.h>
 
-#include "util.h"
+#include "base.h"
 
 static int calls;
 __attribute__((unused)) static int count(void) { return ++calls; }

@@ -12,6 +12,7 @@
 
 #include "cache.h"
 #include "check.h"
+#include "files.h"
 #include "log.h"
 #include "tempname.h"
 #include "testlib.h"

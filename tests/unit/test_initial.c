@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "initial.h"
 #include "testlib.h"
 

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "embedded.h"
+#include "files.h"
 #include "layout.h"
 #include "proc.h"
 #include "testlib.h"

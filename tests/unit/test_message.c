@@ -1,13 +1,13 @@
 /* Messages on the terminal: control characters escaped, text and UTF-8
  * kept (ir/message.c); a message too long for lcm_err marked where it was
- * cut (ir/util.c). */
+ * cut (ir/base/fail.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "message.h"
-#include "util.h"
+#include "base.h"
 
 static char *escaped(const char *s, int keep_layout)
 {

@@ -2,7 +2,7 @@
  * (runtime/io/output.c): the names, a taken name, removal by a signal (and an
  * ignored signal left ignored), renames that all happen or none, and a batch
  * of outputs that leaves the earlier files when one of them fails; the
- * folder and stem of paths outputs are named after (ir/util.c); a helper
+ * folder and stem of paths outputs are named after (ir/sys/files.c); a helper
  * program run on a thread of a host (runtime/backends/proc.c) that a
  * signal to the host ends before the host does. */
 #define _POSIX_C_SOURCE 200809L
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "output.h"
 #include "proc.h"
 #include "tempfile.h"

@@ -1,4 +1,4 @@
-/* Small helpers of ir/util.c: sizes as the environment's limits are written
+/* Small helpers of ir/base/text.c: sizes as the environment's limits are written
  * (lcm_parse_size), and folders made all or nothing (lcm_make_dirs: a
  * failure leaves none of those the call made; lcm_make_dirs_listed and
  * lcm_unmake_dirs, which remove them again when what was to go in them
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "testlib.h"
 
 static void test_parse_size(void)

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base.h"
 
 #define HOST_DIGITS 16  /* boot and pid namespace, in hex */
 #define RANDOM_CHARS 10 /* 62^10 names */

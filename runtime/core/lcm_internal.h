@@ -6,11 +6,9 @@
 #ifndef LCM_INTERNAL_H
 #define LCM_INTERNAL_H
 
-#include "initial.h"
 #include "ir.h"
 #include "kernel_abi.h"
-#include "log.h"
-#include "params.h"
+#include "lcm.h"
 
 const ir_model *lcm_model_ir(const lcm_model *m);
 /* Models are counted: lcm_model_free gives up the caller's hold, and the
@@ -22,10 +20,6 @@ void lcm_model_release(const lcm_model *m);
 const ir_model *lcm_solution_model(const lcm_solution *s);
 /* lcm_solution_read_h5 for the IR of a model. */
 int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err);
-/* The host threads of a parallel part: `asked` (--threads) when positive,
- * else OpenMP's default (OMP_NUM_THREADS or the cores), at most
- * LCM_MAX_THREADS (a huge OMP_NUM_THREADS overflowed libgomp's stack). */
-int lcm_host_threads(int asked);
 /* lcm_solver_profile with the time of each table pass apart:
  * pass_seconds[k * LCM_TABLE_PASSES + i] is kernel k's pass i
  * (ir/precompute.h, ir_pre_passes), summed over its periods and launches. */

@@ -14,7 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "strbuf.h"
 
 /* Appends s with its control characters written as \xNN: C0 controls and
  * DEL, the C1 controls U+0080..U+009F (encoded in UTF-8 or as raw bytes),

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "util.h"
+#include "base.h"
 
 int lcm_api_needs(lcm_err *err, const char *fn, const char *names, int n, ...)
 {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "base.h"
 
 /* Joins the MPI job when the process was started by mpirun (its
  * environment says so); otherwise does nothing.  Returns 0 or fills err. */

@@ -1,6 +1,7 @@
 /* comm.c - see comm.h.  MPI is used only when the build found it
  * (LCM_HAVE_MPI) and the process was started by mpirun. */
 #include "comm.h"
+#include "log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ int lcm_comm_init(int *argc, char ***argv, lcm_err *err)
     active = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    lcm_log_set_rank(rank);
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank);

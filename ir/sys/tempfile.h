@@ -25,7 +25,7 @@
 
 #include <signal.h>
 
-#include "util.h"
+#include "base.h"
 
 /* Creates the file `name` exclusively and returns 0, or an errno value:
  * EEXIST when the name is taken (another is then tried).  A creator that
@@ -80,5 +80,10 @@ void lcm_temp_wait_if_dying(void);
  * and added waits, and then reaches it; release restores *saved. */
 void lcm_temp_hold_signals(sigset_t *saved);
 void lcm_temp_release_signals(const sigset_t *saved);
+
+/* Outputs are written to a temporary file and renamed onto their name, so
+ * the name must be free or a regular file: renaming onto a device, a
+ * directory or a symbolic link would replace it.  Checks that. */
+int lcm_check_output_path(const char *path, lcm_err *err);
 
 #endif

@@ -4,11 +4,14 @@
 #include <string.h>
 
 #include "api_args.h"
+#include "files.h"
 #include "grid.h"
 #include "lcm_internal.h"
 #include "manifest.h"
 #include "sha256.h"
-#include "solver_internal.h"
+#include "model.h"
+#include "params.h"
+#include "solution.h"
 
 /* The kernel ABI a generated source was written for (kernel_abi.h, pasted at
  * its top), or -1 when it names none. */
@@ -155,37 +158,6 @@ int lcm_solution_read_h5(const lcm_model *m, const char *path, lcm_solution **ou
     if (!rc) (*out)->owner = lcm_model_retain(m);
     return rc;
 }
-int lcm_initial_read(const lcm_model *m, const char *path, lcm_initial **out, lcm_err *err)
-{
-    LCM_NEEDS(err, m, path, out);
-    return lcm_initial_read_ir(&m->ir, path, out, err);
-}
-int lcm_initial_from_arrays(const lcm_model *m, const char *source, int ncols, const char *const *names,
-                            const double *const *num, const char *const *const *text, lcm_index n, lcm_initial **out,
-                            lcm_err *err)
-{
-    LCM_NEEDS(err, m, source, names, out);
-    *out = NULL;
-    if (ncols < 0 || n < 0)
-        return lcm_fail(err, LCM_E_USAGE, "lcm_initial_from_arrays: %d columns of %lld subjects", ncols, (long long)n);
-    /* the reader's columns: borrowed cells (it only reads them), so nothing to free but the array */
-    lcm_initial_column *cols = lcm_xcalloc((size_t)ncols + 1, sizeof *cols);
-    int rc = 0;
-    for (int i = 0; i < ncols && !rc; ++i) {
-        if (!names[i]) rc = lcm_fail(err, LCM_E_USAGE, "%s: column %d has no name", source, i);
-        else if (!(num && num[i]) && !(text && text[i]))
-            rc = lcm_fail(err, LCM_E_USAGE, "%s: column '%s' has no cells", source, names[i]);
-        cols[i] = (lcm_initial_column){(char *)names[i], (size_t)n, num ? (double *)num[i] : NULL,
-                                       text ? (char **)text[i] : NULL};
-    }
-    if (!rc)
-        rc = lcm_initial_from_columns(&m->ir, source, "column", cols, ncols, "one column per variable, one cell per "
-                                      "subject", out, err);
-    free(cols);
-    return rc;
-}
-lcm_index lcm_initial_subjects(const lcm_initial *ic) { return ic ? ic->n : 0; }
-
 const lcm_model *lcm_model_retain(const lcm_model *m)
 {
     atomic_fetch_add(&((lcm_model *)m)->refs, 1); /* the count is the one part of a model that changes */

@@ -1,5 +1,6 @@
 /* message.c - see message.h. */
 #include "message.h"
+#include "mem.h"
 
 #include <string.h>
 

@@ -26,9 +26,11 @@
 #include "api_args.h"
 #include "grid.h"
 #include "h5_vlen.h"
+#include "model.h"
 #include "output.h"
 #include "sha256.h"
-#include "solver_internal.h"
+#include "shard.h"
+#include "solution.h"
 #include "vars.h"
 
 enum { FORMAT_OLDEST = 2, FORMAT = 4 };
