@@ -392,7 +392,7 @@ static int stages_inline(const emitter *e)
  * slower staged).  A loop of additions, products, comparisons and loads
  * alone is staged from STAGE_MIN_CHEAP (Mahler & Yum with its utility
  * hoisted: 20 saving points about 2% slower staged, 50 faster,
- * docs/internals.md). */
+ * docs/performance.md). */
 static int stages(const emitter *e)
 {
     const ir_regime *r = e->r;

@@ -1,7 +1,9 @@
-/* lcm_internal.h - lcm.h and what the runtime, the `lcm` command, the tests
- * and the benchmarks reach beyond it: the IR behind a model or solution, the
- * parameter tree and initial conditions as structs, logging.  Not installed:
- * code outside this tree sees lcm.h only (docs/internals.md, "The public API").
+/* lcm_internal.h - what the runtime, the `lcm` command, the tests and the
+ * benchmarks reach beyond lcm.h: the IR behind a model or solution, models
+ * counted, a solve's profile by table pass.  Declarations only: each room's
+ * own offers are in its headers (params.h, initial.h, log.h, solution.h,
+ * ...).  Not installed: code outside this tree sees lcm.h only
+ * (docs/internals.md, "The public API").
  */
 #ifndef LCM_INTERNAL_H
 #define LCM_INTERNAL_H
