@@ -65,9 +65,17 @@ int emit_ev_target(const emitter *e, int g)
  * grid buffer (offset off; a grid by age: its row of the period). */
 static void state_value(emitter *e, int s, const ir_grid *g, size_t off)
 {
-    if (grid_is_discrete(g)) lcm_sb_printf(e->b, "x[%d] = (real)c; }", s);
-    else if (g->kind == GRID_AGE) lcm_sb_printf(e->b, "x[%d] = G[%zu + (lcm_index)a->period * %d + c]; }", s, off, g->n);
-    else lcm_sb_printf(e->b, "x[%d] = G[%zu + c]; }", s, off);
+    if (grid_is_discrete(g)) lcm_sb_printf(e->b, "x[%d] = (real)c;", s);
+    else if (g->kind == GRID_AGE) lcm_sb_printf(e->b, "x[%d] = G[%zu + (lcm_index)a->period * %d + c];", s, off, g->n);
+    else lcm_sb_printf(e->b, "x[%d] = G[%zu + c];", s, off);
+}
+
+/* State i's value from its code c, in a printed decode (ir_layout.h). */
+static void decoded_value(void *ctx, int i, lcm_sb *b)
+{
+    emitter *e = ctx;
+    lcm_assert(b == e->b);
+    state_value(e, i, &e->r->states[i].grid, e->L->state_off[e->r->id][i]);
 }
 
 /* Whether a regime has a continuous state (the decode reads G). */
@@ -88,13 +96,7 @@ static void state_decode(emitter *e)
     }
     if (reads_grid(r)) emit_line(e, "const real *LCM_RESTRICT G = (const real *)a->grids;");
     emit_line(e, "lcm_index rem = s;");
-    for (int s = r->nstates - 1; s >= 0; --s) {
-        const ir_grid *g = &r->states[s].grid;
-        emit_start(e);
-        lcm_sb_printf(e->b, "{ const int c = (int)(rem %% %d); rem /= %d; ", g->n, g->n);
-        state_value(e, s, g, e->L->state_off[r->id][s]);
-        lcm_sb_printf(e->b, " /* %s */\n", r->states[s].name);
-    }
+    ir_layout_print_decode(r, -1, "rem", 4 * e->depth, decoded_value, e, e->b);
 }
 
 /* Simulation: a subject's state values from its slots. */
@@ -126,32 +128,7 @@ static void kernel_periods(const ir_model *m, const ir_kernel *k, lcm_sb *b)
  * reads finds its row (emit_row_of). */
 void emit_decode_states(emitter *e, uint64_t states, int sharded, int point)
 {
-    const ir_regime *r = e->r;
-    const ir_state_layout *lay = &e->p->lay;
-    if (point) emit_line(e, "lcm_index point = 0; /* the flat index of the entry's states */");
-    for (int d = 0; d < lay->nfree; ++d) {
-        int i = lay->order[d], w = lay->axis[i].width;
-        const ir_grid *g = &r->states[i].grid;
-        if (!(states >> i & 1)) continue;
-        emit_start(e);
-        lcm_sb_puts(e->b, "{ const int c = ");
-        if (lay->axis[i].chunk >= 0) {
-            ir_layout_print_chunk_start(lay, i, e->b);
-            lcm_sb_puts(e->b, " + ");
-        }
-        lcm_sb_printf(e->b, "(int)(rest %% %d); rest /= %d; if (c >= %d) return; ", w, w, g->n);
-        if (point) lcm_sb_printf(e->b, "point += (lcm_index)c * %lld; ", lay->axis[i].stride);
-        state_value(e, i, g, e->L->state_off[r->id][i]);
-        lcm_sb_printf(e->b, " /* %s */\n", r->states[i].name);
-    }
-    if (!sharded) return;
-    emit_line(e, "lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */");
-    for (int d = lay->nfree; d < r->nstates; ++d) {
-        int i = lay->order[d];
-        emit_line(e, "x[%d] = (real)(combo %% %d); /* %s */", i, lay->axis[i].n, r->states[i].name);
-        if (point) emit_line(e, "point += combo %% %d * %lld;", lay->axis[i].n, lay->axis[i].stride);
-        emit_line(e, "combo /= %d;", lay->axis[i].n);
-    }
+    ir_layout_print_entry(&e->p->lay, states, sharded, point, "x", 4 * e->depth, decoded_value, e, e->b);
 }
 
 /* The loops that fill lcm_at (the plan's terms nest): for each action with

@@ -125,6 +125,19 @@ void emit_egm_defines(const ir_regime *r, lcm_sb *out)
     lcm_sb_printf(out, "#define LCM_EGM_ACTION %d\n", ir_is_egm(r)); /* a terminal regime's: no step takes an action */
 }
 
+/* State i's value from its code c, in the table's decode (ir/layout.h). */
+static void table_value(void *ctx, int i, lcm_sb *b)
+{
+    const emitter *f = ctx;
+    if (grid_is_discrete(&f->r->states[i].grid)) {
+        lcm_sb_printf(b, "x[%d] = (real)c;", i);
+    } else {
+        char pts[96];
+        state_points(f, i, pts, sizeof pts);
+        lcm_sb_printf(b, "x[%d] = (%s)[c];", i, pts);
+    }
+}
+
 /* Entry j -> savings point egm_j, discrete actions act<k>, states x[] but
  * the liquid one (the layout of ir/precompute.h), and the savings. */
 static void table_decode(emitter *f)
@@ -138,20 +151,7 @@ static void table_decode(emitter *f)
         emit_line(f, "rest /= %d;", r->actions[j].grid.n);
         emit_action_value(f, j, 'i');
     }
-    for (int s = r->nstates - 1; s >= 0; --s) {
-        const ir_var *v = &r->states[s];
-        if (s == r->egm.state) continue;
-        emit_start(f);
-        lcm_sb_printf(f->b, "{ const int c = (int)(rest %% %d); rest /= %d; ", v->grid.n, v->grid.n);
-        if (grid_is_discrete(&v->grid)) {
-            lcm_sb_printf(f->b, "x[%d] = (real)c; }", s);
-        } else {
-            char pts[96];
-            state_points(f, s, pts, sizeof pts);
-            lcm_sb_printf(f->b, "x[%d] = (%s)[c]; }", s, pts);
-        }
-        lcm_sb_printf(f->b, " /* %s */\n", v->name);
-    }
+    ir_layout_print_decode(r, r->egm.state, "rest", 4 * f->depth, table_value, f, f->b);
     emit_line(f, "const real egm_savings = G[%zu + egm_j]; /* savings */", f->L->savings_off[r->id][0]);
     if (!(&f->p->lay)->sharded) return;
     /* a sharded regime: this worker makes the rows of its block only, as

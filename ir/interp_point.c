@@ -5,6 +5,7 @@
 #include "interp_point.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "arith.h"
 #include "eval.h"
@@ -20,11 +21,11 @@ const ir_target *lcm_find_target(const ir_regime *r, int g)
 /* Flat index -> values: codes, or points of the grids at the period. */
 static void decode(const ir_var *v, int n, const size_t *off, const double *G, int period, lcm_index flat, double *out)
 {
-    for (int i = n - 1; i >= 0; --i) {
-        int c = (int)(flat % v[i].grid.n);
-        flat /= v[i].grid.n;
-        out[i] = grid_is_discrete(&v[i].grid) ? c : G[ir_grid_at(&v[i].grid, off[i], period) + (size_t)c];
-    }
+    int mine[64], *code = n <= 64 ? mine : lcm_xcalloc((size_t)n, sizeof *code);
+    ir_layout_decode(v, n, -1, flat, code);
+    for (int i = 0; i < n; ++i)
+        out[i] = grid_is_discrete(&v[i].grid) ? code[i] : G[ir_grid_at(&v[i].grid, off[i], period) + (size_t)code[i]];
+    if (code != mine) free(code);
 }
 
 void lcm_point_state(lcm_point *p, lcm_index s)

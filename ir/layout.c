@@ -3,6 +3,7 @@
  * read the same ir_state_layout); test_layout.c runs both. */
 #include "layout.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 
 /* ---- one state axis --------------------------------------------------------- */
@@ -131,6 +132,63 @@ long long ir_layout_state(const ir_state_layout *L, long long shard_lo, const in
     return s;
 }
 
+/* ---- a flat index and its codes ---------------------------------------------- */
+void ir_layout_decode(const ir_var *v, int n, int skip, lcm_index flat, int *code)
+{
+    for (int i = n - 1; i >= 0; --i) {
+        if (i == skip) continue;
+        code[i] = (int)(flat % v[i].grid.n);
+        flat /= v[i].grid.n;
+    }
+}
+
+lcm_index ir_layout_encode(const ir_var *v, int n, int skip, const int *code)
+{
+    lcm_index flat = 0;
+    for (int i = 0; i < n; ++i)
+        if (i != skip) flat = flat * v[i].grid.n + code[i];
+    return flat;
+}
+
+long long ir_layout_combo(const ir_state_layout *L, const int *code)
+{
+    long long combo = 0;
+    for (int d = L->r->nstates - 1; d >= L->nfree; --d) combo = combo * L->axis[L->order[d]].n + code[L->order[d]];
+    return combo;
+}
+
+long long ir_layout_combo_of_slots(const ir_shard *S, const double *x)
+{
+    long long combo = 0;
+    for (int k = 0; k < S->nsharded; ++k) combo = combo * S->n[k] + (long long)x[S->slot[k]];
+    return combo;
+}
+
+int ir_layout_entry(const ir_state_layout *L, uint64_t states, int sharded, long long shard_lo, const int *chunk,
+                    long long rest, int *code, long long *point)
+{
+    long long at = 0;
+    for (int d = 0; d < L->nfree; ++d) {
+        int i = L->order[d];
+        const ir_axis *x = &L->axis[i];
+        if (!(states >> i & 1)) continue;
+        int c = (int)(digit_start(x, chunk) + rest % x->width);
+        rest /= x->width;
+        if (c >= x->n) return 0;
+        code[i] = c, at += c * x->stride;
+    }
+    if (sharded) {
+        long long combo = shard_lo + rest; /* the sharded states, last fastest */
+        for (int d = L->nfree; d < L->r->nstates; ++d) {
+            const ir_axis *x = &L->axis[L->order[d]];
+            code[L->order[d]] = (int)(combo % x->n), at += combo % x->n * x->stride;
+            combo /= x->n;
+        }
+    }
+    if (point) *point = at;
+    return 1;
+}
+
 /* ---- the same formulas as kernel text ---------------------------------------- */
 void ir_layout_print_chunk_start(const ir_state_layout *L, int i, lcm_sb *b)
 {
@@ -158,6 +216,58 @@ void ir_layout_print_combo(const ir_state_layout *L, const char *codes, lcm_sb *
         if (d < L->r->nstates - 1) lcm_sb_printf(b, " * %d + ", L->axis[i].n);
         lcm_sb_printf(b, "(lcm_index)%s[%d]", codes, i);
         if (d < L->r->nstates - 1) lcm_sb_putc(b, ')');
+    }
+}
+
+/* One state's line of a printed decode: its code is `c` (from `code`, a
+ * printf format of the arguments after it), then the caller's value. */
+static void print_digit(const ir_regime *r, int i, int indent, ir_print_value *value, void *ctx, lcm_sb *b,
+                        const char *code, ...) __attribute__((format(printf, 7, 8)));
+static void print_digit(const ir_regime *r, int i, int indent, ir_print_value *value, void *ctx, lcm_sb *b,
+                        const char *code, ...)
+{
+    va_list ap;
+    lcm_sb_printf(b, "%*s{ const int c = ", indent, "");
+    va_start(ap, code);
+    lcm_sb_vprintf(b, code, ap);
+    va_end(ap);
+    value(ctx, i, b);
+    lcm_sb_printf(b, " } /* %s */\n", r->states[i].name);
+}
+
+void ir_layout_print_decode(const ir_regime *r, int skip, const char *var, int indent, ir_print_value *value,
+                            void *ctx, lcm_sb *b)
+{
+    for (int i = r->nstates - 1; i >= 0; --i) {
+        int n = r->states[i].grid.n;
+        if (i != skip) print_digit(r, i, indent, value, ctx, b, "(int)(%s %% %d); %s /= %d; ", var, n, var, n);
+    }
+}
+
+void ir_layout_print_entry(const ir_state_layout *L, uint64_t states, int sharded, int point, const char *x,
+                           int indent, ir_print_value *value, void *ctx, lcm_sb *b)
+{
+    const ir_regime *r = L->r;
+    if (point) lcm_sb_printf(b, "%*slcm_index point = 0; /* the flat index of the entry's states */\n", indent, "");
+    for (int d = 0; d < L->nfree; ++d) {
+        int i = L->order[d];
+        const ir_axis *a = &L->axis[i];
+        if (!(states >> i & 1)) continue;
+        lcm_sb start, at;
+        lcm_sb_init(&start), lcm_sb_init(&at);
+        if (a->chunk >= 0) ir_layout_print_chunk_start(L, i, &start), lcm_sb_puts(&start, " + ");
+        if (point) lcm_sb_printf(&at, "point += (lcm_index)c * %lld; ", a->stride);
+        print_digit(r, i, indent, value, ctx, b, "%s(int)(rest %% %d); rest /= %d; if (c >= %d) return; %s",
+                    start.len ? start.s : "", a->width, a->width, a->n, at.len ? at.s : "");
+        lcm_sb_free(&start), lcm_sb_free(&at);
+    }
+    if (!sharded) return;
+    lcm_sb_printf(b, "%*slcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n", indent, "");
+    for (int d = L->nfree; d < r->nstates; ++d) {
+        int i = L->order[d], n = L->axis[i].n;
+        lcm_sb_printf(b, "%*s%s[%d] = (real)(combo %% %d); /* %s */\n", indent, "", x, i, n, r->states[i].name);
+        if (point) lcm_sb_printf(b, "%*spoint += combo %% %d * %lld;\n", indent, "", n, L->axis[i].stride);
+        lcm_sb_printf(b, "%*scombo /= %d;\n", indent, "", n);
     }
 }
 

@@ -23,6 +23,8 @@
 #ifndef LCM_LAYOUT_H
 #define LCM_LAYOUT_H
 
+#include <stdint.h>
+
 #include "kernel_abi.h" /* LCM_MAX_SPLAYED: the kernels' chunk[] */
 #include "shard.h"
 
@@ -79,7 +81,39 @@ long long ir_layout_launch_size(const ir_state_layout *L, long long combos, cons
  * launch of the block would run if nothing were splayed). */
 long long ir_layout_state(const ir_state_layout *L, long long shard_lo, const int *chunk, long long l);
 
+/* ---- a flat index and its codes ---------------------------------------------- */
+/* Row-major over v[0..n) (a regime's states, or its actions), the last
+ * fastest, leaving out v[skip] (-1: none; code[skip] is not written): the
+ * codes code[i] of flat index `flat`, and the flat index of codes. */
+void ir_layout_decode(const ir_var *v, int n, int skip, lcm_index flat, int *code);
+lcm_index ir_layout_encode(const ir_var *v, int n, int skip, const int *code);
+/* The combined index of the sharded states whose codes are code[i] (by
+ * state; a regime that is sharded): ir_layout_print_combo's; the same of a
+ * subject whose state values by slot are x[] (ir_vars; S's slots). */
+long long ir_layout_combo(const ir_state_layout *L, const int *code);
+long long ir_layout_combo_of_slots(const ir_shard *S, const double *x);
+/* A table's entry `rest` (ir_layout_print_entry): the codes code[i] of the
+ * states in the mask `states`, fastest first, a splayed one within its
+ * chunk chunk[] (each digit as wide as its chunk, ir_chunk_width), then,
+ * when `sharded`, the sharded states from combined index shard_lo on;
+ * *point (when not NULL) their flat index, the other states' codes 0.  0
+ * when a code is past its axis (a chunk's end: no entry), else 1. */
+int ir_layout_entry(const ir_state_layout *L, uint64_t states, int sharded, long long shard_lo, const int *chunk,
+                    long long rest, int *code, long long *point);
+
 /* ---- the same formulas as kernel text (lcm_kernel_args *a in scope) --------- */
+/* A printed decode, one line per state (`indent` spaces first):
+ *     { const int c = <the code>; <value> } <a comment naming the state>
+ * where `value(ctx, i, b)` prints what state i's code c gives. */
+typedef void ir_print_value(void *ctx, int i, lcm_sb *b);
+/* ir_layout_decode over r's states: `var` (an lcm_index variable holding
+ * the flat index) taken apart in place, the last state first. */
+void ir_layout_print_decode(const ir_regime *r, int skip, const char *var, int indent, ir_print_value *value,
+                            void *ctx, lcm_sb *b);
+/* ir_layout_entry from the variable `rest`: with `point` the variable
+ * `point` declared first; the sharded states' values into x[i] (type real). */
+void ir_layout_print_entry(const ir_state_layout *L, uint64_t states, int sharded, int point, const char *x,
+                           int indent, ir_print_value *value, void *ctx, lcm_sb *b);
 /* The body of `<symbol>_state(a, l)` (templates/kernel.c.in) and, into
  * `order`, the words that say its order. */
 void ir_layout_print_state(const ir_state_layout *L, lcm_sb *code, lcm_sb *order);

@@ -6,6 +6,7 @@
 #include "api_args.h"
 #include "files.h"
 #include "grid.h"
+#include "layout.h"
 #include "lcm_internal.h"
 #include "manifest.h"
 #include "sha256.h"
@@ -195,12 +196,13 @@ void lcm_describe_state(const ir_regime *r, lcm_index s, int period, const doubl
                         lcm_sb *out)
 {
     double *x = lcm_xcalloc((size_t)r->nstates + 1, sizeof *x);
-    for (int i = r->nstates - 1; i >= 0; --i) {
-        int code = (int)(s % r->states[i].grid.n);
-        s /= r->states[i].grid.n;
+    int *code = lcm_xcalloc((size_t)r->nstates + 1, sizeof *code);
+    ir_layout_decode(r->states, r->nstates, -1, s, code);
+    for (int i = 0; i < r->nstates; ++i) {
         const ir_grid *g = &r->states[i].grid;
-        x[i] = grid_is_discrete(g) ? code : G[ir_grid_at(g, L->state_off[r->id][i], period) + (size_t)code];
+        x[i] = grid_is_discrete(g) ? code[i] : G[ir_grid_at(g, L->state_off[r->id][i], period) + (size_t)code[i]];
     }
     lcm_describe_values(r, x, out);
+    free(code);
     free(x);
 }

@@ -26,6 +26,7 @@
 #include "api_args.h"
 #include "grid.h"
 #include "h5_vlen.h"
+#include "layout.h"
 #include "model.h"
 #include "output.h"
 #include "sha256.h"
@@ -260,8 +261,7 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
             for (int c = 0; c < ncols; ++c) col_of[c] = ir_find_state(R, cols[c]);
             int *code = lcm_xcalloc((size_t)R->nstates + 1, sizeof *code);
             for (lcm_index i = 0; i < s->n[r]; ++i) {
-                lcm_index rem = i;
-                for (int k = R->nstates - 1; k >= 0; --k) code[k] = (int)(rem % R->states[k].grid.n), rem /= R->states[k].grid.n;
+                ir_layout_decode(R->states, R->nstates, -1, i, code);
                 fprintf(f, "%d,", t);
                 lcm_csv_number(f, m->ages[t], 64);
                 fprintf(f, ",%s", R->name);

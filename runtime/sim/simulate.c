@@ -32,6 +32,7 @@
 #include "diagnose.h"
 #include "grid.h"
 #include "initial.h"
+#include "layout.h"
 #include "log.h"
 #include "sim_memory.h"
 #include "panel.h"
@@ -66,32 +67,41 @@ typedef struct sim_run {
     const lcm_solution *sol;
     const ir_model *m;
     ir_vars V;
-    int ns, na, T, R;          /* na: the actions' slots and the hidden choice slots (lcm_panel.nchoice) */
+    int nstates;               /* the model's state slots (ir_vars), a subject's row of states */
+    int nactions;              /* the actions' slots and the hidden choice slots (lcm_panel.nchoice) */
+    int nperiods;              /* the model's periods */
+    int nregimes;              /* the model's regimes */
     int choice_slots;
-    size_t rb;                 /* bytes per real */
+    size_t real_bytes;         /* bytes per real (the solve's precision) */
     unsigned long long seed;
-    lcm_index n, K;            /* subjects, subjects per batch */
-    lcm_index cap;             /* subjects the batch buffers hold (>= K) */
-    int na_cap;                /* ... and action slots per subject (>= na) */
+    lcm_index n;               /* subjects */
+    lcm_index batch;           /* subjects per batch */
+    lcm_index cap;             /* subjects the batch buffers hold (>= batch) */
+    int na_cap;                /* ... and action slots per subject (>= nactions) */
     double held[2];            /* ... their host and backend bytes */
     /* every subject, on the host */
-    double *x;                 /* [n * ns] initial state values by slot (moved on in place by a float64
+    double *x;                 /* [n * nstates] initial state values by slot (moved on in place by a float64
                                 * host backend: its batch's states are these) */
     int *regime;               /* [n] start regime */
     const int *start;          /* [n] start period */
     int *len;                  /* [n] periods lived (from start, consecutive) */
-    lcm_panel *p;              /* the columns, by cell (subject * T + period) until compacted */
+    lcm_panel *p;              /* the columns, by cell (subject * nperiods + period) until compacted */
     int threads;               /* host threads */
     /* one batch in backend memory (d), host copies (h): states and next
      * states, V and the action of the period, next regimes, flags;
      * ints: [3 * cap + 1] regimes, starts, periods lived, the bad row (a
      * host backend: regimes and the bad row; it reads and writes the starts,
      * periods lived and float64 states of the host's subjects in place);
-     * masks: has_state [R * ns], then active [(T + 1) * R] (lcm_record_args);
+     * masks: has_state [nregimes * nstates], then active [(nperiods + 1) *
+     * nregimes] (lcm_record_args);
      * the batch's panel cells where it does not record into the panel
      * (records_direct); a device's pinned staging (move_parts) */
-    void *x_d, *xn_d, *val_d, *act_d;
-    int *rn_d, *bad_h, *ints_d, *preg_d;
+    void *states_dev;          /* the batch's states by slot, [batch * nstates] reals */
+    void *next_states_dev;     /* ... its next states, the same */
+    void *val_d, *act_d;
+    int *next_regimes_dev;     /* ... its next regimes, [batch] */
+    int *panel_regimes_dev;    /* ... its panel cells' regimes, [batch * nperiods] (not records_direct) */
+    int *bad_h, *ints_d;
     int *reg_d, *start_d, *len_d, *bad_d; /* the batch's: in ints_d, or a host backend's own (batch_in) */
     lcm_flags *F_h, *F_d, *F_init;
     unsigned char *masks_h, *masks_d;
@@ -108,7 +118,7 @@ typedef struct sim_run {
      * starts past a subject that failed: then the error is that of the
      * lowest subject of all.  Warnings are printed at the end (below a
      * failed subject only, as a run of one batch would have printed). */
-    sim_report *warnings;      /* [nwarnings = T * kinds] by period and kind (sim_flag_text's order) */
+    sim_report *warnings;      /* [nwarnings = nperiods * kinds] by period and kind (sim_flag_text's order) */
     int nwarnings;
     sim_report failure;        /* subject -1: none yet */
     sim_report snap;           /* the lowest subject of an error-level check (a warning at --log-level warning) */
@@ -130,10 +140,10 @@ static void lap(const sim_run *s, int phase, double *t0)
 /* ---- buffers ---------------------------------------------------------------- */
 /* Whether the batch records straight into the panel: a host backend in
  * float64 writes the panel's own cells (double) in host memory. */
-static int records_direct(const sim_run *s) { return s->be->host_memory && s->rb == 8; }
+static int records_direct(const sim_run *s) { return s->be->host_memory && s->real_bytes == 8; }
 
 /* The reals of a panel cell besides its regime: value, states, actions. */
-static size_t panel_reals(const sim_run *s) { return 1 + (size_t)s->ns + (size_t)s->na; }
+static size_t panel_reals(const sim_run *s) { return 1 + (size_t)s->nstates + (size_t)s->nactions; }
 
 static void *dev(sim_run *s, size_t bytes, lcm_err *err) { return s->be->alloc(s->be, bytes + 8, err); }
 
@@ -153,8 +163,8 @@ typedef struct sim_buffer {
  * and lcm_sim_buffers_free rely on that (their sim_run has little else). */
 static int buffer_list(sim_run *s, sim_buffer *list)
 {
-    size_t K = (size_t)s->cap, R = (size_t)s->R, ns = (size_t)s->ns, na = (size_t)s->na, T = (size_t)s->T,
-           rb = s->rb, masks = R * ns + (T + 1) * R;
+    size_t K = (size_t)s->cap, R = (size_t)s->nregimes, ns = (size_t)s->nstates, na = (size_t)s->nactions,
+           T = (size_t)s->nperiods, rb = s->real_bytes, masks = R * ns + (T + 1) * R;
     int cells = !records_direct(s), dev = !s->be->host_memory, n = 0;
 #define BUF(field, use, size, where) list[n++] = (sim_buffer){(void **)&s->field, (use), (size), (where)}
     BUF(bad_h, dev, sizeof(int), 0);
@@ -162,15 +172,15 @@ static int buffer_list(sim_run *s, sim_buffer *list)
     BUF(F_h, 1, R * sizeof(lcm_flags), 0);
     BUF(F_init, 1, R * sizeof(lcm_flags), 0);
     BUF(stage_h, dev, 2 * LCM_SIM_STAGE_BYTES, 0);
-    BUF(x_d, dev || rb != 8, K * ns * rb, 1);
-    BUF(xn_d, 1, K * ns * rb, 1);
+    BUF(states_dev, dev || rb != 8, K * ns * rb, 1);
+    BUF(next_states_dev, 1, K * ns * rb, 1);
     BUF(val_d, 1, K * rb, 1);
     BUF(act_d, 1, K * na * rb, 1);
-    BUF(rn_d, 1, K * sizeof(int), 1);
+    BUF(next_regimes_dev, 1, K * sizeof(int), 1);
     BUF(ints_d, 1, ((dev ? 3 : 1) * K + 1) * sizeof(int), 1);
     BUF(masks_d, 1, masks, 1);
     BUF(F_d, 1, R * sizeof(lcm_flags), 1);
-    BUF(preg_d, cells, K * T * sizeof(int), 1);
+    BUF(panel_regimes_dev, cells, K * T * sizeof(int), 1);
     BUF(preal_d, cells, K * T * panel_reals(s) * rb, 1);
 #undef BUF
     lcm_assert(n == SIM_BUFFERS);
@@ -196,7 +206,7 @@ static void exchange_buffers(sim_run *s, struct lcm_sim_buffers *b, int keep)
     for (int i = 0; i < n; ++i)
         if (keep) b->p[i] = *list[i].at;
         else *list[i].at = b->p[i];
-    size_t regimes = (size_t)s->R * sizeof(void *), caps = (size_t)s->R * sizeof *s->egm_cap;
+    size_t regimes = (size_t)s->nregimes * sizeof(void *), caps = (size_t)s->nregimes * sizeof *s->egm_cap;
     if (keep) {
         b->cap = s->cap, b->na_cap = s->na_cap, b->held[0] = s->held[0], b->held[1] = s->held[1];
         memcpy(b->vnext, s->vnext, regimes), memcpy(b->mnext, s->mnext, regimes), memcpy(b->egm, s->egm, regimes);
@@ -214,7 +224,7 @@ static void forget_buffers(sim_run *s)
     sim_buffer list[SIM_BUFFERS];
     int n = buffer_list(s, list);
     for (int i = 0; i < n; ++i) *list[i].at = NULL;
-    for (int r = 0; r < s->R; ++r) s->vnext[r] = s->mnext[r] = s->egm[r] = s->ev[r] = NULL, s->egm_cap[r] = 0;
+    for (int r = 0; r < s->nregimes; ++r) s->vnext[r] = s->mnext[r] = s->egm[r] = s->ev[r] = NULL, s->egm_cap[r] = 0;
     s->cap = 0, s->na_cap = 0, s->held[0] = s->held[1] = 0;
 }
 
@@ -230,7 +240,7 @@ static void release_batch(sim_run *s)
             else be->release_host(be, *list[i].at);
             *list[i].at = NULL;
         }
-    for (int r = 0; r < s->R; ++r) {
+    for (int r = 0; r < s->nregimes; ++r) {
         if (s->vnext[r]) be->release(be, s->vnext[r]), s->vnext[r] = NULL;
         if (s->mnext[r]) be->release(be, s->mnext[r]), s->mnext[r] = NULL;
         if (s->egm[r]) be->release(be, s->egm[r]), s->egm[r] = NULL;
@@ -247,26 +257,26 @@ void lcm_sim_buffers_held(const lcm_worker *w, double *host, double *device)
 void lcm_sim_buffers_free(lcm_worker *w)
 {
     if (!w->sim) return;
-    sim_run s = {.be = w->backend, .R = w->model->ir.nregimes, .rb = lcm_real_bytes(w->backend->precision)};
+    sim_run s = {.be = w->backend, .nregimes = w->model->ir.nregimes, .real_bytes = lcm_real_bytes(w->backend->precision)};
     exchange_buffers(&s, w->sim, 0);
     release_batch(&s);
     free(w->sim), w->sim = NULL;
 }
 
-/* The batch buffers: the last simulation's where they hold K subjects and
+/* The batch buffers: the last simulation's where they hold `batch` subjects and
  * their action slots (a worker's backend, precision, V sizes and EGM
  * tables do not change; the hidden choice slots may), else new ones. */
 static int make_batch_buffers(sim_run *s, lcm_err *err)
 {
     lcm_backend *be = s->be;
-    if (s->w->sim && s->w->sim->cap >= s->K && s->w->sim->na_cap >= s->na) { /* s owns them now */
+    if (s->w->sim && s->w->sim->cap >= s->batch && s->w->sim->na_cap >= s->nactions) { /* s owns them now */
         exchange_buffers(s, s->w->sim, 0);
         free(s->w->sim), s->w->sim = NULL;
-        lcm_flags_clear(s->F_init, (size_t)s->R);
+        lcm_flags_clear(s->F_init, (size_t)s->nregimes);
         return 0;
     }
     lcm_sim_buffers_free(s->w);
-    s->cap = s->K, s->na_cap = s->na;
+    s->cap = s->batch, s->na_cap = s->nactions;
     sim_buffer list[SIM_BUFFERS];
     int n = buffer_list(s, list);
     for (int i = 0; i < n; ++i) {
@@ -274,28 +284,28 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
         size_t bytes = list[i].bytes + 8;
         if (!(*list[i].at = list[i].device ? be->alloc(be, bytes, err) : be->alloc_host(be, bytes, err)))
             return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
-                                   (long long)s->K);
+                                   (long long)s->batch);
         s->held[list[i].device && !be->host_memory] += (double)bytes;
     }
-    lcm_flags_clear(s->F_init, (size_t)s->R);
-    for (int r = 0; r < s->R; ++r) { /* the endogenous grid of an EGM regime, as large as its largest period's */
+    lcm_flags_clear(s->F_init, (size_t)s->nregimes);
+    for (int r = 0; r < s->nregimes; ++r) { /* the endogenous grid of an EGM regime, as large as its largest period's */
         s->egm_cap[r] = ir_is_egm(&s->m->regimes[r]) ? lcm_worker_table_entries(s->w, r) : 0;
         if (!s->egm_cap[r]) continue;
-        if (!(s->egm[r] = dev(s, (size_t)s->egm_cap[r] * (s->rb + 1), err))) return err->code;
-        s->held[!be->host_memory] += (double)s->egm_cap[r] * (double)(s->rb + 1);
+        if (!(s->egm[r] = dev(s, (size_t)s->egm_cap[r] * (s->real_bytes + 1), err))) return err->code;
+        s->held[!be->host_memory] += (double)s->egm_cap[r] * (double)(s->real_bytes + 1);
     }
-    for (int r = 0; r < s->R; ++r) { /* the expected next V of a period, where a kernel of the regime reads one */
+    for (int r = 0; r < s->nregimes; ++r) { /* the expected next V of a period, where a kernel of the regime reads one */
         long long ev = lcm_worker_ev_entries(s->w, r, s->n);
         if (!ev) continue;
-        if (!(s->ev[r] = dev(s, (size_t)ev * s->rb, err))) return err->code;
-        s->held[!be->host_memory] += (double)ev * (double)s->rb;
+        if (!(s->ev[r] = dev(s, (size_t)ev * s->real_bytes, err))) return err->code;
+        s->held[!be->host_memory] += (double)ev * (double)s->real_bytes;
     }
     if (!be->host_memory)
-        for (int r = 0; r < s->R; ++r) {
+        for (int r = 0; r < s->nregimes; ++r) {
             int marginal = ir_marginal_state(&s->m->regimes[r]) >= 0;
-            if (!(s->vnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
-            if (marginal && !(s->mnext[r] = dev(s, (size_t)s->sol->n[r] * s->rb, err))) return err->code;
-            s->held[1] += (double)s->sol->n[r] * (double)s->rb * (marginal ? 2 : 1);
+            if (!(s->vnext[r] = dev(s, (size_t)s->sol->n[r] * s->real_bytes, err))) return err->code;
+            if (marginal && !(s->mnext[r] = dev(s, (size_t)s->sol->n[r] * s->real_bytes, err))) return err->code;
+            s->held[1] += (double)s->sol->n[r] * (double)s->real_bytes * (marginal ? 2 : 1);
         }
     return 0;
 }
@@ -328,7 +338,7 @@ static void free_shared(sim_run *s)
 static int initial_states(sim_run *s, const lcm_initial *ic, lcm_err *err)
 {
     const ir_model *m = s->m;
-    size_t ns = (size_t)s->ns; /* = ic->nslots (check_initial) */
+    size_t ns = (size_t)s->nstates; /* = ic->nslots (check_initial) */
     s->x = lcm_xmalloc(((size_t)s->n * ns + 1) * sizeof *s->x);
     s->regime = lcm_xmalloc(((size_t)s->n + 1) * sizeof *s->regime);
     s->len = lcm_xcalloc((size_t)s->n + 1, sizeof *s->len);
@@ -360,10 +370,10 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
     memset(a, 0, sizeof *a);
     a->params = s->w->P;
     a->grids = s->w->grids;
-    for (int i = 0; i < kn->ntargets && t + 1 < s->T; ++i) {
+    for (int i = 0; i < kn->ntargets && t + 1 < s->nperiods; ++i) {
         int g = kn->targets[i];
-        a->v_next[g] = host ? s->sol->V[(t + 1) * s->R + g] : s->vnext[g];
-        a->m_next[g] = host ? s->sol->M[(t + 1) * s->R + g] : s->mnext[g];
+        a->v_next[g] = host ? s->sol->V[(t + 1) * s->nregimes + g] : s->vnext[g];
+        a->m_next[g] = host ? s->sol->M[(t + 1) * s->nregimes + g] : s->mnext[g];
     }
     a->age = s->m->ages[t];
     a->period = t;
@@ -375,7 +385,7 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
     const ir_pre *pre = &s->w->pre[kn - s->m->kernels];
     if (s->egm[r] && pre->active) {
         a->cont = s->egm[r];
-        a->cont_code = (unsigned char *)s->egm[r] + (size_t)s->egm_cap[r] * s->rb;
+        a->cont_code = (unsigned char *)s->egm[r] + (size_t)s->egm_cap[r] * s->real_bytes;
     }
     if (ir_pre_sim_reads_ev(pre, s->n)) a->ev = s->ev[r];
 }
@@ -388,9 +398,9 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
 static int period_tables(sim_run *s, int t, lcm_err *err)
 {
     int any = 0, rc = 0;
-    for (int r = 0; r < s->R && !rc; ++r) {
+    for (int r = 0; r < s->nregimes && !rc; ++r) {
         if (!s->m->regimes[r].active[t]) continue;
-        int k = s->m->period_kernel[r * s->T + t];
+        int k = s->m->period_kernel[r * s->nperiods + t];
         lcm_kernel_args a;
         period_args(s, &s->m->kernels[k], t, &a);
         if (!a.cont && !a.ev) continue;
@@ -406,12 +416,12 @@ static int period_tables(sim_run *s, int t, lcm_err *err)
  * regimes), into the device (device backends). */
 static int upload_vnext(sim_run *s, int t, lcm_err *err)
 {
-    if (s->be->host_memory || t + 1 >= s->T) return 0;
-    for (int g = 0; g < s->R; ++g) {
-        const void *V = s->sol->V[(t + 1) * s->R + g], *M = s->sol->M[(t + 1) * s->R + g];
-        size_t bytes = (size_t)s->sol->n[g] * s->rb;
-        int rc = V ? s->be->upload(s->be, s->vnext[g], V, bytes, s->R, err) : 0;
-        if (!rc && M) rc = s->be->upload(s->be, s->mnext[g], M, bytes, s->R, err);
+    if (s->be->host_memory || t + 1 >= s->nperiods) return 0;
+    for (int g = 0; g < s->nregimes; ++g) {
+        const void *V = s->sol->V[(t + 1) * s->nregimes + g], *M = s->sol->M[(t + 1) * s->nregimes + g];
+        size_t bytes = (size_t)s->sol->n[g] * s->real_bytes;
+        int rc = V ? s->be->upload(s->be, s->vnext[g], V, bytes, s->nregimes, err) : 0;
+        if (!rc && M) rc = s->be->upload(s->be, s->mnext[g], M, bytes, s->nregimes, err);
         if (rc) return rc;
     }
     return s->be->barrier(s->be, err);
@@ -422,14 +432,14 @@ static int upload_vnext(sim_run *s, int t, lcm_err *err)
 /* The regimes' state slots and activity (lcm_record_args), once per worker. */
 static int upload_masks(sim_run *s, lcm_err *err)
 {
-    size_t R = (size_t)s->R, ns = (size_t)s->ns, T = (size_t)s->T;
+    size_t R = (size_t)s->nregimes, ns = (size_t)s->nstates, T = (size_t)s->nperiods;
     memset(s->masks_h, 0, R * ns + (T + 1) * R);
-    for (int r = 0; r < s->R; ++r) {
+    for (int r = 0; r < s->nregimes; ++r) {
         const ir_regime *reg = &s->m->regimes[r];
         for (int k = 0; k < reg->nstates; ++k) s->masks_h[(size_t)r * ns + (size_t)s->V.state_slot[r][k]] = 1;
-        for (int t = 0; t < s->T; ++t) s->masks_h[R * ns + (size_t)t * R + (size_t)r] = (unsigned char)reg->active[t];
+        for (int t = 0; t < s->nperiods; ++t) s->masks_h[R * ns + (size_t)t * R + (size_t)r] = (unsigned char)reg->active[t];
     }
-    return s->be->upload(s->be, s->masks_d, s->masks_h, R * ns + (T + 1) * R, s->R, err);
+    return s->be->upload(s->be, s->masks_d, s->masks_h, R * ns + (T + 1) * R, s->nregimes, err);
 }
 
 /* ---- a batch's ways in and home ---------------------------------------------
@@ -461,12 +471,12 @@ static void copy_on_threads(const sim_run *s, void *to, const void *from, size_t
 /* Elements [lo, hi) of way in `what` for the batch at b0, into `to`. */
 static void give_piece(const sim_run *s, lcm_index b0, int what, size_t lo, size_t hi, void *to)
 {
-    const double *x = s->x + (size_t)b0 * (size_t)s->ns;
+    const double *x = s->x + (size_t)b0 * (size_t)s->nstates;
     int *ints = to;
     float *f32 = to;
     switch (what) {
     case IN_STATES:
-        if (s->rb == 8) {
+        if (s->real_bytes == 8) {
             copy_on_threads(s, to, x + lo, (hi - lo) * sizeof *x);
             break;
         }
@@ -488,14 +498,14 @@ static void give_piece(const sim_run *s, lcm_index b0, int what, size_t lo, size
 static void take_piece(sim_run *s, lcm_index b0, int what, size_t lo, size_t hi, const void *from, int all_mine)
 {
     lcm_panel *p = s->p;
-    size_t T = (size_t)s->T, ns = (size_t)s->ns, per_row = what == HOME_LIVED ? 1 : T;
+    size_t T = (size_t)s->nperiods, ns = (size_t)s->nstates, per_row = what == HOME_LIVED ? 1 : T;
     void *to; /* the destination of element q is to[q] */
     if (what == HOME_LIVED) to = s->len + b0;
     else if (what == 0) to = p->regime + (size_t)b0 * T;
     else if (what == 1) to = p->value + (size_t)b0 * T;
     else if ((size_t)what < 2 + ns) to = p->x[what - 2] + (size_t)b0 * T;
     else to = p->act[(size_t)what - 2 - ns] + (size_t)b0 * T;
-    int floats = what > 0 && s->rb == 4; /* float32 reals become float64 */
+    int floats = what > 0 && s->real_bytes == 4; /* float32 reals become float64 */
     size_t width = what > 0 ? sizeof(double) : sizeof(int);
     if (all_mine && !floats) {
         copy_on_threads(s, (char *)to + lo * width, from, (hi - lo) * width);
@@ -536,11 +546,11 @@ static int move_parts(sim_run *s, lcm_index b0, const sim_part *parts, int npart
                 give_piece(s, b0, parts[c].what, lo, hi, stage);
                 rc = be->finish(be, err); /* the piece before is up: this half may go */
                 if (!rc) rc = be->upload(be, (unsigned char *)parts[c].dev + lo * parts[c].width, stage,
-                                         (hi - lo) * parts[c].width, s->R, err);
+                                         (hi - lo) * parts[c].width, s->nregimes, err);
             } else if (home) { /* home: ask for this piece, empty the half of the one before meanwhile */
                 if (c < nparts)
                     rc = be->download(be, stage, (const unsigned char *)parts[c].dev + lo * parts[c].width,
-                                      (hi - lo) * parts[c].width, s->R, err);
+                                      (hi - lo) * parts[c].width, s->nregimes, err);
                 if (!rc && prev >= 0)
                     take_piece(s, b0, parts[prev].what, prev_lo, prev_hi,
                                (unsigned char *)s->stage_h + ((k + 1) % 2) * half, all_mine);
@@ -559,20 +569,20 @@ static int move_parts(sim_run *s, lcm_index b0, const sim_part *parts, int npart
 static int batch_in(sim_run *s, lcm_index b0, lcm_index bn, lcm_err *err)
 {
     lcm_backend *be = s->be;
-    size_t cap = (size_t)s->cap, ns = (size_t)s->ns;
+    size_t cap = (size_t)s->cap, ns = (size_t)s->nstates;
     int dev = !be->host_memory;
     s->reg_d = s->ints_d;
     s->start_d = dev ? s->ints_d + cap : (int *)s->start + b0; /* only read (lcm_record_args: const) */
     s->len_d = dev ? s->ints_d + 2 * cap : s->len + b0;
     s->bad_d = s->ints_d + (dev ? 3 : 1) * cap;
-    if (!dev && s->rb == 8) s->x_d = s->x + (size_t)b0 * ns; /* in place (not in use: never given back) */
-    sim_part parts[4] = {{s->reg_d, (size_t)bn, sizeof(int), IN_REGIMES}, {s->x_d, (size_t)bn * ns, s->rb, IN_STATES},
+    if (!dev && s->real_bytes == 8) s->states_dev = s->x + (size_t)b0 * ns; /* in place (not in use: never given back) */
+    sim_part parts[4] = {{s->reg_d, (size_t)bn, sizeof(int), IN_REGIMES}, {s->states_dev, (size_t)bn * ns, s->real_bytes, IN_STATES},
                          {s->start_d, (size_t)bn, sizeof(int), IN_STARTS}, {s->len_d, (size_t)bn, sizeof(int), IN_ZEROS}};
-    int nparts = dev ? 4 : s->rb == 8 ? 1 : 2, rc = move_parts(s, b0, parts, nparts, 0, 1, err);
+    int nparts = dev ? 4 : s->real_bytes == 8 ? 1 : 2, rc = move_parts(s, b0, parts, nparts, 0, 1, err);
     if (!dev) *s->bad_d = (int)bn;
     else if (!rc) { /* after move_parts' last wait: bad_h is free */
         *s->bad_h = (int)bn;
-        rc = be->upload(be, s->bad_d, s->bad_h, sizeof(int), s->R, err);
+        rc = be->upload(be, s->bad_d, s->bad_h, sizeof(int), s->nregimes, err);
     }
     return rc;
 }
@@ -581,17 +591,17 @@ static int batch_in(sim_run *s, lcm_index b0, lcm_index bn, lcm_err *err)
  * itself (records_direct) or in the backend's own, column after column. */
 static lcm_record_args record_args(const sim_run *s, lcm_index b0, lcm_index bn, int t)
 {
-    size_t R = (size_t)s->R;
+    size_t R = (size_t)s->nregimes;
     lcm_record_args r = {.regime = s->reg_d, .start = s->start_d, .len = s->len_d, .bad_row = s->bad_d,
-                         .regime_next = s->rn_d, .x = s->x_d, .x_next = s->xn_d,
+                         .regime_next = s->next_regimes_dev, .x = s->states_dev, .x_next = s->next_states_dev,
                          .value = s->val_d, .action = s->act_d, .has_state = s->masks_d,
-                         .active_next = s->masks_d + R * (size_t)s->ns + (size_t)(t + 1) * R, .n = bn, .period = t,
-                         .nperiods = s->T, .nstates = s->ns, .nactions = s->na};
+                         .active_next = s->masks_d + R * (size_t)s->nstates + (size_t)(t + 1) * R, .n = bn, .period = t,
+                         .nperiods = s->nperiods, .nstates = s->nstates, .nactions = s->nactions};
     if (records_direct(s)) {
-        size_t first = (size_t)b0 * (size_t)s->T;
+        size_t first = (size_t)b0 * (size_t)s->nperiods;
         r.p_regime = s->p->regime + first, r.p_real = s->p->value + first, r.stride = s->p->stride;
     } else
-        r.p_regime = s->preg_d, r.p_real = s->preal_d, r.stride = bn * s->T, r.fill = 1;
+        r.p_regime = s->panel_regimes_dev, r.p_real = s->preal_d, r.stride = bn * s->nperiods, r.fill = 1;
     return r;
 }
 
@@ -601,7 +611,7 @@ static void record_on_host(const sim_run *s, const lcm_record_args *r)
 {
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (lcm_index row = 0; row < r->n; ++row)
-        if (s->rb == 8) record_row64(r, row);
+        if (s->real_bytes == 8) record_row64(r, row);
         else record_row32(r, row);
 }
 
@@ -637,10 +647,10 @@ static int fetch_subject(sim_run *s, lcm_index b0, lcm_index bn, lcm_index row, 
 {
     lcm_backend *be = s->be;
     lcm_record_args r = record_args(s, b0, bn, t);
-    size_t at = (size_t)row * (size_t)s->T + (size_t)t;
+    size_t at = (size_t)row * (size_t)s->nperiods + (size_t)t;
     int ints[2];
-    int rc = be->download(be, &ints[0], r.p_regime + at, sizeof(int), s->R, err);
-    if (!rc) rc = be->download(be, &ints[1], s->rn_d + row, sizeof(int), s->R, err);
+    int rc = be->download(be, &ints[0], r.p_regime + at, sizeof(int), s->nregimes, err);
+    if (!rc) rc = be->download(be, &ints[1], s->next_regimes_dev + row, sizeof(int), s->nregimes, err);
     if (!rc) rc = be->finish(be, err);
     if (rc) return rc;
     who->i = b0 + row, who->regime = ints[0], who->next = ints[1];
@@ -651,11 +661,11 @@ static int fetch_subject(sim_run *s, lcm_index b0, lcm_index bn, lcm_index row, 
     } v[64];
     for (int k = 0; k < reg->nstates && k < 64 && !rc; ++k) {
         size_t slot = (size_t)s->V.state_slot[reg->id][k];
-        rc = be->download(be, &v[k], (const unsigned char *)r.p_real + ((1 + slot) * (size_t)r.stride + at) * s->rb,
-                          s->rb, s->R, err);
+        rc = be->download(be, &v[k], (const unsigned char *)r.p_real + ((1 + slot) * (size_t)r.stride + at) * s->real_bytes,
+                          s->real_bytes, s->nregimes, err);
     }
     if (!rc) rc = be->finish(be, err);
-    for (int k = 0; k < reg->nstates && k < 64 && !rc; ++k) who->x[k] = s->rb == 8 ? v[k].d : (double)v[k].f;
+    for (int k = 0; k < reg->nstates && k < 64 && !rc; ++k) who->x[k] = s->real_bytes == 8 ? v[k].d : (double)v[k].f;
     return rc;
 }
 
@@ -701,7 +711,7 @@ static int check_flags(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *e
 {
     lcm_checks mode = lcm_checks_mode();
     const int kinds = (int)(sizeof sim_flag_text / sizeof *sim_flag_text);
-    for (int r = 0; r < s->R && mode != LCM_CHECKS_OFF; ++r)
+    for (int r = 0; r < s->nregimes && mode != LCM_CHECKS_OFF; ++r)
         for (int k = 0; k < kinds; ++k) {
             int bit = sim_flag_text[k].bit, raise = sim_flag_text[k].error && mode == LCM_CHECKS_RAISE;
             const lcm_flags *f = &s->F_h[r];
@@ -739,10 +749,10 @@ static int report_checks(sim_run *s, lcm_err *err)
     free(s->warnings);
     s->warnings = NULL;
     if (s->snap.subject >= 0 && s->snap.subject <= below) {
-        unsigned char *include = lcm_xcalloc((size_t)(s->T * s->R), 1);
-        for (int g = 0; g < s->R; ++g) {
-            include[s->snap.t * s->R + g] = 1;
-            if (s->snap.t + 1 < s->T) include[(s->snap.t + 1) * s->R + g] = 1;
+        unsigned char *include = lcm_xcalloc((size_t)(s->nperiods * s->nregimes), 1);
+        for (int g = 0; g < s->nregimes; ++g) {
+            include[s->snap.t * s->nregimes + g] = 1;
+            if (s->snap.t + 1 < s->nperiods) include[(s->snap.t + 1) * s->nregimes + g] = 1;
         }
         lcm_solver_snapshot(s->sv, s->sol, include, s->snap.text);
         free(include);
@@ -759,25 +769,25 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
 {
     lcm_backend *be = s->be;
     const ir_model *m = s->m;
-    size_t R = (size_t)s->R;
+    size_t R = (size_t)s->nregimes;
     double t0 = lcm_now_seconds(), lap0 = t0;
     int rc = upload_vnext(s, t, err);
     if (!rc) rc = period_tables(s, t, err);
-    if (!rc) rc = be->upload(be, s->F_d, s->F_init, R * sizeof(lcm_flags), s->R, err);
+    if (!rc) rc = be->upload(be, s->F_d, s->F_init, R * sizeof(lcm_flags), s->nregimes, err);
     if (!rc) rc = be->barrier(be, err);
     /* Every living subject is in a regime active at t (initial.c checks the
      * start, the record refuses a move into an inactive one), so the steps
      * of the active regimes step every row that the record records. */
-    for (int r = 0; r < s->R && !rc; ++r) {
+    for (int r = 0; r < s->nregimes && !rc; ++r) {
         if (!m->regimes[r].active[t]) continue;
-        const ir_kernel *kn = &m->kernels[m->period_kernel[r * s->T + t]];
+        const ir_kernel *kn = &m->kernels[m->period_kernel[r * s->nperiods + t]];
         lcm_kernel_args a;
         period_args(s, kn, t, &a);
         a.flags = s->F_d + r;
         lcm_sim_args sim = {.regime = s->reg_d, .start = s->start_d, .regime_id = r,
-                            .subject0 = (unsigned long long)b0, .x = s->x_d, .x_next = s->xn_d, .value = s->val_d,
-                            .action = s->act_d, .regime_next = s->rn_d, .seed = s->seed, .nstates = s->ns,
-                            .nactions = s->na, .ends = t + 1 == s->T, .choice_slots = s->choice_slots};
+                            .subject0 = (unsigned long long)b0, .x = s->states_dev, .x_next = s->next_states_dev, .value = s->val_d,
+                            .action = s->act_d, .regime_next = s->next_regimes_dev, .seed = s->seed, .nstates = s->nstates,
+                            .nactions = s->nactions, .ends = t + 1 == s->nperiods, .choice_slots = s->choice_slots};
         rc = be->launch_sim(be, (int)(kn - m->kernels), &a, &sim, bn, r, err);
     }
     if (!rc) rc = be->barrier(be, err);
@@ -785,8 +795,8 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
     int device = be->launch_record != NULL; /* else the host threads record, after the steps */
     if (!rc && device) rc = be->launch_record(be, &rec, err);
     if (!rc && device) rc = be->barrier(be, err);
-    if (!rc && device) rc = be->download(be, s->bad_h, s->bad_d, sizeof(int), s->R, err);
-    if (!rc) rc = be->download(be, s->F_h, s->F_d, R * sizeof(lcm_flags), s->R, err);
+    if (!rc && device) rc = be->download(be, s->bad_h, s->bad_d, sizeof(int), s->nregimes, err);
+    if (!rc) rc = be->download(be, s->F_h, s->F_d, R * sizeof(lcm_flags), s->nregimes, err);
     if (!rc) rc = be->finish(be, err);
     lap(s, LCM_SIM_STEPS, &lap0);
     if (!rc && !device) record_on_host(s, &rec);
@@ -812,19 +822,19 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
 static int batch_home(sim_run *s, lcm_index b0, lcm_index bn, lcm_err *err)
 {
     lcm_panel *p = s->p;
-    size_t T = (size_t)s->T, cells = (size_t)bn * T, ns = (size_t)s->ns;
+    size_t T = (size_t)s->nperiods, cells = (size_t)bn * T, ns = (size_t)s->nstates;
     int all_mine = 1, nparts = 0;
     for (lcm_index row = 0; row < bn && all_mine; ++row) all_mine = s->mine[b0 + row];
     sim_part *parts = lcm_xcalloc(2 + panel_reals(s), sizeof *parts);
     if (!s->be->host_memory) parts[nparts++] = (sim_part){s->len_d, (size_t)bn, sizeof(int), HOME_LIVED};
     if (!records_direct(s)) {
-        parts[nparts++] = (sim_part){s->preg_d, cells, sizeof(int), 0};
+        parts[nparts++] = (sim_part){s->panel_regimes_dev, cells, sizeof(int), 0};
         for (size_t c = 1; c <= panel_reals(s); ++c)
-            parts[nparts++] = (sim_part){(unsigned char *)s->preal_d + (c - 1) * cells * s->rb, cells, s->rb, (int)c};
+            parts[nparts++] = (sim_part){(unsigned char *)s->preal_d + (c - 1) * cells * s->real_bytes, cells, s->real_bytes, (int)c};
     }
     int rc = move_parts(s, b0, parts, nparts, 1, all_mine, err);
     free(parts);
-    if (rc || records_direct(s) || s->rb == 8) return rc;
+    if (rc || records_direct(s) || s->real_bytes == 8) return rc;
     /* float32: a subject's first cell keeps its initial states as given, in
      * float64 (the host has them: what a float64 batch records) */
 #pragma omp parallel for schedule(static) num_threads(s->threads)
@@ -845,13 +855,13 @@ static int batch_home(sim_run *s, lcm_index b0, lcm_index bn, lcm_err *err)
 static int simulate_batches(sim_run *s, lcm_err *err)
 {
     int rc = upload_masks(s, err);
-    for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->K) {
+    for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->batch) {
         if (s->failure.subject >= 0 && b0 > s->failure.subject) break; /* its subjects come after the failure */
-        lcm_index bn = s->n - b0 < s->K ? s->n - b0 : s->K;
+        lcm_index bn = s->n - b0 < s->batch ? s->n - b0 : s->batch;
         double lap0 = lcm_now_seconds();
         rc = batch_in(s, b0, bn, err);
         lap(s, LCM_SIM_STEPS, &lap0);
-        for (int t = 0; t < s->T && !rc; ++t) rc = batch_period(s, b0, bn, t, err);
+        for (int t = 0; t < s->nperiods && !rc; ++t) rc = batch_period(s, b0, bn, t, err);
         lap0 = lcm_now_seconds();
         if (!rc && s->failure.subject < 0) rc = batch_home(s, b0, bn, err);
         lap(s, LCM_SIM_HOME, &lap0);
@@ -866,11 +876,11 @@ static int simulate_batches(sim_run *s, lcm_err *err)
 static void compact(sim_run *s)
 {
     lcm_panel *p = s->p;
-    size_t T = (size_t)s->T, n = (size_t)s->n;
+    size_t T = (size_t)s->nperiods, n = (size_t)s->n;
     lcm_index *first = lcm_xmalloc((n + 1) * sizeof *first);
     lcm_index rows = 0;
     for (size_t i = 0; i < n; ++i) first[i] = rows, rows += s->len[i];
-    int ncols = 2 + s->ns + s->na;
+    int ncols = 2 + s->nstates + s->nactions;
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(dynamic, 1) nowait
@@ -878,7 +888,7 @@ static void compact(sim_run *s)
             if (rows == (lcm_index)(n * T)) continue; /* every cell lived: already in order */
             size_t width = c == 0 ? sizeof *p->regime : sizeof(double);
             char *col = c == 0 ? (char *)p->regime : c == 1 ? (char *)p->value
-                        : c < 2 + s->ns ? (char *)p->x[c - 2] : (char *)p->act[c - 2 - s->ns];
+                        : c < 2 + s->nstates ? (char *)p->x[c - 2] : (char *)p->act[c - 2 - s->nstates];
             for (size_t i = 0; i < n; ++i) {
                 size_t from = i * T + (size_t)s->start[i], to = (size_t)first[i];
                 if (s->len[i] && from != to) memmove(col + to * width, col + from * width, s->len[i] * width);
@@ -942,8 +952,7 @@ static int owner_of(const lcm_solver *sv, const lcm_initial *ic, lcm_index i)
 {
     const ir_shard *S = &sv->shard;
     if (!ir_shard_regime(&sv->model->ir, S, ic->regime[i])) return 0;
-    long long combo = 0;
-    for (int k = 0; k < S->nsharded; ++k) combo = combo * S->n[k] + (long long)ic->x[(size_t)i * (size_t)ic->nslots + (size_t)S->slot[k]];
+    long long combo = ir_layout_combo_of_slots(S, ic->x + (size_t)i * (size_t)ic->nslots);
     return ir_shard_owner(S, combo, sv->total_workers);
 }
 
@@ -954,8 +963,8 @@ static int simulate_worker(sim_run *s, lcm_err *err)
     lcm_worker *w = s->w;
     double lap0 = lcm_now_seconds();
     int rc = lcm_worker_load(w, s->sol->params, err);
-    if (!rc) rc = s->be->upload(s->be, w->P, w->P_host, (m->params_size + 1) * s->rb, s->R, err);
-    if (!rc) rc = s->be->upload(s->be, w->grids, w->grids_host, (w->layout.total + 1) * s->rb, s->R, err);
+    if (!rc) rc = s->be->upload(s->be, w->P, w->P_host, (m->params_size + 1) * s->real_bytes, s->nregimes, err);
+    if (!rc) rc = s->be->upload(s->be, w->grids, w->grids_host, (w->layout.total + 1) * s->real_bytes, s->nregimes, err);
     if (!rc) rc = make_batch_buffers(s, err);
     lap(s, LCM_SIM_BUFFERS, &lap0);
     if (!rc) rc = simulate_batches(s, err);
@@ -1068,31 +1077,31 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     }
     double t0 = lcm_now_seconds();
     const ir_model *m = &sv->model->ir;
-    sim_run s = {.sv = sv, .sol = sol, .m = m, .T = m->nperiods, .R = m->nregimes,
-                 .rb = lcm_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
+    sim_run s = {.sv = sv, .sol = sol, .m = m, .nperiods = m->nperiods, .nregimes = m->nregimes,
+                 .real_bytes = lcm_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
     ir_vars_build(m, &s.V);
     lcm_targets_shape(m, o.targets, &s.choice_slots);
-    s.ns = s.V.nstates, s.na = s.V.nactions + s.choice_slots;
-    s.K = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
-    if (s.K > INT_MAX) s.K = INT_MAX; /* batch rows are ints (kernel_abi.h) */
-    if (s.K < 1) s.K = 1;
+    s.nstates = s.V.nstates, s.nactions = s.V.nactions + s.choice_slots;
+    s.batch = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
+    if (s.batch > INT_MAX) s.batch = INT_MAX; /* batch rows are ints (kernel_abi.h) */
+    if (s.batch < 1) s.batch = 1;
     s.threads = lcm_host_threads(sv->threads);
     const int kinds = (int)(sizeof sim_flag_text / sizeof *sim_flag_text);
-    s.nwarnings = s.T * kinds;
+    s.nwarnings = s.nperiods * kinds;
     s.warnings = lcm_xcalloc((size_t)s.nwarnings, sizeof *s.warnings);
     for (int i = 0; i < s.nwarnings; ++i) s.warnings[i].subject = -1;
     s.failure.subject = s.snap.subject = -1;
     /* the columns by cell (subject * T + period), compacted into rows at the end */
-    lcm_index cells = (lcm_index)((size_t)s.n * (size_t)s.T);
-    s.p = again ? lcm_panel_renew(reuse, m, s.rb == 4 ? 32 : 64, cells, s.choice_slots, o.targets && *o.targets)
-                : lcm_panel_new(m, s.rb == 4 ? 32 : 64, cells, s.choice_slots);
+    lcm_index cells = (lcm_index)((size_t)s.n * (size_t)s.nperiods);
+    s.p = again ? lcm_panel_renew(reuse, m, s.real_bytes == 4 ? 32 : 64, cells, s.choice_slots, o.targets && *o.targets)
+                : lcm_panel_new(m, s.real_bytes == 4 ? 32 : 64, cells, s.choice_slots);
     s.p->threads = sv->threads;
     double phase[LCM_SIM_PHASES] = {0}, lap0 = t0;
     s.phase = phase;
     /* every worker of this process steps every batch (of its own subjects) through every period */
-    long long batches = (long long)((s.n + s.K - 1) / s.K);
+    long long batches = (long long)((s.n + s.batch - 1) / s.batch);
     lcm_progress_begin(&s.progress, sv->progress, sv->progress_user, LCM_PROGRESS_SIMULATE, m,
-                       (long long)sv->nworkers * batches * s.T);
+                       (long long)sv->nworkers * batches * s.nperiods);
     s.progress.info.subjects = s.n;
     int *owner = lcm_xmalloc(((size_t)s.n + 1) * sizeof *owner);
     unsigned char *mine = lcm_xmalloc((size_t)s.n + 1);

@@ -217,6 +217,170 @@ static void test_layouts(void)
     test_model(&model, "wide", "one chunk of the splayed states.");
 }
 
+/* ---- the decode of a flat index, in C and as kernel text ----------------------------- */
+typedef void (*decode_fn)(const lcm_kernel_args *a, lcm_index flat, int *code, long long *point, int *ok);
+
+/* The printed decodes' value: the code itself. */
+static void code_value(void *ctx, int i, lcm_sb *b)
+{
+    (void)ctx;
+    lcm_sb_printf(b, "code[%d] = c;", i);
+}
+
+/* A function `name(a, flat, code, point, ok)` around printed decode text
+ * (`rest`, `point` and the sharded values x[] its variables): *ok = 0 where
+ * the text returns early. */
+static void decode_function(lcm_sb *src, const char *name, const char *var, const char *text, int point)
+{
+    lcm_sb_printf(src, "\nvoid %s(const lcm_kernel_args *a, lcm_index flat, int *code, long long *pt, int *ok)\n{\n"
+                  "    (void)a, (void)pt;\n    real x[80] = {0};\n    lcm_index %s = flat;\n    *ok = 0;\n%s"
+                  "    for (int i = 0; i < 80; ++i) code[i] += (int)x[i];\n    (void)%s;\n"
+                  "%s    *ok = 1;\n}\n", name, var, text, var, point ? "    *pt = point;\n" : "");
+}
+
+/* Compiles src (kernel_abi.h first) and finds the functions name0, name1, ... */
+static void *compile_decodes(lcm_sb *src, int n, decode_fn *fn)
+{
+    lcm_err err = {0};
+    char *dir = test_tmpdir("layout"), *c = lcm_path_join(dir, "decode.c"), *so = lcm_path_join(dir, "decode.so");
+    CHECK_OK(lcm_write_file_atomic(c, src->s, src->len, &err));
+    char *argv[] = {"cc", "-std=c11", "-Wall", "-Werror", "-fPIC", "-shared", "-o", so, c, NULL}, *out;
+    int st = lcm_run_capture(argv, NULL, &out);
+    CHECK_MSG(st == 0, "compiling the printed decodes failed:\n%s\n%s", out, src->s);
+    void *dl = st == 0 ? dlopen(so, RTLD_NOW) : NULL;
+    CHECK(dl != NULL);
+    for (int k = 0; dl && k < n; ++k) {
+        char name[32];
+        snprintf(name, sizeof name, "decode%d", k);
+        *(void **)&fn[k] = dlsym(dl, name);
+        CHECK(fn[k] != NULL);
+    }
+    free(out), free(c), free(so), free(dir);
+    return dl;
+}
+
+/* ir_layout_decode and ir_layout_encode are inverses over V (with a state
+ * left out too), and the printed decode (ir_layout_print_decode: the
+ * kernels' `_at` and the EGM table's) gives the same codes; the combined
+ * index of the sharded states (ir_layout_combo, its printed form and the
+ * subjects' by slot) is the block a state of ir_layout_state lies in; and
+ * every table entry (ir_layout_entry, whole axes or a launch's chunks,
+ * with and without the sharded states and the flat point) is the same in C
+ * and in the printed text of ir_layout_print_entry. */
+static void test_decode(void)
+{
+    ir_vars V;
+    ir_shard S;
+    slots_of(&model, &V, &S);
+    ir_state_layout L[4];
+    for (int r = 0; r < 4; ++r) ir_state_layout_build(&model, &V, &S, r, &L[r]);
+    const ir_regime *R = &regimes[0];
+    /* decode0: whole axes; decode1: without wealth; decode2..5: entries of
+     * work (all states, sharded, point; every other state, unsharded, no
+     * point; none but the sharded), then plain's (with point); combo0:
+     * the printed combined index */
+    lcm_sb src, text;
+    lcm_sb_init(&src), lcm_sb_init(&text);
+    lcm_sb_puts(&src, lcm_embed_kernel_abi_h);
+    lcm_sb_puts(&src, "\ntypedef double real;\n");
+    const char *names[] = {"decode0", "decode1", "decode2", "decode3", "decode4", "decode5"};
+    for (int skip = -1; skip <= 3; skip += 4) {
+        lcm_sb_free(&text), lcm_sb_init(&text);
+        ir_layout_print_decode(R, skip, "rem", 4, code_value, NULL, &text);
+        decode_function(&src, names[skip < 0 ? 0 : 1], "rem", text.s, 0);
+    }
+    struct { int r; uint64_t states; int sharded, point; } entries[] = {
+        {0, 0x3f, 1, 1}, {0, 0x2a, 0, 0}, {0, 0, 1, 0}, {2, 0x3, 0, 1}};
+    for (int k = 0; k < 4; ++k) {
+        lcm_sb_free(&text), lcm_sb_init(&text);
+        ir_layout_print_entry(&L[entries[k].r], entries[k].states, entries[k].sharded, entries[k].point, "x", 4,
+                              code_value, NULL, &text);
+        decode_function(&src, names[2 + k], "rest", text.s, entries[k].point);
+    }
+    lcm_sb_free(&text), lcm_sb_init(&text);
+    ir_layout_print_combo(&L[0], "code", &text);
+    lcm_sb_printf(&src, "\nlong long combo0(const int *code) { return %s; }\n", text.s);
+    decode_fn fn[6] = {0};
+    void *dl = compile_decodes(&src, 6, fn);
+    long long (*combo_fn)(const int *) = NULL;
+    if (dl) *(void **)&combo_fn = dlsym(dl, "combo0");
+    CHECK(combo_fn != NULL);
+    long long N = ir_state_space_size(R), wrong = 0, differ = 0;
+    for (lcm_index s = 0; s < N; ++s) {
+        int code[6], printed[80] = {0}, ok = 0;
+        ir_layout_decode(R->states, 6, -1, s, code);
+        for (int i = 0; i < 6; ++i) wrong += code[i] < 0 || code[i] >= R->states[i].grid.n;
+        wrong += ir_layout_encode(R->states, 6, -1, code) != s;
+        if (fn[0]) fn[0](NULL, s, printed, NULL, &ok), differ += !ok || memcmp(printed, code, sizeof code);
+        /* the same without wealth: the flat index of the other five */
+        int five[6] = {0}, back[80] = {0};
+        lcm_index f = s % (N / 7);
+        ir_layout_decode(R->states, 6, 3, f, five);
+        wrong += five[3] != 0 || ir_layout_encode(R->states, 6, 3, five) != f;
+        if (fn[1]) fn[1](NULL, f, back, NULL, &ok), differ += !ok || memcmp(back, five, sizeof five);
+    }
+    CHECK_MSG(!wrong && !differ, "decode: %lld codes wrong, %lld where the printed decode differs", wrong, differ);
+
+    /* the sharded states' combined index: the block of the state */
+    for (int D = 1; D <= 5; ++D)
+        for (int w = 0; w < D; ++w) {
+            long long lo, hi;
+            ir_shard_block(&S, w, D, &lo, &hi);
+            for (long long l = 0, n = ir_layout_launch_size(&L[0], hi - lo, NULL); l < n; ++l) {
+                int code[6];
+                double x[80] = {0};
+                ir_layout_decode(R->states, 6, -1, ir_layout_state(&L[0], lo, NULL, l), code);
+                for (int i = 0; i < 6; ++i) x[V.state_slot[0][i]] = code[i];
+                long long combo = ir_layout_combo(&L[0], code);
+                wrong += combo < lo || combo >= hi || ir_layout_combo_of_slots(&S, x) != combo ||
+                         combo != (long long)code[0] * 2 + code[2]; /* type, then group */
+                differ += combo_fn && combo_fn(code) != combo;
+            }
+        }
+    CHECK_MSG(!wrong && !differ, "combo: %lld states outside their block, %lld where the printed combo differs",
+              wrong, differ);
+
+    /* table entries: every chunk, two combined-index values a block, every entry */
+    for (int k = 0; k < 4; ++k) {
+        const ir_state_layout *E = &L[entries[k].r];
+        long long n = 1, M = ir_state_space_size(E->r);
+        for (int d = 0; d < E->nfree; ++d)
+            if (entries[k].states >> E->order[d] & 1) n *= E->axis[E->order[d]].width;
+        long long entries_seen = 0;
+        for (long long tile = 0; tile < ir_layout_tiles(E); ++tile) {
+            lcm_kernel_args a = {.shard_lo = 0};
+            ir_layout_tile(E, tile, a.chunk);
+            for (long long lo = 0; lo < (entries[k].sharded ? S.combos : 1); lo += 2) {
+                a.shard_lo = lo;
+                long long rows = entries[k].sharded ? (S.combos - lo < 2 ? S.combos - lo : 2) : 1;
+                for (long long rest = 0; rest < n * rows; ++rest) {
+                    int code[80] = {0}, printed[80] = {0}, ok = 0, in;
+                    long long point = -1, ppoint = -1;
+                    in = ir_layout_entry(E, entries[k].states, entries[k].sharded, lo, a.chunk, rest, code,
+                                         entries[k].point ? &point : NULL);
+                    if (fn[2 + k]) fn[2 + k](&a, rest, printed, &ppoint, &ok);
+                    differ += ok != in || (in && (memcmp(printed, code, sizeof code) || point != ppoint));
+                    if (!in) continue;
+                    ++entries_seen;
+                    if (entries[k].point) {
+                        int full[80] = {0};
+                        for (int i = 0; i < E->r->nstates; ++i)
+                            full[i] = entries[k].states >> i & 1 ||
+                                      (entries[k].sharded && E->r->states[i].grid.distributed) ? code[i] : 0;
+                        wrong += point < 0 || point >= M || ir_layout_encode(E->r->states, E->r->nstates, -1, full) != point;
+                    }
+                }
+            }
+        }
+        CHECK_MSG(entries_seen > 0, "entry %d: no entries", k);
+    }
+    CHECK_MSG(!wrong && !differ, "entries: %lld points wrong, %lld where the printed entry differs", wrong, differ);
+    if (dl) dlclose(dl);
+    lcm_sb_free(&src), lcm_sb_free(&text);
+    for (int r = 0; r < 4; ++r) ir_state_layout_free(&L[r]);
+    ir_vars_free(&V);
+}
+
 /* Generated models: the bundled sharded model with a splayed state, and
  * one whose states all ask for whole-axis chunks (more than the splay
  * limit of them, which is no splay: the DSL asks C what splays). */
@@ -247,6 +411,7 @@ int main(void)
     test_axis();
     test_check();
     test_layouts();
+    test_decode();
     test_generated();
     CHECK_DONE();
 }
