@@ -1,9 +1,10 @@
-/* lua_host.c - the only C that talks to Lua in the generator.  It preloads
- * the embedded DSL modules and calls lcm.host.run() with the sandbox the
- * model runs in (lua_sandbox.h). */
+/* lua_host.c - runs Lua for the generator.  It preloads the embedded DSL
+ * modules and calls lcm.host.run() with the sandbox the model runs in
+ * (lua_sandbox.h); lua_model.c reads the model that returns into the IR. */
 #include "lua_host.h"
 
 #include "lua_limits.h"
+#include "lua_model.h"
 #include "lua_sandbox.h"
 
 #include <lauxlib.h>
@@ -36,8 +37,7 @@ static const struct {
 
 /* lcm.layout: the state layout's limits and splay predicate from their
  * owner (ir/layout.h), and the number of taste-shock choices a regime may
- * have (ir/ir.h), for build.lua's checks, which name the model line; the
- * manifest format's version (ir/manifest.h), which build.lua writes; and
+ * have (ir/ir.h), for build.lua's checks, which name the model line; and
  * the edit distance of lcm's "did you mean" hints (ir/base/text.c). */
 static int layout_splays(lua_State *L)
 {
@@ -55,9 +55,7 @@ static int layout_edit_distance(lua_State *L)
 
 static int open_layout(lua_State *L)
 {
-    lua_createtable(L, 0, 6);
-    lua_pushinteger(L, LCM_MANIFEST_VERSION);
-    lua_setfield(L, -2, "manifest_version");
+    lua_createtable(L, 0, 5);
     lua_pushinteger(L, IR_MAX_TASTE_CHOICES);
     lua_setfield(L, -2, "max_taste_choices");
     lua_pushinteger(L, LCM_MAX_SPLAYED);
@@ -158,11 +156,21 @@ static int is_string_list(lua_State *L, int index)
     return 1;
 }
 
-/* Runs inside lua_pcall so that every Lua error is caught. */
+typedef struct run_ctx {
+    const char *path;
+    const lcmgen_inputs *in;
+    ir_model *model;
+    lcm_err *err;
+    int rc, internal; /* lcm_lua_read_model's */
+} run_ctx;
+
+/* Runs inside lua_pcall so that every Lua error is caught, the reading of
+ * the model's tables too (it pushes keys: a memory error). */
 static int run_protected(lua_State *L)
 {
-    const char *path = lua_touserdata(L, 1);
-    const lcmgen_inputs *in = lua_touserdata(L, 2);
+    run_ctx *ctx = lua_touserdata(L, 1);
+    const char *path = ctx->path;
+    const lcmgen_inputs *in = ctx->in;
     lua_settop(L, 0);
     lua_getglobal(L, "require");
     lua_pushstring(L, "lcm");
@@ -193,10 +201,11 @@ static int run_protected(lua_State *L)
     }
     lcm_sandbox_push(L, path, lcm_sandbox_trusted());
     lua_call(L, 4, 4);
-    if (lua_type(L, -4) != LUA_TSTRING || !is_string_list(L, -3) || !is_string_list(L, -2) ||
+    if (lua_type(L, -4) != LUA_TTABLE || !is_string_list(L, -3) || !is_string_list(L, -2) ||
         lua_type(L, -1) != LUA_TSTRING)
         return luaL_error(L, "%s: the model replaced a function of the lcm library, which then did not return "
-                          "the manifest", path);
+                          "the model", path);
+    ctx->rc = lcm_lua_read_model(L, -4, ctx->model, &ctx->internal, ctx->err);
     return 4;
 }
 
@@ -230,16 +239,25 @@ int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_r
         lua_close(L);
         return rc;
     }
+    run_ctx ctx = {.path = model_path, .in = in, .model = &out->model, .err = err};
     lua_pushcfunction(L, run_protected);
-    lua_pushlightuserdata(L, (void *)model_path);
-    lua_pushlightuserdata(L, (void *)in);
+    lua_pushlightuserdata(L, &ctx);
     lcm_lua_limits_arm(L, &lim);
-    if (lua_pcall(L, 2, 4, 0) != LUA_OK || lcm_lua_limits_hit(&lim)) { /* a limit holds inside pcall too */
+    if (lua_pcall(L, 1, 4, 0) != LUA_OK || lcm_lua_limits_hit(&lim)) { /* a limit holds inside pcall too */
         rc = fail_model(err, model_path, &lim, lua_tostring(L, -1));
         lua_close(L);
+        lcm_trace_result_free(out);
         return rc;
     }
-    out->manifest = lcm_xstrdup(lua_tostring(L, -4));
+    if (ctx.rc) {
+        if (ctx.internal) {
+            lcm_fail_prefix(err, "%s: internal error: the traced model does not read back", model_path);
+            err->code = LCM_E_INTERNAL;
+        } else lcm_fail_prefix(err, "%s", model_path);
+        lua_close(L);
+        lcm_trace_result_free(out);
+        return err->code;
+    }
     out->deps = string_list(L, -3, &out->ndeps);
     out->warnings = string_list(L, -2, &out->nwarnings);
     out->reachability = lcm_xstrdup(lua_tostring(L, -1));
@@ -249,7 +267,7 @@ int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_r
 
 void lcm_trace_result_free(lcm_trace_result *r)
 {
-    free(r->manifest);
+    ir_model_free(&r->model);
     free(r->reachability);
     for (int i = 0; i < r->ndeps; ++i) free(r->deps[i]);
     free(r->deps);

@@ -1,14 +1,15 @@
 /* lua_host.h - runs a Lua model file through the DSL (gen/dsl/) and returns
- * the manifest text it produces. */
+ * the model it traced, as IR (read from the DSL's tables by lua_model.h). */
 #ifndef LCM_LUA_HOST_H
 #define LCM_LUA_HOST_H
 
 #include <lua.h>
 
 #include "gen_inputs.h"
+#include "ir.h"
 
 typedef struct lcm_trace_result {
-    char *manifest; /* manifest text (caller frees) */
+    ir_model model; /* the traced model, checked as a manifest read is (ir_manifest_check) */
     char **deps;    /* Lua files the model loaded, the model first */
     int ndeps;
     char **warnings; /* things the user should know; the caller prints them */

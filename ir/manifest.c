@@ -751,12 +751,15 @@ int ir_manifest_read(const char *text, ir_model *m, lcm_err *err)
     int rc = read_body(&rd, m);
     tokens_clear(&rd.tk);
     free(rd.tk.v);
-    if (!rc) {
-        for (int i = 0; i < m->nregimes; ++i)
-            if (!m->regimes[i].active) return lcm_fail(err, LCM_E_MODEL, "regime '%s' has no active line", m->regimes[i].name);
-        if (!m->name) return lcm_fail(err, LCM_E_MODEL, "manifest has no model name");
-        rc = ir_model_check(m, err);
-    }
+    return rc ? rc : ir_manifest_check(m, err);
+}
+
+int ir_manifest_check(ir_model *m, lcm_err *err)
+{
+    for (int i = 0; i < m->nregimes; ++i)
+        if (!m->regimes[i].active) return lcm_fail(err, LCM_E_MODEL, "regime '%s' has no active line", m->regimes[i].name);
+    if (!m->name) return lcm_fail(err, LCM_E_MODEL, "manifest has no model name");
+    int rc = ir_model_check(m, err);
     if (!rc) rc = ir_shard_check(m, err);
     if (!rc) rc = ir_splay_check(m, err);
     return rc;

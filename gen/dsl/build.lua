@@ -1,17 +1,18 @@
--- lcm/build.lua - from the model a file returned to the manifest text.
+-- lcm/build.lua - from the model a file returned to the model as data.
 --
 -- Steps: validate the model's structure (ages, regimes, grids, names),
 -- evaluate each regime's `active(age)`, trace every regime into one
 -- expression graph (functions wired by parameter name, constraints, the
 -- regime transition, the next states of every reachable target regime, the
--- aggregator H), collect the parameter slots, and print the manifest
--- (grammar in docs/internals.md).
+-- aggregator H), collect the parameter slots, and return it all as plain
+-- tables (B.model; gen/lua_model.c reads them into the IR, and C alone
+-- writes the manifest, ir/manifest.c; grammar in docs/internals.md).
 
 local T = require("lcm.trace")
 local lcm = require("lcm")
 local Reach = require("lcm.reach")
 local EgmPlan = require("lcm.egm_plan")
-local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h, taste-shock choices, the manifest's version
+local layout = require("lcm.layout") -- from C (gen/lua_host.c): the limits and splay of ir/layout.h, taste-shock choices
 
 local B = {}
 
@@ -1160,117 +1161,98 @@ local function trace_regime(R, M)
 end
 
 ---------------------------------------------------------------------------
--- printing the manifest
+-- the model as data: gen/lua_model.c reads these tables into the IR and
+-- ir/manifest.c writes the manifest from it.  Node, slot and source ids
+-- are 0-based, as in the manifest.
 ---------------------------------------------------------------------------
 
-local function num(x)
-  if x ~= x then return "nan" end
-  if x == math.huge then return "inf" end
-  if x == -math.huge then return "-inf" end
-  return string.format("%.17g", x)
-end
-
-local function q(s)
-  s = tostring(s)
-  if s:find("%z") then error("the model's text '" .. s:gsub("%z", "\\0") .. "' holds a NUL byte, which names and labels cannot", 0) end
-  return '"' .. s:gsub('[\\"]', "\\%0"):gsub("\n", "\\n"):gsub("\r", "\\r") .. '"'
-end
-
--- A grid's words in the manifest (ir/manifest.c reads them): its kind, n
--- and fields; a grid by age names its periods' grids after '|' each.
-local function grid_words(g, R, name)
-  local parts = { g.kind, "n", g.n }
+-- A grid as data: its kind, n and fields; a grid by age lists its periods' grids.
+local function grid_data(g, R, name)
+  local out = { kind = g.kind, n = g.n, batch = g.batch_size > 0 and g.batch_size or 0 }
   if g.kind == "by_age" then
-    if g.batch_size > 0 then parts[#parts + 1] = "batch " .. g.batch_size end
-    parts[#parts + 1] = "periods " .. #g.periods
-    for _, pg in ipairs(g.periods) do parts[#parts + 1] = "| " .. grid_words(pg, R, name) end
-    return table.concat(parts, " ")
+    out.periods = {}
+    for t, pg in ipairs(g.periods) do out.periods[t] = grid_data(pg, R, name) end
+    return out
   end
+  out.dist = g.distributed and true or false
   if g.kind == "discrete" then
-    if g.cat.name then parts[#parts + 1] = "category " .. q(g.cat.name) end
-    parts[#parts + 1] = "labels"
-    for _, l in ipairs(g.cat.labels) do parts[#parts + 1] = q(l) end
+    if g.cat.name then out.category = tostring(g.cat.name) end
+    out.labels = {}
+    for i, l in ipairs(g.cat.labels) do out.labels[i] = tostring(l) end
   elseif g.kind == "lin" or g.kind == "log" then
-    parts[#parts + 1] = "start " .. num(g.start) .. " stop " .. num(g.stop)
+    out.start, out.stop = g.start, g.stop
   elseif g.kind == "irregular" and g.runtime then
-    parts[#parts + 1] = "runtime " .. R.var_slots[name]
+    out.runtime = R.var_slots[name]
   elseif g.kind == "irregular" then
-    parts[#parts + 1] = "points"
-    for _, x in ipairs(g.points) do parts[#parts + 1] = num(x) end
+    out.points = {}
+    for i, x in ipairs(g.points) do out.points[i] = x end
   elseif g.kind == "pwlin" or g.kind == "pwlog" then
-    parts[#parts + 1] = "pieces " .. #g.pieces
-    for _, p in ipairs(g.pieces) do
-      parts[#parts + 1] = table.concat({ num(p.lo), num(p.hi), p.lo_closed and 1 or 0, p.hi_closed and 1 or 0, p.n }, " ")
+    out.pieces = {}
+    for i, p in ipairs(g.pieces) do
+      out.pieces[i] = { lo = p.lo, hi = p.hi, lo_closed = p.lo_closed and true or false,
+        hi_closed = p.hi_closed and true or false, n = p.n }
     end
   elseif g.kind == "process" then
-    local slots = R.var_slots[name]
-    parts[#parts + 1] = "kind " .. g.process .. " gh " .. (g.gh and 1 or 0) .. " slots " .. #slots .. " " ..
-      table.concat(slots, " ")
+    out.process, out.gh, out.slots = g.process, g.gh and true or false, {}
+    for i, s in ipairs(R.var_slots[name]) do out.slots[i] = s end
   end
-  if g.batch_size > 0 then parts[#parts + 1] = "batch " .. g.batch_size end
-  if g.distributed then parts[#parts + 1] = "dist 1" end
-  return table.concat(parts, " ")
+  return out
 end
 
-local function grid_line(kind, v, R) return kind .. " " .. v.name .. " " .. grid_words(v.grid, R, v.name) end
+local function var_data(v, R) return { name = v.name, grid = grid_data(v.grid, R, v.name) } end
 
-local function dag_lines(out, R, D)
+-- The regime's DAG: its roots, then its nodes (a root's constant may add a node).
+local function dag_data(R, D)
   local g = D.graph
   T.set_graph(g)
   local function id(x)
     if T.is_sym(x) then return x.id - 1 end
     return T.const_id(x) - 1
   end
-  -- roots first (constants may add nodes), then the node list
-  local roots = {}
-  local function root(line) roots[#roots + 1] = line end
-  root("utility " .. id(D.utility))
-  root("q " .. id(D.q))
-  if D.risk_aversion ~= nil then root("risk_aversion " .. id(D.risk_aversion)) end
-  for _, c in ipairs(D.constraints) do root("constraint " .. c[1] .. " " .. id(c[2])) end
-  for _, f in ipairs(D.funcs) do root("func " .. f[1] .. " " .. id(f[2])) end
-  if D.taste ~= nil then root("taste " .. id(D.taste)) end
-  for _, p in ipairs(D.rprob) do root("rprob " .. p[1] .. " " .. id(p[2])) end
-  if D.marginal ~= nil then root("marginal " .. R.marginal_of .. " " .. id(D.marginal)) end
+  local out = { utility = id(D.utility), q = id(D.q), constraints = {}, funcs = {}, rprob = {}, targets = {} }
+  if D.risk_aversion ~= nil then out.risk_aversion = id(D.risk_aversion) end
+  for i, c in ipairs(D.constraints) do out.constraints[i] = { name = c[1], node = id(c[2]) } end
+  for i, f in ipairs(D.funcs) do out.funcs[i] = { name = f[1], node = id(f[2]) } end
+  if D.taste ~= nil then out.taste = id(D.taste) end
+  for i, p in ipairs(D.rprob) do out.rprob[i] = { regime = p[1], node = id(p[2]) } end
+  if D.marginal ~= nil then out.marginal = { state = R.marginal_of, node = id(D.marginal) } end
   if D.egm then
     local P = D.egm
-    root("egm resources " .. id(P.resources) .. " discount " .. id(P.discount) .. " marginal " .. id(P.marginal) ..
-      " policy " .. id(P.policy))
+    out.egm = { resources = id(P.resources), discount = id(P.discount), marginal = id(P.marginal), policy = id(P.policy) }
   end
-  for _, tg in ipairs(D.targets) do
-    root("target " .. tg.regime)
-    for _, nx in ipairs(tg.next) do
+  for i, tg in ipairs(D.targets) do
+    local target = { regime = tg.regime, next = {} }
+    for j, nx in ipairs(tg.next) do
       local spec = nx[2]
       if spec.kind == "det" then
-        root("next " .. nx[1] .. " det " .. id(spec.value))
+        target.next[j] = { state = nx[1], kind = "det", node = id(spec.value) }
       elseif spec.kind == "process" then
-        root("next " .. nx[1] .. " process src " .. spec.src)
+        target.next[j] = { state = nx[1], kind = "process", src = spec.src }
       else
         local ids = {}
-        for j, p in ipairs(spec.probs) do ids[j] = id(p) end
-        root("next " .. nx[1] .. " markov p " .. #ids .. " " .. table.concat(ids, " "))
+        for k, p in ipairs(spec.probs) do ids[k] = id(p) end
+        target.next[j] = { state = nx[1], kind = "markov", probs = ids }
       end
     end
     local en = D.egm and D.egm.next[tg.regime]
-    if en then root("egm_next " .. id(en[1]) .. " " .. id(en[2])) end
+    if en then target.egm_next = { next = id(en[1]), dnext = id(en[2]) } end
+    out.targets[i] = target
   end
   if #g.nodes > MAX_NODES then
     fail_at(R.where, "regime '" .. R.name .. "': its functions make " .. #g.nodes .. " operations, more than " ..
       MAX_NODES .. " (a loop in a model function is unrolled into the solver, which would take the C compiler " ..
       "hours or exhaust it)")
   end
-  out[#out + 1] = "dag " .. R.name
-  for _, n in ipairs(g.nodes) do
-    local parts = { "node", n.op }
-    if n.op == "const" then parts[#parts + 1] = num(n.k)
-    elseif n.ref ~= nil then parts[#parts + 1] = tostring(n.ref) end
-    for _, a in ipairs(n.args) do parts[#parts + 1] = tostring(a - 1) end
-    if n.src then parts[#parts + 1] = "@" .. n.src end
-    out[#out + 1] = table.concat(parts, " ")
+  out.nodes = {}
+  for i, n in ipairs(g.nodes) do
+    local node = { op = n.op, src = n.src, args = {} }
+    if n.op == "const" then node.k = n.k
+    elseif n.ref ~= nil then node.ref = n.ref end
+    for j, a in ipairs(n.args) do node.args[j] = a - 1 end
+    out.nodes[i] = node
   end
-  for _, l in ipairs(roots) do out[#out + 1] = l end
-  out[#out + 1] = "enddag"
   T.set_graph(nil)
+  return out
 end
 
 ---------------------------------------------------------------------------
@@ -1335,7 +1317,7 @@ local function check_knobs(M)
   end
 end
 
-function B.manifest(model, file, stem)
+function B.model(model, file, stem)
   if not lcm._is_model(model) then
     local what = model == nil and "nothing" or lcm._is_regime(model) and "an lcm.regime" or
       lcm._is_grid(model) and "a grid" or "a " .. type(model)
@@ -1457,40 +1439,30 @@ function B.manifest(model, file, stem)
     end
   end
 
-  local out = { "lcm-manifest " .. layout.manifest_version, "model " .. q(M.name), "file " .. q(file) }
-  for _, name in ipairs(opts.order) do out[#out + 1] = "option " .. name .. " " .. q(tostring(opts.read[name])) end
-  local ages = {}
-  for i, a in ipairs(M.ages) do ages[i] = num(a) end
-  out[#out + 1] = "ages " .. #M.ages .. " " .. table.concat(ages, " ")
-  -- dag lines first into a buffer: printing constants may add source entries
-  local body = {}
-  for i, R in ipairs(M.regimes) do dag_lines(body, R, dags[i]) end
-  for _, s in ipairs(M.srcs.list) do out[#out + 1] = "src " .. q(s) end
-  for _, s in ipairs(M.slots) do
-    local parts = { "param", s.regime, s.func, s.name, s.ndims }
-    for d = 1, s.ndims do parts[#parts + 1] = s.dims[d] .. " " .. s.dimnames[d] end
-    if s.fixed then
-      parts[#parts + 1] = "fixed"
-      for _, v in ipairs(flatten(s.fixed, s, M)) do parts[#parts + 1] = num(v) end
-    end
-    out[#out + 1] = table.concat(parts, " ")
+  local data = { name = M.name, file = file, options = {}, ages = {}, srcs = {}, params = {}, regimes = {} }
+  for i, name in ipairs(opts.order) do data.options[i] = { name = name, value = tostring(opts.read[name]) } end
+  for i, a in ipairs(M.ages) do data.ages[i] = a end
+  -- the DAGs first: their constants may add source entries
+  local dag = {}
+  for i, R in ipairs(M.regimes) do dag[i] = dag_data(R, dags[i]) end
+  for i, s in ipairs(M.srcs.list) do data.srcs[i] = tostring(s) end
+  for i, s in ipairs(M.slots) do
+    local p = { regime = s.regime, func = s.func, name = s.name, dims = {}, dimnames = {} }
+    for d = 1, s.ndims do p.dims[d], p.dimnames[d] = s.dims[d], s.dimnames[d] end
+    if s.fixed then p.fixed = flatten(s.fixed, s, M) end
+    data.params[i] = p
   end
-  for _, R in ipairs(M.regimes) do
-    out[#out + 1] = "regime " .. R.name .. " terminal " .. (R.terminal and 1 or 0)
-    local act = {}
-    for t, a in ipairs(R.active) do act[t] = a and "1" or "0" end
-    out[#out + 1] = "active " .. #M.ages .. " " .. table.concat(act, " ")
-    for _, v in ipairs(R.states) do out[#out + 1] = grid_line("state", v, R) end
-    for _, v in ipairs(R.actions) do out[#out + 1] = grid_line("action", v, R) end
-    local P = dags[R.id + 1].egm
-    if P then
-      out[#out + 1] = "egm " .. P.state_name .. " " .. P.action_name .. " savings " .. grid_words(P.savings, R, "savings")
-    end
-    out[#out + 1] = "endregime"
+  for i, R in ipairs(M.regimes) do
+    local r = { name = R.name, terminal = R.terminal and true or false, active = {}, states = {}, actions = {},
+      dag = dag[i] }
+    for t, a in ipairs(R.active) do r.active[t] = a and true or false end
+    for j, v in ipairs(R.states) do r.states[j] = var_data(v, R) end
+    for j, v in ipairs(R.actions) do r.actions[j] = var_data(v, R) end
+    local P = dags[i].egm
+    if P then r.egm = { state = P.state_name, action = P.action_name, savings = grid_data(P.savings, R, "savings") } end
+    data.regimes[i] = r
   end
-  for _, l in ipairs(body) do out[#out + 1] = l end
-  out[#out + 1] = "end"
-  return table.concat(out, "\n") .. "\n", Reach.text(reach)
+  return data, Reach.text(reach)
 end
 
 return B

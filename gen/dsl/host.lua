@@ -1,4 +1,4 @@
--- lcm/host.lua - runs a model file and returns its manifest.
+-- lcm/host.lua - runs a model file and returns it as data (lcm.build's B.model).
 --
 -- The model runs in the environment of the sandbox that the C host made
 -- (gen/lua_sandbox.h): `box.env`.  Every Lua and data file it read through
@@ -43,9 +43,9 @@ function H.run(model_path, given_options, given_fixes, box)
   local ok, model = pcall(chunk)
   if not ok then error(full_paths(model), 0) end
   local stem = model_path:match("([^/]+)$"):gsub("%.lua$", "")
-  local built, manifest, reachability = pcall(require("lcm.build").manifest, model, model_path, stem)
-  if not built then error(full_paths(manifest), 0) end
-  return manifest, deps(), require("lcm.trace").take_warnings(), reachability
+  local built, data, reachability = pcall(require("lcm.build").model, model, model_path, stem)
+  if not built then error(full_paths(data), 0) end
+  return data, deps(), require("lcm.trace").take_warnings(), reachability
 end
 
 return H
