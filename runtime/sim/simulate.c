@@ -367,7 +367,7 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
     }
     a->age = s->m->ages[t];
     a->period = t;
-    a->checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    a->checks = s->sv->checks != LCM_CHECKS_OFF;
     /* no continuation table here: a host's body keeps its state's row
      * (gen/emit.c, "the state's row"), unless tables are switched off */
     a->cont_lazy = !lcm_env_switch("LCM_NO_TABLES");
@@ -693,13 +693,12 @@ static void moved_to_inactive(sim_run *s, const sim_subject *who, int t)
     keep_report(&s->failure, who->i, t, lcm_sb_take(&report));
 }
 
-/* The batch's failed checks at period t, by the level's policy (as in the
- * solve: nothing at off, warnings at warning and progress, an error at
- * debug), each explained by the interpreter at the first subject's state,
+/* The batch's failed checks at period t, by the solver's policy (as in the
+ * solve: nothing at off, warnings at warn, an error at raise), each explained by the interpreter at the first subject's state,
  * kept by keep_report (sim_run: "what the checks report"). */
 static int check_flags(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *err)
 {
-    lcm_checks mode = lcm_checks_mode();
+    lcm_check_policy mode = s->sv->checks;
     const int kinds = (int)(sizeof sim_flag_text / sizeof *sim_flag_text);
     for (int r = 0; r < s->R && mode != LCM_CHECKS_OFF; ++r)
         for (int k = 0; k < kinds; ++k) {

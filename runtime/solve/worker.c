@@ -39,6 +39,14 @@ int lcm_backend_by_name(const char *name)
     return -1;
 }
 
+int lcm_check_policy_by_name(const char *name)
+{
+    static const char *names[] = {"raise", "warn", "off"};
+    for (int i = 0; i < (int)(sizeof names / sizeof *names) && name; ++i)
+        if (!strcmp(name, names[i])) return LCM_CHECKS_RAISE + i;
+    return -1;
+}
+
 void lcm_to_precision(const double *x, size_t n, int precision, void *dst)
 {
     if (precision == 64) memcpy(dst, x, n * sizeof *x);
@@ -92,6 +100,7 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
     else if (index == 0 && be->cache_entry)
         lcm_progress("loaded the %s solver of model '%s' (float%d%s%s) from the cache", be->name, model->ir.name,
                      o->precision, *on ? ", " : "", on);
+    s->checks = o->checks != LCM_CHECKS_OFF;
     /* its block of the sharded states */
     s->shard = *shard;
     ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
@@ -480,7 +489,7 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
     if (!rc) rc = be->barrier(be, err);
     if (!rc) rc = be->stamp(be, 0, err);
     /* the only worker of a host backend reports each period as it is done */
-    int checks = lcm_checks_mode() != LCM_CHECKS_OFF, live = be->host_memory && w->total == 1;
+    int checks = w->checks, live = be->host_memory && w->total == 1;
     for (int t = T - 1; t >= 0 && !rc; --t) {
         for (int r = 0; r < R && !rc; ++r) {
             if (!m->regimes[r].active[t]) continue;
@@ -520,7 +529,7 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
 static int run_device_solve(lcm_worker *w, lcm_err *err)
 {
     lcm_backend *be = w->backend;
-    int checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    int checks = w->checks;
     if (w->profiling) return queue_solve(w, NULL, err); /* its stamps are not in the graph */
     if (w->progress) return queue_solve(w, NULL, err);  /* a graph runs whole: no period to wait for */
     if (w->captured && w->captured_checks == checks) return be->replay(be, err);
