@@ -177,7 +177,7 @@ int main(int argc, char **argv)
     bench_check_switches("bench_egm");
     int repeat = 5, k1 = -1;
     const char *fine = NULL;
-    lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
+    lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64, .checks = LCM_CHECKS_WARN};
     char common[256] = "";
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";

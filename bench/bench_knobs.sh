@@ -11,8 +11,8 @@
 #           computed inline (LCM_NO_TABLES=1); precautionary_savings N x N
 #           with the expected V of its income process and summing the 5
 #           nodes inline (LCM_NO_TABLES=1);
-#   checks  the same model solved with --log-level warning (checks on) and
-#           off, and tests/models/sharded.lua (Markov states and regimes);
+#   checks  the same model solved with --checks warn (checks on) and
+#           --checks off, and tests/models/sharded.lua (Markov states and regimes);
 #   shard   tests/models/sharded.lua on 1 worker, --devices 2, and
 #           mpirun -np 2 (one thread each) when mpirun is there.
 # Prints; asserts nothing.  Usage: sh bench/bench_knobs.sh [BUILD_DIR] [N] [REPEAT]
@@ -48,11 +48,11 @@ for b in 0 $((N / 2)) $((N / 8)); do
   $B $PS -D wealth_batch=$b --repeat "$REPEAT" | line
 done
 
-echo "== checks: on (--log-level warning) vs off, alternating"
+echo "== checks: on (--checks warn) vs off, alternating"
 for i in 1 2; do
-  for level in warning off; do
-    printf 'precautionary_savings %-7s ' "$level"; $B $PS --repeat "$REPEAT" --log-level $level | line
-    printf 'sharded (Markov)      %-7s ' "$level"; $B $SH -D axes=0 --repeat "$REPEAT" --log-level $level | line
+  for checks in warn off; do
+    printf 'precautionary_savings %-7s ' "$checks"; $B $PS --repeat "$REPEAT" --checks $checks | line
+    printf 'sharded (Markov)      %-7s ' "$checks"; $B $SH -D axes=0 --repeat "$REPEAT" --checks $checks | line
   done
 done
 

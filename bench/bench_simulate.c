@@ -92,6 +92,7 @@ int main(int argc, char **argv)
         return 2;
     }
     lcm_set_log_level(LCM_LOG_WARNING);
+    ma.so.checks = LCM_CHECKS_WARN; /* checks on, the run completes */
     lcmgen_output gen;
     lcm_model *model;
     lcm_pvalue *params = NULL;

@@ -4,7 +4,7 @@
  *
  *   bench_solve MODEL.lua [--params P.lua] [-D name=value]... [--fix path[=value]]... [--precision 64|32]
  *               [--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N]
- *               [--arch sm_XX] [--log-level warning|off]
+ *               [--arch sm_XX] [--checks raise|warn|off] [--log-level warning|off]
  *
  * --arch measures the NVRTC compile for that GPU architecture (cold and
  * cached) and needs no GPU; the solve is then skipped unless one is usable.
@@ -228,7 +228,7 @@ int main(int argc, char **argv)
 {
     bench_check_switches("bench_solve");
     const char *model_path = NULL, *params_path = NULL, *arch_text = NULL, *child = NULL;
-    int repeat = 5, log_level = LCM_LOG_WARNING;
+    int repeat = 5, log_level = LCM_LOG_WARNING, checks = LCM_CHECKS_WARN;
     bench_model_args ma = {.so = {.backend = LCM_BACKEND_CPU, .precision = 64}};
     lcm_err err = {0};
     for (int i = 1; i < argc; ++i) {
@@ -238,6 +238,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--arch")) arch_text = v, ++i;
         else if (!strcmp(a, "--repeat")) repeat = atoi(v) > 0 ? atoi(v) : 1, ++i;
         else if (!strcmp(a, "--log-level")) log_level = lcm_log_level_by_name(v), ++i;
+        else if (!strcmp(a, "--checks")) checks = lcm_check_policy_by_name(v), ++i;
         else if (!strcmp(a, "--child")) child = v, ++i;
         else if (a[0] != '-') model_path = a;
         else {
@@ -248,12 +249,14 @@ int main(int argc, char **argv)
     if (!model_path) {
         fprintf(stderr, "usage: bench_solve MODEL.lua [--params P.lua] [-D k=v] [--fix path[=v]] [--precision 64|32] "
                         "[--backend auto|cpu|cuda|interp] [--device N] [--threads N] [--repeat N] [--arch sm_XX] "
-                        "[--log-level warning|off]\n");
+                        "[--checks raise|warn|off] [--log-level warning|off]\n");
         return 2;
     }
     if (child && !strcmp(child, "context")) bare_context(ma.so.device);
     if (log_level < 0) log_level = LCM_LOG_WARNING;
-    lcm_set_log_level((lcm_log_level)log_level); /* warning: checks on, quiet; off: checks off */
+    lcm_set_log_level((lcm_log_level)log_level); /* what is printed: warning (quiet) or off */
+    if (checks < 0) checks = LCM_CHECKS_WARN;   /* warn (default): checks on, the solve completes; off: none */
+    ma.so.checks = (lcm_check_policy)checks;
 
     lcm_pvalue *params = NULL;
     if (params_path && lcm_params_read_lua(params_path, &params, NULL, NULL, &err)) fail(&err);
@@ -398,7 +401,7 @@ int main(int argc, char **argv)
                "max %.3f)\n", mid, lo, hi);
     }
     printf("solve              %.4f s (median of %d; min %.4f, max %.4f), checks %s\n", t_solve, repeat, s_min,
-           s_max, lcm_checks_mode() == LCM_CHECKS_OFF ? "off" : "on");
+           s_max, ma.so.checks == LCM_CHECKS_OFF ? "off" : "on");
     printf("throughput         %.3g state-action pairs / s\n", pairs / t_solve);
     /* memory before the roofline, whose peak measurements allocate their own */
     printf("peak host memory   %.1f MiB\n", bench_peak_rss_mib());

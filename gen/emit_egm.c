@@ -31,12 +31,16 @@
 #include "template.h"
 
 /* The continuous states of the regime but the liquid one: their count, and
- * their indices into `out` (at most 64). */
+ * their indices into `out` (at most IR_SET_BITS: a regime of more has no
+ * EGM plan; gen/dsl/egm_plan.lua allows 6). */
 static int other_continuous(const ir_regime *r, int *out)
 {
     int n = 0;
     for (int s = 0; s < r->nstates; ++s)
-        if (s != r->egm.state && !grid_is_discrete(&r->states[s].grid)) out[n++] = s;
+        if (s != r->egm.state && !grid_is_discrete(&r->states[s].grid)) {
+            lcm_assert(n < IR_SET_BITS);
+            out[n++] = s;
+        }
     return n;
 }
 
@@ -56,7 +60,7 @@ void emit_egm_rows(emitter *e)
 {
     const ir_regime *r = e->r;
     if (!e->p->pre.egm) return; /* no target carries the liquid state: only the corner */
-    int cont[64], nc = other_continuous(r, cont), corners = 1 << nc;
+    int cont[IR_SET_BITS], nc = other_continuous(r, cont), corners = 1 << nc;
     emit_line(e, "/* the endogenous grid's rows of this state: its states but '%s', each continuous one between its "
                  "two nearest points */", r->states[r->egm.state].name);
     emit_line(e, "const real *LCM_RESTRICT egm_T = (const real *)a->cont;");
@@ -92,7 +96,7 @@ void emit_egm_choice(emitter *e)
 {
     const ir_regime *r = e->r;
     if (!e->p->pre.egm) return;
-    int cont[64], corners = 1 << other_continuous(r, cont), nd = ir_discrete_actions(r);
+    int cont[IR_SET_BITS], corners = 1 << other_continuous(r, cont), nd = ir_discrete_actions(r);
     char d[32] = "0";
     if (nd) snprintf(d, sizeof d, "ai%d", nd - 1);
     emit_line(e, "lcm_index egm_off[%d]; /* the rows of this discrete choice */", corners);
@@ -103,7 +107,7 @@ void emit_egm_choice(emitter *e)
 void emit_egm_candidates(emitter *e, int j)
 {
     const ir_regime *r = e->r;
-    int J = e->p->pre.egm ? r->egm.savings.grid.n : 1, cont[64], corners = 1 << other_continuous(r, cont);
+    int J = e->p->pre.egm ? r->egm.savings.grid.n : 1, cont[IR_SET_BITS], corners = 1 << other_continuous(r, cont);
     char next[512]; /* lcm_egm_next(..., i<j>, &act<j>) after its `i` argument */
     if (e->p->pre.egm)
         snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, %d, %d, %s, G[%zu], ", table_entries(e),

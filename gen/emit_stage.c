@@ -127,7 +127,7 @@ void emit_stage_compose(emitter *e)
     }
     lcm_sb all;
     lcm_sb_init(&all);
-    emit_actions_index(r, r->nactions >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->nactions) - 1, 'c', &all);
+    emit_actions_index(r, r->nactions >= IR_SET_BITS ? ~(uint64_t)0 : ((uint64_t)1 << r->nactions) - 1, 'c', &all);
     emit_line(e, "best_a = %s;", all.s);
     lcm_sb_free(&all);
     emit_close(e);

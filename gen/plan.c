@@ -254,13 +254,14 @@ static void plan_body(kernel_plan *p)
     const ir_regime *r = p->r;
     const ir_elim *el = &p->pre.elim;
     plan_nest *n = &p->body;
-    int loop[64], nloops = 0;
+    int loop[IR_SET_BITS], nloops = 0;
     uint64_t out = 0;
+    lcm_assert(r->nactions <= IR_SET_BITS); /* the loops of its actions (a regime of more could not be solved) */
     for (int s = 0; s < el->nstages; ++s) out |= (uint64_t)1 << el->stage[s].action;
     for (int j = 0; j < r->nactions; ++j)
         if (!(out >> j & 1)) loop[nloops++] = j;
     nest_init(p, n, NEST_BODY, 0, loop, nloops);
-    uint64_t own = r->nconstraints >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->nconstraints) - 1;
+    uint64_t own = r->nconstraints >= IR_SET_BITS ? ~(uint64_t)0 : ((uint64_t)1 << r->nconstraints) - 1;
     for (int s = 0; s < el->nstages; ++s) own &= ~el->stage[s].constraints;
     n->cont = el->nstages ? el->cont : !p->k->last;
     if (el->nstages) nest_objective(p, n, p->dag.q, own, p->dag.outer_reads);
@@ -287,7 +288,7 @@ static void plan_table(kernel_plan *p)
 {
     const ir_regime *r = p->r;
     plan_nest *n = &p->table;
-    int loop[64] = {0}, nloops = 0, first = ir_pre_first_action(&p->pre);
+    int loop[IR_SET_BITS] = {0}, nloops = 0, first = ir_pre_first_action(&p->pre);
     for (int j = first + 1; first >= 0 && j < r->nactions; ++j)
         if (p->pre.actions >> j & 1) loop[nloops++] = j;
     nest_init(p, n, NEST_TABLE, 0, loop, nloops);
@@ -304,7 +305,7 @@ static void plan_stage(kernel_plan *p, int s)
     const ir_regime *r = p->r;
     const ir_stage *st = &p->pre.elim.stage[s];
     plan_nest *n = &p->stage[s];
-    int loop[64], nloops = 0;
+    int loop[IR_SET_BITS], nloops = 0;
     loop[nloops++] = st->action;
     for (int j = 0; j < r->nactions; ++j)
         if (st->shape.actions >> j & 1) loop[nloops++] = j;

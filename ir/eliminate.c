@@ -89,7 +89,7 @@ static void dag_free(dag *d) { free(d->nodes), free(d->sm), free(d->am), free(d-
 static uint64_t constraints_reading(const ir_regime *r, const dag *d, uint64_t open, int j)
 {
     uint64_t c = 0;
-    for (int i = 0; i < r->nconstraints && i < 64; ++i)
+    for (int i = 0; i < r->nconstraints && i < IR_SET_BITS; ++i)
         if ((open >> i & 1) && (d->am[r->constraints[i].node] >> j & 1)) c |= (uint64_t)1 << i;
     return c;
 }
@@ -142,7 +142,7 @@ static void candidate_of(const ir_model *m, const ir_shard *S, const ir_regime *
     }
     uint64_t states = d->sm[c->in], actions = d->am[c->in];
     c->st.constraints = with_constraints ? constraints_reading(r, d, open, j) : 0;
-    for (int i = 0; i < r->nconstraints && i < 64; ++i)
+    for (int i = 0; i < r->nconstraints && i < IR_SET_BITS; ++i)
         if (c->st.constraints >> i & 1) states |= d->sm[r->constraints[i].node], actions |= d->am[r->constraints[i].node];
     c->st.action = j;
     c->st.cont = d->enext[c->in];
@@ -168,8 +168,8 @@ static double outer_pairs(const ir_regime *r, uint64_t remaining)
 static void explain(const ir_model *m, const ir_shard *S, const ir_regime *r, dag *d, int q, const char *kind,
                     ir_elim *out)
 {
-    uint64_t all = r->nactions >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->nactions) - 1,
-             open = r->nconstraints >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->nconstraints) - 1;
+    uint64_t all = r->nactions >= IR_SET_BITS ? ~(uint64_t)0 : ((uint64_t)1 << r->nactions) - 1,
+             open = r->nconstraints >= IR_SET_BITS ? ~(uint64_t)0 : ((uint64_t)1 << r->nconstraints) - 1;
     for (int j = 0; j < r->nactions; ++j) {
         candidate terms, full;
         candidate_of(m, S, r, d, q, open, j, 0, &terms);
@@ -198,7 +198,7 @@ void ir_elim_plan(const ir_model *m, const ir_shard *S, const ir_kernel *kn, ir_
     if (result) memset(result, 0, sizeof *result);
     out->pairs = out->staged = outer_pairs(r, ~(uint64_t)0);
     out->subject = out->pairs / (double)ir_state_space_size(r);
-    if (ir_is_egm(r) || !r->nactions || r->nstates > 64 || r->nactions > 64 || r->nconstraints > 64) return;
+    if (ir_is_egm(r) || !r->nactions || r->nstates > IR_SET_BITS || r->nactions > IR_SET_BITS || r->nconstraints > IR_SET_BITS) return;
     dag d;
     dag_of(m, r, kn, &d);
     int q = r->q;
@@ -207,7 +207,7 @@ void ir_elim_plan(const ir_model *m, const ir_shard *S, const ir_kernel *kn, ir_
                        : !kn->staged ? "switched off (LCM_NO_ELIMINATION=1 when it was generated)"
                                      : NULL;
     uint64_t remaining = ((uint64_t)1 << r->nactions) - 1, open = ~(uint64_t)0;
-    if (r->nconstraints < 64) open = ((uint64_t)1 << r->nconstraints) - 1;
+    if (r->nconstraints < IR_SET_BITS) open = ((uint64_t)1 << r->nconstraints) - 1;
     int value[LCM_MAX_STAGES], feasible[LCM_MAX_STAGES], root[LCM_MAX_STAGES];
     unsigned reads[LCM_MAX_STAGES] = {0}, live = 0; /* live: the stages whose G the objective holds */
     double tables = 0, tables_cost = 0, now = out->pairs; /* the stages' evaluations so far, their cost, the plan's */

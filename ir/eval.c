@@ -25,6 +25,8 @@ static double param_elem(const ir_model *m, const ir_node *n, const double *v, c
 
 void ir_eval(const ir_model *m, const ir_regime *r, const ir_env *env, double *v, size_t count)
 {
+    lcm_assert(m && r && env && v);
+    lcm_assert(count <= r->nnodes);
     for (size_t i = 0; i < count; ++i) {
         const ir_node *n = &r->nodes[i];
         double a = n->nargs > 0 ? v[n->args[0]] : 0, b = n->nargs > 1 ? v[n->args[1]] : 0;

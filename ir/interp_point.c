@@ -45,8 +45,8 @@ void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
         lcm_sb_puts(out, "(no actions)");
         return;
     }
-    double v[64];
-    lcm_assert(r->nactions <= 64);
+    double v[IR_POINT_VARS];
+    lcm_assert(r->nactions <= IR_POINT_VARS);
     decode(r->actions, r->nactions, p->L->action_off[r->id], p->G, (int)p->period, a, v);
     for (int i = 0; i < r->nactions; ++i) {
         const ir_grid *g = &r->actions[i].grid;
@@ -86,11 +86,11 @@ typedef struct target_ctx {
     const lcm_point *p;
     const ir_regime *tr;
     const ir_target *tg;
-    lcm_index stride[64];
-    int cell[64], code[64];
-    double t[64];
-    int row[64];     /* processes: the row of the current value (and row + 1 weighted by rowt) */
-    double rowt[64];
+    lcm_index stride[IR_POINT_VARS];
+    int cell[IR_POINT_VARS], code[IR_POINT_VARS];
+    double t[IR_POINT_VARS];
+    int row[IR_POINT_VARS];     /* processes: the row of the current value (and row + 1 weighted by rowt) */
+    double rowt[IR_POINT_VARS];
 } target_ctx;
 
 /* Cell of x in increasing points p[0..n-1]: the last i <= n-2 with p[i] <= x
@@ -192,7 +192,7 @@ static void target_setup(const lcm_point *p, int g, target_ctx *out, int *codes_
     target_ctx c = {.p = p, .tr = &p->m->regimes[g], .tg = lcm_find_target(p->r, g)};
     const ir_regime *tr = c.tr;
     lcm_assert(c.tg); /* a kernel's targets are regimes its regime reaches */
-    lcm_assert(tr->nstates <= 64);
+    lcm_assert(tr->nstates <= IR_POINT_VARS);
     *codes_ok = 1;
     ir_strides(tr, c.stride);
     for (int s = 0; s < tr->nstates; ++s) {

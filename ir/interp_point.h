@@ -8,6 +8,11 @@
 #include "grid.h"
 #include "kernel_abi.h"
 
+/* The states, and the actions, of a point (lcm_point's x and act): the
+ * interpreter backend and --targets refuse a regime with more, the
+ * diagnosis of a failed check says nothing of it. */
+#define IR_POINT_VARS 64
+
 /* Reads V_{t+1} of a regime at a flat index, as a double. */
 typedef double (*lcm_vnext_fn)(const void *ctx, int regime, lcm_index i);
 
@@ -21,7 +26,7 @@ typedef struct lcm_point {
     lcm_vnext_fn vnext;
     const void *vnext_ctx;
     double age, period;
-    double x[64], act[64]; /* state and action values */
+    double x[IR_POINT_VARS], act[IR_POINT_VARS]; /* state and action values */
     double *vals;          /* one per DAG node (caller allocates r->nnodes) */
     /* results of lcm_point_eval */
     int feasible;

@@ -17,7 +17,13 @@
 #include "base.h"
 
 #define IR_MAX_ARGS 8        /* node arguments; array parameters have <= 7 indices */
-#define IR_MAX_REGIMES 64    /* must match LCM_MAX_REGIMES in templates/kernel_abi.h */
+#define IR_MAX_REGIMES 64    /* LCM_MAX_REGIMES of templates/kernel_abi.h (_Static_assert in ir/precompute.c) */
+/* The members of a uint64_t bit set over a regime's states, actions or
+ * constraints, or a kernel's targets (ir_node_masks, ir/precompute.h,
+ * ir/eliminate.h): a regime with more states or actions is solved without
+ * the plans that read such sets (continuation and stage tables, the
+ * expected V of Markov rows), by processes only. */
+#define IR_SET_BITS 64
 
 typedef enum ir_type { IR_NUM = 0, IR_BOOL = 1 } ir_type;
 

@@ -15,6 +15,7 @@ int ir_chunk_width(const ir_grid *g) { return ir_splays(g) ? g->batch_size : g->
 
 void ir_strides(const ir_regime *r, long long *stride)
 {
+    lcm_assert(r && stride);
     long long acc = 1;
     for (int i = r->nstates - 1; i >= 0; --i) stride[i] = acc, acc *= r->states[i].grid.n;
 }
@@ -41,6 +42,8 @@ int ir_splay_check(const ir_model *m, lcm_err *err)
 /* ---- a regime's sweep ------------------------------------------------------- */
 void ir_state_layout_build(const ir_model *m, const ir_vars *V, const ir_shard *S, int r, ir_state_layout *L)
 {
+    lcm_assert(m && V && S && L);
+    lcm_assert(r >= 0 && r < m->nregimes);
     const ir_regime *R = &m->regimes[r];
     long long *stride = lcm_xcalloc((size_t)R->nstates + 1, sizeof *stride);
     ir_strides(R, stride);
@@ -76,6 +79,7 @@ void ir_state_layout_free(ir_state_layout *L)
 
 long long ir_layout_tiles(const ir_state_layout *L)
 {
+    lcm_assert(L && L->r);
     long long tiles = 1;
     for (int c = 0; c < L->nsplayed; ++c) tiles *= ir_chunk_count(&L->r->states[L->splayed[c]].grid);
     return tiles;
@@ -83,6 +87,8 @@ long long ir_layout_tiles(const ir_state_layout *L)
 
 void ir_layout_tile(const ir_state_layout *L, long long tile, int *chunk)
 {
+    lcm_assert(L && (chunk || !L->nsplayed));
+    lcm_assert(tile >= 0 && tile < ir_layout_tiles(L));
     for (int c = L->nsplayed - 1; c >= 0; --c) {
         int n = ir_chunk_count(&L->r->states[L->splayed[c]].grid);
         chunk[c] = (int)(tile % n);
@@ -108,6 +114,7 @@ static long long digit_len(const ir_axis *x, const int *chunk)
 
 long long ir_layout_launch_size(const ir_state_layout *L, long long combos, const int *chunk)
 {
+    lcm_assert(L && combos >= 0);
     long long n = L->sharded ? combos : 1;
     for (int d = 0; d < L->nfree; ++d) n *= digit_len(&L->axis[L->order[d]], chunk);
     return n;
@@ -115,6 +122,7 @@ long long ir_layout_launch_size(const ir_state_layout *L, long long combos, cons
 
 long long ir_layout_state(const ir_state_layout *L, long long shard_lo, const int *chunk, long long l)
 {
+    lcm_assert(L && shard_lo >= 0 && l >= 0);
     long long rest = l, s = 0;
     for (int d = 0; d < L->nfree; ++d) {
         const ir_axis *x = &L->axis[L->order[d]];

@@ -8,6 +8,8 @@
 
 void ir_node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
 {
+    lcm_assert(r && sm && am);
+    lcm_assert(r->nstates <= IR_SET_BITS && r->nactions <= IR_SET_BITS);
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
         sm[i] = am[i] = 0;
@@ -33,6 +35,7 @@ long long ir_table_cap(const ir_regime *r)
 void ir_table_shape(const ir_model *m, const ir_shard *S, const ir_regime *r, uint64_t states, uint64_t actions,
                     ir_shape *out)
 {
+    lcm_assert(m && S && r && out);
     *out = (ir_shape){.states = states, .actions = actions, .rows = 1, .acts = 1};
     int sharded = ir_shard_regime(m, S, r->id);
     long long whole_rows = 1;
@@ -110,8 +113,10 @@ static int ev_axis(const ir_model *m, const ir_regime *r, const ir_target *tg, i
 
 int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, int *axis, long long *nodes)
 {
+    lcm_assert(m && r && tg && axis && nodes);
+    lcm_assert(tg->regime >= 0 && tg->regime < m->nregimes);
     const ir_regime *tr = &m->regimes[tg->regime];
-    int wide = r->nstates > 64 || r->nactions > 64; /* beyond the masks: processes only */
+    int wide = r->nstates > IR_SET_BITS || r->nactions > IR_SET_BITS; /* beyond the masks: processes only */
     uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
     if (!wide) ir_node_masks(r, sm, am);
     uint64_t sources = 0; /* the Markov states' sources so far */
@@ -139,11 +144,15 @@ int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, i
  * Not for Epstein-Zin regimes (their certainty equivalent is not linear in
  * V), nor beyond LCM_EV_AXES such axes in one target (prelude.h,
  * lcm_expected_v). */
+_Static_assert(IR_MAX_REGIMES == LCM_MAX_REGIMES, "the IR's regimes are the kernels' (kernel_abi.h: v_next[], m_next[])");
+_Static_assert(IR_SET_BITS == 8 * sizeof(uint64_t), "a bit set is a uint64_t");
+_Static_assert(IR_MAX_REGIMES <= IR_SET_BITS, "a kernel's targets fit a bit set (ev_targets)");
+
 static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p)
 {
     long long entries = 0;
     uint64_t targets = 0;
-    for (int t = 0; t < kn->ntargets && t < 64; ++t) {
+    for (int t = 0; t < kn->ntargets && t < IR_SET_BITS; ++t) {
         const ir_target *tg = ir_target_of(r, kn->targets[t]);
         const ir_regime *tr = &m->regimes[tg->regime];
         int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
@@ -205,6 +214,8 @@ static void table_plan(const ir_model *m, const ir_shard *S, const ir_kernel *kn
 
 int ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
 {
+    lcm_assert(m && S && p);
+    lcm_assert(k >= 0 && k < m->nkernels);
     memset(p, 0, sizeof *p);
     p->reals = 1;
     const ir_kernel *kn = &m->kernels[k];
@@ -213,13 +224,15 @@ int ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
         if (!kn->last) egm_plan(kn, r, p);
         return 0;
     }
-    if (r->nstates > 64 || r->nactions > 64) return 0;
+    if (r->nstates > IR_SET_BITS || r->nactions > IR_SET_BITS) return 0;
     if (!kn->last && kn->ntargets) table_plan(m, S, kn, r, p);
     return 1;
 }
 
 long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre *p, int t)
 {
+    lcm_assert(m && kn && p);
+    lcm_assert(t >= 0 && t <= kn->ntargets);
     long long off = 0;
     for (int i = 0; i < t; ++i)
         if (ir_pre_ev_target(p, i)) off += ir_state_space_size(&m->regimes[kn->targets[i]]);
@@ -243,7 +256,7 @@ int ir_pre_sim_reads_ev(const ir_pre *p, long long subjects)
 
 int ir_pre_first_action(const ir_pre *p)
 {
-    for (int j = 0; j < 64; ++j)
+    for (int j = 0; j < IR_SET_BITS; ++j)
         if (p->actions >> j & 1) return j;
     return -1;
 }
@@ -252,6 +265,7 @@ int ir_pre_passes(const ir_pre *p) { return ir_pre_stage_pass(p, p->elim.nstages
 
 ir_pass ir_pre_pass(const ir_pre *p, int i)
 {
+    lcm_assert(p && i >= 0 && i < ir_pre_passes(p));
     if (p->ev && i-- == 0) return IR_PASS_EV;
     if (p->active && i-- == 0) return IR_PASS_TABLE;
     if (p->egm && i-- == 0) return IR_PASS_EGM_BOUNDS;

@@ -144,7 +144,7 @@ typedef struct ir_pre {
 } ir_pre;
 
 /* The tables of kernel k; 1 when its actions may also be staged (not an
- * EGM regime, at most 64 states and actions: ir_elim_plan_kernel). */
+ * EGM regime, at most IR_SET_BITS states and actions: ir_elim_plan_kernel). */
 int ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);
 /* Whether a simulation of `subjects` subjects reads the expected V from
  * the table it makes for each period (else it sums the continuation
@@ -197,7 +197,7 @@ int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, i
 /* ev: where the expected V of the kernel's target t starts in the table. */
 long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre *p, int t);
 /* Whether the kernel's target t is read from the expected V. */
-static inline int ir_pre_ev_target(const ir_pre *p, int t) { return p->ev && t < 64 && (p->ev_targets >> t & 1); }
+static inline int ir_pre_ev_target(const ir_pre *p, int t) { return p->ev && t < IR_SET_BITS && (p->ev_targets >> t & 1); }
 /* Whether target t of EGM regime r carries its liquid state (the endogenous
  * grid reads that target's marginal value). */
 static inline int ir_egm_target(const ir_regime *r, int t) { return r->egm.next && r->egm.next[t] >= 0; }

@@ -3,6 +3,7 @@
 
 void ir_shard_build(const ir_model *m, const ir_vars *V, ir_shard *S)
 {
+    lcm_assert(m && V && S);
     S->nsharded = 0;
     S->combos = 1;
     for (int slot = 0; slot < V->nstates; ++slot) {
@@ -19,6 +20,7 @@ void ir_shard_build(const ir_model *m, const ir_vars *V, ir_shard *S)
 
 int ir_shard_regime(const ir_model *m, const ir_shard *S, int r)
 {
+    lcm_assert(m && S && r >= 0 && r < m->nregimes);
     const ir_regime *R = &m->regimes[r];
     for (int s = 0; s < R->nstates; ++s)
         if (R->states[s].grid.distributed) return S->nsharded > 0;
@@ -30,6 +32,8 @@ static long long block_length(const ir_shard *S, int D) { return (S->combos + D 
 
 void ir_shard_block(const ir_shard *S, int w, int D, long long *lo, long long *hi)
 {
+    lcm_assert(S && lo && hi);
+    lcm_assert(D > 0 && w >= 0 && w < D);
     long long b = block_length(S, D);
     *lo = (long long)w * b;
     *hi = *lo + b;
@@ -55,6 +59,8 @@ int ir_shard_check(const ir_model *m, lcm_err *err)
 
 int ir_shard_state(const ir_vars *V, const ir_shard *S, const ir_regime *r, int k)
 {
+    lcm_assert(V && S && r);
+    lcm_assert(k >= 0 && k < S->nsharded);
     for (int i = 0; i < r->nstates; ++i)
         if (V->state_slot[r->id][i] == S->slot[k]) return i;
     return -1;

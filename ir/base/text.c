@@ -42,8 +42,8 @@ int lcm_is_identifier(const char *s)
 unsigned lcm_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64) return 99;
-    unsigned d[65][65];
+    if (la > LCM_EDIT_MAX_CHARS || lb > LCM_EDIT_MAX_CHARS) return 99;
+    unsigned d[LCM_EDIT_MAX_CHARS + 1][LCM_EDIT_MAX_CHARS + 1];
     for (size_t i = 0; i <= la; ++i) d[i][0] = (unsigned)i;
     for (size_t j = 0; j <= lb; ++j) d[0][j] = (unsigned)j;
     for (size_t i = 1; i <= la; ++i)

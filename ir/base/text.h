@@ -16,8 +16,9 @@ int lcm_parse_size(const char *s, double *bytes);
  * none (then 0). */
 double lcm_strtod_decimal(const char *s, char **end);
 int lcm_is_identifier(const char *s);
-/* Levenshtein distance of two names (99 beyond 64 characters), for
- * "did you mean" suggestions. */
+/* Levenshtein distance of two names (99 beyond LCM_EDIT_MAX_CHARS
+ * characters), for "did you mean" suggestions. */
+#define LCM_EDIT_MAX_CHARS 64
 unsigned lcm_edit_distance(const char *a, const char *b);
 
 #endif

@@ -157,11 +157,15 @@ class Model:
         return Initial(self._core.initial_from_columns(source, converted, n or 0), self)
 
     def solver(self, *, backend="auto", precision=64, threads=0, device=0, devices=0, cache_dir=None,
-               log_level=None, cache_required=False, progress=None):
+               log_level=None, cache_required=False, progress=None, checks="raise"):
         """A solver for this model: compiles the kernels, or takes them from
         the cache (~/.cache/lcm or $LCM_CACHE_DIR, shared with the lcm
         command).  One thread uses a solver at a time.  log_level sets the
-        process's level (off, warning, info, progress, debug).  progress:
+        process's level (off, warning, info, progress, debug): what is
+        printed, nothing more.  checks: what a failed numerical check (a NaN
+        V, bad probabilities) does in this solver's solves and simulations,
+        at any level: "raise" (default) an LcmError, "warn" a warning and
+        the run completes, "off" no checks.  progress:
         True for a bar, or a callable told of every step, which cancels by
         returning False (lcmgen._progress)."""
         from ._progress import make_callback
@@ -170,11 +174,13 @@ class Model:
                             ("devices", devices)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise UsageError(f"solver: {name} must be an integer, not {value!r}")
+        if checks not in ("raise", "warn", "off"):
+            raise UsageError(f"solver: checks must be 'raise', 'warn' or 'off', not {checks!r}")
         if log_level is not None:
             _core.set_log_level(str(log_level))
         core = _core.solver_new(self._core, str(backend), int(precision), int(threads), int(device), int(devices),
                                 os.fspath(cache_dir) if cache_dir else "", bool(cache_required),
-                                make_callback(progress))
+                                make_callback(progress), checks)
         return Solver(core, self)
 
     def __repr__(self):

@@ -417,16 +417,19 @@ struct Claim {
 };
 
 Solver *solver_new(nb::object model, const std::string &backend, int precision, int threads, int device, int devices,
-                   const std::string &cache_dir, bool cache_required, nb::object progress)
+                   const std::string &cache_dir, bool cache_required, nb::object progress, const std::string &checks)
 {
     Model &m = nb::cast<Model &>(model);
     int kind = lcm_backend_by_name(backend.c_str());
     if (kind < 0) raise_usage("backend '" + backend + "': not one of auto, cpu, cuda, interp");
+    int policy = lcm_check_policy_by_name(checks.c_str());
+    if (policy < 0) raise_usage("checks '" + checks + "': not one of raise, warn, off");
     lcm_solver_options o = {};
     o.backend = (lcm_backend_kind)kind;
     o.precision = precision, o.threads = threads, o.device = device, o.devices = devices;
     o.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
     o.cache_required = cache_required;
+    o.checks = (lcm_check_policy)policy;
     auto *sv = new Solver; // on the heap, where the callback finds it (progress_user)
     sv->model = model;
     sv->progress = progress;
@@ -580,7 +583,7 @@ NB_MODULE(_core, m)
         .def("solve_resolved", &solve_resolved)
         .def("simulate", &simulate, "solution"_a, "initial"_a, "seed"_a, "targets"_a, "batch"_a, "out"_a.none());
     m.def("solver_new", &solver_new, "model"_a, "backend"_a, "precision"_a, "threads"_a, "device"_a, "devices"_a,
-          "cache_dir"_a, "cache_required"_a, "progress"_a.none());
+          "cache_dir"_a, "cache_required"_a, "progress"_a.none(), "checks"_a = "raise");
 
     nb::class_<Solution>(m, "Solution")
         .def_ro("model", &Solution::model)

@@ -231,8 +231,8 @@ static int interp_launch(interp_backend *b, int kernel, const lcm_kernel_args *c
     lcm_kernel_args *args = (lcm_kernel_args *)cargs; /* host memory: flags and V are written through it */
     const ir_kernel *k = &b->m->kernels[kernel];
     const ir_regime *r = &b->m->regimes[k->regime];
-    if (r->nstates > 64 || r->nactions > 64)
-        return lcm_fail(err, LCM_E_INTERNAL, "the interpreter handles at most 64 states and actions");
+    if (r->nstates > IR_POINT_VARS || r->nactions > IR_POINT_VARS)
+        return lcm_fail(err, LCM_E_INTERNAL, "the interpreter handles at most %d states and actions", IR_POINT_VARS);
 #pragma omp parallel
     {
         lcm_point p = {.m = b->m, .k = k, .r = r, .L = &b->layout, .G = args->grids, .params = args->params,

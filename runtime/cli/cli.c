@@ -164,6 +164,13 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
     if ((r = cli_value(a, "--threads", &v, err))) return r < 0 ? err->code : cli_int("--threads", v, 0, LCM_MAX_THREADS, &so->threads, err);
     if ((r = cli_folder_value(a, "--log-path", &v, err))) return r < 0 ? err->code : (so->log_path = v, 0);
     if ((r = cli_value(a, "--log-keep", &v, err))) return r < 0 ? err->code : cli_int("--log-keep", v, 1, 1000000, &so->log_keep, err);
+    if ((r = cli_value(a, "--checks", &v, err))) {
+        if (r < 0) return err->code;
+        int c = lcm_check_policy_by_name(v);
+        if (c < 0) return lcm_fail(err, LCM_E_USAGE, "--checks must be raise, warn or off, got '%s'", v);
+        so->checks = (lcm_check_policy)c;
+        return 0;
+    }
     if ((r = cli_value(a, "--log-level", &v, err))) {
         if (r < 0) return err->code;
         int l = lcm_log_level_by_name(v);

@@ -23,7 +23,8 @@ static const char simulate_usage[] =
     "                    [--solution SOLUTION.h5] [--seed N] [--subject-batch-size K] [--targets f,g|all]\n"
     "                    [-D name=value]... [--fix path[=value]]... [--trust-model] [--precision 64|32] [--backend auto|cpu|cuda|interp] [--device N]\n"
     "                    [--devices N]\n"
-    "                    [--threads N] [--log-level off|warning|info|progress|debug] [--log-path DIR [--log-keep N]]\n"
+    "                    [--threads N] [--checks raise|warn|off] [--log-level off|warning|info|progress|debug]\n"
+    "                    [--log-path DIR [--log-keep N]]\n"
     "                    [--progress|--no-progress] [--out PANEL.h5] [--csv PANEL.csv]\n"
     "\n"
     "Simulates the subjects of the initial conditions (one row each: regime, age and\n"
@@ -37,7 +38,7 @@ static const char simulate_usage[] =
     "  --targets             extra columns: the model's functions at each row's state and action\n"
     "  --out / --csv         the panel: subject_id,period,age,regime,value,<states>,<actions>,<targets>\n"
     "                        (--csv -: to standard output); written all or none, never over an input\n"
-    "  --log-level, --log-path, --log-keep  as for lcm solve (the checks cover the simulation too)\n"
+    "  --checks, --log-level, --log-path, --log-keep  as for lcm solve (the checks cover the simulation too)\n"
     "  --progress / --no-progress  as for lcm solve: a line rewritten in place while the solve and the\n"
     "                        simulation run (periods of the batch of subjects simulated, time taken and left)\n";
 

@@ -221,6 +221,7 @@ static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *in
 
 int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err)
 {
+    lcm_assert(s && path);
     if (check_rank(s->m, path, err)) return err->code;
     char *tmp;
     hid_t f = lcm_output_create_h5(path, &tmp, err);
@@ -487,6 +488,7 @@ static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_soluti
 
 int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err)
 {
+    lcm_assert(m && path && out);
     hid_t f;
     if (lcm_h5_open_read(path, "a solution written by lcm solve --out", &f, err)) return err->code;
     int rc = read_h5_body(m, f, path, out, err);

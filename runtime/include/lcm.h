@@ -47,9 +47,9 @@
 
 /* The project's version: CMakeLists.txt reads it from here. */
 #define LCM_VERSION_MAJOR 0
-#define LCM_VERSION_MINOR 3
+#define LCM_VERSION_MINOR 4
 #define LCM_VERSION_PATCH 0
-#define LCM_VERSION_STRING "0.3.0"
+#define LCM_VERSION_STRING "0.4.0"
 
 /* A pointer argument that may be NULL (what NULL means is said there); the
  * others of a function that returns a status may not (above).  Marks the
@@ -68,7 +68,7 @@
 extern "C" {
 #endif
 
-/* The version of the library linked at run time ("0.3.0"). */
+/* The version of the library linked at run time ("0.4.0"). */
 LCM_API const char *lcm_version(void);
 
 /* ---- errors ------------------------------------------------------------- */
@@ -100,12 +100,9 @@ typedef struct lcm_err {
 typedef long long lcm_index;
 
 /* ---- logging ------------------------------------------------------------ */
-/* Messages go to stderr; the level also sets what the numerical checks do
- * (docs/debugging.md): off (nothing, no checks), warning (checks warn),
- * info (the default: checks raise), progress (checks warn), debug (raise).
- * The library itself prints only warnings at info, so an estimation loop
- * keeps info: quiet, and a NaN V or bad probabilities stop it (LCM_E_NUMERIC)
- * instead of feeding NaN moments on with a warning, as warning would. */
+/* Messages go to stderr; the level says only how much is printed (what the
+ * numerical checks do is the solver's option, lcm_solver_options.checks).
+ * The library itself prints only warnings at info, the default. */
 typedef enum lcm_log_level {
     LCM_LOG_OFF = 0,
     LCM_LOG_WARNING = 1,
@@ -256,6 +253,20 @@ typedef struct lcm_progress_info {
  * once, and it is called for each period when they are all done. */
 typedef int (*lcm_progress_fn)(const lcm_progress_info *p, void *user);
 
+/* What a failed numerical check (a NaN or infinite V, probabilities that
+ * are negative or do not sum to 1, ...; docs/debugging.md) does, in a solve
+ * and in a simulation of the solver: the log level only says how much is
+ * printed, at off not even a warning. */
+typedef enum lcm_check_policy {
+    LCM_CHECKS_DEFAULT = 0, /* LCM_CHECKS_RAISE */
+    LCM_CHECKS_RAISE,       /* an error (LCM_E_NUMERIC) at the first failing period; no solution */
+    LCM_CHECKS_WARN,        /* a warning for each failed check; the run completes */
+    LCM_CHECKS_OFF          /* the checks are not evaluated */
+} lcm_check_policy;
+
+/* Parses "raise|warn|off"; -1 if unknown (or NULL). */
+LCM_API int lcm_check_policy_by_name(const char *name);
+
 typedef struct lcm_solver_options {
     lcm_backend_kind backend;
     int precision;          /* 64 (default) or 32 */
@@ -270,6 +281,9 @@ typedef struct lcm_solver_options {
                                (LCM_E_IO), not a warning: what `lcm compile` is for */
     lcm_progress_fn progress; /* told of every solve's and simulation's steps, may cancel them (NULL: none) */
     void *progress_user;    /* handed to progress as it is */
+    /* Added in 0.4.0 (a zeroed struct of 0.3.0's fields reads as the default): */
+    lcm_check_policy checks; /* what a failed numerical check does in this solver's solves and
+                                simulations, whatever the log level (0: LCM_CHECKS_DEFAULT, raise) */
 } lcm_solver_options;
 
 #define LCM_MAX_THREADS 4096

@@ -36,16 +36,6 @@ void lcm_set_log_level(lcm_log_level level)
 }
 lcm_log_level lcm_get_log_level(void) { return current; }
 
-lcm_checks lcm_checks_mode(void)
-{
-    switch (current) {
-    case LCM_LOG_OFF: return LCM_CHECKS_OFF;
-    case LCM_LOG_INFO:
-    case LCM_LOG_DEBUG: return LCM_CHECKS_RAISE;
-    default: return LCM_CHECKS_WARN;
-    }
-}
-
 int lcm_log_level_by_name(const char *name)
 {
     static const char *names[] = {"off", "warning", "info", "progress", "debug"};

@@ -1,13 +1,12 @@
-/* log.h - messages on stderr, filtered by level, and what the numerical
- * checks do at each level.
+/* log.h - messages on stderr, filtered by level.
  *
  * Levels follow pylcm's, with one more, info, as the default: off (nothing,
- * not even warnings, and no checks), warning (checks warn and the run
- * completes), info (the default: checks raise at the first failing period;
- * warnings, and one line per command of what was done and where the results
- * went), progress (checks warn; + what is being done and how long each
- * period took), debug (checks raise; + V's min, max and mean per regime and
- * period, the backend's choices).
+ * not even warnings), warning (warnings only), info (the default: warnings,
+ * and one line per command of what was done and where the results went),
+ * progress (+ what is being done and how long each period took), debug
+ * (+ V's min, max and mean per regime and period, the backend's choices).
+ * What the numerical checks do is not the level's but the solver's option
+ * (lcm_solver_options.checks, lcm.h): the level only says what is printed.
  * Errors are not logged here: they travel back as lcm_err to the caller.
  */
 #ifndef LCM_LOG_H
@@ -16,18 +15,9 @@
 /* lcm_log_level, lcm_set_log_level, lcm_get_log_level, lcm_log_level_by_name: lcm.h */
 #include "lcm.h"
 
-typedef enum lcm_checks {
-    LCM_CHECKS_OFF = 0, /* not evaluated */
-    LCM_CHECKS_WARN,    /* a failed check is a warning; the run goes on */
-    LCM_CHECKS_RAISE    /* a failed check is an error at the first failing period */
-} lcm_checks;
-
 /* This process's rank in an MPI job (core/comm.c sets it; 0 outside one):
  * only rank 0 prints. */
 void lcm_log_set_rank(int rank);
-
-/* What the checks do at the current level. */
-lcm_checks lcm_checks_mode(void);
 
 void lcm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lcm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

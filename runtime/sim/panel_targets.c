@@ -116,9 +116,9 @@ static int parse_targets(const ir_model *m, const char *spec, char ***names, int
 static int read_targets(const ir_model *m, const char *spec, char ***names, int *n, lcm_err *err)
 {
     for (int r = 0; r < m->nregimes; ++r) /* lcm_point's bounds */
-        if (m->regimes[r].nstates > 64 || m->regimes[r].nactions > 64)
-            return lcm_fail(err, LCM_E_USAGE, "--targets: regime '%s' has more than 64 states or actions",
-                            m->regimes[r].name);
+        if (m->regimes[r].nstates > IR_POINT_VARS || m->regimes[r].nactions > IR_POINT_VARS)
+            return lcm_fail(err, LCM_E_USAGE, "--targets: regime '%s' has more than %d states or actions",
+                            m->regimes[r].name, IR_POINT_VARS);
     return parse_targets(m, spec, names, n, err);
 }
 

@@ -377,7 +377,7 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
     }
     a->age = s->m->ages[t];
     a->period = t;
-    a->checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    a->checks = s->sv->checks != LCM_CHECKS_OFF;
     /* no continuation table here: a host's body keeps its state's row
      * (gen/emit.c, "the state's row"), unless tables are switched off */
     a->cont_lazy = !lcm_env_switch("LCM_NO_TABLES");
@@ -635,16 +635,19 @@ static const struct {
 };
 
 /* A subject as a message shows it: its id, its regime and states in the
- * period (by the regime's state order), the next regime its step drew. */
+ * period (by the regime's state order: all of them, however many), the next
+ * regime its step drew. */
 typedef struct sim_subject {
     lcm_index i;
     int regime, next;
-    double x[64];
+    double *x; /* [nstates of the regime] (fetch_subject allocates, the caller frees) */
 } sim_subject;
 
 /* Batch row `row` in period t, from its panel cell (written by the record). */
 static int fetch_subject(sim_run *s, lcm_index b0, lcm_index bn, lcm_index row, int t, sim_subject *who, lcm_err *err)
 {
+    lcm_assert(s && who && bn > 0 && row >= 0 && row < bn);
+    lcm_assert(t >= 0 && t < s->nperiods);
     lcm_backend *be = s->be;
     lcm_record_args r = record_args(s, b0, bn, t);
     size_t at = (size_t)row * (size_t)s->nperiods + (size_t)t;
@@ -654,18 +657,21 @@ static int fetch_subject(sim_run *s, lcm_index b0, lcm_index bn, lcm_index row, 
     if (!rc) rc = be->finish(be, err);
     if (rc) return rc;
     who->i = b0 + row, who->regime = ints[0], who->next = ints[1];
+    lcm_assert(who->regime >= 0 && who->regime < s->nregimes);
     const ir_regime *reg = &s->m->regimes[who->regime];
     union {
         double d;
         float f;
-    } v[64];
-    for (int k = 0; k < reg->nstates && k < 64 && !rc; ++k) {
+    } *v = lcm_xcalloc((size_t)reg->nstates + 1, sizeof *v);
+    who->x = lcm_xcalloc((size_t)reg->nstates + 1, sizeof *who->x);
+    for (int k = 0; k < reg->nstates && !rc; ++k) {
         size_t slot = (size_t)s->V.state_slot[reg->id][k];
         rc = be->download(be, &v[k], (const unsigned char *)r.p_real + ((1 + slot) * (size_t)r.stride + at) * s->real_bytes,
                           s->real_bytes, s->nregimes, err);
     }
     if (!rc) rc = be->finish(be, err);
-    for (int k = 0; k < reg->nstates && k < 64 && !rc; ++k) who->x[k] = s->real_bytes == 8 ? v[k].d : (double)v[k].f;
+    for (int k = 0; k < reg->nstates && !rc; ++k) who->x[k] = s->real_bytes == 8 ? v[k].d : (double)v[k].f;
+    free(v);
     return rc;
 }
 
@@ -703,13 +709,13 @@ static void moved_to_inactive(sim_run *s, const sim_subject *who, int t)
     keep_report(&s->failure, who->i, t, lcm_sb_take(&report));
 }
 
-/* The batch's failed checks at period t, by the level's policy (as in the
- * solve: nothing at off, warnings at warning and progress, an error at
- * debug), each explained by the interpreter at the first subject's state,
+/* The batch's failed checks at period t, by the solver's policy (as in the
+ * solve: nothing at off, warnings at warn, an error at raise), each explained by the interpreter at the first subject's state,
  * kept by keep_report (sim_run: "what the checks report"). */
 static int check_flags(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *err)
 {
-    lcm_checks mode = lcm_checks_mode();
+    lcm_assert(s && b0 >= 0 && bn > 0 && t >= 0 && t < s->nperiods);
+    lcm_check_policy mode = s->sv->checks;
     const int kinds = (int)(sizeof sim_flag_text / sizeof *sim_flag_text);
     for (int r = 0; r < s->nregimes && mode != LCM_CHECKS_OFF; ++r)
         for (int k = 0; k < kinds; ++k) {
@@ -720,9 +726,12 @@ static int check_flags(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *e
             const sim_report *against = raise ? &s->failure : &s->warnings[t * kinds + k];
             int snap = sim_flag_text[k].error && (s->snap.subject < 0 || subject < s->snap.subject);
             if (!snap && against->subject >= 0 && against->subject <= subject) continue;
-            sim_subject who;
+            sim_subject who = {.x = NULL};
             int rc = fetch_subject(s, b0, bn, f->first[bit], t, &who, err);
-            if (rc) return rc;
+            if (rc) {
+                free(who.x);
+                return rc;
+            }
             lcm_sb report, detail;
             lcm_sb_init(&report), lcm_sb_init(&detail);
             lcm_sb_puts(&report, "simulation: ");
@@ -733,6 +742,7 @@ static int check_flags(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *e
             if (snap) keep_report(&s->snap, subject, t, lcm_xstrdup(report.s));
             keep_report(raise ? &s->failure : &s->warnings[t * kinds + k], subject, t, lcm_sb_take(&report));
             lcm_sb_free(&report), lcm_sb_free(&detail);
+            free(who.x);
         }
     return 0;
 }
@@ -767,6 +777,8 @@ static int report_checks(sim_run *s, lcm_err *err)
  * the record moves them on; then the checks. */
 static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *err)
 {
+    lcm_assert(s && b0 >= 0 && bn > 0 && b0 + bn <= s->n);
+    lcm_assert(t >= 0 && t < s->nperiods);
     lcm_backend *be = s->be;
     const ir_model *m = s->m;
     size_t R = (size_t)s->nregimes;
@@ -803,10 +815,11 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
     int bad = rc ? (int)bn : device ? *s->bad_h : *s->bad_d;
     lap(s, LCM_SIM_RECORD, &lap0);
     if (!rc) rc = check_flags(s, b0, bn, t, err);
-    sim_subject who;
+    sim_subject who = {.x = NULL};
     if (!rc && bad < bn && (s->failure.subject < 0 || b0 + bad < s->failure.subject) &&
         !(rc = fetch_subject(s, b0, bn, bad, t, &who, err)))
         moved_to_inactive(s, &who, t);
+    free(who.x);
     lap(s, LCM_SIM_CHECKS, &lap0);
     if (!rc)
         lcm_progress("simulating '%s': period %d (age %g), subjects %lld to %lld in %.4f s", m->name, t, m->ages[t],
@@ -1057,6 +1070,7 @@ int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim
 static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
                     int again, lcm_panel *reuse, lcm_panel **out, lcm_err *err)
 {
+    lcm_assert(sv && sol && ic && out); /* lcm_simulate, lcm_simulate_again: LCM_NEEDS */
     lcm_sim_options o = {0};
     if (opts) o = *opts;
     int rc = check_inputs(sv, sol, err);

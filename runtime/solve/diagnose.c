@@ -147,8 +147,8 @@ void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, c
                   const lcm_solution *sol, int period, int regime, lcm_index state, int bit, lcm_sb *out)
 {
     const ir_regime *r = &m->regimes[regime];
-    if (r->nstates > 64) return;
-    double x[64];
+    if (r->nstates > IR_POINT_VARS) return;
+    double x[IR_POINT_VARS];
     lcm_point p = {.m = m, .r = r, .L = L, .G = G, .period = period};
     lcm_point_state(&p, state);
     for (int s = 0; s < r->nstates; ++s) x[s] = p.x[s];
@@ -160,7 +160,7 @@ void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G
 {
     int k = m->period_kernel[regime * m->nperiods + period];
     const ir_regime *r = &m->regimes[regime];
-    if (k < 0 || r->nstates > 64 || r->nactions > 64) return;
+    if (k < 0 || r->nstates > IR_POINT_VARS || r->nactions > IR_POINT_VARS) return;
     next_ctx ctx = {.sol = sol, .period = period};
     lcm_point p = {.m = m, .k = &m->kernels[k], .r = r, .L = L, .G = G, .params = params,
                    .vnext = vnext_from_solution, .vnext_ctx = &ctx, .age = m->ages[period], .period = period};

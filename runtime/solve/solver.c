@@ -2,7 +2,7 @@
  * the MPI job, each solving its block of the sharded states (ir/shard.h)
  * with no communication during the solve; then their blocks are put
  * together (on rank 0 across ranks), their check flags reduced, and the
- * checks reported in solve order, by the log level's policy.
+ * checks reported in solve order, by the solver's policy (lcm_solver_options.checks).
  */
 #include <math.h>
 #include <omp.h>
@@ -149,6 +149,9 @@ static int settle_options(lcm_solver_options *o, lcm_err *err)
     if (o->backend == LCM_BACKEND_INTERP && o->precision != 64)
         return lcm_fail(err, LCM_E_USAGE, "the interp backend computes in float64 only");
     if (o->devices < 0 || o->devices > 4096) return lcm_fail(err, LCM_E_USAGE, "devices must be 1 to 4096");
+    if ((int)o->checks < LCM_CHECKS_DEFAULT || (int)o->checks > LCM_CHECKS_OFF)
+        return lcm_fail(err, LCM_E_USAGE, "checks %d is not one of lcm_check_policy", (int)o->checks);
+    if (o->checks == LCM_CHECKS_DEFAULT) o->checks = LCM_CHECKS_RAISE;
     return 0;
 }
 
@@ -187,6 +190,7 @@ int lcm_solver_new(const lcm_model *model, const lcm_solver_options *opts, lcm_s
     sv->log_keep = o.log_keep > 0 ? o.log_keep : 3;
     sv->threads = o.threads > 0 ? o.threads : 0;
     sv->progress = o.progress, sv->progress_user = o.progress_user;
+    sv->checks = o.checks;
     ir_vars_build(&model->ir, &sv->vars);
     ir_shard_build(&model->ir, &sv->vars, &sv->shard);
     sv->workers = lcm_xcalloc((size_t)sv->nworkers, sizeof *sv->workers);
@@ -372,8 +376,8 @@ static const struct {
     {LCM_FLAG_INFEASIBLE, 0, "no action is feasible (V = -inf)"},
 };
 
-/* What the checks of (t, r) found, by the level's policy: nothing at off;
- * warnings at warning and progress; at debug an error for the first
+/* What the checks of (t, r) found, by the solver's policy (sv->checks):
+ * nothing at off; warnings at warn; at raise an error for the first
  * failing check of the error kind (warnings for the others).  The first
  * failure of a solve also writes a snapshot (--log-path). */
 static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id, int t, int *snapped, lcm_err *err)
@@ -381,14 +385,14 @@ static int report_flags(const lcm_solver *sv, const lcm_solution *sol, int r_id,
     if (lcm_comm_rank() != 0) { /* rank 0 holds the whole V and reports; the others only stop with it */
         const lcm_flags *f = &sol->flags[t * sv->model->ir.nregimes + r_id];
         for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text; ++i)
-            if (flag_text[i].error && (f->bits & (1u << flag_text[i].bit)) && lcm_checks_mode() == LCM_CHECKS_RAISE)
+            if (flag_text[i].error && (f->bits & (1u << flag_text[i].bit)) && sv->checks == LCM_CHECKS_RAISE)
                 return lcm_fail(err, LCM_E_NUMERIC, "a check failed (rank 0 reports it)");
         return 0;
     }
     const ir_model *m = &sv->model->ir;
     const ir_regime *r = &m->regimes[r_id];
     const lcm_flags *f = &sol->flags[t * m->nregimes + r_id];
-    lcm_checks mode = lcm_checks_mode();
+    lcm_check_policy mode = sv->checks;
     int rc = 0;
     for (size_t i = 0; i < sizeof flag_text / sizeof *flag_text && mode != LCM_CHECKS_OFF && !rc; ++i) {
         int bit = flag_text[i].bit, raise = flag_text[i].error && mode == LCM_CHECKS_RAISE;

@@ -45,6 +45,7 @@ typedef struct lcm_worker {
     struct lcm_sim_buffers *sim;
     int captured;        /* the solve is recorded as a graph */
     int captured_checks; /* ... with the checks on (1) or off (0) */
+    int checks;          /* the kernels evaluate the checks (the solver's policy is not off) */
     ir_shard shard;
     long long shard_lo, shard_hi; /* its block of the sharded states' combined index */
     ir_pre *pre;         /* each kernel's table plan */
@@ -77,6 +78,7 @@ struct lcm_solver {
     int threads;         /* host threads (--threads; 0: OpenMP's default) for the host's share of a simulation */
     lcm_progress_fn progress; /* told of each step of a solve or simulation (NULL: none) */
     void *progress_user;
+    lcm_check_policy checks; /* what a failed check does (settled: never LCM_CHECKS_DEFAULT) */
 };
 
 #include "solution.h"

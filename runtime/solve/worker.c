@@ -39,8 +39,18 @@ int lcm_backend_by_name(const char *name)
     return -1;
 }
 
+int lcm_check_policy_by_name(const char *name)
+{
+    static const char *names[] = {"raise", "warn", "off"};
+    for (int i = 0; i < (int)(sizeof names / sizeof *names) && name; ++i)
+        if (!strcmp(name, names[i])) return LCM_CHECKS_RAISE + i;
+    return -1;
+}
+
 void lcm_to_precision(const double *x, size_t n, int precision, void *dst)
 {
+    lcm_assert((x && dst) || !n);
+    lcm_assert(precision == 64 || precision == 32);
     if (precision == 64) memcpy(dst, x, n * sizeof *x);
     else
         for (size_t i = 0; i < n; ++i) ((float *)dst)[i] = (float)x[i];
@@ -63,6 +73,10 @@ lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked)
 int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
                    int total, lcm_worker **out, lcm_err *err)
 {
+    lcm_assert(model && o && shard && out);
+    lcm_assert(total > 0 && index >= 0 && index < total);
+    lcm_assert(o->precision == 64 || o->precision == 32); /* settle_options */
+    lcm_assert(o->checks != LCM_CHECKS_DEFAULT);       /* ... settled too */
     lcm_worker *s = lcm_xcalloc(1, sizeof *s);
     s->model = model;
     s->index = index;
@@ -92,6 +106,7 @@ int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir
     else if (index == 0 && be->cache_entry)
         lcm_progress("loaded the %s solver of model '%s' (float%d%s%s) from the cache", be->name, model->ir.name,
                      o->precision, *on ? ", " : "", on);
+    s->checks = o->checks != LCM_CHECKS_OFF;
     /* its block of the sharded states */
     s->shard = *shard;
     ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
@@ -232,12 +247,14 @@ static int makes_tables(const lcm_worker *w, int r)
  * LCM_NO_TABLES set. */
 long long lcm_worker_table_entries(const lcm_worker *s, int r)
 {
+    lcm_assert(s && r >= 0 && r < s->model->ir.nregimes);
     int k = sizing_kernel(s, r);
     return makes_tables(s, r) && k >= 0 ? ir_pre_reals(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
 }
 
 long long lcm_worker_ev_entries(const lcm_worker *w, int r, long long subjects)
 {
+    lcm_assert(w && r >= 0 && r < w->model->ir.nregimes);
     const ir_model *m = &w->model->ir;
     long long most = 0;
     for (int k = 0; k < m->nkernels && makes_tables(w, r); ++k) {
@@ -250,6 +267,8 @@ long long lcm_worker_ev_entries(const lcm_worker *w, int r, long long subjects)
 
 long long lcm_worker_stage_entries(const lcm_worker *w, int r, int s)
 {
+    lcm_assert(w && r >= 0 && r < w->model->ir.nregimes);
+    lcm_assert(s >= 0 && s < LCM_MAX_STAGES);
     const ir_model *m = &w->model->ir;
     long long most = 0;
     for (int k = 0; k < m->nkernels && makes_tables(w, r); ++k) {
@@ -401,6 +420,8 @@ static int launch_one(lcm_worker *w, int table, int k, const lcm_kernel_args *a,
 int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int first, int queue,
                      lcm_err *err)
 {
+    lcm_assert(w && a && k >= 0 && k < w->model->ir.nkernels);
+    lcm_assert(states >= 0);
     const ir_pre *pre = &w->pre[k];
     int rc = 0, queued = 0;
     for (int pass = 0; pass < ir_pre_passes(pre) && !rc; ++pass) {
@@ -480,7 +501,7 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
     if (!rc) rc = be->barrier(be, err);
     if (!rc) rc = be->stamp(be, 0, err);
     /* the only worker of a host backend reports each period as it is done */
-    int checks = lcm_checks_mode() != LCM_CHECKS_OFF, live = be->host_memory && w->total == 1;
+    int checks = w->checks, live = be->host_memory && w->total == 1;
     for (int t = T - 1; t >= 0 && !rc; --t) {
         for (int r = 0; r < R && !rc; ++r) {
             if (!m->regimes[r].active[t]) continue;
@@ -520,7 +541,7 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
 static int run_device_solve(lcm_worker *w, lcm_err *err)
 {
     lcm_backend *be = w->backend;
-    int checks = lcm_checks_mode() != LCM_CHECKS_OFF;
+    int checks = w->checks;
     if (w->profiling) return queue_solve(w, NULL, err); /* its stamps are not in the graph */
     if (w->progress) return queue_solve(w, NULL, err);  /* a graph runs whole: no period to wait for */
     if (w->captured && w->captured_checks == checks) return be->replay(be, err);
@@ -542,6 +563,7 @@ static int run_device_solve(lcm_worker *w, lcm_err *err)
 
 int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err)
 {
+    lcm_assert(w && (params || !w->model->ir.params_size));
     const ir_model *m = &w->model->ir;
     char why[512];
     int bad = ir_grid_buffer_fill(m, &w->layout, params, w->backend->precision == 32, w->grids64, why, sizeof why);
@@ -553,6 +575,7 @@ int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err)
 
 int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **out, lcm_err *err)
 {
+    lcm_assert(w && out && (params || !w->model->ir.params_size));
     const ir_model *m = &w->model->ir;
     lcm_backend *be = w->backend;
     *out = NULL;
@@ -574,6 +597,7 @@ int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **out, lc
 
 int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err)
 {
+    lcm_assert(w && sol);
     const ir_model *m = &w->model->ir;
     lcm_backend *be = w->backend;
     int R = m->nregimes, T = m->nperiods, rc = 0;

@@ -1,11 +1,12 @@
 #!/bin/bash
-# The checks at every log level, on models with a planted failure: info
-# (the default) and debug raise at the first failing period and write
-# nothing, progress and warning warn and complete (progress adds a line per
-# period),
-# off says nothing; checks of the warning kind (+inf, no feasible action)
-# only ever warn.  Then snapshots: what --log-path writes, that --log-keep
-# keeps the newest, and that a snapshot reproduces the failure on its own.
+# The checks by --checks (the solver's policy), at every log level, on
+# models with a planted failure: raise (the default) raises at the first
+# failing period and writes nothing, warn warns and completes, off checks
+# nothing, whatever --log-level says (it only says what is printed: at off
+# not even warn's warnings; progress adds a line per period); checks of the
+# warning kind (+inf, no feasible action) only ever warn.  Then snapshots:
+# what --log-path writes, that --log-keep keeps the newest, and that a
+# snapshot reproduces the failure on its own.
 . "${BASH_SOURCE%/*}/common.sh"
 M=$SRC/tests/bad_input/models
 
@@ -24,33 +25,43 @@ cases=(
 
 for c in "${cases[@]}"; do
   IFS='|' read -r name kind msg args <<< "$c"
-  for level in info debug progress warning off; do
-    out=$work/$name-$level
-    flag="--log-level $level"
-    [ $level = info ] && flag="" # the default
-    "$LCM" solve $args $flag --out "$out.h5" --csv "$out.csv" > /dev/null 2> "$out.err"
-    rc=$?
-    if [ $level = off ]; then
-      check "$name at off: exit 0" "[ $rc -eq 0 ]"
-      check "$name at off: silent" "[ ! -s '$out.err' ]"
-      check "$name at off: outputs written" "[ -s '$out.h5' ] && [ -s '$out.csv' ]"
-    elif { [ $level = debug ] || [ $level = info ]; } && [ $kind = error ]; then
-      check "$name at $level: exit 7" "[ $rc -eq 7 ]"
-      check "$name at $level: error reported" "grep -qF 'error: regime' '$out.err' && grep -qF -- '$msg' '$out.err'"
-      check "$name at $level: nothing written" "[ ! -e '$out.h5' ] && [ ! -e '$out.csv' ]"
-    else
-      check "$name at $level: exit 0" "[ $rc -eq 0 ]"
-      check "$name at $level: warned" "grep -F 'warning: regime' '$out.err' | grep -qF -- '$msg'"
-      check "$name at $level: outputs written" "[ -s '$out.h5' ] && [ -s '$out.csv' ]"
-    fi
-    # a line per period solved at progress and debug (at debug an error
-    # stops the solve: only the periods before it)
-    per_period=$(grep -c "solving '.*': period" "$out.err")
-    if [ $level = progress ] || { [ $level = debug ] && [ $kind = warning ]; }; then
-      check "$name at $level: a line per period" "[ $per_period -ge 2 ]"
-    elif [ $level != debug ]; then
-      check "$name at $level: no per-period lines" "[ $per_period -eq 0 ]"
-    fi
+  for checks in default raise warn off; do
+    levels="info warning off"
+    [ $checks = default ] && levels="info debug progress warning off"
+    for level in $levels; do
+      out=$work/$name-$checks-$level
+      flag="--log-level $level"
+      [ $level = info ] && flag="" # the default
+      [ $checks != default ] && flag="$flag --checks $checks"
+      "$LCM" solve $args $flag --out "$out.h5" --csv "$out.csv" > /dev/null 2> "$out.err"
+      rc=$?
+      at="$name, checks $checks, at $level"
+      if [ $checks = off ]; then
+        check "$at: exit 0" "[ $rc -eq 0 ]"
+        check "$at: no check reported" "! grep -q 'warning: regime\|error: regime' '$out.err'"
+        check "$at: outputs written" "[ -s '$out.h5' ] && [ -s '$out.csv' ]"
+      elif [ $checks != warn ] && [ $kind = error ]; then
+        check "$at: exit 7" "[ $rc -eq 7 ]"
+        check "$at: error reported" "grep -qF 'error: regime' '$out.err' && grep -qF -- '$msg' '$out.err'"
+        check "$at: nothing written" "[ ! -e '$out.h5' ] && [ ! -e '$out.csv' ]"
+      else
+        check "$at: exit 0" "[ $rc -eq 0 ]"
+        if [ $level = off ]; then
+          check "$at: silent" "[ ! -s '$out.err' ]"
+        else
+          check "$at: warned" "grep -F 'warning: regime' '$out.err' | grep -qF -- '$msg'"
+        fi
+        check "$at: outputs written" "[ -s '$out.h5' ] && [ -s '$out.csv' ]"
+      fi
+      # a line per period solved at progress and debug (raise stops the
+      # solve: at debug only the periods before it)
+      per_period=$(grep -c "solving '.*': period" "$out.err")
+      if [ $level = progress ] || { [ $level = debug ] && [ $kind = warning ]; }; then
+        check "$at: a line per period" "[ $per_period -ge 2 ]"
+      elif [ $level != debug ]; then
+        check "$at: no per-period lines" "[ $per_period -eq 0 ]"
+      fi
+    done
   done
 done
 
@@ -69,17 +80,25 @@ check "progress prints no V statistics" "! grep -q 'V min' '$work/tiny-p.err'"
 printf 'regime,age,wealth\nalive,0,5\nalive,0,-5\n' > "$work/i.csv"
 sim="simulate $M/sim_nan.lua --set discount_factor=0.9 --initial $work/i.csv"
 "$LCM" $sim --csv "$work/s-debug.csv" 2> "$work/s-debug.err"
-check "simulation at debug: exit 7" "[ $? -eq 7 ]"
+check "simulation at info (checks raise): exit 7" "[ $? -eq 7 ]"
 check "simulation at debug: error names the subject" "grep -qF \"error: simulation: subject 1, period 0 (age 0), regime 'alive' at wealth=-5: V is NaN\" '$work/s-debug.err'"
 check "simulation at debug: explained" "grep -qF \"the first NaN is function 'utility'\" '$work/s-debug.err'"
 "$LCM" $sim --csv "$work/s-warning.csv" --log-level warning 2> "$work/s-warning.err"
-check "simulation at warning: exit 0" "[ $? -eq 0 ]"
-check "simulation at warning: warned" "grep -qF 'warning: simulation: subject 1' '$work/s-warning.err'"
-check "simulation at warning: panel written" "[ \$(wc -l < '$work/s-warning.csv') -eq 5 ]"
-"$LCM" $sim --csv "$work/s-progress.csv" --log-level progress 2> "$work/s-progress.err"
+check "simulation at warning: still an error (exit 7)" "[ $? -eq 7 ]"
+"$LCM" $sim --csv "$work/s-warn.csv" --checks warn --log-level warning 2> "$work/s-warn.err"
+check "simulation, checks warn: exit 0" "[ $? -eq 0 ]"
+check "simulation, checks warn: warned" "grep -qF 'warning: simulation: subject 1' '$work/s-warn.err'"
+check "simulation, checks warn: panel written" "[ \$(wc -l < '$work/s-warn.csv') -eq 5 ]"
+"$LCM" $sim --csv "$work/s-progress.csv" --checks warn --log-level progress 2> "$work/s-progress.err"
 check "simulation at progress: a line per period" "[ \$(grep -c \"simulating 'sim_nan': period\" '$work/s-progress.err') -eq 3 ]"
 "$LCM" $sim --csv "$work/s-off.csv" --log-level off 2> "$work/s-off.err"
-check "simulation at off: exit 0, silent" "[ $? -eq 0 ] && [ ! -s '$work/s-off.err' ]"
+check "simulation at level off: still an error (exit 7)" "[ $? -eq 7 ]"
+"$LCM" $sim --csv "$work/s-off.csv" --checks warn --log-level off 2> "$work/s-off.err"
+check "simulation, checks warn at level off: exit 0, silent" "[ $? -eq 0 ] && [ ! -s '$work/s-off.err' ]"
+"$LCM" $sim --csv "$work/s-checks-off.csv" --checks off 2> "$work/s-checks-off.err"
+check "simulation, checks off: exit 0, no check reported" "[ $? -eq 0 ] && ! grep -q 'simulation: subject' '$work/s-checks-off.err'"
+"$LCM" $sim --csv "$work/s-bad.csv" --checks loud 2> "$work/s-bad.err"
+check "--checks loud: a usage error" "[ $? -eq 2 ] && grep -qF -- '--checks must be raise, warn or off' '$work/s-bad.err'"
 
 # snapshots: three failures keep the newest two
 snaps=$work/snapshots
@@ -98,7 +117,7 @@ check "snapshot report holds the error" "grep -qF 'next regime probabilities ali
 (cd "$last" && "$LCM" solve model --params params.lua --csv "$work/again.csv" 2> "$work/again.err")
 check "a snapshot reproduces the failure" "[ $? -eq 7 ]"
 check "a snapshot reproduces the same message" "grep -qF 'the regime transition probabilities are negative or do not sum to 1' '$work/again.err'"
-"$LCM" solve "$M/regime_probs_09.lua" --set discount_factor=0.95 --csv "$work/x.csv" --log-path "$work/none" --log-level off
+"$LCM" solve "$M/regime_probs_09.lua" --set discount_factor=0.95 --csv "$work/x.csv" --log-path "$work/none" --checks off
 check "no snapshot when the checks are off" "[ ! -e '$work/none' ] || [ -z \"\$(ls '$work/none')\" ]"
 "$LCM" $sim --csv "$work/s.csv" --log-path "$work/simsnaps" 2> /dev/null
 check "a failed simulation writes a snapshot" "[ \$(ls '$work/simsnaps' | wc -l) -eq 1 ]"
