@@ -24,12 +24,12 @@ double bench_median(double *v, int n)
 
 char *bench_cpu_name(void)
 {
-    char *info = lcm_read_file("/proc/cpuinfo", NULL, NULL);
+    char *info = sys_read_file("/proc/cpuinfo", NULL, NULL);
     char *name = NULL;
     char *p = info ? strstr(info, "model name") : NULL;
-    if (p && (p = strchr(p, ':'))) name = lcm_xstrndup(p + 2, strcspn(p + 2, "\n"));
+    if (p && (p = strchr(p, ':'))) name = base_xstrndup(p + 2, strcspn(p + 2, "\n"));
     free(info);
-    return name ? name : lcm_xstrdup("unknown CPU");
+    return name ? name : base_xstrdup("unknown CPU");
 }
 
 void bench_die(const char *prog, const lcm_err *err)
@@ -41,7 +41,7 @@ void bench_die(const char *prog, const lcm_err *err)
 void bench_check_switches(const char *prog)
 {
     lcm_err err = {0};
-    if (lcm_env_switches_check(&err)) bench_die(prog, &err);
+    if (base_env_switches_check(&err)) bench_die(prog, &err);
 }
 
 double bench_peak_rss_mib(void)
@@ -60,7 +60,7 @@ void bench_stats(double *v, int n, double *min, double *median, double *max)
 char *bench_tempdir(const char *stem)
 {
     const char *tmp = getenv("TMPDIR");
-    char *dir = lcm_xasprintf("%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", stem);
+    char *dir = base_xasprintf("%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", stem);
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         exit(5);
@@ -85,10 +85,10 @@ double bench_child(int argc, char **argv, const char *what, const char *cache_di
     int fd[2];
     *figure = -1;
     if (pipe(fd)) return -1;
-    char **args = lcm_xcalloc((size_t)argc + 3, sizeof *args);
+    char **args = base_xcalloc((size_t)argc + 3, sizeof *args);
     for (int i = 0; i < argc; ++i) args[i] = argv[i];
     args[argc] = "--child", args[argc + 1] = (char *)what;
-    double t0 = lcm_now_seconds();
+    double t0 = base_now_seconds();
     pid_t pid = fork();
     if (pid == 0) {
         dup2(fd[1], 1), close(fd[0]), close(fd[1]);
@@ -105,7 +105,7 @@ double bench_child(int argc, char **argv, const char *what, const char *cache_di
     close(fd[0]);
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
-    double t = lcm_now_seconds() - t0;
+    double t = base_now_seconds() - t0;
     buf[len] = 0;
     if (!WIFEXITED(status) || WEXITSTATUS(status)) {
         fprintf(stderr, "the child process (%s) failed: %s\n", what, buf);
@@ -122,7 +122,7 @@ int bench_model_arg(const char *prog, int argc, char **argv, int *i, bench_model
     lcm_err err = {0};
     const int max = (int)(sizeof m->defs / sizeof *m->defs);
     if ((!strcmp(a, "-D") && m->ndefs == max) || (!strcmp(a, "--fix") && m->nfixes == max)) {
-        lcm_fail(&err, LCM_E_USAGE, "at most %d %s options", max, a);
+        base_fail(&err, LCM_E_USAGE, "at most %d %s options", max, a);
         bench_die(prog, &err);
     }
     if (!strcmp(a, "-D")) {

@@ -63,13 +63,13 @@ static void solve(const char *model_path, const char *defines, const char *param
     lcm_err err = {0};
     ir_option defs[8];
     int ndefs = 0;
-    char *copy = lcm_xstrdup(defines), *save = NULL;
+    char *copy = base_xstrdup(defines), *save = NULL;
     for (char *d = strtok_r(copy, " ", &save); d && ndefs < 8; d = strtok_r(NULL, " ", &save))
         if (lcmgen_parse_define(d, &defs[ndefs++], &err)) fail(&err);
     free(copy);
     lcmgen_inputs in = {defs, ndefs, NULL, 0};
     lcmgen_output gen;
-    if (lcm_params_read_lua(params_path, params, NULL, NULL, &err) || lcmgen_generate(model_path, &in, &gen, &err) ||
+    if (cli_params_read_lua(params_path, params, NULL, NULL, &err) || lcmgen_generate(model_path, &in, &gen, &err) ||
         lcm_model_from_text(gen.manifest, gen.source, model, &err) || lcm_solver_new(*model, so, solver, &err) ||
         lcm_solve(*solver, *params, sol, &err))
         fail(&err);
@@ -81,7 +81,7 @@ static void solve(const char *model_path, const char *defines, const char *param
  * as a flat array with its wealth grid, in a file of doubles. */
 static void write_fine(const lcm_model *model, const lcm_solution *sol, const char *path)
 {
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     int r = ir_find_regime(m, "alive");
     const ir_regime *R = &m->regimes[r];
     double head[3] = {m->nperiods, R->states[0].grid.n, R->states[1].grid.n};
@@ -102,7 +102,7 @@ static void write_fine(const lcm_model *model, const lcm_solution *sol, const ch
 /* The largest and the mean |V - V_fine| of a precautionary-savings solution. */
 static void against_fine(const lcm_model *model, const lcm_solution *sol, const char *path, double *worst, double *mean)
 {
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     int r = ir_find_regime(m, "alive");
     const ir_regime *R = &m->regimes[r];
     FILE *f = fopen(path, "rb");
@@ -147,9 +147,9 @@ static int one(int k, int repeat, const lcm_solver_options *so, const char *fine
     double *wall = calloc((size_t)repeat, sizeof *wall), lo, mid, hi;
     for (int i = 0; i < repeat; ++i) {
         lcm_solution *s;
-        double t0 = lcm_now_seconds();
+        double t0 = base_now_seconds();
         if (lcm_solve(solver, params, &s, &err)) fail(&err);
-        wall[i] = lcm_now_seconds() - t0;
+        wall[i] = base_now_seconds() - t0;
         lcm_solution_free(s);
     }
     bench_stats(wall, repeat, &lo, &mid, &hi);
@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     if (k1 >= 0) return k1 < NCONFIGS ? one(k1, repeat, &so, fine) : 2;
 
     /* the reference of precautionary savings, once */
-    char *dir = bench_tempdir("lcm-bench-egm"), *path = lcm_path_join(dir, "fine.bin");
+    char *dir = bench_tempdir("lcm-bench-egm"), *path = base_path_join(dir, "fine.bin");
     lcm_model *model;
     lcm_solver *solver;
     lcm_pvalue *params;

@@ -33,14 +33,14 @@ static void fail(const lcm_err *err) { bench_die("bench_simulate", err); }
 /* n subjects: the file's rows over and over (each keeps its own draws: ids differ). */
 static lcm_initial *tile(const lcm_initial *base, lcm_index n)
 {
-    lcm_initial *ic = lcm_xcalloc(1, sizeof *ic);
+    lcm_initial *ic = base_xcalloc(1, sizeof *ic);
     size_t ns = (size_t)base->nslots;
     ic->n = n, ic->nslots = base->nslots;
-    ic->source_hash = base->source_hash ? lcm_xstrdup(base->source_hash) : NULL;
-    ic->regime = lcm_xcalloc((size_t)n, sizeof *ic->regime);
-    ic->period = lcm_xcalloc((size_t)n, sizeof *ic->period);
-    ic->x = lcm_xcalloc((size_t)n * ns + 1, sizeof *ic->x);
-    ic->given = lcm_xcalloc((size_t)n * ns + 1, 1);
+    ic->source_hash = base->source_hash ? base_xstrdup(base->source_hash) : NULL;
+    ic->regime = base_xcalloc((size_t)n, sizeof *ic->regime);
+    ic->period = base_xcalloc((size_t)n, sizeof *ic->period);
+    ic->x = base_xcalloc((size_t)n * ns + 1, sizeof *ic->x);
+    ic->given = base_xcalloc((size_t)n * ns + 1, 1);
     for (lcm_index i = 0; i < n; ++i) {
         lcm_index j = i % base->n;
         ic->regime[i] = base->regime[j], ic->period[i] = base->period[j];
@@ -98,18 +98,18 @@ int main(int argc, char **argv)
     lcm_pvalue *params = NULL;
     lcm_initial *base = NULL;
     lcmgen_inputs in = {ma.defs, ma.ndefs, ma.fixes, ma.nfixes};
-    if (lcm_params_read_lua(params_path, &params, NULL, NULL, &err) || lcm_params_take_fixes(params, ma.fixes, ma.nfixes, &err) ||
+    if (cli_params_read_lua(params_path, &params, NULL, NULL, &err) || core_params_take_fixes(params, ma.fixes, ma.nfixes, &err) ||
         lcmgen_generate(model_path, &in, &gen, &err) ||
         lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
         lcm_initial_read(model, initial_path, &base, &err))
         fail(&err);
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     lcm_initial *ic = tile(base, subjects);
     lcm_solver *solver;
     lcm_solution *sol;
     if (lcm_solver_new(model, &ma.so, &solver, &err) || lcm_solve(solver, params, &sol, &err)) fail(&err);
     char *dir = bench_tempdir("lcm-bench-panel");
-    char *h5 = lcm_path_join(dir, "panel.h5"), *csv = lcm_path_join(dir, "panel.csv");
+    char *h5 = base_path_join(dir, "panel.h5"), *csv = base_path_join(dir, "panel.csv");
     if (child) { /* a fresh process: simulate once, write the HDF5 panel, exit */
         lcm_panel *p;
         if (lcm_simulate(solver, sol, ic, &sim, &p, &err) || lcm_panel_write_h5(p, h5, &err)) fail(&err);
@@ -128,19 +128,19 @@ int main(int argc, char **argv)
     double panel_bytes = 0;
     for (int k = 0; k < repeat; ++k) {
         lcm_panel *p;
-        double t0 = lcm_now_seconds();
+        double t0 = base_now_seconds();
         if (lcm_simulate(solver, sol, ic, &sim, &p, &err)) fail(&err);
-        wall[k] = lcm_now_seconds() - t0;
+        wall[k] = base_now_seconds() - t0;
         rows = lcm_panel_rows(p);
         for (int q = 0; q < LCM_SIM_PHASES; ++q) phase[q][k] = p->phase_seconds[q];
-        panel_bytes = (double)lcm_panel_bytes(p);
+        panel_bytes = (double)sim_panel_bytes(p);
         if (k < nwrite) {
-            t0 = lcm_now_seconds();
+            t0 = base_now_seconds();
             if (lcm_panel_write_h5(p, h5, &err)) fail(&err);
-            w_h5[k] = lcm_now_seconds() - t0;
-            t0 = lcm_now_seconds();
+            w_h5[k] = base_now_seconds() - t0;
+            t0 = base_now_seconds();
             if (lcm_panel_write_csv(p, csv, &err)) fail(&err);
-            w_csv[k] = lcm_now_seconds() - t0;
+            w_csv[k] = base_now_seconds() - t0;
         }
         lcm_panel_free(p);
     }
@@ -148,10 +148,10 @@ int main(int argc, char **argv)
      * before (the first, untimed, makes it) */
     lcm_panel *kept = NULL;
     for (int k = -1; k < repeat; ++k) {
-        double t0 = lcm_now_seconds();
+        double t0 = base_now_seconds();
         if (lcm_simulate_again(solver, sol, ic, &sim, &kept, &err)) fail(&err);
         if (k < 0) continue;
-        again_wall[k] = lcm_now_seconds() - t0;
+        again_wall[k] = base_now_seconds() - t0;
         for (int q = 0; q < LCM_SIM_PHASES; ++q) again_phase[q][k] = kept->phase_seconds[q];
     }
     lcm_panel_free(kept);
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
     struct stat st_h5 = {0}, st_csv = {0};
     if (nwrite && (stat(h5, &st_h5) || stat(csv, &st_csv))) return 5;
     const char *cache = ma.so.cache_dir ? ma.so.cache_dir : getenv("LCM_CACHE_DIR");
-    char *cache_dir = cache && *cache ? lcm_xstrdup(cache) : lcm_cache_default_dir();
+    char *cache_dir = cache && *cache ? base_xstrdup(cache) : be_cache_default_dir();
     for (int k = 0; k < nwhole; ++k) {
         double fig;
         if ((whole[k] = bench_child(argc, argv, "whole", cache_dir, &fig)) < 0) return 1;

@@ -130,7 +130,7 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
     double *pass = calloc((size_t)(K * P * repeat), sizeof *pass);
     double *one = calloc((size_t)K, sizeof *one), *one_pass = calloc((size_t)(K * P), sizeof *one_pass);
     for (int i = 0; i < repeat; ++i) {
-        if (lcm_solver_profile_passes(solver, params, one, one_pass, &err)) fail(&err);
+        if (solve_solver_profile_passes(solver, params, one, one_pass, &err)) fail(&err);
         for (int k = 0; k < K; ++k) {
             body[k * repeat + i] = one[k];
             for (int q = 0; q < P; ++q) {
@@ -140,12 +140,12 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
         }
     }
     double *buf = calloc(m->params_size + 1, sizeof *buf);
-    if (lcm_params_resolve(m, params, buf, &err)) fail(&err);
+    if (core_params_resolve(m, params, buf, &err)) fail(&err);
     bench_peaks peak = {0};
     const char *source;
     if (gpu) {
         double fp64, fp32;
-        if (lcm_cuda_device_peaks(device, &fp64, &fp32, &peak.bytes)) fp64 = fp32 = peak.bytes = 0;
+        if (be_cuda_device_peaks(device, &fp64, &fp32, &peak.bytes)) fp64 = fp32 = peak.bytes = 0;
         peak.arith = precision == 32 ? fp32 : fp64;
         source = "from the device's attributes";
     } else {
@@ -170,7 +170,7 @@ static void roofline(lcm_solver *solver, const ir_model *m, const lcm_pvalue *pa
                    bench_median(table + k * repeat, repeat));
             continue;
         }
-        if (lcm_kernel_cost_of(m, k, precision, buf, !lcm_env_switch("LCM_NO_TABLES"), !gpu, &c, &err)) fail(&err);
+        if (gen_kernel_cost_of(m, k, precision, buf, !base_env_switch("LCM_NO_TABLES"), !gpu, &c, &err)) fail(&err);
         double pairs = body_pairs(m, k, &plans[k]), t = bench_median(body + k * repeat, repeat);
         double tt = bench_median(table + k * repeat, repeat), rate = t > 0 ? pairs / t : 0;
         /* loads from data that fits the caches of the team are measured against their rate */
@@ -208,7 +208,7 @@ static void bare_context(int device)
 {
 #ifdef LCM_HAVE_CUDA
     lcm_err err = {0};
-    const lcm_cu_api *cu = lcm_cu(&err);
+    const lcm_cu_api *cu = be_cu(&err);
     CUdevice dev;
     CUcontext ctx;
     if (!cu) fail(&err);
@@ -259,24 +259,24 @@ int main(int argc, char **argv)
     ma.so.checks = (lcm_check_policy)checks;
 
     lcm_pvalue *params = NULL;
-    if (params_path && lcm_params_read_lua(params_path, &params, NULL, NULL, &err)) fail(&err);
+    if (params_path && cli_params_read_lua(params_path, &params, NULL, NULL, &err)) fail(&err);
     if (!params) params = lcm_pv_table();
-    if (lcm_params_take_fixes(params, ma.fixes, ma.nfixes, &err)) fail(&err);
-    double t0 = lcm_now_seconds();
+    if (core_params_take_fixes(params, ma.fixes, ma.nfixes, &err)) fail(&err);
+    double t0 = base_now_seconds();
     lcmgen_output gen;
     lcmgen_inputs in = {ma.defs, ma.ndefs, ma.fixes, ma.nfixes};
     if (lcmgen_generate(model_path, &in, &gen, &err)) fail(&err);
-    double t_gen = lcm_now_seconds() - t0;
+    double t_gen = base_now_seconds() - t0;
     lcm_model *model;
     if (lcm_model_from_text(gen.manifest, gen.source, &model, &err)) fail(&err);
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
 
     if (child) { /* a fresh process: "compile" times the solver's creation, "whole" solves once */
         lcm_solver *sv;
         lcm_solution *sol;
-        t0 = lcm_now_seconds();
+        t0 = base_now_seconds();
         if (lcm_solver_new(model, &ma.so, &sv, &err)) fail(&err);
-        double t_new = lcm_now_seconds() - t0;
+        double t_new = base_now_seconds() - t0;
         if (!strcmp(child, "whole")) {
             if (lcm_solve(sv, params, &sol, &err)) fail(&err);
             lcm_solution_free(sol);
@@ -287,31 +287,31 @@ int main(int argc, char **argv)
     }
 
     if (arch_text) { /* NVRTC for an architecture: no GPU needed */
-        int arch = lcm_cuda_parse_arch(arch_text), compiled = 0;
+        int arch = be_cuda_parse_arch(arch_text), compiled = 0;
         double sec = 0, *cold_nv = calloc((size_t)repeat, sizeof *cold_nv), *warm_nv = calloc((size_t)repeat, sizeof *warm_nv);
         char *target = NULL, nvdir[] = "/tmp/lcm-bench-nvrtc-XXXXXX";
         if (!arch || !mkdtemp(nvdir)) return 2;
         for (int k = 0; k < repeat; ++k) {
-            char *cmd = lcm_xasprintf("rm -rf %s/*", nvdir);
+            char *cmd = base_xasprintf("rm -rf %s/*", nvdir);
             if (system(cmd)) {
             }
             free(cmd), free(target), target = NULL;
-            t0 = lcm_now_seconds();
+            t0 = base_now_seconds();
             if (lcm_precompile_cuda(model, arch, ma.so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
-            cold_nv[k] = lcm_now_seconds() - t0;
-            t0 = lcm_now_seconds();
+            cold_nv[k] = base_now_seconds() - t0;
+            t0 = base_now_seconds();
             free(target), target = NULL;
             if (lcm_precompile_cuda(model, arch, ma.so.precision, nvdir, &compiled, &sec, &target, &err)) fail(&err);
-            warm_nv[k] = lcm_now_seconds() - t0;
+            warm_nv[k] = base_now_seconds() - t0;
         }
         printf("model              %s (%d kernels), float%d\n", m->name, m->nkernels, ma.so.precision);
         printf("NVRTC, cold        %.3f s for %s (median of %d)\n", bench_median(cold_nv, repeat), target, repeat);
         printf("NVRTC, cached      %.4f s (median of %d)\n", bench_median(warm_nv, repeat), repeat);
-        char *cmd = lcm_xasprintf("rm -rf %s", nvdir);
+        char *cmd = base_xasprintf("rm -rf %s", nvdir);
         if (system(cmd)) {
         }
         free(cmd), free(target), free(cold_nv), free(warm_nv);
-        if (lcm_cuda_device_count() == 0) {
+        if (be_cuda_device_count() == 0) {
             printf("(no usable GPU here: solve not measured)\n");
             return 0;
         }
@@ -336,17 +336,17 @@ int main(int argc, char **argv)
     for (int k = 0; k < nwhole; ++k)
         if ((whole[k] = bench_child(argc, argv, "whole", cache_dir, &fig)) < 0) return 1;
     for (int k = 0; k < repeat; ++k) {
-        t0 = lcm_now_seconds();
+        t0 = base_now_seconds();
         if (lcm_solver_new(model, &ma.so, &solver, &err)) fail(&err);
-        warm[k] = lcm_now_seconds() - t0;
+        warm[k] = base_now_seconds() - t0;
         if (k + 1 < repeat) lcm_solver_free(solver);
     }
     double *solve = calloc((size_t)repeat, sizeof *solve);
     lcm_solution *sol;
     for (int k = 0; k < repeat; ++k) {
-        t0 = lcm_now_seconds();
+        t0 = base_now_seconds();
         if (lcm_solve(solver, params, &sol, &err)) fail(&err);
-        solve[k] = lcm_now_seconds() - t0;
+        solve[k] = base_now_seconds() - t0;
         lcm_solution_free(sol);
     }
     double pairs = 0, states = 0, egm_points = 0; /* EGM: its tables' savings points over the states and choices */

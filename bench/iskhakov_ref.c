@@ -10,7 +10,7 @@
 /* A table of numbers, one row a line, separated by commas. */
 static double *read_table(const char *path, int *rows, int *cols, lcm_err *err)
 {
-    char *text = lcm_read_file(path, NULL, err);
+    char *text = sys_read_file(path, NULL, err);
     if (!text) return NULL;
     double *v = NULL;
     size_t n = 0, cap = 0;
@@ -35,18 +35,18 @@ static double *read_table(const char *path, int *rows, int *cols, lcm_err *err)
 int iskhakov_worst_mse(const lcm_solution *sol, const char *dir, const char *case_name, int stride, double worst[2],
                        int at[2], lcm_err *err)
 {
-    const ir_model *m = lcm_solution_model(sol);
+    const ir_model *m = core_solution_model(sol);
     const char *regimes[] = {"working_life", "retirement"}, *files[] = {"worker", "retired"};
     for (int k = 0; k < 2; ++k) {
         char name[256];
         snprintf(name, sizeof name, "iskhakov_2017_%s__values_%s.csv", case_name, files[k]);
-        char *path = lcm_path_join(dir, name);
+        char *path = base_path_join(dir, name);
         int rows, cols, r = ir_find_regime(m, regimes[k]);
         double *ref = read_table(path, &rows, &cols, err);
         int bad = !ref || cols != 100 || rows != m->nperiods - 1 || r < 0;
-        if (bad && r < 0) lcm_fail(err, LCM_E_INPUT, "%s: the model has no regime '%s'", path, regimes[k]);
+        if (bad && r < 0) base_fail(err, LCM_E_INPUT, "%s: the model has no regime '%s'", path, regimes[k]);
         else if (bad && (ref || !err->code))
-            lcm_fail(err, LCM_E_INPUT, "%s: %d rows of %d values; the model has %d periods", path, ref ? rows : 0,
+            base_fail(err, LCM_E_INPUT, "%s: %d rows of %d values; the model has %d periods", path, ref ? rows : 0,
                      ref ? cols : 0, m->nperiods);
         free(path);
         if (bad) {

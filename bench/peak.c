@@ -73,14 +73,14 @@ enum { WHAT_ARITH, WHAT_DIVIDE, WHAT_CALLS };
 /* Every thread runs the loop at once; operations per second of them all. */
 static double rate(int what, int precision, long iters, double *seconds)
 {
-    double ops = 0, t0 = lcm_now_seconds();
+    double ops = 0, t0 = base_now_seconds();
 #pragma omp parallel reduction(+ : ops)
     {
         if (what == WHAT_ARITH) ops += precision == 32 ? arith_f(iters) : arith_d(iters);
         else if (what == WHAT_DIVIDE) ops += precision == 32 ? divide_f(iters) : divide_d(iters);
         else ops += precision == 32 ? calls_f(iters) : calls_d(iters);
     }
-    *seconds = lcm_now_seconds() - t0;
+    *seconds = base_now_seconds() - t0;
     return ops / *seconds;
 }
 
@@ -107,7 +107,7 @@ static double read_rate(size_t bytes, int passes)
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; ++i) v[i] = (double)(i & 1023); /* each thread touches its own part's pages */
     for (int k = 0; k < 3; ++k) {
-        double s = 0, t0 = lcm_now_seconds();
+        double s = 0, t0 = base_now_seconds();
 #pragma omp parallel reduction(+ : s)
         {
             size_t team = (size_t)omp_get_num_threads(), me = (size_t)omp_get_thread_num();
@@ -120,7 +120,7 @@ static double read_rate(size_t bytes, int passes)
                 s += acc;
             }
         }
-        double r = (double)bytes * passes / (lcm_now_seconds() - t0);
+        double r = (double)bytes * passes / (base_now_seconds() - t0);
         sink += s;
         if (r > best) best = r;
     }

@@ -22,12 +22,12 @@ static int find_or_add_kernel(ir_model *m, int regime, int last, int *targets, i
             return k;
         }
     }
-    m->kernels = lcm_xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
+    m->kernels = base_xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
     ir_kernel *kn = &m->kernels[m->nkernels];
-    kn->symbol = lcm_xasprintf("lcm_k%d_%s", m->nkernels, m->regimes[regime].name);
+    kn->symbol = base_xasprintf("lcm_k%d_%s", m->nkernels, m->regimes[regime].name);
     kn->regime = regime;
     kn->last = last;
-    kn->staged = !lcm_env_switch("LCM_NO_ELIMINATION"); /* the staged solve, where it applies (ir/eliminate.h) */
+    kn->staged = !base_env_switch("LCM_NO_ELIMINATION"); /* the staged solve, where it applies (ir/eliminate.h) */
     kn->targets = targets, kn->ntargets = nt;
     kn->inactive = inactive, kn->ninactive = ni;
     kn->par = -1; /* lanes_of */
@@ -49,17 +49,17 @@ static void lanes_of(const ir_model *m, const ir_shard *S, ir_kernel *kn)
         if (!(out >> j & 1) && (kn->par < 0 || R->actions[j].grid.n > R->actions[kn->par].grid.n)) kn->par = j;
 }
 
-void lcm_plan_kernels(ir_model *m)
+void gen_plan_kernels(ir_model *m)
 {
     int T = m->nperiods;
-    m->period_kernel = lcm_xmalloc((size_t)(m->nregimes * T) * sizeof *m->period_kernel);
+    m->period_kernel = base_xmalloc((size_t)(m->nregimes * T) * sizeof *m->period_kernel);
     for (int i = 0; i < m->nregimes * T; ++i) m->period_kernel[i] = -1;
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         for (int t = 0; t < T; ++t) {
             if (!R->active[t]) continue;
-            int *targets = lcm_xcalloc((size_t)m->nregimes, sizeof *targets);
-            int *inactive = lcm_xcalloc((size_t)m->nregimes, sizeof *inactive);
+            int *targets = base_xcalloc((size_t)m->nregimes, sizeof *targets);
+            int *inactive = base_xcalloc((size_t)m->nregimes, sizeof *inactive);
             int nt = 0, ni = 0;
             if (!R->terminal && t + 1 < T) {
                 for (int k = 0; k < R->ntargets; ++k) {

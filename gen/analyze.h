@@ -10,6 +10,6 @@
 #include "ir.h"
 
 /* Fills m->kernels and m->period_kernel. */
-void lcm_plan_kernels(ir_model *m);
+void gen_plan_kernels(ir_model *m);
 
 #endif

@@ -136,8 +136,8 @@ static double *kernel_values(const emitter *e, const double *params)
     const ir_regime *r = e->r;
     int t = 0;
     while (t + 1 < m->nperiods && m->period_kernel[r->id * m->nperiods + t] != (int)(e->k - m->kernels)) ++t;
-    double *zeros = lcm_xcalloc((size_t)(r->nstates + r->nactions) + 1, sizeof *zeros);
-    double *vals = lcm_xcalloc(r->nnodes + 1, sizeof *vals);
+    double *zeros = base_xcalloc((size_t)(r->nstates + r->nactions) + 1, sizeof *zeros);
+    double *vals = base_xcalloc(r->nnodes + 1, sizeof *vals);
     ir_env env = {.states = zeros, .actions = zeros + r->nstates, .age = m->ages[t], .period = t, .params = params};
     ir_eval(m, r, &env, vals, r->nnodes);
     free(zeros);
@@ -152,7 +152,7 @@ static double *kernel_values(const emitter *e, const double *params)
 static void hoisted_cost(const emitter *e, const double *vals, double rb, lcm_kernel_cost *c)
 {
     const ir_regime *r = e->r;
-    char *chain = lcm_xmalloc(r->nnodes + 1);
+    char *chain = base_xmalloc(r->nnodes + 1);
     for (int level = LVL_KERNEL; level < e->n->innermost; ++level)
         for (int home = level + 1 > LVL_ACTION0 ? level + 1 : LVL_ACTION0; home <= e->n->innermost; ++home) {
             if (!emit_hoist_chain(e, level, home, chain)) continue;
@@ -169,15 +169,15 @@ static void hoisted_cost(const emitter *e, const double *vals, double rb, lcm_ke
     free(chain);
 }
 
-int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables, int host,
+int gen_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables, int host,
                        lcm_kernel_cost *out, lcm_err *err)
 {
     *out = (lcm_kernel_cost){0};
-    if (k < 0 || k >= m->nkernels) return lcm_fail(err, LCM_E_INTERNAL, "no kernel %d", k);
+    if (k < 0 || k >= m->nkernels) return base_fail(err, LCM_E_INTERNAL, "no kernel %d", k);
     emit_layouts lo;
     emit_layouts_build(m, &lo);
     kernel_plan p;
-    int rc = lcm_plan_kernel(&p, m, &lo, &m->kernels[k], tables, host, err);
+    int rc = gen_plan_kernel(&p, m, &lo, &m->kernels[k], tables, host, err);
     emitter e = emit_printer(&p, &p.body, NULL, 0); /* the body's questions, nothing printed */
     double rb = precision / 8, *vals = !rc && params ? kernel_values(&e, params) : NULL;
     const plan_nest *b = &p.body;
@@ -201,7 +201,7 @@ int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *pa
         out->expected_v = p.pre.ev;
         continuation_cost(&e, rb, per_pair(&e, b->e_level), out);
     }
-    lcm_plan_free(&p);
+    gen_plan_free(&p);
     emit_layouts_free(&lo);
     return rc;
 }

@@ -43,7 +43,7 @@ typedef struct lcm_kernel_cost {
  * is the CPU's, which reads hoisted terms (emit.c, "hoisted terms"), each a
  * load per pair, and computes them once per point of the innermost action
  * where their inputs are known; the GPU computes them per pair. */
-int lcm_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables, int host,
+int gen_kernel_cost_of(const ir_model *m, int k, int precision, const double *params, int tables, int host,
                        lcm_kernel_cost *out, lcm_err *err);
 
 #endif

@@ -65,9 +65,9 @@ int emit_ev_target(const emitter *e, int g)
  * grid buffer (offset off; a grid by age: its row of the period). */
 static void state_value(emitter *e, int s, const ir_grid *g, size_t off)
 {
-    if (grid_is_discrete(g)) lcm_sb_printf(e->b, "x[%d] = (real)c;", s);
-    else if (g->kind == GRID_AGE) lcm_sb_printf(e->b, "x[%d] = G[%zu + (lcm_index)a->period * %d + c];", s, off, g->n);
-    else lcm_sb_printf(e->b, "x[%d] = G[%zu + c];", s, off);
+    if (grid_is_discrete(g)) base_sb_printf(e->b, "x[%d] = (real)c;", s);
+    else if (g->kind == GRID_AGE) base_sb_printf(e->b, "x[%d] = G[%zu + (lcm_index)a->period * %d + c];", s, off, g->n);
+    else base_sb_printf(e->b, "x[%d] = G[%zu + c];", s, off);
 }
 
 /* State i's value from its code c, in a printed decode (ir_layout.h). */
@@ -115,9 +115,9 @@ static void sim_load(emitter *e, const ir_vars *V)
 /* The periods a kernel serves: "periods 0 1 2". */
 static void kernel_periods(const ir_model *m, const ir_kernel *k, lcm_sb *b)
 {
-    lcm_sb_puts(b, "periods");
+    base_sb_puts(b, "periods");
     for (int t = 0; t < m->nperiods; ++t)
-        if (m->period_kernel[k->regime * m->nperiods + t] == (int)(k - m->kernels)) lcm_sb_printf(b, " %d", t);
+        if (m->period_kernel[k->regime * m->nperiods + t] == (int)(k - m->kernels)) base_sb_printf(b, " %d", t);
 }
 
 /* A table's decode of its states from the entry index `rest`: the states
@@ -169,17 +169,17 @@ static void action_terms_build(const kernel_plan *p, int lines, lcm_sb *cpu, lcm
 {
     int nat = p->body.nat;
     if (!nat) return;
-    lcm_sb_printf(cpu, "    real lcm_at[%d]; /* the action terms, once per launch (emit.c, \"action terms\") */\n", nat);
-    lcm_sb_puts(cpu, "    {\n");
+    base_sb_printf(cpu, "    real lcm_at[%d]; /* the action terms, once per launch (emit.c, \"action terms\") */\n", nat);
+    base_sb_puts(cpu, "    {\n");
     action_term_loops(p, lines, cpu, 2, "0", "1");
-    lcm_sb_puts(cpu, "    }\n");
-    lcm_sb_printf(gpu, "/* The launch's action terms (emit.c, \"action terms\"): %d reals, by the threads of the grid. */\n"
+    base_sb_puts(cpu, "    }\n");
+    base_sb_printf(gpu, "/* The launch's action terms (emit.c, \"action terms\"): %d reals, by the threads of the grid. */\n"
                        "LCM_EXTERN __global__ void %s_terms(const lcm_kernel_args args)\n{\n", nat, p->k->symbol);
-    lcm_sb_puts(gpu, "    const lcm_kernel_args *LCM_RESTRICT a = &args;\n"
+    base_sb_puts(gpu, "    const lcm_kernel_args *LCM_RESTRICT a = &args;\n"
                      "    real *LCM_RESTRICT lcm_at = (real *)a->terms;\n"
                      "    const int first = (int)(blockIdx.x * blockDim.x + threadIdx.x), step = (int)(gridDim.x * blockDim.x);\n");
     action_term_loops(p, lines, gpu, 1, "first", "step");
-    lcm_sb_puts(gpu, "}\n\n");
+    base_sb_puts(gpu, "}\n\n");
 }
 
 /* The symbol suffix of kernel p's table pass of kind `kind` (ir/precompute.h,
@@ -213,7 +213,7 @@ static int emit_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *o
     const ir_regime *r = p->r;
     int first = ir_pre_first_action(&p->pre);
     lcm_sb decode, body, what;
-    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&what);
+    base_sb_init(&decode), base_sb_init(&body), base_sb_init(&what);
     emitter f = emit_printer(p, &p->table, &decode, 1);
     f.lines = lines;
     if (first >= 0) {
@@ -225,29 +225,29 @@ static int emit_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *o
     f.b = &body;
     f.ev_path = p->pre.ev; /* the launch gives the expected V with the table */
     emit_level(&f, LVL_KERNEL);
-    lcm_sb_printf(&what, "The continuation table of %s (ir/precompute.h): launch item j, a row and a\n"
+    base_sb_printf(&what, "The continuation table of %s (ir/precompute.h): launch item j, a row and a\n"
                          " * value of the first action it reads, makes its %lld entries from j * %lld on, by the\n"
                          " * code the kernel runs inline.", p->k->symbol, p->pre.item_acts, p->pre.item_acts);
     char pass[16];
     emit_pass_suffix(p, IR_PASS_TABLE, pass, sizeof pass);
     const char *kv[] = {"what", what.s, "symbol", p->k->symbol, "pass", pass, "nx", nx, "decode", emit_fragment(&decode),
                         "body", emit_fragment(&body), "store", "", NULL};
-    int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
-    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&what);
+    int rc = gen_fill_template(lcm_embed_table_c_in, kv, out, err);
+    base_sb_free(&decode), base_sb_free(&body), base_sb_free(&what);
     return rc;
 }
 
 void emit_table_store(emitter *e)
 {
     lcm_sb at, code;
-    lcm_sb_init(&at), lcm_sb_init(&code);
+    base_sb_init(&at), base_sb_init(&code);
     int first = ir_pre_first_action(&e->p->pre);
     uint64_t inner = e->p->pre.actions & ~(first >= 0 ? (uint64_t)1 << first : 0);
     emit_actions_index(e->r, inner, 'i', &at);
     emit_off_grid_byte(e, &code);
     emit_line(e, "((real *)a->cont)[j * %lld + %s] = E;", e->p->pre.item_acts, at.s);
     emit_line(e, "a->cont_code[j * %lld + %s] = (unsigned char)(%s);", e->p->pre.item_acts, at.s, code.s);
-    lcm_sb_free(&at), lcm_sb_free(&code);
+    base_sb_free(&at), base_sb_free(&code);
 }
 
 /* One target's part of an expected-V table's entry (nest ev[t] of the
@@ -263,24 +263,24 @@ static void ev_target_entry(const kernel_plan *p, int lines, int t, long long of
     const ir_target *tg = ir_target_of(r, g);
     emitter f = emit_printer(p, &p->ev[t], out, 1);
     f.lines = lines;
-    long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride), nodes;
-    int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
+    long long *stride = base_xcalloc((size_t)tr->nstates + 1, sizeof *stride), nodes;
+    int *axis = base_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
     ir_strides(tr, stride);
     int np = ir_pre_ev_axes(p->m, r, tg, axis, &nodes);
     lcm_sb st, n, one_row, row;
-    lcm_sb_init(&st), lcm_sb_init(&n), lcm_sb_init(&one_row), lcm_sb_init(&row);
+    base_sb_init(&st), base_sb_init(&n), base_sb_init(&one_row), base_sb_init(&row);
     for (int s = 0, i = 0; s < tr->nstates; ++s) {
         if (axis[s] == IR_EV_NONE) continue;
         const ir_next *nx = &tg->next[s];
         const char *sep = i ? ", " : "";
-        lcm_sb_printf(&st, "%s%lld", sep, stride[s]);
-        lcm_sb_printf(&n, "%s%d", sep, tr->states[s].grid.n);
+        base_sb_printf(&st, "%s%lld", sep, stride[s]);
+        base_sb_printf(&n, "%s%d", sep, tr->states[s].grid.n);
         if (axis[s] == IR_EV_FIXED || (axis[s] == IR_EV_PROCESS && nx->src < 0))
-            lcm_sb_printf(&one_row, "%sc[%d] == 0", one_row.s ? " && " : "", i);
+            base_sb_printf(&one_row, "%sc[%d] == 0", one_row.s ? " && " : "", i);
         if (axis[s] == IR_EV_PROCESS && nx->src >= 0)
-            lcm_sb_printf(&row, "%sG + %zu + (lcm_index)c[%d] * %d", sep, p->L->matrix_off[g][s], i, tr->states[s].grid.n);
-        else if (axis[s] == IR_EV_PROCESS) lcm_sb_printf(&row, "%sG + %zu", sep, p->L->matrix_off[g][s]);
-        else lcm_sb_printf(&row, "%swm%d", sep, s);
+            base_sb_printf(&row, "%sG + %zu + (lcm_index)c[%d] * %d", sep, p->L->matrix_off[g][s], i, tr->states[s].grid.n);
+        else if (axis[s] == IR_EV_PROCESS) base_sb_printf(&row, "%sG + %zu", sep, p->L->matrix_off[g][s]);
+        else base_sb_printf(&row, "%swm%d", sep, s);
         ++i;
     }
     emit_open(&f, "%sif (j < %lld) { /* regime '%s' */", first ? "" : "else ", off + ir_state_space_size(tr), tr->name);
@@ -301,15 +301,15 @@ static void ev_target_entry(const kernel_plan *p, int lines, int t, long long of
         const ir_next *nx = &tg->next[s];
         if (axis[s] == IR_EV_NONE || nx->kind != NEXT_MARKOV) continue;
         emit_start(&f);
-        lcm_sb_printf(f.b, "const real wm%d[%d] = {", s, nx->nprobs);
-        for (int k = 0; k < nx->nprobs; ++k) lcm_sb_printf(f.b, "%s%s", k ? ", " : "", emit_num(&f, nx->probs[k]));
-        lcm_sb_printf(f.b, "}; /* next %s */\n", tr->states[s].name);
+        base_sb_printf(f.b, "const real wm%d[%d] = {", s, nx->nprobs);
+        for (int k = 0; k < nx->nprobs; ++k) base_sb_printf(f.b, "%s%s", k ? ", " : "", emit_num(&f, nx->probs[k]));
+        base_sb_printf(f.b, "}; /* next %s */\n", tr->states[s].name);
     }
     emit_line(&f, "const real *const row[%d] = {%s};", np, row.s);
     emit_line(&f, "E = lcm_expected_v((const real *)a->v_next[%d], base, %d, st, n, row);", g, np);
     emit_close(&f);
     emit_close(&f);
-    lcm_sb_free(&st), lcm_sb_free(&n), lcm_sb_free(&one_row), lcm_sb_free(&row);
+    base_sb_free(&st), base_sb_free(&n), base_sb_free(&one_row), base_sb_free(&row);
     free(stride), free(axis);
 }
 
@@ -319,21 +319,21 @@ static void ev_target_entry(const kernel_plan *p, int lines, int t, long long of
 static int emit_ev_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out, lcm_err *err)
 {
     lcm_sb body, what;
-    lcm_sb_init(&body), lcm_sb_init(&what);
-    lcm_sb_puts(&body, "    real E = 0;\n");
+    base_sb_init(&body), base_sb_init(&what);
+    base_sb_puts(&body, "    real E = 0;\n");
     for (int t = 0, first = 1; t < p->k->ntargets; ++t) {
         if (!ir_pre_ev_target(&p->pre, t)) continue;
         ev_target_entry(p, lines, t, ir_pre_ev_offset(p->m, p->k, &p->pre, t), first, &body);
         first = 0;
     }
-    lcm_sb_printf(&what, "The expected next V of %s (ir/precompute.h, \"ev\"): entry j\n"
+    base_sb_printf(&what, "The expected next V of %s (ir/precompute.h, \"ev\"): entry j\n"
                          " * of the table, the targets' expected V one after another.", p->k->symbol);
     char pass[16];
     emit_pass_suffix(p, IR_PASS_EV, pass, sizeof pass);
     const char *kv[] = {"what", what.s, "symbol", p->k->symbol, "pass", pass, "nx", nx, "decode", "",
                         "body", emit_fragment(&body), "store", "    ((real *)a->ev)[j] = E;", NULL};
-    int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
-    lcm_sb_free(&body), lcm_sb_free(&what);
+    int rc = gen_fill_template(lcm_embed_table_c_in, kv, out, err);
+    base_sb_free(&body), base_sb_free(&what);
     return rc;
 }
 
@@ -345,9 +345,9 @@ static void kernel_defines(const kernel_plan *p, lcm_sb *out)
 {
     const ir_regime *r = p->r;
     int taste = r->taste_scale >= 0;
-    lcm_sb_printf(out, "#define LCM_TASTE_CHOICES %d\n", taste ? ir_taste_choices(r) : 0);
-    lcm_sb_printf(out, "#define LCM_TASTE_INNER %lld\n", taste ? ir_taste_inner(r) : 1);
-    lcm_sb_printf(out, "#define LCM_ACTION_TERMS %d\n", p->body.nat);
+    base_sb_printf(out, "#define LCM_TASTE_CHOICES %d\n", taste ? ir_taste_choices(r) : 0);
+    base_sb_printf(out, "#define LCM_TASTE_INNER %lld\n", taste ? ir_taste_inner(r) : 1);
+    base_sb_printf(out, "#define LCM_ACTION_TERMS %d\n", p->body.nat);
     emit_egm_defines(r, out);
 }
 
@@ -364,15 +364,15 @@ static int emit_kernel(const ir_model *m, const emit_layouts *lo, const ir_kerne
     const ir_regime *r = &m->regimes[k->regime];
     kernel_plan p;
     lcm_sb body, decode, what, state_names, load, state, order, table, at_build, at_kernel, defines, stages;
-    lcm_sb_init(&body), lcm_sb_init(&decode), lcm_sb_init(&what), lcm_sb_init(&state_names), lcm_sb_init(&load), lcm_sb_init(&state);
-    lcm_sb_init(&order), lcm_sb_init(&table), lcm_sb_init(&at_build), lcm_sb_init(&at_kernel), lcm_sb_init(&defines);
-    lcm_sb_init(&stages);
+    base_sb_init(&body), base_sb_init(&decode), base_sb_init(&what), base_sb_init(&state_names), base_sb_init(&load), base_sb_init(&state);
+    base_sb_init(&order), base_sb_init(&table), base_sb_init(&at_build), base_sb_init(&at_kernel), base_sb_init(&defines);
+    base_sb_init(&stages);
     char nx[32], step[128];
     snprintf(nx, sizeof nx, "%d", r->nstates ? r->nstates : 1);
-    lcm_step_symbol(m, r->id, step, sizeof step);
+    gen_step_symbol(m, r->id, step, sizeof step);
 
     int rc;
-    LCM_CHECK_GOTO(lcm_plan_kernel(&p, m, lo, k, 1, 1, err), rc, done);
+    LCM_CHECK_GOTO(gen_plan_kernel(&p, m, lo, k, 1, 1, err), rc, done);
     emitter e = emit_printer(&p, &p.body, &body, 2); /* inside the body's do { } while (0) */
     e.lines = lines;
     if (r->taste_scale >= 0)
@@ -400,26 +400,26 @@ static int emit_kernel(const ir_model *m, const emit_layouts *lo, const ir_kerne
                         "decode", emit_fragment(&decode), "load", emit_fragment(&load), "step", step,
                         "state_of", state.s, "launch_order", order.s, "table", table.s ? table.s : "",
                         "at_build", at_build.s ? at_build.s : "", "at_kernel", at_kernel.s ? at_kernel.s : "", NULL};
-    rc = lcm_fill_template(lcm_embed_kernel_c_in, kv, out, err);
+    rc = gen_fill_template(lcm_embed_kernel_c_in, kv, out, err);
 done:
-    lcm_sb_free(&body), lcm_sb_free(&decode), lcm_sb_free(&what), lcm_sb_free(&state_names), lcm_sb_free(&load), lcm_sb_free(&state);
-    lcm_sb_free(&order), lcm_sb_free(&table), lcm_sb_free(&at_build), lcm_sb_free(&at_kernel), lcm_sb_free(&defines);
-    lcm_sb_free(&stages);
-    lcm_plan_free(&p);
+    base_sb_free(&body), base_sb_free(&decode), base_sb_free(&what), base_sb_free(&state_names), base_sb_free(&load), base_sb_free(&state);
+    base_sb_free(&order), base_sb_free(&table), base_sb_free(&at_build), base_sb_free(&at_kernel), base_sb_free(&defines);
+    base_sb_free(&stages);
+    gen_plan_free(&p);
     return rc;
 }
 
-void lcm_emit_prelude(lcm_sb *out)
+void gen_emit_prelude(lcm_sb *out)
 {
-    lcm_sb_puts(out, lcm_embed_kernel_abi_h);
-    lcm_sb_puts(out, "\n");
-    lcm_sb_puts(out, lcm_embed_prelude_h);
-    lcm_sb_puts(out, "\n");
-    lcm_sb_puts(out, lcm_embed_arith_h);
-    lcm_sb_puts(out, "\n");
-    lcm_sb_puts(out, lcm_embed_random_h);
-    lcm_sb_puts(out, "\n#define LCM_RECORD_REAL real\n#define LCM_RECORD_FN lcm_record_row\n#define LCM_RECORD_KERNEL\n");
-    lcm_sb_puts(out, lcm_embed_sim_record_h);
+    base_sb_puts(out, lcm_embed_kernel_abi_h);
+    base_sb_puts(out, "\n");
+    base_sb_puts(out, lcm_embed_prelude_h);
+    base_sb_puts(out, "\n");
+    base_sb_puts(out, lcm_embed_arith_h);
+    base_sb_puts(out, "\n");
+    base_sb_puts(out, lcm_embed_random_h);
+    base_sb_puts(out, "\n#define LCM_RECORD_REAL real\n#define LCM_RECORD_FN lcm_record_row\n#define LCM_RECORD_KERNEL\n");
+    base_sb_puts(out, lcm_embed_sim_record_h);
 }
 
 /* The simulation steps of the regimes that have kernels, then the kernels. */
@@ -431,7 +431,7 @@ static int emit_regimes(ir_model *m, const lcm_emit_options *opt, lcm_sb *out, l
     for (int r = 0; r < m->nregimes; ++r) {
         int used = 0;
         for (int k = 0; k < m->nkernels; ++k) used |= m->kernels[k].regime == r;
-        if (used) LCM_CHECK_GOTO(lcm_emit_step(m, &lo.L, &lo.V, r, lines, out, err), rc, done);
+        if (used) LCM_CHECK_GOTO(gen_emit_step(m, &lo.L, &lo.V, r, lines, out, err), rc, done);
     }
     for (int k = 0; k < m->nkernels; ++k)
         LCM_CHECK_GOTO(emit_kernel(m, &lo, &m->kernels[k], lines, out, &m->kernels[k].nterms, err), rc, done);
@@ -440,34 +440,34 @@ done:
     return rc;
 }
 
-int lcm_emit_source(ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
+int gen_emit_source(ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err)
 {
     lcm_sb src;
-    lcm_sb_init(&src);
-    lcm_sb_printf(&src, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n",
+    base_sb_init(&src);
+    base_sb_printf(&src, "/* Generated by lcmgen from %s (model '%s'). Do not edit. */\n\n",
               emit_base_name(m->file ? m->file : "?"), m->name);
-    lcm_emit_prelude(&src);
+    gen_emit_prelude(&src);
     int rc = emit_regimes(m, opt, &src, err);
     if (!rc && opt && opt->line_directives) emit_line_returns(src.s, out);
-    else if (!rc) lcm_sb_puts(out, src.s);
-    lcm_sb_free(&src);
+    else if (!rc) base_sb_puts(out, src.s);
+    base_sb_free(&src);
     return rc;
 }
 
-int lcm_emit_node_function(const ir_model *m, const ir_regime *r, int node, const char *name,
+int gen_emit_node_function(const ir_model *m, const ir_regime *r, int node, const char *name,
                            lcm_sb *out, lcm_err *err)
 {
-    if (node < 0 || node >= (int)r->nnodes) return lcm_fail(err, LCM_E_INTERNAL, "no node %d", node);
+    if (node < 0 || node >= (int)r->nnodes) return base_fail(err, LCM_E_INTERNAL, "no node %d", node);
     emit_names names;
     emit_names_build(m, r, &names);
-    plan_nest n = {.flat = 1, .needed = lcm_xcalloc(r->nnodes + 1, 1)}; /* no levels: every node in order */
+    plan_nest n = {.flat = 1, .needed = base_xcalloc(r->nnodes + 1, 1)}; /* no levels: every node in order */
     plan_mark(r, n.needed, node);
     emitter e = {.m = m, .r = r, .n = &n, .leaves = LEAVES_VECTOR, .names = &names, .b = out, .depth = 1};
-    lcm_sb_printf(out, "LCM_EXTERN real %s(LCM_UNUSED const real *x, LCM_UNUSED const real *P)\n{\n", name);
+    base_sb_printf(out, "LCM_EXTERN real %s(LCM_UNUSED const real *x, LCM_UNUSED const real *P)\n{\n", name);
     for (int i = 0; i <= node; ++i)
         if (n.needed[i]) emit_node_decl(&e, i);
     emit_line(&e, "return %s;", emit_num(&e, node));
-    lcm_sb_puts(out, "}\n");
+    base_sb_puts(out, "}\n");
     free(n.needed);
     emit_names_free(&names);
     return 0;

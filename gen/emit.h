@@ -21,16 +21,16 @@ typedef struct lcm_emit_options {
 
 /* m must have its kernels planned (analyze.h); opt may be NULL (defaults).
  * Records each kernel's nterms, which the manifest carries to the runtime. */
-int lcm_emit_source(ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err);
+int gen_emit_source(ir_model *m, const lcm_emit_options *opt, lcm_sb *out, lcm_err *err);
 
 /* Emits `real name(const real *x, const real *P)` evaluating one node of a
  * regime DAG whose leaves are read as: state i -> x[i], action j ->
  * x[nstates + j], age -> x[ns+na], period -> x[ns+na+1], E_next_V ->
  * x[ns+na+2].  Used by the differential tests against the interpreter. */
-int lcm_emit_node_function(const ir_model *m, const ir_regime *r, int node, const char *name,
+int gen_emit_node_function(const ir_model *m, const ir_regime *r, int node, const char *name,
                            lcm_sb *out, lcm_err *err);
 
 /* The prelude and ABI text every generated source starts with. */
-void lcm_emit_prelude(lcm_sb *out);
+void gen_emit_prelude(lcm_sb *out);
 
 #endif

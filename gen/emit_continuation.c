@@ -25,19 +25,19 @@ static void piece_cell(emitter *e, const ir_grid *gr, int node)
         ir_piece_bounds(&gr->pieces[k], &start, &stop);
         if (k + 1 < gr->npieces) {
             ir_piece_bounds(&gr->pieces[k + 1], &next_start, &next_stop);
-            lcm_sb_printf(b, "(%s < %s ? ", x, emit_literal(next_start).s);
+            base_sb_printf(b, "(%s < %s ? ", x, emit_literal(next_start).s);
         }
         int np = gr->pieces[k].n;
         if (gr->kind == GRID_PWLIN)
-            lcm_sb_printf(b, "lcm_cell_pwlin(%s, %s, %s", x, emit_literal(start).s, emit_literal((np - 1) / (stop - start)).s);
+            base_sb_printf(b, "lcm_cell_pwlin(%s, %s, %s", x, emit_literal(start).s, emit_literal((np - 1) / (stop - start)).s);
         else
-            lcm_sb_printf(b, "lcm_cell_pwlog(%s, %s, %s, %s", x, emit_literal(start).s, emit_literal(log(start)).s,
+            base_sb_printf(b, "lcm_cell_pwlog(%s, %s, %s, %s", x, emit_literal(start).s, emit_literal(log(start)).s,
                       emit_literal((np - 1) / (log(stop) - log(start))).s);
-        lcm_sb_printf(b, ", %d, %d, %d)", offset, np, gr->n);
-        if (k + 1 < gr->npieces) lcm_sb_puts(b, " : ");
+        base_sb_printf(b, ", %d, %d, %d)", offset, np, gr->n);
+        if (k + 1 < gr->npieces) base_sb_puts(b, " : ");
     }
-    for (int k = 0; k + 1 < gr->npieces; ++k) lcm_sb_putc(b, ')');
-    lcm_sb_putc(b, ';');
+    for (int k = 0; k + 1 < gr->npieces; ++k) base_sb_putc(b, ')');
+    base_sb_putc(b, ';');
 }
 
 /* The weight of node k of process state s of target g at the current
@@ -82,19 +82,19 @@ static void process_weights(emitter *e, int g, int s, const ir_next *nx)
     else emit_line(e, "const real pt%d_%d = lcm_frac(x[%d], G + %zu, pc%d_%d); /* %s */", g, s, nx->src, soff, g, s, from);
     if (e->n->flat || (e->ev_path > 0 && emit_ev_target(e, g))) return; /* the row's weights: only where the nodes are summed */
     int cpu_only = !gpu_keeps_weights(e, n);
-    if (cpu_only) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    if (cpu_only) base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     emit_line(e, "real pw%d_%d[%d];", g, s, n);
     emit_line(e, "for (int k = 0; k < %d; ++k) pw%d_%d[k] = %s;", n, g, s, process_weight(g, s, n, "k").s);
-    if (cpu_only) lcm_sb_puts(e->b, "#endif\n");
+    if (cpu_only) base_sb_puts(e->b, "#endif\n");
 }
 
 /* A Markov state's probabilities and their check. */
 static void markov_weights(emitter *e, int g, int s, const ir_next *nx)
 {
     emit_start(e);
-    lcm_sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
-    for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
-    lcm_sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
+    base_sb_printf(e->b, "const real pm%d_%d[%d] = {", g, s, nx->nprobs);
+    for (int j = 0; j < nx->nprobs; ++j) base_sb_printf(e->b, "%s%s", j ? ", " : "", emit_num(e, nx->probs[j]));
+    base_sb_printf(e->b, "}; /* next %s */\n", e->m->regimes[g].states[s].name);
     if (emit_checks_here(e)) /* the kernel checks them (checks()); a table's entry does not */
         emit_line(e, "const int pmok%d_%d = !checks || lcm_probs_ok(pm%d_%d, %d);", g, s, g, s, nx->nprobs);
 }
@@ -172,21 +172,21 @@ static void next_cell(emitter *e, int g, int s, int node, int kc, long long stri
         snprintf(pts, sizeof pts, "G + %zu + (lcm_index)(a->period + 1) * %d", off, gr->n);
     else snprintf(pts, sizeof pts, "G + %zu", off);
     emit_start(e);
-    lcm_sb_printf(b, "cell[%d] = ", kc);
+    base_sb_printf(b, "cell[%d] = ", kc);
     switch (gr->kind) {
     case GRID_LIN:
-        lcm_sb_printf(b, "lcm_cell_lin(%s, %s, %s, %d);", x, emit_literal(gr->start).s,
+        base_sb_printf(b, "lcm_cell_lin(%s, %s, %s, %d);", x, emit_literal(gr->start).s,
                   emit_literal((gr->n - 1) / (gr->stop - gr->start)).s, gr->n);
         break;
     case GRID_LOG:
-        lcm_sb_printf(b, "lcm_cell_log(%s, %s, %s, %s, %d);", x, emit_literal(gr->start).s, emit_literal(log(gr->start)).s,
+        base_sb_printf(b, "lcm_cell_log(%s, %s, %s, %s, %d);", x, emit_literal(gr->start).s, emit_literal(log(gr->start)).s,
                   emit_literal((gr->n - 1) / (log(gr->stop) - log(gr->start))).s, gr->n);
         break;
     case GRID_PWLIN:
     case GRID_PWLOG: piece_cell(e, gr, node); break;
-    default: lcm_sb_printf(b, "lcm_cell_search(%s, %s, %d);", x, pts, gr->n); break; /* irregular, by age */
+    default: base_sb_printf(b, "lcm_cell_search(%s, %s, %d);", x, pts, gr->n); break; /* irregular, by age */
     }
-    lcm_sb_printf(b, " t[%d] = lcm_frac(%s, %s, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, pts, kc, kc, stride,
+    base_sb_printf(b, " t[%d] = lcm_frac(%s, %s, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, pts, kc, kc, stride,
               tr->name, tr->states[s].name);
 }
 
@@ -207,11 +207,11 @@ static void weight_loop(emitter *e, int g, int s, const ir_next *nx, int outer)
         char k[16];
         snprintf(k, sizeof k, "k%d", s);
         int read = !e->n->flat, computed = e->n->flat || !gpu_keeps_weights(e, n);
-        if (read && computed) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        if (read && computed) base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         if (read) emit_line(e, "const real w%d = %spw%d_%d[k%d];", s, w, g, s, s);
-        if (read && computed) lcm_sb_puts(e->b, "#else\n");
+        if (read && computed) base_sb_puts(e->b, "#else\n");
         if (computed) emit_line(e, "const real w%d = %s%s;", s, w, process_weight(g, s, n, k).s);
-        if (read && computed) lcm_sb_puts(e->b, "#endif\n");
+        if (read && computed) base_sb_puts(e->b, "#endif\n");
     }
     lcm_assert(e->staged <= 0 || outer < 0); /* stages_inline: one loop */
     if (e->staged <= 0) emit_line(e, "if (w%d == 0) continue;", s);
@@ -231,7 +231,7 @@ int emit_at_nodes(const emitter *e, lcm_sb *cond)
         const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
         int *axis = emit_ev_axes(e, tg), g = tg->regime;
         for (int s = 0; axis && s < e->m->regimes[g].nstates; ++s)
-            if (blended(tg, axis, s)) lcm_sb_printf(cond, "%spt%d_%d == 0", n++ ? " && " : "", g, s);
+            if (blended(tg, axis, s)) base_sb_printf(cond, "%spt%d_%d == 0", n++ ? " && " : "", g, s);
         free(axis);
     }
     return n;
@@ -252,10 +252,10 @@ static int blend_corners(emitter *e, const ir_target *tg, const long long *strid
     *at_node = n && e->ev_path == 2;
     if (*at_node) {
         emit_start(e);
-        lcm_sb_puts(e->b, "const lcm_index ob = 0");
+        base_sb_puts(e->b, "const lcm_index ob = 0");
         for (int s = 0; s < tr->nstates; ++s)
-            if (blended(tg, ev_axis, s)) lcm_sb_printf(e->b, " + (lcm_index)pc%d_%d * %lld", g, s, stride[s]);
-        lcm_sb_puts(e->b, "; /* each AR(1) value's node */\n");
+            if (blended(tg, ev_axis, s)) base_sb_printf(e->b, " + (lcm_index)pc%d_%d * %lld", g, s, stride[s]);
+        base_sb_puts(e->b, "; /* each AR(1) value's node */\n");
         return 0;
     }
     if (!n) return 0;
@@ -301,20 +301,20 @@ static void target_sum(emitter *e, const ir_target *tg, const long long *stride,
     else if (loops) snprintf(w, sizeof w, "w%d", outer);
     int weighted = blend || loops;
     emit_start(e);
-    if (emit_ez(e)) lcm_sb_printf(e->b, "lcm_ce_add(&C%d, %s, %s, lcm_interp(Vn, base", g, emit_num(e, e->r->risk_aversion), w);
-    else if (weighted && e->staged > 0) lcm_sb_printf(e->b, "const real sum = E%d + %s * %s(Vn, base", g, w, interp);
-    else if (weighted) lcm_sb_printf(e->b, "E%d += %s * %s(Vn, base", g, w, interp);
-    else lcm_sb_printf(e->b, "E%d = %s(Vn, base", g, interp);
-    if (blend || at_node) lcm_sb_puts(e->b, " + ob");
+    if (emit_ez(e)) base_sb_printf(e->b, "lcm_ce_add(&C%d, %s, %s, lcm_interp(Vn, base", g, emit_num(e, e->r->risk_aversion), w);
+    else if (weighted && e->staged > 0) base_sb_printf(e->b, "const real sum = E%d + %s * %s(Vn, base", g, w, interp);
+    else if (weighted) base_sb_printf(e->b, "E%d += %s * %s(Vn, base", g, w, interp);
+    else base_sb_printf(e->b, "E%d = %s(Vn, base", g, interp);
+    if (blend || at_node) base_sb_puts(e->b, " + ob");
     for (int s = 0; s < tr->nstates; ++s) {
         const ir_next *nx = &tg->next[s];
         int axis = ev_axis ? ev_axis[s] : IR_EV_NONE;
         if (axis >= 0) /* the source's current category (a code) */
-            lcm_sb_printf(e->b, " + (lcm_index)x[%d] * %lld", axis, stride[s]);
+            base_sb_printf(e->b, " + (lcm_index)x[%d] * %lld", axis, stride[s]);
         else if (axis == IR_EV_NONE && nx->kind != NEXT_DET) /* its loop's point */
-            lcm_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
+            base_sb_printf(e->b, " + (lcm_index)k%d * %lld", s, stride[s]);
     }
-    lcm_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, emit_ez(e) ? ")" : "");
+    base_sb_printf(e->b, ", %d, st, cell, t)%s;\n", ncont, emit_ez(e) ? ")" : "");
     /* a zero weight skips its corner (0 * -inf is NaN) by a select on the
      * weight itself: gcc vectorises a select on a comparison of doubles
      * that do not change in the loop, not one on a flag made outside it */
@@ -326,7 +326,7 @@ static void target_sum(emitter *e, const ir_target *tg, const long long *stride,
 int *emit_ev_axes(const emitter *e, const ir_target *tg)
 {
     if (!emit_ev_target(e, tg->regime)) return NULL;
-    int *axis = lcm_xcalloc((size_t)e->m->regimes[tg->regime].nstates + 1, sizeof *axis);
+    int *axis = base_xcalloc((size_t)e->m->regimes[tg->regime].nstates + 1, sizeof *axis);
     long long nodes;
     ir_pre_ev_axes(e->m, e->r, tg, axis, &nodes);
     return axis;
@@ -359,7 +359,7 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
     else if (*inline_only) emit_open(e, "if (%s) {", inline_only);
     else emit_open(e, "{");
 
-    long long *stride = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *stride); /* of the target's V */
+    long long *stride = base_xcalloc((size_t)tr->nstates + 1, sizeof *stride); /* of the target's V */
     ir_strides(tr, stride);
     int ncont = 0; /* interpolated axes: continuous, not processes (read at their nodes) nor an action's points */
     for (int s = 0; s < tr->nstates; ++s) ncont += interpolated(e, tg, s);
@@ -395,13 +395,13 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
 static void table_at(emitter *e)
 {
     emit_start(e);
-    lcm_sb_puts(e->b, "const lcm_index at = ");
+    base_sb_puts(e->b, "const lcm_index at = ");
     for (int j = 0; j < e->r->nactions; ++j)
-        if (e->p->pre.actions >> j & 1) lcm_sb_putc(e->b, '(');
-    lcm_sb_puts(e->b, "pre_row");
+        if (e->p->pre.actions >> j & 1) base_sb_putc(e->b, '(');
+    base_sb_puts(e->b, "pre_row");
     for (int j = 0; j < e->r->nactions; ++j)
-        if (e->p->pre.actions >> j & 1) lcm_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
-    lcm_sb_puts(e->b, ";\n");
+        if (e->p->pre.actions >> j & 1) base_sb_printf(e->b, " * %d + i%d)", e->r->actions[j].grid.n, j);
+    base_sb_puts(e->b, ";\n");
 }
 
 /* E and its table's checks from entry `at` of a table (reals T, off-grid
@@ -418,10 +418,10 @@ static void table_entry_read(emitter *e, const char *T, const char *C)
  * bit 1 an Epstein-Zin certainty equivalent without a value. */
 void emit_off_grid_byte(const emitter *e, lcm_sb *out)
 {
-    lcm_sb_puts(out, "0");
+    base_sb_puts(out, "0");
     for (int t = 0; t < e->k->ntargets; ++t)
-        lcm_sb_printf(out, " | (%s != 0 && !code_ok%d)", emit_name(e, e->r->rprob[e->k->targets[t]]), e->k->targets[t]);
-    if (emit_ez(e)) lcm_sb_puts(out, " | ce_bad << 1");
+        base_sb_printf(out, " | (%s != 0 && !code_ok%d)", emit_name(e, e->r->rprob[e->k->targets[t]]), e->k->targets[t]);
+    if (emit_ez(e)) base_sb_puts(out, " | ce_bad << 1");
 }
 
 /* The state's row (emit_lazy_row): its entries, their off-grid bytes and which
@@ -429,12 +429,12 @@ void emit_off_grid_byte(const emitter *e, lcm_sb *out)
 void emit_lazy_row_decl(emitter *e)
 {
     long long n = e->p->pre.acts;
-    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     emit_line(e, "real lcm_row[%lld]; /* the state's row of the table (emit.c, \"the state's row\") */", n);
     emit_line(e, "unsigned char lcm_row_code[%lld], lcm_row_have[%lld];", n, n);
     emit_line(e, "const int lcm_lazy = !pre && a->cont_lazy;");
     emit_line(e, "if (lcm_lazy) for (int j = 0; j < %lld; ++j) lcm_row_have[j] = 0;", n);
-    lcm_sb_puts(e->b, "#endif\n");
+    base_sb_puts(e->b, "#endif\n");
 }
 
 /* At the level of E, before the target blocks there: the pair's entry and
@@ -443,11 +443,11 @@ void emit_lazy_row_decl(emitter *e)
 void emit_lazy_row_entry(emitter *e)
 {
     table_at(e);
-    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     emit_line(e, "const int lcm_known = lcm_lazy && lcm_row_have[at];");
-    lcm_sb_puts(e->b, "#else\n");
+    base_sb_puts(e->b, "#else\n");
     emit_line(e, "const int lcm_known = 0;");
-    lcm_sb_puts(e->b, "#endif\n");
+    base_sb_puts(e->b, "#endif\n");
 }
 
 /* E: the targets' continuations weighted by their probabilities, or the
@@ -469,11 +469,11 @@ void emit_accumulate(emitter *e)
         }
         if (lazy) {
             emit_close(e);
-            lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+            base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
             emit_open(e, "else if (lcm_known) {");
             table_entry_read(e, "lcm_row", "lcm_row_code");
             emit_close(e);
-            lcm_sb_puts(e->b, "#endif\n");
+            base_sb_puts(e->b, "#endif\n");
             emit_open(e, "else {");
         } else {
             emit_else(e);
@@ -496,16 +496,16 @@ void emit_accumulate(emitter *e)
     }
     if (lazy) {
         lcm_sb code;
-        lcm_sb_init(&code);
+        base_sb_init(&code);
         emit_off_grid_byte(e, &code);
-        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         emit_open(e, "if (lcm_lazy) { /* the state's row keeps it */");
         emit_line(e, "lcm_row[at] = E;");
         emit_line(e, "lcm_row_code[at] = (unsigned char)(%s);", code.s);
         emit_line(e, "lcm_row_have[at] = 1;");
         emit_close(e);
-        lcm_sb_puts(e->b, "#endif\n");
-        lcm_sb_free(&code);
+        base_sb_puts(e->b, "#endif\n");
+        base_sb_free(&code);
     }
     if (table) emit_close(e);
 }
@@ -522,20 +522,20 @@ void emit_row_of(const emitter *e, uint64_t states, int sharded, lcm_sb *b)
      * the sharded states slowest first, then the others slowest first */
     int open = sharded ? nstates - lay->nfree + 1 : 0;
     for (int d = 0; d < lay->nfree; ++d) open += (int)(states >> lay->order[d] & 1);
-    for (int j = 0; j < open; ++j) lcm_sb_putc(b, '(');
-    lcm_sb_puts(b, "0");
+    for (int j = 0; j < open; ++j) base_sb_putc(b, '(');
+    base_sb_puts(b, "0");
     for (int d = nstates - 1; sharded && d >= lay->nfree; --d) {
-        lcm_sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
+        base_sb_printf(b, " * %d + ", lay->axis[lay->order[d]].n);
         ir_layout_print_code(lay, lay->order[d], "point", b);
-        lcm_sb_putc(b, ')');
+        base_sb_putc(b, ')');
     }
-    if (sharded) lcm_sb_puts(b, " - a->shard_lo)");
+    if (sharded) base_sb_puts(b, " - a->shard_lo)");
     for (int d = lay->nfree - 1; d >= 0; --d) {
         int i = lay->order[d];
         if (!(states >> i & 1)) continue;
-        lcm_sb_printf(b, " * %d + ", lay->axis[i].width);
+        base_sb_printf(b, " * %d + ", lay->axis[i].width);
         ir_layout_print_code(lay, i, "point", b);
-        lcm_sb_putc(b, ')');
+        base_sb_putc(b, ')');
     }
 }
 
@@ -543,9 +543,9 @@ void emit_row_of(const emitter *e, uint64_t states, int sharded, lcm_sb *b)
 void emit_table_row(emitter *e)
 {
     emit_start(e);
-    lcm_sb_puts(e->b, "const lcm_index pre_row = pre ? ");
+    base_sb_puts(e->b, "const lcm_index pre_row = pre ? ");
     emit_row_of(e, e->p->pre.states, e->p->pre.sharded, e->b);
-    lcm_sb_puts(e->b, " : 0; /* the state's row of the table */\n");
+    base_sb_puts(e->b, " : 0; /* the state's row of the table */\n");
 }
 
 /* The number of regimes the regime may move to. */
@@ -563,13 +563,13 @@ void emit_regime_prob_check(emitter *e, int level)
     int nprob = nreachable(e);
     if (nprob == 0 || !e->n->cont || !emit_checks_here(e) || level != e->n->rp_level) return;
     emit_start(e);
-    lcm_sb_printf(e->b, "const real rp[%d] = {", nprob);
+    base_sb_printf(e->b, "const real rp[%d] = {", nprob);
     for (int g = 0, first = 1; g < e->m->nregimes; ++g) {
         if (r->rprob[g] < 0) continue;
-        lcm_sb_printf(e->b, "%s%s", first ? "" : ", ", emit_num(e, r->rprob[g]));
+        base_sb_printf(e->b, "%s%s", first ? "" : ", ", emit_num(e, r->rprob[g]));
         first = 0;
     }
-    lcm_sb_puts(e->b, "};\n");
+    base_sb_puts(e->b, "};\n");
     emit_line(e, "const int rp_ok = !checks || lcm_probs_ok(rp, %d);", nprob);
 }
 
@@ -577,10 +577,10 @@ void emit_regime_prob_check(emitter *e, int level)
 static void check_term(lcm_sb *terms, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void check_term(lcm_sb *terms, const char *fmt, ...)
 {
-    if (terms->len) lcm_sb_putc(terms, '\n');
+    if (terms->len) base_sb_putc(terms, '\n');
     va_list ap;
     va_start(ap, fmt);
-    lcm_sb_vprintf(terms, fmt, ap);
+    base_sb_vprintf(terms, fmt, ap);
     va_end(ap);
 }
 
@@ -595,7 +595,7 @@ void emit_checks(emitter *e, const char *into)
     const ir_regime *r = e->r;
     const ir_kernel *k = e->k;
     lcm_sb terms;
-    lcm_sb_init(&terms);
+    base_sb_init(&terms);
     if (e->n->cont && nreachable(e)) {
         check_term(&terms, "(unsigned)!rp_ok << LCM_FLAG_REGIME_PROB");
         for (int i = 0; i < k->ninactive; ++i)
@@ -616,25 +616,25 @@ void emit_checks(emitter *e, const char *into)
     for (int s = 0; s < e->p->pre.elim.nstages; ++s)
         if (reads >> s & 1) {
             lcm_sb idx;
-            lcm_sb_init(&idx);
+            base_sb_init(&idx);
             emit_stage_index(e, s, 'i', &idx);
             check_term(&terms, "LCM_STAGE_BAD(gc%d[%s])", s, idx.s);
-            lcm_sb_free(&idx);
+            base_sb_free(&idx);
         }
     if (!terms.len) return;
     emit_start(e);
-    lcm_sb_printf(e->b, "if (checks) %s |= %s", into, e->staged > 0 ? "(0u - (unsigned)feas) & (" : "");
+    base_sb_printf(e->b, "if (checks) %s |= %s", into, e->staged > 0 ? "(0u - (unsigned)feas) & (" : "");
     e->depth++;
     for (const char *t = terms.s, *nl; t; t = nl ? nl + 1 : NULL) {
         nl = strchr(t, '\n');
         if (t != terms.s) {
-            lcm_sb_putc(e->b, '\n');
+            base_sb_putc(e->b, '\n');
             emit_start(e);
-            lcm_sb_puts(e->b, "| ");
+            base_sb_puts(e->b, "| ");
         }
-        lcm_sb_putn(e->b, t, nl ? (size_t)(nl - t) : strlen(t));
+        base_sb_putn(e->b, t, nl ? (size_t)(nl - t) : strlen(t));
     }
     e->depth--;
-    lcm_sb_puts(e->b, e->staged > 0 ? ");\n" : ";\n");
-    lcm_sb_free(&terms);
+    base_sb_puts(e->b, e->staged > 0 ? ");\n" : ";\n");
+    base_sb_free(&terms);
 }

@@ -125,8 +125,8 @@ void emit_egm_defines(const ir_regime *r, lcm_sb *out)
     int keeps = ir_marginal_state(r) >= 0, taste = r->taste_scale >= 0;
     /* egm_best: the best action and its marginal utility; with taste
      * shocks then each choice's action and marginal utility */
-    lcm_sb_printf(out, "#define LCM_MARGINAL %d\n", keeps ? (taste ? 2 + 2 * ir_taste_choices(r) : 2) : 0);
-    lcm_sb_printf(out, "#define LCM_EGM_ACTION %d\n", ir_is_egm(r)); /* a terminal regime's: no step takes an action */
+    base_sb_printf(out, "#define LCM_MARGINAL %d\n", keeps ? (taste ? 2 + 2 * ir_taste_choices(r) : 2) : 0);
+    base_sb_printf(out, "#define LCM_EGM_ACTION %d\n", ir_is_egm(r)); /* a terminal regime's: no step takes an action */
 }
 
 /* State i's value from its code c, in the table's decode (ir/layout.h). */
@@ -134,11 +134,11 @@ static void table_value(void *ctx, int i, lcm_sb *b)
 {
     const emitter *f = ctx;
     if (grid_is_discrete(&f->r->states[i].grid)) {
-        lcm_sb_printf(b, "x[%d] = (real)c;", i);
+        base_sb_printf(b, "x[%d] = (real)c;", i);
     } else {
         char pts[96];
         state_points(f, i, pts, sizeof pts);
-        lcm_sb_printf(b, "x[%d] = (%s)[c];", i, pts);
+        base_sb_printf(b, "x[%d] = (%s)[c];", i, pts);
     }
 }
 
@@ -162,10 +162,10 @@ static void table_decode(emitter *f)
      * its V_{t+1} and marginal values hold that block alone; the others'
      * entries are NaN (no segment), which its states never read */
     lcm_sb combo;
-    lcm_sb_init(&combo);
+    base_sb_init(&combo);
     ir_layout_print_combo((&f->p->lay), "x", &combo);
     emit_line(f, "const lcm_index combo = %s; /* the sharded states' combined index */", combo.s);
-    lcm_sb_free(&combo);
+    base_sb_free(&combo);
     emit_open(f, "if (combo < a->shard_lo || combo >= a->shard_hi) {");
     emit_line(f, "((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN;", table_entries(f));
     emit_line(f, "return;");
@@ -184,10 +184,10 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
 {
     const ir_regime *r = p->r;
     lcm_sb decode, body, store, what;
-    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&store), lcm_sb_init(&what);
+    base_sb_init(&decode), base_sb_init(&body), base_sb_init(&store), base_sb_init(&what);
     emitter f = emit_printer(p, &p->egm, &decode, 1);
     f.lines = lines;
-    char *after = lcm_xcalloc(r->nnodes + 1, 1);
+    char *after = base_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
         after[i] = n->op == OP_MARGINAL;
@@ -216,9 +216,9 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
               emit_num(&f, r->egm.policy));
     emit_line(&f, "if (!(egm_rhs > 0) || !(egm_C > 0) || !(egm_R - egm_R == 0)) egm_C = egm_R = LCM_NAN; /* no interior "
                   "optimum */");
-    lcm_sb_puts(&store, "    real *LCM_RESTRICT T = (real *)a->cont;\n    T[j] = egm_R;\n");
-    lcm_sb_printf(&store, "    T[%lld + j] = egm_C;", table_entries(&f));
-    lcm_sb_printf(&what, "The endogenous grid of %s (the endogenous grid method, ir/precompute.h): entry\n"
+    base_sb_puts(&store, "    real *LCM_RESTRICT T = (real *)a->cont;\n    T[j] = egm_R;\n");
+    base_sb_printf(&store, "    T[%lld + j] = egm_C;", table_entries(&f));
+    base_sb_printf(&what, "The endogenous grid of %s (the endogenous grid method, ir/precompute.h): entry\n"
                          " * j = (row * %d + choice) * %d + savings point, the resources R (T[j]) and the\n"
                          " * action C (T[%lld + j]) at which that saving is optimal, from the Euler equation.",
                   f.k->symbol, ir_taste_choices(r), r->egm.savings.grid.n, table_entries(&f));
@@ -227,7 +227,7 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
     emit_pass_suffix(p, IR_PASS_EGM_BOUNDS, bounds, sizeof bounds);
     const char *kv[] = {"what", what.s, "symbol", f.k->symbol, "pass", pass, "nx", nx, "decode", emit_fragment(&decode),
                         "body", emit_fragment(&body), "store", store.s, NULL};
-    int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
+    int rc = gen_fill_template(lcm_embed_table_c_in, kv, out, err);
     /* the second pass: the blocks' bounds */
     char n[32], points[32], per_row[32];
     int J = r->egm.savings.grid.n;
@@ -235,8 +235,8 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
     snprintf(points, sizeof points, "%d", J);
     snprintf(per_row, sizeof per_row, "%d", LCM_EGM_BLOCKS(J));
     const char *kv1[] = {"symbol", f.k->symbol, "pass", bounds, "n", n, "points", points, "per_row", per_row, NULL};
-    if (!rc) rc = lcm_fill_template(lcm_embed_egm_bounds_c_in, kv1, out, err);
-    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&store), lcm_sb_free(&what);
+    if (!rc) rc = gen_fill_template(lcm_embed_egm_bounds_c_in, kv1, out, err);
+    base_sb_free(&decode), base_sb_free(&body), base_sb_free(&store), base_sb_free(&what);
     free(after);
     return rc;
 }

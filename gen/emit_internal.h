@@ -305,8 +305,8 @@ void emit_egm_defines(const ir_regime *r, lcm_sb *out);
 int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out, lcm_err *err);
 
 /* The simulation step of regime r (templates/step.c.in), and its symbol. */
-int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, int r, int lines, lcm_sb *out,
+int gen_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, int r, int lines, lcm_sb *out,
                   lcm_err *err);
-void lcm_step_symbol(const ir_model *m, int r, char *buf, size_t len);
+void gen_step_symbol(const ir_model *m, int r, char *buf, size_t len);
 
 #endif

@@ -97,7 +97,7 @@ static void cap_test(const emitter *e, int node, int j, lcm_sb *out)
     char act[32];
     snprintf(act, sizeof act, "act%d", j);
     int action_first = n->op == OP_LE || n->op == OP_LT;
-    lcm_sb_printf(out, "%s %s %s", action_first ? act : emit_num(e, n->args[0]), cmp[n->op],
+    base_sb_printf(out, "%s %s %s", action_first ? act : emit_num(e, n->args[0]), cmp[n->op],
                   action_first ? emit_num(e, n->args[1]) : act);
 }
 
@@ -132,11 +132,11 @@ static void declare_node(emitter *e, int id)
     } else if (e->staged > 0) {
         hoisted_read(e, id);
     } else {
-        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         hoisted_read(e, id);
-        lcm_sb_puts(e->b, "#else\n");
+        base_sb_puts(e->b, "#else\n");
         declare_computed(e, id);
-        lcm_sb_puts(e->b, "#endif\n");
+        base_sb_puts(e->b, "#endif\n");
     }
 }
 
@@ -162,7 +162,7 @@ int emit_hoist_chain(const emitter *e, int level, int home, char *chain)
 int emit_hoist_caps(const emitter *e, int level, int home, int *caps)
 {
     const ir_regime *r = e->r;
-    char *first = lcm_xmalloc(r->nnodes + 1);
+    char *first = base_xmalloc(r->nnodes + 1);
     constraint_inputs(e, home, first);
     int read = 0, n = 0;
     for (size_t i = 0; i < r->nnodes; ++i) read |= first[i] && emit_hoisted_to(e, (int)i, level);
@@ -184,12 +184,12 @@ static void hoisted_build(emitter *e, int level)
 {
     const ir_regime *r = e->r;
     size_t n = r->nnodes;
-    char *chain = lcm_xmalloc(n + 1); /* what the loop computes, or reads */
-    int *caps = lcm_xmalloc(((size_t)r->nconstraints + 1) * sizeof *caps);
+    char *chain = base_xmalloc(n + 1); /* what the loop computes, or reads */
+    int *caps = base_xmalloc(((size_t)r->nconstraints + 1) * sizeof *caps);
     for (int home = emit_max(level + 1, LVL_ACTION0); home <= e->n->innermost; ++home) {
         if (!emit_hoist_chain(e, level, home, chain)) continue;
         int j = plan_loop_action(e->n, home), points = r->actions[j].grid.n;
-        lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         for (size_t i = 0; i < n; ++i)
             if (chain[i] && emit_hoisted_to(e, (int)i, level))
                 emit_line(e, "real lcm_h%zu[%d]; /* %s at each %s (emit.c, \"hoisted terms\") */", i, points,
@@ -199,10 +199,10 @@ static void hoisted_build(emitter *e, int level)
         int ncaps = emit_hoist_caps(e, level, home, caps);
         for (int c = 0; c < ncaps; ++c) {
             lcm_sb test;
-            lcm_sb_init(&test);
+            base_sb_init(&test);
             cap_test(e, r->constraints[caps[c]].node, j, &test);
             emit_line(e, "if (!(%s)) break; /* constraint %s */", test.s, r->constraints[caps[c]].name);
-            lcm_sb_free(&test);
+            base_sb_free(&test);
         }
         for (size_t i = 0; i < n; ++i) {
             if (!chain[i]) continue;
@@ -212,7 +212,7 @@ static void hoisted_build(emitter *e, int level)
         for (size_t i = 0; i < n; ++i)
             if (chain[i] && emit_hoisted_to(e, (int)i, level)) emit_line(e, "lcm_h%zu[i%d] = %s;", i, j, emit_name(e, (int)i));
         emit_close(e);
-        lcm_sb_puts(e->b, "#endif\n");
+        base_sb_puts(e->b, "#endif\n");
     }
     free(caps), free(chain);
 }
@@ -230,11 +230,11 @@ static void declare_level(emitter *e, int level, int enext, const char *part, in
         if ((e->n->terms_only && e->n->terms_only[i]) || (e->n->next_only && e->n->next_only[i] && e->staged > 0)) continue;
         int only = e->n->hoist_only && e->n->hoist_only[i];
         if (only && e->staged > 0) continue;
-        if (only != gpu_only) lcm_sb_puts(e->b, only ? "#if defined(__CUDACC__)\n" : "#endif\n");
+        if (only != gpu_only) base_sb_puts(e->b, only ? "#if defined(__CUDACC__)\n" : "#endif\n");
         gpu_only = only;
         declare_node(e, (int)i);
     }
-    if (gpu_only) lcm_sb_puts(e->b, "#endif\n");
+    if (gpu_only) base_sb_puts(e->b, "#endif\n");
 }
 
 /* The constraints known at this level: a failing one skips the rest of the
@@ -246,15 +246,15 @@ static void constraints(emitter *e, int level)
         const ir_named *cn = &e->r->constraints[c];
         if (e->n->lvl[cn->node] != level) continue;
         int src = e->r->nodes[cn->node].src;
-        char *what = lcm_xasprintf("constraint %s", cn->name);
+        char *what = base_xasprintf("constraint %s", cn->name);
         emit_line_directive(e, src);
         emit_start(e);
         /* the EGM candidates come in no order: a cap skips one, never the rest */
         int leave = level < LVL_ACTION0 || (caps_loop_action(e, cn->node, level) && !emit_egm_level(e, level));
-        if (e->staged > 0 && level == e->n->innermost) lcm_sb_printf(e->b, "feas &= %s;", emit_cond(e, cn->node));
-        else lcm_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), leave ? "break" : "continue");
+        if (e->staged > 0 && level == e->n->innermost) base_sb_printf(e->b, "feas &= %s;", emit_cond(e, cn->node));
+        else base_sb_printf(e->b, "if (!%s) %s;", emit_cond(e, cn->node), leave ? "break" : "continue");
         emit_comment(e, what, src);
-        lcm_sb_putc(e->b, '\n');
+        base_sb_putc(e->b, '\n');
         free(what);
     }
 }
@@ -438,10 +438,10 @@ static void staged_reductions(emitter *e, lcm_sb *cond)
         const char *y = emit_num(e, r->nodes[i].args[1]);
         if (r->nodes[i].op == OP_POW) {
             emit_line(e, "const int pk%d = lcm_pow_kind(%s);", id, y);
-            lcm_sb_printf(cond, " && pk%d", id);
+            base_sb_printf(cond, " && pk%d", id);
         } else {
             emit_line(e, "const real df%d = lcm_div_by(%s);", id, y);
-            lcm_sb_printf(cond, " && df%d != 0", id);
+            base_sb_printf(cond, " && df%d != 0", id);
         }
     }
     e->staged = 0;
@@ -452,7 +452,7 @@ static void staged_reductions(emitter *e, lcm_sb *cond)
 static void cap_scan(emitter *e, int c, int j, const char *lim)
 {
     lcm_sb test;
-    lcm_sb_init(&test);
+    base_sb_init(&test);
     cap_test(e, e->r->constraints[c].node, j, &test);
     emit_open(e, "for (int i%d = 0; i%d < %s; ++i%d) { /* constraint %s */", j, j, lim, j, e->r->constraints[c].name);
     emit_action_value(e, j, 'i');
@@ -461,7 +461,7 @@ static void cap_scan(emitter *e, int c, int j, const char *lim)
     emit_line(e, "break;");
     emit_close(e);
     emit_close(e);
-    lcm_sb_free(&test);
+    base_sb_free(&test);
 }
 
 /* Whether the scan of cap c of the staged loop at `level` runs further
@@ -487,14 +487,14 @@ static void staged_caps_at(emitter *e, int level)
     for (int c = 0; c < r->nconstraints; ++c) {
         /* a cap's bound has a level, and its scan runs there */
         if (!cap_scanned_outside(e, c, in) || e->n->lvl[cap_bound(e, r->constraints[c].node, in)] != level) continue;
-        if (!any++) lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        if (!any++) base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
         char lim[32];
         snprintf(lim, sizeof lim, "lcm_cap%d", c);
         emit_line(e, "int %s = %d; /* the first %s constraint %s rules out (emit_loops.c, \"staged\") */", lim,
                   r->actions[j].grid.n, r->actions[j].name, r->constraints[c].name);
         cap_scan(e, c, j, lim);
     }
-    if (any) lcm_sb_puts(e->b, "#endif\n");
+    if (any) base_sb_puts(e->b, "#endif\n");
 }
 
 /* lim<j>: the actions of loop j that the constraints capping it from above
@@ -539,13 +539,13 @@ static int staged_variants(emitter *e, int *variants)
         return nv;
     }
     lcm_sb at_nodes;
-    lcm_sb_init(&at_nodes);
+    base_sb_init(&at_nodes);
     int paths[] = {2, 1, -1};
     for (int i = emit_at_nodes(e, &at_nodes) ? 0 : 1; i < 3; ++i) {
         e->ev_path = paths[i];
         if (stages(e)) variants[nv++] = paths[i];
     }
-    lcm_sb_free(&at_nodes);
+    base_sb_free(&at_nodes);
     e->ev_path = 0;
     return nv;
 }
@@ -557,13 +557,13 @@ static int staged_variants(emitter *e, int *variants)
 static void staged_level(emitter *e, int level)
 {
     int j = plan_loop_action(e->n, level), n = e->r->actions[j].grid.n, chunk = n < STAGE_CHUNK ? n : STAGE_CHUNK;
-    lcm_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+    base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
     lcm_sb reduced;
-    lcm_sb_init(&reduced);
+    base_sb_init(&reduced);
     staged_reductions(e, &reduced);
     int variants[3], nv = staged_variants(e, variants);
     lcm_sb at_nodes;
-    lcm_sb_init(&at_nodes);
+    base_sb_init(&at_nodes);
     emit_at_nodes(e, &at_nodes);
     for (int v = 0; v < nv; ++v) {
         e->ev_path = variants[v];
@@ -597,9 +597,9 @@ static void staged_level(emitter *e, int level)
         emit_close(e);
     }
     e->ev_path = 0;
-    lcm_sb_free(&reduced), lcm_sb_free(&at_nodes);
+    base_sb_free(&reduced), base_sb_free(&at_nodes);
     emit_line(e, "else");
-    lcm_sb_puts(e->b, "#endif\n");
+    base_sb_puts(e->b, "#endif\n");
     emit_open(e, "{");
     e->staged = -1; /* the plain loop */
     emit_level(e, level);
@@ -626,7 +626,7 @@ void emit_level(emitter *e, int level)
     if (e->n->kind == NEST_BODY && e->p->pre.elim.nstages && level == LVL_KERNEL)
         emit_line(e, "LCM_UNUSED const int lcm_lane = a->stage[0] ? LCM_LANE : 0, lcm_lanes = a->stage[0] ? LCM_LANES : 1;");
     if (e->n->kind == NEST_BODY && e->p->pre.elim.nstages && level == LVL_STATE) emit_stage_rows(e);
-    char *first = lcm_xmalloc(e->r->nnodes + 1);
+    char *first = base_xmalloc(e->r->nnodes + 1);
     constraint_inputs(e, level, first);
     declare_level(e, level, 0, first, 1);
     taste_scale(e, level);

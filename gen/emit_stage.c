@@ -37,14 +37,14 @@ void emit_actions_index(const ir_regime *r, uint64_t actions, char index, lcm_sb
     int open = 0;
     for (int j = 0; j < r->nactions; ++j) open += (int)(actions >> j & 1);
     if (!open) {
-        lcm_sb_puts(out, "0");
+        base_sb_puts(out, "0");
         return;
     }
-    for (int k = 1; k < open; ++k) lcm_sb_putc(out, '(');
+    for (int k = 1; k < open; ++k) base_sb_putc(out, '(');
     for (int j = 0, first = 1; j < r->nactions; ++j) {
         if (!(actions >> j & 1)) continue;
-        if (first) lcm_sb_printf(out, "%c%d", index, j);
-        else lcm_sb_printf(out, " * %d + %c%d)", r->actions[j].grid.n, index, j);
+        if (first) base_sb_printf(out, "%c%d", index, j);
+        else base_sb_printf(out, " * %d + %c%d)", r->actions[j].grid.n, index, j);
         first = 0;
     }
 }
@@ -63,8 +63,8 @@ static void reads_list(const kernel_plan *p, int s, int param, lcm_sb *out)
 {
     for (int r = 0; r < s; ++r)
         if (p->dag.reads[s] >> r & 1) {
-            if (param) lcm_sb_printf(out, ", const real *LCM_RESTRICT gv%d, const unsigned char *LCM_RESTRICT gc%d", r, r);
-            else lcm_sb_printf(out, ", gv%d, gc%d", r, r);
+            if (param) base_sb_printf(out, ", const real *LCM_RESTRICT gv%d, const unsigned char *LCM_RESTRICT gc%d", r, r);
+            else base_sb_printf(out, ", gv%d, gc%d", r, r);
         }
 }
 
@@ -86,21 +86,21 @@ void emit_stage_rows(emitter *e)
         if (!(p->dag.outer_reads >> s & 1)) continue;
         const ir_shape *sh = &el->stage[s].shape;
         lcm_sb row;
-        lcm_sb_init(&row);
+        base_sb_init(&row);
         emit_row_of(e, sh->states, sh->sharded, &row);
         emit_line(e, "const lcm_index row%d = %s;", s, row.s);
         emit_line(e, "gv%d = (const real *)a->stage[%d] + row%d * %lld;", s, s, s, sh->acts);
         emit_line(e, "gc%d = a->stage_code[%d] + row%d * %lld;", s, s, s, sh->acts);
-        lcm_sb_free(&row);
+        base_sb_free(&row);
     }
     emit_else(e);
     for (int s = 0; s < el->nstages; ++s) {
         lcm_sb reads;
-        lcm_sb_init(&reads);
+        base_sb_init(&reads);
         reads_list(p, s, 0, &reads);
         emit_line(e, "%s_stage%d(a, x, point, lcm_gv%d, lcm_ga%d, lcm_gc%d%s);", p->k->symbol, s, s, s, s,
                   reads.s ? reads.s : "");
-        lcm_sb_free(&reads);
+        base_sb_free(&reads);
     }
     emit_close(e);
 }
@@ -119,17 +119,17 @@ void emit_stage_compose(emitter *e)
     }
     for (int s = el->nstages - 1; s >= 0; --s) {
         lcm_sb idx;
-        lcm_sb_init(&idx);
+        base_sb_init(&idx);
         emit_stage_index(e, s, 'c', &idx);
         emit_line(e, "const int c%d = lcm_ga%d[%s]; /* %s */", el->stage[s].action, s, idx.s,
                   r->actions[el->stage[s].action].name);
-        lcm_sb_free(&idx);
+        base_sb_free(&idx);
     }
     lcm_sb all;
-    lcm_sb_init(&all);
+    base_sb_init(&all);
     emit_actions_index(r, r->nactions >= IR_SET_BITS ? ~(uint64_t)0 : ((uint64_t)1 << r->nactions) - 1, 'c', &all);
     emit_line(e, "best_a = %s;", all.s);
-    lcm_sb_free(&all);
+    base_sb_free(&all);
     emit_close(e);
 }
 
@@ -137,7 +137,7 @@ void emit_stage_update(emitter *e)
 {
     const ir_stage *st = &e->p->pre.elim.stage[e->n->stage];
     lcm_sb idx;
-    lcm_sb_init(&idx);
+    base_sb_init(&idx);
     emit_stage_index(e, e->n->stage, 'i', &idx);
     emit_open(e, "{");
     emit_line(e, "const lcm_index kc = %s;", idx.s);
@@ -157,7 +157,7 @@ void emit_stage_update(emitter *e)
         emit_line(e, "else if (q > gv[kc] || !(code & LCM_STAGE_FEASIBLE)) { gv[kc] = q; ga[kc] = i%d; }", st->action);
     }
     emit_close(e);
-    lcm_sb_free(&idx);
+    base_sb_free(&idx);
 }
 
 /* Stage s's function (templates/stage.c.in). */
@@ -166,7 +166,7 @@ static int stage_function(const kernel_plan *p, int s, int lines, lcm_sb *out, l
     const ir_regime *r = p->r;
     const ir_stage *st = &p->pre.elim.stage[s];
     lcm_sb body, what, params;
-    lcm_sb_init(&body), lcm_sb_init(&what), lcm_sb_init(&params);
+    base_sb_init(&body), base_sb_init(&what), base_sb_init(&params);
     emitter e = emit_printer(p, &p->stage[s], &body, 2);
     e.lines = lines;
     emit_level(&e, LVL_KERNEL);
@@ -174,7 +174,7 @@ static int stage_function(const kernel_plan *p, int s, int lines, lcm_sb *out, l
     for (int j = 0, at = 0; j < r->nactions; ++j)
         if (st->shape.actions >> j & 1)
             at += snprintf(names + at, sizeof names - (size_t)at, "%s%s", at ? ", " : "", r->actions[j].name);
-    lcm_sb_printf(&what, "Stage %d of %s's staged solve (ir/eliminate.h): the row of the state x of\n"
+    base_sb_printf(&what, "Stage %d of %s's staged solve (ir/eliminate.h): the row of the state x of\n"
                          " * its table, for each combination of %s the best over %s.",
                   s, p->k->symbol, *names ? names : "no action", r->actions[st->action].name);
     reads_list(p, s, 1, &params);
@@ -182,8 +182,8 @@ static int stage_function(const kernel_plan *p, int s, int lines, lcm_sb *out, l
     snprintf(row, sizeof row, "%lld", row_entries(p, s));
     const char *kv[] = {"what", what.s, "symbol", p->k->symbol, "stage", stage, "row", row,
                         "reads_param", params.s ? params.s : "", "body", emit_fragment(&body), NULL};
-    int rc = lcm_fill_template(lcm_embed_stage_c_in, kv, out, err);
-    lcm_sb_free(&body), lcm_sb_free(&what), lcm_sb_free(&params);
+    int rc = gen_fill_template(lcm_embed_stage_c_in, kv, out, err);
+    base_sb_free(&body), base_sb_free(&what), base_sb_free(&params);
     return rc;
 }
 
@@ -193,7 +193,7 @@ static int stage_pass(const kernel_plan *p, int s, const char *nx, lcm_sb *out, 
 {
     const ir_shape *sh = &p->pre.elim.stage[s].shape;
     lcm_sb decode, body, what, reads;
-    lcm_sb_init(&decode), lcm_sb_init(&body), lcm_sb_init(&what), lcm_sb_init(&reads);
+    base_sb_init(&decode), base_sb_init(&body), base_sb_init(&what), base_sb_init(&reads);
     emitter e = emit_printer(p, &p->stage[s], &decode, 1);
     emit_decode_states(&e, sh->states, sh->sharded, 1);
     e.b = &body;
@@ -201,25 +201,25 @@ static int stage_pass(const kernel_plan *p, int s, const char *nx, lcm_sb *out, 
         if (!(p->dag.reads[s] >> r & 1)) continue;
         const ir_shape *rs = &p->pre.elim.stage[r].shape;
         lcm_sb row;
-        lcm_sb_init(&row);
+        base_sb_init(&row);
         emit_row_of(&e, rs->states, rs->sharded, &row);
         emit_line(&e, "const lcm_index row%d = %s;", r, row.s);
         emit_line(&e, "const real *LCM_RESTRICT gv%d = (const real *)a->stage[%d] + row%d * %lld;", r, r, r, rs->acts);
         emit_line(&e, "const unsigned char *LCM_RESTRICT gc%d = a->stage_code[%d] + row%d * %lld;", r, r, r, rs->acts);
-        lcm_sb_free(&row);
+        base_sb_free(&row);
     }
     reads_list(p, s, 0, &reads);
     emit_line(&e, "int ga[%lld]; /* the actions that give the best: the solve keeps none */", sh->acts);
     emit_line(&e, "%s_stage%d(a, x, point, (real *)a->stage[%d] + j * %lld, ga, a->stage_code[%d] + j * %lld%s);",
               p->k->symbol, s, s, sh->acts, s, sh->acts, reads.s ? reads.s : "");
-    lcm_sb_printf(&what, "The table of stage %d of %s (ir/eliminate.h): row j of this launch's table.", s,
+    base_sb_printf(&what, "The table of stage %d of %s (ir/eliminate.h): row j of this launch's table.", s,
                   p->k->symbol);
     char pass[16] = "";
     if (ir_pre_stage_pass(&p->pre, s)) snprintf(pass, sizeof pass, "%d", ir_pre_stage_pass(&p->pre, s));
     const char *kv[] = {"what", what.s, "symbol", p->k->symbol, "pass", pass, "nx", nx, "decode", emit_fragment(&decode),
                         "body", emit_fragment(&body), "store", "", NULL};
-    int rc = lcm_fill_template(lcm_embed_table_c_in, kv, out, err);
-    lcm_sb_free(&decode), lcm_sb_free(&body), lcm_sb_free(&what), lcm_sb_free(&reads);
+    int rc = gen_fill_template(lcm_embed_table_c_in, kv, out, err);
+    base_sb_free(&decode), base_sb_free(&body), base_sb_free(&what), base_sb_free(&reads);
     return rc;
 }
 

@@ -17,7 +17,7 @@
 #include "process.h"
 #include "template.h"
 
-void lcm_step_symbol(const ir_model *m, int r, char *buf, size_t len)
+void gen_step_symbol(const ir_model *m, int r, char *buf, size_t len)
 {
     snprintf(buf, len, "lcm_s%d_%s", r, m->regimes[r].name);
 }
@@ -29,7 +29,7 @@ static int declare_new(emitter *e, const char *needed, char *done, lcm_err *err)
     for (size_t i = 0; i < e->r->nnodes; ++i) {
         if (!needed[i] || done[i]) continue;
         if (e->r->nodes[i].op == OP_ENEXT)
-            return lcm_fail(err, LCM_E_MODEL, "regime '%s': the regime transition or a next state depends on "
+            return base_fail(err, LCM_E_MODEL, "regime '%s': the regime transition or a next state depends on "
                             "E_next_V, which a simulated subject's next period cannot use", e->r->name);
         emit_node_decl(e, (int)i);
         done[i] = 1;
@@ -64,9 +64,9 @@ static void decode_action(emitter *e, const ir_vars *V)
 static void markov_draw(emitter *e, const ir_next *nx, int slot, const char *draw_args)
 {
     emit_start(e);
-    lcm_sb_printf(e->b, "const double pm[%d] = {", nx->nprobs);
-    for (int j = 0; j < nx->nprobs; ++j) lcm_sb_printf(e->b, "%s(double)%s", j ? ", " : "", emit_num(e, nx->probs[j]));
-    lcm_sb_puts(e->b, "};\n");
+    base_sb_printf(e->b, "const double pm[%d] = {", nx->nprobs);
+    for (int j = 0; j < nx->nprobs; ++j) base_sb_printf(e->b, "%s(double)%s", j ? ", " : "", emit_num(e, nx->probs[j]));
+    base_sb_puts(e->b, "};\n");
     emit_line(e, "const int c = lcm_pick_drawn(pm, %d, %s, LCM_DRAW_STATE + %du);", nx->nprobs, draw_args, slot);
     emit_line(e, "if (c < 0 || (a->checks && !lcm_probs_valid(pm, %d, LCM_PROB_TOL))) "
                  "lcm_flag(a->flags, LCM_FLAG_STATE_PROB, row);", nx->nprobs);
@@ -77,19 +77,19 @@ static void markov_draw(emitter *e, const ir_next *nx, int slot, const char *dra
 static void process_draw(emitter *e, const ir_next *nx, const ir_grid *gr, int slot, const char *draw_args)
 {
     emit_start(e);
-    lcm_sb_printf(e->b, "const double pv[%d] = {", gr->nslots ? gr->nslots : 1);
+    base_sb_printf(e->b, "const double pv[%d] = {", gr->nslots ? gr->nslots : 1);
     for (int i = 0; i < gr->nslots; ++i) {
         const ir_param *p = &e->m->params[gr->slots[i]];
-        lcm_sb_printf(e->b, "%s(double)P[%zu] /* %s */", i ? ", " : "", p->offset, p->name);
+        base_sb_printf(e->b, "%s(double)P[%zu] /* %s */", i ? ", " : "", p->offset, p->name);
     }
-    if (!gr->nslots) lcm_sb_puts(e->b, "0");
-    lcm_sb_puts(e->b, "};\n");
+    if (!gr->nslots) base_sb_puts(e->b, "0");
+    base_sb_puts(e->b, "};\n");
     emit_start(e);
-    lcm_sb_printf(e->b, "xn[%d] = (real)lcm_process_next(%d /* %s */, pv, ", slot, gr->process,
+    base_sb_printf(e->b, "xn[%d] = (real)lcm_process_next(%d /* %s */, pv, ", slot, gr->process,
               ir_process_name((ir_process_kind)gr->process));
-    if (nx->src >= 0) lcm_sb_printf(e->b, "(double)x[%d]", nx->src);
-    else lcm_sb_puts(e->b, "0.0");
-    lcm_sb_printf(e->b, ", %s, LCM_DRAW_STATE + %du);\n", draw_args, slot);
+    if (nx->src >= 0) base_sb_printf(e->b, "(double)x[%d]", nx->src);
+    else base_sb_puts(e->b, "0.0");
+    base_sb_printf(e->b, ", %s, LCM_DRAW_STATE + %du);\n", draw_args, slot);
 }
 
 /* The next value of state s of target regime g (slot `slot`). */
@@ -119,15 +119,15 @@ static void regime_draw(emitter *e, const int *ids, int n)
 {
     const ir_model *m = e->m;
     emit_start(e);
-    lcm_sb_printf(e->b, "const double rp[%d] = {", n);
-    for (int i = 0; i < n; ++i) lcm_sb_printf(e->b, "%s(double)%s", i ? ", " : "", emit_num(e, e->r->rprob[ids[i]]));
-    lcm_sb_puts(e->b, "};\n");
+    base_sb_printf(e->b, "const double rp[%d] = {", n);
+    for (int i = 0; i < n; ++i) base_sb_printf(e->b, "%s(double)%s", i ? ", " : "", emit_num(e, e->r->rprob[ids[i]]));
+    base_sb_puts(e->b, "};\n");
     emit_start(e);
-    lcm_sb_printf(e->b, "const int ids[%d] = {", n);
-    for (int i = 0; i < n; ++i) lcm_sb_printf(e->b, "%s%d", i ? ", " : "", ids[i]);
-    lcm_sb_puts(e->b, "}; /*");
-    for (int i = 0; i < n; ++i) lcm_sb_printf(e->b, " %s", m->regimes[ids[i]].name);
-    lcm_sb_puts(e->b, " */\n");
+    base_sb_printf(e->b, "const int ids[%d] = {", n);
+    for (int i = 0; i < n; ++i) base_sb_printf(e->b, "%s%d", i ? ", " : "", ids[i]);
+    base_sb_puts(e->b, "}; /*");
+    for (int i = 0; i < n; ++i) base_sb_printf(e->b, " %s", m->regimes[ids[i]].name);
+    base_sb_puts(e->b, " */\n");
     emit_line(e, "const int pick = lcm_pick_drawn(rp, %d, sim->seed, LCM_SUBJECT(sim, row), (lcm_u32)a->period, "
                  "LCM_DRAW_REGIME);", n);
     emit_line(e, "if (pick < 0 || (a->checks && !lcm_probs_valid(rp, %d, LCM_PROB_TOL))) "
@@ -146,7 +146,7 @@ static int next_period(emitter *e, const ir_vars *V, char *needed, lcm_err *err)
         return 0;
     }
     emit_line(e, "if (sim->ends) return;");
-    char *done = lcm_xcalloc(r->nnodes + 1, 1), *outer = lcm_xcalloc(r->nnodes + 1, 1);
+    char *done = base_xcalloc(r->nnodes + 1, 1), *outer = base_xcalloc(r->nnodes + 1, 1);
     int ids[IR_MAX_REGIMES], n = 0, rc;
     for (int g = 0; g < m->nregimes; ++g)
         if (r->rprob[g] >= 0) ids[n++] = g, plan_mark(r, needed, r->rprob[g]);
@@ -177,15 +177,15 @@ out:
     return rc;
 }
 
-int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, int r, int lines, lcm_sb *out,
+int gen_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, int r, int lines, lcm_sb *out,
                   lcm_err *err)
 {
     const ir_regime *R = &m->regimes[r];
     lcm_sb actions, next, state_names, defines;
-    lcm_sb_init(&actions), lcm_sb_init(&next), lcm_sb_init(&state_names), lcm_sb_init(&defines);
+    base_sb_init(&actions), base_sb_init(&next), base_sb_init(&state_names), base_sb_init(&defines);
     emit_names names;
     emit_names_build(m, R, &names);
-    char *needed = lcm_xcalloc(R->nnodes + 1, 1); /* what the step computes, marked as it goes */
+    char *needed = base_xcalloc(R->nnodes + 1, 1); /* what the step computes, marked as it goes */
     plan_nest plain = {.flat = 1};                 /* no levels: each node where it is declared */
     emitter e = {.m = m, .r = R, .L = L, .n = &plain, .leaves = LEAVES_KERNEL, .names = &names, .lines = lines,
                  .depth = 1};
@@ -195,15 +195,15 @@ int lcm_emit_step(const ir_model *m, const ir_grid_layout *L, const ir_vars *V, 
     int rc;
     LCM_CHECK_GOTO(next_period(&e, V, needed, err), rc, done);
     char symbol[128];
-    lcm_step_symbol(m, r, symbol, sizeof symbol);
+    gen_step_symbol(m, r, symbol, sizeof symbol);
     emit_state_names(R, &state_names);
     emit_egm_defines(R, &defines);
     const char *kv[] = {"symbol", symbol, "regime", R->name, "state_names", state_names.s,
                         "defines", emit_fragment(&defines), "actions", emit_fragment(&actions),
                         "next", emit_fragment(&next), NULL};
-    rc = lcm_fill_template(lcm_embed_step_c_in, kv, out, err);
+    rc = gen_fill_template(lcm_embed_step_c_in, kv, out, err);
 done:
-    lcm_sb_free(&actions), lcm_sb_free(&next), lcm_sb_free(&state_names), lcm_sb_free(&defines);
+    base_sb_free(&actions), base_sb_free(&next), base_sb_free(&state_names), base_sb_free(&defines);
     free(needed);
     emit_names_free(&names);
     return rc;

@@ -11,13 +11,13 @@
 #include "emit_internal.h"
 
 /* ---- lines ---------------------------------------------------------------- */
-void emit_start(emitter *e) { lcm_sb_printf(e->b, "%*s", 4 * e->depth, ""); }
+void emit_start(emitter *e) { base_sb_printf(e->b, "%*s", 4 * e->depth, ""); }
 
 static void vline(emitter *e, const char *fmt, va_list ap)
 {
     emit_start(e);
-    lcm_sb_vprintf(e->b, fmt, ap);
-    lcm_sb_putc(e->b, '\n');
+    base_sb_vprintf(e->b, fmt, ap);
+    base_sb_putc(e->b, '\n');
 }
 
 void emit_line(emitter *e, const char *fmt, ...)
@@ -79,7 +79,7 @@ const char *emit_base_name(const char *path)
  * `v<id>`.  Model names are identifiers; labels are mangled to one. */
 static void put_mangled(lcm_sb *b, const char *s)
 {
-    for (; *s; ++s) lcm_sb_putc(b, isalnum((unsigned char)*s) || *s == '_' ? *s : '_');
+    for (; *s; ++s) base_sb_putc(b, isalnum((unsigned char)*s) || *s == '_' ? *s : '_');
 }
 
 /* The discrete grid of state or action `var` of size n: the regime's, else
@@ -117,19 +117,19 @@ static void index_name(const ir_model *m, const ir_regime *r, const ir_param *p,
     switch (n->op) {
     case OP_STATE: put_mangled(b, r->states[n->ref].name); return;
     case OP_ACTION: put_mangled(b, r->actions[n->ref].name); return;
-    case OP_AGE: lcm_sb_puts(b, "age"); return;
-    case OP_PERIOD: lcm_sb_puts(b, "period"); return;
+    case OP_AGE: base_sb_puts(b, "age"); return;
+    case OP_PERIOD: base_sb_puts(b, "period"); return;
     case OP_CONST:
         if (n->k >= 0 && n->k < p->dims[d] && n->k == floor(n->k)) {
             const ir_grid *g = dim_grid(m, r, p, d);
             if (g && g->labels) put_mangled(b, g->labels[(int)n->k]);
-            else lcm_sb_printf(b, "%d", (int)n->k);
+            else base_sb_printf(b, "%d", (int)n->k);
             return;
         }
         break;
     default: break;
     }
-    lcm_sb_printf(b, "v%d", ix);
+    base_sb_printf(b, "v%d", ix);
 }
 
 /* Whether a parameter slot's name is also the name of another slot the
@@ -151,41 +151,41 @@ static char *model_name(const ir_model *m, const ir_regime *r, int id)
 {
     const ir_node *n = &r->nodes[id];
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     switch (n->op) {
     case OP_STATE:
-        lcm_sb_puts(&b, "s_");
+        base_sb_puts(&b, "s_");
         put_mangled(&b, r->states[n->ref].name);
         break;
     case OP_ACTION:
-        lcm_sb_puts(&b, "a_");
+        base_sb_puts(&b, "a_");
         put_mangled(&b, r->actions[n->ref].name);
         break;
-    case OP_AGE: lcm_sb_puts(&b, "age"); break;
-    case OP_PERIOD: lcm_sb_puts(&b, "period"); break;
-    case OP_ENEXT: lcm_sb_puts(&b, "E_next_V"); break;
-    case OP_STAGE: lcm_sb_printf(&b, "best_%s", r->actions[n->ref >= 0 ? (int)n->k : 0].name); break;
-    case OP_STAGE_OK: lcm_sb_printf(&b, "some_%s", r->actions[n->ref >= 0 ? (int)n->k : 0].name); break;
-    case OP_SAVINGS: lcm_sb_puts(&b, "egm_a"); break;
-    case OP_MARGINAL: lcm_sb_puts(&b, "egm_m"); break;
+    case OP_AGE: base_sb_puts(&b, "age"); break;
+    case OP_PERIOD: base_sb_puts(&b, "period"); break;
+    case OP_ENEXT: base_sb_puts(&b, "E_next_V"); break;
+    case OP_STAGE: base_sb_printf(&b, "best_%s", r->actions[n->ref >= 0 ? (int)n->k : 0].name); break;
+    case OP_STAGE_OK: base_sb_printf(&b, "some_%s", r->actions[n->ref >= 0 ? (int)n->k : 0].name); break;
+    case OP_SAVINGS: base_sb_puts(&b, "egm_a"); break;
+    case OP_MARGINAL: base_sb_puts(&b, "egm_m"); break;
     case OP_PARAM:
     case OP_PIDX: {
         const ir_param *p = &m->params[n->ref];
-        lcm_sb_puts(&b, "p_");
+        base_sb_puts(&b, "p_");
         if (p->func && *p->func && shared_name(m, r, n->ref)) {
             put_mangled(&b, p->func);
-            lcm_sb_putc(&b, '_');
+            base_sb_putc(&b, '_');
         }
         put_mangled(&b, p->name);
         for (int d = 0; n->op == OP_PIDX && d < p->ndims; ++d) {
-            lcm_sb_putc(&b, '_');
+            base_sb_putc(&b, '_');
             index_name(m, r, p, d, n->args[d], &b);
         }
         break;
     }
     default: return NULL;
     }
-    return lcm_sb_take(&b);
+    return base_sb_take(&b);
 }
 
 /* Node i's model name, or with its id appended until no earlier name is
@@ -195,7 +195,7 @@ static char *unique_name(char *name, size_t i, char **named, int nnamed)
 {
     for (int j = 0; j < nnamed; ++j)
         if (!strcmp(named[j], name)) {
-            char *longer = lcm_xasprintf("%s_%zu", name, i);
+            char *longer = base_xasprintf("%s_%zu", name, i);
             free(name);
             name = longer;
             j = -1;
@@ -206,10 +206,10 @@ static char *unique_name(char *name, size_t i, char **named, int nnamed)
 void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out)
 {
     out->n = r->nnodes;
-    out->name = lcm_xcalloc(r->nnodes + 1, sizeof *out->name);
-    out->num = lcm_xcalloc(r->nnodes + 1, sizeof *out->num);
-    out->cond = lcm_xcalloc(r->nnodes + 1, sizeof *out->cond);
-    char **named = lcm_xcalloc(r->nnodes + 1, sizeof *named); /* the model names given so far */
+    out->name = base_xcalloc(r->nnodes + 1, sizeof *out->name);
+    out->num = base_xcalloc(r->nnodes + 1, sizeof *out->num);
+    out->cond = base_xcalloc(r->nnodes + 1, sizeof *out->cond);
+    char **named = base_xcalloc(r->nnodes + 1, sizeof *named); /* the model names given so far */
     int nnamed = 0;
     for (size_t i = 0; i < r->nnodes; ++i) {
         char *name = model_name(m, r, (int)i);
@@ -217,12 +217,12 @@ void emit_names_build(const ir_model *m, const ir_regime *r, emit_names *out)
             name = unique_name(name, i, named, nnamed);
             named[nnamed++] = name;
         } else {
-            name = lcm_xasprintf("v%zu", i);
+            name = base_xasprintf("v%zu", i);
         }
         int boolean = r->nodes[i].type == IR_BOOL;
         out->name[i] = name;
-        out->num[i] = boolean ? lcm_xasprintf("((real)%s)", name) : lcm_xstrdup(name);
-        out->cond[i] = boolean ? lcm_xstrdup(name) : lcm_xasprintf("(%s != 0)", name);
+        out->num[i] = boolean ? base_xasprintf("((real)%s)", name) : base_xstrdup(name);
+        out->cond[i] = boolean ? base_xstrdup(name) : base_xasprintf("(%s != 0)", name);
     }
     free(named);
 }
@@ -240,22 +240,22 @@ static void leaf(const emitter *e, const ir_node *n, lcm_sb *b)
     int ns = e->r->nstates, na = e->r->nactions;
     if (e->leaves == LEAVES_VECTOR) {
         switch (n->op) {
-        case OP_STATE: lcm_sb_printf(b, "x[%d]", n->ref); return;
-        case OP_ACTION: lcm_sb_printf(b, "x[%d]", ns + n->ref); return;
-        case OP_AGE: lcm_sb_printf(b, "x[%d]", ns + na); return;
-        case OP_PERIOD: lcm_sb_printf(b, "x[%d]", ns + na + 1); return;
-        case OP_ENEXT: lcm_sb_printf(b, "x[%d]", ns + na + 2); return;
+        case OP_STATE: base_sb_printf(b, "x[%d]", n->ref); return;
+        case OP_ACTION: base_sb_printf(b, "x[%d]", ns + n->ref); return;
+        case OP_AGE: base_sb_printf(b, "x[%d]", ns + na); return;
+        case OP_PERIOD: base_sb_printf(b, "x[%d]", ns + na + 1); return;
+        case OP_ENEXT: base_sb_printf(b, "x[%d]", ns + na + 2); return;
         default: return;
         }
     }
     switch (n->op) {
-    case OP_STATE: lcm_sb_printf(b, "x[%d]", n->ref); return;
-    case OP_ACTION: lcm_sb_printf(b, "act%d", n->ref); return;
-    case OP_AGE: lcm_sb_puts(b, "((real)a->age)"); return;
-    case OP_PERIOD: lcm_sb_puts(b, "((real)a->period)"); return;
-    case OP_ENEXT: lcm_sb_puts(b, "E"); return;
-    case OP_SAVINGS: lcm_sb_puts(b, "egm_savings"); return; /* the EGM table's point (emit_egm.c) */
-    case OP_MARGINAL: lcm_sb_puts(b, "egm_rhs"); return;     /* ... and its Euler equation's right side */
+    case OP_STATE: base_sb_printf(b, "x[%d]", n->ref); return;
+    case OP_ACTION: base_sb_printf(b, "act%d", n->ref); return;
+    case OP_AGE: base_sb_puts(b, "((real)a->age)"); return;
+    case OP_PERIOD: base_sb_puts(b, "((real)a->period)"); return;
+    case OP_ENEXT: base_sb_puts(b, "E"); return;
+    case OP_SAVINGS: base_sb_puts(b, "egm_savings"); return; /* the EGM table's point (emit_egm.c) */
+    case OP_MARGINAL: base_sb_puts(b, "egm_rhs"); return;     /* ... and its Euler equation's right side */
     default: return;
     }
 }
@@ -264,14 +264,14 @@ static void leaf(const emitter *e, const ir_node *n, lcm_sb *b)
 static void param_read(const emitter *e, const ir_node *n, lcm_sb *b)
 {
     const ir_param *p = &e->m->params[n->ref];
-    lcm_sb_printf(b, "P[%zu", p->offset);
+    base_sb_printf(b, "P[%zu", p->offset);
     size_t stride = p->size;
     for (int d = 0; n->op == OP_PIDX && d < p->ndims; ++d) {
         stride /= (size_t)p->dims[d];
-        lcm_sb_printf(b, " + (lcm_index)%s", emit_num(e, n->args[d]));
-        if (stride != 1) lcm_sb_printf(b, " * %zu", stride);
+        base_sb_printf(b, " + (lcm_index)%s", emit_num(e, n->args[d]));
+        if (stride != 1) base_sb_printf(b, " * %zu", stride);
     }
-    lcm_sb_putc(b, ']');
+    base_sb_putc(b, ']');
 }
 
 static void expr(const emitter *e, int id, lcm_sb *b)
@@ -291,47 +291,47 @@ static void expr(const emitter *e, int id, lcm_sb *b)
         [OP_POW] = "lcm_pow", [OP_MOD] = "lcm_mod", [OP_MIN] = "lcm_min", [OP_MAX] = "lcm_max",
     };
     switch (n->op) {
-    case OP_CONST: lcm_sb_puts(b, emit_literal(n->k).s); return;
+    case OP_CONST: base_sb_puts(b, emit_literal(n->k).s); return;
     case OP_STATE: case OP_ACTION: case OP_AGE: case OP_PERIOD: case OP_ENEXT: case OP_SAVINGS: case OP_MARGINAL:
         leaf(e, n, b);
         return;
     case OP_PARAM: case OP_PIDX: param_read(e, n, b); return;
     case OP_STAGE: case OP_STAGE_OK: { /* the stage's entry of this pair (emit_stage.c) */
         lcm_sb idx;
-        lcm_sb_init(&idx);
+        base_sb_init(&idx);
         emit_stage_index(e, n->ref, 'i', &idx);
-        if (n->op == OP_STAGE) lcm_sb_printf(b, "gv%d[%s]", n->ref, idx.s);
-        else lcm_sb_printf(b, "(gc%d[%s] & LCM_STAGE_FEASIBLE)", n->ref, idx.s);
-        lcm_sb_free(&idx);
+        if (n->op == OP_STAGE) base_sb_printf(b, "gv%d[%s]", n->ref, idx.s);
+        else base_sb_printf(b, "(gc%d[%s] & LCM_STAGE_FEASIBLE)", n->ref, idx.s);
+        base_sb_free(&idx);
         return;
     }
-    case OP_NEG: lcm_sb_printf(b, "(-%s)", emit_num(e, a[0])); return;
-    case OP_NOT: lcm_sb_printf(b, "(!%s)", emit_cond(e, a[0])); return;
+    case OP_NEG: base_sb_printf(b, "(-%s)", emit_num(e, a[0])); return;
+    case OP_NOT: base_sb_printf(b, "(!%s)", emit_cond(e, a[0])); return;
     case OP_AND: case OP_OR:
-        lcm_sb_printf(b, "(%s %s %s)", emit_cond(e, a[0]), n->op == OP_AND ? "&&" : "||", emit_cond(e, a[1]));
+        base_sb_printf(b, "(%s %s %s)", emit_cond(e, a[0]), n->op == OP_AND ? "&&" : "||", emit_cond(e, a[1]));
         return;
-    case OP_IDIV: lcm_sb_printf(b, "LCM_FLOOR(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1])); return;
+    case OP_IDIV: base_sb_printf(b, "LCM_FLOOR(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1])); return;
     case OP_POW:
         if (!emit_reduced(e, id)) break;
-        lcm_sb_printf(b, "lcm_pow_by(%s, pk%d)", emit_num(e, a[0]), id);
+        base_sb_printf(b, "lcm_pow_by(%s, pk%d)", emit_num(e, a[0]), id);
         return;
     case OP_DIV: /* a divisor known outside this node's loop: lcm_div (templates/arith.h) */
-        if (emit_reduced(e, id)) lcm_sb_printf(b, "(%s * df%d)", emit_num(e, a[0]), id);
+        if (emit_reduced(e, id)) base_sb_printf(b, "(%s * df%d)", emit_num(e, a[0]), id);
         else if (emit_outer_operand(e, id))
-            lcm_sb_printf(b, "lcm_div(%s, %s)", emit_num(e, a[0]), emit_num(e, a[1]));
-        else lcm_sb_printf(b, "(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1]));
+            base_sb_printf(b, "lcm_div(%s, %s)", emit_num(e, a[0]), emit_num(e, a[1]));
+        else base_sb_printf(b, "(%s / %s)", emit_num(e, a[0]), emit_num(e, a[1]));
         return;
     case OP_WHERE:
         if (n->type == IR_BOOL)
-            lcm_sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_name(e, a[1]), emit_name(e, a[2]));
+            base_sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_name(e, a[1]), emit_name(e, a[2]));
         else
-            lcm_sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_num(e, a[1]), emit_num(e, a[2]));
+            base_sb_printf(b, "(%s ? %s : %s)", emit_cond(e, a[0]), emit_num(e, a[1]), emit_num(e, a[2]));
         return;
     default: break;
     }
-    if (infix[n->op]) lcm_sb_printf(b, "(%s %s %s)", emit_num(e, a[0]), infix[n->op], emit_num(e, a[1]));
-    else if (call1[n->op]) lcm_sb_printf(b, "%s(%s)", call1[n->op], emit_num(e, a[0]));
-    else if (call2[n->op]) lcm_sb_printf(b, "%s(%s, %s)", call2[n->op], emit_num(e, a[0]), emit_num(e, a[1]));
+    if (infix[n->op]) base_sb_printf(b, "(%s %s %s)", emit_num(e, a[0]), infix[n->op], emit_num(e, a[1]));
+    else if (call1[n->op]) base_sb_printf(b, "%s(%s)", call1[n->op], emit_num(e, a[0]));
+    else if (call2[n->op]) base_sb_printf(b, "%s(%s, %s)", call2[n->op], emit_num(e, a[0]), emit_num(e, a[1]));
 }
 
 /* ---- source positions --------------------------------------------------------- */
@@ -354,9 +354,9 @@ static void put_c_string(lcm_sb *b, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; ++i) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') lcm_sb_printf(b, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f) lcm_sb_printf(b, "\\%03o", c);
-        else lcm_sb_putc(b, (char)c);
+        if (c == '"' || c == '\\') base_sb_printf(b, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) base_sb_printf(b, "\\%03o", c);
+        else base_sb_putc(b, (char)c);
     }
 }
 
@@ -367,20 +367,20 @@ void emit_line_directive(emitter *e, int src)
     size_t file_len;
     int line = src_position(where, &file_len);
     if (line <= 0) return;
-    lcm_sb_printf(e->b, "#line %d \"", line);
+    base_sb_printf(e->b, "#line %d \"", line);
     put_c_string(e->b, where, file_len);
-    lcm_sb_puts(e->b, "\"\n");
+    base_sb_puts(e->b, "\"\n");
 }
 
 void emit_comment(emitter *e, const char *what, int src)
 {
     if (!what && src < 0) return;
-    lcm_sb_printf(e->b, " /* %s%s", what ? what : "", what && src >= 0 ? ": " : "");
+    base_sb_printf(e->b, " /* %s%s", what ? what : "", what && src >= 0 ? ": " : "");
     for (const char *s = src >= 0 ? emit_base_name(ir_src(e->m, src)) : ""; *s; ++s) {
-        if (s[0] == '*' && s[1] == '/') lcm_sb_puts(e->b, "* /");
-        else lcm_sb_putc(e->b, *s);
+        if (s[0] == '*' && s[1] == '/') base_sb_puts(e->b, "* /");
+        else base_sb_putc(e->b, *s);
     }
-    lcm_sb_puts(e->b, " */");
+    base_sb_puts(e->b, " */");
 }
 
 void emit_node_decl(emitter *e, int id)
@@ -389,12 +389,12 @@ void emit_node_decl(emitter *e, int id)
     emit_line_directive(e, n->src);
     emit_start(e);
     /* an action read only as a next state on its own grid is read there by its code (emit_continuation.c) */
-    lcm_sb_printf(e->b, "%sconst %s %s = ", n->op == OP_ACTION ? "LCM_UNUSED " : "", n->type == IR_BOOL ? "int" : "real",
+    base_sb_printf(e->b, "%sconst %s %s = ", n->op == OP_ACTION ? "LCM_UNUSED " : "", n->type == IR_BOOL ? "int" : "real",
                   emit_name(e, id));
     expr(e, id, e->b);
-    lcm_sb_putc(e->b, ';');
+    base_sb_putc(e->b, ';');
     emit_comment(e, NULL, n->src);
-    lcm_sb_putc(e->b, '\n');
+    base_sb_putc(e->b, '\n');
 }
 
 void emit_line_returns(const char *src, lcm_sb *out)
@@ -405,13 +405,13 @@ void emit_line_returns(const char *src, lcm_sb *out)
         size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
         int directive = !strncmp(p, "#line ", 6);
         if (traced && !directive && !after_directive) {
-            lcm_sb_printf(out, "#line %d \"kernels.c\"\n", line + 1);
+            base_sb_printf(out, "#line %d \"kernels.c\"\n", line + 1);
             ++line;
             traced = 0;
         }
         traced = after_directive || (traced && directive);
         after_directive = directive;
-        lcm_sb_putn(out, p, len);
+        base_sb_putn(out, p, len);
         line += nl != NULL;
         p += len;
     }
@@ -431,6 +431,6 @@ void emit_action_value(emitter *e, int j, char index)
 /* The state names of a regime, for comments: "health, wealth" or "no states". */
 void emit_state_names(const ir_regime *r, lcm_sb *b)
 {
-    for (int s = 0; s < r->nstates; ++s) lcm_sb_printf(b, "%s%s", s ? ", " : "", r->states[s].name);
-    if (!r->nstates) lcm_sb_puts(b, "no states");
+    for (int s = 0; s < r->nstates; ++s) base_sb_printf(b, "%s%s", s ? ", " : "", r->states[s].name);
+    if (!r->nstates) base_sb_puts(b, "no states");
 }

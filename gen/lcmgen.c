@@ -19,11 +19,11 @@ int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg)
-        return lcm_fail(err, LCM_E_USAGE, "-D expects name=value, got '%s'", arg);
-    out->name = lcm_xstrndup(arg, (size_t)(eq - arg));
-    out->value = lcm_xstrdup(eq + 1);
-    if (!lcm_is_identifier(out->name)) {
-        int rc = lcm_fail(err, LCM_E_USAGE, "-D %s: '%s' is not an option name", arg, out->name);
+        return base_fail(err, LCM_E_USAGE, "-D expects name=value, got '%s'", arg);
+    out->name = base_xstrndup(arg, (size_t)(eq - arg));
+    out->value = base_xstrdup(eq + 1);
+    if (!base_is_identifier(out->name)) {
+        int rc = base_fail(err, LCM_E_USAGE, "-D %s: '%s' is not an option name", arg, out->name);
         free(out->name), free(out->value);
         return rc;
     }
@@ -33,18 +33,18 @@ int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
 int lcmgen_parse_fix(const char *arg, ir_option *out, lcm_err *err)
 {
     enum { PATH_MAX_CHARS = 200 }; /* three names: longer is a mistake, and messages quote it */
-    if (!*arg) return lcm_fail(err, LCM_E_USAGE, "--fix needs a value (it is empty)");
+    if (!*arg) return base_fail(err, LCM_E_USAGE, "--fix needs a value (it is empty)");
     const char *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     if (len > PATH_MAX_CHARS)
-        return lcm_fail(err, LCM_E_USAGE, "--fix: a parameter path of %zu characters; at most %d", len, PATH_MAX_CHARS);
-    out->name = eq ? lcm_xstrndup(arg, (size_t)(eq - arg)) : lcm_xstrdup(arg);
-    out->value = eq ? lcm_xstrdup(eq + 1) : NULL;
+        return base_fail(err, LCM_E_USAGE, "--fix: a parameter path of %zu characters; at most %d", len, PATH_MAX_CHARS);
+    out->name = eq ? base_xstrndup(arg, (size_t)(eq - arg)) : base_xstrdup(arg);
+    out->value = eq ? base_xstrdup(eq + 1) : NULL;
     int parts = 0, ok = 1;
     for (const char *p = out->name; ok && p; ++parts) {
         const char *dot = strchr(p, '.');
-        char *key = dot ? lcm_xstrndup(p, (size_t)(dot - p)) : lcm_xstrdup(p);
-        ok = lcm_is_identifier(key);
+        char *key = dot ? base_xstrndup(p, (size_t)(dot - p)) : base_xstrdup(p);
+        ok = base_is_identifier(key);
         free(key);
         p = dot ? dot + 1 : NULL;
     }
@@ -52,21 +52,21 @@ int lcmgen_parse_fix(const char *arg, ir_option *out, lcm_err *err)
     double x = eq ? strtod(eq + 1, &end) : 0;
     int rc = 0;
     if (!ok || parts > 3)
-        rc = lcm_fail(err, LCM_E_USAGE, "--fix %s: '%s' is not a parameter path (NAME, REGIME.NAME or "
+        rc = base_fail(err, LCM_E_USAGE, "--fix %s: '%s' is not a parameter path (NAME, REGIME.NAME or "
                       "REGIME.FUNCTION.NAME, as in a params file)", arg, out->name);
     else if (eq && (!eq[1] || *end || !isfinite(x)))
-        rc = lcm_fail(err, LCM_E_USAGE, "--fix %s: the value must be a finite number", arg);
+        rc = base_fail(err, LCM_E_USAGE, "--fix %s: the value must be a finite number", arg);
     if (rc) free(out->name), free(out->value);
     return rc;
 }
 
 int lcmgen_add_option(ir_option **list, int *n, ir_option *item, const char *option, lcm_err *err)
 {
-    *list = lcm_xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
+    *list = base_xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
     (*list)[(*n)++] = *item; /* owned by the list from here on, also when it is a duplicate */
     for (int i = 0; i + 1 < *n; ++i)
         if (!strcmp((*list)[i].name, item->name))
-            return lcm_fail(err, LCM_E_USAGE, "%s '%s' is given twice with %s",
+            return base_fail(err, LCM_E_USAGE, "%s '%s' is given twice with %s",
                             strcmp(option, "-D") ? "parameter" : "option", item->name, option);
     return 0;
 }
@@ -78,14 +78,14 @@ void lcmgen_set_line_directives(int on) { line_directives_option = on; }
 int lcmgen_generate(const char *model_path, const lcmgen_inputs *in, lcmgen_output *out, lcm_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (!lcm_file_exists(model_path)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", model_path);
-    if (lcm_is_directory(model_path)) return lcm_fail(err, LCM_E_IO, "'%s' is a directory, not a model file", model_path);
+    if (!sys_file_exists(model_path)) return base_fail(err, LCM_E_IO, "model file '%s' does not exist", model_path);
+    if (sys_is_directory(model_path)) return base_fail(err, LCM_E_IO, "'%s' is a directory, not a model file", model_path);
     for (int i = 0; in && i < in->nfixes; ++i)
         if (!in->fixes[i].value)
-            return lcm_fail(err, LCM_E_USAGE, "--fix %s: give its value (--fix %s=VALUE); only lcm solve, simulate "
+            return base_fail(err, LCM_E_USAGE, "--fix %s: give its value (--fix %s=VALUE); only lcm solve, simulate "
                             "and run take it from the parameters", in->fixes[i].name, in->fixes[i].name);
     lcm_trace_result tr;
-    int rc = lcm_trace_model(model_path, in, &tr, err);
+    int rc = gen_trace_model(model_path, in, &tr, err);
     if (rc) return rc;
     out->deps = tr.deps, out->ndeps = tr.ndeps;
     out->warnings = tr.warnings, out->nwarnings = tr.nwarnings;
@@ -94,29 +94,29 @@ int lcmgen_generate(const char *model_path, const lcmgen_inputs *in, lcmgen_outp
     tr.reachability = NULL;
     out->model = tr.model;
     memset(&tr.model, 0, sizeof tr.model);
-    lcm_trace_result_free(&tr);
+    gen_trace_result_free(&tr);
 
-    lcm_plan_kernels(&out->model);
+    gen_plan_kernels(&out->model);
     lcm_sb plan;
-    lcm_sb_init(&plan);
-    lcm_plan_describe(&out->model, &plan);
-    out->plan = plan.s ? lcm_sb_take(&plan) : lcm_xstrdup("");
+    base_sb_init(&plan);
+    gen_plan_describe(&out->model, &plan);
+    out->plan = plan.s ? base_sb_take(&plan) : base_xstrdup("");
     lcm_sb src;
-    lcm_sb_init(&src);
-    lcm_emit_options opt = {.line_directives = line_directives_option || lcm_env_switch("LCM_LINE_DIRECTIVES")};
-    rc = lcm_emit_source(&out->model, &opt, &src, err);
+    base_sb_init(&src);
+    lcm_emit_options opt = {.line_directives = line_directives_option || base_env_switch("LCM_LINE_DIRECTIVES")};
+    rc = gen_emit_source(&out->model, &opt, &src, err);
     if (rc) {
-        lcm_sb_free(&src);
+        base_sb_free(&src);
         return rc;
     }
-    out->source = lcm_sb_take(&src);
+    out->source = base_sb_take(&src);
     char hash[65];
-    lcm_sha256_hex(out->source, strlen(out->source), hash);
-    out->model.source_hash = lcm_xstrdup(hash);
+    base_sha256_hex(out->source, strlen(out->source), hash);
+    out->model.source_hash = base_xstrdup(hash);
     lcm_sb man;
-    lcm_sb_init(&man);
+    base_sb_init(&man);
     ir_manifest_write(&out->model, &man);
-    out->manifest = lcm_sb_take(&man);
+    out->manifest = base_sb_take(&man);
     return 0;
 }
 
@@ -142,8 +142,8 @@ static void glob_quote(const char *path, lcm_sb *out)
 {
     int globbed = strpbrk(path, "*?[") != NULL;
     for (const char *c = path; *c; ++c) {
-        if (globbed && strchr("*?[\\", *c)) lcm_sb_putc(out, '\\');
-        lcm_sb_putc(out, *c);
+        if (globbed && strchr("*?[\\", *c)) base_sb_putc(out, '\\');
+        base_sb_putc(out, *c);
     }
 }
 
@@ -161,27 +161,27 @@ static int put_make_name(lcm_sb *b, const char *path, int target, lcm_err *err)
 {
     if (strpbrk(path, "\n\t;")) {
         lcm_sb shown;
-        lcm_sb_init(&shown);
-        lcm_escape_text(&shown, path, 0);
-        lcm_fail(err, LCM_E_IO, "-M: the path '%s' holds a line break, a tab or ';', which a Makefile rule cannot "
+        base_sb_init(&shown);
+        base_escape_text(&shown, path, 0);
+        base_fail(err, LCM_E_IO, "-M: the path '%s' holds a line break, a tab or ';', which a Makefile rule cannot "
                  "hold; move the file to a path without them (or leave out -M)", shown.s);
-        lcm_sb_free(&shown);
+        base_sb_free(&shown);
         return err->code;
     }
     lcm_sb glob;
-    lcm_sb_init(&glob);
+    base_sb_init(&glob);
     glob_quote(path, &glob);
     size_t slashes = 0; /* backslashes written just before the current character */
     for (const char *c = glob.s ? glob.s : ""; *c; ++c) {
         if (strchr(" #:", *c) || (target && *c == '%'))
-            for (size_t i = 0; i <= slashes; ++i) lcm_sb_putc(b, '\\');
-        if (*c == '$') lcm_sb_puts(b, "$$");
-        else if (*c == '=') lcm_sb_puts(b, "$(strip =)");
-        else lcm_sb_putc(b, *c);
+            for (size_t i = 0; i <= slashes; ++i) base_sb_putc(b, '\\');
+        if (*c == '$') base_sb_puts(b, "$$");
+        else if (*c == '=') base_sb_puts(b, "$(strip =)");
+        else base_sb_putc(b, *c);
         slashes = *c == '\\' ? slashes + 1 : 0;
     }
-    for (size_t i = 0; i < slashes; ++i) lcm_sb_putc(b, '\\');
-    lcm_sb_free(&glob);
+    for (size_t i = 0; i < slashes; ++i) base_sb_putc(b, '\\');
+    base_sb_free(&glob);
     return 0;
 }
 
@@ -192,37 +192,37 @@ static int depfile_text(const lcmgen_output *out, const char *man_path, const ch
                         lcm_err *err)
 {
     int rc = put_make_name(d, man_path, 1, err);
-    lcm_sb_putc(d, ' ');
+    base_sb_putc(d, ' ');
     if (!rc) rc = put_make_name(d, src_path, 1, err);
-    lcm_sb_putc(d, ':');
+    base_sb_putc(d, ':');
     for (int i = 0; i < out->ndeps && !rc; ++i) {
-        lcm_sb_puts(d, " \\\n  ");
+        base_sb_puts(d, " \\\n  ");
         rc = put_make_name(d, out->deps[i], 0, err);
     }
-    lcm_sb_putc(d, '\n');
+    base_sb_putc(d, '\n');
     for (int i = 0; i < out->ndeps && !rc; ++i) {
         rc = put_make_name(d, out->deps[i], 1, err);
-        lcm_sb_puts(d, ":\n");
+        base_sb_puts(d, ":\n");
     }
     return rc;
 }
 
 int lcmgen_write(const lcmgen_output *out, const char *dir, const char *depfile, lcm_err *err)
 {
-    char *src_path = lcm_path_join(dir, "kernels.c");
-    char *man_path = lcm_path_join(dir, "manifest.lcm");
+    char *src_path = base_path_join(dir, "kernels.c");
+    char *man_path = base_path_join(dir, "manifest.lcm");
     lcm_sb d;
-    lcm_sb_init(&d);
+    base_sb_init(&d);
     /* the depfile is made first: a path it cannot hold is refused before anything is written */
     int rc = depfile ? depfile_text(out, man_path, src_path, &d, err) : 0;
-    if (!rc && depfile) rc = lcm_check_output_path(depfile, err); /* before the folder is made */
-    if (!rc) rc = lcm_make_dirs(dir, err);
+    if (!rc && depfile) rc = sys_check_output_path(depfile, err); /* before the folder is made */
+    if (!rc) rc = sys_make_dirs(dir, err);
     /* the three together: a failure leaves the earlier build's files as they were */
     const char *paths[] = {src_path, man_path, depfile};
     const char *texts[] = {out->source, out->manifest, d.s};
     const size_t lens[] = {strlen(out->source), strlen(out->manifest), d.len};
-    if (!rc) rc = lcm_write_files_if_changed(depfile ? 3 : 2, paths, texts, lens, err);
-    lcm_sb_free(&d);
+    if (!rc) rc = sys_write_files_if_changed(depfile ? 3 : 2, paths, texts, lens, err);
+    base_sb_free(&d);
     free(src_path), free(man_path);
     return rc;
 }

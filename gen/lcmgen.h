@@ -16,7 +16,7 @@ typedef struct lcmgen_output {
     char **warnings; /* for the user: the caller prints them its own way */
     int nwarnings;
     char *reachability; /* the regime graph as text: lcmgen --reachability */
-    char *plan;         /* the staged solve of each kernel (gen/plan.h, lcm_plan_describe): the caller prints it */
+    char *plan;         /* the staged solve of each kernel (gen/plan.h, gen_plan_describe): the caller prints it */
 } lcmgen_output;
 
 /* in may be NULL: no options, nothing fixed. */

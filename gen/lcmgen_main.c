@@ -59,9 +59,9 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
             return 0;
         }
         if (!strcmp(s, "-o") || !strcmp(s, "-M") || !strcmp(s, "-D") || !strcmp(s, "--fix")) {
-            if (i + 1 >= argc) return lcm_fail(err, LCM_E_USAGE, "%s needs a value", s);
+            if (i + 1 >= argc) return base_fail(err, LCM_E_USAGE, "%s needs a value", s);
             const char *v = argv[++i];
-            if (s[1] == 'o' && lcm_refuse_dash_folder(s, v, err)) return err->code;
+            if (s[1] == 'o' && sys_refuse_dash_folder(s, v, err)) return err->code;
             if (s[1] == 'o') a->dir = v;
             else if (s[1] == 'M') a->depfile = v;
             else if (s[1] == 'D' ? add_define(a, v, err) : add_fix(a, v, err)) return err->code;
@@ -70,7 +70,7 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
         } else if (!strncmp(s, "--fix=", 6)) {
             if (add_fix(a, s + 6, err)) return err->code;
         } else if (!strcmp(s, "--trust-model")) {
-            lcm_sandbox_set_trusted(1);
+            gen_sandbox_set_trusted(1);
         } else if (!strcmp(s, "--line-directives")) {
             lcmgen_set_line_directives(1);
         } else if (!strcmp(s, "--reachability")) {
@@ -78,37 +78,37 @@ static int parse(int argc, char **argv, args *a, lcm_err *err)
         } else if (!strcmp(s, "--plan")) {
             a->plan = 1;
         } else if (s[0] == '-') {
-            return lcm_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcmgen --help)", s);
+            return base_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcmgen --help)", s);
         } else if (a->model) {
-            return lcm_fail(err, LCM_E_USAGE, "more than one model file ('%s' and '%s')", a->model, s);
+            return base_fail(err, LCM_E_USAGE, "more than one model file ('%s' and '%s')", a->model, s);
         } else {
             a->model = s;
         }
     }
-    if (!a->model) return lcm_fail(err, LCM_E_USAGE, "no model file given (see lcmgen --help)");
-    if (a->depfile && !a->dir) return lcm_fail(err, LCM_E_USAGE, "-M needs -o DIR (the depfile names its files)");
+    if (!a->model) return base_fail(err, LCM_E_USAGE, "no model file given (see lcmgen --help)");
+    if (a->depfile && !a->dir) return base_fail(err, LCM_E_USAGE, "-M needs -o DIR (the depfile names its files)");
     if (!a->dir && !a->reachability && !a->plan)
-        return lcm_fail(err, LCM_E_USAGE, "no output directory: give -o DIR (see lcmgen --help)");
+        return base_fail(err, LCM_E_USAGE, "no output directory: give -o DIR (see lcmgen --help)");
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    lcm_hold_standard_fds();
+    sys_hold_standard_fds();
     args a = {0};
     lcm_err err = {0};
     lcmgen_output out = {0};
     int rc = parse(argc, argv, &a, &err);
-    if (!rc && !a.help) rc = lcm_env_switches_check(&err);
+    if (!rc && !a.help) rc = base_env_switches_check(&err);
     lcmgen_inputs in = {a.defs, a.ndefs, a.fixes, a.nfixes};
     if (!rc && a.help) fputs(usage, stdout);
     else if (!rc && !(rc = lcmgen_generate(a.model, &in, &out, &err))) {
-        for (int i = 0; i < out.nwarnings; ++i) lcm_put_message(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
+        for (int i = 0; i < out.nwarnings; ++i) base_put_message(stderr, "lcmgen: warning: %s\n", out.warnings[i]);
         if (a.reachability) fputs(out.reachability, stdout);
         if (a.plan) fputs(out.plan, stdout);
         if (a.dir) rc = lcmgen_write(&out, a.dir, a.depfile, &err);
     }
-    if (rc) lcm_put_message(stderr, "lcmgen: error: %s\n", err.msg);
+    if (rc) base_put_message(stderr, "lcmgen: error: %s\n", err.msg);
     lcmgen_output_free(&out);
     for (int i = 0; i < a.ndefs; ++i) free(a.defs[i].name), free(a.defs[i].value);
     for (int i = 0; i < a.nfixes; ++i) free(a.fixes[i].name), free(a.fixes[i].value);

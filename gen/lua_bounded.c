@@ -187,7 +187,7 @@ static const struct charged {
 static int charged_call(lua_State *L)
 {
     const struct charged *c = &charged[lua_tointeger(L, lua_upvalueindex(2))];
-    lcm_lua_charge(L, c->work(L), c->function);
+    gen_lua_charge(L, c->work(L), c->function);
     return call_library(L);
 }
 
@@ -196,7 +196,7 @@ static int charged_call(lua_State *L)
 /* The file's message handler (upvalue 1), unless the error is a limit's. */
 static int limited_handler(lua_State *L)
 {
-    if (lcm_lua_limit_hit_in(L)) return 1; /* the error as it is */
+    if (gen_lua_limit_hit_in(L)) return 1; /* the error as it is */
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
@@ -246,7 +246,7 @@ static void wrap(lua_State *L, const char *library, size_t len, const char *name
     lua_settop(L, top);
 }
 
-void lcm_lua_bound_library(lua_State *L)
+void gen_lua_bound_library(lua_State *L)
 {
     static const luaL_Reg matchers[] = {{"find", bounded_find}, {"match", bounded_match},
                                         {"gmatch", bounded_gmatch}, {"gsub", bounded_gsub}, {NULL, NULL}};

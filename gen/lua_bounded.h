@@ -8,7 +8,7 @@
  * arguments give are replaced, in the state's own library tables (which the
  * sandbox copies, and the string metatable reaches), by wrappers that
  * charge that work to the instruction limit before they call the library
- * (lcm_lua_charge: a call over the limit is refused before it starts):
+ * (gen_lua_charge: a call over the limit is refused before it starts):
  *
  *   8 instructions per element  table.insert and table.remove (the elements
  *                               they shift), table.move, table.concat,
@@ -28,7 +28,7 @@
  * the bound, meets the limit's CPU time (lua_limits.h), the backstop for any
  * work no count sees.
  *
- * xpcall is replaced too: when an error is a limit's (lcm_lua_limit_hit_in),
+ * xpcall is replaced too: when an error is a limit's (gen_lua_limit_hit_in),
  * the file's message handler is not called, since Lua calls a handler for
  * an error raised in the count hook with the hook off, where a handler that
  * loops would never be stopped.
@@ -41,6 +41,6 @@
 /* Replaces the functions above in the state's libraries (string, table,
  * utf8 and the base library's xpcall), once per state; the standard
  * libraries must be open. */
-void lcm_lua_bound_library(lua_State *L);
+void gen_lua_bound_library(lua_State *L);
 
 #endif

@@ -49,7 +49,7 @@ static int layout_splays(lua_State *L)
 
 static int layout_edit_distance(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)lcm_edit_distance(luaL_checkstring(L, 1), luaL_checkstring(L, 2)));
+    lua_pushinteger(L, (lua_Integer)base_edit_distance(luaL_checkstring(L, 1), luaL_checkstring(L, 2)));
     return 1;
 }
 
@@ -76,7 +76,7 @@ static int preload(lua_State *L, lcm_err *err)
     for (size_t i = 0; i < sizeof dsl_modules / sizeof *dsl_modules; ++i) {
         const char *src = dsl_modules[i].src;
         if (luaL_loadbufferx(L, src, strlen(src), dsl_modules[i].chunkname, "t") != LUA_OK) {
-            int rc = lcm_fail(err, LCM_E_INTERNAL, "embedded module %s: %s", dsl_modules[i].module,
+            int rc = base_fail(err, LCM_E_INTERNAL, "embedded module %s: %s", dsl_modules[i].module,
                               lua_tostring(L, -1));
             lua_pop(L, 3);
             return rc;
@@ -110,14 +110,14 @@ static int push_data_box(lua_State *L)
     }
     lua_pushboolean(L, 1); /* the manifest records every option the model reads */
     lua_call(L, 2, 0);
-    lcm_sandbox_push(L, d->file, lcm_sandbox_trusted());
+    gen_sandbox_push(L, d->file, gen_sandbox_trusted());
     lua_getfield(L, -2, "_set_reader");
     lua_getfield(L, -2, "read_file");
     lua_call(L, 1, 0);
     return 1;
 }
 
-int lcm_lua_push_data_box(lua_State *L, const char *file, const ir_option *options, int noptions, lcm_err *err)
+int gen_lua_push_data_box(lua_State *L, const char *file, const ir_option *options, int noptions, lcm_err *err)
 {
     int rc = preload(L, err);
     if (rc) return rc;
@@ -125,7 +125,7 @@ int lcm_lua_push_data_box(lua_State *L, const char *file, const ir_option *optio
     lua_pushcfunction(L, push_data_box);
     lua_pushlightuserdata(L, &d);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        rc = lcm_fail(err, LCM_E_INTERNAL, "%s: cannot load the lcm library: %s", file, lua_tostring(L, -1));
+        rc = base_fail(err, LCM_E_INTERNAL, "%s: cannot load the lcm library: %s", file, lua_tostring(L, -1));
         lua_pop(L, 1);
     }
     return rc;
@@ -134,9 +134,9 @@ int lcm_lua_push_data_box(lua_State *L, const char *file, const ir_option *optio
 /* The error of a model that failed: a limit it ran into, or Lua's message. */
 static int fail_model(lcm_err *err, const char *path, const lcm_lua_limits *lim, const char *msg)
 {
-    int rc = lcm_lua_limits_fail(err, LCM_E_MODEL, path, "the model", lim);
-    return rc ? rc : msg ? lcm_fail(err, LCM_E_MODEL, "%s", msg)
-                         : lcm_fail(err, LCM_E_MODEL, "%s: raised an error whose value is not a string (error(...) of "
+    int rc = gen_lua_limits_fail(err, LCM_E_MODEL, path, "the model", lim);
+    return rc ? rc : msg ? base_fail(err, LCM_E_MODEL, "%s", msg)
+                         : base_fail(err, LCM_E_MODEL, "%s: raised an error whose value is not a string (error(...) of "
                                     "a table?)", path);
 }
 
@@ -161,7 +161,7 @@ typedef struct run_ctx {
     const lcmgen_inputs *in;
     ir_model *model;
     lcm_err *err;
-    int rc, internal; /* lcm_lua_read_model's */
+    int rc, internal; /* gen_lua_read_model's */
 } run_ctx;
 
 /* Runs inside lua_pcall so that every Lua error is caught, the reading of
@@ -199,13 +199,13 @@ static int run_protected(lua_State *L)
         lua_rawseti(L, -2, 2);
         lua_rawseti(L, -2, i + 1);
     }
-    lcm_sandbox_push(L, path, lcm_sandbox_trusted());
+    gen_sandbox_push(L, path, gen_sandbox_trusted());
     lua_call(L, 4, 4);
     if (lua_type(L, -4) != LUA_TTABLE || !is_string_list(L, -3) || !is_string_list(L, -2) ||
         lua_type(L, -1) != LUA_TSTRING)
         return luaL_error(L, "%s: the model replaced a function of the lcm library, which then did not return "
                           "the model", path);
-    ctx->rc = lcm_lua_read_model(L, -4, ctx->model, &ctx->internal, ctx->err);
+    ctx->rc = gen_lua_read_model(L, -4, ctx->model, &ctx->internal, ctx->err);
     return 4;
 }
 
@@ -213,25 +213,25 @@ static int run_protected(lua_State *L)
 static char **string_list(lua_State *L, int index, int *n)
 {
     lua_Unsigned len = lua_rawlen(L, index);
-    char **v = lcm_xcalloc((size_t)len + 1, sizeof *v);
+    char **v = base_xcalloc((size_t)len + 1, sizeof *v);
     for (lua_Unsigned i = 1; i <= len; ++i) {
         lua_rawgeti(L, index, (lua_Integer)i);
-        v[(*n)++] = lcm_xstrdup(lua_tostring(L, -1));
+        v[(*n)++] = base_xstrdup(lua_tostring(L, -1));
         lua_pop(L, 1);
     }
     return v;
 }
 
-int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_result *out, lcm_err *err)
+int gen_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_result *out, lcm_err *err)
 {
     static const lcmgen_inputs none;
     if (!in) in = &none;
     memset(out, 0, sizeof *out);
     struct stat st;
     if (stat(model_path, &st) || !S_ISREG(st.st_mode)) /* a pipe would hang the read */
-        return lcm_fail(err, LCM_E_IO, "model '%s' is not a regular file", model_path);
+        return base_fail(err, LCM_E_IO, "model '%s' is not a regular file", model_path);
     lcm_lua_limits lim;
-    lua_State *L = lcm_lua_limited_state(&lim, err);
+    lua_State *L = gen_lua_limited_state(&lim, err);
     if (!L) return err->code;
     luaL_openlibs(L);
     int rc = preload(L, err);
@@ -242,30 +242,30 @@ int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_r
     run_ctx ctx = {.path = model_path, .in = in, .model = &out->model, .err = err};
     lua_pushcfunction(L, run_protected);
     lua_pushlightuserdata(L, &ctx);
-    lcm_lua_limits_arm(L, &lim);
-    if (lua_pcall(L, 1, 4, 0) != LUA_OK || lcm_lua_limits_hit(&lim)) { /* a limit holds inside pcall too */
+    gen_lua_limits_arm(L, &lim);
+    if (lua_pcall(L, 1, 4, 0) != LUA_OK || gen_lua_limits_hit(&lim)) { /* a limit holds inside pcall too */
         rc = fail_model(err, model_path, &lim, lua_tostring(L, -1));
         lua_close(L);
-        lcm_trace_result_free(out);
+        gen_trace_result_free(out);
         return rc;
     }
     if (ctx.rc) {
         if (ctx.internal) {
-            lcm_fail_prefix(err, "%s: internal error: the traced model does not read back", model_path);
+            base_fail_prefix(err, "%s: internal error: the traced model does not read back", model_path);
             err->code = LCM_E_INTERNAL;
-        } else lcm_fail_prefix(err, "%s", model_path);
+        } else base_fail_prefix(err, "%s", model_path);
         lua_close(L);
-        lcm_trace_result_free(out);
+        gen_trace_result_free(out);
         return err->code;
     }
     out->deps = string_list(L, -3, &out->ndeps);
     out->warnings = string_list(L, -2, &out->nwarnings);
-    out->reachability = lcm_xstrdup(lua_tostring(L, -1));
+    out->reachability = base_xstrdup(lua_tostring(L, -1));
     lua_close(L);
     return 0;
 }
 
-void lcm_trace_result_free(lcm_trace_result *r)
+void gen_trace_result_free(lcm_trace_result *r)
 {
     ir_model_free(&r->model);
     free(r->reachability);

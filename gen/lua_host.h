@@ -18,8 +18,8 @@ typedef struct lcm_trace_result {
 } lcm_trace_result;
 
 /* in: the -D options given to lcm.option() and the --fix values (NULL: none). */
-int lcm_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_result *out, lcm_err *err);
-void lcm_trace_result_free(lcm_trace_result *r);
+int gen_trace_model(const char *model_path, const lcmgen_inputs *in, lcm_trace_result *out, lcm_err *err);
+void gen_trace_result_free(lcm_trace_result *r);
 
 /* Pushes the sandbox (lua_sandbox.h) for a data file that is Lua, such as
  * an --initial .lua file, on a state with the standard libraries open:
@@ -27,6 +27,6 @@ void lcm_trace_result_free(lcm_trace_result *r);
  * lcm.read_table and lcm.read_file of files beside `file`, and lcm.option
  * the values of the model's options (a file made for a model whose -D
  * options change its grids can follow them). */
-int lcm_lua_push_data_box(lua_State *L, const char *file, const ir_option *options, int noptions, lcm_err *err);
+int gen_lua_push_data_box(lua_State *L, const char *file, const ir_option *options, int noptions, lcm_err *err);
 
 #endif

@@ -27,17 +27,17 @@ static int read_limits(lcm_lua_limits *lim, lcm_err *err)
 {
     double memory = MAX_MEMORY;
     const char *s = getenv("LCM_LUA_MAX_MEMORY");
-    if (s && *s && (lcm_parse_size(s, &memory) || memory < 1048576)) /* below, not even a state fits */
-        return lcm_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_MEMORY must be a size of at least 1M like 64M or 2G, not "
+    if (s && *s && (base_parse_size(s, &memory) || memory < 1048576)) /* below, not even a state fits */
+        return base_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_MEMORY must be a size of at least 1M like 64M or 2G, not "
                         "'%s'", s);
     lim->armed_memory = memory < (double)SIZE_MAX ? (size_t)memory : SIZE_MAX;
     lim->max_instructions = MAX_INSTRUCTIONS;
     s = getenv("LCM_LUA_MAX_INSTRUCTIONS");
     if (s && *s) {
         char *end;
-        double v = lcm_strtod_decimal(s, &end);
+        double v = base_strtod_decimal(s, &end);
         if (end == s || *end || !(v >= 1) || !isfinite(v))
-            return lcm_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_INSTRUCTIONS must be a number of at least 1 like 1e9, "
+            return base_fail(err, LCM_E_USAGE, "LCM_LUA_MAX_INSTRUCTIONS must be a number of at least 1 like 1e9, "
                             "not '%s'", s);
         lim->max_instructions = v;
     }
@@ -150,7 +150,7 @@ static lcm_lua_limits *limits_of(lua_State *L)
     return lua_getallocf(L, &ud) == limited_alloc ? ud : NULL;
 }
 
-void lcm_lua_charge(lua_State *L, double work, const char *what)
+void gen_lua_charge(lua_State *L, double work, const char *what)
 {
     lcm_lua_limits *lim = limits_of(L);
     if (!lim || !lim->armed || !(work > 0)) return;
@@ -167,25 +167,25 @@ void lcm_lua_charge(lua_State *L, double work, const char *what)
     raise_limit(L, lim);
 }
 
-int lcm_lua_limit_hit_in(lua_State *L)
+int gen_lua_limit_hit_in(lua_State *L)
 {
     lcm_lua_limits *lim = limits_of(L);
     return lim && lim->armed && limit_hit(lim);
 }
 
-int lcm_lua_limits_hit(const lcm_lua_limits *lim) { return limit_hit(lim) || lim->system_refusals > 0; }
+int gen_lua_limits_hit(const lcm_lua_limits *lim) { return limit_hit(lim) || lim->system_refusals > 0; }
 
-lua_State *lcm_lua_limited_state(lcm_lua_limits *lim, lcm_err *err)
+lua_State *gen_lua_limited_state(lcm_lua_limits *lim, lcm_err *err)
 {
     memset(lim, 0, sizeof *lim);
     lim->max_memory = SIZE_MAX;
     if (read_limits(lim, err)) return NULL;
     lua_State *L = lua_newstate(limited_alloc, lim);
-    if (!L) lcm_fail(err, LCM_E_MEMORY, "cannot create a Lua state: out of memory");
+    if (!L) base_fail(err, LCM_E_MEMORY, "cannot create a Lua state: out of memory");
     return L;
 }
 
-void lcm_lua_limits_arm(lua_State *L, lcm_lua_limits *lim)
+void gen_lua_limits_arm(lua_State *L, lcm_lua_limits *lim)
 {
     lim->max_memory = lim->armed_memory;
     lim->instructions = 0; /* what setting the state up allocated does not count */
@@ -197,33 +197,33 @@ void lcm_lua_limits_arm(lua_State *L, lcm_lua_limits *lim)
     lua_sethook(L, count_hook, LUA_MASKCOUNT | LUA_MASKCALL, lim->every);
 }
 
-void lcm_lua_limits_disarm(lua_State *L, lcm_lua_limits *lim)
+void gen_lua_limits_disarm(lua_State *L, lcm_lua_limits *lim)
 {
     lua_sethook(L, NULL, 0, 0);
     lim->max_memory = SIZE_MAX;
     lim->armed = 0;
 }
 
-int lcm_lua_limits_fail(lcm_err *err, int code, const char *where, const char *what, const lcm_lua_limits *lim)
+int gen_lua_limits_fail(lcm_err *err, int code, const char *where, const char *what, const lcm_lua_limits *lim)
 {
     if (lim->instructions_hit && lim->charged)
-        return lcm_fail(err, code, "%s: %s did not finish loading after %.3g Lua instructions (an endless loop? "
+        return base_fail(err, code, "%s: %s did not finish loading after %.3g Lua instructions (an endless loop? "
                         "LCM_LUA_MAX_INSTRUCTIONS raises the limit); library calls count their work as "
                         "instructions, and the one that passed the limit%s%s%s was %s counting %.3g", where, what,
                         lim->max_instructions, *lim->charged_where ? ", at " : "", lim->charged_where,
                         *lim->charged_where ? "," : "", lim->charged, lim->charged_work);
     if (lim->instructions_hit)
-        return lcm_fail(err, code, "%s: %s did not finish loading after %.3g Lua instructions (an endless loop? "
+        return base_fail(err, code, "%s: %s did not finish loading after %.3g Lua instructions (an endless loop? "
                         "LCM_LUA_MAX_INSTRUCTIONS raises the limit)", where, what, lim->max_instructions);
     if (lim->time_hit)
-        return lcm_fail(err, code, "%s: %s did not finish loading within %.3g s of CPU time (an endless loop of "
+        return base_fail(err, code, "%s: %s did not finish loading within %.3g s of CPU time (an endless loop of "
                         "library calls? the limit is 1 s per 1e7 of LCM_LUA_MAX_INSTRUCTIONS, which raises it)",
                         where, what, lim->max_seconds);
     if (lim->memory_hits > 0)
-        return lcm_fail(err, code, "%s: out of memory: %s needed more than %.0f MiB of Lua memory while loading "
+        return base_fail(err, code, "%s: out of memory: %s needed more than %.0f MiB of Lua memory while loading "
                         "(LCM_LUA_MAX_MEMORY raises the limit)", where, what, (double)lim->armed_memory / (1024 * 1024));
     if (lim->system_refusals) /* not the file's fault: the memory class of failure (lcm.h) */
-        return lcm_fail(err, LCM_E_MEMORY, "%s: out of memory: the system refused more memory while loading %s "
+        return base_fail(err, LCM_E_MEMORY, "%s: out of memory: the system refused more memory while loading %s "
                         "(%.0f MiB of Lua memory in use)", where, what, (double)lim->used_when_refused / (1024 * 1024));
     return 0;
 }

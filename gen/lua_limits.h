@@ -5,7 +5,7 @@
  * machine's memory.  A limited state counts the Lua instructions it runs
  * (and allocations, one per 16 bytes: one string call can do the work of
  * many instructions; and the work of library calls that loop in C, which
- * lua_bounded.c charges through lcm_lua_charge) and the bytes it holds, and
+ * lua_bounded.c charges through gen_lua_charge) and the bytes it holds, and
  * fails with an error beyond a limit far above what real files need: the
  * largest bundled model, mortality.lua, runs 1.7e6 instructions in 0.5 MiB,
  * params files fewer than 200.  Defaults 1e9 instructions and 2 GiB,
@@ -19,7 +19,7 @@
  *
  * A limit, once hit, holds until the host disarms the state: every later
  * instruction raises again (a pcall in the file cannot swallow it and go
- * on), the host fails even when the file caught every error (lcm_lua_limits_hit),
+ * on), the host fails even when the file caught every error (gen_lua_limits_hit),
  * and xpcall's message handler is skipped (Lua runs it with the hook off,
  * where it could loop for ever; lua_bounded.c wraps xpcall).  When the
  * system refuses memory below the limit (ulimit -v, a cgroup), the error
@@ -61,28 +61,28 @@ typedef struct lcm_lua_limits {
 /* A new state whose allocations go through lim (not limited until armed),
  * with the limits of the environment read and checked into lim; NULL and
  * err filled when one is invalid (LCM_E_USAGE) or there is no memory. */
-lua_State *lcm_lua_limited_state(lcm_lua_limits *lim, lcm_err *err);
+lua_State *gen_lua_limited_state(lcm_lua_limits *lim, lcm_err *err);
 /* The limits hold from arm to disarm: around the file's code, not around
  * the host reading results back (a Lua error there would abort). */
-void lcm_lua_limits_arm(lua_State *L, lcm_lua_limits *lim);
-void lcm_lua_limits_disarm(lua_State *L, lcm_lua_limits *lim);
+void gen_lua_limits_arm(lua_State *L, lcm_lua_limits *lim);
+void gen_lua_limits_disarm(lua_State *L, lcm_lua_limits *lim);
 /* Whether a limit was hit since the state was armed, even if the file
  * caught the error: the host fails then as if the call had. */
-int lcm_lua_limits_hit(const lcm_lua_limits *lim);
+int gen_lua_limits_hit(const lcm_lua_limits *lim);
 /* The error of a limit that was hit ("<where>: <what> did not finish ...",
  * code), or of memory the system refused ("<where>: out of memory: ...",
  * LCM_E_MEMORY: not the file's fault, the machine's), or 0 when neither
  * happened. */
-int lcm_lua_limits_fail(lcm_err *err, int code, const char *where, const char *what, const lcm_lua_limits *lim);
+int gen_lua_limits_fail(lcm_err *err, int code, const char *where, const char *what, const lcm_lua_limits *lim);
 
 /* For the library functions that loop in C (lua_bounded.c): counts `work`
  * instructions against the limit of the armed state L, and raises the
  * limit's error (naming `what`, "table.insert", and the file's line that
  * called it) when they pass it, before the call does the work.  Nothing
  * while L is not armed, or not a limited state. */
-void lcm_lua_charge(lua_State *L, double work, const char *what);
+void gen_lua_charge(lua_State *L, double work, const char *what);
 /* Whether L is a limited state one of whose limits was hit (xpcall's
  * handler is then skipped). */
-int lcm_lua_limit_hit_in(lua_State *L);
+int gen_lua_limit_hit_in(lua_State *L);
 
 #endif

@@ -40,7 +40,7 @@ static int bad(rd *r, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     r->internal = 1;
-    return lcm_fail(r->err, LCM_E_MODEL, "%s%s%s", r->ctx, *r->ctx ? ": " : "", msg);
+    return base_fail(r->err, LCM_E_MODEL, "%s%s%s", r->ctx, *r->ctx ? ": " : "", msg);
 }
 
 /* Pushes t[key], raw; returns its type. */
@@ -84,7 +84,7 @@ static int take_str(rd *r, const char *what, int word, char **out)
         return bad(r, "%s must be a string", what);
     }
     if (strlen(s) != len) {
-        lcm_fail(r->err, LCM_E_MODEL, "the model's text '%.*s\\0...' holds a NUL byte, which names and labels cannot",
+        base_fail(r->err, LCM_E_MODEL, "the model's text '%.*s\\0...' holds a NUL byte, which names and labels cannot",
                  (int)strlen(s) < 80 ? (int)strlen(s) : 80, s);
         lua_pop(L, 1);
         return r->err->code;
@@ -92,7 +92,7 @@ static int take_str(rd *r, const char *what, int word, char **out)
     int ok = !word || len > 0;
     for (const char *c = s; word && *c; ++c)
         if ((unsigned char)*c <= ' ' || *c == '"' || *c == 0x7f) ok = 0;
-    if (ok) *out = lcm_xstrdup(s);
+    if (ok) *out = base_xstrdup(s);
     lua_pop(L, 1);
     return ok ? 0 : bad(r, "%s '%.80s' is not a name", what, s);
 }
@@ -171,7 +171,7 @@ static int int_list(rd *r, int t, const char *key, int lo, int hi, int **out, in
 {
     int len, rc = get_list(r, t, key, MAX_LIST, &len);
     if (rc) return rc;
-    *out = lcm_xcalloc((size_t)len + 1, sizeof **out);
+    *out = base_xcalloc((size_t)len + 1, sizeof **out);
     *n = len;
     for (int i = 0; i < len && !rc; ++i) {
         lua_rawgeti(r->L, -1, i + 1);
@@ -190,7 +190,7 @@ static int num_list(rd *r, int t, const char *key, int n, double **out)
         lua_pop(r->L, 1);
         return bad(r, "%s has %d entries, wants %d", key, len, n);
     }
-    *out = lcm_xcalloc((size_t)len + 1, sizeof **out);
+    *out = base_xcalloc((size_t)len + 1, sizeof **out);
     for (int i = 0; i < len && !rc; ++i) {
         lua_rawgeti(r->L, -1, i + 1);
         rc = take_num(r, key, &(*out)[i]);
@@ -209,7 +209,7 @@ static int read_pieces(rd *r, int t, ir_grid *g)
     if (rc) return rc;
     int list = lua_gettop(r->L);
     if (n < 1) rc = bad(r, "bad pieces");
-    g->pieces = lcm_xcalloc((size_t)n + 1, sizeof *g->pieces);
+    g->pieces = base_xcalloc((size_t)n + 1, sizeof *g->pieces);
     g->npieces = n;
     long long total = 0;
     for (int k = 0; k < n && !rc; ++k) {
@@ -251,7 +251,7 @@ static int read_age_periods(rd *r, int t, ir_grid *g)
     if (rc) return rc;
     int list = lua_gettop(r->L);
     if (n < 1) rc = bad(r, "bad number of periods in a grid by age");
-    g->periods = lcm_xcalloc((size_t)n + 1, sizeof *g->periods);
+    g->periods = base_xcalloc((size_t)n + 1, sizeof *g->periods);
     g->nperiods = n;
     for (int k = 0; k < n && !rc; ++k) {
         if ((rc = get_entry(r, "period", k + 1))) break;
@@ -274,7 +274,7 @@ static int read_grid(rd *r, int t, ir_grid *g, int in_age)
     char *kind_name = NULL;
     int rc = get_str(r, t, "kind", 1, &kind_name);
     if (rc) return rc;
-    int kind = lcm_grid_kind_by_name(kind_name);
+    int kind = ir_grid_kind_by_name(kind_name);
     free(kind_name);
     if (kind < 0) return bad(r, "unknown grid kind");
     g->kind = (grid_kind)kind;
@@ -293,7 +293,7 @@ static int read_grid(rd *r, int t, ir_grid *g, int in_age)
             lua_pop(r->L, 1);
             return bad(r, "%d labels for %d points", n, g->n);
         }
-        g->labels = lcm_xcalloc((size_t)n, sizeof *g->labels);
+        g->labels = base_xcalloc((size_t)n, sizeof *g->labels);
         for (int k = 0; k < n && !rc; ++k) {
             lua_rawgeti(r->L, -1, k + 1);
             rc = take_str(r, "label", 0, &g->labels[k]);
@@ -323,7 +323,7 @@ static int read_vars(rd *r, int t, const char *key, const char *what, ir_var **v
     int n, rc = get_list(r, t, key, MAX_LIST, &n);
     if (rc) return rc;
     int list = lua_gettop(r->L);
-    *vars = lcm_xcalloc((size_t)n + 1, sizeof **vars);
+    *vars = base_xcalloc((size_t)n + 1, sizeof **vars);
     *nvars = n;
     size_t ctx_len = strlen(r->ctx);
     for (int i = 0; i < n && !rc; ++i) {
@@ -355,7 +355,7 @@ static int read_regime(rd *r, int t, ir_model *m, ir_regime *g)
         lua_pop(r->L, 1);
         return bad(r, "active needs one flag per period");
     }
-    g->active = lcm_xcalloc((size_t)n, 1);
+    g->active = base_xcalloc((size_t)n, 1);
     for (int k = 0; k < n && !rc; ++k) {
         int a = 0;
         lua_rawgeti(r->L, -1, k + 1);
@@ -380,7 +380,7 @@ static int read_regime(rd *r, int t, ir_model *m, ir_regime *g)
         if (g->egm.state < 0 || g->egm.action < 0) rc = bad(r, "egm names no state or action of the regime");
     }
     free(state), free(action);
-    g->egm.savings.name = lcm_xstrdup("savings");
+    g->egm.savings.name = base_xstrdup("savings");
     g->egm.resources = g->egm.discount = g->egm.marginal = g->egm.policy = -1;
     if (!rc && field(r, e, "savings") != LUA_TTABLE) rc = bad(r, "egm: savings must be a grid");
     if (!rc) rc = read_grid(r, lua_gettop(r->L), &g->egm.savings.grid, 0);
@@ -394,7 +394,7 @@ static int read_named(rd *r, int t, const char *key, ir_named **v, int *nv)
     int n, rc = get_list(r, t, key, MAX_LIST, &n);
     if (rc) return rc;
     int list = lua_gettop(r->L);
-    *v = lcm_xcalloc((size_t)n + 1, sizeof **v);
+    *v = base_xcalloc((size_t)n + 1, sizeof **v);
     for (int i = 0; i < n && !rc; ++i) {
         if ((rc = get_entry(r, key, i + 1))) break;
         int e = lua_gettop(r->L);
@@ -477,10 +477,10 @@ static int read_targets(rd *r, int t, ir_model *m, ir_regime *g)
     int n, rc = get_list(r, t, "targets", IR_MAX_REGIMES, &n);
     if (rc) return rc;
     int list = lua_gettop(r->L);
-    g->targets = lcm_xcalloc((size_t)n + 1, sizeof *g->targets);
+    g->targets = base_xcalloc((size_t)n + 1, sizeof *g->targets);
     if (ir_is_egm(g)) {
-        g->egm.next = lcm_xmalloc(((size_t)n + 1) * sizeof *g->egm.next);
-        g->egm.dnext = lcm_xmalloc(((size_t)n + 1) * sizeof *g->egm.dnext);
+        g->egm.next = base_xmalloc(((size_t)n + 1) * sizeof *g->egm.next);
+        g->egm.dnext = base_xmalloc(((size_t)n + 1) * sizeof *g->egm.dnext);
         for (int i = 0; i < n; ++i) g->egm.next[i] = g->egm.dnext[i] = -1;
     }
     for (int i = 0; i < n && !rc; ++i) {
@@ -497,7 +497,7 @@ static int read_targets(rd *r, int t, ir_model *m, ir_regime *g)
         ir_target *tg = &g->targets[g->ntargets++];
         const ir_regime *tr = &m->regimes[id];
         tg->regime = id;
-        tg->next = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *tg->next);
+        tg->next = base_xcalloc((size_t)tr->nstates + 1, sizeof *tg->next);
         int nn;
         if ((rc = get_list(r, e, "next", MAX_LIST, &nn))) break;
         if (nn != tr->nstates) rc = bad(r, "target '%s' has %d next states, wants %d", tr->name, nn, tr->nstates);
@@ -528,7 +528,7 @@ static int read_dag(rd *r, int t, ir_model *m, ir_regime *g)
     int n, rc = get_list(r, t, "nodes", MAX_LIST, &n);
     if (rc) return rc;
     int list = lua_gettop(r->L);
-    g->nodes = lcm_xcalloc((size_t)n + 1, sizeof *g->nodes);
+    g->nodes = base_xcalloc((size_t)n + 1, sizeof *g->nodes);
     for (int i = 0; i < n && !rc; ++i) {
         if ((rc = get_entry(r, "node", i + 1))) break;
         rc = read_node(r, lua_gettop(r->L), &g->nodes[g->nnodes++]);
@@ -578,7 +578,7 @@ static int read_params(rd *r, int t, ir_model *m)
     int n, rc = get_list(r, t, "params", MAX_LIST, &n);
     if (rc) return rc;
     int list = lua_gettop(r->L);
-    m->params = lcm_xcalloc((size_t)n + 1, sizeof *m->params);
+    m->params = base_xcalloc((size_t)n + 1, sizeof *m->params);
     for (int i = 0; i < n && !rc; ++i) {
         if ((rc = get_entry(r, "param", i + 1))) break;
         int e = lua_gettop(r->L);
@@ -627,7 +627,7 @@ static int read_strings(rd *r, int t, const char *key, char ***out, int *nout)
 {
     int n, rc = get_list(r, t, key, MAX_LIST, &n);
     if (rc) return rc;
-    *out = lcm_xcalloc((size_t)n + 1, sizeof **out);
+    *out = base_xcalloc((size_t)n + 1, sizeof **out);
     for (int i = 0; i < n && !rc; ++i) {
         lua_rawgeti(r->L, -1, i + 1);
         if (!(rc = take_str(r, key, 0, &(*out)[*nout]))) ++*nout;
@@ -642,7 +642,7 @@ static int read_model(rd *r, int t, ir_model *m)
     if ((rc = get_str(r, t, "name", 1, &m->name)) || (rc = get_str(r, t, "file", 0, &m->file))) return rc;
     if ((rc = get_list(r, t, "options", MAX_LIST, &n))) return rc;
     int list = lua_gettop(r->L);
-    m->options = lcm_xcalloc((size_t)n + 1, sizeof *m->options);
+    m->options = base_xcalloc((size_t)n + 1, sizeof *m->options);
     for (int i = 0; i < n && !rc; ++i) {
         if ((rc = get_entry(r, "option", i + 1))) break;
         ir_option *o = &m->options[m->noptions++];
@@ -660,7 +660,7 @@ static int read_model(rd *r, int t, ir_model *m)
     r->ctx[0] = 0;
     if ((rc = get_list(r, t, "regimes", IR_MAX_REGIMES, &n))) return rc;
     list = lua_gettop(r->L);
-    m->regimes = lcm_xcalloc((size_t)n + 1, sizeof *m->regimes);
+    m->regimes = base_xcalloc((size_t)n + 1, sizeof *m->regimes);
     /* the headers first: a DAG names later regimes */
     for (int pass = 0; pass < 2 && !rc; ++pass)
         for (int i = 0; i < n && !rc; ++i) {
@@ -688,7 +688,7 @@ static int read_model(rd *r, int t, ir_model *m)
     return rc;
 }
 
-int lcm_lua_read_model(lua_State *L, int index, ir_model *m, int *internal, lcm_err *err)
+int gen_lua_read_model(lua_State *L, int index, ir_model *m, int *internal, lcm_err *err)
 {
     rd r = {.L = L, .err = err};
     int t = lua_absindex(L, index), top = lua_gettop(L);

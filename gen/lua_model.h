@@ -16,6 +16,6 @@
  * raise a memory error.  On failure *internal tells whether the tables were
  * malformed (1: a DSL function replaced or a bug) or the model's own text
  * cannot be written (0: a NUL byte in a name or label). */
-int lcm_lua_read_model(lua_State *L, int index, ir_model *m, int *internal, lcm_err *err);
+int gen_lua_read_model(lua_State *L, int index, ir_model *m, int *internal, lcm_err *err);
 
 #endif

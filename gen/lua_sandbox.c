@@ -34,11 +34,11 @@
 
 static int trusted_option;
 
-void lcm_sandbox_set_trusted(int trusted) { trusted_option = trusted; }
+void gen_sandbox_set_trusted(int trusted) { trusted_option = trusted; }
 
-int lcm_sandbox_trusted(void)
+int gen_sandbox_trusted(void)
 {
-    return trusted_option || lcm_env_switch("LCM_TRUST_MODEL");
+    return trusted_option || base_env_switch("LCM_TRUST_MODEL");
 }
 
 static const char *const pure_libraries[] = {LUA_MATHLIBNAME, LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_UTF8LIBNAME};
@@ -70,19 +70,19 @@ static int read_open_file(int fd, const char *shown, char **data, size_t *size, 
     struct stat st;
     int rc = -1;
     if (fstat(fd, &st))
-        *msg = lcm_xasprintf("cannot open '%s': %s", shown, strerror(errno));
+        *msg = base_xasprintf("cannot open '%s': %s", shown, strerror(errno));
     else if (!S_ISREG(st.st_mode))
-        *msg = lcm_xasprintf("'%s' is not a regular file", shown);
+        *msg = base_xasprintf("'%s' is not a regular file", shown);
     else if (st.st_size > MAX_FILE_BYTES)
-        *msg = lcm_xasprintf("'%s' is larger than %ld MiB", shown, MAX_FILE_BYTES >> 20);
+        *msg = base_xasprintf("'%s' is larger than %ld MiB", shown, MAX_FILE_BYTES >> 20);
     else {
         *size = (size_t)st.st_size;
-        *data = lcm_xmalloc(*size + 1);
+        *data = base_xmalloc(*size + 1);
         size_t got = 0;
         ssize_t n = 1;
         while (got < *size && (n = read(fd, *data + got, *size - got)) > 0) got += (size_t)n;
         if (n < 0 || got != *size) {
-            *msg = lcm_xasprintf("cannot read '%s': %s", shown, n < 0 ? strerror(errno) : "it changed while read");
+            *msg = base_xasprintf("cannot read '%s': %s", shown, n < 0 ? strerror(errno) : "it changed while read");
             free(*data), *data = NULL;
         } else rc = 0;
     }
@@ -97,7 +97,7 @@ static int read_regular(int dirfd, const char *path, const char *shown, char **d
 {
     int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        *msg = lcm_xasprintf("cannot open '%s': %s", shown, strerror(errno));
+        *msg = base_xasprintf("cannot open '%s': %s", shown, strerror(errno));
         return -1;
     }
     return read_open_file(fd, shown, data, size, msg);
@@ -120,7 +120,7 @@ static int climbs_out(const char *name)
 
 static char *outside(const char *name, const char *dir)
 {
-    return lcm_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file reads files in "
+    return base_xasprintf("'%s' is outside the folder '%s' (a model, params or initial-conditions file reads files in "
                          "its own folder and below)", name, dir);
 }
 
@@ -139,19 +139,19 @@ static int read_beside(lua_State *L, const char *name, size_t len, char **data, 
     int trusted = lua_toboolean(L, -1);
     lua_pop(L, 3); /* the box holds them */
     *data = *path = *msg = NULL;
-    if (!folder) return *msg = lcm_xstrdup("this file may read no other file"), READ_REFUSED;
-    if (!len || strlen(name) != len) return *msg = lcm_xstrdup("not a file name"), READ_REFUSED;
+    if (!folder) return *msg = base_xstrdup("this file may read no other file"), READ_REFUSED;
+    if (!len || strlen(name) != len) return *msg = base_xstrdup("not a file name"), READ_REFUSED;
     if (name[0] == '/' && !trusted)
-        return *msg = lcm_xasprintf("'%s' is an absolute path: name files relative to the folder '%s'", name, dir),
+        return *msg = base_xasprintf("'%s' is an absolute path: name files relative to the folder '%s'", name, dir),
                READ_REFUSED;
     if (!trusted && climbs_out(name)) return *msg = outside(name, dir), READ_REFUSED;
-    *path = name[0] == '/' || !strcmp(dir, ".") ? lcm_xstrdup(name) : lcm_xasprintf("%s/%s", dir, name);
+    *path = name[0] == '/' || !strcmp(dir, ".") ? base_xstrdup(name) : base_xasprintf("%s/%s", dir, name);
     if (trusted) return read_regular(*folder, name, *path, data, size, msg) ? READ_REFUSED : READ_OK;
-    int fd, rc = lcm_open_beneath(*folder, name, &fd);
+    int fd, rc = gen_open_beneath(*folder, name, &fd);
     if (rc == BENEATH_OK) return read_open_file(fd, *path, data, size, msg) ? READ_REFUSED : READ_OK;
     if (rc == BENEATH_OUTSIDE) *msg = outside(name, dir);
-    else if (rc == BENEATH_FOLDER) *msg = lcm_xasprintf("'%s' is the folder '%s' itself, not a file", name, dir);
-    else *msg = lcm_xasprintf("cannot open '%s': %s", *path, strerror(errno));
+    else if (rc == BENEATH_FOLDER) *msg = base_xasprintf("'%s' is the folder '%s' itself, not a file", name, dir);
+    else *msg = base_xasprintf("cannot open '%s': %s", *path, strerror(errno));
     return rc == BENEATH_MISSING ? READ_MISSING : READ_REFUSED;
 }
 
@@ -180,7 +180,7 @@ static int push_file(lua_State *L, const char *what, char **msg)
     size_t size = 0;
     int rc = read_beside(L, name, len, &data, &size, &path, &why);
     if (rc != READ_OK) {
-        *msg = lcm_xasprintf("%s: %s", what, why);
+        *msg = base_xasprintf("%s: %s", what, why);
         free(why), free(path);
         return rc;
     }
@@ -201,7 +201,7 @@ static void load_pushed(lua_State *L)
     const char *text = lua_tolstring(L, -2, &len);
     lua_getfield(L, BOX, "env");
     lua_pushfstring(L, "@%s", path);
-    if (lcm_sandbox_load(L, text, len, lua_tostring(L, -1), lua_absindex(L, -2)) != LUA_OK) lua_error(L);
+    if (gen_sandbox_load(L, text, len, lua_tostring(L, -1), lua_absindex(L, -2)) != LUA_OK) lua_error(L);
     lua_replace(L, -5);
     lua_pop(L, 3);
 }
@@ -281,7 +281,7 @@ static int sb_load(lua_State *L)
     lua_pushfstring(L, "=%s", name);
     int env = lua_isnone(L, 4) ? 0 : 4;
     if (!env) lua_getfield(L, BOX, "env");
-    if (lcm_sandbox_load(L, text, len, lua_tostring(L, env ? -1 : -2), env ? 4 : lua_gettop(L)) != LUA_OK) {
+    if (gen_sandbox_load(L, text, len, lua_tostring(L, env ? -1 : -2), env ? 4 : lua_gettop(L)) != LUA_OK) {
         luaL_pushfail(L);
         lua_insert(L, -2);
         return 2;
@@ -325,7 +325,7 @@ static int sb_require(lua_State *L)
     if (!valid_module_name(name))
         return raise_at_caller(L, lua_pushfstring(L, "require '%s': a module name is made of letters, digits and "
                                                   "_, with dots between folders", name));
-    char *file = lcm_xasprintf("%s.lua", name);
+    char *file = base_xasprintf("%s.lua", name);
     for (char *p = file; *p && p < file + strlen(name); ++p)
         if (*p == '.') *p = '/';
     lua_pushstring(L, file);
@@ -345,7 +345,7 @@ static int sb_require(lua_State *L)
             return 1;
         }
         lua_getfield(L, BOX, "base"); /* the file the box runs: the model, or initial conditions */
-        char *m = lcm_xasprintf("require '%s': no file %s beside %s (modules are Lua files in its folder)", name,
+        char *m = base_xasprintf("require '%s': no file %s beside %s (modules are Lua files in its folder)", name,
                                 lua_tostring(L, 1), lua_isstring(L, -1) ? lua_tostring(L, -1) : "the file");
         lua_pop(L, 1);
         free(msg);
@@ -382,7 +382,7 @@ static int sb_load_file(lua_State *L)
     }
     lua_getfield(L, BOX, "env");
     lua_pushfstring(L, "@%s", path);
-    int rc = lcm_sandbox_load(L, data, size, lua_tostring(L, -1), -2);
+    int rc = gen_sandbox_load(L, data, size, lua_tostring(L, -1), -2);
     free(data);
     if (rc != LUA_OK) {
         luaL_pushfail(L);
@@ -532,14 +532,14 @@ static void fix_random_seed(lua_State *L)
     lua_settop(L, top);
 }
 
-void lcm_sandbox_files(lua_State *L, int box, char ***paths, int *n)
+void gen_sandbox_files(lua_State *L, int box, char ***paths, int *n)
 {
     box = lua_absindex(L, box);
     if (lua_getfield(L, box, "files") == LUA_TTABLE) {
         lua_Unsigned len = lua_rawlen(L, -1);
-        *paths = lcm_xrealloc(*paths, ((size_t)*n + (size_t)len + 1) * sizeof **paths);
+        *paths = base_xrealloc(*paths, ((size_t)*n + (size_t)len + 1) * sizeof **paths);
         for (lua_Unsigned i = 1; i <= len; ++i) {
-            if (lua_rawgeti(L, -1, (lua_Integer)i) == LUA_TSTRING) (*paths)[(*n)++] = lcm_xstrdup(lua_tostring(L, -1));
+            if (lua_rawgeti(L, -1, (lua_Integer)i) == LUA_TSTRING) (*paths)[(*n)++] = base_xstrdup(lua_tostring(L, -1));
             lua_pop(L, 1);
         }
     }
@@ -557,7 +557,7 @@ static int close_folder(lua_State *L)
  * the state is), or nil when it cannot be opened. */
 static void push_folder(lua_State *L, const char *dir)
 {
-    int fd = lcm_open_folder(dir);
+    int fd = gen_open_folder(dir);
     if (fd < 0) {
         lua_pushnil(L);
         return;
@@ -571,9 +571,9 @@ static void push_folder(lua_State *L, const char *dir)
     lua_setmetatable(L, -2);
 }
 
-void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
+void gen_sandbox_push(lua_State *L, const char *file, int trusted)
 {
-    lcm_lua_bound_library(L);
+    gen_lua_bound_library(L);
     fix_random_seed(L);
     lua_newtable(L);
     int box = lua_gettop(L);
@@ -603,7 +603,7 @@ void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
     lua_pushvalue(L, env);
     lua_setfield(L, env, "_G");
     if (file) {
-        char *folder = lcm_path_dirname(file);
+        char *folder = base_path_dirname(file);
         lua_pushstring(L, folder); /* Lua's copy from here on: no C string to free on an error */
         free(folder);
         push_folder(L, lua_tostring(L, -1));
@@ -621,7 +621,7 @@ void lcm_sandbox_push(lua_State *L, const char *file, int trusted)
     lua_settop(L, box);
 }
 
-int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chunkname, int env_index)
+int gen_sandbox_load(lua_State *L, const char *text, size_t len, const char *chunkname, int env_index)
 {
     env_index = lua_absindex(L, env_index);
     if (*chunkname == '@') { /* a file, read as lua and luaL_loadfile read one: */
@@ -642,13 +642,13 @@ int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chu
     return rc;
 }
 
-int lcm_sandbox_fail(lcm_err *err, int code, const char *path, const char *msg)
+int gen_sandbox_fail(lcm_err *err, int code, const char *path, const char *msg)
 {
-    if (!msg) return lcm_fail(err, code, "%s: raised an error whose value is not a string (error(...) of a table?)", path);
+    if (!msg) return base_fail(err, code, "%s: raised an error whose value is not a string (error(...) of a table?)", path);
     const char *colon = !strncmp(msg, "...", 3) ? strchr(msg + 3, ':') : NULL;
     size_t tail = colon ? (size_t)(colon - msg - 3) : 0, plen = strlen(path);
     if (colon && tail <= plen && !strncmp(path + plen - tail, msg + 3, tail))
-        return lcm_fail(err, code, "%s%s", path, colon);
-    if (!strncmp(msg, path, plen) && msg[plen] == ':') return lcm_fail(err, code, "%s", msg);
-    return lcm_fail(err, code, "%s: %s", path, msg); /* error(msg, 0), or raised in a file it loaded */
+        return base_fail(err, code, "%s%s", path, colon);
+    if (!strncmp(msg, path, plen) && msg[plen] == ':') return base_fail(err, code, "%s", msg);
+    return base_fail(err, code, "%s: %s", path, msg); /* error(msg, 0), or raised in a file it loaded */
 }

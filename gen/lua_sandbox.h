@@ -47,27 +47,27 @@
  * file: the model or params file (as the user gave it), whose folder its
  * names are relative to, or NULL for code that may read no file (a --set
  * value). */
-void lcm_sandbox_push(lua_State *L, const char *file, int trusted);
+void gen_sandbox_push(lua_State *L, const char *file, int trusted);
 
 /* Loads text (never bytecode: a precompiled chunk is refused with a
  * message naming chunkname) as a chunk whose _ENV is the table at
  * env_index; like luaL_loadbufferx otherwise.  The text of a file
  * (chunkname "@path") loses a UTF-8 byte order mark and a first line
  * starting with '#', as the lua program reads files. */
-int lcm_sandbox_load(lua_State *L, const char *text, size_t len, const char *chunkname, int env_index);
+int gen_sandbox_load(lua_State *L, const char *text, size_t len, const char *chunkname, int env_index);
 
 /* Whether models and params files run with the full library: set by the
  * --trust-model option, or by LCM_TRUST_MODEL=1 in the environment. */
-void lcm_sandbox_set_trusted(int trusted);
+void gen_sandbox_set_trusted(int trusted);
 /* The error (of kind `code`) of Lua message `msg` from the file at `path`:
  * Lua shortens long file names to "...tail:line: msg"; the full path is put
  * back.  A message that does not start with the path (error(msg, 0), an
  * error in a file it loaded) is prefixed with it; msg NULL (an error value
  * that is not a string) says so, naming the file. */
-int lcm_sandbox_fail(lcm_err *err, int code, const char *path, const char *msg);
-int lcm_sandbox_trusted(void);
+int gen_sandbox_fail(lcm_err *err, int code, const char *path, const char *msg);
+int gen_sandbox_trusted(void);
 /* The files read through the box at stack index `box` (its list "files"),
  * appended to *paths (malloc'd strings; *n counts them). */
-void lcm_sandbox_files(lua_State *L, int box, char ***paths, int *n);
+void gen_sandbox_files(lua_State *L, int box, char ***paths, int *n);
 
 #endif

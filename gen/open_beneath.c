@@ -53,7 +53,7 @@ static int splice_link(const walk *w, const char *comp, char **rest, size_t *pos
     target[n] = 0;
     if (++*links > MAX_LINKS) return errno = ELOOP, BENEATH_ERROR;
     if (!n || target[0] == '/') return BENEATH_OUTSIDE;
-    char *joined = lcm_xasprintf("%s/%s", target, *rest + *pos);
+    char *joined = base_xasprintf("%s/%s", target, *rest + *pos);
     free(*rest);
     *rest = joined, *pos = 0;
     return BENEATH_OK;
@@ -86,12 +86,12 @@ static int step(walk *w, const char *comp, int last, char **rest, size_t *pos, i
     return e == ENOENT || e == ENOTDIR ? BENEATH_MISSING : BENEATH_ERROR;
 }
 
-int lcm_open_folder(const char *dir) { return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC); }
+int gen_open_folder(const char *dir) { return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC); }
 
-int lcm_open_beneath(int dirfd, const char *name, int *fd)
+int gen_open_beneath(int dirfd, const char *name, int *fd)
 {
     walk w = {.base = dirfd};
-    char *rest = lcm_xstrdup(name), comp[NAME_MAX + 1];
+    char *rest = base_xstrdup(name), comp[NAME_MAX + 1];
     size_t pos = 0;
     int links = 0, rc = BENEATH_OK, more;
     *fd = -1;

@@ -26,12 +26,12 @@ enum {
 
 /* A descriptor of the folder dir to open names beneath (O_PATH: searching
  * it is enough, reading its list is not needed), or -1 with errno. */
-int lcm_open_folder(const char *dir);
+int gen_open_folder(const char *dir);
 
 /* Opens `name` (relative) beneath the folder open as dirfd, read-only,
  * non-blocking (a FIFO does not hang the open) and close-on-exec; *fd gets
  * the descriptor on BENEATH_OK (a folder's, when the name is one: the
  * caller checks the type).  dirfd stays open. */
-int lcm_open_beneath(int dirfd, const char *name, int *fd);
+int gen_open_beneath(int dirfd, const char *name, int *fd);
 
 #endif

@@ -1,5 +1,5 @@
 /* plan.c - see plan.h.  The levels of the body's nodes, what it and its
- * tables' entries need, and the order in which lcm_plan_kernel decides the
+ * tables' entries need, and the order in which gen_plan_kernel decides the
  * rest (the terms: plan_terms.c). */
 #include "plan.h"
 
@@ -41,10 +41,10 @@ static void nest_init(const kernel_plan *p, plan_nest *n, plan_nest_kind kind, i
     *n = (plan_nest){.kind = kind, .view = *r, .flat = flat, .q = r->q, .innermost = -1, .e_level = -1,
                      .rp_level = -1, .has_enext = p->has_enext};
     n->view.constraints = NULL, n->view.nconstraints = 0;
-    n->lvl = lcm_xcalloc(r->nnodes + 1, sizeof *n->lvl);
-    n->needed = lcm_xcalloc(r->nnodes + 1, 1);
-    n->action_level = lcm_xcalloc((size_t)r->nactions + 1, sizeof *n->action_level);
-    n->loop = lcm_xcalloc((size_t)r->nactions + 1, sizeof *n->loop);
+    n->lvl = base_xcalloc(r->nnodes + 1, sizeof *n->lvl);
+    n->needed = base_xcalloc(r->nnodes + 1, 1);
+    n->action_level = base_xcalloc((size_t)r->nactions + 1, sizeof *n->action_level);
+    n->loop = base_xcalloc((size_t)r->nactions + 1, sizeof *n->loop);
     for (int j = 0; j < r->nactions; ++j) n->action_level[j] = -1;
     if (flat) {
         for (size_t i = 0; i < r->nnodes; ++i) n->lvl[i] = -1;
@@ -52,14 +52,14 @@ static void nest_init(const kernel_plan *p, plan_nest *n, plan_nest_kind kind, i
     }
     for (int l = 0; l < nloops; ++l) n->loop[n->nloops++] = loop[l], n->action_level[loop[l]] = LVL_ACTION0 + l;
     n->innermost = LVL_STATE + n->nloops;
-    n->root = lcm_xcalloc(r->nnodes + 1, 1);
-    n->tabled = lcm_xcalloc(r->nnodes + 1, 1);
-    n->terms_only = lcm_xcalloc(r->nnodes + 1, 1);
-    n->at_off = lcm_xcalloc(r->nnodes + 1, sizeof *n->at_off);
-    n->next_only = lcm_xcalloc(r->nnodes + 1, 1);
-    n->hoisted = lcm_xcalloc(r->nnodes + 1, 1);
-    n->hoist_only = lcm_xcalloc(r->nnodes + 1, 1);
-    n->hoist_level = lcm_xcalloc(r->nnodes + 1, sizeof *n->hoist_level);
+    n->root = base_xcalloc(r->nnodes + 1, 1);
+    n->tabled = base_xcalloc(r->nnodes + 1, 1);
+    n->terms_only = base_xcalloc(r->nnodes + 1, 1);
+    n->at_off = base_xcalloc(r->nnodes + 1, sizeof *n->at_off);
+    n->next_only = base_xcalloc(r->nnodes + 1, 1);
+    n->hoisted = base_xcalloc(r->nnodes + 1, 1);
+    n->hoist_only = base_xcalloc(r->nnodes + 1, 1);
+    n->hoist_level = base_xcalloc(r->nnodes + 1, sizeof *n->hoist_level);
 }
 
 /* The nest's objective q and constraints: the regime's of mask `own` (bit
@@ -68,7 +68,7 @@ static void nest_objective(const kernel_plan *p, plan_nest *n, int q, uint64_t o
 {
     const ir_regime *r = p->r;
     n->q = n->view.q = n->view.utility = q;
-    n->view.constraints = lcm_xcalloc((size_t)r->nconstraints + LCM_MAX_STAGES + 1, sizeof *n->view.constraints);
+    n->view.constraints = base_xcalloc((size_t)r->nconstraints + LCM_MAX_STAGES + 1, sizeof *n->view.constraints);
     for (int c = 0; c < r->nconstraints; ++c)
         if (own >> c & 1) n->view.constraints[n->view.nconstraints++] = r->constraints[c];
     for (int s = 0; s < p->pre.elim.nstages; ++s)
@@ -113,7 +113,7 @@ static void compute_levels(const kernel_plan *p, plan_nest *n, int enext_level)
 /* Which nodes read E_next_V. */
 static char *enext_readers(const ir_regime *r)
 {
-    char *h = lcm_xcalloc(r->nnodes + 1, 1);
+    char *h = base_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i) {
         h[i] = r->nodes[i].op == OP_ENEXT;
         for (int a = 0; a < r->nodes[i].nargs; ++a) h[i] |= h[r->nodes[i].args[a]];
@@ -176,7 +176,7 @@ static int check_next_states(const kernel_plan *p, lcm_err *err)
             int bad = nx->kind == NEXT_DET ? p->has_enext[nx->node] : 0;
             for (int j = 0; nx->kind == NEXT_MARKOV && j < nx->nprobs; ++j) bad |= p->has_enext[nx->probs[j]];
             if (bad)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': the next value of '%s' depends on E_next_V",
+                return base_fail(err, LCM_E_MODEL, "regime '%s': the next value of '%s' depends on E_next_V",
                                 r->name, tr->states[s].name);
         }
     }
@@ -229,7 +229,7 @@ static void mark_nest(const kernel_plan *p, plan_nest *n)
 static void plan_next_only(const kernel_plan *p, plan_nest *n)
 {
     const ir_regime *r = &n->view;
-    char *rest = lcm_xcalloc(r->nnodes + 1, 1); /* what the loop reads but for the next states */
+    char *rest = base_xcalloc(r->nnodes + 1, 1); /* what the loop reads but for the next states */
     plan_mark_body(p, rest, r->q);
     plan_mark_body(p, rest, r->utility);
     plan_mark_body(p, rest, r->taste_scale);
@@ -331,13 +331,13 @@ static void flat_nest(const kernel_plan *p, plan_nest *n, plan_nest_kind kind)
 static void plan_ev_entries(kernel_plan *p)
 {
     const ir_regime *r = p->r;
-    p->ev = lcm_xcalloc((size_t)p->k->ntargets + 1, sizeof *p->ev);
+    p->ev = base_xcalloc((size_t)p->k->ntargets + 1, sizeof *p->ev);
     for (int t = 0; t < p->k->ntargets; ++t) {
         flat_nest(p, &p->ev[t], NEST_EV);
         if (!ir_pre_ev_target(&p->pre, t)) continue;
         const ir_target *tg = ir_target_of(r, p->k->targets[t]);
         const ir_regime *tr = &p->m->regimes[tg->regime];
-        int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
+        int *axis = base_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
         long long nodes;
         ir_pre_ev_axes(p->m, r, tg, axis, &nodes);
         for (int s = 0; s < tr->nstates; ++s) {
@@ -377,7 +377,7 @@ static void plan_egm_entry(kernel_plan *p)
     plan_mark(r, n->needed, r->egm.policy);
 }
 
-int lcm_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, const ir_kernel *k, int tables,
+int gen_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, const ir_kernel *k, int tables,
                     int host, lcm_err *err)
 {
     const ir_regime *r = &m->regimes[k->regime];
@@ -409,7 +409,7 @@ int lcm_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, c
     return 0;
 }
 
-void lcm_plan_free(kernel_plan *p)
+void gen_plan_free(kernel_plan *p)
 {
     if (p->body.view.constraints == p->r->constraints) p->body.view.constraints = NULL; /* the regime's own */
     nest_free(&p->body);
@@ -434,12 +434,12 @@ static void put_count(lcm_sb *b, double x)
     snprintf(digits, sizeof digits, "%.0f", x);
     size_t n = strlen(digits);
     for (size_t i = 0; i < n; ++i) {
-        lcm_sb_putc(b, digits[i]);
-        if ((n - i - 1) % 3 == 0 && i + 1 < n) lcm_sb_putc(b, ',');
+        base_sb_putc(b, digits[i]);
+        if ((n - i - 1) % 3 == 0 && i + 1 < n) base_sb_putc(b, ',');
     }
 }
 
-void lcm_plan_describe(const ir_model *m, lcm_sb *out)
+void gen_plan_describe(const ir_model *m, lcm_sb *out)
 {
     emit_layouts lo;
     emit_layouts_build(m, &lo);
@@ -449,23 +449,23 @@ void lcm_plan_describe(const ir_model *m, lcm_sb *out)
         ir_pre pre;
         ir_elim_plan_kernel(m, &lo.S, k, &pre);
         const ir_elim *el = &pre.elim;
-        lcm_sb_printf(out, "%s (regime '%s'): ", kn->symbol, r->name);
-        if (!el->nstages) lcm_sb_printf(out, "grid search%s%s", *el->why ? ", " : "", el->why);
+        base_sb_printf(out, "%s (regime '%s'): ", kn->symbol, r->name);
+        if (!el->nstages) base_sb_printf(out, "grid search%s%s", *el->why ? ", " : "", el->why);
         for (int s = 0; s < el->nstages; ++s) {
             const ir_stage *st = &el->stage[s];
-            lcm_sb_printf(out, "%s'%s' maximised %s into a table of ", s ? ", then " : "staged solve: ",
+            base_sb_printf(out, "%s'%s' maximised %s into a table of ", s ? ", then " : "staged solve: ",
                           r->actions[st->action].name, s ? "next" : "first");
             put_count(out, (double)st->shape.whole);
-            lcm_sb_puts(out, st->shape.whole == 1 ? " entry" : " entries");
+            base_sb_puts(out, st->shape.whole == 1 ? " entry" : " entries");
         }
         if (el->nstages) {
-            lcm_sb_puts(out, "; ");
+            base_sb_puts(out, "; ");
             put_count(out, el->pairs);
-            lcm_sb_puts(out, " -> ");
+            base_sb_puts(out, " -> ");
             put_count(out, el->staged);
-            lcm_sb_printf(out, " evaluations a period (%.1fx fewer)", el->pairs / el->staged);
+            base_sb_printf(out, " evaluations a period (%.1fx fewer)", el->pairs / el->staged);
         }
-        lcm_sb_putc(out, '\n');
+        base_sb_putc(out, '\n');
     }
     emit_layouts_free(&lo);
 }

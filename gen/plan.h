@@ -1,6 +1,6 @@
 /* plan.h - the kernel plan (design section 14, "the plan is data"): what
  * each piece of a kernel's generated code computes and where, decided once
- * by lcm_plan_kernel before anything is printed.  The printers (emit*.c)
+ * by gen_plan_kernel before anything is printed.  The printers (emit*.c)
  * and the cost model (cost.c) only read it.
  *
  * A kernel is printed as nests.  A nest is a loop nest over some of the
@@ -115,7 +115,7 @@ typedef struct kernel_plan {
     ir_elim_dag dag;     /* the staged solve's DAG */
     ir_regime staged;    /* the regime with it (r then points here) */
     char *has_enext;     /* [nnodes]: the node reads E_next_V */
-    int tables, host;    /* what it was planned for (lcm_plan_kernel) */
+    int tables, host;    /* what it was planned for (gen_plan_kernel) */
     plan_nest body;
     plan_nest stage[LCM_MAX_STAGES]; /* pre.elim.nstages */
     plan_nest terms;     /* body.nat > 0 */
@@ -128,17 +128,17 @@ typedef struct kernel_plan {
  * regime's (the cost of a solve under LCM_NO_TABLES=1); with host 0 no
  * hoisted terms (the cost of the GPU's kernel, which computes them in
  * place).  Emission asks for both: its kernels read a table only when the
- * solve gives one and fence what only the CPU hoists.  lcm_plan_free
+ * solve gives one and fence what only the CPU hoists.  gen_plan_free
  * releases what it made, also after a failure. */
-int lcm_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, const ir_kernel *k, int tables,
+int gen_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, const ir_kernel *k, int tables,
                     int host, lcm_err *err);
-void lcm_plan_free(kernel_plan *p);
+void gen_plan_free(kernel_plan *p);
 
 /* How each kernel of a planned model solves, a line per kernel: its
  * staged solve (the actions maximised first, their tables' entries, the
  * evaluations a period), or grid search and, where an action would have
  * saved work, why not staged (lcmgen --plan, bench_solve). */
-void lcm_plan_describe(const ir_model *m, lcm_sb *out);
+void gen_plan_describe(const ir_model *m, lcm_sb *out);
 
 /* Marks node id of regime r and everything it depends on in needed. */
 void plan_mark(const ir_regime *r, char *needed, int id);

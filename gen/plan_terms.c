@@ -60,8 +60,8 @@ void plan_action_terms(kernel_plan *p)
     /* act[i]: the one action node i depends on (-1: none); -2: a state, a
      * second action, E_next_V or an index that may be out of range, so not
      * a term */
-    int *act = lcm_xcalloc(n + 1, sizeof *act);
-    char *costly = lcm_xcalloc(n + 1, 1), *outside = lcm_xcalloc(n + 1, 1), *body = lcm_xcalloc(n + 1, 1);
+    int *act = base_xcalloc(n + 1, sizeof *act);
+    char *costly = base_xcalloc(n + 1, 1), *outside = base_xcalloc(n + 1, 1), *body = base_xcalloc(n + 1, 1);
     for (size_t i = 0; i < n; ++i) {
         const ir_node *nd = &r->nodes[i];
         switch (nd->op) {
@@ -101,9 +101,9 @@ void plan_action_terms(kernel_plan *p)
     *t = (plan_nest){.kind = NEST_TERMS, .view = e->view, .q = e->q, .innermost = e->innermost, .e_level = e->e_level,
                      .rp_level = e->rp_level, .has_enext = e->has_enext};
     t->view.constraints = NULL, t->view.nconstraints = 0; /* the body's own */
-    t->lvl = lcm_xmalloc((n + 1) * sizeof *t->lvl);
+    t->lvl = base_xmalloc((n + 1) * sizeof *t->lvl);
     memcpy(t->lvl, e->lvl, n * sizeof *t->lvl);
-    t->needed = lcm_xcalloc(n + 1, 1);
+    t->needed = base_xcalloc(n + 1, 1);
     for (size_t i = 0; i < n; ++i)
         if (e->tabled[i]) plan_mark(r, t->needed, (int)i);
 }
@@ -141,7 +141,7 @@ static hoist_info *hoist_infos(const kernel_plan *p)
 {
     const ir_regime *r = p->r;
     const plan_nest *e = &p->body;
-    hoist_info *h = lcm_xcalloc(r->nnodes + 1, sizeof *h);
+    hoist_info *h = base_xcalloc(r->nnodes + 1, sizeof *h);
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *nd = &r->nodes[i];
         int home = e->lvl[i];
@@ -189,7 +189,7 @@ void plan_hoisted_terms(kernel_plan *p)
     size_t n = r->nnodes;
     int used = 0;
     hoist_info *h = hoist_infos(p);
-    char *outside = lcm_xcalloc(n + 1, 1); /* read where the body computes its reader */
+    char *outside = base_xcalloc(n + 1, 1); /* read where the body computes its reader */
     for (size_t i = n; i-- > 0;) { /* readers first: arguments have lower ids */
         if (!e->needed[i] || e->terms_only[i]) continue;
         const ir_node *nd = &r->nodes[i];

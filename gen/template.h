@@ -6,6 +6,6 @@
 
 /* kv: key, value, key, value, ..., NULL.  A hole without a value is a bug in
  * the generator: reported as LCM_E_INTERNAL. */
-int lcm_fill_template(const char *tmpl, const char *const *kv, lcm_sb *out, lcm_err *err);
+int gen_fill_template(const char *tmpl, const char *const *kv, lcm_sb *out, lcm_err *err);
 
 #endif

@@ -21,10 +21,10 @@ static int append(dag *d, ir_op op, ir_type type, int nargs, const int *args, in
 {
     if (d->n == d->cap) {
         d->cap = d->cap ? 2 * d->cap : 64;
-        d->nodes = lcm_xrealloc(d->nodes, d->cap * sizeof *d->nodes);
-        d->sm = lcm_xrealloc(d->sm, d->cap * sizeof *d->sm);
-        d->am = lcm_xrealloc(d->am, d->cap * sizeof *d->am);
-        d->enext = lcm_xrealloc(d->enext, d->cap);
+        d->nodes = base_xrealloc(d->nodes, d->cap * sizeof *d->nodes);
+        d->sm = base_xrealloc(d->sm, d->cap * sizeof *d->sm);
+        d->am = base_xrealloc(d->am, d->cap * sizeof *d->am);
+        d->enext = base_xrealloc(d->enext, d->cap);
     }
     ir_node *n = &d->nodes[d->n];
     *n = (ir_node){.op = op, .type = type, .nargs = nargs, .ref = ref, .src = -1};
@@ -68,7 +68,7 @@ static void split(dag *d, int x, int j, int *out, int *in)
 /* The regime's DAG, E_next_V reading what the continuation reads. */
 static void dag_of(const ir_model *m, const ir_regime *r, const ir_kernel *kn, dag *d)
 {
-    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am), cs = 0,
+    uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am), cs = 0,
              ca = 0;
     ir_node_masks(r, sm, am);
     if (!kn->last) ir_continuation_reads(m, r, kn, sm, am, &cs, &ca);

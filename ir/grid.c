@@ -95,8 +95,8 @@ void ir_grid_points(const ir_grid *g, double *out)
 
 static size_t *layout_vars(const ir_var *v, int n, size_t *total, size_t **matrix_off)
 {
-    size_t *off = lcm_xcalloc((size_t)n + 1, sizeof *off);
-    if (matrix_off) *matrix_off = lcm_xcalloc((size_t)n + 1, sizeof **matrix_off);
+    size_t *off = base_xcalloc((size_t)n + 1, sizeof *off);
+    if (matrix_off) *matrix_off = base_xcalloc((size_t)n + 1, sizeof **matrix_off);
     for (int i = 0; i < n; ++i) {
         off[i] = *total;
         const ir_grid *g = &v[i].grid;

@@ -11,7 +11,7 @@
 #include "eval.h"
 #include "layout.h"
 
-const ir_target *lcm_find_target(const ir_regime *r, int g)
+const ir_target *ir_find_target(const ir_regime *r, int g)
 {
     for (int i = 0; i < r->ntargets; ++i)
         if (r->targets[i].regime == g) return &r->targets[i];
@@ -21,28 +21,28 @@ const ir_target *lcm_find_target(const ir_regime *r, int g)
 /* Flat index -> values: codes, or points of the grids at the period. */
 static void decode(const ir_var *v, int n, const size_t *off, const double *G, int period, lcm_index flat, double *out)
 {
-    int mine[64], *code = n <= 64 ? mine : lcm_xcalloc((size_t)n, sizeof *code);
+    int mine[64], *code = n <= 64 ? mine : base_xcalloc((size_t)n, sizeof *code);
     ir_layout_decode(v, n, -1, flat, code);
     for (int i = 0; i < n; ++i)
         out[i] = grid_is_discrete(&v[i].grid) ? code[i] : G[ir_grid_at(&v[i].grid, off[i], period) + (size_t)code[i]];
     if (code != mine) free(code);
 }
 
-void lcm_point_state(lcm_point *p, lcm_index s)
+void ir_point_state(lcm_point *p, lcm_index s)
 {
     decode(p->r->states, p->r->nstates, p->L->state_off[p->r->id], p->G, (int)p->period, s, p->x);
 }
 
-void lcm_point_action(lcm_point *p, lcm_index a)
+void ir_point_action(lcm_point *p, lcm_index a)
 {
     decode(p->r->actions, p->r->nactions, p->L->action_off[p->r->id], p->G, (int)p->period, a, p->act);
 }
 
-void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
+void ir_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
 {
     const ir_regime *r = p->r;
     if (!r->nactions) {
-        lcm_sb_puts(out, "(no actions)");
+        base_sb_puts(out, "(no actions)");
         return;
     }
     double v[IR_POINT_VARS];
@@ -50,14 +50,14 @@ void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out)
     decode(r->actions, r->nactions, p->L->action_off[r->id], p->G, (int)p->period, a, v);
     for (int i = 0; i < r->nactions; ++i) {
         const ir_grid *g = &r->actions[i].grid;
-        lcm_sb_printf(out, "%s%s=", i ? ", " : "", r->actions[i].name);
-        if (grid_is_discrete(g)) lcm_sb_puts(out, g->labels[(int)v[i]]);
-        else lcm_sb_printf(out, "%.10g", v[i]);
+        base_sb_printf(out, "%s%s=", i ? ", " : "", r->actions[i].name);
+        if (grid_is_discrete(g)) base_sb_puts(out, g->labels[(int)v[i]]);
+        else base_sb_printf(out, "%.10g", v[i]);
     }
 }
 
 /* ---- taste shocks ---------------------------------------------------------- */
-void lcm_choices_reset(lcm_choices *ch, const ir_regime *r)
+void ir_choices_reset(lcm_choices *ch, const ir_regime *r)
 {
     ch->n = r->taste_scale >= 0 ? ir_taste_choices(r) : 0;
     ch->inner = ir_taste_inner(r);
@@ -65,14 +65,14 @@ void lcm_choices_reset(lcm_choices *ch, const ir_regime *r)
     for (int d = 0; d < ch->n; ++d) ch->v[d] = -INFINITY, ch->a[d] = -1;
 }
 
-void lcm_choices_add(lcm_choices *ch, lcm_index ai, double q)
+void ir_choices_add(lcm_choices *ch, lcm_index ai, double q)
 {
     if (!ch->n) return;
     int d = (int)(ai / ch->inner);
     if (q > ch->v[d] || ch->a[d] < 0) ch->v[d] = q, ch->a[d] = ai;
 }
 
-double lcm_choices_value(const lcm_choices *ch, double vmax)
+double ir_choices_value(const lcm_choices *ch, double vmax)
 {
     if (!ch->n || ch->scale == 0 || !(vmax > -INFINITY && vmax < INFINITY)) return vmax;
     if (!(ch->scale > 0 && ch->scale < INFINITY)) return NAN;
@@ -189,7 +189,7 @@ static void min_node(void *ctx, double w, double v)
 /* The cells, codes and process rows of target g's next states at the pair. */
 static void target_setup(const lcm_point *p, int g, target_ctx *out, int *codes_ok)
 {
-    target_ctx c = {.p = p, .tr = &p->m->regimes[g], .tg = lcm_find_target(p->r, g)};
+    target_ctx c = {.p = p, .tr = &p->m->regimes[g], .tg = ir_find_target(p->r, g)};
     const ir_regime *tr = c.tr;
     lcm_assert(c.tg); /* a kernel's targets are regimes its regime reaches */
     lcm_assert(tr->nstates <= IR_POINT_VARS);
@@ -223,7 +223,7 @@ static void target_setup(const lcm_point *p, int g, target_ctx *out, int *codes_
     *out = c;
 }
 
-double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
+double ir_point_target(const lcm_point *p, int g, int *codes_ok)
 {
     target_ctx c;
     target_setup(p, g, &c, codes_ok);
@@ -232,7 +232,7 @@ double lcm_point_target(const lcm_point *p, int g, int *codes_ok)
     return E;
 }
 
-double lcm_point_target_min(const lcm_point *p, int g)
+double ir_point_target_min(const lcm_point *p, int g)
 {
     double min = INFINITY;
     target_ctx c;
@@ -268,13 +268,13 @@ static ir_env point_env(const lcm_point *p)
                     .params = p->params};
 }
 
-void lcm_point_eval_values(lcm_point *p)
+void ir_point_eval_values(lcm_point *p)
 {
     ir_env env = point_env(p);
     ir_eval(p->m, p->r, &env, p->vals, p->r->nnodes);
 }
 
-void lcm_point_eval(lcm_point *p)
+void ir_point_eval(lcm_point *p)
 {
     const ir_regime *r = p->r;
     ir_env env = point_env(p);
@@ -293,7 +293,7 @@ void lcm_point_eval(lcm_point *p)
     for (int i = 0; i < p->k->ntargets && r->risk_aversion < 0; ++i) {
         int g = p->k->targets[i], ok;
         double P = p->vals[r->rprob[g]];
-        if (P != 0) p->E += P * lcm_point_target(p, g, &ok);
+        if (P != 0) p->E += P * ir_point_target(p, g, &ok);
     }
     env.enext = p->E;
     ir_eval(p->m, r, &env, p->vals, r->nnodes);

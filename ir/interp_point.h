@@ -28,27 +28,27 @@ typedef struct lcm_point {
     double age, period;
     double x[IR_POINT_VARS], act[IR_POINT_VARS]; /* state and action values */
     double *vals;          /* one per DAG node (caller allocates r->nnodes) */
-    /* results of lcm_point_eval */
+    /* results of ir_point_eval */
     int feasible;
     double E, q;
     int ce_bad; /* Epstein-Zin: the CE has no value (a negative next V, a risk aversion not finite) */
 } lcm_point;
 
 /* Sets p->x from a flat state index / p->act from a flat action index. */
-void lcm_point_state(lcm_point *p, lcm_index s);
-void lcm_point_action(lcm_point *p, lcm_index a);
+void ir_point_state(lcm_point *p, lcm_index s);
+void ir_point_action(lcm_point *p, lcm_index a);
 /* Evaluates the pair: vals, feasible and (when feasible) E and q (E the
  * certainty equivalent of an Epstein-Zin regime, and ce_bad). */
-void lcm_point_eval(lcm_point *p);
+void ir_point_eval(lcm_point *p);
 /* Evaluates vals at the pair without the continuation (E_next_V NaN):
- * what the nodes that do not read it need (lcm_point_eval's first step). */
-void lcm_point_eval_values(lcm_point *p);
+ * what the nodes that do not read it need (ir_point_eval's first step). */
+void ir_point_eval_values(lcm_point *p);
 /* Expected V of target regime g at the current pair (vals evaluated);
  * *codes_ok is cleared when a deterministic discrete next state is not a code. */
-double lcm_point_target(const lcm_point *p, int g, int *codes_ok);
+double ir_point_target(const lcm_point *p, int g, int *codes_ok);
 /* The smallest V of target regime g read at the pair (a node of positive weight). */
-double lcm_point_target_min(const lcm_point *p, int g);
-const ir_target *lcm_find_target(const ir_regime *r, int g);
+double ir_point_target_min(const lcm_point *p, int g);
+const ir_target *ir_find_target(const ir_regime *r, int g);
 /* Taste shocks (EV1; the kernels' prelude.h, "taste shocks", written
  * out): each discrete choice's best Q v[d] (-inf: none feasible) and its
  * action a[d], and the scale. */
@@ -59,15 +59,15 @@ typedef struct lcm_choices {
     lcm_index a[IR_MAX_TASTE_CHOICES];
 } lcm_choices;
 
-void lcm_choices_reset(lcm_choices *ch, const ir_regime *r);
+void ir_choices_reset(lcm_choices *ch, const ir_regime *r);
 /* A feasible, non-NaN Q at flat action index ai (the first of equals kept). */
-void lcm_choices_add(lcm_choices *ch, lcm_index ai, double q);
+void ir_choices_add(lcm_choices *ch, lcm_index ai, double q);
 /* V from the plain max vmax: vmax + scale * log(sum_d exp((v_d - vmax) /
  * scale)); vmax itself without taste shocks, at scale 0 or when vmax is not
  * finite; NaN for a negative or non-finite scale. */
-double lcm_choices_value(const lcm_choices *ch, double vmax);
+double ir_choices_value(const lcm_choices *ch, double vmax);
 
 /* "consumption=12.5, labor_supply=work" */
-void lcm_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out);
+void ir_describe_action(const lcm_point *p, lcm_index a, lcm_sb *out);
 
 #endif

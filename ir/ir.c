@@ -19,9 +19,9 @@ int ir_op_by_name(const char *name)
 
 static const char *grid_kind_names[] = {"discrete", "lin", "log", "irregular", "pwlin", "pwlog", "process", "by_age"};
 
-const char *lcm_grid_kind_name(grid_kind k) { return grid_kind_names[k]; }
+const char *ir_grid_kind_name(grid_kind k) { return grid_kind_names[k]; }
 
-int lcm_grid_kind_by_name(const char *name)
+int ir_grid_kind_by_name(const char *name)
 {
     for (int i = 0; i < (int)(sizeof grid_kind_names / sizeof *grid_kind_names); ++i)
         if (strcmp(grid_kind_names[i], name) == 0) return i;
@@ -163,7 +163,7 @@ static int is_bool_result(ir_op op)
 static int check_node_ref(const ir_regime *r, int id, int limit, const char *what, lcm_err *err)
 {
     if (id < 0 || id >= limit)
-        return lcm_fail(err, LCM_E_MODEL, "regime '%s': %s refers to node %d of %d",
+        return base_fail(err, LCM_E_MODEL, "regime '%s': %s refers to node %d of %d",
                         r->name, what, id, limit);
     return 0;
 }
@@ -190,19 +190,19 @@ static int check_taste(const ir_regime *r, int nn, lcm_err *err)
     if (rc) return rc;
     for (int a = 1; a < r->nactions; ++a)
         if (!grid_is_discrete(&r->actions[a - 1].grid) && grid_is_discrete(&r->actions[a].grid))
-            return lcm_fail(err, LCM_E_MODEL, "regime '%s': taste shocks need the discrete actions first", r->name);
+            return base_fail(err, LCM_E_MODEL, "regime '%s': taste shocks need the discrete actions first", r->name);
     int nd = ir_taste_choices(r);
     if (!r->nactions || !grid_is_discrete(&r->actions[0].grid) || nd > IR_MAX_TASTE_CHOICES)
-        return lcm_fail(err, LCM_E_MODEL, "regime '%s': taste shocks need between 1 and %d combinations of discrete "
+        return base_fail(err, LCM_E_MODEL, "regime '%s': taste shocks need between 1 and %d combinations of discrete "
                         "actions (it has %d)", r->name, IR_MAX_TASTE_CHOICES,
                         r->nactions && grid_is_discrete(&r->actions[0].grid) ? nd : 0);
     if (r->nodes[r->taste_scale].type != IR_NUM)
-        return lcm_fail(err, LCM_E_MODEL, "regime '%s': the taste-shock scale is a condition, not a number", r->name);
-    char *memo = lcm_xcalloc((size_t)nn + 1, 1);
+        return base_fail(err, LCM_E_MODEL, "regime '%s': the taste-shock scale is a condition, not a number", r->name);
+    char *memo = base_xcalloc((size_t)nn + 1, 1);
     int bad = reads_action(r, r->taste_scale, memo);
     free(memo);
     if (bad)
-        return lcm_fail(err, LCM_E_MODEL, "regime '%s': the taste-shock scale depends on an action or E_next_V",
+        return base_fail(err, LCM_E_MODEL, "regime '%s': the taste-shock scale depends on an action or E_next_V",
                         r->name);
     return 0;
 }
@@ -216,10 +216,10 @@ static int check_egm(const ir_model *m, const ir_regime *r, int nn, lcm_err *err
     int rc;
     if (r->terminal || E->state >= r->nstates || E->action < 0 || E->action >= r->nactions ||
         grid_is_discrete(&r->states[E->state].grid) || grid_is_discrete(&r->actions[E->action].grid))
-        return lcm_fail(err, LCM_E_MODEL, "regime '%s': bad endogenous grid method (state, action or terminal)", r->name);
+        return base_fail(err, LCM_E_MODEL, "regime '%s': bad endogenous grid method (state, action or terminal)", r->name);
     if (g->kind == GRID_DISCRETE || g->kind == GRID_PROCESS || g->kind == GRID_AGE || (g->kind == GRID_IRREG && !g->points) ||
         g->n < 2 || g->batch_size || g->distributed)
-        return lcm_fail(err, LCM_E_MODEL, "regime '%s': the savings grid must be continuous and fixed in the model", r->name);
+        return base_fail(err, LCM_E_MODEL, "regime '%s': the savings grid must be continuous and fixed in the model", r->name);
     if ((rc = check_node_ref(r, E->resources, nn, "EGM's resources", err)) ||
         (rc = check_node_ref(r, E->discount, nn, "EGM's discount", err)) ||
         (rc = check_node_ref(r, E->marginal, nn, "EGM's marginal utility", err)) ||
@@ -228,7 +228,7 @@ static int check_egm(const ir_model *m, const ir_regime *r, int nn, lcm_err *err
     for (int t = 0; t < r->ntargets; ++t) {
         const ir_regime *tr = &m->regimes[r->targets[t].regime];
         if ((ir_find_state(tr, r->states[E->state].name) >= 0) != (E->next[t] >= 0))
-            return lcm_fail(err, LCM_E_MODEL, "regime '%s': EGM's next '%s' in regime '%s' is %s", r->name,
+            return base_fail(err, LCM_E_MODEL, "regime '%s': EGM's next '%s' in regime '%s' is %s", r->name,
                             r->states[E->state].name, tr->name, E->next[t] >= 0 ? "not a state there" : "missing");
         if (E->next[t] < 0) continue;
         if ((rc = check_node_ref(r, E->next[t], nn, "EGM's next state", err)) ||
@@ -236,7 +236,7 @@ static int check_egm(const ir_model *m, const ir_regime *r, int nn, lcm_err *err
             return rc;
         int s = ir_find_state(tr, r->states[E->state].name);
         if (s < 0 || ir_marginal_state(tr) != s)
-            return lcm_fail(err, LCM_E_MODEL, "regime '%s': its EGM target '%s' keeps no marginal value of '%s'", r->name,
+            return base_fail(err, LCM_E_MODEL, "regime '%s': its EGM target '%s' keeps no marginal value of '%s'", r->name,
                             tr->name, r->states[E->state].name);
     }
     return 0;
@@ -249,34 +249,34 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
         ir_node *n = &r->nodes[i];
         int ar = ir_ops[n->op].arity;
         if (ar >= 0 && n->nargs != ar)
-            return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d (%s) has %d arguments, wants %d",
+            return base_fail(err, LCM_E_MODEL, "regime '%s': node %d (%s) has %d arguments, wants %d",
                             r->name, i, ir_ops[n->op].name, n->nargs, ar);
         for (int a = 0; a < n->nargs; ++a)
             if (n->args[a] < 0 || n->args[a] >= i)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d argument %d out of order",
+                return base_fail(err, LCM_E_MODEL, "regime '%s': node %d argument %d out of order",
                                 r->name, i, a);
         switch (n->op) {
         case OP_STATE:
             if (n->ref < 0 || n->ref >= r->nstates)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: no state %d", r->name, i, n->ref);
+                return base_fail(err, LCM_E_MODEL, "regime '%s': node %d: no state %d", r->name, i, n->ref);
             break;
         case OP_ACTION:
             if (n->ref < 0 || n->ref >= r->nactions)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: no action %d", r->name, i, n->ref);
+                return base_fail(err, LCM_E_MODEL, "regime '%s': node %d: no action %d", r->name, i, n->ref);
             break;
         case OP_PARAM:
         case OP_PIDX:
             if (n->ref < 0 || n->ref >= m->nparams)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: no parameter slot %d",
+                return base_fail(err, LCM_E_MODEL, "regime '%s': node %d: no parameter slot %d",
                                 r->name, i, n->ref);
             if ((n->op == OP_PIDX) != (m->params[n->ref].ndims > 0) ||
                 (n->op == OP_PIDX && n->nargs != m->params[n->ref].ndims))
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: parameter '%s' indexed with %d indices, has %d dimensions",
+                return base_fail(err, LCM_E_MODEL, "regime '%s': node %d: parameter '%s' indexed with %d indices, has %d dimensions",
                                 r->name, i, m->params[n->ref].name, n->nargs, m->params[n->ref].ndims);
             break;
         case OP_STAGE:
         case OP_STAGE_OK: /* the generator's own (ir/eliminate.h), never traced */
-            return lcm_fail(err, LCM_E_MODEL, "regime '%s': node %d: '%s' is not an operation of a model", r->name, i,
+            return base_fail(err, LCM_E_MODEL, "regime '%s': node %d: '%s' is not an operation of a model", r->name, i,
                             ir_ops[n->op].name);
         default:
             break;
@@ -293,7 +293,7 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
     if ((rc = check_node_ref(r, r->utility, nn, "utility", err))) return rc;
     if ((rc = check_node_ref(r, r->q, nn, "Q", err))) return rc;
     if (r->risk_aversion >= 0 && r->terminal)
-        return lcm_fail(err, LCM_E_MODEL, "regime '%s' is terminal and has a risk aversion", r->name);
+        return base_fail(err, LCM_E_MODEL, "regime '%s' is terminal and has a risk aversion", r->name);
     if (r->risk_aversion >= 0 && (rc = check_node_ref(r, r->risk_aversion, nn, "the risk aversion", err))) return rc;
     for (int c = 0; c < r->nconstraints; ++c)
         if ((rc = check_node_ref(r, r->constraints[c].node, nn, "a constraint", err))) return rc;
@@ -304,7 +304,7 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
     if (r->terminal_marginal && (!r->terminal || r->nactions || r->marginal_state >= r->nstates ||
                                    grid_is_discrete(&r->states[r->marginal_state].grid) ||
                                    (rc = check_node_ref(r, r->marginal, nn, "the marginal value", err))))
-        return rc ? rc : lcm_fail(err, LCM_E_MODEL, "regime '%s': a marginal value needs a terminal regime without "
+        return rc ? rc : base_fail(err, LCM_E_MODEL, "regime '%s': a marginal value needs a terminal regime without "
                                   "actions and a continuous state", r->name);
     for (int g = 0; g < m->nregimes; ++g)
         if (r->rprob[g] >= 0 && (rc = check_node_ref(r, r->rprob[g], nn, "a regime probability", err)))
@@ -312,20 +312,20 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
     for (int t = 0; t < r->ntargets; ++t) {
         ir_target *tg = &r->targets[t];
         if (tg->regime < 0 || tg->regime >= m->nregimes)
-            return lcm_fail(err, LCM_E_MODEL, "regime '%s': target %d is not a regime", r->name, tg->regime);
+            return base_fail(err, LCM_E_MODEL, "regime '%s': target %d is not a regime", r->name, tg->regime);
         const ir_regime *tr = &m->regimes[tg->regime];
         for (int s = 0; s < tr->nstates; ++s) {
             ir_next *nx = &tg->next[s];
             if (nx->kind == NEXT_PROCESS) {
                 if (tr->states[s].grid.kind != GRID_PROCESS ||
                     (nx->src >= 0 && (nx->src >= r->nstates || r->states[nx->src].grid.kind != GRID_PROCESS)))
-                    return lcm_fail(err, LCM_E_MODEL, "regime '%s': bad process transition of '%s'", r->name,
+                    return base_fail(err, LCM_E_MODEL, "regime '%s': bad process transition of '%s'", r->name,
                                     tr->states[s].name);
             } else if (nx->kind == NEXT_DET) {
                 if ((rc = check_node_ref(r, nx->node, nn, "a next state", err))) return rc;
             } else {
                 if (nx->nprobs != tr->states[s].grid.n)
-                    return lcm_fail(err, LCM_E_MODEL,
+                    return base_fail(err, LCM_E_MODEL,
                                     "regime '%s': Markov transition of '%s' has %d probabilities, the state has %d categories",
                                     r->name, tr->states[s].name, nx->nprobs, tr->states[s].grid.n);
                 for (int j = 0; j < nx->nprobs; ++j)
@@ -342,12 +342,12 @@ static int check_grid_slots(const ir_model *m, const ir_var *v, int n, lcm_err *
         const ir_grid *g = &v[i].grid;
         if (g->kind == GRID_IRREG && !g->points &&
             (g->points_slot < 0 || g->points_slot >= m->nparams || m->params[g->points_slot].size != (size_t)g->n))
-            return lcm_fail(err, LCM_E_MODEL, "grid '%s': its run-time points need a parameter of %d values", v[i].name, g->n);
+            return base_fail(err, LCM_E_MODEL, "grid '%s': its run-time points need a parameter of %d values", v[i].name, g->n);
         for (int k = 0; k < g->nslots; ++k)
             if (g->slots[k] < 0 || g->slots[k] >= m->nparams || m->params[g->slots[k]].size != 1)
-                return lcm_fail(err, LCM_E_MODEL, "process '%s': bad parameter slot", v[i].name);
+                return base_fail(err, LCM_E_MODEL, "process '%s': bad parameter slot", v[i].name);
         if (g->kind == GRID_AGE && g->nperiods != m->nperiods)
-            return lcm_fail(err, LCM_E_MODEL, "grid '%s': %d grids by age for %d periods", v[i].name, g->nperiods,
+            return base_fail(err, LCM_E_MODEL, "grid '%s': %d grids by age for %d periods", v[i].name, g->nperiods,
                             m->nperiods);
     }
     return 0;
@@ -355,9 +355,9 @@ static int check_grid_slots(const ir_model *m, const ir_var *v, int n, lcm_err *
 
 int ir_model_check(ir_model *m, lcm_err *err)
 {
-    if (m->nperiods <= 0) return lcm_fail(err, LCM_E_MODEL, "model has no ages");
+    if (m->nperiods <= 0) return base_fail(err, LCM_E_MODEL, "model has no ages");
     if (m->nregimes <= 0 || m->nregimes > IR_MAX_REGIMES)
-        return lcm_fail(err, LCM_E_MODEL, "model has %d regimes (1..%d supported)", m->nregimes, IR_MAX_REGIMES);
+        return base_fail(err, LCM_E_MODEL, "model has %d regimes (1..%d supported)", m->nregimes, IR_MAX_REGIMES);
     size_t off = 0;
     for (int i = 0; i < m->nparams; ++i) {
         ir_param *p = &m->params[i];
@@ -375,7 +375,7 @@ int ir_model_check(ir_model *m, lcm_err *err)
         if (rc) return rc;
         for (int a = 0; a < r->nactions; ++a)
             if (r->actions[a].grid.kind == GRID_AGE)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': action '%s' has a grid by age; only states can",
+                return base_fail(err, LCM_E_MODEL, "regime '%s': action '%s' has a grid by age; only states can",
                                 r->name, r->actions[a].name);
     }
     return 0;

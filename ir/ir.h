@@ -118,8 +118,8 @@ typedef struct ir_grid {
     int distributed;    /* shard: discrete only */
 } ir_grid;
 
-const char *lcm_grid_kind_name(grid_kind k);
-int lcm_grid_kind_by_name(const char *name);
+const char *ir_grid_kind_name(grid_kind k);
+int ir_grid_kind_by_name(const char *name);
 static inline int grid_is_discrete(const ir_grid *g) { return g->kind == GRID_DISCRETE; }
 
 typedef struct ir_var {

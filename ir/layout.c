@@ -29,10 +29,10 @@ int ir_splay_check(const ir_model *m, lcm_err *err)
             const ir_grid *g = &R->states[s].grid;
             if (!ir_splays(g)) continue;
             if (g->distributed)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': state '%s' is both splayed (batch_size) and sharded "
+                return base_fail(err, LCM_E_MODEL, "regime '%s': state '%s' is both splayed (batch_size) and sharded "
                                 "(distributed = true)", R->name, R->states[s].name);
             if (++splayed > LCM_MAX_SPLAYED)
-                return lcm_fail(err, LCM_E_MODEL, "regime '%s': at most %d states can be splayed (batch_size)",
+                return base_fail(err, LCM_E_MODEL, "regime '%s': at most %d states can be splayed (batch_size)",
                                 R->name, LCM_MAX_SPLAYED);
         }
     }
@@ -45,11 +45,11 @@ void ir_state_layout_build(const ir_model *m, const ir_vars *V, const ir_shard *
     lcm_assert(m && V && S && L);
     lcm_assert(r >= 0 && r < m->nregimes);
     const ir_regime *R = &m->regimes[r];
-    long long *stride = lcm_xcalloc((size_t)R->nstates + 1, sizeof *stride);
+    long long *stride = base_xcalloc((size_t)R->nstates + 1, sizeof *stride);
     ir_strides(R, stride);
     L->r = R;
-    L->axis = lcm_xcalloc((size_t)R->nstates + 1, sizeof *L->axis);
-    L->order = lcm_xcalloc((size_t)R->nstates + 1, sizeof *L->order);
+    L->axis = base_xcalloc((size_t)R->nstates + 1, sizeof *L->axis);
+    L->order = base_xcalloc((size_t)R->nstates + 1, sizeof *L->order);
     L->sharded = ir_shard_regime(m, S, r);
     L->nsplayed = 0;
     L->per_combo = 1;
@@ -200,30 +200,30 @@ int ir_layout_entry(const ir_state_layout *L, uint64_t states, int sharded, long
 /* ---- the same formulas as kernel text ---------------------------------------- */
 void ir_layout_print_chunk_start(const ir_state_layout *L, int i, lcm_sb *b)
 {
-    lcm_sb_printf(b, "a->chunk[%d] * %d", L->axis[i].chunk, L->axis[i].width);
+    base_sb_printf(b, "a->chunk[%d] * %d", L->axis[i].chunk, L->axis[i].width);
 }
 
 void ir_layout_print_code(const ir_state_layout *L, int i, const char *var, lcm_sb *b)
 {
     const ir_axis *x = &L->axis[i];
     if (x->chunk < 0) {
-        lcm_sb_printf(b, "%s / %lld %% %d", var, x->stride, x->n);
+        base_sb_printf(b, "%s / %lld %% %d", var, x->stride, x->n);
         return;
     }
-    lcm_sb_printf(b, "(%s / %lld %% %d - ", var, x->stride, x->n);
+    base_sb_printf(b, "(%s / %lld %% %d - ", var, x->stride, x->n);
     ir_layout_print_chunk_start(L, i, b);
-    lcm_sb_putc(b, ')');
+    base_sb_putc(b, ')');
 }
 
 void ir_layout_print_combo(const ir_state_layout *L, const char *codes, lcm_sb *b)
 {
     int digits = L->r->nstates - L->nfree;
-    for (int k = 1; k < digits; ++k) lcm_sb_putc(b, '(');
+    for (int k = 1; k < digits; ++k) base_sb_putc(b, '(');
     for (int d = L->r->nstates - 1; d >= L->nfree; --d) { /* the slowest digit first (Horner) */
         int i = L->order[d];
-        if (d < L->r->nstates - 1) lcm_sb_printf(b, " * %d + ", L->axis[i].n);
-        lcm_sb_printf(b, "(lcm_index)%s[%d]", codes, i);
-        if (d < L->r->nstates - 1) lcm_sb_putc(b, ')');
+        if (d < L->r->nstates - 1) base_sb_printf(b, " * %d + ", L->axis[i].n);
+        base_sb_printf(b, "(lcm_index)%s[%d]", codes, i);
+        if (d < L->r->nstates - 1) base_sb_putc(b, ')');
     }
 }
 
@@ -235,12 +235,12 @@ static void print_digit(const ir_regime *r, int i, int indent, ir_print_value *v
                         const char *code, ...)
 {
     va_list ap;
-    lcm_sb_printf(b, "%*s{ const int c = ", indent, "");
+    base_sb_printf(b, "%*s{ const int c = ", indent, "");
     va_start(ap, code);
-    lcm_sb_vprintf(b, code, ap);
+    base_sb_vprintf(b, code, ap);
     va_end(ap);
     value(ctx, i, b);
-    lcm_sb_printf(b, " } /* %s */\n", r->states[i].name);
+    base_sb_printf(b, " } /* %s */\n", r->states[i].name);
 }
 
 void ir_layout_print_decode(const ir_regime *r, int skip, const char *var, int indent, ir_print_value *value,
@@ -256,26 +256,26 @@ void ir_layout_print_entry(const ir_state_layout *L, uint64_t states, int sharde
                            int indent, ir_print_value *value, void *ctx, lcm_sb *b)
 {
     const ir_regime *r = L->r;
-    if (point) lcm_sb_printf(b, "%*slcm_index point = 0; /* the flat index of the entry's states */\n", indent, "");
+    if (point) base_sb_printf(b, "%*slcm_index point = 0; /* the flat index of the entry's states */\n", indent, "");
     for (int d = 0; d < L->nfree; ++d) {
         int i = L->order[d];
         const ir_axis *a = &L->axis[i];
         if (!(states >> i & 1)) continue;
         lcm_sb start, at;
-        lcm_sb_init(&start), lcm_sb_init(&at);
-        if (a->chunk >= 0) ir_layout_print_chunk_start(L, i, &start), lcm_sb_puts(&start, " + ");
-        if (point) lcm_sb_printf(&at, "point += (lcm_index)c * %lld; ", a->stride);
+        base_sb_init(&start), base_sb_init(&at);
+        if (a->chunk >= 0) ir_layout_print_chunk_start(L, i, &start), base_sb_puts(&start, " + ");
+        if (point) base_sb_printf(&at, "point += (lcm_index)c * %lld; ", a->stride);
         print_digit(r, i, indent, value, ctx, b, "%s(int)(rest %% %d); rest /= %d; if (c >= %d) return; %s",
                     start.len ? start.s : "", a->width, a->width, a->n, at.len ? at.s : "");
-        lcm_sb_free(&start), lcm_sb_free(&at);
+        base_sb_free(&start), base_sb_free(&at);
     }
     if (!sharded) return;
-    lcm_sb_printf(b, "%*slcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n", indent, "");
+    base_sb_printf(b, "%*slcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n", indent, "");
     for (int d = L->nfree; d < r->nstates; ++d) {
         int i = L->order[d], n = L->axis[i].n;
-        lcm_sb_printf(b, "%*s%s[%d] = (real)(combo %% %d); /* %s */\n", indent, "", x, i, n, r->states[i].name);
-        if (point) lcm_sb_printf(b, "%*spoint += combo %% %d * %lld;\n", indent, "", n, L->axis[i].stride);
-        lcm_sb_printf(b, "%*scombo /= %d;\n", indent, "", n);
+        base_sb_printf(b, "%*s%s[%d] = (real)(combo %% %d); /* %s */\n", indent, "", x, i, n, r->states[i].name);
+        if (point) base_sb_printf(b, "%*spoint += combo %% %d * %lld;\n", indent, "", n, L->axis[i].stride);
+        base_sb_printf(b, "%*scombo /= %d;\n", indent, "", n);
     }
 }
 
@@ -284,35 +284,35 @@ void ir_layout_print_state(const ir_state_layout *L, lcm_sb *code, lcm_sb *order
 {
     const ir_regime *r = L->r;
     if (!L->nsplayed && !L->sharded) {
-        lcm_sb_puts(code, "    return l;");
-        lcm_sb_puts(order, "l itself.");
+        base_sb_puts(code, "    return l;");
+        base_sb_puts(order, "l itself.");
         return;
     }
-    lcm_sb_puts(code, "    lcm_index rest = l, s = 0;\n");
+    base_sb_puts(code, "    lcm_index rest = l, s = 0;\n");
     for (int d = 0; d < L->nfree; ++d) {
         int i = L->order[d];
         const ir_axis *x = &L->axis[i];
         if (x->chunk < 0) {
-            lcm_sb_printf(code, "    s += (rest %% %d) * %lld; /* %s */\n    rest /= %d;\n", x->n, x->stride,
+            base_sb_printf(code, "    s += (rest %% %d) * %lld; /* %s */\n    rest /= %d;\n", x->n, x->stride,
                       r->states[i].name, x->n);
             continue;
         }
-        lcm_sb_printf(code, "    { /* %s, splayed: chunks of %d */\n", r->states[i].name, x->width);
-        lcm_sb_puts(code, "        const int lo = "), ir_layout_print_chunk_start(L, i, code);
-        lcm_sb_printf(code, ", len = %d - lo < %d ? %d - lo : %d;\n", x->n, x->width, x->n, x->width);
-        lcm_sb_printf(code, "        s += (lo + rest %% len) * %lld;\n        rest /= len;\n    }\n", x->stride);
+        base_sb_printf(code, "    { /* %s, splayed: chunks of %d */\n", r->states[i].name, x->width);
+        base_sb_puts(code, "        const int lo = "), ir_layout_print_chunk_start(L, i, code);
+        base_sb_printf(code, ", len = %d - lo < %d ? %d - lo : %d;\n", x->n, x->width, x->n, x->width);
+        base_sb_printf(code, "        s += (lo + rest %% len) * %lld;\n        rest /= len;\n    }\n", x->stride);
     }
     if (L->sharded) {
-        lcm_sb_puts(code, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
+        base_sb_puts(code, "    lcm_index combo = a->shard_lo + rest; /* the sharded states, last fastest */\n");
         for (int d = L->nfree; d < r->nstates; ++d) {
             int i = L->order[d];
             const ir_axis *x = &L->axis[i];
-            lcm_sb_printf(code, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", x->n, x->stride,
+            base_sb_printf(code, "    s += (combo %% %d) * %lld; /* %s */\n    combo /= %d;\n", x->n, x->stride,
                       r->states[i].name, x->n);
         }
     }
-    lcm_sb_puts(code, "    return s;");
-    lcm_sb_printf(order, "%s%s", L->sharded ? "this launch's block of the sharded states" : "",
+    base_sb_puts(code, "    return s;");
+    base_sb_printf(order, "%s%s", L->sharded ? "this launch's block of the sharded states" : "",
               L->nsplayed ? (L->sharded ? ", one chunk of the splayed states." : "one chunk of the splayed states.")
                           : ".");
 }

@@ -14,186 +14,186 @@
 /* ---- writing ------------------------------------------------------------ */
 static void put_str(lcm_sb *b, const char *s)
 {
-    lcm_sb_putc(b, '"');
+    base_sb_putc(b, '"');
     for (; *s; ++s) {
-        if (*s == '"' || *s == '\\') lcm_sb_putc(b, '\\'), lcm_sb_putc(b, *s);
-        else if (*s == '\n') lcm_sb_puts(b, "\\n");
-        else if (*s == '\r') lcm_sb_puts(b, "\\r");
-        else lcm_sb_putc(b, *s);
+        if (*s == '"' || *s == '\\') base_sb_putc(b, '\\'), base_sb_putc(b, *s);
+        else if (*s == '\n') base_sb_puts(b, "\\n");
+        else if (*s == '\r') base_sb_puts(b, "\\r");
+        else base_sb_putc(b, *s);
     }
-    lcm_sb_putc(b, '"');
+    base_sb_putc(b, '"');
 }
 
 static void put_num(lcm_sb *b, double x)
 {
-    lcm_sb_putc(b, ' ');
-    lcm_sb_double(b, x);
+    base_sb_putc(b, ' ');
+    base_sb_double(b, x);
 }
 
 static void put_grid(lcm_sb *b, const ir_grid *g)
 {
-    lcm_sb_printf(b, "%s n %d", lcm_grid_kind_name(g->kind), g->n);
+    base_sb_printf(b, "%s n %d", ir_grid_kind_name(g->kind), g->n);
     if (g->kind == GRID_AGE) {
-        if (g->batch_size) lcm_sb_printf(b, " batch %d", g->batch_size);
-        lcm_sb_printf(b, " periods %d", g->nperiods);
-        for (int t = 0; t < g->nperiods; ++t) lcm_sb_puts(b, " | "), put_grid(b, &g->periods[t]);
+        if (g->batch_size) base_sb_printf(b, " batch %d", g->batch_size);
+        base_sb_printf(b, " periods %d", g->nperiods);
+        for (int t = 0; t < g->nperiods; ++t) base_sb_puts(b, " | "), put_grid(b, &g->periods[t]);
         return;
     }
     switch (g->kind) {
     case GRID_DISCRETE:
-        if (g->category) lcm_sb_puts(b, " category "), put_str(b, g->category);
-        lcm_sb_puts(b, " labels");
-        for (int i = 0; i < g->n; ++i) lcm_sb_putc(b, ' '), put_str(b, g->labels[i]);
+        if (g->category) base_sb_puts(b, " category "), put_str(b, g->category);
+        base_sb_puts(b, " labels");
+        for (int i = 0; i < g->n; ++i) base_sb_putc(b, ' '), put_str(b, g->labels[i]);
         break;
     case GRID_LIN:
     case GRID_LOG:
-        lcm_sb_puts(b, " start"), put_num(b, g->start);
-        lcm_sb_puts(b, " stop"), put_num(b, g->stop);
+        base_sb_puts(b, " start"), put_num(b, g->start);
+        base_sb_puts(b, " stop"), put_num(b, g->stop);
         break;
     case GRID_IRREG:
         if (!g->points) {
-            lcm_sb_printf(b, " runtime %d", g->points_slot);
+            base_sb_printf(b, " runtime %d", g->points_slot);
             break;
         }
-        lcm_sb_puts(b, " points");
+        base_sb_puts(b, " points");
         for (int i = 0; i < g->n; ++i) put_num(b, g->points[i]);
         break;
     case GRID_PWLIN:
     case GRID_PWLOG:
-        lcm_sb_printf(b, " pieces %d", g->npieces);
+        base_sb_printf(b, " pieces %d", g->npieces);
         for (int i = 0; i < g->npieces; ++i) {
             const ir_piece *p = &g->pieces[i];
             put_num(b, p->lo), put_num(b, p->hi);
-            lcm_sb_printf(b, " %d %d %d", p->lo_closed, p->hi_closed, p->n);
+            base_sb_printf(b, " %d %d %d", p->lo_closed, p->hi_closed, p->n);
         }
         break;
     case GRID_PROCESS:
-        lcm_sb_printf(b, " kind %s gh %d slots %d", ir_process_name((ir_process_kind)g->process), g->gauss_hermite,
+        base_sb_printf(b, " kind %s gh %d slots %d", ir_process_name((ir_process_kind)g->process), g->gauss_hermite,
                   g->nslots);
-        for (int i = 0; i < g->nslots; ++i) lcm_sb_printf(b, " %d", g->slots[i]);
+        for (int i = 0; i < g->nslots; ++i) base_sb_printf(b, " %d", g->slots[i]);
         break;
     case GRID_AGE: break; /* above */
     }
-    if (g->batch_size) lcm_sb_printf(b, " batch %d", g->batch_size);
-    if (g->distributed) lcm_sb_printf(b, " dist %d", g->distributed);
+    if (g->batch_size) base_sb_printf(b, " batch %d", g->batch_size);
+    if (g->distributed) base_sb_printf(b, " dist %d", g->distributed);
 }
 
 static void put_node(lcm_sb *b, const ir_node *n)
 {
-    lcm_sb_printf(b, "node %s", ir_ops[n->op].name);
+    base_sb_printf(b, "node %s", ir_ops[n->op].name);
     switch (n->op) {
     case OP_CONST: put_num(b, n->k); break;
-    case OP_STATE: case OP_ACTION: case OP_PARAM: lcm_sb_printf(b, " %d", n->ref); break;
-    case OP_PIDX: lcm_sb_printf(b, " %d", n->ref); break;
+    case OP_STATE: case OP_ACTION: case OP_PARAM: base_sb_printf(b, " %d", n->ref); break;
+    case OP_PIDX: base_sb_printf(b, " %d", n->ref); break;
     default: break;
     }
-    for (int a = 0; a < n->nargs; ++a) lcm_sb_printf(b, " %d", n->args[a]);
-    if (n->src >= 0) lcm_sb_printf(b, " @%d", n->src);
-    lcm_sb_putc(b, '\n');
+    for (int a = 0; a < n->nargs; ++a) base_sb_printf(b, " %d", n->args[a]);
+    if (n->src >= 0) base_sb_printf(b, " @%d", n->src);
+    base_sb_putc(b, '\n');
 }
 
 static void put_ints(lcm_sb *b, const char *key, const int *v, int n)
 {
-    lcm_sb_printf(b, " %s %d", key, n);
-    for (int i = 0; i < n; ++i) lcm_sb_printf(b, " %d", v[i]);
+    base_sb_printf(b, " %s %d", key, n);
+    for (int i = 0; i < n; ++i) base_sb_printf(b, " %d", v[i]);
 }
 
 void ir_manifest_write(const ir_model *m, lcm_sb *b)
 {
-    lcm_sb_printf(b, "lcm-manifest %d\n", LCM_MANIFEST_VERSION);
-    lcm_sb_puts(b, "model "), put_str(b, m->name), lcm_sb_putc(b, '\n');
-    lcm_sb_puts(b, "file "), put_str(b, m->file ? m->file : ""), lcm_sb_putc(b, '\n');
+    base_sb_printf(b, "lcm-manifest %d\n", LCM_MANIFEST_VERSION);
+    base_sb_puts(b, "model "), put_str(b, m->name), base_sb_putc(b, '\n');
+    base_sb_puts(b, "file "), put_str(b, m->file ? m->file : ""), base_sb_putc(b, '\n');
     for (int i = 0; i < m->noptions; ++i) {
-        lcm_sb_printf(b, "option %s ", m->options[i].name);
+        base_sb_printf(b, "option %s ", m->options[i].name);
         put_str(b, m->options[i].value);
-        lcm_sb_putc(b, '\n');
+        base_sb_putc(b, '\n');
     }
-    lcm_sb_printf(b, "ages %d", m->nperiods);
+    base_sb_printf(b, "ages %d", m->nperiods);
     for (int t = 0; t < m->nperiods; ++t) put_num(b, m->ages[t]);
-    lcm_sb_putc(b, '\n');
-    for (int i = 0; i < m->nsrc; ++i) lcm_sb_puts(b, "src "), put_str(b, m->src[i]), lcm_sb_putc(b, '\n');
+    base_sb_putc(b, '\n');
+    for (int i = 0; i < m->nsrc; ++i) base_sb_puts(b, "src "), put_str(b, m->src[i]), base_sb_putc(b, '\n');
     for (int i = 0; i < m->nparams; ++i) {
         const ir_param *p = &m->params[i];
-        lcm_sb_printf(b, "param %s %s %s %d", p->regime, p->func, p->name, p->ndims);
-        for (int d = 0; d < p->ndims; ++d) lcm_sb_printf(b, " %d %s", p->dims[d], p->dimnames[d]);
+        base_sb_printf(b, "param %s %s %s %d", p->regime, p->func, p->name, p->ndims);
+        for (int d = 0; d < p->ndims; ++d) base_sb_printf(b, " %d %s", p->dims[d], p->dimnames[d]);
         if (p->fixed) {
-            lcm_sb_puts(b, " fixed");
+            base_sb_puts(b, " fixed");
             for (size_t k = 0; k < p->size; ++k) put_num(b, p->values[k]);
         }
-        lcm_sb_putc(b, '\n');
+        base_sb_putc(b, '\n');
     }
     for (int i = 0; i < m->nregimes; ++i) {
         const ir_regime *r = &m->regimes[i];
-        lcm_sb_printf(b, "regime %s terminal %d\nactive %d", r->name, r->terminal, m->nperiods);
-        for (int t = 0; t < m->nperiods; ++t) lcm_sb_printf(b, " %d", r->active[t]);
-        lcm_sb_putc(b, '\n');
+        base_sb_printf(b, "regime %s terminal %d\nactive %d", r->name, r->terminal, m->nperiods);
+        for (int t = 0; t < m->nperiods; ++t) base_sb_printf(b, " %d", r->active[t]);
+        base_sb_putc(b, '\n');
         for (int s = 0; s < r->nstates; ++s)
-            lcm_sb_printf(b, "state %s ", r->states[s].name), put_grid(b, &r->states[s].grid), lcm_sb_putc(b, '\n');
+            base_sb_printf(b, "state %s ", r->states[s].name), put_grid(b, &r->states[s].grid), base_sb_putc(b, '\n');
         for (int a = 0; a < r->nactions; ++a)
-            lcm_sb_printf(b, "action %s ", r->actions[a].name), put_grid(b, &r->actions[a].grid), lcm_sb_putc(b, '\n');
+            base_sb_printf(b, "action %s ", r->actions[a].name), put_grid(b, &r->actions[a].grid), base_sb_putc(b, '\n');
         if (ir_is_egm(r)) {
-            lcm_sb_printf(b, "egm %s %s savings ", r->states[r->egm.state].name, r->actions[r->egm.action].name);
+            base_sb_printf(b, "egm %s %s savings ", r->states[r->egm.state].name, r->actions[r->egm.action].name);
             put_grid(b, &r->egm.savings.grid);
-            lcm_sb_putc(b, '\n');
+            base_sb_putc(b, '\n');
         }
-        lcm_sb_puts(b, "endregime\n");
+        base_sb_puts(b, "endregime\n");
     }
     for (int i = 0; i < m->nregimes; ++i) {
         const ir_regime *r = &m->regimes[i];
-        lcm_sb_printf(b, "dag %s\n", r->name);
+        base_sb_printf(b, "dag %s\n", r->name);
         for (size_t n = 0; n < r->nnodes; ++n) put_node(b, &r->nodes[n]);
-        lcm_sb_printf(b, "utility %d\nq %d\n", r->utility, r->q);
-        if (r->risk_aversion >= 0) lcm_sb_printf(b, "risk_aversion %d\n", r->risk_aversion);
+        base_sb_printf(b, "utility %d\nq %d\n", r->utility, r->q);
+        if (r->risk_aversion >= 0) base_sb_printf(b, "risk_aversion %d\n", r->risk_aversion);
         for (int c = 0; c < r->nconstraints; ++c)
-            lcm_sb_printf(b, "constraint %s %d\n", r->constraints[c].name, r->constraints[c].node);
+            base_sb_printf(b, "constraint %s %d\n", r->constraints[c].name, r->constraints[c].node);
         for (int f = 0; f < r->nfuncs; ++f)
-            lcm_sb_printf(b, "func %s %d\n", r->funcs[f].name, r->funcs[f].node);
-        if (r->taste_scale >= 0) lcm_sb_printf(b, "taste %d\n", r->taste_scale);
+            base_sb_printf(b, "func %s %d\n", r->funcs[f].name, r->funcs[f].node);
+        if (r->taste_scale >= 0) base_sb_printf(b, "taste %d\n", r->taste_scale);
         for (int g = 0; g < m->nregimes; ++g)
-            if (r->rprob[g] >= 0) lcm_sb_printf(b, "rprob %s %d\n", m->regimes[g].name, r->rprob[g]);
+            if (r->rprob[g] >= 0) base_sb_printf(b, "rprob %s %d\n", m->regimes[g].name, r->rprob[g]);
         if (ir_is_egm(r))
-            lcm_sb_printf(b, "egm resources %d discount %d marginal %d policy %d\n", r->egm.resources,
+            base_sb_printf(b, "egm resources %d discount %d marginal %d policy %d\n", r->egm.resources,
                           r->egm.discount, r->egm.marginal, r->egm.policy);
         if (r->terminal_marginal)
-            lcm_sb_printf(b, "marginal %s %d\n", r->states[r->marginal_state].name, r->marginal);
+            base_sb_printf(b, "marginal %s %d\n", r->states[r->marginal_state].name, r->marginal);
         for (int t = 0; t < r->ntargets; ++t) {
             const ir_target *tg = &r->targets[t];
             const ir_regime *tr = &m->regimes[tg->regime];
-            lcm_sb_printf(b, "target %s\n", tr->name);
+            base_sb_printf(b, "target %s\n", tr->name);
             for (int s = 0; s < tr->nstates; ++s) {
                 const ir_next *nx = &tg->next[s];
-                if (nx->kind == NEXT_DET) lcm_sb_printf(b, "next %s det %d\n", tr->states[s].name, nx->node);
-                else if (nx->kind == NEXT_PROCESS) lcm_sb_printf(b, "next %s process src %d\n", tr->states[s].name, nx->src);
+                if (nx->kind == NEXT_DET) base_sb_printf(b, "next %s det %d\n", tr->states[s].name, nx->node);
+                else if (nx->kind == NEXT_PROCESS) base_sb_printf(b, "next %s process src %d\n", tr->states[s].name, nx->src);
                 else {
-                    lcm_sb_printf(b, "next %s markov", tr->states[s].name);
+                    base_sb_printf(b, "next %s markov", tr->states[s].name);
                     put_ints(b, "p", nx->probs, nx->nprobs);
-                    lcm_sb_putc(b, '\n');
+                    base_sb_putc(b, '\n');
                 }
             }
             if (ir_is_egm(r) && r->egm.next[t] >= 0)
-                lcm_sb_printf(b, "egm_next %d %d\n", r->egm.next[t], r->egm.dnext[t]);
+                base_sb_printf(b, "egm_next %d %d\n", r->egm.next[t], r->egm.dnext[t]);
         }
-        lcm_sb_puts(b, "enddag\n");
+        base_sb_puts(b, "enddag\n");
     }
     for (int k = 0; k < m->nkernels; ++k) {
         const ir_kernel *kn = &m->kernels[k];
-        lcm_sb_printf(b, "kernel %s %s last %d par %d terms %d staged %d", kn->symbol, m->regimes[kn->regime].name,
+        base_sb_printf(b, "kernel %s %s last %d par %d terms %d staged %d", kn->symbol, m->regimes[kn->regime].name,
                       kn->last, kn->par, kn->nterms, kn->staged);
         put_ints(b, "targets", kn->targets, kn->ntargets);
         put_ints(b, "inactive", kn->inactive, kn->ninactive);
-        lcm_sb_putc(b, '\n');
+        base_sb_putc(b, '\n');
     }
     if (m->period_kernel)
         for (int i = 0; i < m->nregimes; ++i) {
-            lcm_sb_printf(b, "period_kernel %s", m->regimes[i].name);
-            for (int t = 0; t < m->nperiods; ++t) lcm_sb_printf(b, " %d", m->period_kernel[i * m->nperiods + t]);
-            lcm_sb_putc(b, '\n');
+            base_sb_printf(b, "period_kernel %s", m->regimes[i].name);
+            for (int t = 0; t < m->nperiods; ++t) base_sb_printf(b, " %d", m->period_kernel[i * m->nperiods + t]);
+            base_sb_putc(b, '\n');
         }
-    if (m->source_hash) lcm_sb_printf(b, "source_hash %s\n", m->source_hash);
+    if (m->source_hash) base_sb_printf(b, "source_hash %s\n", m->source_hash);
     /* the checksum covers every byte before its line */
     char sum[65];
-    lcm_sha256_hex(b->s, b->len, sum);
-    lcm_sb_printf(b, "checksum %s\nend\n", sum);
+    base_sha256_hex(b->s, b->len, sum);
+    base_sb_printf(b, "checksum %s\nend\n", sum);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -231,23 +231,23 @@ static int next_line(reader *rd)
             while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
             if (s >= e) break;
             lcm_sb b;
-            lcm_sb_init(&b);
+            base_sb_init(&b);
             if (*s == '"') {
                 for (++s; s < e && *s != '"'; ++s) {
                     if (*s == '\\' && s + 1 < e) {
                         ++s;
-                        lcm_sb_putc(&b, *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s);
-                    } else lcm_sb_putc(&b, *s);
+                        base_sb_putc(&b, *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s);
+                    } else base_sb_putc(&b, *s);
                 }
                 ++s; /* closing quote */
             } else {
-                while (s < e && *s != ' ' && *s != '\t' && *s != '\r') lcm_sb_putc(&b, *s++);
+                while (s < e && *s != ' ' && *s != '\t' && *s != '\r') base_sb_putc(&b, *s++);
             }
             if (rd->tk.n == rd->tk.cap) {
                 rd->tk.cap = rd->tk.cap ? 2 * rd->tk.cap : 16;
-                rd->tk.v = lcm_xrealloc(rd->tk.v, (size_t)rd->tk.cap * sizeof *rd->tk.v);
+                rd->tk.v = base_xrealloc(rd->tk.v, (size_t)rd->tk.cap * sizeof *rd->tk.v);
             }
-            rd->tk.v[rd->tk.n++] = lcm_sb_take(&b);
+            rd->tk.v[rd->tk.n++] = base_sb_take(&b);
         }
         if (rd->tk.n > 0) return 1;
     }
@@ -256,7 +256,7 @@ static int next_line(reader *rd)
 
 static int bad(reader *rd, const char *what)
 {
-    return lcm_fail(rd->err, LCM_E_MODEL, "manifest line %d: %s", rd->line, what);
+    return base_fail(rd->err, LCM_E_MODEL, "manifest line %d: %s", rd->line, what);
 }
 
 static const char *tok(reader *rd, int i) { return i < rd->tk.n ? rd->tk.v[i] : NULL; }
@@ -288,7 +288,7 @@ static int get_ints(reader *rd, int *i, int **out, int *n)
     int rc;
     if ((rc = get_int(rd, (*i)++, n))) return rc;
     if (*n < 0 || *i + *n > rd->tk.n) return bad(rd, "bad integer list");
-    *out = lcm_xcalloc((size_t)*n, sizeof **out);
+    *out = base_xcalloc((size_t)*n, sizeof **out);
     for (int k = 0; k < *n; ++k)
         if ((rc = get_int(rd, (*i)++, &(*out)[k]))) return rc;
     return 0;
@@ -299,7 +299,7 @@ static int read_pieces(reader *rd, int *i, ir_grid *g)
     int rc;
     if ((rc = get_int(rd, (*i)++, &g->npieces))) return rc;
     if (g->npieces < 1 || *i + 5 * g->npieces > rd->tk.n) return bad(rd, "bad pieces");
-    g->pieces = lcm_xcalloc((size_t)g->npieces, sizeof *g->pieces);
+    g->pieces = base_xcalloc((size_t)g->npieces, sizeof *g->pieces);
     int total = 0;
     for (int k = 0; k < g->npieces; ++k) {
         ir_piece *p = &g->pieces[k];
@@ -339,7 +339,7 @@ static int read_age_periods(reader *rd, int *i, int end, ir_grid *g)
     if (g->periods) return bad(rd, "a grid by age with two lists of periods");
     if ((rc = get_int(rd, (*i)++, &g->nperiods))) return rc;
     if (g->nperiods < 1 || g->nperiods > end - *i) return bad(rd, "bad number of periods in a grid by age");
-    g->periods = lcm_xcalloc((size_t)g->nperiods, sizeof *g->periods);
+    g->periods = base_xcalloc((size_t)g->nperiods, sizeof *g->periods);
     for (int t = 0; t < g->nperiods; ++t) {
         if (*i >= end || strcmp(tok(rd, *i), "|")) return bad(rd, "a grid by age needs '|' before each period's grid");
         int stop = ++*i;
@@ -357,7 +357,7 @@ static int read_age_periods(reader *rd, int *i, int end, ir_grid *g)
 
 static int read_grid(reader *rd, int i, int end, ir_grid *g)
 {
-    int kind = lcm_grid_kind_by_name(tok(rd, i) ? tok(rd, i) : "");
+    int kind = ir_grid_kind_by_name(tok(rd, i) ? tok(rd, i) : "");
     if (kind < 0) return bad(rd, "unknown grid kind");
     g->kind = (grid_kind)kind;
     g->points_slot = -1;
@@ -377,11 +377,11 @@ static int read_grid(reader *rd, int i, int end, ir_grid *g)
             if ((rc = get_int(rd, i++, &g->distributed))) return rc;
         } else if (!strcmp(key, "category")) {
             if (!tok(rd, i)) return bad(rd, "missing category");
-            g->category = lcm_xstrdup(tok(rd, i++));
+            g->category = base_xstrdup(tok(rd, i++));
         } else if (!strcmp(key, "labels")) {
             if (g->n > end - i) return bad(rd, "too few labels");
-            g->labels = lcm_xcalloc((size_t)g->n, sizeof *g->labels);
-            for (int k = 0; k < g->n; ++k) g->labels[k] = lcm_xstrdup(tok(rd, i++));
+            g->labels = base_xcalloc((size_t)g->n, sizeof *g->labels);
+            for (int k = 0; k < g->n; ++k) g->labels[k] = base_xstrdup(tok(rd, i++));
         } else if (!strcmp(key, "runtime")) {
             if ((rc = get_int(rd, i++, &g->points_slot))) return rc;
         } else if (!strcmp(key, "pieces")) {
@@ -392,7 +392,7 @@ static int read_grid(reader *rd, int i, int end, ir_grid *g)
             if ((rc = read_age_periods(rd, &i, end, g))) return rc;
         } else if (!strcmp(key, "points")) {
             if (g->n > end - i) return bad(rd, "too few points");
-            g->points = lcm_xcalloc((size_t)g->n, sizeof *g->points);
+            g->points = base_xcalloc((size_t)g->n, sizeof *g->points);
             for (int k = 0; k < g->n; ++k)
                 if ((rc = get_double(rd, i++, &g->points[k]))) return rc;
         } else return bad(rd, "unknown grid key");
@@ -408,10 +408,10 @@ static int read_grid(reader *rd, int i, int end, ir_grid *g)
 static int read_var(reader *rd, ir_var **vars, int *n)
 {
     if (!tok(rd, 1)) return bad(rd, "missing variable name");
-    *vars = lcm_xrealloc(*vars, (size_t)(*n + 1) * sizeof **vars);
+    *vars = base_xrealloc(*vars, (size_t)(*n + 1) * sizeof **vars);
     ir_var *v = &(*vars)[(*n)++];
     memset(v, 0, sizeof *v);
-    v->name = lcm_xstrdup(tok(rd, 1));
+    v->name = base_xstrdup(tok(rd, 1));
     return read_grid(rd, 2, rd->tk.n, &v->grid);
 }
 
@@ -424,7 +424,7 @@ static int read_egm(reader *rd, ir_regime *r)
     r->egm.state = ir_find_state(r, tok(rd, 1));
     r->egm.action = ir_find_action(r, tok(rd, 2));
     if (r->egm.state < 0 || r->egm.action < 0) return bad(rd, "egm names no state or action of the regime");
-    r->egm.savings.name = lcm_xstrdup("savings");
+    r->egm.savings.name = base_xstrdup("savings");
     r->egm.resources = r->egm.discount = r->egm.marginal = r->egm.policy = -1;
     return read_grid(rd, 4, rd->tk.n, &r->egm.savings.grid);
 }
@@ -436,11 +436,11 @@ static int read_header(reader *rd, ir_model *m)
     if (!strcmp(k, "regime")) {
         if (!tok(rd, 1) || !tok(rd, 3)) return bad(rd, "bad regime line");
         if (m->nregimes >= IR_MAX_REGIMES) return bad(rd, "too many regimes");
-        m->regimes = lcm_xrealloc(m->regimes, (size_t)(m->nregimes + 1) * sizeof *m->regimes);
+        m->regimes = base_xrealloc(m->regimes, (size_t)(m->nregimes + 1) * sizeof *m->regimes);
         ir_regime *r = &m->regimes[m->nregimes];
         memset(r, 0, sizeof *r);
         r->id = m->nregimes++;
-        r->name = lcm_xstrdup(tok(rd, 1));
+        r->name = base_xstrdup(tok(rd, 1));
         r->utility = r->q = r->risk_aversion = r->taste_scale = -1;
         r->egm.state = r->egm.action = -1;
         for (int g = 0; g < IR_MAX_REGIMES; ++g) r->rprob[g] = -1;
@@ -452,7 +452,7 @@ static int read_header(reader *rd, ir_model *m)
                 int n;
                 if ((rc = get_int(rd, 1, &n))) return rc;
                 if (n != m->nperiods || rd->tk.n != 2 + n) return bad(rd, "active needs one flag per period");
-                r->active = lcm_xcalloc((size_t)n, 1);
+                r->active = base_xcalloc((size_t)n, 1);
                 for (int t = 0; t < n; ++t) {
                     int a;
                     if ((rc = get_int(rd, 2 + t, &a))) return rc;
@@ -500,7 +500,7 @@ static int read_node(reader *rd, ir_regime *r)
     if (last - i > IR_MAX_ARGS) return bad(rd, "too many node arguments");
     for (; i < last; ++i)
         if ((rc = get_int(rd, i, &n.args[n.nargs++]))) return rc;
-    if (r->nnodes % 256 == 0) r->nodes = lcm_xrealloc(r->nodes, (r->nnodes + 256) * sizeof *r->nodes);
+    if (r->nnodes % 256 == 0) r->nodes = base_xrealloc(r->nodes, (r->nnodes + 256) * sizeof *r->nodes);
     r->nodes[r->nnodes++] = n;
     return 0;
 }
@@ -508,8 +508,8 @@ static int read_node(reader *rd, ir_regime *r)
 static int read_named(reader *rd, ir_named **v, int *n)
 {
     if (!tok(rd, 1)) return bad(rd, "missing name");
-    *v = lcm_xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
-    (*v)[*n].name = lcm_xstrdup(tok(rd, 1));
+    *v = base_xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+    (*v)[*n].name = base_xstrdup(tok(rd, 1));
     return get_int(rd, 2, &(*v)[(*n)++].node);
 }
 
@@ -569,15 +569,15 @@ static int read_dag(reader *rd, ir_model *m)
             if (cur && next_state != m->regimes[cur->regime].nstates) return bad(rd, "target misses next states");
             int g = regime_arg(rd, m, 1);
             if (g < 0) return rd->err->code;
-            r->targets = lcm_xrealloc(r->targets, (size_t)(r->ntargets + 1) * sizeof *r->targets);
+            r->targets = base_xrealloc(r->targets, (size_t)(r->ntargets + 1) * sizeof *r->targets);
             if (ir_is_egm(r)) {
-                r->egm.next = lcm_xrealloc(r->egm.next, (size_t)(r->ntargets + 1) * sizeof *r->egm.next);
-                r->egm.dnext = lcm_xrealloc(r->egm.dnext, (size_t)(r->ntargets + 1) * sizeof *r->egm.dnext);
+                r->egm.next = base_xrealloc(r->egm.next, (size_t)(r->ntargets + 1) * sizeof *r->egm.next);
+                r->egm.dnext = base_xrealloc(r->egm.dnext, (size_t)(r->ntargets + 1) * sizeof *r->egm.dnext);
                 r->egm.next[r->ntargets] = r->egm.dnext[r->ntargets] = -1;
             }
             cur = &r->targets[r->ntargets++];
             cur->regime = g;
-            cur->next = lcm_xcalloc((size_t)(m->regimes[g].nstates + 1), sizeof *cur->next);
+            cur->next = base_xcalloc((size_t)(m->regimes[g].nstates + 1), sizeof *cur->next);
             next_state = 0;
         } else if (!strcmp(k, "next")) {
             if (!cur || next_state >= m->regimes[cur->regime].nstates) return bad(rd, "unexpected next");
@@ -607,12 +607,12 @@ static int read_dag(reader *rd, ir_model *m)
 static int read_param(reader *rd, ir_model *m)
 {
     if (rd->tk.n < 5) return bad(rd, "bad param line");
-    m->params = lcm_xrealloc(m->params, (size_t)(m->nparams + 1) * sizeof *m->params);
+    m->params = base_xrealloc(m->params, (size_t)(m->nparams + 1) * sizeof *m->params);
     ir_param *p = &m->params[m->nparams++];
     memset(p, 0, sizeof *p);
-    p->regime = lcm_xstrdup(tok(rd, 1));
-    p->func = lcm_xstrdup(tok(rd, 2));
-    p->name = lcm_xstrdup(tok(rd, 3));
+    p->regime = base_xstrdup(tok(rd, 1));
+    p->func = base_xstrdup(tok(rd, 2));
+    p->name = base_xstrdup(tok(rd, 3));
     int rc, i = 5;
     if ((rc = get_int(rd, 4, &p->ndims))) return rc;
     if (p->ndims < 0 || p->ndims > IR_MAX_DIMS) return bad(rd, "bad parameter dimensions");
@@ -620,14 +620,14 @@ static int read_param(reader *rd, ir_model *m)
     for (int d = 0; d < p->ndims; ++d) {
         if ((rc = get_int(rd, i++, &p->dims[d]))) return rc;
         if (p->dims[d] <= 0 || !tok(rd, i)) return bad(rd, "bad parameter dimension");
-        p->dimnames[d] = lcm_xstrdup(tok(rd, i++));
+        p->dimnames[d] = base_xstrdup(tok(rd, i++));
         p->size *= (size_t)p->dims[d];
     }
     if (tok(rd, i) && !strcmp(tok(rd, i), "fixed")) {
         ++i;
         if ((size_t)(rd->tk.n - i) != p->size) return bad(rd, "fixed parameter has the wrong number of values");
         p->fixed = 1;
-        p->values = lcm_xcalloc(p->size, sizeof *p->values);
+        p->values = base_xcalloc(p->size, sizeof *p->values);
         for (size_t k = 0; k < p->size; ++k)
             if ((rc = get_double(rd, i++, &p->values[k]))) return rc;
     } else if (tok(rd, i)) return bad(rd, "unexpected token after parameter");
@@ -637,10 +637,10 @@ static int read_param(reader *rd, ir_model *m)
 static int read_kernel(reader *rd, ir_model *m)
 {
     if (rd->tk.n < 5) return bad(rd, "bad kernel line");
-    m->kernels = lcm_xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
+    m->kernels = base_xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
     ir_kernel *k = &m->kernels[m->nkernels++];
     memset(k, 0, sizeof *k);
-    k->symbol = lcm_xstrdup(tok(rd, 1));
+    k->symbol = base_xstrdup(tok(rd, 1));
     if ((k->regime = regime_arg(rd, m, 2)) < 0) return rd->err->code;
     int rc, i = 7;
     if (strcmp(tok(rd, 3), "last")) return bad(rd, "kernel needs last");
@@ -671,7 +671,7 @@ static int read_period_kernel(reader *rd, ir_model *m)
     if (g < 0) return rd->err->code;
     if (rd->tk.n != 2 + m->nperiods) return bad(rd, "period_kernel needs one entry per period");
     if (!m->period_kernel) {
-        m->period_kernel = lcm_xmalloc((size_t)(m->nregimes * m->nperiods) * sizeof *m->period_kernel);
+        m->period_kernel = base_xmalloc((size_t)(m->nregimes * m->nperiods) * sizeof *m->period_kernel);
         for (int i = 0; i < m->nregimes * m->nperiods; ++i) m->period_kernel[i] = -1;
     }
     for (int t = 0; t < m->nperiods; ++t) {
@@ -690,34 +690,34 @@ static int read_body(reader *rd, ir_model *m)
     int version;
     if ((rc = get_int(rd, 1, &version))) return rc;
     if (version != LCM_MANIFEST_VERSION)
-        return lcm_fail(rd->err, LCM_E_MODEL, "manifest version %d, this lcm reads version %d: regenerate the model",
+        return base_fail(rd->err, LCM_E_MODEL, "manifest version %d, this lcm reads version %d: regenerate the model",
                         version, LCM_MANIFEST_VERSION);
     while (next_line(rd)) {
         const char *k = tok(rd, 0);
         if (!strcmp(k, "end")) return 0;
         if (m->sealed) /* the checksum covers what comes before it: only "end" may follow */
-            return lcm_fail(rd->err, LCM_E_MODEL, "the manifest was changed after lcmgen wrote it "
+            return base_fail(rd->err, LCM_E_MODEL, "the manifest was changed after lcmgen wrote it "
                             "(a line after its checksum); regenerate the model");
         if (!strcmp(k, "model") || !strcmp(k, "file")) {
             if (!tok(rd, 1)) return bad(rd, "missing value");
             char **dst = !strcmp(k, "model") ? &m->name : &m->file;
             free(*dst);
-            *dst = lcm_xstrdup(tok(rd, 1));
+            *dst = base_xstrdup(tok(rd, 1));
         } else if (!strcmp(k, "option")) {
             if (rd->tk.n != 3) return bad(rd, "bad option");
-            m->options = lcm_xrealloc(m->options, (size_t)(m->noptions + 1) * sizeof *m->options);
-            m->options[m->noptions].name = lcm_xstrdup(tok(rd, 1));
-            m->options[m->noptions++].value = lcm_xstrdup(tok(rd, 2));
+            m->options = base_xrealloc(m->options, (size_t)(m->noptions + 1) * sizeof *m->options);
+            m->options[m->noptions].name = base_xstrdup(tok(rd, 1));
+            m->options[m->noptions++].value = base_xstrdup(tok(rd, 2));
         } else if (!strcmp(k, "ages")) {
             if ((rc = get_int(rd, 1, &m->nperiods))) return rc;
             if (m->nperiods <= 0 || rd->tk.n != 2 + m->nperiods) return bad(rd, "bad ages");
-            m->ages = lcm_xcalloc((size_t)m->nperiods, sizeof *m->ages);
+            m->ages = base_xcalloc((size_t)m->nperiods, sizeof *m->ages);
             for (int t = 0; t < m->nperiods; ++t)
                 if ((rc = get_double(rd, 2 + t, &m->ages[t]))) return rc;
         } else if (!strcmp(k, "src")) {
             if (!tok(rd, 1)) return bad(rd, "missing source text");
-            m->src = lcm_xrealloc(m->src, (size_t)(m->nsrc + 1) * sizeof *m->src);
-            m->src[m->nsrc++] = lcm_xstrdup(tok(rd, 1));
+            m->src = base_xrealloc(m->src, (size_t)(m->nsrc + 1) * sizeof *m->src);
+            m->src[m->nsrc++] = base_xstrdup(tok(rd, 1));
         } else if (!strcmp(k, "param")) {
             if ((rc = read_param(rd, m))) return rc;
         } else if (!strcmp(k, "regime")) {
@@ -731,15 +731,15 @@ static int read_body(reader *rd, ir_model *m)
             if ((rc = read_period_kernel(rd, m))) return rc;
         } else if (!strcmp(k, "checksum")) {
             char sum[65];
-            lcm_sha256_hex(rd->text, (size_t)(rd->line_start - rd->text), sum);
+            base_sha256_hex(rd->text, (size_t)(rd->line_start - rd->text), sum);
             if (!tok(rd, 1) || strcmp(tok(rd, 1), sum))
-                return lcm_fail(rd->err, LCM_E_MODEL, "the manifest was changed after lcmgen wrote it "
+                return base_fail(rd->err, LCM_E_MODEL, "the manifest was changed after lcmgen wrote it "
                                 "(checksum mismatch); regenerate the model");
             m->sealed = 1;
         } else if (!strcmp(k, "source_hash")) {
             if (!tok(rd, 1)) return bad(rd, "missing hash");
             free(m->source_hash);
-            m->source_hash = lcm_xstrdup(tok(rd, 1));
+            m->source_hash = base_xstrdup(tok(rd, 1));
         } else return bad(rd, "unknown line");
     }
     return bad(rd, "manifest ends without 'end'");
@@ -757,8 +757,8 @@ int ir_manifest_read(const char *text, ir_model *m, lcm_err *err)
 int ir_manifest_check(ir_model *m, lcm_err *err)
 {
     for (int i = 0; i < m->nregimes; ++i)
-        if (!m->regimes[i].active) return lcm_fail(err, LCM_E_MODEL, "regime '%s' has no active line", m->regimes[i].name);
-    if (!m->name) return lcm_fail(err, LCM_E_MODEL, "manifest has no model name");
+        if (!m->regimes[i].active) return base_fail(err, LCM_E_MODEL, "regime '%s' has no active line", m->regimes[i].name);
+    if (!m->name) return base_fail(err, LCM_E_MODEL, "manifest has no model name");
     int rc = ir_model_check(m, err);
     if (!rc) rc = ir_shard_check(m, err);
     if (!rc) rc = ir_splay_check(m, err);
@@ -767,10 +767,10 @@ int ir_manifest_check(ir_model *m, lcm_err *err)
 
 int ir_manifest_read_file(const char *path, ir_model *m, lcm_err *err)
 {
-    char *text = lcm_read_file(path, NULL, err);
+    char *text = sys_read_file(path, NULL, err);
     if (!text) return err->code;
     int rc = ir_manifest_read(text, m, err);
     free(text);
-    if (rc) lcm_fail_prefix(err, "%s", path);
+    if (rc) base_fail_prefix(err, "%s", path);
     return rc;
 }

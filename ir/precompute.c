@@ -117,7 +117,7 @@ int ir_pre_ev_axes(const ir_model *m, const ir_regime *r, const ir_target *tg, i
     lcm_assert(tg->regime >= 0 && tg->regime < m->nregimes);
     const ir_regime *tr = &m->regimes[tg->regime];
     int wide = r->nstates > IR_SET_BITS || r->nactions > IR_SET_BITS; /* beyond the masks: processes only */
-    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am);
+    uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am);
     if (!wide) ir_node_masks(r, sm, am);
     uint64_t sources = 0; /* the Markov states' sources so far */
     int axes = 0;
@@ -155,7 +155,7 @@ static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, 
     for (int t = 0; t < kn->ntargets && t < IR_SET_BITS; ++t) {
         const ir_target *tg = ir_target_of(r, kn->targets[t]);
         const ir_regime *tr = &m->regimes[tg->regime];
-        int *axis = lcm_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
+        int *axis = base_xcalloc((size_t)tr->nstates + 1, sizeof *axis);
         long long nodes;
         int axes = ir_pre_ev_axes(m, r, tg, axis, &nodes);
         free(axis);
@@ -173,7 +173,7 @@ static void ev_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, 
  * kernel that is neither an EGM regime's nor the last. */
 static void table_plan(const ir_model *m, const ir_shard *S, const ir_kernel *kn, const ir_regime *r, ir_pre *p)
 {
-    uint64_t *sm = lcm_xcalloc(r->nnodes + 1, sizeof *sm), *am = lcm_xcalloc(r->nnodes + 1, sizeof *am), states,
+    uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am), states,
              actions;
     ir_node_masks(r, sm, am);
     ir_continuation_reads(m, r, kn, sm, am, &states, &actions);

@@ -53,7 +53,7 @@ int ir_shard_check(const ir_model *m, lcm_err *err)
         if (here > sharded) sharded = here;
     }
     if (sharded > IR_MAX_SHARDED)
-        return lcm_fail(err, LCM_E_MODEL, "at most %d states can be sharded (distributed = true)", IR_MAX_SHARDED);
+        return base_fail(err, LCM_E_MODEL, "at most %d states can be sharded (distributed = true)", IR_MAX_SHARDED);
     return 0;
 }
 

@@ -19,14 +19,14 @@ static int number(const ir_model *m, int actions, const char ***names, const ir_
         const ir_regime *R = &m->regimes[r];
         int nv = actions ? R->nactions : R->nstates;
         const ir_var *vars = actions ? R->actions : R->states;
-        slot_of[r] = lcm_xcalloc((size_t)nv + 1, sizeof *slot_of[r]);
+        slot_of[r] = base_xcalloc((size_t)nv + 1, sizeof *slot_of[r]);
         for (int i = 0; i < nv; ++i) {
             int s = find(*names, n, vars[i].name);
             if (s < 0) {
                 if (n == cap) {
                     cap = cap ? 2 * cap : 8;
-                    *names = lcm_xrealloc(*names, (size_t)cap * sizeof **names);
-                    *grids = lcm_xrealloc(*grids, (size_t)cap * sizeof **grids);
+                    *names = base_xrealloc(*names, (size_t)cap * sizeof **names);
+                    *grids = base_xrealloc(*grids, (size_t)cap * sizeof **grids);
                 }
                 (*names)[n] = vars[i].name;
                 (*grids)[n] = &vars[i].grid;

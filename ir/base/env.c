@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "message.h" /* lcm_escaped: a switch's value shown as text */
+#include "message.h" /* base_escaped: a switch's value shown as text */
 
 /* Every on/off switch read from the environment (docs/tuning.md,
  * docs/model-language.md, docs/debugging.md): one list, so that one check
@@ -11,7 +11,7 @@
 static const char *const env_switches[] = {"LCM_TRUST_MODEL", "LCM_LINE_DIRECTIVES", "LCM_NO_TABLES", "LCM_NO_ELIMINATION", "LCM_NO_GRAPHS",
                                            "LCM_NO_NCCL"};
 
-int lcm_env_switch(const char *name)
+int base_env_switch(const char *name)
 {
     int known = 0;
     for (size_t i = 0; i < sizeof env_switches / sizeof *env_switches; ++i) known |= !strcmp(name, env_switches[i]);
@@ -20,13 +20,13 @@ int lcm_env_switch(const char *name)
     return v && !strcmp(v, "1");
 }
 
-int lcm_env_switches_check(lcm_err *err)
+int base_env_switches_check(lcm_err *err)
 {
     for (size_t i = 0; i < sizeof env_switches / sizeof *env_switches; ++i) {
         const char *v = getenv(env_switches[i]);
         if (v && *v && strcmp(v, "0") && strcmp(v, "1")) {
-            char *shown = lcm_escaped(v);
-            int rc = lcm_fail(err, LCM_E_USAGE, "%s must be 1 (on) or 0 (off), not '%s'", env_switches[i], shown);
+            char *shown = base_escaped(v);
+            int rc = base_fail(err, LCM_E_USAGE, "%s must be 1 (on) or 0 (off), not '%s'", env_switches[i], shown);
             free(shown);
             return rc;
         }

@@ -20,7 +20,7 @@ static void mark_cut(char *msg, size_t size, int length)
     memcpy(msg + at, MARK, sizeof MARK);
 }
 
-int lcm_fail(lcm_err *err, int code, const char *fmt, ...)
+int base_fail(lcm_err *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -33,7 +33,7 @@ int lcm_fail(lcm_err *err, int code, const char *fmt, ...)
     return code;
 }
 
-int lcm_fail_prefix(lcm_err *err, const char *fmt, ...)
+int base_fail_prefix(lcm_err *err, const char *fmt, ...)
 {
     if (!err) return LCM_E_INTERNAL;
     char prefix[1024], old[LCM_ERR_MSG_MAX];

@@ -11,15 +11,15 @@
 /* lcm_status, lcm_err and lcm_index are the public API's (runtime/include/lcm.h). */
 #include "lcm.h"
 
-/* Sets err (if non-NULL) and returns code, so callers can `return lcm_fail(...)`. */
-int lcm_fail(lcm_err *err, int code, const char *fmt, ...)
+/* Sets err (if non-NULL) and returns code, so callers can `return base_fail(...)`. */
+int base_fail(lcm_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Prefixes an existing message: "<prefix>: <old message>". */
-int lcm_fail_prefix(lcm_err *err, const char *fmt, ...)
+int base_fail_prefix(lcm_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* One check-and-cleanup pattern for functions that set up several things
- * (emit_kernel, lcm_backend_cpu_new, lcm_backend_cuda_new): each step that
+ * (emit_kernel, be_backend_cpu_new, be_backend_cuda_new): each step that
  * can fail is `LCM_CHECK_GOTO(step(...), rc, done);`, and `done:` frees
  * everything, whatever was reached. */
 #define LCM_CHECK_GOTO(call, rc, label)                                                                   \

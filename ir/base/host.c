@@ -7,14 +7,14 @@
 
 #include "lcm.h" /* LCM_MAX_THREADS */
 
-int lcm_host_threads(int asked)
+int base_host_threads(int asked)
 {
     if (asked > 0) return asked;
     int n = omp_get_max_threads();
     return n < LCM_MAX_THREADS ? n : LCM_MAX_THREADS;
 }
 
-double lcm_now_seconds(void)
+double base_now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

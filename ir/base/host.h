@@ -5,8 +5,8 @@
 /* The host threads of a parallel part: `asked` (--threads) when positive,
  * else OpenMP's default (OMP_NUM_THREADS or the cores), at most
  * LCM_MAX_THREADS (a huge OMP_NUM_THREADS overflowed libgomp's stack). */
-int lcm_host_threads(int asked);
+int base_host_threads(int asked);
 /* Seconds on a monotonic clock, for durations. */
-double lcm_now_seconds(void);
+double base_now_seconds(void);
 
 #endif

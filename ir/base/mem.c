@@ -22,7 +22,7 @@ static void out_of_memory(double bytes)
     exit(LCM_E_MEMORY);
 }
 
-void *lcm_xmalloc(size_t n)
+void *base_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p) out_of_memory((double)n);
@@ -30,46 +30,46 @@ void *lcm_xmalloc(size_t n)
 }
 
 
-void *lcm_xmalloc_large(size_t n)
+void *base_xmalloc_large(size_t n)
 {
     const size_t huge = (size_t)2 << 20, whole = (n + huge - 1) / huge * huge;
-    if (n < LCM_LARGE_BYTES) return lcm_xmalloc(n);
+    if (n < LCM_LARGE_BYTES) return base_xmalloc(n);
     void *p = NULL;
     if (posix_memalign(&p, huge, whole)) out_of_memory((double)n);
     (void)madvise(p, whole, MADV_HUGEPAGE); /* advice: where the system has no huge pages, small ones */
     return p;
 }
 
-void *lcm_xcalloc(size_t n, size_t size)
+void *base_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p) out_of_memory((double)n * (double)size);
     return p;
 }
 
-void *lcm_xrealloc(void *p, size_t n)
+void *base_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) out_of_memory((double)n);
     return q;
 }
 
-char *lcm_xstrdup(const char *s) { return lcm_xstrndup(s, strlen(s)); }
+char *base_xstrdup(const char *s) { return base_xstrndup(s, strlen(s)); }
 
-char *lcm_xstrndup(const char *s, size_t n)
+char *base_xstrndup(const char *s, size_t n)
 {
-    char *d = lcm_xmalloc(n + 1);
+    char *d = base_xmalloc(n + 1);
     memcpy(d, s, n);
     d[n] = 0;
     return d;
 }
 
-void lcm_grow_array(void **arr, size_t *cap, size_t need, size_t elem)
+void base_grow_array(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) return;
     size_t c = *cap ? *cap : 8;
     while (c < need) c *= 2;
-    *arr = lcm_xrealloc(*arr, c * elem);
+    *arr = base_xrealloc(*arr, c * elem);
     memset((char *)*arr + *cap * elem, 0, (c - *cap) * elem);
     *cap = c;
 }

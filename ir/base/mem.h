@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-void *lcm_xmalloc(size_t n);
+void *base_xmalloc(size_t n);
 /* Memory for a large array written through once (a panel's columns):
  * from LCM_LARGE_BYTES on, aligned to 2 MiB and advised as transparent
  * huge pages, so that first touching it faults once per 2 MiB, not once
@@ -13,14 +13,14 @@ void *lcm_xmalloc(size_t n);
  * taken again by every run: malloc hands that back from its heap, already
  * touched, and an aligned block is always new. */
 #define LCM_LARGE_BYTES ((size_t)16 << 20)
-void *lcm_xmalloc_large(size_t n);
-void *lcm_xcalloc(size_t n, size_t size);
-void *lcm_xrealloc(void *p, size_t n);
-char *lcm_xstrdup(const char *s);
-char *lcm_xstrndup(const char *s, size_t n);
+void *base_xmalloc_large(size_t n);
+void *base_xcalloc(size_t n, size_t size);
+void *base_xrealloc(void *p, size_t n);
+char *base_xstrdup(const char *s);
+char *base_xstrndup(const char *s, size_t n);
 
 /* Grows *arr (of element size elem) so that index `need - 1` is valid. */
-void lcm_grow_array(void **arr, size_t *cap, size_t need, size_t elem);
-#define LCM_GROW(arr, cap, need) lcm_grow_array((void **)&(arr), &(cap), (need), sizeof *(arr))
+void base_grow_array(void **arr, size_t *cap, size_t need, size_t elem);
+#define LCM_GROW(arr, cap, need) base_grow_array((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 #endif

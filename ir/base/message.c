@@ -25,26 +25,26 @@ static void put_hex(lcm_sb *b, unsigned char c)
 {
     static const char digits[] = "0123456789abcdef";
     char e[4] = {'\\', 'x', digits[c >> 4], digits[c & 15]};
-    lcm_sb_putn(b, e, 4);
+    base_sb_putn(b, e, 4);
 }
 
-void lcm_escape_text(lcm_sb *b, const char *s, int keep_layout)
+void base_escape_text(lcm_sb *b, const char *s, int keep_layout)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         if ((*p == '\n' || *p == '\t') && keep_layout) {
-            lcm_sb_putc(b, (char)*p++);
+            base_sb_putc(b, (char)*p++);
         } else if (*p == '\n' || *p == '\t') {
-            lcm_sb_puts(b, *p++ == '\n' ? "\\n" : "\\t");
+            base_sb_puts(b, *p++ == '\n' ? "\\n" : "\\t");
         } else if (*p < 0x20 || *p == 0x7F) {
             put_hex(b, *p++);
         } else if (*p < 0x80) {
-            lcm_sb_putc(b, (char)*p++);
+            base_sb_putc(b, (char)*p++);
         } else {
             int n = utf8_length(p);
             int c1 = n == 2 && p[0] == 0xC2 && p[1] < 0xA0; /* U+0080..U+009F */
             if (n && !c1) {
-                lcm_sb_putn(b, (const char *)p, (size_t)n);
+                base_sb_putn(b, (const char *)p, (size_t)n);
                 p += n;
             } else {
                 for (int i = 0; i < (n ? n : 1); ++i) put_hex(b, *p++);
@@ -53,28 +53,28 @@ void lcm_escape_text(lcm_sb *b, const char *s, int keep_layout)
     }
 }
 
-char *lcm_escaped(const char *s)
+char *base_escaped(const char *s)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
-    lcm_escape_text(&b, s, 0);
-    return b.s ? b.s : lcm_xstrdup("");
+    base_sb_init(&b);
+    base_escape_text(&b, s, 0);
+    return b.s ? b.s : base_xstrdup("");
 }
 
-void lcm_vput_message(FILE *f, const char *fmt, va_list ap)
+void base_vput_message(FILE *f, const char *fmt, va_list ap)
 {
     lcm_sb text, shown;
-    lcm_sb_init(&text), lcm_sb_init(&shown);
-    lcm_sb_vprintf(&text, fmt, ap);
-    lcm_escape_text(&shown, text.s ? text.s : "", 1);
+    base_sb_init(&text), base_sb_init(&shown);
+    base_sb_vprintf(&text, fmt, ap);
+    base_escape_text(&shown, text.s ? text.s : "", 1);
     if (shown.len) fwrite(shown.s, 1, shown.len, f);
-    lcm_sb_free(&text), lcm_sb_free(&shown);
+    base_sb_free(&text), base_sb_free(&shown);
 }
 
-void lcm_put_message(FILE *f, const char *fmt, ...)
+void base_put_message(FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    lcm_vput_message(f, fmt, ap);
+    base_vput_message(f, fmt, ap);
     va_end(ap);
 }

@@ -5,7 +5,7 @@
  * character in that text (ESC starting a terminal escape sequence, a
  * carriage return, a backspace) would drive the terminal it is printed on:
  * clear the screen, rewrite earlier lines, set the window title.  So every
- * message the commands print goes through lcm_put_message, which writes
+ * message the commands print goes through base_put_message, which writes
  * such characters as visible escapes (ESC as \x1b).
  */
 #ifndef LCM_MESSAGE_H
@@ -22,15 +22,15 @@
  * included, is copied as it is.  With keep_layout, newline and tab are kept
  * (a message's own line breaks and indentation); without, they are escaped
  * too (\n, \t), for showing a name or path on one line. */
-void lcm_escape_text(lcm_sb *b, const char *s, int keep_layout);
-/* s escaped for one line (lcm_escape_text without layout), as a new
+void base_escape_text(lcm_sb *b, const char *s, int keep_layout);
+/* s escaped for one line (base_escape_text without layout), as a new
  * string the caller frees: a value from outside quoted in a message. */
-char *lcm_escaped(const char *s);
+char *base_escaped(const char *s);
 
 /* Prints a message formatted as printf does, escaped with its layout kept
  * (the program's own control sequences, such as a progress bar's, are
  * written apart). */
-void lcm_put_message(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void lcm_vput_message(FILE *f, const char *fmt, va_list ap);
+void base_put_message(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void base_vput_message(FILE *f, const char *fmt, va_list ap);
 
 #endif

@@ -21,16 +21,16 @@ static const char *last_slash(const char *path, size_t n)
     return n ? path + n - 1 : NULL;
 }
 
-char *lcm_path_dirname(const char *path)
+char *base_path_dirname(const char *path)
 {
     const char *slash = last_slash(path, trimmed_length(path));
-    if (!slash) return lcm_xstrdup(".");
+    if (!slash) return base_xstrdup(".");
     while (slash > path && slash[-1] == '/') --slash; /* "a//b": "a" */
-    if (slash == path) return lcm_xstrdup("/");
-    return lcm_xstrndup(path, (size_t)(slash - path));
+    if (slash == path) return base_xstrdup("/");
+    return base_xstrndup(path, (size_t)(slash - path));
 }
 
-char *lcm_path_stem(const char *path)
+char *base_path_stem(const char *path)
 {
     size_t n = trimmed_length(path);
     const char *base = last_slash(path, n);
@@ -39,23 +39,23 @@ char *lcm_path_stem(const char *path)
     const char *dot = NULL;
     for (const char *c = base; c < base + len; ++c)
         if (*c == '.') dot = c;
-    return dot && dot != base ? lcm_xstrndup(base, (size_t)(dot - base)) : lcm_xstrndup(base, len);
+    return dot && dot != base ? base_xstrndup(base, (size_t)(dot - base)) : base_xstrndup(base, len);
 }
 
-char *lcm_path_join(const char *a, const char *b)
+char *base_path_join(const char *a, const char *b)
 {
-    if (b[0] == '/' || !a[0]) return lcm_xstrdup(b);
+    if (b[0] == '/' || !a[0]) return base_xstrdup(b);
     size_t n = strlen(a);
-    return lcm_xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
+    return base_xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
 }
 
-int lcm_path_has_extension(const char *path, const char *ext)
+int base_path_has_extension(const char *path, const char *ext)
 {
     size_t n = strlen(path), k = strlen(ext);
     return n > k && !strcasecmp(path + n - k, ext);
 }
 
-int lcm_path_is_h5(const char *path)
+int base_path_is_h5(const char *path)
 {
-    return lcm_path_has_extension(path, ".h5") || lcm_path_has_extension(path, ".hdf5");
+    return base_path_has_extension(path, ".h5") || base_path_has_extension(path, ".hdf5");
 }

@@ -38,7 +38,7 @@ static void block(lcm_sha256 *c, const unsigned char *p)
     c->h[4] += e, c->h[5] += f, c->h[6] += g, c->h[7] += h;
 }
 
-void lcm_sha256_init(lcm_sha256 *c)
+void base_sha256_init(lcm_sha256 *c)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -47,7 +47,7 @@ void lcm_sha256_init(lcm_sha256 *c)
     c->nbuf = 0;
 }
 
-void lcm_sha256_update(lcm_sha256 *c, const void *data, size_t n)
+void base_sha256_update(lcm_sha256 *c, const void *data, size_t n)
 {
     const unsigned char *p = data;
     c->len += n;
@@ -59,31 +59,31 @@ void lcm_sha256_update(lcm_sha256 *c, const void *data, size_t n)
     }
 }
 
-void lcm_sha256_final(lcm_sha256 *c, unsigned char out[32])
+void base_sha256_final(lcm_sha256 *c, unsigned char out[32])
 {
     uint64_t bits = c->len * 8;
     unsigned char pad = 0x80;
-    lcm_sha256_update(c, &pad, 1);
+    base_sha256_update(c, &pad, 1);
     pad = 0;
-    while (c->nbuf != 56) lcm_sha256_update(c, &pad, 1);
+    while (c->nbuf != 56) base_sha256_update(c, &pad, 1);
     unsigned char lenbuf[8];
     for (int i = 0; i < 8; ++i) lenbuf[i] = (unsigned char)(bits >> (56 - 8 * i));
-    lcm_sha256_update(c, lenbuf, 8);
+    base_sha256_update(c, lenbuf, 8);
     for (int i = 0; i < 8; ++i)
         for (int j = 0; j < 4; ++j) out[4 * i + j] = (unsigned char)(c->h[i] >> (24 - 8 * j));
 }
 
-void lcm_sha256_hex_final(lcm_sha256 *c, char out[65])
+void base_sha256_hex_final(lcm_sha256 *c, char out[65])
 {
     unsigned char d[32];
-    lcm_sha256_final(c, d);
+    base_sha256_final(c, d);
     for (int i = 0; i < 32; ++i) snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
-void lcm_sha256_hex(const void *data, size_t n, char out[65])
+void base_sha256_hex(const void *data, size_t n, char out[65])
 {
     lcm_sha256 c;
-    lcm_sha256_init(&c);
-    lcm_sha256_update(&c, data, n);
-    lcm_sha256_hex_final(&c, out);
+    base_sha256_init(&c);
+    base_sha256_update(&c, data, n);
+    base_sha256_hex_final(&c, out);
 }

@@ -12,11 +12,11 @@ typedef struct lcm_sha256 {
     size_t nbuf;
 } lcm_sha256;
 
-void lcm_sha256_init(lcm_sha256 *c);
-void lcm_sha256_update(lcm_sha256 *c, const void *data, size_t n);
-void lcm_sha256_final(lcm_sha256 *c, unsigned char out[32]);
+void base_sha256_init(lcm_sha256 *c);
+void base_sha256_update(lcm_sha256 *c, const void *data, size_t n);
+void base_sha256_final(lcm_sha256 *c, unsigned char out[32]);
 /* Hex digest of data (65 bytes with the NUL). */
-void lcm_sha256_hex(const void *data, size_t n, char out[65]);
-void lcm_sha256_hex_final(lcm_sha256 *c, char out[65]);
+void base_sha256_hex(const void *data, size_t n, char out[65]);
+void base_sha256_hex_final(lcm_sha256 *c, char out[65]);
 
 #endif

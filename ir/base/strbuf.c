@@ -8,19 +8,19 @@
 #include "mem.h"
 
 /* ---- string builder ----------------------------------------------------- */
-void lcm_sb_init(lcm_sb *b) { b->s = NULL, b->len = b->cap = 0; }
-void lcm_sb_free(lcm_sb *b) { free(b->s), lcm_sb_init(b); }
+void base_sb_init(lcm_sb *b) { b->s = NULL, b->len = b->cap = 0; }
+void base_sb_free(lcm_sb *b) { free(b->s), base_sb_init(b); }
 
 static void sb_reserve(lcm_sb *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap) return;
     size_t c = b->cap ? b->cap : 64;
     while (c < b->len + extra + 1) c *= 2;
-    b->s = lcm_xrealloc(b->s, c);
+    b->s = base_xrealloc(b->s, c);
     b->cap = c;
 }
 
-void lcm_sb_putn(lcm_sb *b, const char *s, size_t n)
+void base_sb_putn(lcm_sb *b, const char *s, size_t n)
 {
     sb_reserve(b, n);
     memcpy(b->s + b->len, s, n);
@@ -28,10 +28,10 @@ void lcm_sb_putn(lcm_sb *b, const char *s, size_t n)
     b->s[b->len] = 0;
 }
 
-void lcm_sb_putc(lcm_sb *b, char c) { lcm_sb_putn(b, &c, 1); }
-void lcm_sb_puts(lcm_sb *b, const char *s) { lcm_sb_putn(b, s, strlen(s)); }
+void base_sb_putc(lcm_sb *b, char c) { base_sb_putn(b, &c, 1); }
+void base_sb_puts(lcm_sb *b, const char *s) { base_sb_putn(b, s, strlen(s)); }
 
-void lcm_sb_vprintf(lcm_sb *b, const char *fmt, va_list ap)
+void base_sb_vprintf(lcm_sb *b, const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
@@ -43,18 +43,18 @@ void lcm_sb_vprintf(lcm_sb *b, const char *fmt, va_list ap)
     b->len += (size_t)n;
 }
 
-void lcm_sb_printf(lcm_sb *b, const char *fmt, ...)
+void base_sb_printf(lcm_sb *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    lcm_sb_vprintf(b, fmt, ap);
+    base_sb_vprintf(b, fmt, ap);
     va_end(ap);
 }
 
-void lcm_sb_double(lcm_sb *b, double x)
+void base_sb_double(lcm_sb *b, double x)
 {
-    if (isnan(x)) lcm_sb_puts(b, "nan");
-    else if (isinf(x)) lcm_sb_puts(b, x > 0 ? "inf" : "-inf");
+    if (isnan(x)) base_sb_puts(b, "nan");
+    else if (isinf(x)) base_sb_puts(b, x > 0 ? "inf" : "-inf");
     else {
         /* the shortest of %.15g, %.16g, %.17g that reads back exactly: 0.03, not 0.029999999999999999 */
         char buf[40];
@@ -62,25 +62,25 @@ void lcm_sb_double(lcm_sb *b, double x)
             snprintf(buf, sizeof buf, "%.*g", digits, x);
             if (strtod(buf, NULL) == x) break;
         }
-        lcm_sb_puts(b, buf);
+        base_sb_puts(b, buf);
     }
 }
 
-char *lcm_sb_take(lcm_sb *b)
+char *base_sb_take(lcm_sb *b)
 {
-    char *s = b->s ? b->s : lcm_xstrdup("");
-    lcm_sb_init(b);
+    char *s = b->s ? b->s : base_xstrdup("");
+    base_sb_init(b);
     return s;
 }
 
 
-char *lcm_xasprintf(const char *fmt, ...)
+char *base_xasprintf(const char *fmt, ...)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    lcm_sb_vprintf(&b, fmt, ap);
+    base_sb_vprintf(&b, fmt, ap);
     va_end(ap);
-    return lcm_sb_take(&b);
+    return base_sb_take(&b);
 }

@@ -10,19 +10,19 @@ typedef struct lcm_sb {
     size_t len, cap;
 } lcm_sb;
 
-void lcm_sb_init(lcm_sb *b);
-void lcm_sb_free(lcm_sb *b);
-void lcm_sb_putc(lcm_sb *b, char c);
-void lcm_sb_puts(lcm_sb *b, const char *s);
-void lcm_sb_putn(lcm_sb *b, const char *s, size_t n);
-void lcm_sb_printf(lcm_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void lcm_sb_vprintf(lcm_sb *b, const char *fmt, va_list ap);
+void base_sb_init(lcm_sb *b);
+void base_sb_free(lcm_sb *b);
+void base_sb_putc(lcm_sb *b, char c);
+void base_sb_puts(lcm_sb *b, const char *s);
+void base_sb_putn(lcm_sb *b, const char *s, size_t n);
+void base_sb_printf(lcm_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void base_sb_vprintf(lcm_sb *b, const char *fmt, va_list ap);
 /* Appends a double so that strtod() gives back exactly the same bits. */
-void lcm_sb_double(lcm_sb *b, double x);
+void base_sb_double(lcm_sb *b, double x);
 /* Detaches the buffer (NUL-terminated, caller frees). */
-char *lcm_sb_take(lcm_sb *b);
+char *base_sb_take(lcm_sb *b);
 
 /* printf-style into a fresh heap string. */
-char *lcm_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *base_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-double lcm_strtod_decimal(const char *s, char **end)
+double base_strtod_decimal(const char *s, char **end)
 {
     *end = (char *)s;
     if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1]))) return 0;
@@ -16,10 +16,10 @@ double lcm_strtod_decimal(const char *s, char **end)
     return x;
 }
 
-int lcm_parse_size(const char *s, double *bytes)
+int base_parse_size(const char *s, double *bytes)
 {
     char *end;
-    double x = lcm_strtod_decimal(s, &end);
+    double x = base_strtod_decimal(s, &end);
     if (end == s || !(x >= 0) || !isfinite(x)) return -1;
     const char *units = "KMGTP", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
     if (u) x *= pow(1024, (double)(u - units + 1)), ++end;
@@ -30,7 +30,7 @@ int lcm_parse_size(const char *s, double *bytes)
     return 0;
 }
 
-int lcm_is_identifier(const char *s)
+int base_is_identifier(const char *s)
 {
     if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
     for (++s; *s; ++s)
@@ -39,7 +39,7 @@ int lcm_is_identifier(const char *s)
 }
 
 
-unsigned lcm_edit_distance(const char *a, const char *b)
+unsigned base_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > LCM_EDIT_MAX_CHARS || lb > LCM_EDIT_MAX_CHARS) return 99;

@@ -10,15 +10,15 @@
  * optional "i" and "B": "4096", "64G", "1.5T", "512MiB", "100B".  0 and
  * *bytes, or -1 (*bytes untouched) for anything else: empty, negative,
  * infinite, NaN, text after it. */
-int lcm_parse_size(const char *s, double *bytes);
+int base_parse_size(const char *s, double *bytes);
 /* strtod of a plain decimal number that starts s: a digit or ".5" first
  * (no sign, blank, inf or nan), no hexadecimal; *end = s when there is
  * none (then 0). */
-double lcm_strtod_decimal(const char *s, char **end);
-int lcm_is_identifier(const char *s);
+double base_strtod_decimal(const char *s, char **end);
+int base_is_identifier(const char *s);
 /* Levenshtein distance of two names (99 beyond LCM_EDIT_MAX_CHARS
  * characters), for "did you mean" suggestions. */
 #define LCM_EDIT_MAX_CHARS 64
-unsigned lcm_edit_distance(const char *a, const char *b);
+unsigned base_edit_distance(const char *a, const char *b);
 
 #endif

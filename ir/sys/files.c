@@ -12,31 +12,31 @@
 #include "mem.h"
 #include "tempfile.h"
 
-void lcm_hold_standard_fds(void)
+void sys_hold_standard_fds(void)
 {
     for (int fd = 0; fd <= 2; ++fd) /* in order: the lowest free number is the one closed */
         if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) (void)open("/dev/null", O_RDONLY);
 }
 
 /* ---- files -------------------------------------------------------------- */
-FILE *lcm_open_input(const char *path, lcm_err *err)
+FILE *sys_open_input(const char *path, lcm_err *err)
 {
     /* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", path, strerror(errno));
+        base_fail(err, LCM_E_IO, "cannot open '%s': %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        lcm_fail(err, LCM_E_IO, "cannot read '%s': %s", path, strerror(errno));
+        base_fail(err, LCM_E_IO, "cannot read '%s': %s", path, strerror(errno));
         close(fd);
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
         int dir = S_ISDIR(st.st_mode);
         close(fd);
-        lcm_fail(err, LCM_E_IO, "cannot read '%s': it is not a regular file (%s)", path,
+        base_fail(err, LCM_E_IO, "cannot read '%s': it is not a regular file (%s)", path,
                  dir ? "a directory" : "a device, pipe or socket");
         return NULL;
     }
@@ -44,36 +44,36 @@ FILE *lcm_open_input(const char *path, lcm_err *err)
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);
-        lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", path, strerror(errno));
+        base_fail(err, LCM_E_IO, "cannot open '%s': %s", path, strerror(errno));
     }
     return f;
 }
 
-char *lcm_read_file(const char *path, size_t *len, lcm_err *err)
+char *sys_read_file(const char *path, size_t *len, lcm_err *err)
 {
-    FILE *f = lcm_open_input(path, err);
+    FILE *f = sys_open_input(path, err);
     if (!f) return NULL;
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) lcm_sb_putn(&b, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) base_sb_putn(&b, buf, n);
     int bad = ferror(f);
     fclose(f);
     if (bad) {
-        lcm_sb_free(&b);
-        lcm_fail(err, LCM_E_IO, "cannot read '%s'", path);
+        base_sb_free(&b);
+        base_fail(err, LCM_E_IO, "cannot read '%s'", path);
         return NULL;
     }
     if (len) *len = b.len;
-    return lcm_sb_take(&b);
+    return base_sb_take(&b);
 }
 
 /* A finished (synced, closed) temporary for path holding data; 0 and *tmp,
  * or an error with nothing left behind. */
 static int write_temp(const char *path, const void *data, size_t len, char **tmp, lcm_err *err)
 {
-    int fd, why = 0, bad = lcm_temp_open(path, tmp, &fd, err);
+    int fd, why = 0, bad = sys_temp_open(path, tmp, &fd, err);
     if (bad) return bad;
     for (const char *p = data; len > 0 && !why;) {
         ssize_t w = write(fd, p, len);
@@ -83,30 +83,30 @@ static int write_temp(const char *path, const void *data, size_t len, char **tmp
     if (!why && fsync(fd) != 0 && errno != EINVAL) why = errno;
     if (close(fd) != 0 && !why) why = errno;
     if (!why) return 0;
-    lcm_temp_discard(*tmp);
+    sys_temp_discard(*tmp);
     *tmp = NULL;
-    return lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(why));
+    return base_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(why));
 }
 
-int lcm_write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err)
+int sys_write_file_atomic(const char *path, const void *data, size_t len, lcm_err *err)
 {
-    int bad = lcm_check_output_path(path, err);
+    int bad = sys_check_output_path(path, err);
     char *tmp;
     if (!bad) bad = write_temp(path, data, len, &tmp, err);
-    return bad ? bad : lcm_temp_commit(&tmp, &path, 1, err);
+    return bad ? bad : sys_temp_commit(&tmp, &path, 1, err);
 }
 
-int lcm_write_files_if_changed(int n, const char *const *path, const char *const *data, const size_t *len,
+int sys_write_files_if_changed(int n, const char *const *path, const char *const *data, const size_t *len,
                                lcm_err *err)
 {
-    char **tmp = lcm_xcalloc((size_t)n + 1, sizeof *tmp);
-    const char **changed = lcm_xcalloc((size_t)n + 1, sizeof *changed);
+    char **tmp = base_xcalloc((size_t)n + 1, sizeof *tmp);
+    const char **changed = base_xcalloc((size_t)n + 1, sizeof *changed);
     int k = 0, bad = 0;
     for (int i = 0; i < n && !bad; ++i) {
-        bad = lcm_check_output_path(path[i], err); /* before reading it: a FIFO would block */
+        bad = sys_check_output_path(path[i], err); /* before reading it: a FIFO would block */
         if (bad) break;
         size_t old_len;
-        char *old = lcm_file_exists(path[i]) ? lcm_read_file(path[i], &old_len, NULL) : NULL;
+        char *old = sys_file_exists(path[i]) ? sys_read_file(path[i], &old_len, NULL) : NULL;
         int same = old && old_len == len[i] && memcmp(old, data[i], len[i]) == 0;
         free(old);
         if (same) continue;
@@ -114,8 +114,8 @@ int lcm_write_files_if_changed(int n, const char *const *path, const char *const
         if (!bad) changed[k++] = path[i];
     }
     if (bad)
-        for (int i = 0; i < k; ++i) lcm_temp_discard(tmp[i]);
-    else if (k) bad = lcm_temp_commit(tmp, changed, k, err);
+        for (int i = 0; i < k; ++i) sys_temp_discard(tmp[i]);
+    else if (k) bad = sys_temp_commit(tmp, changed, k, err);
     free(tmp);
     free(changed);
     return bad;
@@ -124,7 +124,7 @@ int lcm_write_files_if_changed(int n, const char *const *path, const char *const
 /* Records a folder made, outermost first. */
 static void add_made(lcm_made_dirs *made, char *path)
 {
-    made->paths = lcm_xrealloc(made->paths, (size_t)(made->n + 1) * sizeof *made->paths);
+    made->paths = base_xrealloc(made->paths, (size_t)(made->n + 1) * sizeof *made->paths);
     made->paths[made->n++] = path;
 }
 
@@ -145,18 +145,18 @@ static int make_one(const char *p)
     return errno == EEXIST ? 0 : -1;
 }
 
-int lcm_make_dirs_listed(const char *path, lcm_made_dirs *made, lcm_err *err)
+int sys_make_dirs_listed(const char *path, lcm_made_dirs *made, lcm_err *err)
 {
     int from = made->n, rc = 0;
-    char *p = lcm_xstrdup(path);
+    char *p = base_xstrdup(path);
     for (char *s = p + (*p != 0);; ++s) { /* each prefix that ends before a slash, then the whole path */
         if (*s && *s != '/') continue;
         char c = *s;
         *s = 0;
         int got = make_one(p);
-        if (got < 0) rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
-        else if (!c && !lcm_is_directory(p)) rc = lcm_fail(err, LCM_E_IO, "'%s' exists and is not a directory", p);
-        if (got > 0) add_made(made, lcm_xstrdup(p));
+        if (got < 0) rc = base_fail(err, LCM_E_IO, "cannot create directory '%s': %s", p, strerror(errno));
+        else if (!c && !sys_is_directory(p)) rc = base_fail(err, LCM_E_IO, "'%s' exists and is not a directory", p);
+        if (got > 0) add_made(made, base_xstrdup(p));
         if (rc || !c) break;
         *s = c;
     }
@@ -165,34 +165,34 @@ int lcm_make_dirs_listed(const char *path, lcm_made_dirs *made, lcm_err *err)
     return rc;
 }
 
-int lcm_make_dirs(const char *path, lcm_err *err)
+int sys_make_dirs(const char *path, lcm_err *err)
 {
     lcm_made_dirs made = {0};
-    int rc = lcm_make_dirs_listed(path, &made, err);
-    lcm_made_dirs_free(&made);
+    int rc = sys_make_dirs_listed(path, &made, err);
+    sys_made_dirs_free(&made);
     return rc;
 }
 
-void lcm_unmake_dirs(lcm_made_dirs *made)
+void sys_unmake_dirs(lcm_made_dirs *made)
 {
     unmake_from(made, 0);
-    lcm_made_dirs_free(made);
+    sys_made_dirs_free(made);
 }
 
-void lcm_made_dirs_free(lcm_made_dirs *made)
+void sys_made_dirs_free(lcm_made_dirs *made)
 {
     for (int i = 0; i < made->n; ++i) free(made->paths[i]);
     free(made->paths);
     *made = (lcm_made_dirs){0};
 }
 
-int lcm_file_exists(const char *path)
+int sys_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
 }
 
-int lcm_is_directory(const char *path)
+int sys_is_directory(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -201,8 +201,8 @@ int lcm_is_directory(const char *path)
 /* The length of path without its trailing slashes (a folder named "dir/"
  * is "dir"), the root's one kept. */
 
-int lcm_refuse_dash_folder(const char *opt, const char *value, lcm_err *err)
+int sys_refuse_dash_folder(const char *opt, const char *value, lcm_err *err)
 {
-    return strcmp(value, "-") ? 0 : lcm_fail(err, LCM_E_USAGE, "%s -: a folder is needed here, not standard output "
+    return strcmp(value, "-") ? 0 : base_fail(err, LCM_E_USAGE, "%s -: a folder is needed here, not standard output "
                                               "(./- names a folder called '-')", opt);
 }

@@ -304,26 +304,26 @@ static void untrack(const char *name)
  * a run into the same name cleans up after the one before. */
 static void sweep_stale(const char *path)
 {
-    char *dir = lcm_path_dirname(path);
+    char *dir = base_path_dirname(path);
     const char *slash = strrchr(path, '/');
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) lcm_temp_sweep(fd, slash ? slash + 1 : path), close(fd);
+    if (fd >= 0) sys_temp_sweep(fd, slash ? slash + 1 : path), close(fd);
     free(dir);
 }
 
-int lcm_temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err)
+int sys_temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err)
 {
     *tmp = NULL;
-    if (strlen(path) + 64 >= PATH_MAX) return lcm_fail(err, LCM_E_IO, "cannot create '%s': the name is too long", path);
+    if (strlen(path) + 64 >= PATH_MAX) return base_fail(err, LCM_E_IO, "cannot create '%s': the name is too long", path);
     sweep_stale(path);
     int why = EEXIST;
     for (int attempt = 0; attempt < 100 && why == EEXIST; ++attempt) {
-        char *name = lcm_temp_name(path); /* unguessable: a squatter on a name fails O_EXCL, another is drawn */
+        char *name = sys_temp_name(path); /* unguessable: a squatter on a name fails O_EXCL, another is drawn */
         why = create(name, ctx);
         if (!why && track(name, 0) != 0) {
             unlink(name);
             free(name);
-            return lcm_fail(err, LCM_E_INTERNAL, "cannot create '%s': more than %d temporary files at once", path,
+            return base_fail(err, LCM_E_INTERNAL, "cannot create '%s': more than %d temporary files at once", path,
                             TEMP_SLOTS);
         }
         if (!why) {
@@ -332,7 +332,7 @@ int lcm_temp_create(const char *path, temp_creator create, void *ctx, char **tmp
         }
         free(name);
     }
-    return lcm_fail(err, LCM_E_IO, "cannot create '%s' (does the directory exist and is it writable?): %s", path,
+    return base_fail(err, LCM_E_IO, "cannot create '%s' (does the directory exist and is it writable?): %s", path,
                     strerror(why));
 }
 
@@ -344,12 +344,12 @@ static int open_exclusive(const char *name, void *ctx)
     return 0;
 }
 
-int lcm_temp_open(const char *path, char **tmp, int *fd, lcm_err *err)
+int sys_temp_open(const char *path, char **tmp, int *fd, lcm_err *err)
 {
-    return lcm_temp_create(path, open_exclusive, fd, tmp, err);
+    return sys_temp_create(path, open_exclusive, fd, tmp, err);
 }
 
-int lcm_temp_sync(const char *tmp)
+int sys_temp_sync(const char *tmp)
 {
     int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return errno;
@@ -358,7 +358,7 @@ int lcm_temp_sync(const char *tmp)
     return why;
 }
 
-void lcm_temp_discard(char *tmp)
+void sys_temp_discard(char *tmp)
 {
     if (!tmp) return;
     untrack(tmp);
@@ -371,7 +371,7 @@ void lcm_temp_discard(char *tmp)
  * file systems cannot sync a folder). */
 static void sync_folder(const char *path)
 {
-    char *dir = lcm_path_dirname(path);
+    char *dir = base_path_dirname(path);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) fsync(fd), close(fd);
     free(dir);
@@ -407,10 +407,10 @@ static int by_inode(const void *a, const void *b)
  * number is returned (for unlock_folders). */
 static int lock_folders(const char *const *path, int n, folder_lock **locks)
 {
-    folder_lock *l = lcm_xcalloc((size_t)n + 1, sizeof *l);
+    folder_lock *l = base_xcalloc((size_t)n + 1, sizeof *l);
     int k = 0;
     for (int i = 0; i < n; ++i) {
-        char *dir = lcm_path_dirname(path[i]);
+        char *dir = base_path_dirname(path[i]);
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         free(dir);
         struct stat st;
@@ -436,22 +436,22 @@ static void unlock_folders(folder_lock *l, int k)
     free(l);
 }
 
-int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
+int sys_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
 {
     int rc = 0;
     folder_lock *locks = NULL;
     int nlocks = n > 1 ? lock_folders(path, n, &locks) : 0; /* one rename is one step already */
     /* what makes a rename fail -- a directory or the like come in the way
      * since the run began -- is looked for before the first one */
-    for (int i = 0; i < n && !rc; ++i) rc = lcm_check_output_path(path[i], err);
+    for (int i = 0; i < n && !rc; ++i) rc = sys_check_output_path(path[i], err);
     atomic_fetch_add(&renaming, 1);
-    if (!rc && n && atomic_load(&dying)) rc = lcm_fail(err, LCM_E_IO, "interrupted before '%s' was written", path[0]);
+    if (!rc && n && atomic_load(&dying)) rc = base_fail(err, LCM_E_IO, "interrupted before '%s' was written", path[0]);
     for (int i = 0; i < n; ++i) {
         if (!rc && rename(tmp[i], path[i]) != 0)
-            rc = lcm_fail(err, LCM_E_IO, "cannot move '%s' onto '%s': %s%s", tmp[i], path[i], strerror(errno),
+            rc = base_fail(err, LCM_E_IO, "cannot move '%s' onto '%s': %s%s", tmp[i], path[i], strerror(errno),
                           i ? " (the outputs before it were replaced already)" : "");
         if (rc) {
-            lcm_temp_discard(tmp[i]);
+            sys_temp_discard(tmp[i]);
         } else {
             untrack(tmp[i]);
             free(tmp[i]);
@@ -465,9 +465,9 @@ int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
 }
 
 /* ---- what the cpu compile leaves while it runs ----------------------------- */
-int lcm_temp_register_scratch(const char *dir) { return track(dir, 1); }
+int sys_temp_register_scratch(const char *dir) { return track(dir, 1); }
 
-void lcm_temp_unregister(const char *path) { untrack(path); }
+void sys_temp_unregister(const char *path) { untrack(path); }
 
 /* The Ctrl-Z handler is there only while a helper program runs: a handled
  * SIGTSTP makes a host's sleep or poll return early (EINTR), and a host
@@ -475,7 +475,7 @@ void lcm_temp_unregister(const char *path) { untrack(path); }
 static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
 static int running; /* helper programs added and not yet removed */
 
-void lcm_temp_add_child(int pid)
+void sys_temp_add_child(int pid)
 {
     install_handlers();
     pthread_mutex_lock(&running_lock);
@@ -488,7 +488,7 @@ void lcm_temp_add_child(int pid)
     /* more than CHILD_SLOTS at once: this one is not passed the signal */
 }
 
-void lcm_temp_remove_child(int pid)
+void sys_temp_remove_child(int pid)
 {
     for (int i = 0; i < CHILD_SLOTS; ++i) {
         int own = pid;
@@ -502,12 +502,12 @@ void lcm_temp_remove_child(int pid)
     pthread_mutex_unlock(&running_lock);
 }
 
-void lcm_temp_wait_if_dying(void)
+void sys_temp_wait_if_dying(void)
 {
     while (atomic_load(&dying)) pause();
 }
 
-void lcm_temp_hold_signals(sigset_t *saved)
+void sys_temp_hold_signals(sigset_t *saved)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -516,13 +516,13 @@ void lcm_temp_hold_signals(sigset_t *saved)
     pthread_sigmask(SIG_BLOCK, &set, saved);
 }
 
-void lcm_temp_release_signals(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
+void sys_temp_release_signals(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
 
-int lcm_check_output_path(const char *path, lcm_err *err)
+int sys_check_output_path(const char *path, lcm_err *err)
 {
     struct stat st;
     if (lstat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
-    return lcm_fail(err, LCM_E_IO, "'%s' exists and is not a regular file (%s); outputs are written to a "
+    return base_fail(err, LCM_E_IO, "'%s' exists and is not a regular file (%s); outputs are written to a "
                     "temporary file and renamed onto their name, so give the path of a regular file",
                     path, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link"
                                               : "a device, pipe or socket");

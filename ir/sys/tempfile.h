@@ -19,7 +19,7 @@
  * passes the signal on to the compiler, which a signal meant for lcm alone
  * (kill PID, a job scheduler's) would leave running, waits for it to end,
  * and removes the files and folder the compile registered
- * (lcm_temp_register_scratch). */
+ * (sys_temp_register_scratch). */
 #ifndef LCM_TEMPFILE_H
 #define LCM_TEMPFILE_H
 
@@ -34,13 +34,13 @@ typedef int (*temp_creator)(const char *name, void *ctx);
 
 /* Creates a registered temporary for `path` with create(name, ctx); *tmp is
  * its name, to be handed to temp_commit or temp_discard. */
-int lcm_temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err);
+int sys_temp_create(const char *path, temp_creator create, void *ctx, char **tmp, lcm_err *err);
 /* The common case: a new empty file opened for writing (*fd). */
-int lcm_temp_open(const char *path, char **tmp, int *fd, lcm_err *err);
+int sys_temp_open(const char *path, char **tmp, int *fd, lcm_err *err);
 /* Flushes a written and closed temporary to the disk; 0 or an errno value. */
-int lcm_temp_sync(const char *tmp);
+int sys_temp_sync(const char *tmp);
 /* Removes a temporary, unregisters it and frees its name. */
-void lcm_temp_discard(char *tmp);
+void sys_temp_discard(char *tmp);
 /* Renames n finished (synced) temporaries onto their paths, in order, and
  * frees their names.  The renames come last so that a failure before them
  * changes nothing; a signal during them waits until all are done; several
@@ -52,15 +52,15 @@ void lcm_temp_discard(char *tmp);
  * paths new and the later ones as they were -- each file is whole, old or
  * new, never partial.  On a failure the temporaries not yet renamed are
  * removed and the error names the path. */
-int lcm_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err);
+int sys_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err);
 
 /* Registers a folder of our own (mkdtemp's) that a helper program works
  * in, for the handler to remove with what it holds (one level: the
  * program's files and temporaries, its TMPDIR).  0, or -1 when the
  * registry is full (then nothing is registered). */
-int lcm_temp_register_scratch(const char *dir);
+int sys_temp_register_scratch(const char *dir);
 /* Unregisters it (the caller removes it, or keeps it). */
-void lcm_temp_unregister(const char *path);
+void sys_temp_unregister(const char *path);
 /* A helper program (the host compiler) that the handler passes the signal
  * on to while it runs, with every process of its group (the driver, cc1,
  * as, ld), and waits for before it removes the files (until no process of
@@ -69,21 +69,21 @@ void lcm_temp_unregister(const char *path);
  * group id), added once started, removed once waited for.  While one runs,
  * SIGTSTP (Ctrl-Z) stops its group with lcm, and continuing lcm continues
  * it. */
-void lcm_temp_add_child(int pid);
-void lcm_temp_remove_child(int pid);
+void sys_temp_add_child(int pid);
+void sys_temp_remove_child(int pid);
 /* Once the handler has begun to remove everything (the process ends by the
  * signal), blocks for good: a thread that found its helper program ended
  * must not go on to report that as an error and exit first. */
-void lcm_temp_wait_if_dying(void);
+void sys_temp_wait_if_dying(void);
 /* Blocks the handler's signals and SIGTSTP in the calling thread (*saved:
  * the mask before), so that one arriving while a helper program is started
  * and added waits, and then reaches it; release restores *saved. */
-void lcm_temp_hold_signals(sigset_t *saved);
-void lcm_temp_release_signals(const sigset_t *saved);
+void sys_temp_hold_signals(sigset_t *saved);
+void sys_temp_release_signals(const sigset_t *saved);
 
 /* Outputs are written to a temporary file and renamed onto their name, so
  * the name must be free or a regular file: renaming onto a device, a
  * directory or a symbolic link would replace it.  Checks that. */
-int lcm_check_output_path(const char *path, lcm_err *err);
+int sys_check_output_path(const char *path, lcm_err *err);
 
 #endif

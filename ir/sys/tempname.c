@@ -86,12 +86,12 @@ static void random_chars(char out[RANDOM_CHARS + 1])
     out[RANDOM_CHARS] = 0;
 }
 
-char *lcm_temp_name(const char *path)
+char *sys_temp_name(const char *path)
 {
     char suffix[RANDOM_CHARS + 1];
     random_chars(suffix);
     long pid = (long)getpid();
-    return lcm_xasprintf("%s.tmp.%s.%ld.%lld.%s", path, this_host(), pid, start_time(pid), suffix);
+    return base_xasprintf("%s.tmp.%s.%ld.%lld.%s", path, this_host(), pid, start_time(pid), suffix);
 }
 
 /* ---- who made a temporary ------------------------------------------------------ */
@@ -118,7 +118,7 @@ static int maker_gone(const char *tag)
     return now >= 0 && now != start; /* its pid reused; -1: cannot tell */
 }
 
-int lcm_temp_stale(int dirfd, const char *name, const char *base)
+int sys_temp_stale(int dirfd, const char *name, const char *base)
 {
     const char *tag = NULL;
     if (base) { /* exactly base's */
@@ -131,7 +131,7 @@ int lcm_temp_stale(int dirfd, const char *name, const char *base)
            st.st_uid == geteuid();
 }
 
-int lcm_temp_sweep(int dirfd, const char *base)
+int sys_temp_sweep(int dirfd, const char *base)
 {
     int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* a descriptor of its own to read */
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -141,7 +141,7 @@ int lcm_temp_sweep(int dirfd, const char *base)
     }
     int removed = 0;
     for (struct dirent *e; (e = readdir(d));)
-        if (lcm_temp_stale(dirfd, e->d_name, base) && unlinkat(dirfd, e->d_name, 0) == 0) ++removed;
+        if (sys_temp_stale(dirfd, e->d_name, base) && unlinkat(dirfd, e->d_name, 0) == 0) ++removed;
     closedir(d);
     return removed;
 }

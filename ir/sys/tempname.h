@@ -25,12 +25,12 @@
 
 /* A new name for a temporary of `path` (a path or a bare file name),
  * malloc'd. */
-char *lcm_temp_name(const char *path);
+char *sys_temp_name(const char *path);
 /* Whether `name`, in the folder open as dirfd, is a stale temporary (above)
  * of the file `base` (NULL: of any file). */
-int lcm_temp_stale(int dirfd, const char *name, const char *base);
+int sys_temp_stale(int dirfd, const char *name, const char *base);
 /* Removes the stale temporaries of `base` (NULL: of any file) from the
  * folder open as dirfd; the number removed. */
-int lcm_temp_sweep(int dirfd, const char *base);
+int sys_temp_sweep(int dirfd, const char *base);
 
 #endif

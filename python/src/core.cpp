@@ -97,7 +97,7 @@ nb::object read_params(const std::string &path)
 {
     lcm_err err{};
     lcm_pvalue *root = nullptr;
-    check(lcm_params_read_lua(path.c_str(), &root, nullptr, nullptr, &err), err);
+    check(cli_params_read_lua(path.c_str(), &root, nullptr, nullptr, &err), err);
     pvalue_holder hold{root};
     return from_pvalue(root);
 }
@@ -130,9 +130,9 @@ Model *open_model(const std::string &path, bool is_dir, const std::vector<std::p
         lcmgen_output gen;
         // with the GIL held throughout: the sandbox's trust is one switch for the process, and another
         // thread's load must not find it on while an untrusted model runs
-        lcm_sandbox_set_trusted(trusted);
+        gen_sandbox_set_trusted(trusted);
         rc = lcmgen_generate(path.c_str(), &in, &gen, &err);
-        lcm_sandbox_set_trusted(0);
+        gen_sandbox_set_trusted(0);
         if (!rc) {
             for (int i = 0; i < gen.nwarnings; ++i) model->warnings.emplace_back(gen.warnings[i]);
             rc = lcm_model_from_text(gen.manifest, gen.source, &model->m, &err);

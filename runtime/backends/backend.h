@@ -21,7 +21,7 @@ typedef struct lcm_backend lcm_backend;
 #include "lcm_internal.h" /* LCM_TABLE_PASSES */
 
 /* The symbol of pass `pass` of kernel `symbol`'s table: <symbol>_table, <symbol>_table1. */
-static inline void lcm_table_symbol(const char *symbol, int pass, char *buf, size_t len)
+static inline void be_table_symbol(const char *symbol, int pass, char *buf, size_t len)
 {
     if (pass) snprintf(buf, len, "%s_table%d", symbol, pass);
     else snprintf(buf, len, "%s_table", symbol);
@@ -89,18 +89,18 @@ struct lcm_backend {
 };
 
 /* Compiles `source` with the host compiler (or finds it in the cache). */
-int lcm_backend_cpu_new(const ir_model *m, const char *source, int precision, lcm_cache *cache,
+int be_backend_cpu_new(const ir_model *m, const char *source, int precision, lcm_cache *cache,
                         int threads, lcm_backend **out, lcm_err *err);
 /* The IR interpreter as a backend: slow, float64 only, independent of the
  * generated code; the oracle of the differential tests. */
-int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err);
+int be_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err);
 /* NVRTC + the CUDA driver on GPU `device`. */
-int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
+int be_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
                          lcm_backend **out, lcm_err *err);
 
 /* The host-memory operations shared by the host backends, and what they
  * hold that their destroy must release. */
-void lcm_host_backend_ops(lcm_backend *b);
-void lcm_host_backend_release(lcm_backend *b);
+void be_host_backend_ops(lcm_backend *b);
+void be_host_backend_release(lcm_backend *b);
 
 #endif

@@ -72,7 +72,7 @@ typedef struct cuda_backend {
 static int check(cuda_backend *b, CUresult r, const char *what, lcm_err *err)
 {
     if (r == CUDA_SUCCESS) return 0;
-    return lcm_fail(err, LCM_E_DEVICE, "CUDA on %s: %s failed: %s", b->name, what, lcm_cu_error(r));
+    return base_fail(err, LCM_E_DEVICE, "CUDA on %s: %s failed: %s", b->name, what, be_cu_error(r));
 }
 
 #define CU(call, what)                                              \
@@ -93,9 +93,9 @@ static void *cuda_alloc(lcm_backend *base, size_t bytes, lcm_err *err)
     if (r != CUDA_SUCCESS) {
         size_t free_b = 0, total = 0;
         b->cu->cuMemGetInfo(&free_b, &total);
-        lcm_fail(err, r == CUDA_ERROR_OUT_OF_MEMORY ? LCM_E_MEMORY : LCM_E_DEVICE,
+        base_fail(err, r == CUDA_ERROR_OUT_OF_MEMORY ? LCM_E_MEMORY : LCM_E_DEVICE,
                  "out of device memory on %s: %.1f MiB wanted, %.1f of %.1f MiB free (%s)", b->name,
-                 (double)bytes / 1048576.0, (double)free_b / 1048576.0, (double)total / 1048576.0, lcm_cu_error(r));
+                 (double)bytes / 1048576.0, (double)free_b / 1048576.0, (double)total / 1048576.0, be_cu_error(r));
         return NULL;
     }
     LCM_GROW(b->allocs, b->cap, b->nallocs + 1);
@@ -133,8 +133,8 @@ static void *cuda_alloc_host(lcm_backend *base, size_t bytes, lcm_err *err)
     void *p = NULL;
     CUresult r = b->cu->cuMemHostAlloc(&p, bytes ? bytes : 1, 0);
     if (r != CUDA_SUCCESS) {
-        lcm_fail(err, LCM_E_MEMORY, "cannot pin %.1f MiB of host memory for %s (%s)", (double)bytes / 1048576.0,
-                 b->name, lcm_cu_error(r));
+        base_fail(err, LCM_E_MEMORY, "cannot pin %.1f MiB of host memory for %s (%s)", (double)bytes / 1048576.0,
+                 b->name, be_cu_error(r));
         return NULL;
     }
     return p;
@@ -218,7 +218,7 @@ static int cuda_launch_table(lcm_backend *base, int kernel, int pass, const lcm_
     cuda_backend *b = (cuda_backend *)base;
     int at = kernel * LCM_TABLE_PASSES + pass;
     if (pass < 0 || pass >= LCM_TABLE_PASSES || !b->table_fns[at])
-        return lcm_fail(err, LCM_E_COMPILE, "the compiled solver has no table entry for kernel %d; regenerate the model",
+        return base_fail(err, LCM_E_COMPILE, "the compiled solver has no table entry for kernel %d; regenerate the model",
                         kernel);
     if (n <= 0) return 0;
     current(b);
@@ -286,7 +286,7 @@ static int cuda_stamp(lcm_backend *base, int i, lcm_err *err)
     cuda_backend *b = (cuda_backend *)base;
     current(b);
     if (i >= b->nstamps) {
-        b->stamps = lcm_xrealloc(b->stamps, (size_t)(i + 1) * sizeof *b->stamps);
+        b->stamps = base_xrealloc(b->stamps, (size_t)(i + 1) * sizeof *b->stamps);
         for (; b->nstamps <= i; ++b->nstamps) {
             b->stamps[b->nstamps] = NULL;
             CU(cuEventCreate(&b->stamps[b->nstamps], 0), "creating a timing event");
@@ -319,13 +319,13 @@ static double cuda_stamp_seconds(lcm_backend *base, int i, int j)
 static int nccl_check(cuda_backend *b, ncclResult_t r, const char *what, lcm_err *err)
 {
     if (r == ncclSuccess) return 0;
-    return lcm_fail(err, LCM_E_DEVICE, "NCCL on %s: %s failed: %s", b->name, what, b->nc->ncclGetErrorString(r));
+    return base_fail(err, LCM_E_DEVICE, "NCCL on %s: %s failed: %s", b->name, what, b->nc->ncclGetErrorString(r));
 }
 
 static int cuda_join(lcm_backend *base, const void *unique_id, int nranks, int rank, lcm_err *err)
 {
     cuda_backend *b = (cuda_backend *)base;
-    if (!(b->nc = lcm_nccl(err))) return err->code;
+    if (!(b->nc = be_nccl(err))) return err->code;
     current(b);
     ncclUniqueId id;
     memcpy(&id, unique_id, sizeof id);
@@ -437,9 +437,9 @@ static int open_device(cuda_backend *b, int device, lcm_err *err)
     int count = 0;
     snprintf(b->name, sizeof b->name, "GPU %d", device);
     CU(cuDeviceGetCount(&count), "counting GPUs");
-    if (count == 0) return lcm_fail(err, LCM_E_DEVICE, "no CUDA GPU is visible (CUDA_VISIBLE_DEVICES?)");
+    if (count == 0) return base_fail(err, LCM_E_DEVICE, "no CUDA GPU is visible (CUDA_VISIBLE_DEVICES?)");
     if (device < 0 || device >= count)
-        return lcm_fail(err, LCM_E_USAGE, "--device %d: there %s %d GPU%s (0..%d)", device, count == 1 ? "is" : "are",
+        return base_fail(err, LCM_E_USAGE, "--device %d: there %s %d GPU%s (0..%d)", device, count == 1 ? "is" : "are",
                         count, count == 1 ? "" : "s", count - 1);
     CU(cuDeviceGet(&b->dev, device), "opening the GPU");
     char name[200] = "";
@@ -464,15 +464,15 @@ static int load_module(cuda_backend *b, const ir_model *m, const char *source, i
     cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, b->dev);
     cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, b->dev);
     lcm_cuda_image img = {0};
-    int rc = lcm_cuda_compile(m, source, major * 10 + minor, precision, cache, &img, err);
+    int rc = be_cuda_compile(m, source, major * 10 + minor, precision, cache, &img, err);
     if (!rc) {
         b->base.compiled = img.compiled;
         b->base.compile_seconds = img.seconds;
         b->base.cache_entry = img.cache_entry, img.cache_entry = NULL;
-        b->base.target = lcm_xasprintf("%s, %s", b->name, img.target);
+        b->base.target = base_xasprintf("%s, %s", b->name, img.target);
         rc = check(b, cu->cuModuleLoadData(&b->mod, img.data), "loading the compiled solver", err);
     }
-    lcm_cuda_image_free(&img);
+    be_cuda_image_free(&img);
     return rc;
 }
 
@@ -481,15 +481,15 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
 {
     const lcm_cu_api *cu = b->cu;
     b->nkernels = m->nkernels;
-    b->fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->fns);
-    b->sim_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
-    b->par_n = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
-    b->max_block = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
-    b->table_fns = lcm_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->table_fns);
-    b->table_block = lcm_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->table_block);
-    b->terms_fns = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->terms_fns);
-    b->terms = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->terms);
-    b->nterms = lcm_xcalloc((size_t)m->nkernels + 1, sizeof *b->nterms);
+    b->fns = base_xcalloc((size_t)m->nkernels + 1, sizeof *b->fns);
+    b->sim_fns = base_xcalloc((size_t)m->nkernels + 1, sizeof *b->sim_fns);
+    b->par_n = base_xcalloc((size_t)m->nkernels + 1, sizeof *b->par_n);
+    b->max_block = base_xcalloc((size_t)m->nkernels + 1, sizeof *b->max_block);
+    b->table_fns = base_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->table_fns);
+    b->table_block = base_xcalloc((size_t)m->nkernels * LCM_TABLE_PASSES + 1, sizeof *b->table_block);
+    b->terms_fns = base_xcalloc((size_t)m->nkernels + 1, sizeof *b->terms_fns);
+    b->terms = base_xcalloc((size_t)m->nkernels + 1, sizeof *b->terms);
+    b->nterms = base_xcalloc((size_t)m->nkernels + 1, sizeof *b->nterms);
     /* which kernels have a table entry: the generator's plan (gen/emit.c
      * plans with the same shard), so no lookup of an entry that is not
      * there (a NOT_FOUND that compute-sanitizer reports as an error) */
@@ -524,7 +524,7 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
         }
         for (int pass = 0; pass < ir_pre_passes(&pre) && pass < LCM_TABLE_PASSES; ++pass) {
             int at = k * LCM_TABLE_PASSES + pass;
-            lcm_table_symbol(kn->symbol, pass, table_symbol, sizeof table_symbol);
+            be_table_symbol(kn->symbol, pass, table_symbol, sizeof table_symbol);
             LCM_CHECK_GOTO(check(b, cu->cuModuleGetFunction(&b->table_fns[at], b->mod, table_symbol), table_symbol,
                                  err), rc, done);
             LCM_CHECK_GOTO(check(b, cu->cuFuncGetAttribute(&b->table_block[at], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
@@ -533,7 +533,7 @@ static int find_kernels(cuda_backend *b, const ir_model *m, lcm_err *err)
             if (b->table_block[at] > 128) b->table_block[at] = 128;
         }
         if (b->max_block[k] < 128) {
-            rc = lcm_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
+            rc = base_fail(err, LCM_E_DEVICE, "kernel %s can only run %d threads per block on %s", kn->symbol,
                           b->max_block[k], b->name);
             goto done;
         }
@@ -548,9 +548,9 @@ static int create_queues(cuda_backend *b, const ir_model *m, lcm_err *err)
 {
     const lcm_cu_api *cu = b->cu;
     b->nqueues = m->nregimes + 1;
-    b->streams = lcm_xcalloc((size_t)b->nqueues, sizeof *b->streams);
-    b->events = lcm_xcalloc((size_t)b->nqueues, sizeof *b->events);
-    b->dirty = lcm_xcalloc((size_t)b->nqueues, 1);
+    b->streams = base_xcalloc((size_t)b->nqueues, sizeof *b->streams);
+    b->events = base_xcalloc((size_t)b->nqueues, sizeof *b->events);
+    b->dirty = base_xcalloc((size_t)b->nqueues, 1);
     int rc = 0;
     for (int q = 0; q < b->nqueues && !rc; ++q) {
         rc = check(b, cu->cuStreamCreate(&b->streams[q], CU_STREAM_NON_BLOCKING), "creating a stream", err);
@@ -559,12 +559,12 @@ static int create_queues(cuda_backend *b, const ir_model *m, lcm_err *err)
     return rc;
 }
 
-int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
+int be_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
                          lcm_backend **out, lcm_err *err)
 {
-    const lcm_cu_api *cu = lcm_cu(err);
+    const lcm_cu_api *cu = be_cu(err);
     if (!cu) return err->code;
-    cuda_backend *b = lcm_xcalloc(1, sizeof *b);
+    cuda_backend *b = base_xcalloc(1, sizeof *b);
     b->cu = cu;
     b->base.name = "cuda";
     b->base.precision = precision;
@@ -604,11 +604,11 @@ done:
 
 #else /* built without the CUDA toolkit */
 
-int lcm_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
+int be_backend_cuda_new(const ir_model *m, const char *source, int precision, lcm_cache *cache, int device,
                          lcm_backend **out, lcm_err *err)
 {
     (void)m, (void)source, (void)precision, (void)cache, (void)device, (void)out;
-    return lcm_fail(err, LCM_E_DEVICE, "this lcm was built without the CUDA toolkit; rebuild with it installed "
+    return base_fail(err, LCM_E_DEVICE, "this lcm was built without the CUDA toolkit; rebuild with it installed "
                     "(/usr/local/cuda) to use --backend cuda");
 }
 

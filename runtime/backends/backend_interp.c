@@ -71,7 +71,7 @@ static void check_pair(const lcm_point *p, lcm_flags *f, lcm_index s)
     for (int i = 0; i < p->k->ntargets; ++i) {
         int g = p->k->targets[i];
         if (vals[r->rprob[g]] == 0) continue;
-        const ir_target *tg = lcm_find_target(r, g);
+        const ir_target *tg = ir_find_target(r, g);
         const ir_regime *tr = &m->regimes[g];
         for (int st = 0; st < tr->nstates; ++st) {
             const ir_next *nx = &tg->next[st];
@@ -100,10 +100,10 @@ static lcm_index best_action(lcm_point *p, const lcm_kernel_args *a, lcm_index a
     double best = -INFINITY;
     lcm_index best_a = -1;
     *nan_q = 0;
-    lcm_choices_reset(ch, r);
+    ir_choices_reset(ch, r);
     for (lcm_index ai = 0; ai < na; ++ai) {
-        lcm_point_action(p, ai);
-        lcm_point_eval(p);
+        ir_point_action(p, ai);
+        ir_point_eval(p);
         if (ch->n) ch->scale = p->vals[r->taste_scale]; /* known before the actions: the same at each */
         if (!p->feasible) continue;
         if (a->checks && !p->k->last) check_pair(p, a->flags, at);
@@ -113,7 +113,7 @@ static lcm_index best_action(lcm_point *p, const lcm_kernel_args *a, lcm_index a
             continue;
         }
         if (q > best || best_a < 0) best = q, best_a = ai;
-        lcm_choices_add(ch, ai, q);
+        ir_choices_add(ch, ai, q);
     }
     if (ch->n && !(ch->scale >= 0 && ch->scale < INFINITY)) flag(a->flags, LCM_FLAG_TASTE_SCALE, at);
     *best_q = best;
@@ -137,12 +137,12 @@ static lcm_index taste_draw(const lcm_choices *ch, lcm_index best, const lcm_sim
 
 static void solve_state(lcm_point *p, lcm_kernel_args *a, lcm_index s)
 {
-    lcm_point_state(p, s);
+    ir_point_state(p, s);
     double best;
     int nan_q;
     lcm_choices ch;
     lcm_index best_a = best_action(p, a, s, &best, &nan_q, &ch);
-    double v = nan_q ? NAN : lcm_choices_value(&ch, best);
+    double v = nan_q ? NAN : ir_choices_value(&ch, best);
     ((double *)a->v_out)[s] = v;
     if (v != v) flag(a->flags, LCM_FLAG_NAN, s);
     else if (v == INFINITY) flag(a->flags, LCM_FLAG_INF, s);
@@ -196,7 +196,7 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
     lcm_choices ch;
     lcm_index best_a = best_action(p, a, row, &best, &nan_q, &ch);
     best_a = taste_draw(&ch, best_a, sim, row, a->period);
-    double v = nan_q ? NAN : lcm_choices_value(&ch, best);
+    double v = nan_q ? NAN : ir_choices_value(&ch, best);
     ((double *)sim->value)[row] = v;
     for (int i = 0; i < sim->nstates; ++i) xn[i] = NAN;
     for (int i = 0; i < sim->nactions; ++i) an[i] = NAN;
@@ -205,8 +205,8 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
         flag(a->flags, v != v ? LCM_FLAG_NAN : LCM_FLAG_INFEASIBLE, row);
         return;
     }
-    lcm_point_action(p, best_a);
-    lcm_point_eval(p);
+    ir_point_action(p, best_a);
+    ir_point_eval(p);
     for (int j = 0; j < r->nactions; ++j) an[b->vars.action_slot[r->id][j]] = p->act[j];
     if (r->terminal || sim->ends) return;
     double rp[IR_MAX_REGIMES];
@@ -218,7 +218,7 @@ static void sim_subject(const interp_backend *b, lcm_point *p, const lcm_kernel_
     if (pick < 0) return;
     int g = ids[pick];
     sim->regime_next[row] = g;
-    const ir_target *tg = lcm_find_target(r, g);
+    const ir_target *tg = ir_find_target(r, g);
     lcm_assert(tg); /* r->rprob[g] >= 0: r reaches g */
     for (int s = 0; tg && s < b->m->regimes[g].nstates; ++s)
         xn[b->vars.state_slot[g][s]] = sim_next_state(b, p, a, sim, row, tg, s);
@@ -232,12 +232,12 @@ static int interp_launch(interp_backend *b, int kernel, const lcm_kernel_args *c
     const ir_kernel *k = &b->m->kernels[kernel];
     const ir_regime *r = &b->m->regimes[k->regime];
     if (r->nstates > IR_POINT_VARS || r->nactions > IR_POINT_VARS)
-        return lcm_fail(err, LCM_E_INTERNAL, "the interpreter handles at most %d states and actions", IR_POINT_VARS);
+        return base_fail(err, LCM_E_INTERNAL, "the interpreter handles at most %d states and actions", IR_POINT_VARS);
 #pragma omp parallel
     {
         lcm_point p = {.m = b->m, .k = k, .r = r, .L = &b->layout, .G = args->grids, .params = args->params,
                        .vnext = vnext_from_args, .vnext_ctx = args, .age = args->age, .period = args->period};
-        p.vals = lcm_xcalloc(r->nnodes + 1, sizeof *p.vals);
+        p.vals = base_xcalloc(r->nnodes + 1, sizeof *p.vals);
 #pragma omp for schedule(dynamic, 4)
         for (lcm_index i = 0; i < n; ++i) {
             if (!sim) solve_state(&p, args, ir_layout_state(&b->states[r->id], args->shard_lo, args->chunk, i));
@@ -269,29 +269,29 @@ static void interp_destroy(lcm_backend *base)
     free(b->states);
     ir_grid_layout_free(&b->layout);
     ir_vars_free(&b->vars);
-    lcm_host_backend_release(base);
+    be_host_backend_release(base);
     free(b);
 }
 
-int lcm_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
+int be_backend_interp_new(const ir_model *m, lcm_backend **out, lcm_err *err)
 {
     for (int r = 0; r < m->nregimes; ++r)
         if (ir_is_egm(&m->regimes[r]))
-            return lcm_fail(err, LCM_E_USAGE, "model '%s': regime '%s' solves by the endogenous grid method, which the "
+            return base_fail(err, LCM_E_USAGE, "model '%s': regime '%s' solves by the endogenous grid method, which the "
                             "interp backend (grid search only) does not run; use --backend cpu or cuda", m->name,
                             m->regimes[r].name);
-    interp_backend *b = lcm_xcalloc(1, sizeof *b);
+    interp_backend *b = base_xcalloc(1, sizeof *b);
     b->m = m;
     b->base.name = "interp";
     b->base.precision = 64;
-    lcm_host_backend_ops(&b->base);
+    be_host_backend_ops(&b->base);
     b->base.launch = interp_run;
     b->base.launch_sim = interp_sim;
     b->base.destroy = interp_destroy;
     ir_grid_layout_build(m, &b->layout);
     ir_vars_build(m, &b->vars);
     ir_shard_build(m, &b->vars, &b->shard);
-    b->states = lcm_xcalloc((size_t)m->nregimes + 1, sizeof *b->states);
+    b->states = base_xcalloc((size_t)m->nregimes + 1, sizeof *b->states);
     for (int r = 0; r < m->nregimes; ++r) ir_state_layout_build(m, &b->vars, &b->shard, r, &b->states[r]);
     *out = &b->base;
     return 0;

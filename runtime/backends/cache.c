@@ -38,7 +38,7 @@ static const char MAGIC[8] = {'L', 'C', 'M', 'C', 'A', 'C', 'H', 'E'};
 static const char *const KINDS[] = {"cpu", "cuda", "cc"};
 #define NKINDS ((int)(sizeof KINDS / sizeof *KINDS))
 
-/* Reasons an entry is not used (lcm_cache_decode, lcm cache list). */
+/* Reasons an entry is not used (be_cache_decode, lcm cache list). */
 static const char OTHER_FORMAT[] = "written by another version of lcm";
 static const char OTHER_KEY[] = "it holds the solver of another key";
 
@@ -62,33 +62,33 @@ static int default_location(void)
     return -1;
 }
 
-const char *lcm_cache_default_source(void)
+const char *be_cache_default_source(void)
 {
     int i = default_location();
     return i < 0 ? NULL : LOCATIONS[i].var;
 }
 
-char *lcm_cache_default_dir(void)
+char *be_cache_default_dir(void)
 {
     int i = default_location();
-    return i < 0 ? lcm_xstrdup("/tmp/.cache/lcm") : lcm_xasprintf("%s%s", getenv(LOCATIONS[i].var), LOCATIONS[i].below);
+    return i < 0 ? base_xstrdup("/tmp/.cache/lcm") : base_xasprintf("%s%s", getenv(LOCATIONS[i].var), LOCATIONS[i].below);
 }
 
-void lcm_cache_open(lcm_cache *c, const char *dir)
+void be_cache_open(lcm_cache *c, const char *dir)
 {
     memset(c, 0, sizeof *c);
-    c->dir = dir ? lcm_xstrdup(dir) : lcm_cache_default_dir();
+    c->dir = dir ? base_xstrdup(dir) : be_cache_default_dir();
 }
 
-void lcm_cache_close(lcm_cache *c)
+void be_cache_close(lcm_cache *c)
 {
     free(c->dir);
     c->dir = NULL;
 }
 
-char *lcm_cache_entry_path(const lcm_cache *c, const char *kind, const char *key)
+char *be_cache_entry_path(const lcm_cache *c, const char *kind, const char *key)
 {
-    return lcm_xasprintf("%s/%s/%s.lcmc", c->dir, kind, key);
+    return base_xasprintf("%s/%s/%s.lcmc", c->dir, kind, key);
 }
 
 /* ---- the entry format ------------------------------------------------------ */
@@ -96,7 +96,7 @@ static void put_le(lcm_sb *b, uint64_t x, int n)
 {
     unsigned char v[8];
     for (int i = 0; i < n; ++i) v[i] = (unsigned char)(x >> (8 * i));
-    lcm_sb_putn(b, (const char *)v, (size_t)n);
+    base_sb_putn(b, (const char *)v, (size_t)n);
 }
 
 static uint64_t get_le(const unsigned char *p, int n)
@@ -111,11 +111,11 @@ static void entry_digest(const unsigned char *head, const char *name, size_t nle
                          unsigned char digest[32])
 {
     lcm_sha256 h;
-    lcm_sha256_init(&h);
-    lcm_sha256_update(&h, head, DIGEST_AT);
-    lcm_sha256_update(&h, name, nlen);
-    lcm_sha256_update(&h, data, len);
-    lcm_sha256_final(&h, digest);
+    base_sha256_init(&h);
+    base_sha256_update(&h, head, DIGEST_AT);
+    base_sha256_update(&h, name, nlen);
+    base_sha256_update(&h, data, len);
+    base_sha256_final(&h, digest);
 }
 
 /* A label's text as stored (and as a name is matched with it): at most
@@ -123,34 +123,34 @@ static void entry_digest(const unsigned char *head, const char *name, size_t nle
 static void label_text(lcm_sb *b, const char *text)
 {
     for (size_t i = 0; text && text[i] && i < MAX_LABEL; ++i)
-        lcm_sb_putc(b, (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i]);
+        base_sb_putc(b, (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i]);
 }
 
 static void put_label(lcm_sb *b, const char *text)
 {
-    lcm_sb_putc(b, '\n');
+    base_sb_putc(b, '\n');
     label_text(b, text);
 }
 
-void lcm_cache_encode(const char *kind, const char *key, const char *model, const char *what, const void *data,
+void be_cache_encode(const char *kind, const char *key, const char *model, const char *what, const void *data,
                       size_t len, lcm_sb *out)
 {
     lcm_sb names;
-    lcm_sb_init(&names);
-    lcm_sb_printf(&names, "%s/%s", kind, key);
+    base_sb_init(&names);
+    base_sb_printf(&names, "%s/%s", kind, key);
     put_label(&names, model), put_label(&names, what);
     const char *name = names.s;
     size_t nlen = names.len, at = out->len;
-    lcm_sb_putn(out, MAGIC, 8);
+    base_sb_putn(out, MAGIC, 8);
     put_le(out, LCM_CACHE_FORMAT, 4);
     put_le(out, nlen, 4);
     put_le(out, len, 8);
     unsigned char digest[32];
     entry_digest((const unsigned char *)out->s + at, name, nlen, data, len, digest);
-    lcm_sb_putn(out, (const char *)digest, 32);
-    lcm_sb_putn(out, name, nlen);
-    lcm_sb_putn(out, data, len);
-    lcm_sb_free(&names);
+    base_sb_putn(out, (const char *)digest, 32);
+    base_sb_putn(out, name, nlen);
+    base_sb_putn(out, data, len);
+    base_sb_free(&names);
 }
 
 /* The header of a file of flen bytes: NULL, with the name's and payload's
@@ -177,10 +177,10 @@ static char *label_line(const char *name, size_t nlen, int line)
     if (!at) return NULL;
     const char *stop = memchr(at + 1, '\n', (size_t)(end - at - 1));
     size_t len = (size_t)((stop ? stop : end) - at - 1);
-    return memchr(at + 1, 0, len) ? NULL : lcm_xstrndup(at + 1, len); /* no label of ours holds a NUL */
+    return memchr(at + 1, 0, len) ? NULL : base_xstrndup(at + 1, len); /* no label of ours holds a NUL */
 }
 
-const char *lcm_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
+const char *be_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
                              size_t *plen, char **model, char **what)
 {
     const unsigned char *p = (const unsigned char *)file;
@@ -235,8 +235,8 @@ static const char *untrusted(int fd, char *buf, size_t size)
 static int open_top(const lcm_cache *c, int create, lcm_err *err)
 {
     int fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 && create && !lcm_make_dirs(c->dir, err)) fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 && !err->code) lcm_fail(err, LCM_E_IO, "cannot open '%s': %s", c->dir, strerror(errno));
+    if (fd < 0 && create && !sys_make_dirs(c->dir, err)) fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && !err->code) base_fail(err, LCM_E_IO, "cannot open '%s': %s", c->dir, strerror(errno));
     return fd;
 }
 
@@ -256,7 +256,7 @@ static void warn_unsafe(lcm_cache *c, const char *what, const char *why)
     c->warned_unsafe = 1;
     snprintf(c->unsafe, sizeof c->unsafe, "%s: %s, and lcm would run code placed there; fix it or set LCM_CACHE_DIR "
              "to a folder of your own", what, why);
-    if (!c->required) lcm_warn("not using the solver cache: %s (compiling in memory this time)", c->unsafe);
+    if (!c->required) io_warn("not using the solver cache: %s (compiling in memory this time)", c->unsafe);
 }
 
 /* The kind's folder of a cache that get and put may use, or -1: missing
@@ -275,17 +275,17 @@ static int open_kind(lcm_cache *c, const char *kind, int create, lcm_err *err)
         return -1;
     }
     if (fd < 0 && (e == ELOOP || e == ENOTDIR)) { /* a link or a file where the folder should be */
-        warn_unsafe(c, sub = lcm_xasprintf("%s/%s", c->dir, kind), "it is a symbolic link or not a folder");
+        warn_unsafe(c, sub = base_xasprintf("%s/%s", c->dir, kind), "it is a symbolic link or not a folder");
         free(sub);
         return -1;
     }
     if (fd < 0) {
-        if (create) lcm_fail(err, LCM_E_IO, "cannot create directory '%s/%s': %s", c->dir, kind, strerror(e));
+        if (create) base_fail(err, LCM_E_IO, "cannot create directory '%s/%s': %s", c->dir, kind, strerror(e));
         return -1;
     }
     if ((why = untrusted(fd, buf, sizeof buf))) {
         close(fd);
-        warn_unsafe(c, sub = lcm_xasprintf("%s/%s", c->dir, kind), why);
+        warn_unsafe(c, sub = base_xasprintf("%s/%s", c->dir, kind), why);
         free(sub);
         return -1;
     }
@@ -336,7 +336,7 @@ static entry_state read_entry(int dfd, const char *name, char **file, size_t *fl
     else if ((got = read_all(fd, head, (size = (size_t)st.st_size) < HEADER_SIZE ? size : HEADER_SIZE)))
         got < 0 ? (void)(s = ENTRY_UNREADABLE) : (void)(*why = "truncated header"); /* it shrank under us */
     else if (!(*why = check_header(head, size, &nlen, &plen))) {
-        *file = lcm_xmalloc(size);
+        *file = base_xmalloc(size);
         memcpy(*file, head, HEADER_SIZE);
         if ((got = read_all(fd, *file + HEADER_SIZE, size - HEADER_SIZE))) {
             free(*file), *file = NULL;
@@ -358,11 +358,11 @@ static entry_state read_entry(int dfd, const char *name, char **file, size_t *fl
 static entry_state load_entry(int dfd, const char *kind, const char *key, char **file, const char **payload,
                               size_t *plen, char **model, char **what, const char **why)
 {
-    char *name = lcm_xasprintf("%s.lcmc", key);
+    char *name = base_xasprintf("%s.lcmc", key);
     size_t flen = 0;
     entry_state s = read_entry(dfd, name, file, &flen, why);
     int e = errno;
-    if (s == ENTRY_READ && (*why = lcm_cache_decode(kind, key, *file, flen, payload, plen, model, what))) {
+    if (s == ENTRY_READ && (*why = be_cache_decode(kind, key, *file, flen, payload, plen, model, what))) {
         free(*file), *file = NULL;
         s = ENTRY_BAD;
     }
@@ -371,26 +371,26 @@ static entry_state load_entry(int dfd, const char *kind, const char *key, char *
     return s;
 }
 
-int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, size_t *len)
+int be_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, size_t *len)
 {
     lcm_err err = {0};
     if (!known_kind(kind) || !plain_name(key)) return 0;
     int dfd = open_kind(c, kind, 0, &err);
     if (dfd < 0) return 0;
-    char *file = NULL, *path = lcm_cache_entry_path(c, kind, key);
+    char *file = NULL, *path = be_cache_entry_path(c, kind, key);
     const char *payload = NULL, *why = NULL;
     size_t plen = 0;
     entry_state s = load_entry(dfd, kind, key, &file, &payload, &plen, NULL, NULL, &why);
-    if (s == ENTRY_UNREADABLE) lcm_warn("cannot read cache entry %s (%s); rebuilding it", path, strerror(errno));
+    if (s == ENTRY_UNREADABLE) io_warn("cannot read cache entry %s (%s); rebuilding it", path, strerror(errno));
     if (s == ENTRY_BAD) {
-        if (why == OTHER_FORMAT) lcm_progress("cache entry %s was %s; rebuilding it", path, why);
-        else lcm_warn("cache entry %s is corrupt (%s); rebuilding it", path, why);
-        char *name = lcm_xasprintf("%s.lcmc", key);
+        if (why == OTHER_FORMAT) io_progress("cache entry %s was %s; rebuilding it", path, why);
+        else io_warn("cache entry %s is corrupt (%s); rebuilding it", path, why);
+        char *name = base_xasprintf("%s.lcmc", key);
         unlinkat(dfd, name, 0); /* a link goes, not what it names */
         free(name);
     }
     if (s == ENTRY_READ) {
-        *data = lcm_xmalloc(plen);
+        *data = base_xmalloc(plen);
         memcpy(*data, payload, plen);
         *len = plen;
     }
@@ -421,20 +421,20 @@ static int write_entry(int dfd, const char *name, const char *path, const char *
 {
     char *tmp = NULL;
     int fd = -1;
-    lcm_temp_sweep(dfd, name);
+    sys_temp_sweep(dfd, name);
     for (int tries = 0; tries < 8 && fd < 0; ++tries) {
         free(tmp);
-        tmp = lcm_temp_name(name);
+        tmp = sys_temp_name(name);
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST) break;
     }
     int rc = 0;
-    if (fd < 0) rc = lcm_fail(err, LCM_E_IO, "cannot create a temporary file for '%s': %s", path, strerror(errno));
+    if (fd < 0) rc = base_fail(err, LCM_E_IO, "cannot create a temporary file for '%s': %s", path, strerror(errno));
     else if (write_all(fd, data, len) || (fsync(fd) != 0 && errno != EINVAL)) {
-        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(errno));
+        rc = base_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(errno));
         close(fd);
     } else if (close(fd) != 0 || renameat(dfd, tmp, dfd, name) != 0)
-        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(errno));
+        rc = base_fail(err, LCM_E_IO, "cannot write '%s': %s", path, strerror(errno));
     if (rc && fd >= 0) unlinkat(dfd, tmp, 0);
     free(tmp);
     return rc;
@@ -444,7 +444,7 @@ static int write_entry(int dfd, const char *name, const char *path, const char *
 static int open_for_writing(lcm_cache *c, const char *kind, lcm_err *why)
 {
     int dfd = open_kind(c, kind, 1, why);
-    if (dfd < 0 && !why->code) lcm_fail(why, LCM_E_IO, "%s", c->unsafe);
+    if (dfd < 0 && !why->code) base_fail(why, LCM_E_IO, "%s", c->unsafe);
     return dfd;
 }
 
@@ -452,10 +452,10 @@ static int open_for_writing(lcm_cache *c, const char *kind, lcm_err *why)
 static int cannot_take(lcm_err *err, const lcm_err *why, const char *kind)
 {
     *err = *why;
-    return lcm_fail_prefix(err, "the solver cache cannot take the compiled %s solver", kind);
+    return base_fail_prefix(err, "the solver cache cannot take the compiled %s solver", kind);
 }
 
-int lcm_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err)
+int be_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err)
 {
     if (!c->required) return 0;
     lcm_err why = {0};
@@ -465,26 +465,26 @@ int lcm_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err)
     return 0;
 }
 
-int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const char *model, const char *what,
+int be_cache_put(lcm_cache *c, const char *kind, const char *key, const char *model, const char *what,
                   const void *data, size_t len, lcm_err *err)
 {
     lcm_err why = {0};
     if (!known_kind(kind) || !plain_name(key))
-        return lcm_fail(&why, LCM_E_INTERNAL, "no cache entry kind '%s' key '%s'", kind, key);
+        return base_fail(&why, LCM_E_INTERNAL, "no cache entry kind '%s' key '%s'", kind, key);
     int dfd = -1, rc = 0;
     if (len > LCM_CACHE_MAX_ENTRY)
-        rc = lcm_fail(&why, LCM_E_IO, "the %s solver is %.1f MiB, more than a cache entry may hold (%zu MiB)", kind,
+        rc = base_fail(&why, LCM_E_IO, "the %s solver is %.1f MiB, more than a cache entry may hold (%zu MiB)", kind,
                       (double)len / 1048576.0, LCM_CACHE_MAX_ENTRY >> 20);
     else if ((dfd = open_for_writing(c, kind, &why)) < 0)
         rc = why.code;
     if (dfd >= 0) {
         lcm_sb b;
-        lcm_sb_init(&b);
-        lcm_cache_encode(kind, key, model, what, data, len, &b);
-        char *name = lcm_xasprintf("%s.lcmc", key), *path = lcm_cache_entry_path(c, kind, key);
+        base_sb_init(&b);
+        be_cache_encode(kind, key, model, what, data, len, &b);
+        char *name = base_xasprintf("%s.lcmc", key), *path = be_cache_entry_path(c, kind, key);
         rc = write_entry(dfd, name, path, b.s, b.len, &why);
         free(name), free(path);
-        lcm_sb_free(&b);
+        base_sb_free(&b);
         close(dfd);
     }
     if (!rc) return 0;
@@ -493,7 +493,7 @@ int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const char *m
         return rc;
     }
     if (!c->warned_write && !c->warned_unsafe) { /* an untrusted folder was warned of already */
-        lcm_warn("cannot write the solver cache (%s); compiling in memory this time", why.msg);
+        io_warn("cannot write the solver cache (%s); compiling in memory this time", why.msg);
         c->warned_write = 1;
     }
     return rc;
@@ -517,7 +517,7 @@ static char **list_dir(int dfd, int *n)
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.') continue;
         LCM_GROW(v, cap, (size_t)*n + 2);
-        v[(*n)++] = lcm_xstrdup(e->d_name);
+        v[(*n)++] = base_xstrdup(e->d_name);
     }
     closedir(d);
     if (v) qsort(v, (size_t)*n, sizeof *v, cmp_names);
@@ -534,13 +534,13 @@ static void free_list(char **v, int n)
 static char *entry_key(const char *file)
 {
     size_t len = strlen(file);
-    return len > 5 && !strcmp(file + len - 5, ".lcmc") ? lcm_xstrndup(file, len - 5) : NULL;
+    return len > 5 && !strcmp(file + len - 5, ".lcmc") ? base_xstrndup(file, len - 5) : NULL;
 }
 
 static void scan_entry(const lcm_cache *c, int dfd, const char *kind, const char *file,
                        void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx)
 {
-    char *key = entry_key(file), *path = lcm_xasprintf("%s/%s/%s", c->dir, kind, file), *data = NULL;
+    char *key = entry_key(file), *path = base_xasprintf("%s/%s/%s", c->dir, kind, file), *data = NULL;
     lcm_cache_entry e = {.kind = kind, .key = key, .path = path};
     struct stat st;
     if (fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -555,7 +555,7 @@ static void scan_entry(const lcm_cache *c, int dfd, const char *kind, const char
     free(data), free(key), free(path), free(model), free(what);
 }
 
-int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx)
+int be_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx)
 {
     lcm_err err = {0};
     int top = open_top(c, 0, &err), count = 0;
@@ -574,7 +574,7 @@ int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void
     return count;
 }
 
-/* What lcm_cache_clear could not remove: the first (named) and how many. */
+/* What be_cache_clear could not remove: the first (named) and how many. */
 typedef struct left_over {
     int count;
     lcm_err first;
@@ -592,9 +592,9 @@ static int remove_entry(const lcm_cache *c, int dfd, const char *kind, const cha
     if (errno == ENOENT) return 0;
     if (!left->count++) {
         if (folder && (errno == ENOTEMPTY || errno == EEXIST))
-            lcm_fail(&left->first, LCM_E_IO, "%s/%s/%s is a folder with files in it, not an entry: lcm does not "
+            base_fail(&left->first, LCM_E_IO, "%s/%s/%s is a folder with files in it, not an entry: lcm does not "
                      "remove it (nor can it write that entry while it is there)", c->dir, kind, name);
-        else lcm_fail(&left->first, LCM_E_IO, "cannot remove %s/%s/%s: %s", c->dir, kind, name, strerror(errno));
+        else base_fail(&left->first, LCM_E_IO, "cannot remove %s/%s/%s: %s", c->dir, kind, name, strerror(errno));
     }
     return -1;
 }
@@ -605,7 +605,7 @@ static int remove_entry(const lcm_cache *c, int dfd, const char *kind, const cha
  * a run that is writing: tempname.h). */
 static int to_clear(int dfd, const char *kind, const char *name, const char *model)
 {
-    if (lcm_temp_stale(dfd, name, NULL)) return 1;
+    if (sys_temp_stale(dfd, name, NULL)) return 1;
     char *key = entry_key(name);
     int ours = key != NULL;
     if (model && key) {
@@ -620,10 +620,10 @@ static int to_clear(int dfd, const char *kind, const char *name, const char *mod
     return ours;
 }
 
-int lcm_cache_clear(const lcm_cache *c, const char *model, lcm_err *err)
+int be_cache_clear(const lcm_cache *c, const char *model, lcm_err *err)
 {
     lcm_sb stored; /* the model's name as a label holds it */
-    lcm_sb_init(&stored);
+    base_sb_init(&stored);
     if (model) label_text(&stored, model), model = stored.s ? stored.s : "";
     lcm_err none = {0};
     int top = open_top(c, 0, &none), removed = 0;
@@ -638,11 +638,11 @@ int lcm_cache_clear(const lcm_cache *c, const char *model, lcm_err *err)
         if (dfd >= 0) close(dfd), unlinkat(top, KINDS[k], AT_REMOVEDIR); /* when empty */
     }
     if (top >= 0) close(top);
-    lcm_sb_free(&stored);
+    base_sb_free(&stored);
     if (!left.count) return removed;
     char others[48] = "this one";
     if (left.count > 1) snprintf(others, sizeof others, "%d, the first", left.count);
-    lcm_fail(err, left.first.code, "removed %d entr%s, but not %s: %s", removed, removed == 1 ? "y" : "ies", others,
+    base_fail(err, left.first.code, "removed %d entr%s, but not %s: %s", removed, removed == 1 ? "y" : "ies", others,
              left.first.msg);
     return -1;
 }

@@ -49,29 +49,29 @@ typedef struct lcm_cache {
 
 /* dir: NULL for the default location. Never fails: a missing or unusable
  * directory only means nothing is found and writes warn. */
-void lcm_cache_open(lcm_cache *c, const char *dir);
-void lcm_cache_close(lcm_cache *c);
-char *lcm_cache_default_dir(void);
+void be_cache_open(lcm_cache *c, const char *dir);
+void be_cache_close(lcm_cache *c);
+char *be_cache_default_dir(void);
 /* Which variable gave the default location: "LCM_CACHE_DIR",
  * "XDG_CACHE_HOME" or "HOME" (NULL: none is set, /tmp/.cache/lcm). */
-const char *lcm_cache_default_source(void);
+const char *be_cache_default_source(void);
 
 /* Returns 1 and the payload (caller frees) if a valid entry exists, else 0. */
-int lcm_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, size_t *len);
+int be_cache_get(lcm_cache *c, const char *kind, const char *key, void **data, size_t *len);
 /* In a required cache, whether entries of `kind` can be written there, before
- * the minutes a compile may take: 0, or the error lcm_cache_put would give.
+ * the minutes a compile may take: 0, or the error be_cache_put would give.
  * 0 in any other cache (a solve compiles in memory when it cannot). */
-int lcm_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err);
+int be_cache_check_required(lcm_cache *c, const char *kind, lcm_err *err);
 /* Stores an entry labelled with the model's name and what it is (either
  * may be NULL; each is cut at 1024 bytes, control characters made '?');
  * returns 0, or non-zero when it could not: with err filled in a required
  * cache (when err is not NULL), else warned once (the solver then runs from
  * memory). */
-int lcm_cache_put(lcm_cache *c, const char *kind, const char *key, const char *model, const char *what,
+int be_cache_put(lcm_cache *c, const char *kind, const char *key, const char *model, const char *what,
                   const void *data, size_t len, lcm_err *err);
-char *lcm_cache_entry_path(const lcm_cache *c, const char *kind, const char *key);
+char *be_cache_entry_path(const lcm_cache *c, const char *kind, const char *key);
 
-/* One entry found by lcm_cache_scan. */
+/* One entry found by be_cache_scan. */
 typedef struct lcm_cache_entry {
     const char *kind, *key, *path;
     size_t bytes;
@@ -84,22 +84,22 @@ typedef struct lcm_cache_entry {
 
 /* Calls fn for every entry of the known kinds (cpu, cuda), keys in sorted
  * order; returns the count. */
-int lcm_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx);
+int be_cache_scan(const lcm_cache *c, void (*fn)(const lcm_cache_entry *e, void *ctx), void *ctx);
 /* Removes every entry and leftover temporary file of the known kinds (and
  * nothing else: a folder under an entry's name only when it is empty), or
  * with `model` only that model's valid entries (its name matched as it is
  * stored: cut at 1024 bytes, control characters made '?'); returns the number
  * removed, or -1 with err filled when some could not be removed (the
  * others are). */
-int lcm_cache_clear(const lcm_cache *c, const char *model, lcm_err *err);
+int be_cache_clear(const lcm_cache *c, const char *model, lcm_err *err);
 
 /* Encodes/decodes the entry format (exposed for tests): an entry of
  * kind/key.  decode returns 0 if `file` is a valid entry of that name, else
  * a reason (static string); with it the label's lines (caller frees; NULL
  * when absent), where model and what are not NULL. */
-void lcm_cache_encode(const char *kind, const char *key, const char *model, const char *what, const void *data,
+void be_cache_encode(const char *kind, const char *key, const char *model, const char *what, const void *data,
                       size_t len, lcm_sb *out);
-const char *lcm_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
+const char *be_cache_decode(const char *kind, const char *key, const char *file, size_t flen, const char **payload,
                              size_t *plen, char **model, char **what);
 
 #endif

@@ -11,7 +11,7 @@ static char *source_line(const char *src, int n)
         src = strchr(src, '\n');
         if (src) ++src;
     }
-    return src ? lcm_xstrndup(src, strcspn(src, "\n")) : lcm_xstrdup("");
+    return src ? base_xstrndup(src, strcspn(src, "\n")) : base_xstrdup("");
 }
 
 /* The model location in the source comment on line l or the nearest above. */
@@ -22,14 +22,14 @@ static char *origin(const char *src, int line)
         char *c = strstr(text, "/* ");
         char *e = c ? strstr(c, " */") : NULL;
         char *lua = c ? strstr(c, ".lua:") : NULL; /* "file.lua:17 (regime.function)" */
-        char *found = lua && e && lua < e ? lcm_xstrndup(c + 3, (size_t)(e - c - 3)) : NULL;
+        char *found = lua && e && lua < e ? base_xstrndup(c + 3, (size_t)(e - c - 3)) : NULL;
         free(text);
         if (found) return found;
     }
     return NULL;
 }
 
-void lcm_explain_compile_log(const char *log, const char *src, lcm_sb *out)
+void be_explain_compile_log(const char *log, const char *src, lcm_sb *out)
 {
     int shown = 0, last = -1;
     for (const char *p = strstr(log, "kernels.c"); p && shown < 4; p = strstr(p + 1, "kernels.c")) {
@@ -41,8 +41,8 @@ void lcm_explain_compile_log(const char *log, const char *src, lcm_sb *out)
         char *code = source_line(src, line), *from = origin(src, line);
         const char *trimmed = code;
         while (isspace((unsigned char)*trimmed)) ++trimmed;
-        lcm_sb_printf(out, "\n  generated line %d: %.160s", line, trimmed);
-        if (from) lcm_sb_printf(out, "\n    from %s", from);
+        base_sb_printf(out, "\n  generated line %d: %.160s", line, trimmed);
+        if (from) base_sb_printf(out, "\n    from %s", from);
         free(code), free(from);
         ++shown;
     }

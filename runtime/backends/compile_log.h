@@ -8,6 +8,6 @@
 
 /* Understands NVRTC ("kernels.c(123): error") and GCC/Clang
  * ("kernels.c:123:5: error") locations. */
-void lcm_explain_compile_log(const char *log, const char *source, lcm_sb *out);
+void be_explain_compile_log(const char *log, const char *source, lcm_sb *out);
 
 #endif

@@ -59,7 +59,7 @@ static lcm_cu_api cu;
 static int cu_state; /* 0 untried, 1 loaded, -1 failed */
 static char cu_why[512];
 
-const lcm_cu_api *lcm_cu(lcm_err *err)
+const lcm_cu_api *be_cu(lcm_err *err)
 {
     pthread_mutex_lock(&lock);
     if (!cu_state) {
@@ -79,7 +79,7 @@ const lcm_cu_api *lcm_cu(lcm_err *err)
     }
     pthread_mutex_unlock(&lock);
     if (cu_state < 0) {
-        lcm_fail(err, LCM_E_DEVICE, "the cuda backend needs an NVIDIA GPU and its driver, and none is usable here "
+        base_fail(err, LCM_E_DEVICE, "the cuda backend needs an NVIDIA GPU and its driver, and none is usable here "
                  "(%s); --backend cpu (or auto) solves on the CPU", cu_why);
         return NULL;
     }
@@ -104,9 +104,9 @@ static int load_library(library *lib, const char *const *names, const char *cons
     pthread_mutex_unlock(&lock);
     if (lib->state > 0) return 0;
     if (given(lib->env))
-        return lcm_fail(err, LCM_E_DEVICE, "%s is not available: %s; give the path of %s there, or unset it to "
+        return base_fail(err, LCM_E_DEVICE, "%s is not available: %s; give the path of %s there, or unset it to "
                         "search the usual places", lib->what, lib->why, lib->file);
-    return lcm_fail(err, LCM_E_DEVICE, "%s is not available: %s; %s or set %s", lib->what, lib->why, lib->install,
+    return base_fail(err, LCM_E_DEVICE, "%s is not available: %s; %s or set %s", lib->what, lib->why, lib->install,
                     lib->env);
 }
 
@@ -114,7 +114,7 @@ static lcm_nvrtc_api nv;
 static library nvrtc = {"NVRTC (the CUDA runtime compiler)", "LCM_NVRTC_LIBRARY", "libnvrtc.so",
                         "install the CUDA toolkit", 0, ""};
 
-const lcm_nvrtc_api *lcm_nvrtc(lcm_err *err)
+const lcm_nvrtc_api *be_nvrtc(lcm_err *err)
 {
     char dirlib[512];
     snprintf(dirlib, sizeof dirlib, "%s/libnvrtc.so", LCM_CUDA_LIBDIR);
@@ -131,7 +131,7 @@ const lcm_nvrtc_api *lcm_nvrtc(lcm_err *err)
 static lcm_nccl_api nc;
 static library nccl = {"NCCL", "LCM_NCCL_LIBRARY", "libnccl.so.2", "install it (libnccl2)", 0, ""};
 
-const lcm_nccl_api *lcm_nccl(lcm_err *err)
+const lcm_nccl_api *be_nccl(lcm_err *err)
 {
     /* the toolkit keeps it in lib/ beside lib64/ (or targets/.../lib) */
     char beside[512], in[512];
@@ -147,17 +147,17 @@ const lcm_nccl_api *lcm_nccl(lcm_err *err)
 }
 #endif
 
-const char *lcm_cu_error(CUresult r)
+const char *be_cu_error(CUresult r)
 {
     const char *s = NULL;
     if (cu_state > 0 && cu.cuGetErrorString(r, &s) == CUDA_SUCCESS && s) return s;
     return "unknown CUDA error";
 }
 
-int lcm_cuda_device_count(void)
+int be_cuda_device_count(void)
 {
     lcm_err err;
-    const lcm_cu_api *api = lcm_cu(&err);
+    const lcm_cu_api *api = be_cu(&err);
     int n = 0;
     if (!api || api->cuDeviceGetCount(&n) != CUDA_SUCCESS) return 0;
     return n;
@@ -172,10 +172,10 @@ static void sm_lanes(int major, int minor, int *fp64, int *fp32)
     *fp32 = cc == 60 || cc == 70 || cc == 72 || cc == 75 || cc == 80 ? 64 : 128;
 }
 
-int lcm_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s)
+int be_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s)
 {
     lcm_err err;
-    const lcm_cu_api *api = lcm_cu(&err);
+    const lcm_cu_api *api = be_cu(&err);
     CUdevice dev;
     int sms, clock_khz, mem_khz, bus_bits, major, minor;
     if (!api || api->cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
@@ -196,8 +196,8 @@ int lcm_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_
 
 #else /* no CUDA toolkit at build time */
 
-int lcm_cuda_device_count(void) { return 0; }
-int lcm_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s)
+int be_cuda_device_count(void) { return 0; }
+int be_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s)
 {
     (void)device, (void)fp64, (void)fp32, (void)bytes_per_s;
     return 1;

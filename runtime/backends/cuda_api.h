@@ -97,7 +97,7 @@ typedef struct lcm_nccl_api {
 } lcm_nccl_api;
 
 /* NCCL (libnccl.so.2 from the toolkit or the system), or NULL with err filled. */
-const lcm_nccl_api *lcm_nccl(lcm_err *err);
+const lcm_nccl_api *be_nccl(lcm_err *err);
 #endif
 
 typedef struct lcm_cu_api {
@@ -113,21 +113,21 @@ typedef struct lcm_nvrtc_api {
 } lcm_nvrtc_api;
 
 /* The loaded APIs (process-wide, loaded once), or NULL with err filled. */
-const lcm_cu_api *lcm_cu(lcm_err *err);
-const lcm_nvrtc_api *lcm_nvrtc(lcm_err *err);
+const lcm_cu_api *be_cu(lcm_err *err);
+const lcm_nvrtc_api *be_nvrtc(lcm_err *err);
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" style text of a driver error. */
-const char *lcm_cu_error(CUresult r);
+const char *be_cu_error(CUresult r);
 #endif /* LCM_HAVE_CUDA */
 
 /* Whether a CUDA device can be used here (driver loads, cuInit works, at
  * least one device); for --backend auto. */
-int lcm_cuda_device_count(void);
+int be_cuda_device_count(void);
 
 /* The peaks of GPU `device` from its attributes, not measured: arithmetic
  * operations per second in float64 and float32 (a fused multiply-add is
  * two: SMs x clock x 2 x the FP lanes per SM of its compute capability, as
  * the CUDA programming guide tabulates them) and DRAM bytes per second
  * (2 x memory clock x bus width).  Non-zero when it cannot tell. */
-int lcm_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s);
+int be_cuda_device_peaks(int device, double *fp64, double *fp32, double *bytes_per_s);
 
 #endif

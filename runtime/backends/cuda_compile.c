@@ -13,7 +13,7 @@
 #include "log.h"
 #include "sha256.h"
 
-int lcm_cuda_parse_arch(const char *t)
+int be_cuda_parse_arch(const char *t)
 {
     if (!strncmp(t, "sm_", 3)) t += 3;
     else if (!strncmp(t, "compute_", 8)) t += 8;
@@ -28,7 +28,7 @@ int lcm_cuda_parse_arch(const char *t)
     return v >= 10 && v < 1000 ? v : 0;
 }
 
-void lcm_cuda_image_free(lcm_cuda_image *img)
+void be_cuda_image_free(lcm_cuda_image *img)
 {
     free(img->data);
     free(img->cache_entry);
@@ -41,14 +41,14 @@ void lcm_cuda_image_free(lcm_cuda_image *img)
 static char *keep_source(const char *src)
 {
     const char *tmp = getenv("TMPDIR");
-    char *dir = lcm_xasprintf("%s/lcm-nvrtc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    char *dir = base_xasprintf("%s/lcm-nvrtc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         free(dir);
         return NULL;
     }
-    char *path = lcm_path_join(dir, "kernels.c");
+    char *path = base_path_join(dir, "kernels.c");
     free(dir);
-    if (lcm_write_file_atomic(path, src, strlen(src), NULL)) {
+    if (sys_write_file_atomic(path, src, strlen(src), NULL)) {
         free(path);
         return NULL;
     }
@@ -59,7 +59,7 @@ static int pick_target(const lcm_nvrtc_api *nv, int arch, int *target, int *ptx,
 {
     int n = 0;
     nv->nvrtcGetNumSupportedArchs(&n);
-    int *archs = lcm_xcalloc((size_t)n + 1, sizeof *archs);
+    int *archs = base_xcalloc((size_t)n + 1, sizeof *archs);
     nv->nvrtcGetSupportedArchs(archs);
     int lo = n ? archs[0] : 0, hi = n ? archs[n - 1] : 0, exact = 0, below = 0;
     for (int i = 0; i < n; ++i) {
@@ -75,15 +75,15 @@ static int pick_target(const lcm_nvrtc_api *nv, int arch, int *target, int *ptx,
         *target = below, *ptx = 1;
         return 0;
     }
-    return lcm_fail(err, LCM_E_DEVICE, "GPU architecture sm_%d is not supported by this NVRTC (it supports sm_%d to "
+    return base_fail(err, LCM_E_DEVICE, "GPU architecture sm_%d is not supported by this NVRTC (it supports sm_%d to "
                     "sm_%d)", arch, lo, hi);
 }
 
-int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precision, lcm_cache *cache,
+int be_cuda_compile(const ir_model *m, const char *source, int arch, int precision, lcm_cache *cache,
                      lcm_cuda_image *out, lcm_err *err)
 {
     memset(out, 0, sizeof *out);
-    const lcm_nvrtc_api *nv = lcm_nvrtc(err);
+    const lcm_nvrtc_api *nv = be_nvrtc(err);
     if (!nv) return err->code;
     int target = 0, ptx = 0, rc = pick_target(nv, arch, &target, &ptx, err);
     if (rc) return rc;
@@ -97,71 +97,71 @@ int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precis
     snprintf(out->target, sizeof out->target, ptx ? "compute_%d (PTX)" : "sm_%d", target);
 
     lcm_sha256 h;
-    lcm_sha256_init(&h);
+    base_sha256_init(&h);
     char head[256];
     snprintf(head, sizeof head, "lcm-cuda abi=%d nvrtc=%d.%d", LCM_ABI_VERSION, major, minor);
-    lcm_sha256_update(&h, head, strlen(head));
-    for (int i = 0; i < nopts; ++i) lcm_sha256_update(&h, " ", 1), lcm_sha256_update(&h, opts[i], strlen(opts[i]));
-    lcm_sha256_update(&h, "\n", 1);
-    lcm_sha256_update(&h, source, strlen(source));
+    base_sha256_update(&h, head, strlen(head));
+    for (int i = 0; i < nopts; ++i) base_sha256_update(&h, " ", 1), base_sha256_update(&h, opts[i], strlen(opts[i]));
+    base_sha256_update(&h, "\n", 1);
+    base_sha256_update(&h, source, strlen(source));
     char key[65];
-    lcm_sha256_hex_final(&h, key);
-    if (lcm_cache_get(cache, "cuda", key, &out->data, &out->len)) {
-        out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
+    base_sha256_hex_final(&h, key);
+    if (be_cache_get(cache, "cuda", key, &out->data, &out->len)) {
+        out->cache_entry = be_cache_entry_path(cache, "cuda", key);
         return 0;
     }
-    if ((rc = lcm_cache_check_required(cache, "cuda", err))) return rc;
+    if ((rc = be_cache_check_required(cache, "cuda", err))) return rc;
 
-    double t0 = lcm_now_seconds();
+    double t0 = base_now_seconds();
     nvrtcProgram prog;
     nvrtcResult r = nv->nvrtcCreateProgram(&prog, source, "kernels.c", 0, NULL, NULL);
-    if (r != NVRTC_SUCCESS) return lcm_fail(err, LCM_E_COMPILE, "NVRTC: %s", nv->nvrtcGetErrorString(r));
+    if (r != NVRTC_SUCCESS) return base_fail(err, LCM_E_COMPILE, "NVRTC: %s", nv->nvrtcGetErrorString(r));
     r = nv->nvrtcCompileProgram(prog, nopts, opts);
     if (r != NVRTC_SUCCESS) {
         size_t ls = 0;
         nv->nvrtcGetProgramLogSize(prog, &ls);
-        char *log = lcm_xcalloc(ls + 1, 1);
+        char *log = base_xcalloc(ls + 1, 1);
         nv->nvrtcGetProgramLog(prog, log);
         lcm_sb b;
-        lcm_sb_init(&b);
-        lcm_sb_printf(&b, "NVRTC could not compile the generated solver of model '%s' for %s (%s)", m->name, out->target,
+        base_sb_init(&b);
+        base_sb_printf(&b, "NVRTC could not compile the generated solver of model '%s' for %s (%s)", m->name, out->target,
                   nv->nvrtcGetErrorString(r));
-        lcm_explain_compile_log(log, source, &b);
+        be_explain_compile_log(log, source, &b);
         char *kept = keep_source(source);
-        if (kept) lcm_sb_printf(&b, "\n  the source is kept at %s", kept);
-        lcm_sb_printf(&b, "\n  compiler log:\n%.2000s", log);
-        rc = lcm_fail(err, LCM_E_COMPILE, "%s", b.s);
-        lcm_sb_free(&b), free(log), free(kept);
+        if (kept) base_sb_printf(&b, "\n  the source is kept at %s", kept);
+        base_sb_printf(&b, "\n  compiler log:\n%.2000s", log);
+        rc = base_fail(err, LCM_E_COMPILE, "%s", b.s);
+        base_sb_free(&b), free(log), free(kept);
         nv->nvrtcDestroyProgram(&prog);
         return rc;
     }
     size_t len = 0;
     if (ptx) nv->nvrtcGetPTXSize(prog, &len);
     else nv->nvrtcGetCUBINSize(prog, &len);
-    out->data = lcm_xmalloc(len + 1);
+    out->data = base_xmalloc(len + 1);
     out->len = len;
     r = ptx ? nv->nvrtcGetPTX(prog, out->data) : nv->nvrtcGetCUBIN(prog, out->data);
     nv->nvrtcDestroyProgram(&prog);
     if (r != NVRTC_SUCCESS)
-        return lcm_fail(err, LCM_E_COMPILE, "NVRTC: reading the compiled solver: %s", nv->nvrtcGetErrorString(r));
+        return base_fail(err, LCM_E_COMPILE, "NVRTC: reading the compiled solver: %s", nv->nvrtcGetErrorString(r));
     out->compiled = 1;
-    out->seconds = lcm_now_seconds() - t0;
+    out->seconds = base_now_seconds() - t0;
     char what[64];
     snprintf(what, sizeof what, "%s %s", out->target, precision == 32 ? "float32" : "float64");
-    if (lcm_cache_put(cache, "cuda", key, m->name, what, out->data, out->len, err))
+    if (be_cache_put(cache, "cuda", key, m->name, what, out->data, out->len, err))
         return cache->required ? err->code : 0;
-    out->cache_entry = lcm_cache_entry_path(cache, "cuda", key);
+    out->cache_entry = be_cache_entry_path(cache, "cuda", key);
     return 0;
 }
 
 #else
 
-int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precision, lcm_cache *cache,
+int be_cuda_compile(const ir_model *m, const char *source, int arch, int precision, lcm_cache *cache,
                      lcm_cuda_image *out, lcm_err *err)
 {
     (void)m, (void)source, (void)arch, (void)precision, (void)cache;
     memset(out, 0, sizeof *out);
-    return lcm_fail(err, LCM_E_DEVICE, "this lcm was built without the CUDA toolkit; rebuild with it installed "
+    return base_fail(err, LCM_E_DEVICE, "this lcm was built without the CUDA toolkit; rebuild with it installed "
                     "(/usr/local/cuda) to use --backend cuda");
 }
 

@@ -21,9 +21,9 @@ typedef struct lcm_cuda_image {
 
 /* "sm_90", "compute_90", "90", "9.0" -> 90; returns 0 if not an
  * architecture (anything else around the digits, "sm_9.0junk", "+90"). */
-int lcm_cuda_parse_arch(const char *text);
-int lcm_cuda_compile(const ir_model *m, const char *source, int arch, int precision, lcm_cache *cache,
+int be_cuda_parse_arch(const char *text);
+int be_cuda_compile(const ir_model *m, const char *source, int arch, int precision, lcm_cache *cache,
                      lcm_cuda_image *out, lcm_err *err);
-void lcm_cuda_image_free(lcm_cuda_image *img);
+void be_cuda_image_free(lcm_cuda_image *img);
 
 #endif

@@ -2,7 +2,7 @@
 #ifndef LCM_PROC_H
 #define LCM_PROC_H
 
-/* lcm_run_capture's result for a program a signal ended: this plus the
+/* be_run_capture's result for a program a signal ended: this plus the
  * signal's number (exit statuses are 0 to 255). */
 #define LCM_RUN_SIGNALED 256
 
@@ -19,6 +19,6 @@
  * lcm (Ctrl-C at a terminal, a scheduler's SIGTERM, from any thread)
  * reaches all of it, a compiler driver's cc1, as and ld included, as
  * ninja does with its commands. */
-int lcm_run_capture(char *const argv[], const char *tmpdir, char **output);
+int be_run_capture(char *const argv[], const char *tmpdir, char **output);
 
 #endif

@@ -16,14 +16,14 @@
 
 int cli_die(const char *cmd, const lcm_err *err)
 {
-    lcm_log_end_line();
+    io_log_end_line();
     int code = err->code ? err->code : 1;
-    if (!lcm_comm_failure_agreed()) { /* this rank's alone: the others wait in a collective */
-        lcm_put_message(stderr, "lcm %s: error: rank %d of the MPI job: %s\n", cmd, lcm_comm_rank(), err->msg);
-        lcm_comm_abort(code);
+    if (!core_comm_failure_agreed()) { /* this rank's alone: the others wait in a collective */
+        base_put_message(stderr, "lcm %s: error: rank %d of the MPI job: %s\n", cmd, core_comm_rank(), err->msg);
+        core_comm_abort(code);
     }
-    if (lcm_comm_rank() != 0) return code; /* rank 0 says it */
-    lcm_put_message(stderr, "lcm %s: error: %s\n", cmd, err->msg);
+    if (core_comm_rank() != 0) return code; /* rank 0 says it */
+    base_put_message(stderr, "lcm %s: error: %s\n", cmd, err->msg);
     return code;
 }
 
@@ -36,17 +36,17 @@ static int take_value(cli_args *a, const char *name, int once, const char **valu
     size_t n = strlen(name);
     if (strncmp(arg, name, n) || (arg[n] && arg[n] != '=')) return 0;
     if (!arg[n] && a->i + 1 >= a->argc) {
-        lcm_fail(err, LCM_E_USAGE, "%s needs a value", name);
+        base_fail(err, LCM_E_USAGE, "%s needs a value", name);
         return -1;
     }
     const char *v = arg[n] ? arg + n + 1 : a->argv[++a->i];
     if (!*v) {
-        lcm_fail(err, LCM_E_USAGE, "%s needs a value (it is empty)", name);
+        base_fail(err, LCM_E_USAGE, "%s needs a value (it is empty)", name);
         return -1;
     }
     for (int k = 0; once && k < a->nseen; ++k)
         if (!strcmp(a->seen[k].name, name)) {
-            lcm_fail(err, LCM_E_USAGE, "%s is given twice ('%s' and '%s'): give it once", name, a->seen[k].value, v);
+            base_fail(err, LCM_E_USAGE, "%s is given twice ('%s' and '%s'): give it once", name, a->seen[k].value, v);
             return -1;
         }
     if (once && a->nseen < CLI_MAX_OPTIONS) a->seen[a->nseen].name = name, a->seen[a->nseen++].value = v;
@@ -56,18 +56,18 @@ static int take_value(cli_args *a, const char *name, int once, const char **valu
 
 void cli_report(const char *done, const char *const *outputs, int n)
 {
-    lcm_log_end_line(); /* the progress line gives way, also when the level prints nothing */
+    io_log_end_line(); /* the progress line gives way, also when the level prints nothing */
     lcm_sb line;
-    lcm_sb_init(&line);
-    lcm_sb_printf(&line, "%s", done);
+    base_sb_init(&line);
+    base_sb_printf(&line, "%s", done);
     const char *sep = ": wrote ";
     for (int i = 0; i < n; ++i) {
         if (!outputs[i]) continue;
-        lcm_sb_printf(&line, "%s%s", sep, strcmp(outputs[i], "-") ? outputs[i] : "standard output");
+        base_sb_printf(&line, "%s%s", sep, strcmp(outputs[i], "-") ? outputs[i] : "standard output");
         sep = ", ";
     }
-    lcm_info("%s", line.s);
-    lcm_sb_free(&line);
+    io_info("%s", line.s);
+    base_sb_free(&line);
 }
 
 int cli_value(cli_args *a, const char *name, const char **value, lcm_err *err)
@@ -83,7 +83,7 @@ int cli_each_value(cli_args *a, const char *name, const char **value, lcm_err *e
 int cli_folder_value(cli_args *a, const char *name, const char **value, lcm_err *err)
 {
     int r = take_value(a, name, 1, value, err);
-    return r > 0 && lcm_refuse_dash_folder(name, *value, err) ? -1 : r;
+    return r > 0 && sys_refuse_dash_folder(name, *value, err) ? -1 : r;
 }
 
 int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
@@ -91,7 +91,7 @@ int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
     const char *arg = a->argv[a->i], *def = NULL;
     *matched = 0;
     if (!strcmp(arg, "--trust-model")) { /* the model and params files get the full Lua library */
-        lcm_sandbox_set_trusted(1);
+        gen_sandbox_set_trusted(1);
         *matched = 1;
         return 0;
     }
@@ -103,7 +103,7 @@ int cli_model_option(cli_args *a, cli_model_opts *o, int *matched, lcm_err *err)
         return lcmgen_add_option(&o->fixes, &o->nfixes, &f, "--fix", err);
     }
     if (!strcmp(arg, "-D")) {
-        if (a->i + 1 >= a->argc) return lcm_fail(err, LCM_E_USAGE, "-D needs name=value");
+        if (a->i + 1 >= a->argc) return base_fail(err, LCM_E_USAGE, "-D needs name=value");
         def = a->argv[++a->i];
     } else if (!strncmp(arg, "-D", 2)) {
         def = arg + 2;
@@ -122,7 +122,7 @@ int cli_int(const char *opt, const char *s, int lo, int hi, int *out, lcm_err *e
     errno = 0;
     long v = strtol(s, &end, 10);
     if (!*s || *end || errno || v < lo || v > hi)
-        return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number from %d to %d, got '%s'", opt, lo, hi, s);
+        return base_fail(err, LCM_E_USAGE, "%s expects a whole number from %d to %d, got '%s'", opt, lo, hi, s);
     *out = (int)v;
     return 0;
 }
@@ -135,7 +135,7 @@ int cli_count(const char *opt, const char *s, unsigned long long min, unsigned l
     errno = 0;
     unsigned long long v = *s && !*end ? strtoull(s, NULL, 10) : 0; /* digits only: no sign, no spaces */
     if (!*s || *end || errno == ERANGE || v < min || v > max)
-        return lcm_fail(err, LCM_E_USAGE, "%s expects a whole number from %llu to %llu, got '%s'", opt, min, max, s);
+        return base_fail(err, LCM_E_USAGE, "%s expects a whole number from %llu to %llu, got '%s'", opt, min, max, s);
     *out = v;
     return 0;
 }
@@ -148,14 +148,14 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
     if ((r = cli_value(a, "--precision", &v, err))) {
         if (r < 0) return err->code;
         if (strcmp(v, "64") && strcmp(v, "32"))
-            return lcm_fail(err, LCM_E_USAGE, "--precision must be 64 or 32, got '%s'", v);
+            return base_fail(err, LCM_E_USAGE, "--precision must be 64 or 32, got '%s'", v);
         so->precision = atoi(v);
         return 0;
     }
     if ((r = cli_value(a, "--backend", &v, err))) {
         if (r < 0) return err->code;
         int b = lcm_backend_by_name(v);
-        if (b < 0) return lcm_fail(err, LCM_E_USAGE, "--backend must be auto, cpu, cuda or interp, got '%s'", v);
+        if (b < 0) return base_fail(err, LCM_E_USAGE, "--backend must be auto, cpu, cuda or interp, got '%s'", v);
         so->backend = (lcm_backend_kind)b;
         return 0;
     }
@@ -167,14 +167,14 @@ int cli_solver_option(cli_args *a, lcm_solver_options *so, int *matched, lcm_err
     if ((r = cli_value(a, "--checks", &v, err))) {
         if (r < 0) return err->code;
         int c = lcm_check_policy_by_name(v);
-        if (c < 0) return lcm_fail(err, LCM_E_USAGE, "--checks must be raise, warn or off, got '%s'", v);
+        if (c < 0) return base_fail(err, LCM_E_USAGE, "--checks must be raise, warn or off, got '%s'", v);
         so->checks = (lcm_check_policy)c;
         return 0;
     }
     if ((r = cli_value(a, "--log-level", &v, err))) {
         if (r < 0) return err->code;
         int l = lcm_log_level_by_name(v);
-        if (l < 0) return lcm_fail(err, LCM_E_USAGE, "--log-level must be off, warning, info, progress or debug, got '%s'", v);
+        if (l < 0) return base_fail(err, LCM_E_USAGE, "--log-level must be off, warning, info, progress or debug, got '%s'", v);
         lcm_set_log_level((lcm_log_level)l);
         return 0;
     }
@@ -191,26 +191,26 @@ static int ends_with(const char *s, const char *suffix)
 
 int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
 {
-    if (!o->model) return lcm_fail(err, LCM_E_USAGE, "no model given (MODEL.lua or a directory made by lcmgen)");
-    if (lcm_is_directory(o->model)) {
+    if (!o->model) return base_fail(err, LCM_E_USAGE, "no model given (MODEL.lua or a directory made by lcmgen)");
+    if (sys_is_directory(o->model)) {
         if (o->ndefines)
-            return lcm_fail(err, LCM_E_USAGE, "-D %s: options apply when the model is a .lua file; '%s' was "
+            return base_fail(err, LCM_E_USAGE, "-D %s: options apply when the model is a .lua file; '%s' was "
                             "generated already (run lcmgen with -D instead)", o->defines[0].name, o->model);
         if (o->nfixes)
-            return lcm_fail(err, LCM_E_USAGE, "--fix %s: fixing applies when the model is a .lua file; '%s' was "
+            return base_fail(err, LCM_E_USAGE, "--fix %s: fixing applies when the model is a .lua file; '%s' was "
                             "generated already (run lcmgen with --fix instead)", o->fixes[0].name, o->model);
         return lcm_model_open_dir(o->model, out, err);
     }
     if (!ends_with(o->model, ".lua")) {
-        if (!lcm_file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model '%s' does not exist", o->model);
-        return lcm_fail(err, LCM_E_USAGE, "model '%s' is neither a .lua file nor a directory made by lcmgen", o->model);
+        if (!sys_file_exists(o->model)) return base_fail(err, LCM_E_IO, "model '%s' does not exist", o->model);
+        return base_fail(err, LCM_E_USAGE, "model '%s' is neither a .lua file nor a directory made by lcmgen", o->model);
     }
-    if (!lcm_file_exists(o->model)) return lcm_fail(err, LCM_E_IO, "model file '%s' does not exist", o->model);
+    if (!sys_file_exists(o->model)) return base_fail(err, LCM_E_IO, "model file '%s' does not exist", o->model);
     lcmgen_output gen;
     lcmgen_inputs in = {o->defines, o->ndefines, o->fixes, o->nfixes};
     int rc = lcmgen_generate(o->model, &in, &gen, err);
     if (rc) return rc;
-    for (int i = 0; i < gen.nwarnings; ++i) lcm_warn("%s", gen.warnings[i]);
+    for (int i = 0; i < gen.nwarnings; ++i) io_warn("%s", gen.warnings[i]);
     cli_note_read(o, "a file the model loads", gen.deps, gen.ndeps);
     gen.deps = NULL, gen.ndeps = 0;
     rc = lcm_model_from_text(gen.manifest, gen.source, out, err);
@@ -220,7 +220,7 @@ int cli_open_model(cli_model_opts *o, lcm_model **out, lcm_err *err)
 
 void cli_note_read(cli_model_opts *o, const char *what, char **paths, int n)
 {
-    o->read = lcm_xrealloc(o->read, ((size_t)o->nread + (size_t)n + 1) * sizeof *o->read);
+    o->read = base_xrealloc(o->read, ((size_t)o->nread + (size_t)n + 1) * sizeof *o->read);
     for (int i = 0; i < n; ++i) o->read[o->nread++] = (cli_read){what, paths[i]};
     free(paths);
 }

@@ -15,7 +15,7 @@ typedef struct cli_model_opts {
     const char *model;  /* MODEL.lua or a directory written by lcmgen */
     ir_option *defines; /* -D name=value */
     int ndefines;
-    ir_option *fixes;   /* --fix path[=value]: the value may come from the parameters (lcm_params_take_fixes) */
+    ir_option *fixes;   /* --fix path[=value]: the value may come from the parameters (core_params_take_fixes) */
     int nfixes;
     cli_read *read;     /* what the inputs read: a .lua model once generated (itself, require), a params or
                            initial conditions .lua file once run (dofile, require, read_file) */

@@ -38,13 +38,13 @@ static void print_entry(const lcm_cache_entry *e, void *ctx)
     struct tm tm;
     if (localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
     lcm_sb key, label;
-    lcm_sb_init(&key), lcm_sb_init(&label);
-    lcm_escape_text(&key, e->key, 0); /* a file put there may be named anything, escapes included */
-    if (e->model && *e->model) lcm_sb_puts(&label, "  "), lcm_escape_text(&label, e->model, 0);
-    if (e->what && *e->what) lcm_sb_puts(&label, "  "), lcm_escape_text(&label, e->what, 0);
+    base_sb_init(&key), base_sb_init(&label);
+    base_escape_text(&key, e->key, 0); /* a file put there may be named anything, escapes included */
+    if (e->model && *e->model) base_sb_puts(&label, "  "), base_escape_text(&label, e->model, 0);
+    if (e->what && *e->what) base_sb_puts(&label, "  "), base_escape_text(&label, e->what, 0);
     printf("%-5s %.16s  %9.1f KiB  %s  %s%s\n", e->kind, key.s ? key.s : "", (double)e->bytes / 1024.0, when,
            e->problem ? e->problem : "ok", label.s ? label.s : "");
-    lcm_sb_free(&key), lcm_sb_free(&label);
+    base_sb_free(&key), base_sb_free(&label);
 }
 
 static void count_entry(const lcm_cache_entry *e, void *ctx)
@@ -68,8 +68,8 @@ static void add_model(const lcm_cache_entry *e, void *ctx)
     if (!e->model || !*e->model) return;
     for (int i = 0; i < names->n; ++i)
         if (!strcmp(names->v[i], e->model)) return;
-    names->v = lcm_xrealloc(names->v, (size_t)(names->n + 1) * sizeof *names->v);
-    names->v[names->n++] = lcm_xstrdup(e->model);
+    names->v = base_xrealloc(names->v, (size_t)(names->n + 1) * sizeof *names->v);
+    names->v[names->n++] = base_xstrdup(e->model);
 }
 
 /* After clearing model `model` removed nothing: which models there are. */
@@ -77,13 +77,13 @@ static void warn_no_model(const lcm_cache *c, const char *model)
 {
     fflush(stdout); /* after the count it follows */
     model_names names = {0};
-    lcm_cache_scan(c, add_model, &names);
+    be_cache_scan(c, add_model, &names);
     lcm_sb list;
-    lcm_sb_init(&list);
-    for (int i = 0; i < names.n; ++i) lcm_sb_printf(&list, "%s%s", i ? ", " : "its models: ", names.v[i]), free(names.v[i]);
+    base_sb_init(&list);
+    for (int i = 0; i < names.n; ++i) base_sb_printf(&list, "%s%s", i ? ", " : "its models: ", names.v[i]), free(names.v[i]);
     free(names.v);
-    lcm_warn("no entry of the cache is of model '%s' (%s)", model, list.s ? list.s : "it holds none");
-    lcm_sb_free(&list);
+    io_warn("no entry of the cache is of model '%s' (%s)", model, list.s ? list.s : "it holds none");
+    base_sb_free(&list);
 }
 
 int cmd_cache(int argc, char **argv)
@@ -99,39 +99,39 @@ int cmd_cache(int argc, char **argv)
             return cli_flush_stdout(&err) ? cli_die("cache", &err) : 0;
         }
     if (argc > 3 || (argc == 3 && strcmp(argv[1], "clear"))) {
-        lcm_fail(&err, LCM_E_USAGE, "unexpected argument '%s' (see lcm cache --help)", argv[argc > 3 ? 3 : 2]);
+        base_fail(&err, LCM_E_USAGE, "unexpected argument '%s' (see lcm cache --help)", argv[argc > 3 ? 3 : 2]);
         return cli_die("cache", &err);
     }
     if (argc == 3 && (!*argv[2] || argv[2][0] == '-')) {
-        lcm_fail(&err, LCM_E_USAGE, "lcm cache clear takes the name of a model, not '%s' (see lcm cache --help)",
+        base_fail(&err, LCM_E_USAGE, "lcm cache clear takes the name of a model, not '%s' (see lcm cache --help)",
                  argv[2]);
         return cli_die("cache", &err);
     }
     lcm_cache c;
-    lcm_cache_open(&c, NULL);
+    be_cache_open(&c, NULL);
     int rc = 0;
     if (!strcmp(argv[1], "list")) {
-        if (lcm_cache_scan(&c, print_entry, NULL) == 0) printf("(no entries in %s)\n", c.dir);
+        if (be_cache_scan(&c, print_entry, NULL) == 0) printf("(no entries in %s)\n", c.dir);
     } else if (!strcmp(argv[1], "info")) {
         totals s = {0};
-        lcm_cache_scan(&c, count_entry, &s);
+        be_cache_scan(&c, count_entry, &s);
         lcm_sb dir;
-        lcm_sb_init(&dir);
-        lcm_escape_text(&dir, c.dir, 0);
-        const char *source = lcm_cache_default_source();
+        base_sb_init(&dir);
+        base_escape_text(&dir, c.dir, 0);
+        const char *source = be_cache_default_source();
         printf("location   %s%s%s%s\n", dir.s ? dir.s : "", source ? " (from $" : "", source ? source : "",
                source ? ")" : "");
-        lcm_sb_free(&dir);
+        base_sb_free(&dir);
         printf("entries    %d (%.1f MiB)%s\n", s.count, (double)s.bytes / 1048576.0,
                s.bad || s.folders ? ", some not usable" : "");
         if (s.bad) printf("damaged    %d (rebuilt when next needed)\n", s.bad);
         if (s.folders)
             printf("folders    %d under entries' names (those entries cannot be written: remove them)\n", s.folders);
-        printf("writable   %s\n", lcm_is_directory(c.dir) ? (access(c.dir, W_OK) == 0 ? "yes" : "no")
-                                   : lcm_file_exists(c.dir) ? "no (not a folder)" : "not created yet");
+        printf("writable   %s\n", sys_is_directory(c.dir) ? (access(c.dir, W_OK) == 0 ? "yes" : "no")
+                                   : sys_file_exists(c.dir) ? "no (not a folder)" : "not created yet");
     } else if (!strcmp(argv[1], "clear")) {
         const char *model = argc == 3 ? argv[2] : NULL;
-        int n = lcm_cache_clear(&c, model, &err);
+        int n = be_cache_clear(&c, model, &err);
         if (n < 0) rc = err.code;
         else if (model) {
             printf("removed %d entr%s of model '%s' from %s\n", n, n == 1 ? "y" : "ies", model, c.dir);
@@ -139,9 +139,9 @@ int cmd_cache(int argc, char **argv)
         }
         else printf("removed %d entr%s from %s\n", n, n == 1 ? "y" : "ies", c.dir);
     } else {
-        rc = lcm_fail(&err, LCM_E_USAGE, "unknown cache command '%s' (list, info or clear)", argv[1]);
+        rc = base_fail(&err, LCM_E_USAGE, "unknown cache command '%s' (list, info or clear)", argv[1]);
     }
     if (!rc) rc = cli_flush_stdout(&err);
-    lcm_cache_close(&c);
+    be_cache_close(&c);
     return rc ? cli_die("cache", &err) : 0;
 }

@@ -36,19 +36,19 @@ int cmd_compile(int argc, char **argv)
         if ((rc = cli_model_option(&a, &mo, &matched, &err)) || matched) continue;
         if ((rc = cli_solver_option(&a, &so, &matched, &err)) || matched) continue;
         if ((r = cli_value(&a, "--arch", &arch_text, &err))) rc = r < 0 ? err.code : 0;
-        else if (arg[0] == '-') rc = lcm_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm compile --help)", arg);
-        else if (mo.model) rc = lcm_fail(&err, LCM_E_USAGE, "more than one model given");
+        else if (arg[0] == '-') rc = base_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm compile --help)", arg);
+        else if (mo.model) rc = base_fail(&err, LCM_E_USAGE, "more than one model given");
         else mo.model = arg;
     }
     int arch = 0;
     if (!rc && arch_text) {
-        arch = lcm_cuda_parse_arch(arch_text);
-        if (!arch) rc = lcm_fail(&err, LCM_E_USAGE, "--arch expects a GPU architecture like sm_90 or sm_80, got '%s'", arch_text);
+        arch = be_cuda_parse_arch(arch_text);
+        if (!arch) rc = base_fail(&err, LCM_E_USAGE, "--arch expects a GPU architecture like sm_90 or sm_80, got '%s'", arch_text);
         else if (so.backend == LCM_BACKEND_AUTO) so.backend = LCM_BACKEND_CUDA;
-        else if (so.backend != LCM_BACKEND_CUDA) rc = lcm_fail(&err, LCM_E_USAGE, "--arch applies to --backend cuda");
+        else if (so.backend != LCM_BACKEND_CUDA) rc = base_fail(&err, LCM_E_USAGE, "--arch applies to --backend cuda");
     }
     if (!rc && so.backend == LCM_BACKEND_INTERP)
-        rc = lcm_fail(&err, LCM_E_USAGE, "the interp backend compiles nothing");
+        rc = base_fail(&err, LCM_E_USAGE, "the interp backend compiles nothing");
     lcm_model *model = NULL;
     if (!rc) rc = cli_open_model(&mo, &model, &err);
     if (!rc && arch) {
@@ -57,10 +57,10 @@ int cmd_compile(int argc, char **argv)
         char *target = NULL;
         rc = lcm_precompile_cuda(model, arch, so.precision, NULL, &compiled, &seconds, &target, &err);
         if (!rc) {
-            if (compiled) lcm_progress("compiled the cuda solver of model '%s' (float%d, %s) in %.2f s",
-                                       lcm_model_ir(model)->name, so.precision, target, seconds);
-            else lcm_progress("the cuda solver of model '%s' (float%d, %s) is in the cache already",
-                              lcm_model_ir(model)->name, so.precision, target);
+            if (compiled) io_progress("compiled the cuda solver of model '%s' (float%d, %s) in %.2f s",
+                                       core_model_ir(model)->name, so.precision, target, seconds);
+            else io_progress("the cuda solver of model '%s' (float%d, %s) is in the cache already",
+                              core_model_ir(model)->name, so.precision, target);
         }
         free(target);
     } else if (!rc) {

@@ -25,18 +25,18 @@ int cmd_params_template(int argc, char **argv)
             return 0;
         }
         if ((rc = cli_model_option(&a, &mo, &matched, &err)) || matched) continue;
-        if (arg[0] == '-') rc = lcm_fail(&err, LCM_E_USAGE, "unknown option '%s'", arg);
-        else if (mo.model) rc = lcm_fail(&err, LCM_E_USAGE, "more than one model given");
+        if (arg[0] == '-') rc = base_fail(&err, LCM_E_USAGE, "unknown option '%s'", arg);
+        else if (mo.model) rc = base_fail(&err, LCM_E_USAGE, "more than one model given");
         else mo.model = arg;
     }
     lcm_model *model = NULL;
     if (!rc) rc = cli_open_model(&mo, &model, &err);
     if (!rc) {
         lcm_sb b;
-        lcm_sb_init(&b);
-        lcm_params_template(lcm_model_ir(model), &b);
+        base_sb_init(&b);
+        core_params_template(core_model_ir(model), &b);
         fputs(b.s, stdout);
-        lcm_sb_free(&b);
+        base_sb_free(&b);
         rc = cli_flush_stdout(&err);
     }
     lcm_model_free(model);

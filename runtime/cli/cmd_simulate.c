@@ -94,9 +94,9 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
         }
         else if ((rc = cli_solver_option(&a, &c->so, &matched, err)) || matched) continue;
         else if (arg[0] == '-')
-            rc = lcm_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcm %s --help)", arg, a.cmd);
+            rc = base_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcm %s --help)", arg, a.cmd);
         else if (c->mo.model)
-            rc = lcm_fail(err, LCM_E_USAGE, "more than one model given ('%s' and '%s')", c->mo.model, arg);
+            rc = base_fail(err, LCM_E_USAGE, "more than one model given ('%s' and '%s')", c->mo.model, arg);
         else c->mo.model = arg;
     }
     return rc;
@@ -106,12 +106,12 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
  * beside the model; both is ambiguous. */
 static int run_initial(sim_cli *c, const char *dir, const char *stem, char **owned, lcm_err *err)
 {
-    char *csv = lcm_xasprintf("%s/%s.initial.csv", dir, stem), *lua = lcm_xasprintf("%s/%s.initial.lua", dir, stem);
-    int has_csv = lcm_file_exists(csv), has_lua = lcm_file_exists(lua), rc = 0;
+    char *csv = base_xasprintf("%s/%s.initial.csv", dir, stem), *lua = base_xasprintf("%s/%s.initial.lua", dir, stem);
+    int has_csv = sys_file_exists(csv), has_lua = sys_file_exists(lua), rc = 0;
     if (has_csv && has_lua)
-        rc = lcm_fail(err, LCM_E_USAGE, "both '%s' and '%s' exist; choose one with --initial", csv, lua);
+        rc = base_fail(err, LCM_E_USAGE, "both '%s' and '%s' exist; choose one with --initial", csv, lua);
     else if (!has_csv && !has_lua)
-        rc = lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: neither '%s' nor '%s' exists (give "
+        rc = base_fail(err, LCM_E_IO, "lcm run needs initial conditions: neither '%s' nor '%s' exists (give "
                       "--initial)", csv, lua);
     c->initial = owned[1] = has_lua ? lua : csv;
     free(has_lua ? csv : lua);
@@ -122,34 +122,34 @@ static int run_initial(sim_cli *c, const char *dir, const char *stem, char **own
 static int run_defaults(sim_cli *c, char **owned, lcm_err *err)
 {
     if (!c->mo.model) return 0;
-    char *dir = lcm_path_dirname(c->mo.model), *stem = lcm_path_stem(c->mo.model);
+    char *dir = base_path_dirname(c->mo.model), *stem = base_path_stem(c->mo.model);
     const char *out_dir = c->out_dir ? c->out_dir : "results";
     char *name;
-    if (!c->params_path && lcm_file_exists(name = lcm_xasprintf("%s/%s.params.lua", dir, stem))) c->params_path = owned[0] = name;
+    if (!c->params_path && sys_file_exists(name = base_xasprintf("%s/%s.params.lua", dir, stem))) c->params_path = owned[0] = name;
     else if (!c->params_path) free(name);
     int rc = c->initial ? 0 : run_initial(c, dir, stem, owned, err);
-    owned[2] = lcm_xasprintf("%s/%s.solution.h5", out_dir, stem);
-    c->out = owned[3] = lcm_xasprintf("%s/%s.panel.h5", out_dir, stem);
-    c->csv = owned[4] = lcm_xasprintf("%s/%s.panel.csv", out_dir, stem);
+    owned[2] = base_xasprintf("%s/%s.solution.h5", out_dir, stem);
+    c->out = owned[3] = base_xasprintf("%s/%s.panel.h5", out_dir, stem);
+    c->csv = owned[4] = base_xasprintf("%s/%s.panel.csv", out_dir, stem);
     c->out_dir = out_dir;
     free(dir), free(stem);
-    if (!rc && !lcm_file_exists(c->initial))
-        rc = lcm_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist", c->initial);
+    if (!rc && !sys_file_exists(c->initial))
+        rc = base_fail(err, LCM_E_IO, "lcm run needs initial conditions: '%s' does not exist", c->initial);
     return rc;
 }
 
 /* The initial conditions: a Lua file here, CSV or HDF5 through liblcm. */
 static int read_initial(sim_cli *c, const lcm_model *model, lcm_initial **ic, lcm_err *err)
 {
-    if (lcm_path_has_extension(c->initial, ".lua")) {
+    if (base_path_has_extension(c->initial, ".lua")) {
         char **read = NULL;
         int nread = 0;
-        int rc = lcm_initial_read_lua(lcm_model_ir(model), c->initial, c->subjects, ic, &read, &nread, err);
+        int rc = cli_initial_read_lua(core_model_ir(model), c->initial, c->subjects, ic, &read, &nread, err);
         cli_note_read(&c->mo, "a file the initial conditions file reads", read, nread);
         return rc;
     }
     if (c->subjects)
-        return lcm_fail(err, LCM_E_USAGE, "--subjects %lld: '%s' lists its subjects; --subjects is the n of an "
+        return base_fail(err, LCM_E_USAGE, "--subjects %lld: '%s' lists its subjects; --subjects is the n of an "
                         "--initial .lua file that returns a function(n)", c->subjects, c->initial);
     return lcm_initial_read(model, c->initial, ic, err);
 }
@@ -172,7 +172,7 @@ static int check_outputs(const sim_cli *c, const cli_file files[SIM_FILES], lcm_
 {
     int rc = cli_check_outputs(files, SIM_FILES, err);
     if (!rc && c->run) rc = cli_check_dir_creatable(c->out_dir, err);
-    int made_later = c->run && !lcm_is_directory(c->out_dir); /* its files can be created once it is */
+    int made_later = c->run && !sys_is_directory(c->out_dir); /* its files can be created once it is */
     for (int i = 0; i < SIM_FILES && !rc && !made_later; ++i)
         if (files[i].output && files[i].path) rc = cli_check_writable(files[i].path, err);
     return rc;
@@ -182,12 +182,12 @@ static int check_outputs(const sim_cli *c, const cli_file files[SIM_FILES], lcm_
 static void shell_word(lcm_sb *b, const char *s)
 {
     if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,=+-:@%") == strlen(s)) {
-        lcm_sb_printf(b, " %s", s);
+        base_sb_printf(b, " %s", s);
         return;
     }
-    lcm_sb_puts(b, " '");
-    for (; *s; ++s) *s == '\'' ? lcm_sb_puts(b, "'\\''") : lcm_sb_printf(b, "%c", *s);
-    lcm_sb_puts(b, "'");
+    base_sb_puts(b, " '");
+    for (; *s; ++s) *s == '\'' ? base_sb_puts(b, "'\\''") : base_sb_printf(b, "%c", *s);
+    base_sb_puts(b, "'");
 }
 
 /* lcm run's last word: the command that draws its results (the Python
@@ -196,31 +196,31 @@ static void shell_word(lcm_sb *b, const char *s)
 static void say_report_command(const sim_cli *c, const char *solution)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
-    lcm_sb_puts(&b, "a report with pictures of these results (pip install .[report]): python3 -m lcmgen report");
+    base_sb_init(&b);
+    base_sb_puts(&b, "a report with pictures of these results (pip install .[report]): python3 -m lcmgen report");
     shell_word(&b, c->mo.model);
     shell_word(&b, solution);
     shell_word(&b, c->csv);
-    lcm_sb_puts(&b, " -o");
+    base_sb_puts(&b, " -o");
     size_t n = strlen(c->csv) - strlen(".panel.csv"); /* lcm run's csv: DIR/STEM.panel.csv */
-    char *page = lcm_xasprintf("%.*s.report.html", (int)n, c->csv);
+    char *page = base_xasprintf("%.*s.report.html", (int)n, c->csv);
     shell_word(&b, page);
     for (int i = 0; i < c->mo.ndefines; ++i) {
-        char *d = lcm_xasprintf("%s=%s", c->mo.defines[i].name, c->mo.defines[i].value);
-        lcm_sb_puts(&b, " -D");
+        char *d = base_xasprintf("%s=%s", c->mo.defines[i].name, c->mo.defines[i].value);
+        base_sb_puts(&b, " -D");
         shell_word(&b, d);
         free(d);
     }
     for (int i = 0; i < c->mo.nfixes; ++i) {
         if (!c->mo.fixes[i].value) continue;
-        char *f = lcm_xasprintf("%s=%s", c->mo.fixes[i].name, c->mo.fixes[i].value);
-        lcm_sb_puts(&b, " --fix");
+        char *f = base_xasprintf("%s=%s", c->mo.fixes[i].name, c->mo.fixes[i].value);
+        base_sb_puts(&b, " --fix");
         shell_word(&b, f);
         free(f);
     }
-    lcm_info("%s", b.s);
+    io_info("%s", b.s);
     free(page);
-    lcm_sb_free(&b);
+    base_sb_free(&b);
 }
 
 /* The parameters from --params and --set, or NULL when neither is given. */
@@ -230,10 +230,10 @@ static int read_params(sim_cli *c, lcm_pvalue **out, lcm_err *err)
     if (!c->params_path && !c->nsets) return 0;
     char **read = NULL;
     int nread = 0;
-    int rc = c->params_path ? lcm_params_read_lua(c->params_path, out, &read, &nread, err) : 0;
+    int rc = c->params_path ? cli_params_read_lua(c->params_path, out, &read, &nread, err) : 0;
     cli_note_read(&c->mo, "a file the params file reads", read, nread);
     if (!rc && !*out) *out = lcm_pv_table();
-    for (int i = 0; i < c->nsets && !rc; ++i) rc = lcm_params_apply_set(*out, c->sets[i], err);
+    for (int i = 0; i < c->nsets && !rc; ++i) rc = cli_params_apply_set(*out, c->sets[i], err);
     return rc;
 }
 
@@ -251,17 +251,17 @@ static int check_solution_params(const ir_model *m, const lcm_solution *sol, con
         for (size_t k = 0; k < p->size; ++k) {
             if (!memcmp(&used[p->offset + k], &want[k], sizeof *used)) continue;
             lcm_sb there, here;
-            lcm_sb_init(&there), lcm_sb_init(&here);
-            lcm_sb_double(&there, used[p->offset + k]), lcm_sb_double(&here, want[k]);
+            base_sb_init(&there), base_sb_init(&here);
+            base_sb_double(&there, used[p->offset + k]), base_sb_double(&here, want[k]);
             if (p->fixed)
-                lcm_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there "
+                base_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there "
                          "and fixed at %s here (fixed_params or --fix); solve again with the same --fix values",
                          p->name, p->regime, p->func, there.s, here.s);
             else
-                lcm_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there "
+                base_fail(err, LCM_E_INPUT, "the solution was computed with other parameters: %s (%s.%s) is %s there "
                          "and %s here; solve again or leave out --params/--set", p->name, p->regime, p->func, there.s,
                          here.s);
-            lcm_sb_free(&there), lcm_sb_free(&here);
+            base_sb_free(&there), base_sb_free(&here);
             return err->code;
         }
     }
@@ -273,10 +273,10 @@ static int check_solution_params(const ir_model *m, const lcm_solution *sol, con
 static int load_inputs(const sim_cli *c, const lcm_model *model, const lcm_pvalue *params, double **buf,
                        lcm_solution **sol, lcm_err *err)
 {
-    const ir_model *m = lcm_model_ir(model);
-    *buf = lcm_xcalloc(m->params_size + 1, sizeof **buf);
-    if (!params && !c->solution) return lcm_fail(err, LCM_E_USAGE, "give --params (or --solution with a saved solution)");
-    int rc = params ? lcm_params_resolve(m, params, *buf, err) : 0;
+    const ir_model *m = core_model_ir(model);
+    *buf = base_xcalloc(m->params_size + 1, sizeof **buf);
+    if (!params && !c->solution) return base_fail(err, LCM_E_USAGE, "give --params (or --solution with a saved solution)");
+    int rc = params ? core_params_resolve(m, params, *buf, err) : 0;
     if (!rc && c->solution) rc = lcm_solution_read_h5(model, c->solution, sol, err);
     if (!rc && c->solution) rc = check_solution_params(m, *sol, params ? *buf : NULL, err);
     return rc;
@@ -288,23 +288,23 @@ static int write_outputs(const sim_cli *c, const lcm_solution *sol, const char *
                          lcm_err *err)
 {
     lcm_made_dirs made = {0}; /* removed again when writing fails: a failed run leaves nothing behind */
-    int rc = c->run ? lcm_make_dirs_listed(c->out_dir, &made, err) : 0;
+    int rc = c->run ? sys_make_dirs_listed(c->out_dir, &made, err) : 0;
     if (!rc) {
-        lcm_outputs_begin();
+        io_outputs_begin();
         rc = solution_out ? lcm_solution_write_h5(sol, solution_out, err) : 0;
         if (!rc && c->out) rc = lcm_panel_write_h5(p, c->out, err);
         if (!rc && c->csv) rc = lcm_panel_write_csv(p, c->csv, err);
-        rc = lcm_outputs_end(rc, err);
+        rc = io_outputs_end(rc, err);
     }
-    if (rc) lcm_unmake_dirs(&made);
-    else lcm_made_dirs_free(&made);
+    if (rc) sys_unmake_dirs(&made);
+    else sys_made_dirs_free(&made);
     return rc;
 }
 
 static int simulate_main(int argc, char **argv, int run)
 {
     sim_cli c = {.run = run, .so = {.backend = LCM_BACKEND_AUTO, .precision = 64}};
-    c.sets = lcm_xcalloc((size_t)argc + 1, sizeof *c.sets);
+    c.sets = base_xcalloc((size_t)argc + 1, sizeof *c.sets);
     char *owned[5] = {0};
     lcm_err err = {0};
     int help = 0, rc = parse_args(argc, argv, &c, &help, &err);
@@ -315,10 +315,10 @@ static int simulate_main(int argc, char **argv, int run)
         cli_model_opts_free(&c.mo);
         return 0;
     }
-    if (!rc && !c.mo.model) rc = lcm_fail(&err, LCM_E_USAGE, "no model given\n%s", run ? run_usage : simulate_usage);
+    if (!rc && !c.mo.model) rc = base_fail(&err, LCM_E_USAGE, "no model given\n%s", run ? run_usage : simulate_usage);
     if (!rc && run) rc = run_defaults(&c, owned, &err);
-    if (!rc && !c.initial) rc = lcm_fail(&err, LCM_E_USAGE, "give the initial conditions: --initial I.csv");
-    if (!rc && !c.out && !c.csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out PANEL.h5 and/or --csv PANEL.csv");
+    if (!rc && !c.initial) rc = base_fail(&err, LCM_E_USAGE, "give the initial conditions: --initial I.csv");
+    if (!rc && !c.out && !c.csv) rc = base_fail(&err, LCM_E_USAGE, "nothing to write: give --out PANEL.h5 and/or --csv PANEL.csv");
     if (!rc) cli_progress_attach(&c.so); /* after --log-level */
     cli_file files[SIM_FILES];
     sim_files(&c, owned[2], files);
@@ -332,24 +332,24 @@ static int simulate_main(int argc, char **argv, int run)
     lcm_panel *panel = NULL;
     double *buf = NULL;
     if (!rc) rc = read_params(&c, &params, &err);
-    if (!rc) rc = lcm_params_take_fixes(params, c.mo.fixes, c.mo.nfixes, &err);
+    if (!rc) rc = core_params_take_fixes(params, c.mo.fixes, c.mo.nfixes, &err);
     if (!rc) rc = cli_open_model(&c.mo, &model, &err);
     if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err);
     if (!rc) rc = load_inputs(&c, model, params, &buf, &sol, &err);
     if (!rc) rc = read_initial(&c, model, &ic, &err);
     if (!rc) rc = cli_check_loaded(&c.mo, files, SIM_FILES, &err); /* and what the initial conditions read */
-    rc = lcm_comm_agree(rc, &err); /* an MPI job: a rank whose inputs fail stops every rank, said once */
+    rc = core_comm_agree(rc, &err); /* an MPI job: a rank whose inputs fail stops every rank, said once */
     if (!rc) rc = lcm_solver_new(model, &c.so, &solver, &err);
     if (!rc) rc = lcm_simulate_fits(solver, ic, &c.sim, &err); /* before solving */
     if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);
     if (!rc) rc = lcm_simulate(solver, sol, ic, &c.sim, &panel, &err);
-    int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */
+    int writer = core_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */
     if (!rc && writer) rc = write_outputs(&c, sol, owned[2], panel, &err);
-    rc = lcm_comm_agree(rc, &err);
+    rc = core_comm_agree(rc, &err);
     if (!rc && writer) {
-        char *done = lcm_xasprintf("%s %lld subjects of model '%s' on %s (float%d) in %.3f s (%lld panel rows)",
+        char *done = base_xasprintf("%s %lld subjects of model '%s' on %s (float%d) in %.3f s (%lld panel rows)",
                                run ? "solved and simulated" : "simulated", (long long)ic->n,
-                               lcm_model_ir(model)->name, lcm_solver_backend(solver), lcm_solver_precision(solver),
+                               core_model_ir(model)->name, lcm_solver_backend(solver), lcm_solver_precision(solver),
                                lcm_panel_seconds(panel) + (c.solution ? 0 : lcm_solution_seconds(sol)),
                                (long long)lcm_panel_rows(panel));
         const char *outputs[] = {owned[2], c.out, c.csv};

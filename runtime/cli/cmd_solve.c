@@ -45,10 +45,10 @@ static const char usage[] =
  * output, which cannot be held back. */
 static int write_outputs(const lcm_solution *sol, const char *out, const char *csv, lcm_err *err)
 {
-    lcm_outputs_begin();
+    io_outputs_begin();
     int rc = out ? lcm_solution_write_h5(sol, out, err) : 0;
     if (!rc && csv) rc = lcm_solution_write_csv(sol, csv, err);
-    return lcm_outputs_end(rc, err);
+    return io_outputs_end(rc, err);
 }
 
 int cmd_solve(int argc, char **argv)
@@ -56,7 +56,7 @@ int cmd_solve(int argc, char **argv)
     cli_args a = {.argc = argc, .argv = argv, .i = 0, .cmd = "solve"};
     cli_model_opts mo = {0};
     const char *params_path = NULL, *out = NULL, *csv = NULL, *v;
-    const char **sets = lcm_xcalloc((size_t)argc + 1, sizeof *sets);
+    const char **sets = base_xcalloc((size_t)argc + 1, sizeof *sets);
     int nsets = 0;
     lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
     lcm_err err = {0};
@@ -76,15 +76,15 @@ int cmd_solve(int argc, char **argv)
         else if ((r = cli_each_value(&a, "--set", &v, &err))) rc = r < 0 ? err.code : (sets[nsets++] = v, 0);
         else if ((rc = cli_solver_option(&a, &so, &matched, &err)) || matched) continue;
         else if (arg[0] == '-') {
-            rc = lcm_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm solve --help)", arg);
+            rc = base_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm solve --help)", arg);
         } else if (mo.model) {
-            rc = lcm_fail(&err, LCM_E_USAGE, "more than one model given ('%s' and '%s')", mo.model, arg);
+            rc = base_fail(&err, LCM_E_USAGE, "more than one model given ('%s' and '%s')", mo.model, arg);
         } else {
             mo.model = arg;
         }
     }
-    if (!rc && !mo.model) rc = lcm_fail(&err, LCM_E_USAGE, "no model given\n%s", usage);
-    if (!rc && !out && !csv) rc = lcm_fail(&err, LCM_E_USAGE, "nothing to write: give --out SOLUTION.h5 and/or --csv V.csv");
+    if (!rc && !mo.model) rc = base_fail(&err, LCM_E_USAGE, "no model given\n%s", usage);
+    if (!rc && !out && !csv) rc = base_fail(&err, LCM_E_USAGE, "nothing to write: give --out SOLUTION.h5 and/or --csv V.csv");
     const cli_file files[] = {{"--out", out, 1, 0}, {"--csv", csv, 1, 1}, {"the model", mo.model, 0, 0},
                               {"--params", params_path, 0, 0}};
     if (!rc) cli_progress_attach(&so); /* after --log-level */
@@ -96,12 +96,12 @@ int cmd_solve(int argc, char **argv)
     if (!rc && params_path) {
         char **read = NULL;
         int nread = 0;
-        rc = lcm_params_read_lua(params_path, &params, &read, &nread, &err);
+        rc = cli_params_read_lua(params_path, &params, &read, &nread, &err);
         cli_note_read(&mo, "a file the params file reads", read, nread);
     }
     if (!rc && !params) params = lcm_pv_table();
-    for (int i = 0; i < nsets && !rc; ++i) rc = lcm_params_apply_set(params, sets[i], &err);
-    if (!rc) rc = lcm_params_take_fixes(params, mo.fixes, mo.nfixes, &err);
+    for (int i = 0; i < nsets && !rc; ++i) rc = cli_params_apply_set(params, sets[i], &err);
+    if (!rc) rc = core_params_take_fixes(params, mo.fixes, mo.nfixes, &err);
 
     lcm_model *model = NULL;
     lcm_solver *solver = NULL;
@@ -110,18 +110,18 @@ int cmd_solve(int argc, char **argv)
     if (!rc) rc = cli_open_model(&mo, &model, &err);
     if (!rc) rc = cli_check_loaded(&mo, files, 4, &err);
     if (!rc) { /* the parameters checked before anything is compiled */
-        buf = lcm_xcalloc(lcm_model_ir(model)->params_size + 1, sizeof *buf);
-        rc = lcm_params_resolve(lcm_model_ir(model), params, buf, &err);
+        buf = base_xcalloc(core_model_ir(model)->params_size + 1, sizeof *buf);
+        rc = core_params_resolve(core_model_ir(model), params, buf, &err);
     }
-    rc = lcm_comm_agree(rc, &err); /* an MPI job: a rank whose inputs fail stops every rank, said once */
+    rc = core_comm_agree(rc, &err); /* an MPI job: a rank whose inputs fail stops every rank, said once */
     if (!rc) rc = lcm_solver_new(model, &so, &solver, &err);
     if (!rc) rc = lcm_solve_resolved(solver, buf, &sol, &err);
     free(buf);
-    int writer = lcm_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
+    int writer = core_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
     if (!rc && writer) rc = write_outputs(sol, out, csv, &err);
-    rc = lcm_comm_agree(rc, &err);
+    rc = core_comm_agree(rc, &err);
     if (!rc && writer) {
-        char *done = lcm_xasprintf("solved model '%s' on %s (float%d) in %.3f s", lcm_model_ir(model)->name,
+        char *done = base_xasprintf("solved model '%s' on %s (float%d) in %.3f s", core_model_ir(model)->name,
                                lcm_solver_backend(solver), lcm_solver_precision(solver), lcm_solution_seconds(sol));
         const char *outputs[] = {out, csv};
         cli_report(done, outputs, 2);

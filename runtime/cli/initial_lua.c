@@ -23,12 +23,12 @@ static int run_file(lua_State *L, lcm_lua_limits *lim, const char *path, long lo
                     lcm_err *err)
 {
     size_t len = 0;
-    char *text = lcm_read_file(path, &len, err);
+    char *text = sys_read_file(path, &len, err);
     if (!text) return err->code;
-    char *chunkname = lcm_xasprintf("@%s", path);
+    char *chunkname = base_xasprintf("@%s", path);
     lua_getfield(L, 1, "env");
-    lcm_lua_limits_arm(L, lim);
-    int rc = lcm_sandbox_load(L, text, len, chunkname, -1);
+    gen_lua_limits_arm(L, lim);
+    int rc = gen_sandbox_load(L, text, len, chunkname, -1);
     free(text), free(chunkname);
     lua_remove(L, -2);
     if (rc == LUA_OK) rc = lua_pcall(L, 0, 1, 0);
@@ -39,17 +39,17 @@ static int run_file(lua_State *L, lcm_lua_limits *lim, const char *path, long lo
         lua_pushinteger(L, *asked);
         rc = lua_pcall(L, 1, 1, 0);
     }
-    lcm_lua_limits_disarm(L, lim);
-    if (rc != LUA_OK || lcm_lua_limits_hit(lim)) {
-        int hit = lcm_lua_limits_fail(err, LCM_E_INPUT, path, "the initial conditions file", lim);
-        return hit ? hit : lcm_sandbox_fail(err, LCM_E_INPUT, path, lua_tostring(L, -1));
+    gen_lua_limits_disarm(L, lim);
+    if (rc != LUA_OK || gen_lua_limits_hit(lim)) {
+        int hit = gen_lua_limits_fail(err, LCM_E_INPUT, path, "the initial conditions file", lim);
+        return hit ? hit : gen_sandbox_fail(err, LCM_E_INPUT, path, lua_tostring(L, -1));
     }
     if (lua_type(L, -1) != LUA_TTABLE)
-        return lcm_fail(err, LCM_E_INPUT, "%s: %s, not %s", path, function ? "the function it returns must return "
+        return base_fail(err, LCM_E_INPUT, "%s: %s, not %s", path, function ? "the function it returns must return "
                         COLUMNS : "an initial conditions file returns " COLUMNS " or a function(n) that returns one for "
                         "n subjects", luaL_typename(L, -1));
     if (subjects && !function)
-        return lcm_fail(err, LCM_E_USAGE, "--subjects %lld: %s returns its subjects, not a function(n) of their "
+        return base_fail(err, LCM_E_USAGE, "--subjects %lld: %s returns its subjects, not a function(n) of their "
                         "number; leave out --subjects", subjects, path);
     return 0;
 }
@@ -64,29 +64,29 @@ static int cmp_names(const void *a, const void *b)
 static int read_list(lua_State *L, const char *path, lcm_initial_column *col, lcm_err *err)
 {
     if (lua_type(L, -1) != LUA_TTABLE)
-        return lcm_fail(err, LCM_E_INPUT, "%s: column '%s' must be a list of one value per subject, not %s", path,
+        return base_fail(err, LCM_E_INPUT, "%s: column '%s' must be a list of one value per subject, not %s", path,
                         col->name, luaL_typename(L, -1));
     size_t len = (size_t)lua_rawlen(L, -1), entries = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) ++entries, lua_pop(L, 1);
     if (entries != len)
-        return lcm_fail(err, LCM_E_INPUT, "%s: column '%s' is not a list (it has holes or named entries): one value "
+        return base_fail(err, LCM_E_INPUT, "%s: column '%s' is not a list (it has holes or named entries): one value "
                         "per subject, in order", path, col->name);
     col->len = len;
-    col->num = lcm_xcalloc(len + 1, sizeof *col->num);
-    col->text = lcm_xcalloc(len + 1, sizeof *col->text);
+    col->num = base_xcalloc(len + 1, sizeof *col->num);
+    col->text = base_xcalloc(len + 1, sizeof *col->text);
     for (size_t i = 0; i < len; ++i) {
         int t = lua_rawgeti(L, -1, (lua_Integer)i + 1);
         size_t n = 0;
         const char *s = t == LUA_TSTRING ? lua_tolstring(L, -1, &n) : NULL;
         if (t == LUA_TNUMBER) col->num[i] = lua_tonumber(L, -1);
-        else if (s && strlen(s) == n) col->text[i] = lcm_xstrdup(s);
+        else if (s && strlen(s) == n) col->text[i] = base_xstrdup(s);
         lua_pop(L, 1);
         if (s && !col->text[i])
-            return lcm_fail(err, LCM_E_INPUT, "%s: column '%s': subject %zu: a label holds a NUL byte", path,
+            return base_fail(err, LCM_E_INPUT, "%s: column '%s': subject %zu: a label holds a NUL byte", path,
                             col->name, i);
         if (t != LUA_TNUMBER && t != LUA_TSTRING)
-            return lcm_fail(err, LCM_E_INPUT, "%s: column '%s': subject %zu: a %s is not a value (a number, a label "
+            return base_fail(err, LCM_E_INPUT, "%s: column '%s': subject %zu: a %s is not a value (a number, a label "
                             "or a regime name)", path, col->name, i, lua_typename(L, t));
     }
     return 0;
@@ -100,7 +100,7 @@ static int read_columns(lua_State *L, const char *path, lcm_initial_column **col
     lua_pushnil(L);
     while (!rc && lua_next(L, -2)) {
         if (lua_type(L, -2) != LUA_TSTRING) {
-            rc = lcm_fail(err, LCM_E_INPUT, "%s: the table has an entry with a %s key; it must be %s", path,
+            rc = base_fail(err, LCM_E_INPUT, "%s: the table has an entry with a %s key; it must be %s", path,
                           luaL_typename(L, -2), shape);
             lua_pop(L, 2);
             break;
@@ -108,14 +108,14 @@ static int read_columns(lua_State *L, const char *path, lcm_initial_column **col
         size_t len;
         const char *name = lua_tolstring(L, -2, &len);
         if (strlen(name) != len) {
-            rc = lcm_fail(err, LCM_E_INPUT, "%s: a column name holds a NUL byte", path);
+            rc = base_fail(err, LCM_E_INPUT, "%s: a column name holds a NUL byte", path);
             lua_pop(L, 2);
             break;
         }
         LCM_GROW(*cols, cap, (size_t)*n + 1);
         lcm_initial_column *col = &(*cols)[(*n)++];
         memset(col, 0, sizeof *col);
-        col->name = lcm_xstrdup(name);
+        col->name = base_xstrdup(name);
         rc = read_list(L, path, col, err);
         lua_pop(L, rc ? 2 : 1);
     }
@@ -123,26 +123,26 @@ static int read_columns(lua_State *L, const char *path, lcm_initial_column **col
     return rc;
 }
 
-int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, char ***read,
+int cli_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, char ***read,
                          int *nread, lcm_err *err)
 {
     *out = NULL;
     lcm_lua_limits lim;
-    lua_State *L = lcm_lua_limited_state(&lim, err);
+    lua_State *L = gen_lua_limited_state(&lim, err);
     if (!L) return err->code;
     luaL_openlibs(L);
     long long asked = 0; /* n, when the file returned a function(n) */
-    int rc = lcm_lua_push_data_box(L, path, m->options, m->noptions, err);
+    int rc = gen_lua_push_data_box(L, path, m->options, m->noptions, err);
     if (!rc) rc = run_file(L, &lim, path, subjects, &asked, err);
     lcm_initial_column *cols = NULL;
     int n = 0;
     if (!rc) rc = read_columns(L, path, &cols, &n, err);
-    if (read && lua_type(L, 1) == LUA_TTABLE) lcm_sandbox_files(L, 1, read, nread); /* the box, once made */
+    if (read && lua_type(L, 1) == LUA_TTABLE) gen_sandbox_files(L, 1, read, nread); /* the box, once made */
     lua_close(L);
-    if (!rc) rc = lcm_initial_from_columns(m, path, "column", cols, n, shape, out, err);
-    lcm_initial_columns_free(cols, n);
+    if (!rc) rc = sim_initial_from_columns(m, path, "column", cols, n, shape, out, err);
+    sim_initial_columns_free(cols, n);
     if (!rc && asked && (*out)->n != asked) { /* the subjects asked for, or an estimation's moments are off */
-        rc = lcm_fail(err, LCM_E_INPUT, "%s: the function it returns was asked for n = %lld subjects and returned %lld",
+        rc = base_fail(err, LCM_E_INPUT, "%s: the function it returns was asked for n = %lld subjects and returned %lld",
                       path, asked, (long long)(*out)->n);
         lcm_initial_free(*out);
         *out = NULL;

@@ -20,7 +20,7 @@
  * LCM_INITIAL_LUA_DEFAULT_SUBJECTS; a file returning columns refuses it).
  * The files it read (require, lcm.read_table, ...) are appended to *read
  * (*nread of them), also on failure. */
-int lcm_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, char ***read,
+int cli_initial_read_lua(const ir_model *m, const char *path, long long subjects, lcm_initial **out, char ***read,
                          int *nread, lcm_err *err);
 
 #endif

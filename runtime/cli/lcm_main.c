@@ -30,13 +30,13 @@ static void print_features(void)
     lcm_err err = {0};
     printf("cpu backend: the host C compiler ($LCM_CC, $CC or cc)\n");
 #ifdef LCM_HAVE_CUDA
-    int major = 0, minor = 0, gpus = lcm_cuda_device_count();
-    const lcm_nvrtc_api *nv = lcm_nvrtc(&err);
+    int major = 0, minor = 0, gpus = be_cuda_device_count();
+    const lcm_nvrtc_api *nv = be_nvrtc(&err);
     if (nv) nv->nvrtcVersion(&major, &minor);
     if (nv) printf("cuda backend: NVRTC %d.%d, %d usable GPU(s)\n", major, minor, gpus);
     else printf("cuda backend: %d usable GPU(s), but %s\n", gpus, err.msg);
 #ifdef LCM_HAVE_NCCL
-    const lcm_nccl_api *nc = lcm_nccl(&err);
+    const lcm_nccl_api *nc = be_nccl(&err);
     int v = 0;
     if (nc) nc->ncclGetVersion(&v);
     if (nc) printf("NCCL %d.%d.%d (GPU workers reduce their checks with it)\n", v / 10000, v / 100 % 100, v % 100);
@@ -45,29 +45,29 @@ static void print_features(void)
 #else
     printf("cuda backend: not built (no CUDA toolkit at build time)\n");
 #endif
-    const char *mpi = lcm_comm_library();
+    const char *mpi = core_comm_library();
     printf("MPI: %s\n", mpi ? mpi : "not built (no MPI at build time)");
 }
 
 int main(int argc, char **argv)
 {
-    lcm_hold_standard_fds();
+    sys_hold_standard_fds();
     /* the compiler's exit status tells whether it worked: a SIGCHLD ignored
      * by whoever started lcm (and so by lcm) would have it reaped unread */
     signal(SIGCHLD, SIG_DFL);
     lcm_err err = {0};
-    if (lcm_comm_init(&argc, &argv, &err)) return cli_die(argc > 1 ? argv[1] : "", &err);
+    if (core_comm_init(&argc, &argv, &err)) return cli_die(argc > 1 ? argv[1] : "", &err);
     /* an MPI job runs one command on every rank: another would wait in
      * other collectives than rank 0's for ever */
     char command[64] = {0};
     snprintf(command, sizeof command, "%s", argc > 1 ? argv[1] : "");
-    if (lcm_comm_agree(lcm_comm_same(command, sizeof command, "the command", &err), &err)) {
+    if (core_comm_agree(core_comm_same(command, sizeof command, "the command", &err), &err)) {
         int rc = cli_die(command, &err);
-        lcm_comm_finalize();
+        core_comm_finalize();
         return rc;
     }
     int rc = run_command(argc, argv);
-    lcm_comm_finalize();
+    core_comm_finalize();
     return rc;
 }
 
@@ -87,7 +87,7 @@ static int run_command(int argc, char **argv)
     int help = 0;
     for (int i = 2; i < argc; ++i) help |= !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
     lcm_err err = {0};
-    if (!help && lcm_comm_agree(lcm_env_switches_check(&err), &err)) return cli_die(argv[1], &err);
+    if (!help && core_comm_agree(base_env_switches_check(&err), &err)) return cli_die(argv[1], &err);
     if (!strcmp(argv[1], "solve")) return cmd_solve(argc - 1, argv + 1);
     if (!strcmp(argv[1], "simulate")) return cmd_simulate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);

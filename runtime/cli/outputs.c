@@ -36,9 +36,9 @@ static void identify(const cli_file *file, const char *path, file_id *id)
         id->exists = 1, id->dev = st.st_dev, id->ino = st.st_ino;
         return;
     }
-    char *dir = lcm_path_dirname(path), *real = realpath(dir, NULL);
+    char *dir = base_path_dirname(path), *real = realpath(dir, NULL);
     const char *base = strrchr(path, '/');
-    id->where = real ? lcm_xasprintf("%s/%s", real, base ? base + 1 : path) : lcm_xstrdup(path);
+    id->where = real ? base_xasprintf("%s/%s", real, base ? base + 1 : path) : base_xstrdup(path);
     free(dir), free(real);
 }
 
@@ -64,13 +64,13 @@ static file_id *identify_all(const cli_file *files, int n, int *count, char ***o
             continue;
         }
         for (struct dirent *e; (e = readdir(d));) {
-            char *p = lcm_path_join(files[i].path, e->d_name);
+            char *p = base_path_join(files[i].path, e->d_name);
             struct stat st;
             if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
                 free(p);
                 continue;
             }
-            *owned = lcm_xrealloc(*owned, (size_t)(*nowned + 1) * sizeof **owned);
+            *owned = base_xrealloc(*owned, (size_t)(*nowned + 1) * sizeof **owned);
             (*owned)[(*nowned)++] = p;
             LCM_GROW(ids, cap, (size_t)*count + 1);
             identify(&files[i], p, &ids[(*count)++]);
@@ -84,9 +84,9 @@ static int clash(const file_id *out, const file_id *other, lcm_err *err)
 {
     const char *what = other->file->output ? "" : ": an output must not replace an input";
     if (!strcmp(out->path, other->path))
-        return lcm_fail(err, LCM_E_USAGE, "%s and %s name the same file ('%s')%s", out->file->option,
+        return base_fail(err, LCM_E_USAGE, "%s and %s name the same file ('%s')%s", out->file->option,
                         other->file->option, out->path, what);
-    return lcm_fail(err, LCM_E_USAGE, "%s and %s name the same file ('%s' and '%s')%s", out->file->option,
+    return base_fail(err, LCM_E_USAGE, "%s and %s name the same file ('%s' and '%s')%s", out->file->option,
                     other->file->option, out->path, other->path, what);
 }
 
@@ -97,10 +97,10 @@ static int check_stdout(const cli_file *files, int n, lcm_err *err)
     for (int i = 0; i < n; ++i) {
         if (!files[i].output || !files[i].path || strcmp(files[i].path, "-")) continue;
         if (!files[i].csv)
-            return lcm_fail(err, LCM_E_USAGE, "%s -: an HDF5 file cannot go to standard output ('-' is for CSV)",
+            return base_fail(err, LCM_E_USAGE, "%s -: an HDF5 file cannot go to standard output ('-' is for CSV)",
                             files[i].option);
         if (first)
-            return lcm_fail(err, LCM_E_USAGE, "%s and %s both name standard output ('-'): at most one output can",
+            return base_fail(err, LCM_E_USAGE, "%s and %s both name standard output ('-'): at most one output can",
                             first->option, files[i].option);
         first = &files[i];
     }
@@ -113,11 +113,11 @@ static void warn_format_names(const cli_file *files, int n)
 {
     for (int i = 0; i < n; ++i) {
         const cli_file *f = &files[i];
-        if (!f->output || !f->path || lcm_is_directory(f->path)) continue;
-        if (!f->csv && lcm_path_has_extension(f->path, ".csv"))
-            lcm_warn("%s %s: writes HDF5, not CSV (--csv writes CSV)", f->option, f->path);
-        else if (f->csv && lcm_path_is_h5(f->path))
-            lcm_warn("%s %s: writes CSV, not HDF5 (--out writes HDF5)", f->option, f->path);
+        if (!f->output || !f->path || sys_is_directory(f->path)) continue;
+        if (!f->csv && base_path_has_extension(f->path, ".csv"))
+            io_warn("%s %s: writes HDF5, not CSV (--csv writes CSV)", f->option, f->path);
+        else if (f->csv && base_path_is_h5(f->path))
+            io_warn("%s %s: writes CSV, not HDF5 (--out writes HDF5)", f->option, f->path);
     }
 }
 
@@ -146,7 +146,7 @@ int cli_check_outputs(const cli_file *files, int n, lcm_err *err)
 
 int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm_err *err)
 {
-    cli_file *all = lcm_xcalloc((size_t)(n + mo->nread), sizeof *all);
+    cli_file *all = base_xcalloc((size_t)(n + mo->nread), sizeof *all);
     int count = 0;
     for (int i = 0; i < n; ++i)
         if (files[i].output) all[count++] = files[i];
@@ -158,17 +158,17 @@ int cli_check_loaded(const cli_model_opts *mo, const cli_file *files, int n, lcm
 
 int cli_check_dir_creatable(const char *dir, lcm_err *err)
 {
-    char *at = lcm_xstrdup(dir);
-    while (!lcm_file_exists(at) && strcmp(at, ".") && strcmp(at, "/")) { /* the nearest folder that exists */
-        char *up = lcm_path_dirname(at);
+    char *at = base_xstrdup(dir);
+    while (!sys_file_exists(at) && strcmp(at, ".") && strcmp(at, "/")) { /* the nearest folder that exists */
+        char *up = base_path_dirname(at);
         free(at);
         at = up;
     }
     int rc = 0;
-    if (!lcm_is_directory(at))
-        rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': '%s' is a file, not a directory", dir, at);
+    if (!sys_is_directory(at))
+        rc = base_fail(err, LCM_E_IO, "cannot create directory '%s': '%s' is a file, not a directory", dir, at);
     else if (access(at, W_OK | X_OK) != 0 && strcmp(at, dir))
-        rc = lcm_fail(err, LCM_E_IO, "cannot create directory '%s': directory '%s' is not writable", dir, at);
+        rc = base_fail(err, LCM_E_IO, "cannot create directory '%s': directory '%s' is not writable", dir, at);
     free(at);
     return rc;
 }
@@ -177,20 +177,20 @@ int cli_flush_stdout(lcm_err *err)
 {
     int why = fflush(stdout) != 0 ? errno : 0; /* an earlier failed write leaves only the stream's flag */
     if (!why && !ferror(stdout)) return 0;
-    return lcm_fail(err, LCM_E_IO, "cannot write to standard output%s%s", why ? ": " : "", why ? strerror(why) : "");
+    return base_fail(err, LCM_E_IO, "cannot write to standard output%s%s", why ? ": " : "", why ? strerror(why) : "");
 }
 
 int cli_check_writable(const char *path, lcm_err *err)
 {
     if (!strcmp(path, "-")) return 0; /* standard output */
-    if (lcm_is_directory(path)) return lcm_fail(err, LCM_E_IO, "output '%s' is a directory", path);
-    int rc = lcm_check_output_path(path, err);
+    if (sys_is_directory(path)) return base_fail(err, LCM_E_IO, "output '%s' is a directory", path);
+    int rc = sys_check_output_path(path, err);
     if (rc) return rc;
-    char *dir = lcm_path_dirname(path);
-    if (!lcm_is_directory(dir) && lcm_file_exists(dir))
-        rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': '%s' is a file, not a directory", path, dir);
-    else if (!lcm_is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
-    else if (access(dir, W_OK) != 0) rc = lcm_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' is not writable", path, dir);
+    char *dir = base_path_dirname(path);
+    if (!sys_is_directory(dir) && sys_file_exists(dir))
+        rc = base_fail(err, LCM_E_IO, "cannot write '%s': '%s' is a file, not a directory", path, dir);
+    else if (!sys_is_directory(dir)) rc = base_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' does not exist", path, dir);
+    else if (access(dir, W_OK) != 0) rc = base_fail(err, LCM_E_IO, "cannot write '%s': directory '%s' is not writable", path, dir);
     free(dir);
     return rc;
 }

@@ -20,13 +20,13 @@
 /* A limited state whose chunks run in a sandbox (lua_sandbox.h): the box
  * is left on the stack.  file: the params file, in whose folder the chunk
  * may dofile or require (NULL: no file access, for --set).  NULL and err
- * filled when the state cannot be made (lcm_lua_limited_state). */
+ * filled when the state cannot be made (gen_lua_limited_state). */
 static lua_State *new_state(lcm_lua_limits *lim, const char *file, lcm_err *err)
 {
-    lua_State *L = lcm_lua_limited_state(lim, err);
+    lua_State *L = gen_lua_limited_state(lim, err);
     if (!L) return NULL;
     luaL_openlibs(L); /* the sandbox copies from these; the chunk sees its own environment */
-    lcm_sandbox_push(L, file, lcm_sandbox_trusted());
+    gen_sandbox_push(L, file, gen_sandbox_trusted());
     return L;
 }
 
@@ -34,7 +34,7 @@ static lua_State *new_state(lcm_lua_limits *lim, const char *file, lcm_err *err)
 static int load_sandboxed(lua_State *L, const char *text, size_t len, const char *chunkname)
 {
     lua_getfield(L, 1, "env");
-    int rc = lcm_sandbox_load(L, text, len, chunkname, -1);
+    int rc = gen_sandbox_load(L, text, len, chunkname, -1);
     lua_remove(L, -2);
     return rc;
 }
@@ -49,7 +49,7 @@ static int cmp_keys(const void *a, const void *b) { return strcmp(*(char *const 
 static int convert(lua_State *L, const char *where, int depth, long *left, lcm_pvalue **out, lcm_err *err)
 {
     if (--*left < 0)
-        return lcm_fail(err, LCM_E_PARAMS, "%s: the parameters hold more than %d numbers and tables in all (a table "
+        return base_fail(err, LCM_E_PARAMS, "%s: the parameters hold more than %d numbers and tables in all (a table "
                         "in several places counts in each)", *where ? where : "the table", MAX_VALUES);
     int t = lua_type(L, -1);
     if (t == LUA_TNUMBER) {
@@ -57,11 +57,11 @@ static int convert(lua_State *L, const char *where, int depth, long *left, lcm_p
         return 0;
     }
     if (t != LUA_TTABLE)
-        return lcm_fail(err, LCM_E_PARAMS, "%s must be a number or a table, not %s%s", where,
+        return base_fail(err, LCM_E_PARAMS, "%s must be a number or a table, not %s%s", where,
                         t == LUA_TNIL ? "" : "a ", t == LUA_TNIL ? "nil (no value)" : lua_typename(L, t));
     /* (the limit of a tree's depth also ends a table that holds itself) */
     if (depth >= LCM_PV_MAX_DEPTH || !lua_checkstack(L, 3))
-        return lcm_fail(err, LCM_E_PARAMS, "%s nests tables more than %d deep (or holds itself)", where,
+        return base_fail(err, LCM_E_PARAMS, "%s nests tables more than %d deep (or holds itself)", where,
                         LCM_PV_MAX_DEPTH);
     lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
     /* what is wrong with the keys, whatever order lua_next gives them in:
@@ -86,21 +86,21 @@ static int convert(lua_State *L, const char *where, int depth, long *left, lcm_p
     }
     const char *name = *where ? where : "the table";
     if (bad_type)
-        return lcm_fail(err, LCM_E_PARAMS, "%s has a key that is a %s: keys are names, or positions 1, 2, ... of a list",
+        return base_fail(err, LCM_E_PARAMS, "%s has a key that is a %s: keys are names, or positions 1, 2, ... of a list",
                         name, bad_type);
     if (low < 1)
-        return lcm_fail(err, LCM_E_PARAMS, "%s has an entry at position %lld: a list starts at position 1 (the "
+        return base_fail(err, LCM_E_PARAMS, "%s has an entry at position %lld: a list starts at position 1 (the "
                         "first element is code 0)", name, (long long)low);
     if (past)
-        return lcm_fail(err, LCM_E_PARAMS, "%s has a hole: position %lld is given but not position %lld", name,
+        return base_fail(err, LCM_E_PARAMS, "%s has a hole: position %lld is given but not position %lld", name,
                         (long long)past, (long long)len + 1);
-    if (nstr && nint) return lcm_fail(err, LCM_E_PARAMS, "%s mixes a list with named entries", name);
+    if (nstr && nint) return base_fail(err, LCM_E_PARAMS, "%s mixes a list with named entries", name);
     int rc = 0;
     if (!nstr) {
         lcm_pvalue *list = lcm_pv_list();
         for (lua_Integer i = 1; i <= len && !rc; ++i) {
             lua_rawgeti(L, -1, i);
-            char *w = lcm_xasprintf("%s[%lld]", where, (long long)i);
+            char *w = base_xasprintf("%s[%lld]", where, (long long)i);
             lcm_pvalue *item = NULL;
             rc = convert(L, w, depth + 1, left, &item, err);
             free(w);
@@ -113,32 +113,32 @@ static int convert(lua_State *L, const char *where, int depth, long *left, lcm_p
     }
     /* by name, in sorted order: the tree and its errors do not depend on
      * Lua's hash order */
-    char **keys = lcm_xcalloc((size_t)nstr, sizeof *keys);
+    char **keys = base_xcalloc((size_t)nstr, sizeof *keys);
     int n = 0, nul = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
         size_t klen;
         const char *key = lua_tolstring(L, -2, &klen); /* a string: counted as one above */
         nul |= strlen(key) != klen;
-        keys[n++] = lcm_xstrdup(key);
+        keys[n++] = base_xstrdup(key);
         lua_pop(L, 1);
     }
     if (nul) {
         for (int i = 0; i < n; ++i) free(keys[i]);
         free(keys);
-        return lcm_fail(err, LCM_E_PARAMS, "%s has a name that holds a NUL byte", *where ? where : "the table");
+        return base_fail(err, LCM_E_PARAMS, "%s has a name that holds a NUL byte", *where ? where : "the table");
     }
     qsort(keys, (size_t)n, sizeof *keys, cmp_keys);
     lcm_pvalue *table = lcm_pv_table();
     for (int i = 0; i < n && !rc; ++i) {
         lua_pushstring(L, keys[i]);
         lua_rawget(L, -2);
-        char *w = *where ? lcm_xasprintf("%s.%s", where, keys[i]) : lcm_xasprintf("'%s'", keys[i]);
+        char *w = *where ? base_xasprintf("%s.%s", where, keys[i]) : base_xasprintf("'%s'", keys[i]);
         lcm_pvalue *item = NULL;
         rc = convert(L, w, depth + 1, left, &item, err);
         free(w);
         lua_pop(L, 1);
-        if (!rc) lcm_pv_put_new(table, keys[i], item); /* sorted, unique */
+        if (!rc) core_pv_put_new(table, keys[i], item); /* sorted, unique */
     }
     for (int i = 0; i < n; ++i) free(keys[i]);
     free(keys);
@@ -147,14 +147,14 @@ static int convert(lua_State *L, const char *where, int depth, long *left, lcm_p
     return rc;
 }
 
-int lcm_params_read_lua(const char *path, lcm_pvalue **out, char ***read, int *nread, lcm_err *err)
+int cli_params_read_lua(const char *path, lcm_pvalue **out, char ***read, int *nread, lcm_err *err)
 {
     *out = NULL;
-    if (!lcm_file_exists(path)) return lcm_fail(err, LCM_E_IO, "params file '%s' does not exist", path);
+    if (!sys_file_exists(path)) return base_fail(err, LCM_E_IO, "params file '%s' does not exist", path);
     size_t len = 0;
-    char *text = lcm_read_file(path, &len, err);
+    char *text = sys_read_file(path, &len, err);
     if (!text) return err->code;
-    char *chunkname = lcm_xasprintf("@%s", path);
+    char *chunkname = base_xasprintf("@%s", path);
     lcm_lua_limits lim;
     lua_State *L = new_state(&lim, path, err);
     if (!L) {
@@ -162,61 +162,61 @@ int lcm_params_read_lua(const char *path, lcm_pvalue **out, char ***read, int *n
         return err->code;
     }
     int rc = 0;
-    lcm_lua_limits_arm(L, &lim);
+    gen_lua_limits_arm(L, &lim);
     int loaded = load_sandboxed(L, text, len, chunkname);
     free(text), free(chunkname);
-    if (loaded != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK || lcm_lua_limits_hit(&lim)) {
-        rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, path, "the params file", &lim);
-        if (!rc) rc = lcm_sandbox_fail(err, LCM_E_PARAMS, path, lua_tostring(L, -1));
+    if (loaded != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK || gen_lua_limits_hit(&lim)) {
+        rc = gen_lua_limits_fail(err, LCM_E_PARAMS, path, "the params file", &lim);
+        if (!rc) rc = gen_sandbox_fail(err, LCM_E_PARAMS, path, lua_tostring(L, -1));
     } else if (lua_type(L, -1) != LUA_TTABLE) {
-        rc = lcm_fail(err, LCM_E_PARAMS, "%s: a params file must return a table, it returned %s", path,
+        rc = base_fail(err, LCM_E_PARAMS, "%s: a params file must return a table, it returned %s", path,
                       luaL_typename(L, -1));
     } else {
-        lcm_lua_limits_disarm(L, &lim);
+        gen_lua_limits_disarm(L, &lim);
         long left = MAX_VALUES;
         rc = convert(L, "", 0, &left, out, err);
-        if (rc) lcm_fail_prefix(err, "%s", path);
+        if (rc) base_fail_prefix(err, "%s", path);
         else if ((*out)->kind != LCM_PV_TABLE && (*out)->n > 0) {
             lcm_pv_free(*out);
             *out = NULL;
-            rc = lcm_fail(err, LCM_E_PARAMS, "%s: a params file must return a table of names, not a list", path);
+            rc = base_fail(err, LCM_E_PARAMS, "%s: a params file must return a table of names, not a list", path);
         } else if ((*out)->kind == LCM_PV_LIST) {
             lcm_pv_free(*out); /* an empty table */
             *out = lcm_pv_table();
         }
     }
-    if (read) lcm_sandbox_files(L, 1, read, nread);
+    if (read) gen_sandbox_files(L, 1, read, nread);
     lua_close(L);
     return rc;
 }
 
-int lcm_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
+int cli_params_apply_set(lcm_pvalue *root, const char *assignment, lcm_err *err)
 {
     const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment)
-        return lcm_fail(err, LCM_E_USAGE, "--set expects name=value (e.g. --set working.wage=20), got '%s'", assignment);
-    if (!eq[1]) return lcm_fail(err, LCM_E_PARAMS, "--set %.*s: no value after '='", (int)(eq - assignment), assignment);
+        return base_fail(err, LCM_E_USAGE, "--set expects name=value (e.g. --set working.wage=20), got '%s'", assignment);
+    if (!eq[1]) return base_fail(err, LCM_E_PARAMS, "--set %.*s: no value after '='", (int)(eq - assignment), assignment);
     lcm_lua_limits lim;
     lua_State *L = new_state(&lim, NULL, err);
     if (!L) return err->code;
-    char *path = lcm_xstrndup(assignment, (size_t)(eq - assignment));
-    char *where = lcm_xasprintf("--set %s", path);
-    char *chunk = lcm_xasprintf("return %s", eq + 1);
+    char *path = base_xstrndup(assignment, (size_t)(eq - assignment));
+    char *where = base_xasprintf("--set %s", path);
+    char *chunk = base_xasprintf("return %s", eq + 1);
     int rc = 0;
-    lcm_lua_limits_arm(L, &lim);
+    gen_lua_limits_arm(L, &lim);
     if (load_sandboxed(L, chunk, strlen(chunk), "=--set") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK ||
-        lcm_lua_limits_hit(&lim)) {
-        rc = lcm_lua_limits_fail(err, LCM_E_PARAMS, where, "the value", &lim);
-        if (!rc) rc = lcm_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (%s)", where, eq + 1, lua_tostring(L, -1));
+        gen_lua_limits_hit(&lim)) {
+        rc = gen_lua_limits_fail(err, LCM_E_PARAMS, where, "the value", &lim);
+        if (!rc) rc = base_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (%s)", where, eq + 1, lua_tostring(L, -1));
     } else if (lua_isnil(L, -1)) { /* an undefined name: nan, inf, a typo */
-        rc = lcm_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (a number such as 0.95 or a table such as {1, 2}; "
+        rc = base_fail(err, LCM_E_PARAMS, "%s: '%s' is not a value (a number such as 0.95 or a table such as {1, 2}; "
                       "names such as nan or inf are not defined)", where, eq + 1);
     } else {
-        lcm_lua_limits_disarm(L, &lim);
+        gen_lua_limits_disarm(L, &lim);
         lcm_pvalue *v = NULL;
         long left = MAX_VALUES;
         rc = convert(L, where, 0, &left, &v, err);
-        if (!rc && (rc = lcm_pv_set_path(root, path, v, err))) lcm_fail_prefix(err, "--set");
+        if (!rc && (rc = lcm_pv_set_path(root, path, v, err))) base_fail_prefix(err, "--set");
     }
     lua_close(L);
     free(chunk), free(where), free(path);

@@ -23,7 +23,7 @@ int cli_progress_option(const char *arg, lcm_err *err)
     int on = !strcmp(arg, "--progress");
     if (!on && strcmp(arg, "--no-progress")) return 0;
     if (asked >= 0) {
-        lcm_fail(err, LCM_E_USAGE, "%s after %s: give one of --progress and --no-progress, once", arg,
+        base_fail(err, LCM_E_USAGE, "%s after %s: give one of --progress and --no-progress, once", arg,
                  asked ? "--progress" : "--no-progress");
         return -1;
     }
@@ -73,7 +73,7 @@ static int draw(const lcm_progress_info *p, void *user)
     int last = p->done >= p->total;
     if (p->seconds < PROGRESS_DELAY) return 0;
     /* a message that cleared the line since (--log-level progress prints one a period) has it drawn again at once */
-    if (drawn_at >= 0 && p->seconds - drawn_at < PROGRESS_REDRAW && !last && lcm_log_live_shown()) return 0;
+    if (drawn_at >= 0 && p->seconds - drawn_at < PROGRESS_REDRAW && !last && io_log_live_shown()) return 0;
     drawn_at = p->seconds;
     char step[512], took[32], left[32], line[640];
     put_step(step, sizeof step, p);
@@ -82,7 +82,7 @@ static int draw(const lcm_progress_info *p, void *user)
     snprintf(line, sizeof line, "lcm: %s, %s, about %s left", step, took, left);
     int width = stderr_columns() - 1; /* the last column would wrap on some terminals */
     if (width > 0 && width < (int)strlen(line)) line[width] = '\0'; /* the step and the time taken come first */
-    lcm_log_live("%s", line); /* cleared by the next message: the final line, a warning, an error */
+    io_log_live("%s", line); /* cleared by the next message: the final line, a warning, an error */
     return 0;
 }
 

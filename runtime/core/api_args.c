@@ -7,10 +7,10 @@
 #include "log.h"
 #include "base.h"
 
-int lcm_api_needs(lcm_err *err, const char *fn, const char *names, int n, ...)
+int core_api_needs(lcm_err *err, const char *fn, const char *names, int n, ...)
 {
     if (!err) {
-        lcm_warn("%s: 'err' is NULL: the call does nothing (pass an lcm_err for its message)", fn);
+        io_warn("%s: 'err' is NULL: the call does nothing (pass an lcm_err for its message)", fn);
         return LCM_E_USAGE;
     }
     va_list ap;
@@ -19,7 +19,7 @@ int lcm_api_needs(lcm_err *err, const char *fn, const char *names, int n, ...)
     for (int i = 0; i < n && !rc; ++i) {
         size_t len = strcspn(names, ",");
         if (!va_arg(ap, const void *))
-            rc = lcm_fail(err, LCM_E_USAGE, "%s: '%.*s' is NULL (lcm.h says which arguments may be)", fn, (int)len,
+            rc = base_fail(err, LCM_E_USAGE, "%s: '%.*s' is NULL (lcm.h says which arguments may be)", fn, (int)len,
                           names);
         names += len;
         while (*names == ',' || *names == ' ') ++names;

@@ -15,7 +15,7 @@
 
 /* LCM_E_USAGE when err or one of the n pointers (named, comma-separated, in
  * names) is NULL; 0 when none is.  fn names the entry point. */
-int lcm_api_needs(lcm_err *err, const char *fn, const char *names, int n, ...);
+int core_api_needs(lcm_err *err, const char *fn, const char *names, int n, ...);
 
 /* (const void *) of each argument, for the variadic check (up to 6). */
 #define LCM_API_NARGS_(a, b, c, d, e, f, n, ...) n
@@ -31,7 +31,7 @@ int lcm_api_needs(lcm_err *err, const char *fn, const char *names, int n, ...);
 
 #define LCM_NEEDS(err, ...)                                                                                        \
     do {                                                                                                           \
-        int needs_rc_ = lcm_api_needs(err, __func__, #__VA_ARGS__, LCM_API_NARGS(__VA_ARGS__),                     \
+        int needs_rc_ = core_api_needs(err, __func__, #__VA_ARGS__, LCM_API_NARGS(__VA_ARGS__),                     \
                                       LCM_API_CAT(LCM_API_VP, LCM_API_NARGS(__VA_ARGS__))(__VA_ARGS__));           \
         if (needs_rc_) return needs_rc_;                                                                           \
     } while (0)

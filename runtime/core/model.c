@@ -26,28 +26,28 @@ static int source_abi(const char *source)
 int lcm_model_from_text(const char *manifest, const char *source, lcm_model **out, lcm_err *err)
 {
     LCM_NEEDS(err, manifest, source, out);
-    lcm_model *m = lcm_xcalloc(1, sizeof *m);
+    lcm_model *m = base_xcalloc(1, sizeof *m);
     atomic_init(&m->refs, 1);
     int rc = ir_manifest_read(manifest, &m->ir, err);
     if (!rc && (!m->ir.sealed || !m->ir.nkernels || !m->ir.period_kernel || !m->ir.source_hash))
-        rc = lcm_fail(err, LCM_E_MODEL, "the manifest was not written by lcmgen (no kernel table or checksum); "
+        rc = base_fail(err, LCM_E_MODEL, "the manifest was not written by lcmgen (no kernel table or checksum); "
                       "regenerate the model");
     if (!rc) {
         char hash[65];
-        lcm_sha256_hex(source, strlen(source), hash);
+        base_sha256_hex(source, strlen(source), hash);
         if (strcmp(hash, m->ir.source_hash))
-            rc = lcm_fail(err, LCM_E_MODEL, "kernels.c does not match manifest.lcm (edited or from another "
+            rc = base_fail(err, LCM_E_MODEL, "kernels.c does not match manifest.lcm (edited or from another "
                           "lcmgen run); regenerate the model");
         else if (source_abi(source) != LCM_ABI_VERSION) /* an intact directory of another version's lcmgen */
-            rc = lcm_fail(err, LCM_E_MODEL, "kernels.c was generated for kernel interface %d, this lcm runs %d: "
+            rc = base_fail(err, LCM_E_MODEL, "kernels.c was generated for kernel interface %d, this lcm runs %d: "
                           "regenerate the model with this version's lcmgen", source_abi(source), LCM_ABI_VERSION);
     }
     if (rc) {
         lcm_model_free(m);
         return rc;
     }
-    m->manifest = lcm_xstrdup(manifest);
-    m->source = lcm_xstrdup(source);
+    m->manifest = base_xstrdup(manifest);
+    m->source = base_xstrdup(source);
     *out = m;
     return 0;
 }
@@ -55,22 +55,22 @@ int lcm_model_from_text(const char *manifest, const char *source, lcm_model **ou
 int lcm_model_open_dir(const char *dir, lcm_model **out, lcm_err *err)
 {
     LCM_NEEDS(err, dir, out);
-    char *mp = lcm_path_join(dir, "manifest.lcm"), *sp = lcm_path_join(dir, "kernels.c");
+    char *mp = base_path_join(dir, "manifest.lcm"), *sp = base_path_join(dir, "kernels.c");
     int rc = 0;
-    if (!lcm_is_directory(dir)) rc = lcm_fail(err, LCM_E_IO, "'%s' is not a directory made by lcmgen", dir);
-    else if (!lcm_file_exists(mp)) rc = lcm_fail(err, LCM_E_IO, "'%s' has no manifest.lcm: run lcmgen MODEL.lua -o %s", dir, dir);
-    char *manifest = rc ? NULL : lcm_read_file(mp, NULL, err);
-    char *source = manifest ? lcm_read_file(sp, NULL, err) : NULL;
+    if (!sys_is_directory(dir)) rc = base_fail(err, LCM_E_IO, "'%s' is not a directory made by lcmgen", dir);
+    else if (!sys_file_exists(mp)) rc = base_fail(err, LCM_E_IO, "'%s' has no manifest.lcm: run lcmgen MODEL.lua -o %s", dir, dir);
+    char *manifest = rc ? NULL : sys_read_file(mp, NULL, err);
+    char *source = manifest ? sys_read_file(sp, NULL, err) : NULL;
     if (!rc && (!manifest || !source)) rc = err->code;
     if (!rc) {
         rc = lcm_model_from_text(manifest, source, out, err);
-        if (rc) lcm_fail_prefix(err, "%s", dir);
+        if (rc) base_fail_prefix(err, "%s", dir);
     }
     free(manifest), free(source), free(mp), free(sp);
     return rc;
 }
 
-const ir_model *lcm_model_ir(const lcm_model *m) { return &m->ir; }
+const ir_model *core_model_ir(const lcm_model *m) { return &m->ir; }
 const char *lcm_model_source(const lcm_model *m) { return m ? m->source : NULL; }
 
 /* ---- lcm.h's accessors: what users need of the IR (a NULL model: nothing) -- */
@@ -150,22 +150,22 @@ void lcm_model_param(const lcm_model *m, int i, const char **regime, const char 
 int lcm_model_resolve_params(const lcm_model *m, const lcm_pvalue *root, double *buf, lcm_err *err)
 {
     LCM_NEEDS(err, m, root, buf);
-    return lcm_params_resolve(&m->ir, root, buf, err);
+    return core_params_resolve(&m->ir, root, buf, err);
 }
 int lcm_solution_read_h5(const lcm_model *m, const char *path, lcm_solution **out, lcm_err *err)
 {
     LCM_NEEDS(err, m, path, out);
-    int rc = lcm_solution_read_h5_ir(&m->ir, path, out, err);
-    if (!rc) (*out)->owner = lcm_model_retain(m);
+    int rc = core_solution_read_h5_ir(&m->ir, path, out, err);
+    if (!rc) (*out)->owner = core_model_retain(m);
     return rc;
 }
-const lcm_model *lcm_model_retain(const lcm_model *m)
+const lcm_model *core_model_retain(const lcm_model *m)
 {
     atomic_fetch_add(&((lcm_model *)m)->refs, 1); /* the count is the one part of a model that changes */
     return m;
 }
 
-void lcm_model_release(const lcm_model *m) { lcm_model_free((lcm_model *)m); }
+void core_model_release(const lcm_model *m) { lcm_model_free((lcm_model *)m); }
 
 void lcm_model_free(lcm_model *m)
 {
@@ -176,33 +176,33 @@ void lcm_model_free(lcm_model *m)
     free(m);
 }
 
-void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out)
+void core_describe_values(const ir_regime *r, const double *x, lcm_sb *out)
 {
     if (r->nstates == 0) {
-        lcm_sb_puts(out, "the only state (the regime has no states)");
+        base_sb_puts(out, "the only state (the regime has no states)");
         return;
     }
     for (int i = 0; i < r->nstates; ++i) {
         const ir_grid *g = &r->states[i].grid;
-        lcm_sb_printf(out, "%s%s=", i ? ", " : "", r->states[i].name);
+        base_sb_printf(out, "%s%s=", i ? ", " : "", r->states[i].name);
         /* a code only when x is one (the range test first: casting NaN or a huge x is undefined) */
         if (grid_is_discrete(g) && x[i] >= 0 && x[i] < g->n && x[i] == (double)(int)x[i])
-            lcm_sb_puts(out, g->labels[(int)x[i]]);
-        else lcm_sb_printf(out, "%.10g", x[i]);
+            base_sb_puts(out, g->labels[(int)x[i]]);
+        else base_sb_printf(out, "%.10g", x[i]);
     }
 }
 
-void lcm_describe_state(const ir_regime *r, lcm_index s, int period, const double *G, const ir_grid_layout *L,
+void core_describe_state(const ir_regime *r, lcm_index s, int period, const double *G, const ir_grid_layout *L,
                         lcm_sb *out)
 {
-    double *x = lcm_xcalloc((size_t)r->nstates + 1, sizeof *x);
-    int *code = lcm_xcalloc((size_t)r->nstates + 1, sizeof *code);
+    double *x = base_xcalloc((size_t)r->nstates + 1, sizeof *x);
+    int *code = base_xcalloc((size_t)r->nstates + 1, sizeof *code);
     ir_layout_decode(r->states, r->nstates, -1, s, code);
     for (int i = 0; i < r->nstates; ++i) {
         const ir_grid *g = &r->states[i].grid;
         x[i] = grid_is_discrete(g) ? code[i] : G[ir_grid_at(g, L->state_off[r->id][i], period) + (size_t)code[i]];
     }
-    lcm_describe_values(r, x, out);
+    core_describe_values(r, x, out);
     free(code);
     free(x);
 }

@@ -1,5 +1,5 @@
 /* model.h - a loaded model: its IR and the generated texts it came from,
- * counted (lcm_model_retain / lcm_model_release in lcm_internal.h). */
+ * counted (core_model_retain / core_model_release in lcm_internal.h). */
 #ifndef LCM_MODEL_H
 #define LCM_MODEL_H
 
@@ -16,10 +16,10 @@ struct lcm_model {
 
 /* "wealth=12.5, health=bad" for a flat state index of a regime at a
  * period, with the grid values of a (whole) grid buffer. */
-void lcm_describe_state(const ir_regime *r, lcm_index s, int period, const double *G, const ir_grid_layout *L,
+void core_describe_state(const ir_regime *r, lcm_index s, int period, const double *G, const ir_grid_layout *L,
                         lcm_sb *out);
 /* The same for state values x[] (in the regime's state order; codes for
  * discrete states). */
-void lcm_describe_values(const ir_regime *r, const double *x, lcm_sb *out);
+void core_describe_values(const ir_regime *r, const double *x, lcm_sb *out);
 
 #endif

@@ -10,7 +10,7 @@
 /* ---- the value tree ----------------------------------------------------- */
 static lcm_pvalue *pv_new(lcm_pv_kind k)
 {
-    lcm_pvalue *v = lcm_xcalloc(1, sizeof *v);
+    lcm_pvalue *v = base_xcalloc(1, sizeof *v);
     v->kind = k;
     return v;
 }
@@ -36,8 +36,8 @@ static void pv_push(lcm_pvalue *v, char *key, lcm_pvalue *item)
 {
     if (v->n == v->cap) {
         v->cap = v->cap ? 2 * v->cap : 8;
-        v->items = lcm_xrealloc(v->items, (size_t)v->cap * sizeof *v->items);
-        v->keys = lcm_xrealloc(v->keys, (size_t)v->cap * sizeof *v->keys);
+        v->items = base_xrealloc(v->items, (size_t)v->cap * sizeof *v->items);
+        v->keys = base_xrealloc(v->keys, (size_t)v->cap * sizeof *v->keys);
     }
     v->keys[v->n] = key;
     v->items[v->n++] = item;
@@ -66,7 +66,7 @@ static int levels_above(const lcm_pvalue *v, const lcm_pvalue *item, int *holds)
 }
 
 /* Whether item may go into v (a node of kind `want`); if not, v (when there
- * is one) remembers why for lcm_params_resolve, and item, given away, is
+ * is one) remembers why for core_params_resolve, and item, given away, is
  * freed, unless it belongs to a tree (another, or v's own: a cycle refused)
  * and stays there.  bad_key: why the key is refused, or NULL. */
 static int taken(lcm_pvalue *v, lcm_pv_kind want, const char *fn, const char *bad_kind, const char *bad_key,
@@ -84,7 +84,7 @@ static int taken(lcm_pvalue *v, lcm_pv_kind want, const char *fn, const char *ba
                                                                          "deep"
                     : NULL;
     if (!why) return 1;
-    if (v && !v->misuse) v->misuse = lcm_xasprintf("%s %s", fn, why);
+    if (v && !v->misuse) v->misuse = base_xasprintf("%s %s", fn, why);
     if (item && !item->parent && !cycle) pv_free(item);
     return 0;
 }
@@ -111,10 +111,10 @@ void lcm_pv_put(lcm_pvalue *t, const char *key, lcm_pvalue *item)
             adopt(t, item);
             return;
         }
-    pv_push(t, lcm_xstrdup(key), item);
+    pv_push(t, base_xstrdup(key), item);
 }
 
-void lcm_pv_put_new(lcm_pvalue *t, const char *key, lcm_pvalue *item) { pv_push(t, lcm_xstrdup(key), item); }
+void core_pv_put_new(lcm_pvalue *t, const char *key, lcm_pvalue *item) { pv_push(t, base_xstrdup(key), item); }
 
 lcm_pvalue *lcm_pv_get(const lcm_pvalue *t, const char *key)
 {
@@ -124,7 +124,7 @@ lcm_pvalue *lcm_pv_get(const lcm_pvalue *t, const char *key)
     return NULL;
 }
 
-void lcm_pv_remove(lcm_pvalue *t, const char *key)
+void core_pv_remove(lcm_pvalue *t, const char *key)
 {
     for (int i = 0; t && t->kind == LCM_PV_TABLE && i < t->n; ++i)
         if (!strcmp(t->keys[i], key)) {
@@ -150,12 +150,12 @@ int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_er
     if (!err || !root || !path || !item || owned) {
         if (item && !owned) pv_free(item); /* given away */
         LCM_NEEDS(err, root, path, item);
-        return lcm_fail(err, LCM_E_USAGE, "lcm_pv_set_path: the item %s", cycle ? "is the root or one of its tables "
+        return base_fail(err, LCM_E_USAGE, "lcm_pv_set_path: the item %s", cycle ? "is the root or one of its tables "
                         "(a cycle)" : "belongs to a table or list already (an item belongs to one place)");
     }
     if (root->kind != LCM_PV_TABLE) {
         lcm_pv_free(item);
-        return lcm_fail(err, LCM_E_PARAMS, "'%s': the root of the parameters is %s, not a table (lcm_pv_table)", path,
+        return base_fail(err, LCM_E_PARAMS, "'%s': the root of the parameters is %s, not a table (lcm_pv_table)", path,
                         root->kind == LCM_PV_LIST ? "a list" : "a number");
     }
     lcm_pvalue *t = root;
@@ -163,9 +163,9 @@ int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_er
     for (;;) {
         const char *dot = strchr(p, '.');
         size_t len = dot ? (size_t)(dot - p) : strlen(p);
-        char *key = lcm_xstrndup(p, len);
-        if (!lcm_is_identifier(key)) {
-            int rc = lcm_fail(err, LCM_E_PARAMS, "'%s': '%s' is not a parameter, regime or function name", path, key);
+        char *key = base_xstrndup(p, len);
+        if (!base_is_identifier(key)) {
+            int rc = base_fail(err, LCM_E_PARAMS, "'%s': '%s' is not a parameter, regime or function name", path, key);
             free(key);
             lcm_pv_free(item);
             return rc;
@@ -180,7 +180,7 @@ int lcm_pv_set_path(lcm_pvalue *root, const char *path, lcm_pvalue *item, lcm_er
             next = lcm_pv_table();
             lcm_pv_put(t, key, next);
         } else if (next->kind != LCM_PV_TABLE) {
-            int rc = lcm_fail(err, LCM_E_PARAMS, "'%s': '%s' is a value, not a table", path, key);
+            int rc = base_fail(err, LCM_E_PARAMS, "'%s': '%s' is a value, not a table", path, key);
             free(key);
             lcm_pv_free(item);
             return rc;
@@ -198,7 +198,7 @@ static lcm_pvalue *pv_at_path(lcm_pvalue *root, const char *path, lcm_pvalue **p
     const char *p = path;
     for (;;) {
         const char *dot = strchr(p, '.');
-        char *key = dot ? lcm_xstrndup(p, (size_t)(dot - p)) : lcm_xstrdup(p);
+        char *key = dot ? base_xstrndup(p, (size_t)(dot - p)) : base_xstrdup(p);
         lcm_pvalue *v = lcm_pv_get(t, key);
         free(key);
         if (!dot) {
@@ -210,7 +210,7 @@ static lcm_pvalue *pv_at_path(lcm_pvalue *root, const char *path, lcm_pvalue **p
     }
 }
 
-int lcm_params_take_fixes(lcm_pvalue *params, ir_option *fixes, int nfixes, lcm_err *err)
+int core_params_take_fixes(lcm_pvalue *params, ir_option *fixes, int nfixes, lcm_err *err)
 {
     for (int i = 0; i < nfixes; ++i) {
         ir_option *f = &fixes[i];
@@ -218,14 +218,14 @@ int lcm_params_take_fixes(lcm_pvalue *params, ir_option *fixes, int nfixes, lcm_
         const char *leaf = NULL;
         lcm_pvalue *v = params ? pv_at_path(params, f->name, &parent, &leaf) : NULL;
         if (v && v->kind != LCM_PV_NUM)
-            return lcm_fail(err, LCM_E_PARAMS, "--fix %s: the parameters give '%s' %s; only a number can be fixed "
+            return base_fail(err, LCM_E_PARAMS, "--fix %s: the parameters give '%s' %s; only a number can be fixed "
                             "this way", f->name, f->name, v->kind == LCM_PV_LIST ? "an array (an array is no faster "
                             "fixed: give it in the params file)" : "a table (a regime's or a function's parameters, "
                             "or an array by label)");
         if (!v && !f->value) {
             const char *name = strrchr(f->name, '.');
             int at_top = name && lcm_pv_get(params, name + 1); /* given at model level, fixed at another */
-            return lcm_fail(err, LCM_E_PARAMS, "--fix %s: the parameters (--params, --set) give no value at '%s'%s%s%s; "
+            return base_fail(err, LCM_E_PARAMS, "--fix %s: the parameters (--params, --set) give no value at '%s'%s%s%s; "
                             "give one (--fix %s=VALUE) or put it in the params file at that path", f->name, f->name,
                             at_top ? " (they give it at model level: --fix " : "", at_top ? name + 1 : "",
                             at_top ? ")" : "", f->name);
@@ -234,17 +234,17 @@ int lcm_params_take_fixes(lcm_pvalue *params, ir_option *fixes, int nfixes, lcm_
             double x = strtod(f->value, NULL); /* checked by lcmgen_parse_fix */
             if (memcmp(&x, &v->num, sizeof x)) {
                 lcm_sb theirs;
-                lcm_sb_init(&theirs);
-                lcm_sb_double(&theirs, v->num);
-                lcm_fail(err, LCM_E_PARAMS, "--fix %s=%s: the parameters (--params, --set) give '%s' = %s; give the "
+                base_sb_init(&theirs);
+                base_sb_double(&theirs, v->num);
+                base_fail(err, LCM_E_PARAMS, "--fix %s=%s: the parameters (--params, --set) give '%s' = %s; give the "
                          "value in one place (--fix %s takes theirs)", f->name, f->value, f->name, theirs.s, f->name);
-                lcm_sb_free(&theirs);
+                base_sb_free(&theirs);
                 return err->code;
             }
         }
         if (!v) continue;
-        if (!f->value) f->value = lcm_xasprintf("%a", v->num); /* the same double, -0 included */
-        lcm_pv_remove(parent, leaf);
+        if (!f->value) f->value = base_xasprintf("%a", v->num); /* the same double, -0 included */
+        core_pv_remove(parent, leaf);
     }
     return 0;
 }
@@ -294,8 +294,8 @@ static void path_add(path_set *s, const char *p)
 {
     for (int i = 0; i < s->n; ++i)
         if (!strcmp(s->v[i], p)) return;
-    if (s->n == s->cap) s->cap = s->cap ? 2 * s->cap : 16, s->v = lcm_xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
-    s->v[s->n++] = lcm_xstrdup(p);
+    if (s->n == s->cap) s->cap = s->cap ? 2 * s->cap : 16, s->v = base_xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+    s->v[s->n++] = base_xstrdup(p);
 }
 
 static int path_has(const path_set *s, const char *p)
@@ -314,12 +314,12 @@ static void path_free(path_set *s)
 static void describe_shape(const ir_param *p, lcm_sb *b)
 {
     if (p->ndims == 0) {
-        lcm_sb_puts(b, "a number");
+        base_sb_puts(b, "a number");
         return;
     }
-    for (int d = 0; d < p->ndims; ++d) lcm_sb_printf(b, "%s%d", d ? " x " : "", p->dims[d]);
-    lcm_sb_puts(b, " values by ");
-    for (int d = 0; d < p->ndims; ++d) lcm_sb_printf(b, "%s%s", d ? ", " : "", p->dimnames[d]);
+    for (int d = 0; d < p->ndims; ++d) base_sb_printf(b, "%s%d", d ? " x " : "", p->dims[d]);
+    base_sb_puts(b, " values by ");
+    for (int d = 0; d < p->ndims; ++d) base_sb_printf(b, "%s%s", d ? ", " : "", p->dimnames[d]);
 }
 
 /* Flattens v into out[] following p's dimensions from dimension d. */
@@ -328,46 +328,46 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
 {
     if (d == p->ndims) {
         if (v->kind != LCM_PV_NUM)
-            return lcm_fail(err, LCM_E_PARAMS, "parameter %s: expected a number, found a %s", where,
+            return base_fail(err, LCM_E_PARAMS, "parameter %s: expected a number, found a %s", where,
                             v->kind == LCM_PV_LIST ? "list" : "table");
-        if (v->num != v->num) return lcm_fail(err, LCM_E_PARAMS, "parameter %s is NaN", where);
+        if (v->num != v->num) return base_fail(err, LCM_E_PARAMS, "parameter %s is NaN", where);
         out[(*pos)++] = v->num;
         return 0;
     }
     if (d >= IR_MAX_DIMS) /* the manifest reader keeps ndims within; gcc -O3 cannot see it through the recursion */
-        return lcm_fail(err, LCM_E_INTERNAL, "parameter %s: more than %d dimensions", where, IR_MAX_DIMS);
+        return base_fail(err, LCM_E_INTERNAL, "parameter %s: more than %d dimensions", where, IR_MAX_DIMS);
     int n = p->dims[d];
     if (v->kind == LCM_PV_NUM) {
         lcm_sb b;
-        lcm_sb_init(&b);
+        base_sb_init(&b);
         describe_shape(p, &b);
-        int rc = lcm_fail(err, LCM_E_PARAMS, "parameter %s: expected an array (%s), found a number", where, b.s);
-        lcm_sb_free(&b);
+        int rc = base_fail(err, LCM_E_PARAMS, "parameter %s: expected an array (%s), found a number", where, b.s);
+        base_sb_free(&b);
         return rc;
     }
     if (v->kind == LCM_PV_TABLE) {
         char *regime_names[IR_MAX_REGIMES];
         char **labels = dim_labels(m, p->regime, p->dimnames[d], regime_names);
         if (!labels)
-            return lcm_fail(err, LCM_E_PARAMS, "parameter %s: dimension %d (%s) is not categorical; give a list",
+            return base_fail(err, LCM_E_PARAMS, "parameter %s: dimension %d (%s) is not categorical; give a list",
                             where, d + 1, p->dimnames[d]);
         for (int i = 0; i < v->n; ++i) {
             int found = 0;
             for (int j = 0; j < n; ++j) found |= !strcmp(v->keys[i], labels[j]);
             if (!found) {
                 lcm_sb cats;
-                lcm_sb_init(&cats);
-                for (int j = 0; j < n; ++j) lcm_sb_printf(&cats, "%s%s", j ? ", " : "", labels[j]);
-                int rc = lcm_fail(err, LCM_E_PARAMS, "parameter %s: '%s' is not a category of %s (categories: %s)",
+                base_sb_init(&cats);
+                for (int j = 0; j < n; ++j) base_sb_printf(&cats, "%s%s", j ? ", " : "", labels[j]);
+                int rc = base_fail(err, LCM_E_PARAMS, "parameter %s: '%s' is not a category of %s (categories: %s)",
                                   where, v->keys[i], p->dimnames[d], cats.s);
-                lcm_sb_free(&cats);
+                base_sb_free(&cats);
                 return rc;
             }
         }
         for (int j = 0; j < n; ++j) {
             const lcm_pvalue *item = lcm_pv_get(v, labels[j]);
             if (!item)
-                return lcm_fail(err, LCM_E_PARAMS, "parameter %s: no entry for '%s' (%s)", where, labels[j],
+                return base_fail(err, LCM_E_PARAMS, "parameter %s: no entry for '%s' (%s)", where, labels[j],
                                 p->dimnames[d]);
             int rc = flatten(m, p, item, d + 1, out, pos, where, err);
             if (rc) return rc;
@@ -387,7 +387,7 @@ static int flatten(const ir_model *m, const ir_param *p, const lcm_pvalue *v, in
         }
     }
     if (v->n != n)
-        return lcm_fail(err, LCM_E_PARAMS, "parameter %s: dimension %d (%s) has %d entries, the model needs %d",
+        return base_fail(err, LCM_E_PARAMS, "parameter %s: dimension %d (%s) has %d entries, the model needs %d",
                         where, d + 1, p->dimnames[d], v->n, n);
     for (int i = 0; i < n; ++i) {
         int rc = flatten(m, p, v->items[i], d + 1, out, pos, where, err);
@@ -409,14 +409,14 @@ static int find_candidates(const ir_model *m, const lcm_pvalue *root, const ir_p
         const lcm_pvalue *ft = lcm_pv_get(rt, p->func);
         if (ft && ft->kind == LCM_PV_TABLE && is_param_function(m, p->regime, p->func)) {
             const lcm_pvalue *v = lcm_pv_get(ft, p->name);
-            if (v) c[n].v = v, c[n++].path = lcm_xasprintf("%s.%s.%s", p->regime, p->func, p->name);
+            if (v) c[n].v = v, c[n++].path = base_xasprintf("%s.%s.%s", p->regime, p->func, p->name);
         }
         const lcm_pvalue *v = lcm_pv_get(rt, p->name);
-        if (v) c[n].v = v, c[n++].path = lcm_xasprintf("%s.%s", p->regime, p->name);
+        if (v) c[n].v = v, c[n++].path = base_xasprintf("%s.%s", p->regime, p->name);
     }
     if (ir_find_regime(m, p->name) < 0) {
         const lcm_pvalue *v = lcm_pv_get(root, p->name);
-        if (v) c[n].v = v, c[n++].path = lcm_xstrdup(p->name);
+        if (v) c[n].v = v, c[n++].path = base_xstrdup(p->name);
     }
     return n;
 }
@@ -441,13 +441,13 @@ static void hint_unknown(const ir_model *m, const char *regime, const char *name
         const ir_param *p = &m->params[i];
         if (strcmp(p->name, name)) continue;
         if (p->fixed) {
-            lcm_sb_printf(b, " ('%s' is a parameter of regime '%s', function '%s', fixed in the model (fixed_params "
+            base_sb_printf(b, " ('%s' is a parameter of regime '%s', function '%s', fixed in the model (fixed_params "
                           "or --fix): it cannot be set)", name, p->regime, p->func);
             return;
         }
-        lcm_sb_printf(b, " ('%s' is a parameter of regime '%s', function '%s': give it as ", name, p->regime, p->func);
-        if (ir_find_regime(m, name) < 0) lcm_sb_printf(b, "'%s', ", name);
-        lcm_sb_printf(b, "'%s.%s' or '%s.%s.%s')", p->regime, name, p->regime, p->func, name);
+        base_sb_printf(b, " ('%s' is a parameter of regime '%s', function '%s': give it as ", name, p->regime, p->func);
+        if (ir_find_regime(m, name) < 0) base_sb_printf(b, "'%s', ", name);
+        base_sb_printf(b, "'%s.%s' or '%s.%s.%s')", p->regime, name, p->regime, p->func, name);
         return;
     }
     for (int r = 0; r < m->nregimes; ++r) {
@@ -455,13 +455,13 @@ static void hint_unknown(const ir_model *m, const char *regime, const char *name
         if (regime && strcmp(R->name, regime)) continue;
         for (int i = 0; i < R->nfuncs; ++i) {
             if (strcmp(R->funcs[i].name, name)) continue;
-            lcm_sb_printf(b, " ('%s' is a function of regime '%s', not a parameter", name, R->name);
+            base_sb_printf(b, " ('%s' is a function of regime '%s', not a parameter", name, R->name);
             int np = 0;
             for (int k = 0; k < m->nparams; ++k)
                 if (!strcmp(m->params[k].regime, R->name) && !strcmp(m->params[k].func, name))
-                    lcm_sb_printf(b, "%s%s.%s.%s", np++ ? ", " : "; its parameters go in a table: ", R->name, name,
+                    base_sb_printf(b, "%s%s.%s.%s", np++ ? ", " : "; its parameters go in a table: ", R->name, name,
                                   m->params[k].name);
-            lcm_sb_puts(b, np ? ")" : "; it takes none)");
+            base_sb_puts(b, np ? ")" : "; it takes none)");
             return;
         }
         const char *kind = NULL;
@@ -470,17 +470,17 @@ static void hint_unknown(const ir_model *m, const char *regime, const char *name
         for (int i = 0; i < R->nactions && !kind; ++i)
             if (!strcmp(R->actions[i].name, name)) kind = "an action";
         if (kind) {
-            lcm_sb_printf(b, " ('%s' is %s of regime '%s', not a parameter)", name, kind, R->name);
+            base_sb_printf(b, " ('%s' is %s of regime '%s', not a parameter)", name, kind, R->name);
             return;
         }
     }
     const char *best = NULL;
     unsigned bd = 3;
     for (int i = 0; i < m->nparams; ++i) {
-        unsigned d = lcm_edit_distance(name, m->params[i].name);
+        unsigned d = base_edit_distance(name, m->params[i].name);
         if (d < bd) bd = d, best = m->params[i].name;
     }
-    if (best) lcm_sb_printf(b, " (did you mean '%s'?)", best);
+    if (best) base_sb_printf(b, " (did you mean '%s'?)", best);
 }
 
 static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b)
@@ -489,18 +489,18 @@ static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b)
     if (r < 0 || strlen(p->name) < 4) return;
     const ir_regime *R = &m->regimes[r];
     for (int i = 0; i < R->nstates; ++i)
-        if (lcm_edit_distance(p->name, R->states[i].name) <= 2) {
-            lcm_sb_printf(b, " - a misspelling of the state '%s'?", R->states[i].name);
+        if (base_edit_distance(p->name, R->states[i].name) <= 2) {
+            base_sb_printf(b, " - a misspelling of the state '%s'?", R->states[i].name);
             return;
         }
     for (int i = 0; i < R->nactions; ++i)
-        if (lcm_edit_distance(p->name, R->actions[i].name) <= 2) {
-            lcm_sb_printf(b, " - a misspelling of the action '%s'?", R->actions[i].name);
+        if (base_edit_distance(p->name, R->actions[i].name) <= 2) {
+            base_sb_printf(b, " - a misspelling of the action '%s'?", R->actions[i].name);
             return;
         }
     for (int i = 0; i < R->nfuncs; ++i)
-        if (lcm_edit_distance(p->name, R->funcs[i].name) <= 2) {
-            lcm_sb_printf(b, " - a misspelling of the function '%s'?", R->funcs[i].name);
+        if (base_edit_distance(p->name, R->funcs[i].name) <= 2) {
+            base_sb_printf(b, " - a misspelling of the function '%s'?", R->funcs[i].name);
             return;
         }
 }
@@ -514,31 +514,31 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
         if (r < 0) {
             if (!path_has(used, k)) {
                 lcm_sb b;
-                lcm_sb_init(&b);
+                base_sb_init(&b);
                 hint_unknown(m, NULL, k, &b);
-                int rc = lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no model function uses it%s", k,
+                int rc = base_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no model function uses it%s", k,
                                   b.s ? b.s : "");
-                lcm_sb_free(&b);
+                base_sb_free(&b);
                 return rc;
             }
             continue;
         }
         if (v->kind != LCM_PV_TABLE)
-            return lcm_fail(err, LCM_E_PARAMS, "'%s' is a regime: give its parameters as a table", k);
+            return base_fail(err, LCM_E_PARAMS, "'%s' is a regime: give its parameters as a table", k);
         for (int j = 0; j < v->n; ++j) {
             const char *k2 = v->keys[j];
             const lcm_pvalue *v2 = v->items[j];
             if (v2->kind == LCM_PV_TABLE && is_param_function(m, k, k2)) {
                 for (int l = 0; l < v2->n; ++l) {
-                    char *path = lcm_xasprintf("%s.%s.%s", k, k2, v2->keys[l]);
+                    char *path = base_xasprintf("%s.%s.%s", k, k2, v2->keys[l]);
                     int ok = path_has(used, path);
                     if (!ok) {
                         lcm_sb b;
-                        lcm_sb_init(&b);
+                        base_sb_init(&b);
                         hint_unknown(m, k, v2->keys[l], &b);
-                        lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': function '%s' of regime '%s' has no parameter '%s'%s",
+                        base_fail(err, LCM_E_PARAMS, "unknown parameter '%s': function '%s' of regime '%s' has no parameter '%s'%s",
                                  path, k2, k, v2->keys[l], b.s ? b.s : "");
-                        lcm_sb_free(&b);
+                        base_sb_free(&b);
                         free(path);
                         return LCM_E_PARAMS;
                     }
@@ -546,15 +546,15 @@ static int check_unknown(const ir_model *m, const lcm_pvalue *root, const path_s
                 }
                 continue;
             }
-            char *path = lcm_xasprintf("%s.%s", k, k2);
+            char *path = base_xasprintf("%s.%s", k, k2);
             int ok = path_has(used, path);
             if (!ok) {
                 lcm_sb b;
-                lcm_sb_init(&b);
+                base_sb_init(&b);
                 hint_unknown(m, k, k2, &b);
-                lcm_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no function of regime '%s' uses '%s'%s", path, k,
+                base_fail(err, LCM_E_PARAMS, "unknown parameter '%s': no function of regime '%s' uses '%s'%s", path, k,
                          k2, b.s ? b.s : "");
-                lcm_sb_free(&b);
+                base_sb_free(&b);
                 free(path);
                 return LCM_E_PARAMS;
             }
@@ -575,14 +575,14 @@ static const char *pv_misuse(const lcm_pvalue *v)
     return NULL;
 }
 
-int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, lcm_err *err)
+int core_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, lcm_err *err)
 {
-    if (!root || root->kind != LCM_PV_TABLE) return lcm_fail(err, LCM_E_PARAMS, "parameters must be a table");
+    if (!root || root->kind != LCM_PV_TABLE) return base_fail(err, LCM_E_PARAMS, "parameters must be a table");
     const char *misuse = pv_misuse(root);
-    if (misuse) return lcm_fail(err, LCM_E_PARAMS, "the parameters were built wrongly: %s", misuse);
+    if (misuse) return base_fail(err, LCM_E_PARAMS, "the parameters were built wrongly: %s", misuse);
     path_set used = {0};
     lcm_sb missing;
-    lcm_sb_init(&missing);
+    base_sb_init(&missing);
     int nmissing = 0, rc = 0;
     for (int i = 0; i < m->nparams && !rc; ++i) {
         const ir_param *p = &m->params[i];
@@ -590,20 +590,20 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
         int nc = find_candidates(m, root, p, c);
         if (p->fixed) {
             if (nc > 0)
-                rc = lcm_fail(err, LCM_E_PARAMS, "parameter '%s' (regime '%s', function '%s') is fixed in the model "
+                rc = base_fail(err, LCM_E_PARAMS, "parameter '%s' (regime '%s', function '%s') is fixed in the model "
                               "(fixed_params or --fix); it cannot be set", c[0].path, p->regime, p->func);
             else memcpy(buf + p->offset, p->values, p->size * sizeof *buf);
         } else if (nc > 1) {
-            rc = lcm_fail(err, LCM_E_PARAMS, "parameter '%s' of regime '%s', function '%s' is given at two levels: "
+            rc = base_fail(err, LCM_E_PARAMS, "parameter '%s' of regime '%s', function '%s' is given at two levels: "
                           "'%s' and '%s'; keep one", p->name, p->regime, p->func, c[0].path, c[1].path);
         } else if (nc == 0) {
-            lcm_sb_printf(&missing, "%s%s (%s.%s, ", nmissing++ ? ", " : "", p->name, p->regime, p->func);
+            base_sb_printf(&missing, "%s%s (%s.%s, ", nmissing++ ? ", " : "", p->name, p->regime, p->func);
             describe_shape(p, &missing);
-            lcm_sb_putc(&missing, ')');
+            base_sb_putc(&missing, ')');
             suggest_variable(m, p, &missing);
         } else {
             size_t pos = 0;
-            char *where = lcm_xasprintf("'%s' (%s.%s)", c[0].path, p->regime, p->func);
+            char *where = base_xasprintf("'%s' (%s.%s)", c[0].path, p->regime, p->func);
             rc = flatten(m, p, c[0].v, 0, buf + p->offset, &pos, where, err);
             free(where);
             path_add(&used, c[0].path);
@@ -611,22 +611,22 @@ int lcm_params_resolve(const ir_model *m, const lcm_pvalue *root, double *buf, l
         for (int k = 0; k < nc; ++k) free(c[k].path);
     }
     if (!rc && nmissing)
-        rc = lcm_fail(err, LCM_E_PARAMS, "missing parameter%s: %s", nmissing > 1 ? "s" : "", missing.s);
+        rc = base_fail(err, LCM_E_PARAMS, "missing parameter%s: %s", nmissing > 1 ? "s" : "", missing.s);
     if (!rc) rc = check_unknown(m, root, &used, err);
-    lcm_sb_free(&missing);
+    base_sb_free(&missing);
     path_free(&used);
     return rc;
 }
 
-int lcm_params_check_buffer(const ir_model *m, const double *buf, lcm_err *err)
+int core_params_check_buffer(const ir_model *m, const double *buf, lcm_err *err)
 {
     for (int i = 0; i < m->nparams; ++i) {
         const ir_param *p = &m->params[i];
         for (size_t j = 0; j < p->size && !p->fixed; ++j)
             if (buf[p->offset + j] != buf[p->offset + j])
-                return p->size == 1 ? lcm_fail(err, LCM_E_PARAMS, "parameter '%s' (%s.%s) is NaN (buffer slot %zu)",
+                return p->size == 1 ? base_fail(err, LCM_E_PARAMS, "parameter '%s' (%s.%s) is NaN (buffer slot %zu)",
                                                p->name, p->regime, p->func, p->offset)
-                                    : lcm_fail(err, LCM_E_PARAMS, "parameter '%s' (%s.%s) is NaN at element %zu "
+                                    : base_fail(err, LCM_E_PARAMS, "parameter '%s' (%s.%s) is NaN at element %zu "
                                                "(buffer slot %zu)", p->name, p->regime, p->func, j, p->offset + j);
     }
     return 0;
@@ -649,10 +649,10 @@ static int same_shape(const ir_param *a, const ir_param *b)
     return 1;
 }
 
-void lcm_params_template(const ir_model *m, lcm_sb *b)
+void core_params_template(const ir_model *m, lcm_sb *b)
 {
-    lcm_sb_printf(b, "-- Parameters of model '%s' (written by lcm params-template).\n", m->name);
-    lcm_sb_puts(b, "-- Replace each nil by a value.  A name can also be given per regime\n"
+    base_sb_printf(b, "-- Parameters of model '%s' (written by lcm params-template).\n", m->name);
+    base_sb_puts(b, "-- Replace each nil by a value.  A name can also be given per regime\n"
                "-- (regime = { name = ... }) or per function (regime = { fn = { name = ... } }),\n"
                "-- but not at two levels.  Arrays are nested lists, first element = code 0,\n"
                "-- or tables keyed by category label.\n"
@@ -660,7 +660,7 @@ void lcm_params_template(const ir_model *m, lcm_sb *b)
     /* a name whose every use has the same shape is listed once, at model
      * level, unless it names a grid's parameter and a function's too (a
      * process's sigma and a CRRA sigma): one value there would set both */
-    char *model_level = lcm_xcalloc((size_t)m->nparams + 1, 1);
+    char *model_level = base_xcalloc((size_t)m->nparams + 1, 1);
     for (int i = 0; i < m->nparams; ++i) {
         const ir_param *p = &m->params[i];
         int uniform = !p->fixed, first = 1;
@@ -672,13 +672,13 @@ void lcm_params_template(const ir_model *m, lcm_sb *b)
         }
         model_level[i] = (char)uniform;
         if (!uniform || !first) continue;
-        lcm_sb_printf(b, "  %s = nil, -- ", p->name);
+        base_sb_printf(b, "  %s = nil, -- ", p->name);
         describe_shape(p, b);
-        lcm_sb_puts(b, "; used by");
+        base_sb_puts(b, "; used by");
         for (int j = i; j < m->nparams; ++j)
             if (!m->params[j].fixed && !strcmp(m->params[j].name, p->name))
-                lcm_sb_printf(b, " %s.%s", m->params[j].regime, m->params[j].func);
-        lcm_sb_putc(b, '\n');
+                base_sb_printf(b, " %s.%s", m->params[j].regime, m->params[j].func);
+        base_sb_putc(b, '\n');
     }
     /* the others at function level, grouped by regime and function */
     for (int r = 0; r < m->nregimes; ++r) {
@@ -693,30 +693,30 @@ void lcm_params_template(const ir_model *m, lcm_sb *b)
                     !strcmp(m->params[j].func, p->func))
                     first_of_func = 0;
             if (!first_of_func) continue;
-            if (!opened) lcm_sb_printf(b, "  %s = {\n", rn), opened = 1;
-            lcm_sb_printf(b, "    %s = {\n", p->func);
+            if (!opened) base_sb_printf(b, "  %s = {\n", rn), opened = 1;
+            base_sb_printf(b, "    %s = {\n", p->func);
             for (int j = i; j < m->nparams; ++j) {
                 const ir_param *q = &m->params[j];
                 if (model_level[j] || q->fixed || strcmp(q->regime, rn) || strcmp(q->func, p->func)) continue;
-                lcm_sb_printf(b, "      %s = nil, -- ", q->name);
+                base_sb_printf(b, "      %s = nil, -- ", q->name);
                 describe_shape(q, b);
-                lcm_sb_putc(b, '\n');
+                base_sb_putc(b, '\n');
             }
-            lcm_sb_puts(b, "    },\n");
+            base_sb_puts(b, "    },\n");
         }
-        if (opened) lcm_sb_puts(b, "  },\n");
+        if (opened) base_sb_puts(b, "  },\n");
     }
     free(model_level);
-    lcm_sb_puts(b, "}\n");
+    base_sb_puts(b, "}\n");
 }
 
 /* ---- values back to a params file (snapshots) ---------------------------- */
 static void put_number(lcm_sb *b, double x)
 {
-    if (x != x) lcm_sb_puts(b, "0 / 0");
-    else if (x == 1.0 / 0.0) lcm_sb_puts(b, "math.huge");
-    else if (x == -1.0 / 0.0) lcm_sb_puts(b, "-math.huge");
-    else lcm_sb_double(b, x);
+    if (x != x) base_sb_puts(b, "0 / 0");
+    else if (x == 1.0 / 0.0) base_sb_puts(b, "math.huge");
+    else if (x == -1.0 / 0.0) base_sb_puts(b, "-math.huge");
+    else base_sb_double(b, x);
 }
 
 /* Dimension d of an array parameter as nested lists (first element = code 0). */
@@ -726,18 +726,18 @@ static void put_array(lcm_sb *b, const ir_param *p, const double *v, int d, size
         put_number(b, v[(*pos)++]);
         return;
     }
-    lcm_sb_putc(b, '{');
+    base_sb_putc(b, '{');
     for (int i = 0; i < p->dims[d]; ++i) {
-        if (i) lcm_sb_puts(b, ", ");
+        if (i) base_sb_puts(b, ", ");
         put_array(b, p, v, d + 1, pos);
     }
-    lcm_sb_putc(b, '}');
+    base_sb_putc(b, '}');
 }
 
-void lcm_params_write_lua(const ir_model *m, const double *buf, lcm_sb *b)
+void core_params_write_lua(const ir_model *m, const double *buf, lcm_sb *b)
 {
-    lcm_sb_printf(b, "-- Parameters of model '%s', each given to the function that uses it.\n", m->name);
-    lcm_sb_puts(b, "return {\n");
+    base_sb_printf(b, "-- Parameters of model '%s', each given to the function that uses it.\n", m->name);
+    base_sb_puts(b, "return {\n");
     for (int r = 0; r < m->nregimes; ++r) {
         const char *rn = m->regimes[r].name;
         int opened = 0;
@@ -748,19 +748,19 @@ void lcm_params_write_lua(const ir_model *m, const double *buf, lcm_sb *b)
                 first_of_func &= m->params[j].fixed || strcmp(m->params[j].regime, rn) ||
                                  strcmp(m->params[j].func, p->func);
             if (p->fixed || strcmp(p->regime, rn) || !first_of_func) continue;
-            if (!opened) lcm_sb_printf(b, "  %s = {\n", rn), opened = 1;
-            lcm_sb_printf(b, "    %s = {\n", p->func);
+            if (!opened) base_sb_printf(b, "  %s = {\n", rn), opened = 1;
+            base_sb_printf(b, "    %s = {\n", p->func);
             for (int j = i; j < m->nparams; ++j) {
                 const ir_param *q = &m->params[j];
                 if (q->fixed || strcmp(q->regime, rn) || strcmp(q->func, p->func)) continue;
                 size_t pos = 0;
-                lcm_sb_printf(b, "      %s = ", q->name);
+                base_sb_printf(b, "      %s = ", q->name);
                 put_array(b, q, buf + q->offset, 0, &pos);
-                lcm_sb_puts(b, ",\n");
+                base_sb_puts(b, ",\n");
             }
-            lcm_sb_puts(b, "    },\n");
+            base_sb_puts(b, "    },\n");
         }
-        if (opened) lcm_sb_puts(b, "  },\n");
+        if (opened) base_sb_puts(b, "  },\n");
     }
-    lcm_sb_puts(b, "}\n");
+    base_sb_puts(b, "}\n");
 }

@@ -8,7 +8,7 @@
 
 #include "base.h"
 
-void lcm_flags_clear(lcm_flags *f, size_t n)
+void core_flags_clear(lcm_flags *f, size_t n)
 {
     for (size_t i = 0; i < n; ++i) {
         memset(&f[i], 0, sizeof *f);
@@ -17,22 +17,22 @@ void lcm_flags_clear(lcm_flags *f, size_t n)
 }
 
 /* ---- solutions ------------------------------------------------------------ */
-lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
+lcm_solution *core_solution_alloc(const ir_model *m, int precision, lcm_err *err)
 {
     int R = m->nregimes, T = m->nperiods;
-    lcm_solution *sol = lcm_xcalloc(1, sizeof *sol);
+    lcm_solution *sol = base_xcalloc(1, sizeof *sol);
     sol->m = m;
     sol->precision = precision;
-    sol->V = lcm_xcalloc((size_t)(R * T), sizeof *sol->V);
-    sol->M = lcm_xcalloc((size_t)(R * T), sizeof *sol->M);
-    sol->n = lcm_xcalloc((size_t)R, sizeof *sol->n);
+    sol->V = base_xcalloc((size_t)(R * T), sizeof *sol->V);
+    sol->M = base_xcalloc((size_t)(R * T), sizeof *sol->M);
+    sol->n = base_xcalloc((size_t)R, sizeof *sol->n);
     ir_grid_layout_build(m, &sol->layout);
-    sol->grids = lcm_xcalloc(sol->layout.total + 1, sizeof *sol->grids);
-    sol->params = lcm_xcalloc(m->params_size + 1, sizeof *sol->params);
-    sol->flags = lcm_xcalloc((size_t)(R * T) + 1, sizeof *sol->flags);
-    lcm_flags_clear(sol->flags, (size_t)(R * T));
+    sol->grids = base_xcalloc(sol->layout.total + 1, sizeof *sol->grids);
+    sol->params = base_xcalloc(m->params_size + 1, sizeof *sol->params);
+    sol->flags = base_xcalloc((size_t)(R * T) + 1, sizeof *sol->flags);
+    core_flags_clear(sol->flags, (size_t)(R * T));
     sol->shards = 1;
-    size_t rb = lcm_real_bytes(precision);
+    size_t rb = core_real_bytes(precision);
     for (int r = 0; r < R; ++r) sol->n[r] = ir_state_space_size(&m->regimes[r]);
     for (int t = 0; t < T; ++t)
         for (int r = 0; r < R; ++r) {
@@ -40,7 +40,7 @@ lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err)
             int marginal = ir_marginal_state(&m->regimes[r]) >= 0;
             if (!(sol->V[t * R + r] = malloc((size_t)sol->n[r] * rb)) ||
                 (marginal && !(sol->M[t * R + r] = malloc((size_t)sol->n[r] * rb)))) {
-                lcm_fail(err, LCM_E_MEMORY, "out of host memory: V of regime '%s' at period %d needs %.1f MiB "
+                base_fail(err, LCM_E_MEMORY, "out of host memory: V of regime '%s' at period %d needs %.1f MiB "
                          "(%lld states); a coarser grid or --precision 32 needs less", m->regimes[r].name, t,
                          (double)sol->n[r] * (double)rb / 1048576.0, (long long)sol->n[r]);
                 lcm_solution_free(sol);
@@ -60,7 +60,7 @@ void lcm_solution_free(lcm_solution *s)
     free(s->params);
     free(s->flags);
     ir_grid_layout_free(&s->layout);
-    lcm_model_release(s->owner);
+    core_model_release(s->owner);
     free(s);
 }
 
@@ -89,4 +89,4 @@ double lcm_solution_value(const lcm_solution *s, int t, int r, lcm_index i)
 
 int lcm_solution_precision(const lcm_solution *s) { return s ? s->precision : 0; }
 double lcm_solution_seconds(const lcm_solution *s) { return s ? s->seconds : 0.0 / 0.0; }
-const ir_model *lcm_solution_model(const lcm_solution *s) { return s->m; }
+const ir_model *core_solution_model(const lcm_solution *s) { return s->m; }

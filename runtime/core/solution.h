@@ -23,17 +23,17 @@ struct lcm_solution {
     lcm_flags *flags;    /* [period * nregimes + regime]: what the checks found */
     int shards;          /* workers that solved it (1: unsharded) */
     double seconds;
-    const lcm_model *owner; /* held (lcm_model_retain) by the entry point that made it, or NULL */
+    const lcm_model *owner; /* held (core_model_retain) by the entry point that made it, or NULL */
 };
 
 
 /* A solution with V, grids and params allocated (V of active regimes only). */
-lcm_solution *lcm_solution_alloc(const ir_model *m, int precision, lcm_err *err);
+lcm_solution *core_solution_alloc(const ir_model *m, int precision, lcm_err *err);
 
 /* Clears n check-flag slots: nothing found, no first offender. */
-void lcm_flags_clear(lcm_flags *f, size_t n);
+void core_flags_clear(lcm_flags *f, size_t n);
 
 /* bytes of one real of a precision */
-static inline size_t lcm_real_bytes(int precision) { return precision == 32 ? 4 : 8; }
+static inline size_t core_real_bytes(int precision) { return precision == 32 ? 4 : 8; }
 
 #endif

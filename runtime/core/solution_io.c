@@ -41,7 +41,7 @@ static int check_rank(const ir_model *m, const char *path, lcm_err *err)
 {
     for (int r = 0; r < m->nregimes; ++r)
         if (m->regimes[r].nstates > H5S_MAX_RANK)
-            return lcm_fail(err, LCM_E_IO, "cannot write '%s': regime '%s' has %d states, but an HDF5 dataset has "
+            return base_fail(err, LCM_E_IO, "cannot write '%s': regime '%s' has %d states, but an HDF5 dataset has "
                             "at most %d dimensions", path, m->regimes[r].name, m->regimes[r].nstates, H5S_MAX_RANK);
     return 0;
 }
@@ -53,25 +53,25 @@ static int check_rank(const ir_model *m, const char *path, lcm_err *err)
 static int write_param_names(hid_t f, const ir_model *m)
 {
     size_t n = m->params_size;
-    char **names = lcm_xcalloc(n + 1, sizeof *names);
+    char **names = base_xcalloc(n + 1, sizeof *names);
     for (int i = 0; i < m->nparams; ++i) {
         const ir_param *p = &m->params[i];
         for (size_t j = 0; j < p->size && p->offset + j < n; ++j) {
             lcm_sb b;
-            lcm_sb_init(&b);
-            lcm_sb_printf(&b, "%s.%s.%s", p->regime, p->func, p->name);
+            base_sb_init(&b);
+            base_sb_printf(&b, "%s.%s.%s", p->regime, p->func, p->name);
             for (int d = 0, rest = (int)j, below = (int)p->size; d < p->ndims; ++d) {
                 below /= p->dims[d];
-                lcm_sb_printf(&b, "%s%d", d ? "," : "[", rest / below);
+                base_sb_printf(&b, "%s%d", d ? "," : "[", rest / below);
                 rest %= below;
             }
-            if (p->ndims) lcm_sb_putc(&b, ']');
-            names[p->offset + j] = lcm_sb_take(&b);
+            if (p->ndims) base_sb_putc(&b, ']');
+            names[p->offset + j] = base_sb_take(&b);
         }
     }
     for (size_t k = 0; k < n; ++k)
-        if (!names[k]) names[k] = lcm_xstrdup(""); /* a slot no parameter claims: none known, kept aligned */
-    int bad = lcm_h5_data_strings(f, "param_names", (const char *const *)names, (hsize_t)n);
+        if (!names[k]) names[k] = base_xstrdup(""); /* a slot no parameter claims: none known, kept aligned */
+    int bad = io_h5_data_strings(f, "param_names", (const char *const *)names, (hsize_t)n);
     for (size_t k = 0; k < n; ++k) free(names[k]);
     free(names);
     return bad;
@@ -81,20 +81,20 @@ static int write_root(const lcm_solution *s, hid_t f)
 {
     const ir_model *m = s->m;
     hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
-    int bad = lcm_h5_attr_string(root, "format", "lcm-solution") || lcm_h5_attr_int(root, "format_version", FORMAT) ||
-              lcm_h5_attr_string(root, "model", m->name) ||
-              lcm_h5_attr_string(root, "source_hash", m->source_hash ? m->source_hash : "") ||
-              lcm_h5_attr_int(root, "precision", s->precision) || lcm_h5_attr_int(root, "shards", s->shards);
+    int bad = io_h5_attr_string(root, "format", "lcm-solution") || io_h5_attr_int(root, "format_version", FORMAT) ||
+              io_h5_attr_string(root, "model", m->name) ||
+              io_h5_attr_string(root, "source_hash", m->source_hash ? m->source_hash : "") ||
+              io_h5_attr_int(root, "precision", s->precision) || io_h5_attr_int(root, "shards", s->shards);
     H5Gclose(root);
     if (bad) return bad;
-    bad |= lcm_h5_data_doubles(f, "ages", m->ages, (hsize_t)m->nperiods);
+    bad |= io_h5_data_doubles(f, "ages", m->ages, (hsize_t)m->nperiods);
     /* the parameters of the solve: a simulation from this file uses them,
      * and a reader finds each element's name beside it */
-    bad |= lcm_h5_data_doubles(f, "params", s->params, (hsize_t)m->params_size);
+    bad |= io_h5_data_doubles(f, "params", s->params, (hsize_t)m->params_size);
     bad |= write_param_names(f, m);
-    const char **rn = lcm_xcalloc((size_t)m->nregimes, sizeof *rn);
+    const char **rn = base_xcalloc((size_t)m->nregimes, sizeof *rn);
     for (int r = 0; r < m->nregimes; ++r) rn[r] = m->regimes[r].name;
-    bad |= lcm_h5_data_strings(f, "regimes", rn, (hsize_t)m->nregimes);
+    bad |= io_h5_data_strings(f, "regimes", rn, (hsize_t)m->nregimes);
     free(rn);
     /* how it was solved: the workers that shared the sharded states (V itself is whole) */
     ir_vars V;
@@ -103,7 +103,7 @@ static int write_root(const lcm_solution *s, hid_t f)
     ir_shard_build(m, &V, &S);
     const char *sharded[IR_MAX_SHARDED];
     for (int k = 0; k < S.nsharded; ++k) sharded[k] = V.state_names[S.slot[k]];
-    bad |= lcm_h5_data_strings(f, "sharded_states", sharded, (hsize_t)S.nsharded);
+    bad |= io_h5_data_strings(f, "sharded_states", sharded, (hsize_t)S.nsharded);
     ir_vars_free(&V);
     return bad;
 }
@@ -113,7 +113,7 @@ static int write_root(const lcm_solution *s, hid_t f)
  * matrix of its processes (row = current point), each named by the state. */
 static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution *sol)
 {
-    hid_t g = lcm_h5_group(axes, r->name);
+    hid_t g = io_h5_group(axes, r->name);
     int bad = g < 0;
     for (int s = 0; s < r->nstates && !bad; ++s) {
         const ir_grid *grid = &r->states[s].grid;
@@ -121,20 +121,20 @@ static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution 
         char key[256];
         if (grid_is_discrete(grid)) {
             snprintf(key, sizeof key, "labels_%s", r->states[s].name);
-            bad |= lcm_h5_data_strings(g, key, (const char *const *)grid->labels, n);
+            bad |= io_h5_data_strings(g, key, (const char *const *)grid->labels, n);
             continue;
         }
         snprintf(key, sizeof key, "grid_%s", r->states[s].name);
         if (grid->kind == GRID_AGE) { /* its rows, one per period */
             hsize_t dims[2] = {(hsize_t)grid->nperiods, n};
-            bad |= lcm_h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, sol->grids + sol->layout.state_off[r->id][s]);
+            bad |= io_h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, sol->grids + sol->layout.state_off[r->id][s]);
             continue;
         }
-        bad |= lcm_h5_data_doubles(g, key, sol->grids + sol->layout.state_off[r->id][s], n);
+        bad |= io_h5_data_doubles(g, key, sol->grids + sol->layout.state_off[r->id][s], n);
         if (grid->kind == GRID_PROCESS && !bad) {
             hsize_t dims[2] = {n, n};
             snprintf(key, sizeof key, "transition_%s", r->states[s].name);
-            bad |= lcm_h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, sol->grids + sol->layout.matrix_off[r->id][s]);
+            bad |= io_h5_data(g, key, H5T_NATIVE_DOUBLE, 2, dims, sol->grids + sol->layout.matrix_off[r->id][s]);
         }
     }
     if (g >= 0) H5Gclose(g);
@@ -144,7 +144,7 @@ static int write_regime_axes(hid_t axes, const ir_regime *r, const lcm_solution 
 /* The sha256 attribute of an array of n states of the solution's precision. */
 static void array_digest(const lcm_solution *s, const void *data, lcm_index n, char out[65])
 {
-    lcm_sha256_hex(data, (size_t)n * (s->precision == 32 ? sizeof(float) : sizeof(double)), out);
+    base_sha256_hex(data, (size_t)n * (s->precision == 32 ? sizeof(float) : sizeof(double)), out);
 }
 
 /* V (or the marginal value of an EGM regime: `of` its liquid state) of
@@ -155,15 +155,15 @@ static int write_V(hid_t pg, const lcm_solution *s, int t, const ir_regime *R, c
     hsize_t dims[H5S_MAX_RANK];
     for (int k = 0; k < R->nstates; ++k) dims[k] = (hsize_t)R->states[k].grid.n;
     hid_t type = s->precision == 32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    hid_t d = lcm_h5_dataset(pg, R->name, type, R->nstates, dims, data);
+    hid_t d = io_h5_dataset(pg, R->name, type, R->nstates, dims, data);
     if (d < 0) return 1;
-    const char **names = lcm_xcalloc((size_t)R->nstates + 1, sizeof *names);
+    const char **names = base_xcalloc((size_t)R->nstates + 1, sizeof *names);
     for (int k = 0; k < R->nstates; ++k) names[k] = R->states[k].name;
     char digest[65];
     array_digest(s, data, s->n[R->id], digest);
-    int bad = lcm_h5_attr_double(d, "age", s->m->ages[t]) || lcm_h5_attr_int(d, "period", t) ||
-              lcm_h5_attr_strings(d, "axes", names, R->nstates) || (of && lcm_h5_attr_string(d, "of", of)) ||
-              lcm_h5_attr_string(d, "sha256", digest);
+    int bad = io_h5_attr_double(d, "age", s->m->ages[t]) || io_h5_attr_int(d, "period", t) ||
+              io_h5_attr_strings(d, "axes", names, R->nstates) || (of && io_h5_attr_string(d, "of", of)) ||
+              io_h5_attr_string(d, "sha256", digest);
     free(names);
     H5Dclose(d);
     return bad;
@@ -182,7 +182,7 @@ static int written(const lcm_solution *s, const unsigned char *include, int t, i
 static int write_arrays(const lcm_solution *s, hid_t f, const unsigned char *include, const char *group, int marginal)
 {
     const ir_model *m = s->m;
-    hid_t vg = lcm_h5_group(f, group);
+    hid_t vg = io_h5_group(f, group);
     int bad = vg < 0;
     for (int t = 0; t < m->nperiods && !bad; ++t) {
         int any = 0;
@@ -190,8 +190,8 @@ static int write_arrays(const lcm_solution *s, hid_t f, const unsigned char *inc
         if (!any) continue;
         char name[64];
         snprintf(name, sizeof name, "period_%d", t);
-        hid_t pg = lcm_h5_group(vg, name);
-        bad = pg < 0 || lcm_h5_attr_double(pg, "age", m->ages[t]) || lcm_h5_attr_int(pg, "period", t);
+        hid_t pg = io_h5_group(vg, name);
+        bad = pg < 0 || io_h5_attr_double(pg, "age", m->ages[t]) || io_h5_attr_int(pg, "period", t);
         for (int r = 0; r < m->nregimes && !bad; ++r) {
             const ir_regime *R = &m->regimes[r];
             const void *data = marginal ? s->M[t * m->nregimes + r] : s->V[t * m->nregimes + r];
@@ -209,7 +209,7 @@ static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *in
 {
     const ir_model *m = s->m;
     int bad = write_root(s, f), egm = 0;
-    hid_t axes = bad ? -1 : lcm_h5_group(f, "axes");
+    hid_t axes = bad ? -1 : io_h5_group(f, "axes");
     bad |= axes < 0;
     for (int r = 0; r < m->nregimes && !bad; ++r) bad |= write_regime_axes(axes, &m->regimes[r], s);
     if (axes >= 0) H5Gclose(axes);
@@ -219,21 +219,21 @@ static int write_h5_body(const lcm_solution *s, hid_t f, const unsigned char *in
     return bad;
 }
 
-int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err)
+int core_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err)
 {
     lcm_assert(s && path);
     if (check_rank(s->m, path, err)) return err->code;
     char *tmp;
-    hid_t f = lcm_output_create_h5(path, &tmp, err);
+    hid_t f = io_output_create_h5(path, &tmp, err);
     if (f < 0) return err->code;
-    lcm_h5_failure_reset();
-    return lcm_h5_finish(f, tmp, path, write_h5_body(s, f, include), err);
+    io_h5_failure_reset();
+    return io_h5_finish(f, tmp, path, write_h5_body(s, f, include), err);
 }
 
 int lcm_solution_write_h5(const lcm_solution *s, const char *path, lcm_err *err)
 {
     LCM_NEEDS(err, s, path);
-    return lcm_solution_write_h5_subset(s, path, NULL, err);
+    return core_solution_write_h5_subset(s, path, NULL, err);
 }
 
 /* ---- CSV ------------------------------------------------------------------ */
@@ -242,7 +242,7 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
     LCM_NEEDS(err, s, path);
     const ir_model *m = s->m;
     char *tmp;
-    FILE *f = lcm_output_open_csv(path, &tmp, err);
+    FILE *f = io_output_open_csv(path, &tmp, err);
     if (!f) return err->code;
     /* columns: every state name of the model (vars.h) */
     ir_vars V;
@@ -256,31 +256,31 @@ int lcm_solution_write_csv(const lcm_solution *s, const char *path, lcm_err *err
         for (int r = 0; r < m->nregimes; ++r) {
             const ir_regime *R = &m->regimes[r];
             if (!s->V[t * m->nregimes + r]) continue;
-            const double **pts = lcm_xcalloc((size_t)R->nstates + 1, sizeof *pts);
-            int *col_of = lcm_xcalloc((size_t)ncols + 1, sizeof *col_of);
+            const double **pts = base_xcalloc((size_t)R->nstates + 1, sizeof *pts);
+            int *col_of = base_xcalloc((size_t)ncols + 1, sizeof *col_of);
             for (int k = 0; k < R->nstates; ++k) pts[k] = s->grids + ir_grid_at(&R->states[k].grid, s->layout.state_off[r][k], t);
             for (int c = 0; c < ncols; ++c) col_of[c] = ir_find_state(R, cols[c]);
-            int *code = lcm_xcalloc((size_t)R->nstates + 1, sizeof *code);
+            int *code = base_xcalloc((size_t)R->nstates + 1, sizeof *code);
             for (lcm_index i = 0; i < s->n[r]; ++i) {
                 ir_layout_decode(R->states, R->nstates, -1, i, code);
                 fprintf(f, "%d,", t);
-                lcm_csv_number(f, m->ages[t], 64);
+                io_csv_number(f, m->ages[t], 64);
                 fprintf(f, ",%s", R->name);
                 for (int c = 0; c < ncols; ++c) {
                     int k = col_of[c];
                     fputc(',', f);
                     if (k < 0) continue;
                     if (grid_is_discrete(&R->states[k].grid)) fputs(R->states[k].grid.labels[code[k]], f);
-                    else lcm_csv_number(f, pts[k][code[k]], 64);
+                    else io_csv_number(f, pts[k][code[k]], 64);
                 }
                 fputc(',', f);
-                lcm_csv_number(f, lcm_solution_value(s, t, r, i), s->precision);
+                io_csv_number(f, lcm_solution_value(s, t, r, i), s->precision);
                 fputc('\n', f);
             }
             free(pts), free(col_of), free(code);
         }
     ir_vars_free(&V);
-    return lcm_output_commit_csv(f, tmp, path, 0, err);
+    return io_output_commit_csv(f, tmp, path, 0, err);
 }
 
 /* ---- reading a solution back (to simulate without solving again) ---------- */
@@ -307,7 +307,7 @@ static int read_attr_string(const char *path, hid_t obj, const char *name, int v
     if (H5Aexists(obj, name) <= 0) return 1;
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Aget_type(a), sp = H5Aget_space(a);
     int bad = H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_type(sp) != H5S_SCALAR;
-    if (!bad) bad = version >= 3 ? read_fixed_string(a, t, out, len) : lcm_h5_vlen_attr_string(path, a, out, len);
+    if (!bad) bad = version >= 3 ? read_fixed_string(a, t, out, len) : io_h5_vlen_attr_string(path, a, out, len);
     H5Sclose(sp), H5Tclose(t), H5Aclose(a);
     return bad;
 }
@@ -326,8 +326,8 @@ static int read_attr_numbers(hid_t obj, const char *name, hid_t type, void *out,
  * scalar), read as `type`. */
 static int read_dataset(hid_t f, const char *path, int rank, const hsize_t *dims, hid_t type, void *out)
 {
-    if (H5Lexists(f, path, lcm_h5_read_links()) <= 0) return 1; /* fails as well when a group on the way is missing */
-    hid_t d = H5Dopen2(f, path, lcm_h5_read_links());
+    if (H5Lexists(f, path, io_h5_read_links()) <= 0) return 1; /* fails as well when a group on the way is missing */
+    hid_t d = H5Dopen2(f, path, io_h5_read_links());
     if (d < 0) return 1;
     hid_t sp = H5Dget_space(d), ft = H5Dget_type(d);
     hsize_t have[H5S_MAX_RANK];
@@ -337,7 +337,7 @@ static int read_dataset(hid_t f, const char *path, int rank, const hsize_t *dims
     if (!bad && rank > 0) bad = H5Sget_simple_extent_dims(sp, have, NULL) != rank;
     for (int k = 0; k < rank && !bad; ++k) bad = have[k] != dims[k];
     hssize_t n = bad ? 0 : H5Sget_simple_extent_npoints(sp);
-    if (!bad) bad = !lcm_h5_plain_storage(d, rank, dims);
+    if (!bad) bad = !io_h5_plain_storage(d, rank, dims);
     if (!bad && n > 0) bad = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0;
     H5Tclose(ft), H5Sclose(sp), H5Dclose(d);
     return bad;
@@ -374,7 +374,7 @@ static int same_digest(hid_t f, const char *path, int version, const char *group
     if (version < 4) return 1;
     char name[512], have[80], want[65];
     snprintf(name, sizeof name, "/%s/period_%d/%s", group, t, sol->m->regimes[r].name);
-    hid_t d = H5Dopen2(f, name, lcm_h5_read_links());
+    hid_t d = H5Dopen2(f, name, io_h5_read_links());
     if (d < 0) return 0;
     int bad = read_attr_string(path, d, "sha256", version, have, sizeof have);
     H5Dclose(d);
@@ -387,15 +387,15 @@ static int read_version(hid_t root, const char *path, int *version, lcm_err *err
 {
     char format[64];
     if (read_attr_numbers(root, "format_version", H5T_NATIVE_INT, version, 1))
-        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
+        return base_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
     if (*version < FORMAT_OLDEST)
-        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out, or one an older lcm "
+        return base_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out, or one an older lcm "
                         "wrote (format %d, without the parameters of its solve); solve again", path, *version);
     if (*version > FORMAT)
-        return lcm_fail(err, LCM_E_INPUT, "'%s' was written by a newer lcm (format %d; this one reads formats %d "
+        return base_fail(err, LCM_E_INPUT, "'%s' was written by a newer lcm (format %d; this one reads formats %d "
                         "to %d)", path, *version, FORMAT_OLDEST, FORMAT);
     if (read_attr_string(path, root, "format", *version, format, sizeof format) || strcmp(format, "lcm-solution"))
-        return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
+        return base_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
     return 0;
 }
 
@@ -403,16 +403,16 @@ static int read_version(hid_t root, const char *path, int *version, lcm_err *err
 static int read_header(const ir_model *m, hid_t f, const char *path, int *version, int *precision, lcm_err *err)
 {
     hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
-    if (root < 0) return lcm_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
+    if (root < 0) return base_fail(err, LCM_E_INPUT, "'%s' is not a solution written by lcm solve --out", path);
     char hash[128];
     int rc = read_version(root, path, version, err);
     if (!rc && (read_attr_string(path, root, "source_hash", *version, hash, sizeof hash) || !m->source_hash ||
                 strcmp(hash, m->source_hash)))
-        rc = lcm_fail(err, LCM_E_INPUT, "'%s' was computed for another model or another version of model '%s' "
+        rc = base_fail(err, LCM_E_INPUT, "'%s' was computed for another model or another version of model '%s' "
                       "(its generated code differs: other -D or --fix values?); solve again", path, m->name);
     if (!rc && (read_attr_numbers(root, "precision", H5T_NATIVE_INT, precision, 1) ||
                 (*precision != 64 && *precision != 32)))
-        rc = lcm_fail(err, LCM_E_INPUT, "'%s': no valid precision attribute", path);
+        rc = base_fail(err, LCM_E_INPUT, "'%s': no valid precision attribute", path);
     H5Gclose(root);
     return rc;
 }
@@ -438,11 +438,11 @@ static int read_all_V(hid_t f, const char *path, int version, lcm_solution *sol,
             void *V = sol->V[t * m->nregimes + r];
             if (!V) continue;
             if (read_V(f, "V", &m->regimes[r], t, V, sol->precision))
-                return lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is missing, of the wrong "
+                return base_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is missing, of the wrong "
                                 "shape or type, or stored outside the file", path, m->regimes[r].name, t);
             void *M = sol->M[t * m->nregimes + r]; /* EGM's: NaN where no action is feasible */
             if (M && read_V(f, "marginal", &m->regimes[r], t, M, sol->precision))
-                return lcm_fail(err, LCM_E_INPUT, "'%s': the marginal value of regime '%s' (for EGM) in period "
+                return base_fail(err, LCM_E_INPUT, "'%s': the marginal value of regime '%s' (for EGM) in period "
                                 "%d is missing, of the wrong shape or type, or stored outside the file", path,
                                 m->regimes[r].name, t);
             lcm_index bad = first_nan(V, sol->n[r], sol->precision);
@@ -452,17 +452,17 @@ static int read_all_V(hid_t f, const char *path, int version, lcm_solution *sol,
                                           ? "the marginal value"
                                           : NULL;
                 if (changed)
-                    return lcm_fail(err, LCM_E_INPUT, "'%s': %s of regime '%s' in period %d is not what lcm wrote "
+                    return base_fail(err, LCM_E_INPUT, "'%s': %s of regime '%s' in period %d is not what lcm wrote "
                                     "(its sha256 differs: the file was changed after lcm wrote it); solve again",
                                     path, changed, m->regimes[r].name, t);
                 continue;
             }
             lcm_sb at;
-            lcm_sb_init(&at);
-            lcm_describe_state(&m->regimes[r], bad, t, sol->grids, &sol->layout, &at);
-            lcm_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is NaN at %s (a solve stops at NaN: "
+            base_sb_init(&at);
+            core_describe_state(&m->regimes[r], bad, t, sol->grids, &sol->layout, &at);
+            base_fail(err, LCM_E_INPUT, "'%s': V of regime '%s' in period %d is NaN at %s (a solve stops at NaN: "
                      "the file was changed after lcm wrote it)", path, m->regimes[r].name, t, at.s);
-            lcm_sb_free(&at);
+            base_sb_free(&at);
             return err->code;
         }
     return 0;
@@ -472,25 +472,25 @@ static int read_h5_body(const ir_model *m, hid_t f, const char *path, lcm_soluti
 {
     int version = 0, precision = 0;
     if (read_header(m, f, path, &version, &precision, err)) return err->code;
-    lcm_solution *sol = lcm_solution_alloc(m, precision, err);
+    lcm_solution *sol = core_solution_alloc(m, precision, err);
     if (!sol) return err->code;
     int rc = 0;
     char why[512];
     if (read_params(f, version, m, sol->params))
-        rc = lcm_fail(err, LCM_E_INPUT, "'%s': the parameters of its solve are missing or of the wrong size", path);
+        rc = base_fail(err, LCM_E_INPUT, "'%s': the parameters of its solve are missing or of the wrong size", path);
     else if (ir_grid_buffer_fill(m, &sol->layout, sol->params, precision == 32, sol->grids, why, sizeof why))
-        rc = lcm_fail(err, LCM_E_INPUT, "'%s': its parameters give invalid grids: %s", path, why);
+        rc = base_fail(err, LCM_E_INPUT, "'%s': its parameters give invalid grids: %s", path, why);
     if (!rc) rc = read_all_V(f, path, version, sol, err);
     if (rc) lcm_solution_free(sol);
     else *out = sol;
     return rc;
 }
 
-int lcm_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err)
+int core_solution_read_h5_ir(const ir_model *m, const char *path, lcm_solution **out, lcm_err *err)
 {
     lcm_assert(m && path && out);
     hid_t f;
-    if (lcm_h5_open_read(path, "a solution written by lcm solve --out", &f, err)) return err->code;
+    if (io_h5_open_read(path, "a solution written by lcm solve --out", &f, err)) return err->code;
     int rc = read_h5_body(m, f, path, out, err);
     H5Fclose(f);
     return rc;

@@ -6,6 +6,6 @@
 #include "lcm_internal.h"
 
 /* The solution's HDF5 file with only the V arrays of include[t * nregimes + r]. */
-int lcm_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err);
+int core_solution_write_h5_subset(const lcm_solution *s, const char *path, const unsigned char *include, lcm_err *err);
 
 #endif

@@ -202,7 +202,7 @@ static int shortest_exact(char *buf, double x, int precision)
  * made in double), so that every text reads back to the value stored. */
 static int precision_of(double x, int precision) { return precision == 32 && (double)(float)x != x ? 64 : precision; }
 
-int lcm_csv_format(char *buf, double x, int precision)
+int io_csv_format(char *buf, double x, int precision)
 {
     precision = precision_of(x, precision);
     if (x != x) return (int)(memcpy(buf, "nan", 4), 3);
@@ -214,8 +214,8 @@ int lcm_csv_format(char *buf, double x, int precision)
     return len ? len : shortest_by_printf(buf, x, precision);
 }
 
-int lcm_csv_format_printf(char *buf, double x, int precision)
+int io_csv_format_printf(char *buf, double x, int precision)
 {
-    if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return lcm_csv_format(buf, x, precision);
+    if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return io_csv_format(buf, x, precision);
     return shortest_by_printf(buf, x, precision_of(x, precision));
 }

@@ -2,7 +2,7 @@
 #ifndef LCM_CSV_NUMBER_H
 #define LCM_CSV_NUMBER_H
 
-/* The buffer lcm_csv_format needs. */
+/* The buffer io_csv_format needs. */
 #define LCM_CSV_NUMBER_MAX 40
 
 /* x into buf (at least LCM_CSV_NUMBER_MAX bytes, NUL-terminated) as the
@@ -11,11 +11,11 @@
  * a double among them is written as a double), or nan, inf, -inf; returns
  * its length.  "50.63", not "50.630000000000003".  Pure:
  * threads may format at once. */
-int lcm_csv_format(char *buf, double x, int precision);
+int io_csv_format(char *buf, double x, int precision);
 
 /* The same text by trying snprintf and strtod: the definition, kept for
- * the test that compares the two (lcm_csv_format takes an exact integer
+ * the test that compares the two (io_csv_format takes an exact integer
  * path, about 30 times faster, wherever x 10^p fits it). */
-int lcm_csv_format_printf(char *buf, double x, int precision);
+int io_csv_format_printf(char *buf, double x, int precision);
 
 #endif

@@ -83,7 +83,7 @@ static int heap_object(FILE *f, uint64_t at, uint64_t index, uint64_t size, char
     return !found;
 }
 
-int lcm_h5_vlen_attr_string(const char *path, hid_t a, char *out, size_t len)
+int io_h5_vlen_attr_string(const char *path, hid_t a, char *out, size_t len)
 {
     unsigned char ref[REF_SIZE];
     out[0] = 0;

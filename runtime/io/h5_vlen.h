@@ -17,6 +17,6 @@
 /* The scalar variable-length string attribute `a` of the file at `path`
  * into out (len bytes with its NUL).  Returns 0, or 1 when it is no such
  * attribute, does not fit, or its reference or collection is damaged. */
-int lcm_h5_vlen_attr_string(const char *path, hid_t a, char *out, size_t len);
+int io_h5_vlen_attr_string(const char *path, hid_t a, char *out, size_t len);
 
 #endif

@@ -8,22 +8,22 @@
 #include <string.h>
 
 static lcm_log_level current = LCM_LOG_INFO;
-static int live_open; /* a live line (lcm_log_live) is on the screen */
+static int live_open; /* a live line (io_log_live) is on the screen */
 
-void lcm_log_end_line(void)
+void io_log_end_line(void)
 {
     if (live_open) fputs("\r\033[K", stderr); /* back to its start and cleared: what follows takes its place */
     live_open = 0;
 }
 
-int lcm_log_live_shown(void) { return live_open; }
+int io_log_live_shown(void) { return live_open; }
 
-void lcm_log_live(const char *fmt, ...)
+void io_log_live(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fputc('\r', stderr);
-    lcm_vput_message(stderr, fmt, ap);
+    base_vput_message(stderr, fmt, ap);
     fputs("\033[K", stderr); /* clears what a longer line before left */
     fflush(stderr);
     va_end(ap);
@@ -47,15 +47,15 @@ int lcm_log_level_by_name(const char *name)
 /* In an MPI job only rank 0 speaks (every rank would say the same);
  * core/comm.c says which rank this is when it joins the job. */
 static int rank;
-void lcm_log_set_rank(int r) { rank = r; }
+void io_log_set_rank(int r) { rank = r; }
 static int muted(void) { return rank != 0; }
 
 static void emit(lcm_log_level level, const char *tag, const char *fmt, va_list ap)
 {
     if (current < level || muted()) return;
-    lcm_log_end_line();
+    io_log_end_line();
     fprintf(stderr, "lcm: %s", tag);
-    lcm_vput_message(stderr, fmt, ap);
+    base_vput_message(stderr, fmt, ap);
     fputc('\n', stderr);
 }
 
@@ -68,7 +68,7 @@ static void emit(lcm_log_level level, const char *tag, const char *fmt, va_list 
         va_end(ap);                           \
     }
 
-LOG_FN(lcm_warn, LCM_LOG_WARNING, "warning: ")
-LOG_FN(lcm_info, LCM_LOG_INFO, "")
-LOG_FN(lcm_progress, LCM_LOG_PROGRESS, "")
-LOG_FN(lcm_debug, LCM_LOG_DEBUG, "")
+LOG_FN(io_warn, LCM_LOG_WARNING, "warning: ")
+LOG_FN(io_info, LCM_LOG_INFO, "")
+LOG_FN(io_progress, LCM_LOG_PROGRESS, "")
+LOG_FN(io_debug, LCM_LOG_DEBUG, "")

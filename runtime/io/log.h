@@ -17,22 +17,22 @@
 
 /* This process's rank in an MPI job (core/comm.c sets it; 0 outside one):
  * only rank 0 prints. */
-void lcm_log_set_rank(int rank);
+void io_log_set_rank(int rank);
 
-void lcm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void lcm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void lcm_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void lcm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void io_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void io_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void io_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void io_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A line that rewrites itself in place on stderr, at any level: the lcm
  * command's progress line on a terminal (runtime/cli/progress_line.c),
  * drawn from the progress callback of lcm.h.  Every message printed while
  * it is on the screen clears it first and takes its place; the next draw
  * puts it back below. */
-void lcm_log_live(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void io_log_live(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether a live line is on the screen: no message has cleared it since. */
-int lcm_log_live_shown(void);
+int io_log_live_shown(void);
 /* Clears a live line that is on the screen (before printing anything else
  * to stderr: an error, the command's final line). */
-void lcm_log_end_line(void);
+void io_log_end_line(void);
 
 #endif

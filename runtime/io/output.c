@@ -13,7 +13,7 @@
 
 static herr_t h5_note_failure(hid_t stack, void *unused);
 
-/* The outputs held back between lcm_outputs_begin and lcm_outputs_end:
+/* The outputs held back between io_outputs_begin and io_outputs_end:
  * finished temporaries and the names they go to. */
 static struct {
     int open, n, cap;
@@ -25,10 +25,10 @@ static int is_stdout(const char *path) { return !strcmp(path, "-"); }
 static int write_failed(const char *path, int why, lcm_err *err)
 {
     if (is_stdout(path))
-        return why ? lcm_fail(err, LCM_E_IO, "cannot write to standard output: %s", strerror(why))
-                   : lcm_fail(err, LCM_E_IO, "cannot write to standard output");
-    return why ? lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?): %s", path, strerror(why))
-               : lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
+        return why ? base_fail(err, LCM_E_IO, "cannot write to standard output: %s", strerror(why))
+                   : base_fail(err, LCM_E_IO, "cannot write to standard output");
+    return why ? base_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?): %s", path, strerror(why))
+               : base_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
 }
 
 /* Moves a finished temporary into place (or holds it back until the run's
@@ -38,28 +38,28 @@ static int write_failed(const char *path, int why, lcm_err *err)
 static int finish(char *tmp, const char *path, int failed, int why, lcm_err *err)
 {
     if (failed) {
-        lcm_temp_discard(tmp);
+        sys_temp_discard(tmp);
         return write_failed(path, why, err);
     }
-    if (!held.open) return lcm_temp_commit(&tmp, &path, 1, err);
+    if (!held.open) return sys_temp_commit(&tmp, &path, 1, err);
     if (held.n == held.cap) {
         held.cap = held.cap ? 2 * held.cap : 4;
-        held.tmp = lcm_xrealloc(held.tmp, (size_t)held.cap * sizeof *held.tmp);
-        held.path = lcm_xrealloc(held.path, (size_t)held.cap * sizeof *held.path);
+        held.tmp = base_xrealloc(held.tmp, (size_t)held.cap * sizeof *held.tmp);
+        held.path = base_xrealloc(held.path, (size_t)held.cap * sizeof *held.path);
     }
     held.tmp[held.n] = tmp;
-    held.path[held.n++] = lcm_xstrdup(path);
+    held.path[held.n++] = base_xstrdup(path);
     return 0;
 }
 
-void lcm_outputs_begin(void) { held.open = 1; }
+void io_outputs_begin(void) { held.open = 1; }
 
-int lcm_outputs_end(int rc, lcm_err *err)
+int io_outputs_end(int rc, lcm_err *err)
 {
     if (rc) {
-        for (int i = 0; i < held.n; ++i) lcm_temp_discard(held.tmp[i]);
+        for (int i = 0; i < held.n; ++i) sys_temp_discard(held.tmp[i]);
     } else {
-        rc = lcm_temp_commit(held.tmp, (const char *const *)held.path, held.n, err);
+        rc = sys_temp_commit(held.tmp, (const char *const *)held.path, held.n, err);
     }
     for (int i = 0; i < held.n; ++i) free(held.path[i]);
     free(held.tmp), free(held.path);
@@ -81,17 +81,17 @@ static void lcm_h5_prepare(void)
     H5Eset_auto2(H5E_DEFAULT, h5_note_failure, NULL);
 }
 
-int lcm_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err)
+int io_h5_open_read(const char *path, const char *what, hid_t *f, lcm_err *err)
 {
     lcm_h5_prepare();
-    FILE *probe = lcm_open_input(path, err);
+    FILE *probe = sys_open_input(path, err);
     if (!probe) return err->code;
     fclose(probe);
     *f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (*f >= 0) return 0;
     if (H5Fis_hdf5(path) > 0)
-        return lcm_fail(err, LCM_E_INPUT, "'%s' is a damaged or truncated HDF5 file (it should hold %s)", path, what);
-    return lcm_fail(err, LCM_E_INPUT, "'%s' is not an HDF5 file (it should hold %s)", path, what);
+        return base_fail(err, LCM_E_INPUT, "'%s' is a damaged or truncated HDF5 file (it should hold %s)", path, what);
+    return base_fail(err, LCM_E_INPUT, "'%s' is not an HDF5 file (it should hold %s)", path, what);
 }
 
 /* External links are not followed: refusing to traverse one fails the
@@ -104,7 +104,7 @@ static herr_t refuse_external_link(const char *parent_file, const char *parent_g
     return -1;
 }
 
-hid_t lcm_h5_read_links(void)
+hid_t io_h5_read_links(void)
 {
     static hid_t plist = -1;
     lcm_h5_prepare();
@@ -119,7 +119,7 @@ hid_t lcm_h5_read_links(void)
  * leave it (chunks no larger than the dataset, HDF5's own filters), so
  * that what reading it allocates is bounded by the shape the model gives:
  * not in other files (external or virtual storage). */
-int lcm_h5_plain_storage(hid_t d, int rank, const hsize_t *dims)
+int io_h5_plain_storage(hid_t d, int rank, const hsize_t *dims)
 {
     hid_t dcpl = H5Dget_create_plist(d);
     if (dcpl < 0) return 0;
@@ -143,7 +143,7 @@ int lcm_h5_plain_storage(hid_t d, int rank, const hsize_t *dims)
     return ok;
 }
 
-FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
+FILE *io_output_open_csv(const char *path, char **tmp, lcm_err *err)
 {
     *tmp = NULL;
     if (is_stdout(path)) {
@@ -151,18 +151,18 @@ FILE *lcm_output_open_csv(const char *path, char **tmp, lcm_err *err)
         return stdout;
     }
     int fd;
-    if (lcm_check_output_path(path, err) || lcm_temp_open(path, tmp, &fd, err)) return NULL;
+    if (sys_check_output_path(path, err) || sys_temp_open(path, tmp, &fd, err)) return NULL;
     FILE *f = fdopen(fd, "w");
     if (!f) {
         int why = errno;
         close(fd);
-        lcm_temp_discard(*tmp);
+        sys_temp_discard(*tmp);
         write_failed(path, why, err);
     }
     return f;
 }
 
-int lcm_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err)
+int io_output_commit_csv(FILE *f, char *tmp, const char *path, int failed, lcm_err *err)
 {
     int why = failed > 0 ? failed : 0;
     /* the flush first: when it fails, errno says why (ENOSPC), which a
@@ -191,32 +191,32 @@ static int h5_create_exclusive(const char *name, void *ctx)
     return why;
 }
 
-hid_t lcm_output_create_h5(const char *path, char **tmp, lcm_err *err)
+hid_t io_output_create_h5(const char *path, char **tmp, lcm_err *err)
 {
     *tmp = NULL;
     if (is_stdout(path))
-        return lcm_fail(err, LCM_E_USAGE, "an HDF5 file cannot be written to standard output ('-' is for CSV)"), -1;
-    if (lcm_check_output_path(path, err)) return -1;
+        return base_fail(err, LCM_E_USAGE, "an HDF5 file cannot be written to standard output ('-' is for CSV)"), -1;
+    if (sys_check_output_path(path, err)) return -1;
     lcm_h5_prepare();
     hid_t f = -1;
-    if (lcm_temp_create(path, h5_create_exclusive, &f, tmp, err)) return -1;
+    if (sys_temp_create(path, h5_create_exclusive, &f, tmp, err)) return -1;
     return f;
 }
 
-/* Closes and fsyncs an HDF5 file, then commits it as lcm_output_commit_csv. */
+/* Closes and fsyncs an HDF5 file, then commits it as io_output_commit_csv. */
 static int lcm_output_commit_h5(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
 {
     errno = 0;
     int why = 0;
     if (H5Fclose(f) < 0) failed = 1, why = errno;
-    if (!failed && (why = lcm_temp_sync(tmp))) failed = 1;
+    if (!failed && (why = sys_temp_sync(tmp))) failed = 1;
     return finish(tmp, path, failed, why, err);
 }
 
-void lcm_csv_number(FILE *f, double x, int precision)
+void io_csv_number(FILE *f, double x, int precision)
 {
     char buf[LCM_CSV_NUMBER_MAX];
-    fwrite(buf, 1, (size_t)lcm_csv_format(buf, x, precision), f);
+    fwrite(buf, 1, (size_t)io_csv_format(buf, x, precision), f);
 }
 
 /* ---- HDF5's reason for a failure ------------------------------------------ */
@@ -253,20 +253,20 @@ static herr_t h5_note_failure(hid_t stack, void *unused)
     return 0;
 }
 
-void lcm_h5_failure_reset(void) { memset(&h5_failure, 0, sizeof h5_failure); }
+void io_h5_failure_reset(void) { memset(&h5_failure, 0, sizeof h5_failure); }
 
-int lcm_h5_finish(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
+int io_h5_finish(hid_t f, char *tmp, const char *path, int failed, lcm_err *err)
 {
     int rc = lcm_output_commit_h5(f, tmp, path, failed, err);
     if (!rc || !h5_failure.failed) return rc; /* moving it into place failed: the commit's message says so */
     if (!h5_failure.io)
-        return lcm_fail(err, LCM_E_IO, "cannot write '%s': HDF5 failed in %s: %s", path, h5_failure.api,
+        return base_fail(err, LCM_E_IO, "cannot write '%s': HDF5 failed in %s: %s", path, h5_failure.api,
                         h5_failure.what);
     /* the file's own write failed (the driver's description names the temporary file: not shown) */
     return h5_failure.sys_errno
-               ? lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?): %s", path,
+               ? base_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?): %s", path,
                           strerror(h5_failure.sys_errno))
-               : lcm_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
+               : base_fail(err, LCM_E_IO, "cannot write '%s' (disk full or not writable?)", path);
 }
 
 /* ---- HDF5 attributes and datasets ----------------------------------------- */
@@ -288,7 +288,7 @@ static int attr_write(hid_t obj, const char *name, hid_t type, hid_t space, cons
     return rc < 0;
 }
 
-int lcm_h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n)
+int io_h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n)
 {
     hsize_t dims[1] = {(hsize_t)n};
     hid_t t = str_type();
@@ -297,7 +297,7 @@ int lcm_h5_attr_strings(hid_t obj, const char *name, const char *const *v, int n
     return bad;
 }
 
-int lcm_h5_attr_string(hid_t obj, const char *name, const char *v)
+int io_h5_attr_string(hid_t obj, const char *name, const char *v)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     H5Tset_size(t, strlen(v) + 1);
@@ -308,12 +308,12 @@ int lcm_h5_attr_string(hid_t obj, const char *name, const char *v)
     return bad;
 }
 
-int lcm_h5_attr_double(hid_t obj, const char *name, double v)
+int io_h5_attr_double(hid_t obj, const char *name, double v)
 {
     return attr_write(obj, name, H5T_NATIVE_DOUBLE, H5Screate(H5S_SCALAR), &v);
 }
 
-int lcm_h5_attr_int(hid_t obj, const char *name, int v)
+int io_h5_attr_int(hid_t obj, const char *name, int v)
 {
     return attr_write(obj, name, H5T_NATIVE_INT, H5Screate(H5S_SCALAR), &v);
 }
@@ -326,7 +326,7 @@ static hid_t lcm_h5_untimed(hid_t cls)
     return p;
 }
 
-hid_t lcm_h5_group(hid_t loc, const char *name)
+hid_t io_h5_group(hid_t loc, const char *name)
 {
     hid_t gcpl = lcm_h5_untimed(H5P_GROUP_CREATE);
     hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
@@ -334,7 +334,7 @@ hid_t lcm_h5_group(hid_t loc, const char *name)
     return g;
 }
 
-hid_t lcm_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
+hid_t io_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
 {
     hid_t space = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
     hid_t dcpl = lcm_h5_untimed(H5P_DATASET_CREATE);
@@ -347,22 +347,22 @@ hid_t lcm_h5_dataset(hid_t loc, const char *name, hid_t type, int rank, const hs
     return d;
 }
 
-int lcm_h5_data(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
+int io_h5_data(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *v)
 {
-    hid_t d = lcm_h5_dataset(loc, name, type, rank, dims, v);
+    hid_t d = io_h5_dataset(loc, name, type, rank, dims, v);
     if (d >= 0) H5Dclose(d);
     return d < 0;
 }
 
-int lcm_h5_data_doubles(hid_t loc, const char *name, const double *v, hsize_t n)
+int io_h5_data_doubles(hid_t loc, const char *name, const double *v, hsize_t n)
 {
-    return lcm_h5_data(loc, name, H5T_NATIVE_DOUBLE, 1, &n, v);
+    return io_h5_data(loc, name, H5T_NATIVE_DOUBLE, 1, &n, v);
 }
 
-int lcm_h5_data_strings(hid_t loc, const char *name, const char *const *v, hsize_t n)
+int io_h5_data_strings(hid_t loc, const char *name, const char *const *v, hsize_t n)
 {
     hid_t t = str_type();
-    int bad = lcm_h5_data(loc, name, t, 1, &n, v);
+    int bad = io_h5_data(loc, name, t, 1, &n, v);
     H5Tclose(t);
     return bad;
 }

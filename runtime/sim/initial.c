@@ -51,53 +51,53 @@ static int is_whole(double x) { return isfinite(x) && x == floor(x); }
 
 /* Numbers in messages: enough digits to tell ages apart, without the
  * noise of %.17g (0.1 stays 0.1). */
-static void show_number(lcm_sb *b, double x) { lcm_sb_printf(b, "%.15g", x); }
+static void show_number(lcm_sb *b, double x) { base_sb_printf(b, "%.15g", x); }
 
 /* A cell as its message quotes it: text in quotes, numbers bare. */
 static char *show_cell(const cell *c)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     if (c->text) { /* on one line: a quoted cell may hold line breaks */
-        lcm_sb_putc(&b, '\'');
-        lcm_escape_text(&b, c->text, 0);
-        lcm_sb_putc(&b, '\'');
+        base_sb_putc(&b, '\'');
+        base_escape_text(&b, c->text, 0);
+        base_sb_putc(&b, '\'');
     } else show_number(&b, c->num);
-    return lcm_sb_take(&b);
+    return base_sb_take(&b);
 }
 
 /* "a, b, c" */
 static char *join(const char *const *names, int n)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
-    for (int i = 0; i < n; ++i) lcm_sb_printf(&b, "%s%s", i ? ", " : "", names[i]);
-    return lcm_sb_take(&b);
+    base_sb_init(&b);
+    for (int i = 0; i < n; ++i) base_sb_printf(&b, "%s%s", i ? ", " : "", names[i]);
+    return base_sb_take(&b);
 }
 
 static char *list_regimes(const ir_model *m)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
-    for (int r = 0; r < m->nregimes; ++r) lcm_sb_printf(&b, "%s%s", r ? ", " : "", m->regimes[r].name);
-    return lcm_sb_take(&b);
+    base_sb_init(&b);
+    for (int r = 0; r < m->nregimes; ++r) base_sb_printf(&b, "%s%s", r ? ", " : "", m->regimes[r].name);
+    return base_sb_take(&b);
 }
 
 /* All ages when there are few, else the first five and the last. */
 static char *list_ages(const ir_model *m)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     int all = m->nperiods <= 12;
     for (int t = 0; t < m->nperiods; ++t) {
         if (!all && t == 5) {
-            lcm_sb_puts(&b, ", ...");
+            base_sb_puts(&b, ", ...");
             t = m->nperiods - 1;
         }
-        if (t) lcm_sb_puts(&b, ", ");
+        if (t) base_sb_puts(&b, ", ");
         show_number(&b, m->ages[t]);
     }
-    return lcm_sb_take(&b);
+    return base_sb_take(&b);
 }
 
 /* ---- the reader: columns matched to the model, subjects as they come ------- */
@@ -123,9 +123,9 @@ static void reader_init(reader *rd, const ir_model *m, const char *path, const c
     rd->path = path;
     rd->noun = noun;
     ir_vars_build(m, &rd->vars);
-    rd->ic = lcm_xcalloc(1, sizeof *rd->ic);
+    rd->ic = base_xcalloc(1, sizeof *rd->ic);
     rd->ic->nslots = rd->vars.nstates;
-    rd->ic->source_hash = m->source_hash ? lcm_xstrdup(m->source_hash) : NULL;
+    rd->ic->source_hash = m->source_hash ? base_xstrdup(m->source_hash) : NULL;
 }
 
 /* The subjects' digest, once when they are read: the ranks of an MPI job
@@ -133,16 +133,16 @@ static void reader_init(reader *rd, const ir_model *m, const char *path, const c
  * starts before anything is read) it stays empty: nothing to compare. */
 static void set_digest(lcm_initial *ic)
 {
-    if (lcm_comm_size() < 2) return;
+    if (core_comm_size() < 2) return;
     lcm_sha256 h;
-    lcm_sha256_init(&h);
+    base_sha256_init(&h);
     size_t n = (size_t)ic->n, cells = n * (size_t)ic->nslots;
-    lcm_sha256_update(&h, &ic->n, sizeof ic->n);
-    lcm_sha256_update(&h, ic->regime, n * sizeof *ic->regime);
-    lcm_sha256_update(&h, ic->period, n * sizeof *ic->period);
-    lcm_sha256_update(&h, ic->x, cells * sizeof *ic->x);
-    lcm_sha256_update(&h, ic->given, cells);
-    lcm_sha256_hex_final(&h, ic->digest);
+    base_sha256_update(&h, &ic->n, sizeof ic->n);
+    base_sha256_update(&h, ic->regime, n * sizeof *ic->regime);
+    base_sha256_update(&h, ic->period, n * sizeof *ic->period);
+    base_sha256_update(&h, ic->x, cells * sizeof *ic->x);
+    base_sha256_update(&h, ic->given, cells);
+    base_sha256_hex_final(&h, ic->digest);
 }
 
 /* Frees the reader and hands the subjects over, or frees them after a failure. */
@@ -159,8 +159,8 @@ static int reader_finish(reader *rd, int rc, lcm_initial **out)
 
 static void reader_add_column(reader *rd, const char *name)
 {
-    rd->names = lcm_xrealloc(rd->names, (size_t)(rd->ncols + 1) * sizeof *rd->names);
-    rd->names[rd->ncols++] = lcm_xstrdup(name);
+    rd->names = base_xrealloc(rd->names, (size_t)(rd->ncols + 1) * sizeof *rd->names);
+    rd->names[rd->ncols++] = base_xstrdup(name);
 }
 
 /* Where a message points: "<path>: line 3: column 'wealth'" for CSV;
@@ -168,26 +168,26 @@ static void reader_add_column(reader *rd, const char *name)
  * followed for a cell (not the whole column) by ": subject 2". */
 static void where(const reader *rd, const char *column, int in_cell, lcm_sb *b)
 {
-    if (!rd->noun) lcm_sb_printf(b, "%s: line %ld: column '", rd->path, rd->line);
-    else lcm_sb_printf(b, "%s: %s '", rd->path, rd->noun);
-    lcm_escape_text(b, column, 0); /* a quoted header may hold line breaks too */
-    lcm_sb_putc(b, '\'');
+    if (!rd->noun) base_sb_printf(b, "%s: line %ld: column '", rd->path, rd->line);
+    else base_sb_printf(b, "%s: %s '", rd->path, rd->noun);
+    base_escape_text(b, column, 0); /* a quoted header may hold line breaks too */
+    base_sb_putc(b, '\'');
     if (!rd->noun) return;
-    if (in_cell) lcm_sb_printf(b, ": subject %lld", (long long)rd->ic->n);
+    if (in_cell) base_sb_printf(b, ": subject %lld", (long long)rd->ic->n);
 }
 
 __attribute__((format(printf, 5, 6)))
 static int fail_at(const reader *rd, const char *column, int in_cell, lcm_err *err, const char *fmt, ...)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     where(rd, column, in_cell, &b);
     va_list ap;
     va_start(ap, fmt);
-    lcm_sb_vprintf(&b, fmt, ap);
+    base_sb_vprintf(&b, fmt, ap);
     va_end(ap);
-    int rc = lcm_fail(err, LCM_E_INPUT, "%s", b.s);
-    lcm_sb_free(&b);
+    int rc = base_fail(err, LCM_E_INPUT, "%s", b.s);
+    base_sb_free(&b);
     return rc;
 }
 
@@ -202,7 +202,7 @@ static int fail_empty(const reader *rd, const char *column, const char *regime, 
 
 static int fail_no_subjects(const char *path, const char *expected, lcm_err *err)
 {
-    return lcm_fail(err, LCM_E_INPUT, "%s: no subjects (%s)", path, expected);
+    return base_fail(err, LCM_E_INPUT, "%s: no subjects (%s)", path, expected);
 }
 
 /* ---- columns --------------------------------------------------------------- */
@@ -212,7 +212,7 @@ static int fail_no_subjects(const char *path, const char *expected, lcm_err *err
  * another: 'id' is not a misspelt 'age'). */
 static void consider(const char *name, const char *candidate, const char **best, unsigned *best_distance)
 {
-    unsigned d = lcm_edit_distance(name, candidate);
+    unsigned d = base_edit_distance(name, candidate);
     if (d < *best_distance && 2 * d <= strlen(name)) *best_distance = d, *best = candidate;
 }
 
@@ -245,7 +245,7 @@ static int fail_unknown_column(const reader *rd, const char *name, lcm_err *err)
 static int match_columns(reader *rd, lcm_err *err)
 {
     rd->regime_col = rd->age_col = -1;
-    rd->slot_col = lcm_xmalloc(((size_t)rd->vars.nstates + 1) * sizeof *rd->slot_col);
+    rd->slot_col = base_xmalloc(((size_t)rd->vars.nstates + 1) * sizeof *rd->slot_col);
     for (int s = 0; s < rd->vars.nstates; ++s) rd->slot_col[s] = -1;
     for (int c = 0; c < rd->ncols; ++c) {
         const char *name = rd->names[c];
@@ -301,11 +301,11 @@ static int read_age(const reader *rd, const cell *c, int *t, lcm_err *err)
     for (*t = 0; *t < m->nperiods; ++*t)
         if (fabs(age - m->ages[*t]) <= 1e-9 * fmax(1.0, fabs(m->ages[*t]))) return 0;
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     show_number(&b, age);
     char *ages = list_ages(m);
     int rc = fail_at(rd, "age", 1, err, ": age %s is not an age of the model (%s)", b.s, ages);
-    lcm_sb_free(&b), free(ages);
+    base_sb_free(&b), free(ages);
     return rc;
 }
 
@@ -313,11 +313,11 @@ static int check_active(const reader *rd, int r, int t, lcm_err *err)
 {
     if (rd->m->regimes[r].active[t]) return 0;
     lcm_sb age;
-    lcm_sb_init(&age);
+    base_sb_init(&age);
     show_number(&age, rd->m->ages[t]);
     int rc = fail_at(rd, "regime", 1, err, ": regime '%s' is not active at age %s (period %d)",
                      rd->m->regimes[r].name, age.s, t);
-    lcm_sb_free(&age);
+    base_sb_free(&age);
     return rc;
 }
 
@@ -382,10 +382,10 @@ static void reserve_subject(reader *rd)
     if ((size_t)ic->n < rd->cap) return;
     rd->cap = rd->cap ? 2 * rd->cap : 64;
     size_t cells = rd->cap * (size_t)ic->nslots;
-    ic->regime = lcm_xrealloc(ic->regime, rd->cap * sizeof *ic->regime);
-    ic->period = lcm_xrealloc(ic->period, rd->cap * sizeof *ic->period);
-    ic->x = lcm_xrealloc(ic->x, cells * sizeof *ic->x);
-    ic->given = lcm_xrealloc(ic->given, cells * sizeof *ic->given);
+    ic->regime = base_xrealloc(ic->regime, rd->cap * sizeof *ic->regime);
+    ic->period = base_xrealloc(ic->period, rd->cap * sizeof *ic->period);
+    ic->x = base_xrealloc(ic->x, cells * sizeof *ic->x);
+    ic->given = base_xrealloc(ic->given, cells * sizeof *ic->given);
 }
 
 /* Validates one row (a cell per column) and appends it as the next subject.
@@ -473,24 +473,24 @@ static int csv_field(csv_cursor *c, csv_record *rec, const char *path, lcm_err *
     if (*p == '"') {
         long opened = c->line;
         for (++p;; ++p) {
-            if (!*p) return lcm_fail(err, LCM_E_INPUT, "%s: line %ld: a quoted field is not closed", path, opened);
+            if (!*p) return base_fail(err, LCM_E_INPUT, "%s: line %ld: a quoted field is not closed", path, opened);
             if (*p == '"' && p[1] != '"') break;
             if (*p == '"') ++p; /* "" is one quote */
             else if (ends_line(p)) ++c->line;
-            lcm_sb_putc(&rec->text, *p);
+            base_sb_putc(&rec->text, *p);
         }
         for (++p; is_blank(*p); ++p) {}
         if (!at_field_end(p))
-            return lcm_fail(err, LCM_E_INPUT, "%s: line %ld: field %d: text after the closing quote", path, c->line,
+            return base_fail(err, LCM_E_INPUT, "%s: line %ld: field %d: text after the closing quote", path, c->line,
                             rec->n);
     } else {
         const char *start = p;
         while (!at_field_end(p)) ++p;
         const char *end = p;
         while (end > start && is_blank(end[-1])) --end;
-        lcm_sb_putn(&rec->text, start, (size_t)(end - start));
+        base_sb_putn(&rec->text, start, (size_t)(end - start));
     }
-    lcm_sb_putc(&rec->text, 0);
+    base_sb_putc(&rec->text, 0);
     c->p = p;
     return 0;
 }
@@ -525,11 +525,11 @@ static int read_csv_records(reader *rd, csv_cursor *c, csv_record *rec, lcm_err 
     for (int i = 0; i < rec->n; ++i) reader_add_column(rd, csv_field_text(rec, i));
     long header_line = rec->line;
     if ((rc = match_columns(rd, err))) return rc;
-    cell *row = lcm_xcalloc((size_t)rd->ncols, sizeof *row);
+    cell *row = base_xcalloc((size_t)rd->ncols, sizeof *row);
     while (!(rc = csv_next(c, rec, &got, rd->path, err)) && got) {
         rd->line = rec->line;
         if (rec->n != rd->ncols) {
-            rc = lcm_fail(err, LCM_E_INPUT, "%s: line %ld: %d fields, but the header (line %ld) has %d", rd->path,
+            rc = base_fail(err, LCM_E_INPUT, "%s: line %ld: %d fields, but the header (line %ld) has %d", rd->path,
                           rec->line, rec->n, header_line, rd->ncols);
             break;
         }
@@ -541,7 +541,7 @@ static int read_csv_records(reader *rd, csv_cursor *c, csv_record *rec, lcm_err 
     return rc;
 }
 
-int lcm_initial_parse_csv(const ir_model *m, const char *path, const char *text, lcm_initial **out, lcm_err *err)
+int sim_initial_parse_csv(const ir_model *m, const char *path, const char *text, lcm_initial **out, lcm_err *err)
 {
     *out = NULL;
     static const char bom[] = "\xEF\xBB\xBF"; /* spreadsheets like to start UTF-8 files with one */
@@ -550,15 +550,15 @@ int lcm_initial_parse_csv(const ir_model *m, const char *path, const char *text,
     reader_init(&rd, m, path, NULL);
     csv_cursor c = {text, 1};
     csv_record rec = {.start = NULL};
-    lcm_sb_init(&rec.text);
+    base_sb_init(&rec.text);
     int rc = read_csv_records(&rd, &c, &rec, err);
-    lcm_sb_free(&rec.text);
+    base_sb_free(&rec.text);
     free(rec.start);
     return reader_finish(&rd, rc, out);
 }
 
 /* ---- columns of cells: HDF5 datasets, a Lua file's lists ------------------- */
-void lcm_initial_columns_free(lcm_initial_column *cols, int n)
+void sim_initial_columns_free(lcm_initial_column *cols, int n)
 {
     for (int c = 0; c < n; ++c) {
         lcm_initial_column *col = &cols[c];
@@ -574,14 +574,14 @@ static int read_column_subjects(reader *rd, const lcm_initial_column *cols, int 
     if (!n) return fail_no_subjects(rd->path, expected, err);
     for (int c = 1; c < n; ++c)
         if (cols[c].len != cols[0].len)
-            return lcm_fail(err, LCM_E_INPUT, "%s: %s '%s' has %zu values but %s '%s' has %zu; each holds one value "
+            return base_fail(err, LCM_E_INPUT, "%s: %s '%s' has %zu values but %s '%s' has %zu; each holds one value "
                             "per subject", rd->path, rd->noun, cols[c].name, cols[c].len, rd->noun, cols[0].name,
                             cols[0].len);
     for (int c = 0; c < n; ++c) reader_add_column(rd, cols[c].name);
     int rc = match_columns(rd, err);
     if (rc) return rc;
     if (!cols[0].len) return fail_no_subjects(rd->path, expected, err);
-    cell *row = lcm_xcalloc((size_t)n, sizeof *row);
+    cell *row = base_xcalloc((size_t)n, sizeof *row);
     for (size_t i = 0; !rc && i < cols[0].len; ++i) {
         for (int c = 0; c < n; ++c) {
             const lcm_initial_column *col = &cols[c];
@@ -594,7 +594,7 @@ static int read_column_subjects(reader *rd, const lcm_initial_column *cols, int 
     return rc;
 }
 
-int lcm_initial_from_columns(const ir_model *m, const char *path, const char *noun, const lcm_initial_column *cols,
+int sim_initial_from_columns(const ir_model *m, const char *path, const char *noun, const lcm_initial_column *cols,
                              int n, const char *expected, lcm_initial **out, lcm_err *err)
 {
     *out = NULL;
@@ -614,18 +614,18 @@ static char *trimmed_copy(const char *s)
     while (is_blank(*s)) ++s;
     size_t n = strlen(s);
     while (n && is_blank(s[n - 1])) --n;
-    return lcm_xstrndup(s, n);
+    return base_xstrndup(s, n);
 }
 
 static int h5_read_strings(hid_t d, hid_t file_type, lcm_initial_column *col)
 {
-    col->text = lcm_xcalloc(col->len, sizeof *col->text);
+    col->text = base_xcalloc(col->len, sizeof *col->text);
     hid_t mem = H5Tcopy(H5T_C_S1);
     H5Tset_cset(mem, H5Tget_cset(file_type)); /* HDF5 converts no character sets */
     herr_t rc;
     if (H5Tis_variable_str(file_type) > 0) {
         H5Tset_size(mem, H5T_VARIABLE);
-        char **v = lcm_xcalloc(col->len, sizeof *v);
+        char **v = base_xcalloc(col->len, sizeof *v);
         rc = H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
         if (rc >= 0) {
             for (size_t i = 0; i < col->len; ++i) col->text[i] = trimmed_copy(v[i] ? v[i] : "");
@@ -639,7 +639,7 @@ static int h5_read_strings(hid_t d, hid_t file_type, lcm_initial_column *col)
         size_t width = H5Tget_size(file_type) + 1;
         H5Tset_size(mem, width);
         H5Tset_strpad(mem, H5T_STR_NULLTERM);
-        char *buf = lcm_xcalloc(col->len, width);
+        char *buf = base_xcalloc(col->len, width);
         rc = H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
         for (size_t i = 0; rc >= 0 && i < col->len; ++i) col->text[i] = trimmed_copy(buf + i * width);
         free(buf);
@@ -650,7 +650,7 @@ static int h5_read_strings(hid_t d, hid_t file_type, lcm_initial_column *col)
 
 static int h5_read_numbers(hid_t d, lcm_initial_column *col)
 {
-    col->num = lcm_xcalloc(col->len, sizeof *col->num);
+    col->num = base_xcalloc(col->len, sizeof *col->num);
     return H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, col->num) < 0;
 }
 
@@ -661,9 +661,9 @@ static int column_fits(const char *path, const char *name, hsize_t len, lcm_err 
     double room, bytes = (double)len * (double)sizeof(double);
     int whole;
     char what[256];
-    int rc = lcm_host_memory_room(&room, &whole, what, sizeof what, err);
+    int rc = solve_host_memory_room(&room, &whole, what, sizeof what, err);
     if (rc || bytes <= room) return rc;
-    return lcm_fail(err, LCM_E_MEMORY, "%s: dataset '%s' declares %llu values (%.1f MiB), more than this process "
+    return base_fail(err, LCM_E_MEMORY, "%s: dataset '%s' declares %llu values (%.1f MiB), more than this process "
                     "may use (%.1f MiB: %s)", path, name, (unsigned long long)len, bytes / 1048576, room / 1048576, what);
 }
 
@@ -673,11 +673,11 @@ static int h5_read_column(hid_t f, const char *path, lcm_initial_column *col, lc
     H5L_info_t link;
     if (H5Lget_info(f, col->name, &link, H5P_DEFAULT) >= 0 && link.type != H5L_TYPE_HARD &&
         link.type != H5L_TYPE_SOFT)
-        return lcm_fail(err, LCM_E_INPUT, "%s: '%s' at the root is a link to another file; lcm reads the initial "
+        return base_fail(err, LCM_E_INPUT, "%s: '%s' at the root is a link to another file; lcm reads the initial "
                         "conditions from the file itself", path, col->name);
-    hid_t d = H5Dopen2(f, col->name, lcm_h5_read_links());
+    hid_t d = H5Dopen2(f, col->name, io_h5_read_links());
     if (d < 0)
-        return lcm_fail(err, LCM_E_INPUT, "%s: '%s' at the root is not a dataset (one 1-D dataset per column "
+        return base_fail(err, LCM_E_INPUT, "%s: '%s' at the root is not a dataset (one 1-D dataset per column "
                         "expected)", path, col->name);
     hid_t space = H5Dget_space(d), type = H5Dget_type(d);
     int rank = H5Sget_simple_extent_ndims(space), rc = 0;
@@ -685,18 +685,18 @@ static int h5_read_column(hid_t f, const char *path, lcm_initial_column *col, lc
     hsize_t len = 0;
     if (rank == 1) H5Sget_simple_extent_dims(space, &len, NULL);
     if (rank != 1) {
-        rc = lcm_fail(err, LCM_E_INPUT, "%s: dataset '%s' has %d dimensions; each column is a 1-D dataset", path,
+        rc = base_fail(err, LCM_E_INPUT, "%s: dataset '%s' has %d dimensions; each column is a 1-D dataset", path,
                       col->name, rank);
     } else if (cls != H5T_INTEGER && cls != H5T_FLOAT && cls != H5T_STRING) {
-        rc = lcm_fail(err, LCM_E_INPUT, "%s: dataset '%s' holds neither numbers nor strings", path, col->name);
-    } else if (!lcm_h5_plain_storage(d, 1, &len)) {
-        rc = lcm_fail(err, LCM_E_INPUT, "%s: dataset '%s' keeps its values outside the file (external or virtual "
+        rc = base_fail(err, LCM_E_INPUT, "%s: dataset '%s' holds neither numbers nor strings", path, col->name);
+    } else if (!io_h5_plain_storage(d, 1, &len)) {
+        rc = base_fail(err, LCM_E_INPUT, "%s: dataset '%s' keeps its values outside the file (external or virtual "
                       "storage) or in a layout lcm does not read; lcm reads the initial conditions from the file "
                       "itself", path, col->name);
     } else if (!(rc = column_fits(path, col->name, len, err))) {
         col->len = (size_t)len;
         if (cls == H5T_STRING ? h5_read_strings(d, type, col) : h5_read_numbers(d, col))
-            rc = lcm_fail(err, LCM_E_IO, "%s: dataset '%s' cannot be read", path, col->name);
+            rc = base_fail(err, LCM_E_IO, "%s: dataset '%s' cannot be read", path, col->name);
     }
     H5Tclose(type), H5Sclose(space), H5Dclose(d);
     return rc;
@@ -706,13 +706,13 @@ static int h5_read_column(hid_t f, const char *path, lcm_initial_column *col, lc
 static int h5_read_table(hid_t f, const char *path, h5_table *tab, lcm_err *err)
 {
     H5G_info_t info;
-    if (H5Gget_info(f, &info) < 0) return lcm_fail(err, LCM_E_IO, "%s: cannot list the root group", path);
-    tab->cols = lcm_xcalloc((size_t)info.nlinks, sizeof *tab->cols);
+    if (H5Gget_info(f, &info) < 0) return base_fail(err, LCM_E_IO, "%s: cannot list the root group", path);
+    tab->cols = base_xcalloc((size_t)info.nlinks, sizeof *tab->cols);
     for (hsize_t i = 0; i < info.nlinks; ++i) {
         ssize_t len = H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, NULL, 0, H5P_DEFAULT);
-        if (len < 0) return lcm_fail(err, LCM_E_IO, "%s: cannot list the root group", path);
+        if (len < 0) return base_fail(err, LCM_E_IO, "%s: cannot list the root group", path);
         lcm_initial_column *col = &tab->cols[tab->n++];
-        col->name = lcm_xcalloc((size_t)len + 1, 1);
+        col->name = base_xcalloc((size_t)len + 1, 1);
         H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, col->name, (size_t)len + 1, H5P_DEFAULT);
         int rc = h5_read_column(f, path, col, err);
         if (rc) return rc;
@@ -722,7 +722,7 @@ static int h5_read_table(hid_t f, const char *path, h5_table *tab, lcm_err *err)
 
 static int h5_open(const char *path, hid_t *f, lcm_err *err)
 {
-    return lcm_h5_open_read(path, "initial conditions: one dataset per column (files named .h5 or .hdf5 are read "
+    return io_h5_open_read(path, "initial conditions: one dataset per column (files named .h5 or .hdf5 are read "
                             "as HDF5)", f, err);
 }
 
@@ -735,30 +735,30 @@ static int read_h5(const ir_model *m, const char *path, lcm_initial **out, lcm_e
     rc = h5_read_table(f, path, &tab, err);
     H5Fclose(f);
     if (!rc)
-        rc = lcm_initial_from_columns(m, path, "dataset", tab.cols, tab.n, "one 1-D dataset per column at the root, "
+        rc = sim_initial_from_columns(m, path, "dataset", tab.cols, tab.n, "one 1-D dataset per column at the root, "
                                       "one value per subject", out, err);
-    lcm_initial_columns_free(tab.cols, tab.n);
+    sim_initial_columns_free(tab.cols, tab.n);
     return rc;
 }
 
 /* ---- entry points ---------------------------------------------------------- */
 
-int lcm_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err)
+int sim_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err)
 {
     *out = NULL;
-    if (lcm_path_is_h5(path)) return read_h5(m, path, out, err);
-    if (lcm_path_has_extension(path, ".lua")) /* the Lua host lives in the lcm command (cli/initial_lua.c), not here */
-        return lcm_fail(err, LCM_E_USAGE, "%s: initial conditions written in Lua are read by the lcm command "
+    if (base_path_is_h5(path)) return read_h5(m, path, out, err);
+    if (base_path_has_extension(path, ".lua")) /* the Lua host lives in the lcm command (cli/initial_lua.c), not here */
+        return base_fail(err, LCM_E_USAGE, "%s: initial conditions written in Lua are read by the lcm command "
                         "(lcm simulate --initial FILE.lua); the library reads CSV and HDF5 (.h5, .hdf5)", path);
     size_t len;
-    char *text = lcm_read_file(path, &len, err);
+    char *text = sys_read_file(path, &len, err);
     if (!text) return err->code;
     int rc;
     /* a NUL would silently end the text: most likely a binary file under another name */
     if (strlen(text) != len)
-        rc = lcm_fail(err, LCM_E_INPUT, "%s: not a CSV file (a NUL byte at offset %zu; HDF5 files must be named "
+        rc = base_fail(err, LCM_E_INPUT, "%s: not a CSV file (a NUL byte at offset %zu; HDF5 files must be named "
                       ".h5 or .hdf5)", path, strlen(text));
-    else rc = lcm_initial_parse_csv(m, path, text, out, err);
+    else rc = sim_initial_parse_csv(m, path, text, out, err);
     free(text);
     return rc;
 }
@@ -774,7 +774,7 @@ void lcm_initial_free(lcm_initial *ic)
 int lcm_initial_read(const lcm_model *m, const char *path, lcm_initial **out, lcm_err *err)
 {
     LCM_NEEDS(err, m, path, out);
-    return lcm_initial_read_ir(lcm_model_ir(m), path, out, err);
+    return sim_initial_read_ir(core_model_ir(m), path, out, err);
 }
 int lcm_initial_from_arrays(const lcm_model *m, const char *source, int ncols, const char *const *names,
                             const double *const *num, const char *const *const *text, lcm_index n, lcm_initial **out,
@@ -783,19 +783,19 @@ int lcm_initial_from_arrays(const lcm_model *m, const char *source, int ncols, c
     LCM_NEEDS(err, m, source, names, out);
     *out = NULL;
     if (ncols < 0 || n < 0)
-        return lcm_fail(err, LCM_E_USAGE, "lcm_initial_from_arrays: %d columns of %lld subjects", ncols, (long long)n);
+        return base_fail(err, LCM_E_USAGE, "lcm_initial_from_arrays: %d columns of %lld subjects", ncols, (long long)n);
     /* the reader's columns: borrowed cells (it only reads them), so nothing to free but the array */
-    lcm_initial_column *cols = lcm_xcalloc((size_t)ncols + 1, sizeof *cols);
+    lcm_initial_column *cols = base_xcalloc((size_t)ncols + 1, sizeof *cols);
     int rc = 0;
     for (int i = 0; i < ncols && !rc; ++i) {
-        if (!names[i]) rc = lcm_fail(err, LCM_E_USAGE, "%s: column %d has no name", source, i);
+        if (!names[i]) rc = base_fail(err, LCM_E_USAGE, "%s: column %d has no name", source, i);
         else if (!(num && num[i]) && !(text && text[i]))
-            rc = lcm_fail(err, LCM_E_USAGE, "%s: column '%s' has no cells", source, names[i]);
+            rc = base_fail(err, LCM_E_USAGE, "%s: column '%s' has no cells", source, names[i]);
         cols[i] = (lcm_initial_column){(char *)names[i], (size_t)n, num ? (double *)num[i] : NULL,
                                        text ? (char **)text[i] : NULL};
     }
     if (!rc)
-        rc = lcm_initial_from_columns(lcm_model_ir(m), source, "column", cols, ncols, "one column per variable, one cell per "
+        rc = sim_initial_from_columns(core_model_ir(m), source, "column", cols, ncols, "one column per variable, one cell per "
                                       "subject", out, err);
     free(cols);
     return rc;

@@ -29,9 +29,9 @@ struct lcm_initial {
 };
 
 /* Reads `path` (.csv, or .h5 / .hdf5) for model m (lcm.h: lcm_initial_read). */
-int lcm_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err);
+int sim_initial_read_ir(const ir_model *m, const char *path, lcm_initial **out, lcm_err *err);
 /* Parses CSV text (`path` only names it in messages). */
-int lcm_initial_parse_csv(const ir_model *m, const char *path, const char *text, lcm_initial **out, lcm_err *err);
+int sim_initial_parse_csv(const ir_model *m, const char *path, const char *text, lcm_initial **out, lcm_err *err);
 
 /* A column of initial conditions: cell i is the text text[i] where text
  * and text[i] are set, else the number num[i] (NaN or "" is no value). */
@@ -46,8 +46,8 @@ typedef struct lcm_initial_column {
  * --initial .lua file, runtime/cli/initial_lua.c), validated like CSV.
  * Messages name `path`, "<noun> '<column>'" and the subject; `expected`
  * says what the input should hold when it holds no subject. */
-int lcm_initial_from_columns(const ir_model *m, const char *path, const char *noun, const lcm_initial_column *cols,
+int sim_initial_from_columns(const ir_model *m, const char *path, const char *noun, const lcm_initial_column *cols,
                              int n, const char *expected, lcm_initial **out, lcm_err *err);
-void lcm_initial_columns_free(lcm_initial_column *cols, int n);
+void sim_initial_columns_free(lcm_initial_column *cols, int n);
 
 #endif

@@ -37,7 +37,7 @@ static void *block(void *held, size_t held_bytes, size_t bytes)
 {
     if (held && held_bytes >= bytes) return held;
     free(held);
-    return lcm_xmalloc_large(bytes);
+    return base_xmalloc_large(bytes);
 }
 
 static size_t real_columns(const lcm_panel *p)
@@ -50,7 +50,7 @@ static size_t real_columns(const lcm_panel *p)
 static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int nchoice, int keep,
                              int targets)
 {
-    lcm_panel *p = lcm_xcalloc(1, sizeof *p), none = {0};
+    lcm_panel *p = base_xcalloc(1, sizeof *p), none = {0};
     p->m = m;
     p->precision = precision;
     p->n = n;
@@ -78,18 +78,18 @@ static lcm_panel *make_panel(lcm_panel *old, const ir_model *m, int precision, l
         lcm_panel_free(old);
     }
     p->stride = n;
-    p->x = lcm_xcalloc((size_t)p->vars.nstates + 1, sizeof *p->x);
-    p->act = lcm_xcalloc((size_t)(p->vars.nactions + nchoice) + 1, sizeof *p->act);
+    p->x = base_xcalloc((size_t)p->vars.nstates + 1, sizeof *p->x);
+    p->act = base_xcalloc((size_t)(p->vars.nactions + nchoice) + 1, sizeof *p->act);
     point_columns(p);
     return p;
 }
 
-lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n, int nchoice)
+lcm_panel *sim_panel_new(const ir_model *m, int precision, lcm_index n, int nchoice)
 {
     return make_panel(NULL, m, precision, n, nchoice, 0, 0);
 }
 
-lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int nchoice, int targets)
+lcm_panel *sim_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int nchoice, int targets)
 {
     return make_panel(old, m, precision, n, nchoice, 1, targets);
 }
@@ -100,7 +100,7 @@ static void *shrink(void *a, size_t bytes)
     return b ? b : a; /* a smaller block that cannot move stays where it is */
 }
 
-void lcm_panel_truncate(lcm_panel *p, lcm_index n)
+void sim_panel_truncate(lcm_panel *p, lcm_index n)
 {
     if (n >= p->n) return;
     p->n = n;
@@ -119,7 +119,7 @@ void lcm_panel_truncate(lcm_panel *p, lcm_index n)
     point_columns(p);
 }
 
-size_t lcm_panel_bytes(const lcm_panel *p)
+size_t sim_panel_bytes(const lcm_panel *p)
 {
     if (!p) return 0;
     return p->rows_held * (sizeof *p->subject + sizeof *p->period + sizeof *p->regime) +
@@ -132,11 +132,11 @@ void lcm_panel_free(lcm_panel *p)
     free_targets(p);
     free(p->subject), free(p->period), free(p->regime), free(p->value), free(p->x), free(p->act);
     ir_vars_free(&p->vars);
-    lcm_model_release(p->owner);
+    core_model_release(p->owner);
     free(p);
 }
 
-void lcm_panel_hold_model(lcm_panel *p, const lcm_model *model) { p->owner = lcm_model_retain(model); }
+void sim_panel_hold_model(lcm_panel *p, const lcm_model *model) { p->owner = core_model_retain(model); }
 
 lcm_index lcm_panel_rows(const lcm_panel *p) { return p ? p->n : 0; }
 double lcm_panel_seconds(const lcm_panel *p) { return p ? p->seconds : NAN; }
@@ -158,7 +158,7 @@ static int columns(const lcm_panel *p, column **out)
 {
     const ir_vars *V = &p->vars;
     int n = lcm_panel_columns(p), k = 0;
-    column *c = lcm_xcalloc((size_t)n, sizeof *c);
+    column *c = base_xcalloc((size_t)n, sizeof *c);
     c[k++] = (column){COL_SUBJECT, 0, "subject_id", NULL};
     c[k++] = (column){COL_PERIOD, 0, "period", NULL};
     c[k++] = (column){COL_AGE, 0, "age", NULL};
@@ -240,10 +240,10 @@ int lcm_panel_column(const lcm_panel *p, const char *name, double *out, lcm_err 
     int n = columns(p, &c), found = column_by_name(c, n, name);
     if (found < 0) {
         lcm_sb names;
-        lcm_sb_init(&names);
-        for (int k = 0; k < n; ++k) lcm_sb_printf(&names, "%s%s", k ? ", " : "", c[k].name);
-        lcm_fail(err, LCM_E_USAGE, "the panel has no column '%s' (columns: %s)", name, names.s);
-        lcm_sb_free(&names);
+        base_sb_init(&names);
+        for (int k = 0; k < n; ++k) base_sb_printf(&names, "%s%s", k ? ", " : "", c[k].name);
+        base_fail(err, LCM_E_USAGE, "the panel has no column '%s' (columns: %s)", name, names.s);
+        base_sb_free(&names);
         free(c);
         return err->code;
     }
@@ -291,21 +291,21 @@ typedef struct csv_line {
 static void line_room(csv_line *l, size_t n)
 {
     if (l->len + n <= CSV_LINE) return;
-    lcm_sb_putn(l->out, l->s, l->len);
+    base_sb_putn(l->out, l->s, l->len);
     l->len = 0;
 }
 
 static void line_put(csv_line *l, const char *s, size_t n)
 {
     line_room(l, n);
-    if (n > CSV_LINE) lcm_sb_putn(l->out, s, n);
+    if (n > CSV_LINE) base_sb_putn(l->out, s, n);
     else memcpy(l->s + l->len, s, n), l->len += n;
 }
 
 static void line_number(csv_line *l, double x, int precision)
 {
     line_room(l, LCM_CSV_NUMBER_MAX);
-    l->len += (size_t)lcm_csv_format(l->s + l->len, x, precision);
+    l->len += (size_t)io_csv_format(l->s + l->len, x, precision);
 }
 
 static void line_count(csv_line *l, unsigned long long v) /* a non-negative integer in decimal */
@@ -323,7 +323,7 @@ static void csv_rows(const lcm_panel *p, const column *c, int n, const ir_grid *
                      lcm_index hi, lcm_sb *out)
 {
     int R = p->m->nregimes;
-    csv_line *l = lcm_xmalloc(sizeof *l);
+    csv_line *l = base_xmalloc(sizeof *l);
     l->len = 0;
     l->out = out;
     for (lcm_index i = lo; i < hi; ++i) {
@@ -347,7 +347,7 @@ static void csv_rows(const lcm_panel *p, const column *c, int n, const ir_grid *
         }
         line_put(l, "\n", 1);
     }
-    lcm_sb_putn(out, l->s, l->len);
+    base_sb_putn(out, l->s, l->len);
     free(l);
 }
 
@@ -358,19 +358,19 @@ int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
 {
     LCM_NEEDS(err, p, path);
     char *tmp;
-    FILE *f = lcm_output_open_csv(path, &tmp, err);
+    FILE *f = io_output_open_csv(path, &tmp, err);
     if (!f) return err->code;
     column *c;
     int n = columns(p, &c), R = p->m->nregimes;
-    const ir_grid **grids = lcm_xcalloc((size_t)(n * R) + 1, sizeof *grids);
+    const ir_grid **grids = base_xcalloc((size_t)(n * R) + 1, sizeof *grids);
     for (int k = 0; k < n; ++k)
         for (int r = 0; r < R; ++r) grids[k * R + r] = regime_grid(p, &c[k], r);
     for (int k = 0; k < n; ++k) fprintf(f, "%s%s", k ? "," : "", c[k].name);
     fputc('\n', f);
-    int threads = lcm_host_threads(p->threads);
+    int threads = base_host_threads(p->threads);
     const lcm_index block = 16384, nblocks = (p->n + block - 1) / block;
-    lcm_sb *text = lcm_xcalloc((size_t)threads, sizeof *text);
-    for (int b = 0; b < threads; ++b) lcm_sb_init(&text[b]);
+    lcm_sb *text = base_xcalloc((size_t)threads, sizeof *text);
+    for (int b = 0; b < threads; ++b) base_sb_init(&text[b]);
     int failed = 0;
 #pragma omp parallel for ordered schedule(static, 1) num_threads(threads)
     for (lcm_index b = 0; b < nblocks; ++b) {
@@ -388,9 +388,9 @@ int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err)
             failed = errno ? errno : -1; /* why, for the message */
         }
     }
-    for (int b = 0; b < threads; ++b) lcm_sb_free(&text[b]);
+    for (int b = 0; b < threads; ++b) base_sb_free(&text[b]);
     free(text), free(grids), free(c);
-    return lcm_output_commit_csv(f, tmp, path, failed, err);
+    return io_output_commit_csv(f, tmp, path, failed, err);
 }
 
 /* ---- HDF5 ------------------------------------------------------------------- */
@@ -417,14 +417,14 @@ static const ir_grid *shared_labels(const lcm_panel *p, const column *c)
 static const char **code_names(const lcm_panel *p, const column *c, int *n)
 {
     if (c->kind == COL_REGIME) {
-        const char **names = lcm_xcalloc((size_t)p->m->nregimes, sizeof *names);
+        const char **names = base_xcalloc((size_t)p->m->nregimes, sizeof *names);
         for (int r = 0; r < p->m->nregimes; ++r) names[r] = p->m->regimes[r].name;
         *n = p->m->nregimes;
         return names;
     }
     const ir_grid *g = shared_labels(p, c);
     if (!g) return NULL;
-    const char **names = lcm_xcalloc((size_t)g->n, sizeof *names);
+    const char **names = base_xcalloc((size_t)g->n, sizeof *names);
     for (int i = 0; i < g->n; ++i) names[i] = g->labels[i];
     *n = g->n;
     return names;
@@ -435,24 +435,24 @@ static int write_column(hid_t f, hid_t labels, const lcm_panel *p, const column 
     hsize_t rows = (hsize_t)p->n;
     int bad;
     const double *col = column_doubles(p, c);
-    if (col) bad = lcm_h5_data(f, c->name, H5T_NATIVE_DOUBLE, 1, &rows, col);
-    else if (c->kind == COL_SUBJECT) bad = lcm_h5_data(f, c->name, H5T_NATIVE_LLONG, 1, &rows, p->subject);
+    if (col) bad = io_h5_data(f, c->name, H5T_NATIVE_DOUBLE, 1, &rows, col);
+    else if (c->kind == COL_SUBJECT) bad = io_h5_data(f, c->name, H5T_NATIVE_LLONG, 1, &rows, p->subject);
     else {
         int integer = c->kind != COL_AGE;
-        void *buf = lcm_xmalloc(((size_t)p->n + 1) * 8);
-        int threads = lcm_host_threads(p->threads);
+        void *buf = base_xmalloc(((size_t)p->n + 1) * 8);
+        int threads = base_host_threads(p->threads);
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (lcm_index i = 0; i < p->n; ++i) {
             double x = cell(p, c, i);
             if (integer) ((long long *)buf)[i] = (long long)x;
             else ((double *)buf)[i] = x;
         }
-        bad = lcm_h5_data(f, c->name, integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, 1, &rows, buf);
+        bad = io_h5_data(f, c->name, integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, 1, &rows, buf);
         free(buf);
     }
     int n = 0;
     const char **names = bad ? NULL : code_names(p, c, &n);
-    if (names) bad |= lcm_h5_data_strings(labels, c->name, names, (hsize_t)n);
+    if (names) bad |= io_h5_data_strings(labels, c->name, names, (hsize_t)n);
     free(names);
     return bad;
 }
@@ -465,23 +465,23 @@ int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *err)
 {
     LCM_NEEDS(err, p, path);
     char *tmp;
-    hid_t f = lcm_output_create_h5(path, &tmp, err);
+    hid_t f = io_output_create_h5(path, &tmp, err);
     if (f < 0) return err->code;
-    lcm_h5_failure_reset();
+    io_h5_failure_reset();
     column *c;
     int n = columns(p, &c);
     hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
-    int bad = lcm_h5_attr_string(root, "format", "lcm-panel") || lcm_h5_attr_int(root, "format_version", 2) ||
-              lcm_h5_attr_string(root, "model", p->m->name);
+    int bad = io_h5_attr_string(root, "format", "lcm-panel") || io_h5_attr_int(root, "format_version", 2) ||
+              io_h5_attr_string(root, "model", p->m->name);
     H5Gclose(root);
-    const char **order = lcm_xcalloc((size_t)n, sizeof *order);
+    const char **order = base_xcalloc((size_t)n, sizeof *order);
     for (int k = 0; k < n; ++k) order[k] = c[k].name;
-    bad = bad || lcm_h5_data_strings(f, "lcm-columns", order, (hsize_t)n);
+    bad = bad || io_h5_data_strings(f, "lcm-columns", order, (hsize_t)n);
     free(order);
-    hid_t labels = bad ? -1 : lcm_h5_group(f, "lcm-labels");
+    hid_t labels = bad ? -1 : io_h5_group(f, "lcm-labels");
     bad |= labels < 0;
     for (int k = 0; k < n && !bad; ++k) bad |= write_column(f, labels, p, &c[k]);
     if (labels >= 0) H5Gclose(labels);
     free(c);
-    return lcm_h5_finish(f, tmp, path, bad, err);
+    return io_h5_finish(f, tmp, path, bad, err);
 }

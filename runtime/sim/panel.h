@@ -35,7 +35,7 @@ struct lcm_panel {
                                * simulation records into it column after column (lcm_record_args) */
     size_t rows_held;         /* rows the subject, period and regime columns hold (>= n) */
     size_t reals_held;        /* reals the block holds */
-    int keep;                 /* lcm_panel_truncate keeps the memory (a panel of lcm_simulate_again) */
+    int keep;                 /* sim_panel_truncate keeps the memory (a panel of lcm_simulate_again) */
     int ntargets;
     char **target_names;
     double *targets;          /* [ntargets * n], column after column, NaN where the regime lacks the function */
@@ -43,45 +43,45 @@ struct lcm_panel {
     double seconds;
     double phase_seconds[LCM_SIM_PHASES]; /* where `seconds` went, by lcm_sim_phase_names */
     int threads;              /* host threads for its per-row work (writing CSV): 0, OpenMP's default */
-    const lcm_model *owner;   /* held by lcm_simulate (lcm_panel_hold_model), or NULL */
+    const lcm_model *owner;   /* held by lcm_simulate (sim_panel_hold_model), or NULL */
 };
 
-/* Takes a hold on the model whose IR the panel reads (lcm_model_retain),
+/* Takes a hold on the model whose IR the panel reads (core_model_retain),
  * given up when the panel is freed: what lcm_simulate returns outlives a
  * freed model. */
-void lcm_panel_hold_model(lcm_panel *p, const lcm_model *model);
+void sim_panel_hold_model(lcm_panel *p, const lcm_model *model);
 
 /* An empty panel of n rows for model m, with nchoice hidden columns
  * (columns allocated, not cleared: the caller writes every cell it keeps). */
-lcm_panel *lcm_panel_new(const ir_model *m, int precision, lcm_index n, int nchoice);
-/* As lcm_panel_new, in the memory of `old` (an earlier panel, which this
+lcm_panel *sim_panel_new(const ir_model *m, int precision, lcm_index n, int nchoice);
+/* As sim_panel_new, in the memory of `old` (an earlier panel, which this
  * one replaces; NULL: new memory) where its columns hold enough, and
  * keeping its memory on truncation, for the next renewal: the panels of
  * an estimation loop write their pages once, not fresh ones each time.
- * targets: the new panel will get target columns (lcm_panel_add_targets),
+ * targets: the new panel will get target columns (sim_panel_add_targets),
  * which may then take the old ones' block. */
-lcm_panel *lcm_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int nchoice, int targets);
+lcm_panel *sim_panel_renew(lcm_panel *old, const ir_model *m, int precision, lcm_index n, int nchoice, int targets);
 /* Keeps the first n rows (n <= p->n), giving the rest of each column back
  * (unless p->keep: then the columns stay where they are, a stride apart). */
-void lcm_panel_truncate(lcm_panel *p, lcm_index n);
+void sim_panel_truncate(lcm_panel *p, lcm_index n);
 /* The bytes of memory the panel holds. */
-size_t lcm_panel_bytes(const lcm_panel *p);
+size_t sim_panel_bytes(const lcm_panel *p);
 
 /* Evaluates the DAG functions named by `spec` ("a,b" or "all") on every row
  * of p, with the solution's parameters and V (for functions of E_next_V),
  * and the choice probabilities it names: by the interpreter, or from the
  * hidden columns for a regime solved by EGM. */
-int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err);
+int sim_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err);
 /* The target columns `spec` asks for (its names, each once; "all": every
  * function and choice probability), 0 when it names none; and in
  * *choice_slots the hidden columns (lcm_panel.nchoice) a simulation asked
  * for it writes: the most choices of a regime with taste shocks solved by
  * EGM whose choice probabilities spec names, plus one (the scale), or 0.
- * (spec checked with lcm_targets_check.) */
-int lcm_targets_shape(const ir_model *m, const char *spec, int *choice_slots);
+ * (spec checked with sim_targets_check.) */
+int sim_targets_shape(const ir_model *m, const char *spec, int *choice_slots);
 /* Whether spec names target columns of model m ("all", or function and
  * choice-probability names, each once): 0 or LCM_E_USAGE.  NULL or "":
  * none, fine.  Simulations check it before they start. */
-int lcm_targets_check(const ir_model *m, const char *spec, lcm_err *err);
+int sim_targets_check(const ir_model *m, const char *spec, lcm_err *err);
 
 #endif

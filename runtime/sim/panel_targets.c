@@ -25,11 +25,11 @@ static char *ccp_name(const ir_regime *r, int d)
 {
     int nd = ir_discrete_actions(r), stride = ir_taste_choices(r);
     lcm_sb b;
-    lcm_sb_init(&b);
-    lcm_sb_puts(&b, "ccp");
+    base_sb_init(&b);
+    base_sb_puts(&b, "ccp");
     for (int j = 0; j < nd; ++j) { /* row-major: the last discrete action fastest */
         stride /= r->actions[j].grid.n;
-        lcm_sb_printf(&b, "_%s", r->actions[j].grid.labels[d / stride % r->actions[j].grid.n]);
+        base_sb_printf(&b, "_%s", r->actions[j].grid.labels[d / stride % r->actions[j].grid.n]);
     }
     return b.s;
 }
@@ -38,8 +38,8 @@ static void add_name(char ***names, int *n, const char *name)
 {
     for (int i = 0; i < *n; ++i)
         if (!strcmp((*names)[i], name)) return;
-    *names = lcm_xrealloc(*names, (size_t)(*n + 1) * sizeof **names);
-    (*names)[(*n)++] = lcm_xstrdup(name);
+    *names = base_xrealloc(*names, (size_t)(*n + 1) * sizeof **names);
+    (*names)[(*n)++] = base_xstrdup(name);
 }
 
 /* Whether the targets can hold regime r's choice probabilities: it has
@@ -86,22 +86,22 @@ static int parse_targets(const ir_model *m, const char *spec, char ***names, int
     for (const char *at = spec; !rc;) {
         const char *comma = strchr(at, ',');
         size_t len = comma ? (size_t)(comma - at) : strlen(at);
-        char *name = lcm_xstrndup(at, len);
+        char *name = base_xstrndup(at, len);
         int known = 0, twice = 0;
         for (int i = 0; i < nall; ++i) known |= !strcmp(all[i], name);
         for (int i = 0; i < *n; ++i) twice |= !strcmp((*names)[i], name);
         if (!*name) {
-            rc = lcm_fail(err, LCM_E_USAGE, "--targets '%s': an empty name (a comma too many?)", spec);
+            rc = base_fail(err, LCM_E_USAGE, "--targets '%s': an empty name (a comma too many?)", spec);
         } else if (!known && !strcmp(name, "all")) {
-            rc = lcm_fail(err, LCM_E_USAGE, "--targets '%s': 'all' stands alone (it means every function)", spec);
+            rc = base_fail(err, LCM_E_USAGE, "--targets '%s': 'all' stands alone (it means every function)", spec);
         } else if (!known || twice) {
             lcm_sb list;
-            lcm_sb_init(&list);
-            for (int i = 0; i < nall; ++i) lcm_sb_printf(&list, "%s%s", i ? ", " : "", all[i]);
-            if (twice) rc = lcm_fail(err, LCM_E_USAGE, "--targets: '%s' is given twice", name);
-            else rc = lcm_fail(err, LCM_E_USAGE, "--targets: the model has no function '%s' (its functions: %s; or "
+            base_sb_init(&list);
+            for (int i = 0; i < nall; ++i) base_sb_printf(&list, "%s%s", i ? ", " : "", all[i]);
+            if (twice) rc = base_fail(err, LCM_E_USAGE, "--targets: '%s' is given twice", name);
+            else rc = base_fail(err, LCM_E_USAGE, "--targets: the model has no function '%s' (its functions: %s; or "
                                "'all')", name, nall ? list.s : "none");
-            lcm_sb_free(&list);
+            base_sb_free(&list);
         } else add_name(names, n, name);
         free(name);
         if (!comma) break;
@@ -117,12 +117,12 @@ static int read_targets(const ir_model *m, const char *spec, char ***names, int 
 {
     for (int r = 0; r < m->nregimes; ++r) /* lcm_point's bounds */
         if (m->regimes[r].nstates > IR_POINT_VARS || m->regimes[r].nactions > IR_POINT_VARS)
-            return lcm_fail(err, LCM_E_USAGE, "--targets: regime '%s' has more than %d states or actions",
+            return base_fail(err, LCM_E_USAGE, "--targets: regime '%s' has more than %d states or actions",
                             m->regimes[r].name, IR_POINT_VARS);
     return parse_targets(m, spec, names, n, err);
 }
 
-int lcm_targets_check(const ir_model *m, const char *spec, lcm_err *err)
+int sim_targets_check(const ir_model *m, const char *spec, lcm_err *err)
 {
     if (!spec || !*spec) return 0;
     char **names = NULL;
@@ -160,20 +160,20 @@ static void choice_probs(lcm_point *pt, const int *col, double *out, size_t n)
 {
     const ir_regime *r = pt->r;
     lcm_choices ch;
-    lcm_choices_reset(&ch, r);
+    ir_choices_reset(&ch, r);
     double vmax = -INFINITY;
     lcm_index best = -1;
     int nan_q = 0;
     for (lcm_index ai = 0; ai < ir_action_space_size(r); ++ai) {
-        lcm_point_action(pt, ai);
-        lcm_point_eval(pt);
+        ir_point_action(pt, ai);
+        ir_point_eval(pt);
         ch.scale = pt->vals[r->taste_scale];
         if (!pt->feasible) continue;
         if (pt->q != pt->q) nan_q = 1;
         else if (pt->q > vmax || best < 0) vmax = pt->q, best = ai;
-        if (pt->q == pt->q) lcm_choices_add(&ch, ai, pt->q);
+        if (pt->q == pt->q) ir_choices_add(&ch, ai, pt->q);
     }
-    double V = lcm_choices_value(&ch, vmax);
+    double V = ir_choices_value(&ch, vmax);
     for (int d = 0; d < ch.n; ++d) {
         if (col[d] < 0) continue;
         double pr = ch.scale == 0 ? (double)(best >= 0 && best / ch.inner == d) : choice_prob(ch.v, ch.n, ch.scale, V, d);
@@ -190,13 +190,13 @@ static void kept_choice_probs(const lcm_panel *p, const ir_regime *r, const int 
                               size_t n)
 {
     lcm_choices ch;
-    lcm_choices_reset(&ch, r);
+    ir_choices_reset(&ch, r);
     int first = p->vars.nactions;
     lcm_assert(ch.n + 1 <= p->nchoice);
     double vmax = -INFINITY;
     for (int d = 0; d < ch.n; ++d) ch.v[d] = p->act[first + d][k], vmax = fmax(vmax, ch.v[d]);
     ch.scale = p->act[first + ch.n][k];
-    double V = lcm_choices_value(&ch, vmax), have = p->value[k];
+    double V = ir_choices_value(&ch, vmax), have = p->value[k];
     for (int d = 0; d < ch.n; ++d)
         if (col[d] >= 0)
             out[(size_t)col[d] * n] = have == have && have > -INFINITY ? choice_prob(ch.v, ch.n, ch.scale, V, d) : NAN;
@@ -215,7 +215,7 @@ typedef struct row_plan {
 /* Whether node i of r reads E_next_V, for every node (nodes come after their arguments). */
 static char *reads_continuation(const ir_regime *r)
 {
-    char *reads = lcm_xcalloc(r->nnodes + 1, 1);
+    char *reads = base_xcalloc(r->nnodes + 1, 1);
     for (size_t i = 0; i < r->nnodes; ++i) {
         const ir_node *n = &r->nodes[i];
         reads[i] = n->op == OP_ENEXT;
@@ -227,12 +227,12 @@ static char *reads_continuation(const ir_regime *r)
 static row_plan *row_plans(const lcm_panel *p, int **ccp)
 {
     const ir_model *m = p->m;
-    row_plan *plans = lcm_xcalloc((size_t)m->nregimes + 1, sizeof *plans);
+    row_plan *plans = base_xcalloc((size_t)m->nregimes + 1, sizeof *plans);
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         row_plan *rp = &plans[r];
         char *reads = reads_continuation(R);
-        rp->node = lcm_xcalloc((size_t)p->ntargets + 1, sizeof *rp->node);
+        rp->node = base_xcalloc((size_t)p->ntargets + 1, sizeof *rp->node);
         rp->ccp = ccp[r];
         rp->continuation = ccp[r] != NULL; /* the choices' probabilities: each choice's Q */
         for (int i = 0; i < p->ntargets; ++i) {
@@ -265,8 +265,8 @@ static void eval_row(lcm_panel *p, const lcm_solution *sol, const row_plan *plan
         if (pt.act[a] != pt.act[a]) return; /* no feasible action: nothing was chosen */
     }
     const row_plan *rp = &plans[r->id];
-    if (rp->continuation) lcm_point_eval(&pt);
-    else lcm_point_eval_values(&pt);
+    if (rp->continuation) ir_point_eval(&pt);
+    else ir_point_eval_values(&pt);
     for (int i = 0; i < p->ntargets; ++i)
         if (rp->node[i] >= 0) out[i * n] = vals[rp->node[i]];
     if (rp->ccp && ir_is_egm(r)) kept_choice_probs(p, r, rp->ccp, k, out, n);
@@ -277,11 +277,11 @@ static void eval_row(lcm_panel *p, const lcm_solution *sol, const row_plan *plan
  * taste shocks or whose choices are not asked for). */
 static int **ccp_columns(const lcm_panel *p)
 {
-    int **ccp = lcm_xcalloc((size_t)p->m->nregimes + 1, sizeof *ccp);
+    int **ccp = base_xcalloc((size_t)p->m->nregimes + 1, sizeof *ccp);
     for (int r = 0; r < p->m->nregimes; ++r) {
         const ir_regime *R = &p->m->regimes[r];
         int nd = has_ccp(R) ? ir_taste_choices(R) : 0, any = 0;
-        int *col = lcm_xcalloc((size_t)nd + 1, sizeof *col);
+        int *col = base_xcalloc((size_t)nd + 1, sizeof *col);
         for (int d = 0; d < nd; ++d) {
             char *name = ccp_name(R, d);
             col[d] = -1;
@@ -295,14 +295,14 @@ static int **ccp_columns(const lcm_panel *p)
     return ccp;
 }
 
-int lcm_targets_shape(const ir_model *m, const char *spec, int *choice_slots)
+int sim_targets_shape(const ir_model *m, const char *spec, int *choice_slots)
 {
     *choice_slots = 0;
     if (!spec || !*spec) return 0;
     char **names = NULL;
     int n = 0;
     lcm_err err = {0};
-    parse_targets(m, spec, &names, &n, &err); /* checked before (lcm_targets_check): what parses counts */
+    parse_targets(m, spec, &names, &n, &err); /* checked before (sim_targets_check): what parses counts */
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         int nd = has_ccp(R) && ir_is_egm(R) ? ir_taste_choices(R) : 0;
@@ -317,17 +317,17 @@ int lcm_targets_shape(const ir_model *m, const char *spec, int *choice_slots)
     return n;
 }
 
-int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err)
+int sim_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err)
 {
     int rc = read_targets(p->m, spec, &p->target_names, &p->ntargets, err);
     if (rc) return rc;
     /* every entry is written (eval_row); a panel of lcm_simulate_again
      * holds its block for as many rows as its columns hold, so that the
-     * next simulation writes the same pages (lcm_panel_renew) */
+     * next simulation writes the same pages (sim_panel_renew) */
     size_t rows = p->keep ? p->rows_held : (size_t)p->n + 1, need = rows * (size_t)p->ntargets + 1;
     if (!p->targets || p->targets_held < need) {
         free(p->targets);
-        p->targets = lcm_xmalloc_large(need * sizeof *p->targets);
+        p->targets = base_xmalloc_large(need * sizeof *p->targets);
         p->targets_held = need;
     }
     size_t most = 1;
@@ -335,9 +335,9 @@ int lcm_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
         if (p->m->regimes[r].nnodes > most) most = p->m->regimes[r].nnodes;
     int **ccp = ccp_columns(p);
     row_plan *plans = row_plans(p, ccp);
-#pragma omp parallel num_threads(lcm_host_threads(p->threads))
+#pragma omp parallel num_threads(base_host_threads(p->threads))
     {
-        double *vals = lcm_xcalloc(most + 1, sizeof *vals);
+        double *vals = base_xcalloc(most + 1, sizeof *vals);
 #pragma omp for schedule(dynamic, 256)
         for (lcm_index k = 0; k < p->n; ++k) eval_row(p, sol, plans, k, vals);
         free(vals);

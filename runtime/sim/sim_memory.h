@@ -7,7 +7,7 @@
 /* Whether simulating `subjects` subjects with solver sv fits (the panel
  * and the subjects on the host, a batch on each device); panel_held: the
  * bytes of an earlier panel the simulation takes over (lcm_simulate_again). */
-int lcm_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, size_t panel_held,
+int sim_memory_check_simulate(const lcm_solver *sv, lcm_index subjects, const lcm_sim_options *o, size_t panel_held,
                               lcm_err *err);
 
 #endif

@@ -132,7 +132,7 @@ const char *const lcm_sim_phase_names[LCM_SIM_PHASES] = {"buffers", "initial", "
 /* Adds the seconds since *t0 to part `phase` and restarts *t0. */
 static void lap(const sim_run *s, int phase, double *t0)
 {
-    double now = lcm_now_seconds();
+    double now = base_now_seconds();
     s->phase[phase] += now - *t0;
     *t0 = now;
 }
@@ -160,7 +160,7 @@ typedef struct sim_buffer {
 
 /* Every buffer of a simulation.  The list and its `used` flags depend only
  * on the backend and the precision, which a worker keeps: exchange_buffers
- * and lcm_sim_buffers_free rely on that (their sim_run has little else). */
+ * and sim_sim_buffers_free rely on that (their sim_run has little else). */
 static int buffer_list(sim_run *s, sim_buffer *list)
 {
     size_t K = (size_t)s->cap, R = (size_t)s->nregimes, ns = (size_t)s->nstates, na = (size_t)s->nactions,
@@ -248,16 +248,16 @@ static void release_batch(sim_run *s)
     }
 }
 
-void lcm_sim_buffers_held(const lcm_worker *w, double *host, double *device)
+void sim_sim_buffers_held(const lcm_worker *w, double *host, double *device)
 {
     *host = w->sim ? w->sim->held[0] : 0;
     *device = w->sim ? w->sim->held[1] : 0;
 }
 
-void lcm_sim_buffers_free(lcm_worker *w)
+void sim_sim_buffers_free(lcm_worker *w)
 {
     if (!w->sim) return;
-    sim_run s = {.be = w->backend, .nregimes = w->model->ir.nregimes, .real_bytes = lcm_real_bytes(w->backend->precision)};
+    sim_run s = {.be = w->backend, .nregimes = w->model->ir.nregimes, .real_bytes = core_real_bytes(w->backend->precision)};
     exchange_buffers(&s, w->sim, 0);
     release_batch(&s);
     free(w->sim), w->sim = NULL;
@@ -272,10 +272,10 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
     if (s->w->sim && s->w->sim->cap >= s->batch && s->w->sim->na_cap >= s->nactions) { /* s owns them now */
         exchange_buffers(s, s->w->sim, 0);
         free(s->w->sim), s->w->sim = NULL;
-        lcm_flags_clear(s->F_init, (size_t)s->nregimes);
+        core_flags_clear(s->F_init, (size_t)s->nregimes);
         return 0;
     }
-    lcm_sim_buffers_free(s->w);
+    sim_sim_buffers_free(s->w);
     s->cap = s->batch, s->na_cap = s->nactions;
     sim_buffer list[SIM_BUFFERS];
     int n = buffer_list(s, list);
@@ -283,19 +283,19 @@ static int make_batch_buffers(sim_run *s, lcm_err *err)
         if (!list[i].used) continue;
         size_t bytes = list[i].bytes + 8;
         if (!(*list[i].at = list[i].device ? be->alloc(be, bytes, err) : be->alloc_host(be, bytes, err)))
-            return lcm_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
+            return base_fail_prefix(err, "simulating %lld subjects per batch (--subject-batch-size bounds it)",
                                    (long long)s->batch);
         s->held[list[i].device && !be->host_memory] += (double)bytes;
     }
-    lcm_flags_clear(s->F_init, (size_t)s->nregimes);
+    core_flags_clear(s->F_init, (size_t)s->nregimes);
     for (int r = 0; r < s->nregimes; ++r) { /* the endogenous grid of an EGM regime, as large as its largest period's */
-        s->egm_cap[r] = ir_is_egm(&s->m->regimes[r]) ? lcm_worker_table_entries(s->w, r) : 0;
+        s->egm_cap[r] = ir_is_egm(&s->m->regimes[r]) ? solve_worker_table_entries(s->w, r) : 0;
         if (!s->egm_cap[r]) continue;
         if (!(s->egm[r] = dev(s, (size_t)s->egm_cap[r] * (s->real_bytes + 1), err))) return err->code;
         s->held[!be->host_memory] += (double)s->egm_cap[r] * (double)(s->real_bytes + 1);
     }
     for (int r = 0; r < s->nregimes; ++r) { /* the expected next V of a period, where a kernel of the regime reads one */
-        long long ev = lcm_worker_ev_entries(s->w, r, s->n);
+        long long ev = solve_worker_ev_entries(s->w, r, s->n);
         if (!ev) continue;
         if (!(s->ev[r] = dev(s, (size_t)ev * s->real_bytes, err))) return err->code;
         s->held[!be->host_memory] += (double)ev * (double)s->real_bytes;
@@ -319,7 +319,7 @@ static void free_batch(sim_run *s, int failed)
 {
     if (failed || s->be->host_memory) release_batch(s);
     else {
-        if (!s->w->sim) s->w->sim = lcm_xcalloc(1, sizeof *s->w->sim);
+        if (!s->w->sim) s->w->sim = base_xcalloc(1, sizeof *s->w->sim);
         exchange_buffers(s, s->w->sim, 1);
     }
     forget_buffers(s); /* the next worker starts with none */
@@ -339,9 +339,9 @@ static int initial_states(sim_run *s, const lcm_initial *ic, lcm_err *err)
 {
     const ir_model *m = s->m;
     size_t ns = (size_t)s->nstates; /* = ic->nslots (check_initial) */
-    s->x = lcm_xmalloc(((size_t)s->n * ns + 1) * sizeof *s->x);
-    s->regime = lcm_xmalloc(((size_t)s->n + 1) * sizeof *s->regime);
-    s->len = lcm_xcalloc((size_t)s->n + 1, sizeof *s->len);
+    s->x = base_xmalloc(((size_t)s->n * ns + 1) * sizeof *s->x);
+    s->regime = base_xmalloc(((size_t)s->n + 1) * sizeof *s->regime);
+    s->len = base_xcalloc((size_t)s->n + 1, sizeof *s->len);
     s->start = ic->period;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (lcm_index i = 0; i < s->n; ++i) {
@@ -380,7 +380,7 @@ static void period_args(const sim_run *s, const ir_kernel *kn, int t, lcm_kernel
     a->checks = s->sv->checks != LCM_CHECKS_OFF;
     /* no continuation table here: a host's body keeps its state's row
      * (gen/emit.c, "the state's row"), unless tables are switched off */
-    a->cont_lazy = !lcm_env_switch("LCM_NO_TABLES");
+    a->cont_lazy = !base_env_switch("LCM_NO_TABLES");
     int r = kn->regime;
     const ir_pre *pre = &s->w->pre[kn - s->m->kernels];
     if (s->egm[r] && pre->active) {
@@ -406,7 +406,7 @@ static int period_tables(sim_run *s, int t, lcm_err *err)
         if (!a.cont && !a.ev) continue;
         a.flags = s->F_d; /* the tables flag nothing */
         a.shard_lo = s->w->shard_lo, a.shard_hi = s->w->shard_hi; /* the rows of this worker's subjects */
-        rc = lcm_worker_table(s->w, k, &a, 1, 1, r, err);
+        rc = solve_worker_table(s->w, k, &a, 1, 1, r, err);
         any = 1;
     }
     return !rc && any ? s->be->barrier(s->be, err) : rc;
@@ -662,8 +662,8 @@ static int fetch_subject(sim_run *s, lcm_index b0, lcm_index bn, lcm_index row, 
     union {
         double d;
         float f;
-    } *v = lcm_xcalloc((size_t)reg->nstates + 1, sizeof *v);
-    who->x = lcm_xcalloc((size_t)reg->nstates + 1, sizeof *who->x);
+    } *v = base_xcalloc((size_t)reg->nstates + 1, sizeof *v);
+    who->x = base_xcalloc((size_t)reg->nstates + 1, sizeof *who->x);
     for (int k = 0; k < reg->nstates && !rc; ++k) {
         size_t slot = (size_t)s->V.state_slot[reg->id][k];
         rc = be->download(be, &v[k], (const unsigned char *)r.p_real + ((1 + slot) * (size_t)r.stride + at) * s->real_bytes,
@@ -691,9 +691,9 @@ static void keep_report(sim_report *r, lcm_index subject, int t, char *text)
 static void describe_subject(const sim_run *s, const sim_subject *who, int t, lcm_sb *out)
 {
     const ir_regime *r = &s->m->regimes[who->regime];
-    lcm_sb_printf(out, "subject %lld, period %d (age %g), regime '%s' at ", (long long)who->i, t, s->m->ages[t],
+    base_sb_printf(out, "subject %lld, period %d (age %g), regime '%s' at ", (long long)who->i, t, s->m->ages[t],
                   r->name);
-    lcm_describe_values(r, who->x, out);
+    core_describe_values(r, who->x, out);
 }
 
 /* The failure of a subject that period t's step moved to a regime not
@@ -701,12 +701,12 @@ static void describe_subject(const sim_run *s, const sim_subject *who, int t, lc
 static void moved_to_inactive(sim_run *s, const sim_subject *who, int t)
 {
     lcm_sb report;
-    lcm_sb_init(&report);
-    lcm_sb_puts(&report, "simulation: ");
+    base_sb_init(&report);
+    base_sb_puts(&report, "simulation: ");
     describe_subject(s, who, t, &report);
-    lcm_sb_printf(&report, ": moved to regime '%s', which is not active in period %d", s->m->regimes[who->next].name,
+    base_sb_printf(&report, ": moved to regime '%s', which is not active in period %d", s->m->regimes[who->next].name,
                   t + 1);
-    keep_report(&s->failure, who->i, t, lcm_sb_take(&report));
+    keep_report(&s->failure, who->i, t, base_sb_take(&report));
 }
 
 /* The batch's failed checks at period t, by the solver's policy (as in the
@@ -733,15 +733,15 @@ static int check_flags(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *e
                 return rc;
             }
             lcm_sb report, detail;
-            lcm_sb_init(&report), lcm_sb_init(&detail);
-            lcm_sb_puts(&report, "simulation: ");
+            base_sb_init(&report), base_sb_init(&detail);
+            base_sb_puts(&report, "simulation: ");
             describe_subject(s, &who, t, &report);
-            lcm_diagnose_at(s->m, &s->sol->layout, s->sol->grids, s->sol->params, s->sol, t, who.regime, who.x, bit,
+            solve_diagnose_at(s->m, &s->sol->layout, s->sol->grids, s->sol->params, s->sol, t, who.regime, who.x, bit,
                             &detail);
-            lcm_sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
-            if (snap) keep_report(&s->snap, subject, t, lcm_xstrdup(report.s));
-            keep_report(raise ? &s->failure : &s->warnings[t * kinds + k], subject, t, lcm_sb_take(&report));
-            lcm_sb_free(&report), lcm_sb_free(&detail);
+            base_sb_printf(&report, ": %s%s", sim_flag_text[k].what, detail.s ? detail.s : "");
+            if (snap) keep_report(&s->snap, subject, t, base_xstrdup(report.s));
+            keep_report(raise ? &s->failure : &s->warnings[t * kinds + k], subject, t, base_sb_take(&report));
+            base_sb_free(&report), base_sb_free(&detail);
             free(who.x);
         }
     return 0;
@@ -753,21 +753,21 @@ static int report_checks(sim_run *s, lcm_err *err)
 {
     lcm_index below = s->failure.subject >= 0 ? s->failure.subject : s->n;
     for (int i = 0; i < s->nwarnings; ++i) {
-        if (s->warnings[i].subject >= 0 && s->warnings[i].subject < below) lcm_warn("%s", s->warnings[i].text);
+        if (s->warnings[i].subject >= 0 && s->warnings[i].subject < below) io_warn("%s", s->warnings[i].text);
         free(s->warnings[i].text);
     }
     free(s->warnings);
     s->warnings = NULL;
     if (s->snap.subject >= 0 && s->snap.subject <= below) {
-        unsigned char *include = lcm_xcalloc((size_t)(s->nperiods * s->nregimes), 1);
+        unsigned char *include = base_xcalloc((size_t)(s->nperiods * s->nregimes), 1);
         for (int g = 0; g < s->nregimes; ++g) {
             include[s->snap.t * s->nregimes + g] = 1;
             if (s->snap.t + 1 < s->nperiods) include[(s->snap.t + 1) * s->nregimes + g] = 1;
         }
-        lcm_solver_snapshot(s->sv, s->sol, include, s->snap.text);
+        solve_solver_snapshot(s->sv, s->sol, include, s->snap.text);
         free(include);
     }
-    int rc = s->failure.subject >= 0 ? lcm_fail(err, LCM_E_NUMERIC, "%s", s->failure.text) : 0;
+    int rc = s->failure.subject >= 0 ? base_fail(err, LCM_E_NUMERIC, "%s", s->failure.text) : 0;
     free(s->snap.text), free(s->failure.text);
     s->snap.text = s->failure.text = NULL;
     return rc;
@@ -782,7 +782,7 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
     lcm_backend *be = s->be;
     const ir_model *m = s->m;
     size_t R = (size_t)s->nregimes;
-    double t0 = lcm_now_seconds(), lap0 = t0;
+    double t0 = base_now_seconds(), lap0 = t0;
     int rc = upload_vnext(s, t, err);
     if (!rc) rc = period_tables(s, t, err);
     if (!rc) rc = be->upload(be, s->F_d, s->F_init, R * sizeof(lcm_flags), s->nregimes, err);
@@ -822,10 +822,10 @@ static int batch_period(sim_run *s, lcm_index b0, lcm_index bn, int t, lcm_err *
     free(who.x);
     lap(s, LCM_SIM_CHECKS, &lap0);
     if (!rc)
-        lcm_progress("simulating '%s': period %d (age %g), subjects %lld to %lld in %.4f s", m->name, t, m->ages[t],
-                     (long long)b0, (long long)(b0 + bn - 1), lcm_now_seconds() - t0);
+        io_progress("simulating '%s': period %d (age %g), subjects %lld to %lld in %.4f s", m->name, t, m->ages[t],
+                     (long long)b0, (long long)(b0 + bn - 1), base_now_seconds() - t0);
     s->progress.info.batch_first = b0, s->progress.info.batch_size = bn;
-    if (!rc) rc = lcm_progress_tell(&s->progress, t, err);
+    if (!rc) rc = solve_progress_tell(&s->progress, t, err);
     return rc;
 }
 
@@ -838,7 +838,7 @@ static int batch_home(sim_run *s, lcm_index b0, lcm_index bn, lcm_err *err)
     size_t T = (size_t)s->nperiods, cells = (size_t)bn * T, ns = (size_t)s->nstates;
     int all_mine = 1, nparts = 0;
     for (lcm_index row = 0; row < bn && all_mine; ++row) all_mine = s->mine[b0 + row];
-    sim_part *parts = lcm_xcalloc(2 + panel_reals(s), sizeof *parts);
+    sim_part *parts = base_xcalloc(2 + panel_reals(s), sizeof *parts);
     if (!s->be->host_memory) parts[nparts++] = (sim_part){s->len_d, (size_t)bn, sizeof(int), HOME_LIVED};
     if (!records_direct(s)) {
         parts[nparts++] = (sim_part){s->panel_regimes_dev, cells, sizeof(int), 0};
@@ -871,11 +871,11 @@ static int simulate_batches(sim_run *s, lcm_err *err)
     for (lcm_index b0 = 0; b0 < s->n && !rc; b0 += s->batch) {
         if (s->failure.subject >= 0 && b0 > s->failure.subject) break; /* its subjects come after the failure */
         lcm_index bn = s->n - b0 < s->batch ? s->n - b0 : s->batch;
-        double lap0 = lcm_now_seconds();
+        double lap0 = base_now_seconds();
         rc = batch_in(s, b0, bn, err);
         lap(s, LCM_SIM_STEPS, &lap0);
         for (int t = 0; t < s->nperiods && !rc; ++t) rc = batch_period(s, b0, bn, t, err);
-        lap0 = lcm_now_seconds();
+        lap0 = base_now_seconds();
         if (!rc && s->failure.subject < 0) rc = batch_home(s, b0, bn, err);
         lap(s, LCM_SIM_HOME, &lap0);
     }
@@ -890,7 +890,7 @@ static void compact(sim_run *s)
 {
     lcm_panel *p = s->p;
     size_t T = (size_t)s->nperiods, n = (size_t)s->n;
-    lcm_index *first = lcm_xmalloc((n + 1) * sizeof *first);
+    lcm_index *first = base_xmalloc((n + 1) * sizeof *first);
     lcm_index rows = 0;
     for (size_t i = 0; i < n; ++i) first[i] = rows, rows += s->len[i];
     int ncols = 2 + s->nstates + s->nactions;
@@ -915,7 +915,7 @@ static void compact(sim_run *s)
             }
     }
     free(first);
-    lcm_panel_truncate(p, rows);
+    sim_panel_truncate(p, rows);
 }
 
 static int check_inputs(const lcm_solver *sv, const lcm_solution *sol, lcm_err *err)
@@ -923,11 +923,11 @@ static int check_inputs(const lcm_solver *sv, const lcm_solution *sol, lcm_err *
     const ir_model *m = &sv->model->ir;
     int precision = lcm_solver_precision(sv);
     if (sol->m != m && (!sol->m->source_hash || !m->source_hash || strcmp(sol->m->source_hash, m->source_hash)))
-        return lcm_fail(err, LCM_E_INPUT, "the solution was computed for another model (or another version of it)");
+        return base_fail(err, LCM_E_INPUT, "the solution was computed for another model (or another version of it)");
     if (sol->precision != precision)
-        return lcm_fail(err, LCM_E_INPUT, "the solution is float%d but the solver computes in float%d; simulate with "
+        return base_fail(err, LCM_E_INPUT, "the solution is float%d but the solver computes in float%d; simulate with "
                         "--precision %d", sol->precision, precision, sol->precision);
-    if (!sol->params) return lcm_fail(err, LCM_E_INPUT, "the solution does not carry its parameters");
+    if (!sol->params) return base_fail(err, LCM_E_INPUT, "the solution does not carry its parameters");
     return 0;
 }
 
@@ -942,7 +942,7 @@ static int check_initial(const lcm_solver *sv, const lcm_initial *ic, lcm_err *e
     for (lcm_index i = 0; i < ic->n && !bad; ++i)
         bad = ic->regime[i] < 0 || ic->regime[i] >= m->nregimes || ic->period[i] < 0 || ic->period[i] >= m->nperiods;
     if (bad)
-        return lcm_fail(err, LCM_E_INPUT, "the initial conditions were read for another model (or another version "
+        return base_fail(err, LCM_E_INPUT, "the initial conditions were read for another model (or another version "
                         "of it): read them with lcm_initial_read for this model");
     /* a state beyond float32's range would start as inf, and fail a check
      * of the solve's (exit 7) far from the file's value */
@@ -951,7 +951,7 @@ static int check_initial(const lcm_solver *sv, const lcm_initial *ic, lcm_err *e
         for (int k = 0; k < ic->nslots; ++k) {
             double x = ic->x[(size_t)i * (size_t)ic->nslots + (size_t)k];
             if (isfinite(x) && !isfinite((float)x))
-                return lcm_fail(err, LCM_E_INPUT, "the initial conditions: subject %lld: state '%s' is %g, beyond "
+                return base_fail(err, LCM_E_INPUT, "the initial conditions: subject %lld: state '%s' is %g, beyond "
                                 "float32's range (about 3.4e38): simulate with --precision 64", (long long)i,
                                 sv->vars.state_names[k], x);
         }
@@ -974,14 +974,14 @@ static int simulate_worker(sim_run *s, lcm_err *err)
 {
     const ir_model *m = s->m;
     lcm_worker *w = s->w;
-    double lap0 = lcm_now_seconds();
-    int rc = lcm_worker_load(w, s->sol->params, err);
+    double lap0 = base_now_seconds();
+    int rc = solve_worker_load(w, s->sol->params, err);
     if (!rc) rc = s->be->upload(s->be, w->P, w->P_host, (m->params_size + 1) * s->real_bytes, s->nregimes, err);
     if (!rc) rc = s->be->upload(s->be, w->grids, w->grids_host, (w->layout.total + 1) * s->real_bytes, s->nregimes, err);
     if (!rc) rc = make_batch_buffers(s, err);
     lap(s, LCM_SIM_BUFFERS, &lap0);
     if (!rc) rc = simulate_batches(s, err);
-    lap0 = lcm_now_seconds();
+    lap0 = base_now_seconds();
     free_batch(s, rc != 0);
     lap(s, LCM_SIM_BUFFERS, &lap0);
     return rc;
@@ -1004,11 +1004,11 @@ static int by_subject_period(const void *a, const void *b)
 /* Rank 0 gets the rows of every rank, in panel order; the others an empty panel. */
 static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
 {
-    if (lcm_comm_size() == 1) return 0;
+    if (core_comm_size() == 1) return 0;
     lcm_panel *mine = *p;
     size_t ns = (size_t)mine->vars.nstates, na = (size_t)(mine->vars.nactions + mine->nchoice); /* the hidden too */
     size_t row = sizeof(unsigned long long) + 2 * sizeof(int) + (1 + ns + na) * sizeof(double);
-    char *buf = lcm_xcalloc((size_t)mine->n * row + 1, 1);
+    char *buf = base_xcalloc((size_t)mine->n * row + 1, 1);
     for (lcm_index i = 0; i < mine->n; ++i) {
         char *at = buf + (size_t)i * row;
         memcpy(at, &mine->subject[i], 8), memcpy(at + 8, &mine->period[i], 4), memcpy(at + 12, &mine->regime[i], 4);
@@ -1017,20 +1017,20 @@ static int gather_panel(const ir_model *m, lcm_panel **p, lcm_err *err)
         for (size_t q = 0; q < na; ++q) memcpy(at + 24 + (ns + q) * 8, &mine->act[q][i], 8);
     }
     void *all = NULL;
-    size_t *sizes = lcm_xcalloc((size_t)lcm_comm_size(), sizeof *sizes);
-    int rc = lcm_comm_gather(buf, (size_t)mine->n * row, &all, sizes, err);
+    size_t *sizes = base_xcalloc((size_t)core_comm_size(), sizeof *sizes);
+    int rc = core_comm_gather(buf, (size_t)mine->n * row, &all, sizes, err);
     free(buf);
     if (!rc) {
         size_t total = 0;
-        for (int k = 0; all && k < lcm_comm_size(); ++k) total += sizes[k] / row;
-        row_ref *order = lcm_xcalloc(total + 1, sizeof *order);
+        for (int k = 0; all && k < core_comm_size(); ++k) total += sizes[k] / row;
+        row_ref *order = base_xcalloc(total + 1, sizeof *order);
         for (size_t i = 0; i < total; ++i) {
             const char *at = (const char *)all + i * row;
             memcpy(&order[i].subject, at, 8), memcpy(&order[i].period, at + 8, 4);
             order[i].at = (lcm_index)i;
         }
         qsort(order, total, sizeof *order, by_subject_period);
-        lcm_panel *merged = lcm_panel_new(m, mine->precision, (lcm_index)total, mine->nchoice);
+        lcm_panel *merged = sim_panel_new(m, mine->precision, (lcm_index)total, mine->nchoice);
         merged->threads = mine->threads;
         for (size_t i = 0; i < total; ++i) {
             const char *at = (const char *)all + (size_t)order[i].at * row;
@@ -1053,16 +1053,16 @@ static int check_options(const lcm_solver *sv, const lcm_sim_options *opts, lcm_
 {
     if (!opts) return 0;
     if (opts->subject_batch_size < 0)
-        return lcm_fail(err, LCM_E_USAGE, "a subject batch size of %lld: give a positive number of subjects, or 0 "
+        return base_fail(err, LCM_E_USAGE, "a subject batch size of %lld: give a positive number of subjects, or 0 "
                         "for all at once", (long long)opts->subject_batch_size);
-    return lcm_targets_check(&sv->model->ir, opts->targets, err);
+    return sim_targets_check(&sv->model->ir, opts->targets, err);
 }
 
 int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim_options *opts, lcm_err *err)
 {
     LCM_NEEDS(err, sv, ic);
     int rc = check_options(sv, opts, err);
-    return rc ? rc : lcm_memory_check_simulate(sv, ic->n, opts, 0, err);
+    return rc ? rc : sim_memory_check_simulate(sv, ic->n, opts, 0, err);
 }
 
 /* lcm_simulate (again = 0) or lcm_simulate_again, into the memory of
@@ -1076,49 +1076,49 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     int rc = check_inputs(sv, sol, err);
     if (!rc) rc = check_initial(sv, ic, err);
     if (!rc) rc = check_options(sv, &o, err);
-    if (!rc) rc = lcm_memory_check_simulate(sv, ic->n, &o, lcm_panel_bytes(reuse), err);
-    rc = lcm_comm_agree(rc, err); /* an MPI job: every rank stops, or none */
+    if (!rc) rc = sim_memory_check_simulate(sv, ic->n, &o, sim_panel_bytes(reuse), err);
+    rc = core_comm_agree(rc, err); /* an MPI job: every rank stops, or none */
     if (!rc) { /* each rank steps its share of rank 0's subjects, with rank 0's draws */
         unsigned char same[sizeof o.seed + sizeof ic->digest];
         memcpy(same, &o.seed, sizeof o.seed);
         memcpy(same + sizeof o.seed, ic->digest, sizeof ic->digest);
-        rc = lcm_comm_agree(lcm_comm_same(same, sizeof same, "the seed or the subjects (initial conditions)", err),
+        rc = core_comm_agree(core_comm_same(same, sizeof same, "the seed or the subjects (initial conditions)", err),
                             err);
     }
     if (rc) {
         lcm_panel_free(reuse);
         return rc;
     }
-    double t0 = lcm_now_seconds();
+    double t0 = base_now_seconds();
     const ir_model *m = &sv->model->ir;
     sim_run s = {.sv = sv, .sol = sol, .m = m, .nperiods = m->nperiods, .nregimes = m->nregimes,
-                 .real_bytes = lcm_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
+                 .real_bytes = core_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
     ir_vars_build(m, &s.V);
-    lcm_targets_shape(m, o.targets, &s.choice_slots);
+    sim_targets_shape(m, o.targets, &s.choice_slots);
     s.nstates = s.V.nstates, s.nactions = s.V.nactions + s.choice_slots;
     s.batch = o.subject_batch_size > 0 && o.subject_batch_size < s.n ? o.subject_batch_size : s.n;
     if (s.batch > INT_MAX) s.batch = INT_MAX; /* batch rows are ints (kernel_abi.h) */
     if (s.batch < 1) s.batch = 1;
-    s.threads = lcm_host_threads(sv->threads);
+    s.threads = base_host_threads(sv->threads);
     const int kinds = (int)(sizeof sim_flag_text / sizeof *sim_flag_text);
     s.nwarnings = s.nperiods * kinds;
-    s.warnings = lcm_xcalloc((size_t)s.nwarnings, sizeof *s.warnings);
+    s.warnings = base_xcalloc((size_t)s.nwarnings, sizeof *s.warnings);
     for (int i = 0; i < s.nwarnings; ++i) s.warnings[i].subject = -1;
     s.failure.subject = s.snap.subject = -1;
     /* the columns by cell (subject * T + period), compacted into rows at the end */
     lcm_index cells = (lcm_index)((size_t)s.n * (size_t)s.nperiods);
-    s.p = again ? lcm_panel_renew(reuse, m, s.real_bytes == 4 ? 32 : 64, cells, s.choice_slots, o.targets && *o.targets)
-                : lcm_panel_new(m, s.real_bytes == 4 ? 32 : 64, cells, s.choice_slots);
+    s.p = again ? sim_panel_renew(reuse, m, s.real_bytes == 4 ? 32 : 64, cells, s.choice_slots, o.targets && *o.targets)
+                : sim_panel_new(m, s.real_bytes == 4 ? 32 : 64, cells, s.choice_slots);
     s.p->threads = sv->threads;
     double phase[LCM_SIM_PHASES] = {0}, lap0 = t0;
     s.phase = phase;
     /* every worker of this process steps every batch (of its own subjects) through every period */
     long long batches = (long long)((s.n + s.batch - 1) / s.batch);
-    lcm_progress_begin(&s.progress, sv->progress, sv->progress_user, LCM_PROGRESS_SIMULATE, m,
+    solve_progress_begin(&s.progress, sv->progress, sv->progress_user, LCM_PROGRESS_SIMULATE, m,
                        (long long)sv->nworkers * batches * s.nperiods);
     s.progress.info.subjects = s.n;
-    int *owner = lcm_xmalloc(((size_t)s.n + 1) * sizeof *owner);
-    unsigned char *mine = lcm_xmalloc((size_t)s.n + 1);
+    int *owner = base_xmalloc(((size_t)s.n + 1) * sizeof *owner);
+    unsigned char *mine = base_xmalloc((size_t)s.n + 1);
 #pragma omp parallel for schedule(static) num_threads(s.threads)
     for (lcm_index i = 0; i < s.n; ++i) owner[i] = owner_of(sv, ic, i);
     rc = initial_states(&s, ic, err);
@@ -1130,23 +1130,23 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
         rc = simulate_worker(&s, err);
     }
     if (!rc) rc = report_checks(&s, err);
-    rc = lcm_comm_agree(rc, err);
+    rc = core_comm_agree(rc, err);
     lcm_panel *p = NULL;
-    lap0 = lcm_now_seconds();
+    lap0 = base_now_seconds();
     if (!rc) compact(&s), p = s.p;
     else lcm_panel_free(s.p);
     lap(&s, LCM_SIM_COMPACT, &lap0);
     free(owner), free(mine);
     free_shared(&s);
     if (!rc) rc = gather_panel(m, &p, err);
-    if (!rc && o.targets && *o.targets) rc = lcm_panel_add_targets(p, sol, o.targets, err);
+    if (!rc && o.targets && *o.targets) rc = sim_panel_add_targets(p, sol, o.targets, err);
     if (rc) {
         lcm_panel_free(p);
         return rc;
     }
-    p->seconds = lcm_now_seconds() - t0;
+    p->seconds = base_now_seconds() - t0;
     memcpy(p->phase_seconds, phase, sizeof phase);
-    lcm_progress("simulated %lld subjects of model '%s' on %s (float%d): %lld rows in %.3f s", (long long)s.n, m->name,
+    io_progress("simulated %lld subjects of model '%s' on %s (float%d): %lld rows in %.3f s", (long long)s.n, m->name,
                  lcm_solver_backend(sv), lcm_solver_precision(sv), (long long)p->n, p->seconds);
     *out = p;
     return 0;
@@ -1157,7 +1157,7 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
 {
     LCM_NEEDS(err, sv, sol, ic, out);
     int rc = simulate(sv, sol, ic, opts, 0, NULL, out, err);
-    if (!rc) lcm_panel_hold_model(*out, sv->model);
+    if (!rc) sim_panel_hold_model(*out, sv->model);
     return rc;
 }
 
@@ -1168,6 +1168,6 @@ int lcm_simulate_again(lcm_solver *sv, const lcm_solution *sol, const lcm_initia
     lcm_panel *earlier = *panel;
     *panel = NULL;
     int rc = simulate(sv, sol, ic, opts, 1, earlier, panel, err);
-    if (!rc) lcm_panel_hold_model(*panel, sv->model);
+    if (!rc) sim_panel_hold_model(*panel, sv->model);
     return rc;
 }

@@ -19,9 +19,9 @@ static double vnext_from_solution(const void *ctx, int regime, lcm_index i)
 
 static void put_value(lcm_sb *b, double x)
 {
-    if (isnan(x)) lcm_sb_puts(b, "nan");
-    else if (isinf(x)) lcm_sb_puts(b, x > 0 ? "inf" : "-inf");
-    else lcm_sb_printf(b, "%.10g", x);
+    if (isnan(x)) base_sb_puts(b, "nan");
+    else if (isinf(x)) base_sb_puts(b, x > 0 ? "inf" : "-inf");
+    else base_sb_printf(b, "%.10g", x);
 }
 
 /* The first traced function (in computation order) whose value is NaN. */
@@ -58,13 +58,13 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
     case LCM_FLAG_NAN:
     case LCM_FLAG_INF: {
         if (bit == LCM_FLAG_NAN ? !isnan(p->q) : p->q != INFINITY) return 0;
-        lcm_sb_printf(b, "utility = "), put_value(b, v[r->utility]);
-        if (!p->k->last) lcm_sb_puts(b, ", E_next_V = "), put_value(b, p->E);
-        lcm_sb_puts(b, ", Q = "), put_value(b, p->q);
+        base_sb_printf(b, "utility = "), put_value(b, v[r->utility]);
+        if (!p->k->last) base_sb_puts(b, ", E_next_V = "), put_value(b, p->E);
+        base_sb_puts(b, ", Q = "), put_value(b, p->q);
         const char *f = bit == LCM_FLAG_NAN ? first_nan_function(p) : NULL;
-        if (f) lcm_sb_printf(b, "; the first NaN is function '%s'", f);
+        if (f) base_sb_printf(b, "; the first NaN is function '%s'", f);
         else if (isnan(p->E))
-            lcm_sb_puts(b, "; E_next_V is NaN: next period's V is infinite where it is read (inf - inf, or 0 * inf)");
+            base_sb_puts(b, "; E_next_V is NaN: next period's V is infinite where it is read (inf - inf, or 0 * inf)");
         return 1;
     }
     case LCM_FLAG_REGIME_PROB: {
@@ -73,24 +73,24 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
         for (int g = 0; g < m->nregimes; ++g)
             if (r->rprob[g] >= 0) pr[n++] = v[r->rprob[g]];
         if (!probs_bad(pr, n, &sum)) return 0;
-        lcm_sb_puts(b, "next regime probabilities");
+        base_sb_puts(b, "next regime probabilities");
         for (int g = 0, i = 0; g < m->nregimes; ++g)
-            if (r->rprob[g] >= 0) lcm_sb_printf(b, "%s %s=", i++ ? "," : "", m->regimes[g].name), put_value(b, v[r->rprob[g]]);
-        lcm_sb_puts(b, " (sum "), put_value(b, sum), lcm_sb_putc(b, ')');
+            if (r->rprob[g] >= 0) base_sb_printf(b, "%s %s=", i++ ? "," : "", m->regimes[g].name), put_value(b, v[r->rprob[g]]);
+        base_sb_puts(b, " (sum "), put_value(b, sum), base_sb_putc(b, ')');
         return 1;
     }
     case LCM_FLAG_INACTIVE:
         for (int i = 0; i < p->k->ninactive; ++i) {
             int g = p->k->inactive[i];
             if (v[r->rprob[g]] == 0) continue;
-            lcm_sb_printf(b, "regime '%s' is inactive at age %g but has probability ", m->regimes[g].name,
+            base_sb_printf(b, "regime '%s' is inactive at age %g but has probability ", m->regimes[g].name,
                       m->ages[(int)p->period + 1]);
             put_value(b, v[r->rprob[g]]);
             return 1;
         }
         return 0;
     case LCM_FLAG_TASTE_SCALE:
-        lcm_sb_puts(b, "scale = ");
+        base_sb_puts(b, "scale = ");
         put_value(b, v[r->taste_scale]);
         return 1;
     case LCM_FLAG_CODE:
@@ -98,7 +98,7 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
         for (int i = 0; i < p->k->ntargets; ++i) {
             int g = p->k->targets[i];
             if (v[r->rprob[g]] == 0) continue;
-            const ir_target *tg = lcm_find_target(r, g);
+            const ir_target *tg = ir_find_target(r, g);
             const ir_regime *tr = &m->regimes[g];
             for (int s = 0; s < tr->nstates; ++s) {
                 const ir_next *nx = &tg->next[s];
@@ -106,9 +106,9 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
                 if (bit == LCM_FLAG_CODE && nx->kind == NEXT_DET && grid_is_discrete(gr)) {
                     double x = v[nx->node];
                     if (x >= 0 && x <= gr->n - 1 && x == floor(x)) continue;
-                    lcm_sb_printf(b, "the next '%s' (in regime '%s') is ", tr->states[s].name, tr->name);
+                    base_sb_printf(b, "the next '%s' (in regime '%s') is ", tr->states[s].name, tr->name);
                     put_value(b, x);
-                    lcm_sb_printf(b, ", not a code of 0..%d", gr->n - 1);
+                    base_sb_printf(b, ", not a code of 0..%d", gr->n - 1);
                     return 1;
                 }
                 if (bit == LCM_FLAG_STATE_PROB && nx->kind == NEXT_MARKOV) {
@@ -116,9 +116,9 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
                     int n = nx->nprobs < 256 ? nx->nprobs : 256;
                     for (int j = 0; j < n; ++j) pr[j] = v[nx->probs[j]];
                     if (!probs_bad(pr, n, &sum)) continue;
-                    lcm_sb_printf(b, "the probabilities of the next '%s' (in regime '%s') are", tr->states[s].name, tr->name);
-                    for (int j = 0; j < n; ++j) lcm_sb_printf(b, "%s %s=", j ? "," : "", gr->labels[j]), put_value(b, pr[j]);
-                    lcm_sb_puts(b, " (sum "), put_value(b, sum), lcm_sb_putc(b, ')');
+                    base_sb_printf(b, "the probabilities of the next '%s' (in regime '%s') are", tr->states[s].name, tr->name);
+                    for (int j = 0; j < n; ++j) base_sb_printf(b, "%s %s=", j ? "," : "", gr->labels[j]), put_value(b, pr[j]);
+                    base_sb_puts(b, " (sum "), put_value(b, sum), base_sb_putc(b, ')');
                     return 1;
                 }
             }
@@ -126,14 +126,14 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
         return 0;
     case LCM_FLAG_CE:
         if (!p->ce_bad) return 0;
-        lcm_sb_puts(b, "risk_aversion = "), put_value(b, v[r->risk_aversion]);
+        base_sb_puts(b, "risk_aversion = "), put_value(b, v[r->risk_aversion]);
         for (int i = 0; i < p->k->ntargets && isfinite(v[r->risk_aversion]); ++i) {
             int g = p->k->targets[i];
             if (v[r->rprob[g]] == 0) continue;
-            double low = lcm_point_target_min(p, g);
+            double low = ir_point_target_min(p, g);
             if (!(low < 0)) continue;
-            lcm_sb_printf(b, "; V of regime '%s' next period is ", m->regimes[g].name), put_value(b, low);
-            lcm_sb_puts(b, " where it is read: the certainty equivalent needs V >= 0 (V in consumption units, "
+            base_sb_printf(b, "; V of regime '%s' next period is ", m->regimes[g].name), put_value(b, low);
+            base_sb_puts(b, " where it is read: the certainty equivalent needs V >= 0 (V in consumption units, "
                            "e.g. a dead regime worth 0 or a bequest)");
             return 1;
         }
@@ -143,19 +143,19 @@ static int explain(const lcm_point *p, int bit, lcm_sb *b)
     }
 }
 
-void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
+void solve_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
                   const lcm_solution *sol, int period, int regime, lcm_index state, int bit, lcm_sb *out)
 {
     const ir_regime *r = &m->regimes[regime];
     if (r->nstates > IR_POINT_VARS) return;
     double x[IR_POINT_VARS];
     lcm_point p = {.m = m, .r = r, .L = L, .G = G, .period = period};
-    lcm_point_state(&p, state);
+    ir_point_state(&p, state);
     for (int s = 0; s < r->nstates; ++s) x[s] = p.x[s];
-    lcm_diagnose_at(m, L, G, params, sol, period, regime, x, bit, out);
+    solve_diagnose_at(m, L, G, params, sol, period, regime, x, bit, out);
 }
 
-void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
+void solve_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
                      const lcm_solution *sol, int period, int regime, const double *x, int bit, lcm_sb *out)
 {
     int k = m->period_kernel[regime * m->nperiods + period];
@@ -164,41 +164,41 @@ void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G
     next_ctx ctx = {.sol = sol, .period = period};
     lcm_point p = {.m = m, .k = &m->kernels[k], .r = r, .L = L, .G = G, .params = params,
                    .vnext = vnext_from_solution, .vnext_ctx = &ctx, .age = m->ages[period], .period = period};
-    p.vals = lcm_xcalloc(r->nnodes + 1, sizeof *p.vals);
+    p.vals = base_xcalloc(r->nnodes + 1, sizeof *p.vals);
     for (int s = 0; s < r->nstates; ++s) p.x[s] = x[s];
     lcm_index na = ir_action_space_size(r);
-    int *fails = lcm_xcalloc((size_t)r->nconstraints + 1, sizeof *fails);
+    int *fails = base_xcalloc((size_t)r->nconstraints + 1, sizeof *fails);
     for (lcm_index a = 0; a < na; ++a) {
-        lcm_point_action(&p, a);
-        lcm_point_eval(&p);
+        ir_point_action(&p, a);
+        ir_point_eval(&p);
         for (int c = 0; c < r->nconstraints; ++c) fails[c] += p.vals[r->constraints[c].node] == 0;
         if (!p.feasible || bit == LCM_FLAG_INFEASIBLE) continue;
         lcm_sb detail;
-        lcm_sb_init(&detail);
+        base_sb_init(&detail);
         if (explain(&p, bit, &detail)) {
             int own = bit == LCM_FLAG_TASTE_SCALE; /* a value of the state, not of the action */
             if (r->nactions && !own) {
-                lcm_sb_puts(out, "; at ");
-                lcm_describe_action(&p, a, out);
+                base_sb_puts(out, "; at ");
+                ir_describe_action(&p, a, out);
                 /* EGM's own actions are off the action grid, which only shows the cause */
-                lcm_sb_puts(out, ir_is_egm(r) ? " (feasible; a point of the action's grid, which EGM does not "
+                base_sb_puts(out, ir_is_egm(r) ? " (feasible; a point of the action's grid, which EGM does not "
                                                 "search):"
                                               : " (feasible):");
             }
-            lcm_sb_printf(out, "; %s" + (r->nactions && !own ? 1 : 0), detail.s);
+            base_sb_printf(out, "; %s" + (r->nactions && !own ? 1 : 0), detail.s);
             if (bit != LCM_FLAG_NAN && bit != LCM_FLAG_INF && !own) { /* those say it already */
-                lcm_sb_puts(out, "; utility = "), put_value(out, p.vals[r->utility]);
-                if (!p.k->last) lcm_sb_puts(out, ", E_next_V = "), put_value(out, p.E);
-                lcm_sb_puts(out, ", Q = "), put_value(out, p.q);
+                base_sb_puts(out, "; utility = "), put_value(out, p.vals[r->utility]);
+                if (!p.k->last) base_sb_puts(out, ", E_next_V = "), put_value(out, p.E);
+                base_sb_puts(out, ", Q = "), put_value(out, p.q);
             }
-            lcm_sb_free(&detail);
+            base_sb_free(&detail);
             break;
         }
-        lcm_sb_free(&detail);
+        base_sb_free(&detail);
     }
     if (bit == LCM_FLAG_INFEASIBLE)
         for (int c = 0; c < r->nconstraints; ++c)
-            if (fails[c]) lcm_sb_printf(out, "; constraint '%s' fails for %d of %lld actions%s", r->constraints[c].name,
+            if (fails[c]) base_sb_printf(out, "; constraint '%s' fails for %d of %lld actions%s", r->constraints[c].name,
                                     fails[c], (long long)na, ir_is_egm(r) ? " of the action grids" : "");
     free(fails);
     free(p.vals);

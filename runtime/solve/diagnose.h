@@ -12,10 +12,10 @@
 #include "grid.h"
 #include "lcm_internal.h"
 
-void lcm_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
+void solve_diagnose(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
                   const lcm_solution *sol, int period, int regime, lcm_index state, int bit, lcm_sb *out);
 /* The same at state values x[] (the regime's states; off the grid is fine). */
-void lcm_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
+void solve_diagnose_at(const ir_model *m, const ir_grid_layout *L, const double *G, const double *params,
                      const lcm_solution *sol, int period, int regime, const double *x, int bit, lcm_sb *out);
 
 #endif

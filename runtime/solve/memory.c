@@ -67,7 +67,7 @@ static int read_stat(const char *path, const char *key, double *x)
  * just built or copied files fills it up to the limit: without taking off
  * the inactive file pages, which the kernel drops first when the limit is
  * near, room would seem gone that the kernel gives back on demand. */
-double lcm_cgroup_used(const char *stat_path, const char *key, double usage)
+double solve_cgroup_used(const char *stat_path, const char *key, double usage)
 {
     double inactive;
     if (!read_stat(stat_path, key, &inactive) && inactive > 0 && inactive <= usage) usage -= inactive;
@@ -90,15 +90,15 @@ static void meminfo_bound(room *r)
 /* cgroup v2: the limit of the process's cgroup and of every cgroup above it. */
 static void cgroup2_bound(room *r, const char *path)
 {
-    char *dir = lcm_xstrdup(path);
+    char *dir = base_xstrdup(path);
     for (;;) {
         size_t len = strlen(dir);
         if (len > 0 && dir[len - 1] == '/') dir[--len] = 0;
-        char *max = lcm_xasprintf("/sys/fs/cgroup%s/memory.max", dir), *cur = lcm_xasprintf("/sys/fs/cgroup%s/memory.current", dir),
-             *stat = lcm_xasprintf("/sys/fs/cgroup%s/memory.stat", dir);
+        char *max = base_xasprintf("/sys/fs/cgroup%s/memory.max", dir), *cur = base_xasprintf("/sys/fs/cgroup%s/memory.current", dir),
+             *stat = base_xasprintf("/sys/fs/cgroup%s/memory.stat", dir);
         double limit, used;
         if (!read_value(max, &limit) && isfinite(limit) && !read_value(cur, &used))
-            bound(r, limit - lcm_cgroup_used(stat, "inactive_file", used), "what the memory limit of its cgroup leaves");
+            bound(r, limit - solve_cgroup_used(stat, "inactive_file", used), "what the memory limit of its cgroup leaves");
         free(max), free(cur), free(stat);
         char *slash = strrchr(dir, '/');
         if (!slash) break;
@@ -112,13 +112,13 @@ static void cgroup1_bound(room *r, const char *path)
 {
     const char *dirs[] = {path, ""};
     for (int i = 0; i < 2; ++i) {
-        char *max = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.limit_in_bytes", dirs[i]),
-             *cur = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dirs[i]),
-             *stat = lcm_xasprintf("/sys/fs/cgroup/memory%s/memory.stat", dirs[i]);
+        char *max = base_xasprintf("/sys/fs/cgroup/memory%s/memory.limit_in_bytes", dirs[i]),
+             *cur = base_xasprintf("/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dirs[i]),
+             *stat = base_xasprintf("/sys/fs/cgroup/memory%s/memory.stat", dirs[i]);
         double limit, used;
         int found = !read_value(max, &limit) && !read_value(cur, &used);
         if (found && limit < 0x1p60)
-            bound(r, limit - lcm_cgroup_used(stat, "total_inactive_file", used),
+            bound(r, limit - solve_cgroup_used(stat, "total_inactive_file", used),
                   "what the memory limit of its cgroup leaves");
         free(max), free(cur), free(stat);
         if (found) break;
@@ -156,7 +156,7 @@ static void rlimit_bound(room *r, int resource, int field, const char *what)
     bound(r, (double)rl.rlim_cur - pages[field] * (double)sysconf(_SC_PAGESIZE), what);
 }
 
-int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm_err *err)
+int solve_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm_err *err)
 {
     room r = {.bytes = INFINITY, .what = what, .end = what + size};
     snprintf(what, size, "no limit found");
@@ -164,8 +164,8 @@ int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm
     *whole = env && *env;
     if (env && *env) {
         double x;
-        if (lcm_parse_size(env, &x))
-            return lcm_fail(err, LCM_E_USAGE, "LCM_MEMORY_LIMIT must be a size in bytes like 64G or 512M, not '%s'",
+        if (base_parse_size(env, &x))
+            return base_fail(err, LCM_E_USAGE, "LCM_MEMORY_LIMIT must be a size in bytes like 64G or 512M, not '%s'",
                             env);
         bound(&r, x, "LCM_MEMORY_LIMIT");
     } else {
@@ -179,21 +179,21 @@ int lcm_host_memory_room(double *bytes, int *whole, char *what, size_t size, lcm
 }
 
 /* ---- the lcm_bill ------------------------------------------------------------------ */
-void lcm_bill_add(lcm_bill *b, int side, double bytes, const char *fmt, ...)
+void solve_bill_add(lcm_bill *b, int side, double bytes, const char *fmt, ...)
 {
     if (!(bytes > 0)) return;
     lcm_sb text;
-    lcm_sb_init(&text);
+    base_sb_init(&text);
     va_list ap;
     va_start(ap, fmt);
-    lcm_sb_vprintf(&text, fmt, ap);
+    base_sb_vprintf(&text, fmt, ap);
     va_end(ap);
     LCM_GROW(b->items, b->cap, b->n + 1);
-    b->items[b->n++] = (lcm_bill_item){side, bytes, lcm_sb_take(&text)};
+    b->items[b->n++] = (lcm_bill_item){side, bytes, base_sb_take(&text)};
     b->total[side] += bytes;
 }
 
-void lcm_bill_free(lcm_bill *b)
+void solve_bill_free(lcm_bill *b)
 {
     for (size_t i = 0; i < b->n; ++i) free(b->items[i].text);
     free(b->items);
@@ -204,25 +204,25 @@ static void put_bytes(lcm_sb *b, double x)
     static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
     int i = 0;
     while (x >= 1024 && i < 8) x /= 1024, ++i;
-    if (i == 0) lcm_sb_printf(b, "%.0f bytes", x);
-    else lcm_sb_printf(b, "%.1f %s", x, units[i]);
+    if (i == 0) base_sb_printf(b, "%.0f bytes", x);
+    else base_sb_printf(b, "%.1f %s", x, units[i]);
 }
 
 /* A count: whole below 1e15, else like 1.2e+21. */
-void lcm_put_count(lcm_sb *b, double x) { lcm_sb_printf(b, x < 1e15 ? "%.0f" : "%.3g", x); }
+void solve_put_count(lcm_sb *b, double x) { base_sb_printf(b, x < 1e15 ? "%.0f" : "%.3g", x); }
 
 /* "1e+15 states: a 1000 x b 1000 x c 1000 points" */
 static double describe_states(lcm_sb *b, const ir_regime *r)
 {
     double n = 1;
     for (int i = 0; i < r->nstates; ++i) n *= r->states[i].grid.n;
-    lcm_put_count(b, n);
-    lcm_sb_puts(b, n == 1 ? " state" : " states");
+    solve_put_count(b, n);
+    base_sb_puts(b, n == 1 ? " state" : " states");
     int listed = 0;
     for (int i = 0; i < r->nstates; ++i)
         if (r->states[i].grid.n > 1)
-            lcm_sb_printf(b, "%s%s %d", listed++ ? " x " : ": ", r->states[i].name, r->states[i].grid.n);
-    if (listed) lcm_sb_puts(b, " points");
+            base_sb_printf(b, "%s%s %d", listed++ ? " x " : ": ", r->states[i].name, r->states[i].grid.n);
+    if (listed) base_sb_puts(b, " points");
     return n;
 }
 
@@ -247,15 +247,15 @@ static void bill_grids(lcm_bill *b, const ir_model *m, double total, int side, d
     }
     if (!var) return;
     lcm_sb what;
-    lcm_sb_init(&what);
-    lcm_sb_puts(&what, "the grid points (");
-    lcm_put_count(&what, total);
-    lcm_sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points",
+    base_sb_init(&what);
+    base_sb_puts(&what, "the grid points (");
+    solve_put_count(&what, total);
+    base_sb_printf(&what, " values; the largest grid: %s of regime '%s', %d points",
                   var == &at->egm.savings ? "the savings (EGM)" : var->name, at->name, var->grid.n);
-    if (var->grid.kind == GRID_PROCESS) lcm_sb_printf(&what, " and its %d x %d transition matrix", var->grid.n, var->grid.n);
-    lcm_sb_puts(&what, ")");
-    lcm_bill_add(b, side, total * per_value, "%s", what.s);
-    lcm_sb_free(&what);
+    if (var->grid.kind == GRID_PROCESS) base_sb_printf(&what, " and its %d x %d transition matrix", var->grid.n, var->grid.n);
+    base_sb_puts(&what, ")");
+    solve_bill_add(b, side, total * per_value, "%s", what.s);
+    base_sb_free(&what);
 }
 
 static void bill_solve(lcm_bill *b, const lcm_worker *w, int workers)
@@ -263,14 +263,14 @@ static void bill_solve(lcm_bill *b, const lcm_worker *w, int workers)
     const ir_model *m = &w->model->ir;
     const lcm_backend *be = w->backend;
     int host = be->host_memory;
-    double rb = (double)lcm_real_bytes(be->precision);
+    double rb = (double)core_real_bytes(be->precision);
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *R = &m->regimes[r];
         int periods = 0;
         for (int t = 0; t < m->nperiods; ++t) periods += R->active[t] != 0;
         if (!periods) continue;
         lcm_sb states;
-        lcm_sb_init(&states);
+        base_sb_init(&states);
         double n = describe_states(&states, R);
         /* each worker's solution holds V whole (solver.c, solve_workers): a
          * device's is filled whole from its staging copy; a host worker
@@ -281,28 +281,28 @@ static void bill_solve(lcm_bill *b, const lcm_worker *w, int workers)
         const char *each = workers == 1 ? ""
                            : copies < workers ? ", its blocks (--devices) and then whole"
                                               : ", for each worker (--devices)";
-        lcm_bill_add(b, LCM_BILL_HOST, copies * (host ? 1 : 2) * n * rb * periods, "V of regime '%s' over %d period%s (%s)%s%s", R->name,
+        solve_bill_add(b, LCM_BILL_HOST, copies * (host ? 1 : 2) * n * rb * periods, "V of regime '%s' over %d period%s (%s)%s%s", R->name,
             periods, periods == 1 ? "" : "s", states.s, host ? "" : ", twice: the solution and its pinned staging copy",
             each);
-        if (!host) lcm_bill_add(b, LCM_BILL_DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
+        if (!host) solve_bill_add(b, LCM_BILL_DEVICE, 2 * n * rb, "V of regime '%s' for two periods (%s)", R->name, states.s);
         if (ir_marginal_state(R) >= 0) { /* the marginal value the endogenous grid method keeps: as V */
-            lcm_bill_add(b, LCM_BILL_HOST, copies * (host ? 1 : 2) * n * rb * periods, "the marginal value of regime '%s' over %d "
+            solve_bill_add(b, LCM_BILL_HOST, copies * (host ? 1 : 2) * n * rb * periods, "the marginal value of regime '%s' over %d "
                 "period%s (the endogenous grid method)%s", R->name, periods, periods == 1 ? "" : "s", each);
-            if (!host) lcm_bill_add(b, LCM_BILL_DEVICE, 2 * n * rb, "the marginal value of regime '%s' for two periods", R->name);
+            if (!host) solve_bill_add(b, LCM_BILL_DEVICE, 2 * n * rb, "the marginal value of regime '%s' for two periods", R->name);
         }
-        lcm_sb_free(&states);
-        double entries = (double)lcm_worker_table_entries(w, r);
-        lcm_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * entries * (rb + 1), "%s of regime '%s' (%.0f %s; %s)%s",
-            lcm_worker_table_what(w, r), R->name, entries, ir_is_egm(R) ? "reals" : "entries",
-            lcm_worker_table_remedy(w, r), host && workers > 1 ? ", for each worker (--devices)" : "");
+        base_sb_free(&states);
+        double entries = (double)solve_worker_table_entries(w, r);
+        solve_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * entries * (rb + 1), "%s of regime '%s' (%.0f %s; %s)%s",
+            solve_worker_table_what(w, r), R->name, entries, ir_is_egm(R) ? "reals" : "entries",
+            solve_worker_table_remedy(w, r), host && workers > 1 ? ", for each worker (--devices)" : "");
         for (int k = 0; k < LCM_MAX_STAGES; ++k) {
-            double n = (double)lcm_worker_stage_entries(w, r, k);
-            lcm_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * n * (rb + 1), "the table of stage %d of regime '%s' "
+            double n = (double)solve_worker_stage_entries(w, r, k);
+            solve_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * n * (rb + 1), "the table of stage %d of regime '%s' "
                 "(%.0f entries; splay a state it reads, or LCM_NO_TABLES=1 makes a state's rows as it is solved)%s", k,
                 R->name, n, host && workers > 1 ? ", for each worker (--devices)" : "");
         }
-        double ev = (double)lcm_worker_ev_entries(w, r, -1);
-        lcm_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * ev * rb, "the expected next V of regime '%s' (%.0f reals; "
+        double ev = (double)solve_worker_ev_entries(w, r, -1);
+        solve_bill_add(b, host ? LCM_BILL_HOST : LCM_BILL_DEVICE, (host ? workers : 1) * ev * rb, "the expected next V of regime '%s' (%.0f reals; "
             "LCM_NO_TABLES=1 sums over the next points inline instead)%s", R->name, ev,
             host && workers > 1 ? ", for each worker (--devices)" : "");
     }
@@ -311,12 +311,12 @@ static void bill_solve(lcm_bill *b, const lcm_worker *w, int workers)
      * period's array at a time, into its solution (which is counted
      * above): the places of the regime's states (an index each), every
      * rank's values as they come, and its own block's copy */
-    if (lcm_comm_size() > 1 && lcm_comm_rank() == 0) {
+    if (core_comm_size() > 1 && core_comm_rank() == 0) {
         double most = 0;
         for (int r = 0; r < m->nregimes; ++r)
             if (ir_shard_regime(m, &w->shard, r)) most = fmax(most, (double)ir_state_space_size(&m->regimes[r]));
         if (most > 0)
-            lcm_bill_add(b, LCM_BILL_HOST, most * (8 + 2 * rb), "the gathering of V from the other ranks (rank 0; the largest sharded "
+            solve_bill_add(b, LCM_BILL_HOST, most * (8 + 2 * rb), "the gathering of V from the other ranks (rank 0; the largest sharded "
                 "regime, an array at a time)");
     }
     /* the worker's float64 buffer and its staged copy, the backend's copy
@@ -340,32 +340,32 @@ static int refuse(lcm_bill *b, int side, const char *doing, double room, const c
 {
     qsort(b->items, b->n, sizeof *b->items, by_bytes);
     lcm_sb msg;
-    lcm_sb_init(&msg);
-    lcm_sb_printf(&msg, "%s needs about ", doing);
+    base_sb_init(&msg);
+    base_sb_printf(&msg, "%s needs about ", doing);
     put_bytes(&msg, b->total[side]);
-    lcm_sb_printf(&msg, " of %s memory, more than the ", side == LCM_BILL_HOST ? "host" : "device");
+    base_sb_printf(&msg, " of %s memory, more than the ", side == LCM_BILL_HOST ? "host" : "device");
     put_bytes(&msg, room);
-    lcm_sb_printf(&msg, " %s: ", where);
+    base_sb_printf(&msg, " %s: ", where);
     double shown = 0;
     int listed = 0;
     for (size_t i = 0; i < b->n && listed < 3 && shown < 0.9 * b->total[side]; ++i) {
         if (b->items[i].side != side) continue;
-        lcm_sb_printf(&msg, "%s%s, ", listed++ ? "; " : "", b->items[i].text);
+        base_sb_printf(&msg, "%s%s, ", listed++ ? "; " : "", b->items[i].text);
         put_bytes(&msg, b->items[i].bytes);
         shown += b->items[i].bytes;
     }
-    lcm_sb_printf(&msg, ". %s", advice);
-    int rc = lcm_fail(err, LCM_E_MEMORY, "%s", msg.s);
-    lcm_sb_free(&msg);
+    base_sb_printf(&msg, ". %s", advice);
+    int rc = base_fail(err, LCM_E_MEMORY, "%s", msg.s);
+    base_sb_free(&msg);
     return rc;
 }
 
-int lcm_bill_settle(lcm_bill *b, const char *doing, const lcm_backend *be, const char *host_advice,
+int solve_bill_settle(lcm_bill *b, const char *doing, const lcm_backend *be, const char *host_advice,
                   const char *device_advice, lcm_err *err)
 {
     double room;
     char what[160], where[300];
-    int whole, rc = lcm_host_memory_room(&room, &whole, what, sizeof what, err);
+    int whole, rc = solve_host_memory_room(&room, &whole, what, sizeof what, err);
     if (rc) return rc;
     snprintf(where, sizeof where, "this process may use (%s)", what);
     if (!whole) room += b->held[LCM_BILL_HOST]; /* what it holds is room beside what is free, not beside a whole */
@@ -375,27 +375,27 @@ int lcm_bill_settle(lcm_bill *b, const char *doing, const lcm_backend *be, const
         b->total[LCM_BILL_DEVICE] > (double)free_b + b->held[LCM_BILL_DEVICE]) {
         free_b += (size_t)b->held[LCM_BILL_DEVICE];
         lcm_sb at;
-        lcm_sb_init(&at);
-        lcm_sb_printf(&at, "free on %s (of ", be->target ? be->target : be->name);
+        base_sb_init(&at);
+        base_sb_printf(&at, "free on %s (of ", be->target ? be->target : be->name);
         put_bytes(&at, (double)total_b);
-        lcm_sb_puts(&at, ")");
+        base_sb_puts(&at, ")");
         rc = refuse(b, LCM_BILL_DEVICE, doing, (double)free_b, at.s, device_advice, err);
-        lcm_sb_free(&at);
+        base_sb_free(&at);
     }
     return rc;
 }
 
-int lcm_memory_check_solve(const lcm_worker *w, int workers, lcm_err *err)
+int solve_memory_check_solve(const lcm_worker *w, int workers, lcm_err *err)
 {
     lcm_bill b = {0};
     bill_solve(&b, w, workers > 0 ? workers : 1);
     char doing[300];
     snprintf(doing, sizeof doing, "solving model '%s'", w->model->ir.name);
-    int rc = lcm_bill_settle(&b, doing, w->backend,
+    int rc = solve_bill_settle(&b, doing, w->backend,
                     "A coarser grid, fewer periods or --precision 32 needs less (LCM_MEMORY_LIMIT sets the memory lcm "
                     "may use, docs/tuning.md)",
                     "A coarser grid or --precision 32 needs less (sharding does not divide V on a GPU, "
                     "docs/tuning.md)", err);
-    lcm_bill_free(&b);
+    solve_bill_free(&b);
     return rc;
 }

@@ -5,7 +5,7 @@
  * Only rank 0 of an MPI job tells its callback (the ranks solve blocks of
  * one problem, and the caller waits on rank 0, which writes the results);
  * a cancel there reaches the other ranks by the collectives that follow a
- * solve or simulation (lcm_comm_agree), so no rank waits for ever.
+ * solve or simulation (core_comm_agree), so no rank waits for ever.
  */
 #ifndef LCM_PROGRESS_H
 #define LCM_PROGRESS_H
@@ -22,10 +22,10 @@ typedef struct lcm_progress_run {
 
 /* A run of `what` (total steps) for model m with the solver's callback:
  * returns whether there is one to tell on this rank. */
-int lcm_progress_begin(lcm_progress_run *run, lcm_progress_fn fn, void *user, lcm_progress_kind what,
+int solve_progress_begin(lcm_progress_run *run, lcm_progress_fn fn, void *user, lcm_progress_kind what,
                        const ir_model *m, long long total);
 /* The step of `period` is done: tells the callback (nothing without one);
  * 0, or LCM_E_CANCELLED in err when it asks to stop. */
-int lcm_progress_tell(lcm_progress_run *run, int period, lcm_err *err);
+int solve_progress_tell(lcm_progress_run *run, int period, lcm_err *err);
 
 #endif

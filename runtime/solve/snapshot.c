@@ -32,14 +32,14 @@ static char *new_name(const char *log_path)
     localtime_r(&now.tv_sec, &tm);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    return lcm_xasprintf("%s/" PREFIX "%s-%09ld-%010ld-%04d", log_path, stamp, (long)now.tv_nsec, (long)getpid(),
+    return base_xasprintf("%s/" PREFIX "%s-%09ld-%010ld-%04d", log_path, stamp, (long)now.tv_nsec, (long)getpid(),
                          seq++ % 10000);
 }
 
 static int write_text(const char *dir, const char *name, const char *text, lcm_err *err)
 {
-    char *path = lcm_path_join(dir, name);
-    int rc = lcm_write_file_atomic(path, text, strlen(text), err);
+    char *path = base_path_join(dir, name);
+    int rc = sys_write_file_atomic(path, text, strlen(text), err);
     free(path);
     return rc;
 }
@@ -58,12 +58,12 @@ static void remove_snapshot(const char *dir)
 {
     static const char *files[] = {"report.txt", "params.lua", "V.h5", "model/manifest.lcm", "model/kernels.c"};
     if (!real_directory(dir)) return;
-    char *model = lcm_path_join(dir, "model");
+    char *model = base_path_join(dir, "model");
     int model_real = real_directory(model);
     for (size_t i = 0; i < sizeof files / sizeof *files; ++i) {
         if (!model_real && !strncmp(files[i], "model/", 6)) continue;
-        char *p = lcm_path_join(dir, files[i]);
-        if (unlink(p) != 0 && errno != ENOENT) lcm_debug("cannot remove %s", p);
+        char *p = base_path_join(dir, files[i]);
+        if (unlink(p) != 0 && errno != ENOENT) io_debug("cannot remove %s", p);
         free(p);
     }
     if (model_real) rmdir(model);
@@ -86,12 +86,12 @@ static void prune(const char *log_path, int keep, const char *mine)
     for (struct dirent *e; (e = readdir(d));)
         if (!strncmp(e->d_name, PREFIX, strlen(PREFIX))) {
             LCM_GROW(names, cap, n + 1);
-            names[n++] = lcm_xstrdup(e->d_name);
+            names[n++] = base_xstrdup(e->d_name);
         }
     closedir(d);
     if (n) qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; i < n; ++i) {
-        char *dir = lcm_path_join(log_path, names[i]);
+        char *dir = base_path_join(log_path, names[i]);
         if (i + (size_t)keep < n && strcmp(dir, mine)) remove_snapshot(dir);
         free(dir), free(names[i]);
     }
@@ -103,18 +103,18 @@ static void prune(const char *log_path, int keep, const char *mine)
  * is passed over, never written into. */
 static char *make_snapshot_dir(const char *log_path, lcm_err *err)
 {
-    if (lcm_make_dirs(log_path, err)) return NULL;
+    if (sys_make_dirs(log_path, err)) return NULL;
     for (int tries = 0; tries < 100; ++tries) {
         char *dir = new_name(log_path);
         if (mkdir(dir, 0777) == 0) return dir;
         int why = errno;
         free(dir);
         if (why != EEXIST) {
-            lcm_fail(err, LCM_E_IO, "cannot create a directory in '%s': %s", log_path, strerror(why));
+            base_fail(err, LCM_E_IO, "cannot create a directory in '%s': %s", log_path, strerror(why));
             return NULL;
         }
     }
-    lcm_fail(err, LCM_E_IO, "cannot create a directory in '%s': every name tried exists", log_path);
+    base_fail(err, LCM_E_IO, "cannot create a directory in '%s': every name tried exists", log_path);
     return NULL;
 }
 
@@ -122,25 +122,25 @@ static int write_all(const lcm_snapshot_place *at, const lcm_solution *sol, cons
                      const unsigned char *include, const char *report, const char *dir, lcm_err *err)
 {
     const ir_model *m = at->m;
-    char *model_dir = lcm_path_join(dir, "model"), *v_path = lcm_path_join(dir, "V.h5");
+    char *model_dir = base_path_join(dir, "model"), *v_path = base_path_join(dir, "V.h5");
     lcm_sb text, p;
-    lcm_sb_init(&text), lcm_sb_init(&p);
-    lcm_sb_printf(&text, "%s\n\nmodel '%s' (generated source sha256 %s), %s backend, float%d\n", report, m->name,
+    base_sb_init(&text), base_sb_init(&p);
+    base_sb_printf(&text, "%s\n\nmodel '%s' (generated source sha256 %s), %s backend, float%d\n", report, m->name,
               m->source_hash ? m->source_hash : "?", at->backend, at->precision);
-    lcm_sb_puts(&text, "\nAgain, from this directory:\n  lcm solve model --params params.lua --out V.h5\n");
-    lcm_params_write_lua(m, params, &p);
-    int rc = mkdir(model_dir, 0777) ? lcm_fail(err, LCM_E_IO, "cannot create '%s': %s", model_dir, strerror(errno)) : 0;
+    base_sb_puts(&text, "\nAgain, from this directory:\n  lcm solve model --params params.lua --out V.h5\n");
+    core_params_write_lua(m, params, &p);
+    int rc = mkdir(model_dir, 0777) ? base_fail(err, LCM_E_IO, "cannot create '%s': %s", model_dir, strerror(errno)) : 0;
     if (!rc) rc = write_text(dir, "report.txt", text.s, err);
     if (!rc) rc = write_text(dir, "params.lua", p.s, err);
     if (!rc) rc = write_text(model_dir, "manifest.lcm", at->manifest, err);
     if (!rc) rc = write_text(model_dir, "kernels.c", at->source, err);
-    if (!rc && sol) rc = lcm_solution_write_h5_subset(sol, v_path, include, err);
-    lcm_sb_free(&text), lcm_sb_free(&p);
+    if (!rc && sol) rc = core_solution_write_h5_subset(sol, v_path, include, err);
+    base_sb_free(&text), base_sb_free(&p);
     free(model_dir), free(v_path);
     return rc;
 }
 
-void lcm_snapshot_write(const lcm_snapshot_place *at, const lcm_solution *sol, const double *params,
+void solve_snapshot_write(const lcm_snapshot_place *at, const lcm_solution *sol, const double *params,
                         const unsigned char *include, const char *report)
 {
     if (!at->log_path) return;
@@ -148,10 +148,10 @@ void lcm_snapshot_write(const lcm_snapshot_place *at, const lcm_solution *sol, c
     char *dir = make_snapshot_dir(at->log_path, &err);
     int rc = dir ? write_all(at, sol, params, include, report, dir, &err) : err.code;
     if (rc) {
-        lcm_warn("cannot write a snapshot into '%s': %s", at->log_path, err.msg);
+        io_warn("cannot write a snapshot into '%s': %s", at->log_path, err.msg);
         if (dir) remove_snapshot(dir);
     } else {
-        lcm_warn("snapshot of the failure written to %s", dir);
+        io_warn("snapshot of the failure written to %s", dir);
         prune(at->log_path, at->log_keep, dir);
     }
     free(dir);

@@ -17,7 +17,7 @@
 #include "lcm_internal.h"
 
 /* Where snapshots go and what they describe (the solver fills it in:
- * lcm_solver_snapshot; the snapshot knows nothing of the solver). */
+ * solve_solver_snapshot; the snapshot knows nothing of the solver). */
 typedef struct lcm_snapshot_place {
     const char *log_path;   /* NULL: no snapshots */
     int log_keep;           /* the newest this many are kept */
@@ -30,7 +30,7 @@ typedef struct lcm_snapshot_place {
 /* Writes a snapshot of a failure at period t; include[t' * nregimes + r]
  * marks the V arrays of sol to save.  A snapshot that cannot be written
  * is a warning, never an error of its own: the failure is what matters. */
-void lcm_snapshot_write(const lcm_snapshot_place *at, const lcm_solution *sol, const double *params,
+void solve_snapshot_write(const lcm_snapshot_place *at, const lcm_solution *sol, const double *params,
                         const unsigned char *include, const char *report);
 
 #endif

@@ -87,15 +87,15 @@ struct lcm_solver {
 
 /* A snapshot of a failed check (snapshot.h) where this solver keeps them
  * (--log-path), with sol's V arrays marked in include. */
-void lcm_solver_snapshot(const lcm_solver *sv, const lcm_solution *sol, const unsigned char *include,
+void solve_solver_snapshot(const lcm_solver *sv, const lcm_solution *sol, const unsigned char *include,
                          const char *report);
 
 /* ---- workers (worker.c) ------------------------------------------------------ */
 /* A worker on `device` (cuda) solving block `index` of `total` of the
  * model's sharded states (shard, copied). */
-int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
+int solve_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
                    int total, lcm_worker **out, lcm_err *err);
-void lcm_worker_free(lcm_worker *w);
+void solve_worker_free(lcm_worker *w);
 /* Each half of the pinned staging through which a simulated batch goes
  * into a device and its panel cells come home (sim/simulate.c,
  * solve/memory.c). */
@@ -105,42 +105,42 @@ void lcm_worker_free(lcm_worker *w);
  * the ones before); timed alone when profiling.  Only the passes whose
  * buffers a gives (a->ev, a->cont), and with `first` 0 (a later chunk of
  * the splayed states) only those made again for each chunk. */
-int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int first, int queue,
+int solve_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int first, int queue,
                      lcm_err *err);
 /* Gives back the simulation buffers a worker keeps (sim/simulate.c). */
-void lcm_sim_buffers_free(lcm_worker *w);
+void sim_sim_buffers_free(lcm_worker *w);
 /* The host and backend bytes of the simulation buffers a worker keeps: the
  * next simulation takes them over or gives them back (solve/memory.c
  * counts them as room). */
-void lcm_sim_buffers_held(const lcm_worker *w, double *host, double *device);
+void sim_sim_buffers_held(const lcm_worker *w, double *host, double *device);
 /* Starts a solve of the worker's block: host backends run it at once,
  * device backends queue it; finish waits and fills sol (V, flags). */
-int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **sol, lcm_err *err);
-int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err);
+int solve_worker_start(lcm_worker *w, const double *params, lcm_solution **sol, lcm_err *err);
+int solve_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err);
 /* Reals of regime r's continuation table on this worker (an EGM table's
  * entries and its blocks' bounds included): the most any of its kernels
  * needs (ir/precompute.h, ir_pre_reals), 0 without tables. */
-long long lcm_worker_table_entries(const lcm_worker *w, int r);
+long long solve_worker_table_entries(const lcm_worker *w, int r);
 /* Reals of regime r's expected next V on this worker (ir/precompute.h,
  * "ev"): the most any of its kernels needs, in the solve (subjects < 0)
  * or in a simulation of `subjects` subjects (the kernels that read it
  * there, ir_pre_sim_reads_ev); 0 without tables. */
-long long lcm_worker_ev_entries(const lcm_worker *w, int r, long long subjects);
+long long solve_worker_ev_entries(const lcm_worker *w, int r, long long subjects);
 /* Entries of stage s's table of regime r on this worker (ir/eliminate.h):
  * the most one launch of any of its kernels needs, 0 without tables. */
-long long lcm_worker_stage_entries(const lcm_worker *w, int r, int s);
+long long solve_worker_stage_entries(const lcm_worker *w, int r, int s);
 /* What regime r's table holds, for messages: "the endogenous grid" or "the
  * continuation table", as the kernel whose table sizes it has; and what
  * makes it smaller. */
-const char *lcm_worker_table_what(const lcm_worker *w, int r);
-const char *lcm_worker_table_remedy(const lcm_worker *w, int r);
+const char *solve_worker_table_what(const lcm_worker *w, int r);
+const char *solve_worker_table_remedy(const lcm_worker *w, int r);
 /* Fills the worker's grid and parameter buffers for a run with params. */
-int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err);
+int solve_worker_load(lcm_worker *w, const double *params, lcm_err *err);
 /* Prints each period's time of a finished solve (level progress). */
-void lcm_worker_log_periods(lcm_worker *w);
+void solve_worker_log_periods(lcm_worker *w);
 /* cuda when a device is present and asked for by auto. */
-lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked);
+lcm_backend_kind solve_choose_backend(lcm_backend_kind asked);
 /* Converts n doubles to a precision (64 or 32) into dst. */
-void lcm_to_precision(const double *x, size_t n, int precision, void *dst);
+void solve_to_precision(const double *x, size_t n, int precision, void *dst);
 
 #endif

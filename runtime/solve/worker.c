@@ -47,7 +47,7 @@ int lcm_check_policy_by_name(const char *name)
     return -1;
 }
 
-void lcm_to_precision(const double *x, size_t n, int precision, void *dst)
+void solve_to_precision(const double *x, size_t n, int precision, void *dst)
 {
     lcm_assert((x && dst) || !n);
     lcm_assert(precision == 64 || precision == 32);
@@ -56,83 +56,83 @@ void lcm_to_precision(const double *x, size_t n, int precision, void *dst)
         for (size_t i = 0; i < n; ++i) ((float *)dst)[i] = (float)x[i];
 }
 
-lcm_backend_kind lcm_choose_backend(lcm_backend_kind asked)
+lcm_backend_kind solve_choose_backend(lcm_backend_kind asked)
 {
     if (asked != LCM_BACKEND_AUTO) return asked;
     /* no NVIDIA device node (Linux: /dev/nvidiactl; WSL: /dev/dxg): no
      * GPU, and no need to load the driver library and initialise it */
     if (access("/dev/nvidiactl", F_OK) && access("/dev/dxg", F_OK)) {
-        lcm_debug("no NVIDIA device node: using the cpu backend");
+        io_debug("no NVIDIA device node: using the cpu backend");
         return LCM_BACKEND_CPU;
     }
-    if (lcm_cuda_device_count() > 0) return LCM_BACKEND_CUDA;
-    lcm_debug("no usable CUDA device: using the cpu backend");
+    if (be_cuda_device_count() > 0) return LCM_BACKEND_CUDA;
+    io_debug("no usable CUDA device: using the cpu backend");
     return LCM_BACKEND_CPU;
 }
 
-int lcm_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
+int solve_worker_new(const lcm_model *model, const lcm_solver_options *o, const ir_shard *shard, int device, int index,
                    int total, lcm_worker **out, lcm_err *err)
 {
     lcm_assert(model && o && shard && out);
     lcm_assert(total > 0 && index >= 0 && index < total);
     lcm_assert(o->precision == 64 || o->precision == 32); /* settle_options */
     lcm_assert(o->checks != LCM_CHECKS_DEFAULT);       /* ... settled too */
-    lcm_worker *s = lcm_xcalloc(1, sizeof *s);
+    lcm_worker *s = base_xcalloc(1, sizeof *s);
     s->model = model;
     s->index = index;
     s->total = total;
-    lcm_cache_open(&s->cache, o->cache_dir);
+    be_cache_open(&s->cache, o->cache_dir);
     s->cache.required = o->cache_required;
     int rc;
     switch (o->backend) {
-    case LCM_BACKEND_INTERP: rc = lcm_backend_interp_new(&model->ir, &s->backend, err); break;
+    case LCM_BACKEND_INTERP: rc = be_backend_interp_new(&model->ir, &s->backend, err); break;
     case LCM_BACKEND_CUDA:
-        rc = lcm_backend_cuda_new(&model->ir, model->source, o->precision, &s->cache, device, &s->backend, err);
+        rc = be_backend_cuda_new(&model->ir, model->source, o->precision, &s->cache, device, &s->backend, err);
         break;
     default:
-        rc = lcm_backend_cpu_new(&model->ir, model->source, o->precision, &s->cache, o->threads, &s->backend, err);
+        rc = be_backend_cpu_new(&model->ir, model->source, o->precision, &s->cache, o->threads, &s->backend, err);
         break;
     }
     if (rc) {
-        lcm_cache_close(&s->cache);
+        be_cache_close(&s->cache);
         free(s);
         return rc;
     }
     lcm_backend *be = s->backend;
     const char *on = be->target ? be->target : "";
     if (index == 0 && be->compiled)
-        lcm_progress("compiled the %s solver of model '%s' (float%d%s%s) in %.2f s", be->name, model->ir.name,
+        io_progress("compiled the %s solver of model '%s' (float%d%s%s) in %.2f s", be->name, model->ir.name,
                      o->precision, *on ? ", " : "", on, be->compile_seconds);
     else if (index == 0 && be->cache_entry)
-        lcm_progress("loaded the %s solver of model '%s' (float%d%s%s) from the cache", be->name, model->ir.name,
+        io_progress("loaded the %s solver of model '%s' (float%d%s%s) from the cache", be->name, model->ir.name,
                      o->precision, *on ? ", " : "", on);
     s->checks = o->checks != LCM_CHECKS_OFF;
     /* its block of the sharded states */
     s->shard = *shard;
     ir_shard_block(&s->shard, index, total, &s->shard_lo, &s->shard_hi);
-    s->pre = lcm_xcalloc((size_t)model->ir.nkernels + 1, sizeof *s->pre);
+    s->pre = base_xcalloc((size_t)model->ir.nkernels + 1, sizeof *s->pre);
     for (int k = 0; k < model->ir.nkernels; ++k) ir_elim_plan_kernel(&model->ir, &s->shard, k, &s->pre[k]);
     ir_vars vars;
     ir_vars_build(&model->ir, &vars);
-    s->states = lcm_xcalloc((size_t)model->ir.nregimes + 1, sizeof *s->states);
+    s->states = base_xcalloc((size_t)model->ir.nregimes + 1, sizeof *s->states);
     for (int r = 0; r < model->ir.nregimes; ++r) ir_state_layout_build(&model->ir, &vars, &s->shard, r, &s->states[r]);
     ir_vars_free(&vars);
     /* the parameter and grid buffers (solves and simulations): filled from
      * the parameters at every run */
     ir_grid_layout_build(&model->ir, &s->layout);
-    if ((rc = lcm_memory_check_solve(s, o->devices, err))) { /* before anything is made as large as the model */
-        lcm_worker_free(s);
+    if ((rc = solve_memory_check_solve(s, o->devices, err))) { /* before anything is made as large as the model */
+        solve_worker_free(s);
         return rc;
     }
-    s->grids64 = lcm_xcalloc(s->layout.total + 1, sizeof *s->grids64);
-    size_t rb = lcm_real_bytes(o->precision), pbytes = (model->ir.params_size + 1) * rb,
+    s->grids64 = base_xcalloc(s->layout.total + 1, sizeof *s->grids64);
+    size_t rb = core_real_bytes(o->precision), pbytes = (model->ir.params_size + 1) * rb,
            gbytes = (s->layout.total + 1) * rb;
     s->P_host = be->alloc_host(be, pbytes, err);
     s->P = s->P_host ? be->alloc(be, pbytes, err) : NULL;
     s->grids_host = s->P ? be->alloc_host(be, gbytes, err) : NULL;
     s->grids = s->grids_host ? be->alloc(be, gbytes, err) : NULL;
     if (!s->grids) {
-        lcm_worker_free(s);
+        solve_worker_free(s);
         return err->code;
     }
     *out = s;
@@ -145,19 +145,19 @@ int lcm_precompile_cuda(const lcm_model *m, int arch, int precision, const char 
     LCM_NEEDS(err, m, compiled, seconds, target);
     if (!precision) precision = 64; /* as lcm_solver_new */
     if (precision != 64 && precision != 32)
-        return lcm_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", precision);
+        return base_fail(err, LCM_E_USAGE, "precision must be 64 or 32, not %d", precision);
     lcm_cache cache;
-    lcm_cache_open(&cache, cache_dir);
+    be_cache_open(&cache, cache_dir);
     cache.required = 1; /* the cache entry is all it makes */
     lcm_cuda_image img;
-    int rc = lcm_cuda_compile(&m->ir, m->source, arch, precision, &cache, &img, err);
+    int rc = be_cuda_compile(&m->ir, m->source, arch, precision, &cache, &img, err);
     if (!rc) {
         *compiled = img.compiled;
         *seconds = img.seconds;
-        *target = lcm_xstrdup(img.target);
+        *target = base_xstrdup(img.target);
     }
-    lcm_cuda_image_free(&img);
-    lcm_cache_close(&cache);
+    be_cuda_image_free(&img);
+    be_cache_close(&cache);
     return rc;
 }
 
@@ -190,11 +190,11 @@ static void release_buffers(lcm_worker *s)
     s->buffers_ready = 0;
 }
 
-void lcm_worker_free(lcm_worker *s)
+void solve_worker_free(lcm_worker *s)
 {
     if (!s) return;
     release_buffers(s);
-    lcm_sim_buffers_free(s);
+    sim_sim_buffers_free(s);
     lcm_backend *be = s->backend;
     if (s->P) be->release(be, s->P);
     if (s->P_host) be->release_host(be, s->P_host);
@@ -202,7 +202,7 @@ void lcm_worker_free(lcm_worker *s)
     if (s->grids_host) be->release_host(be, s->grids_host);
     s->backend->destroy(s->backend);
     ir_grid_layout_free(&s->layout);
-    lcm_cache_close(&s->cache);
+    be_cache_close(&s->cache);
     free(s->grids64);
     free(s->pre);
     free(s->prof);
@@ -238,21 +238,21 @@ static int sizing_kernel(const lcm_worker *w, int r)
  * solver, not a shortcut: always there). */
 static int makes_tables(const lcm_worker *w, int r)
 {
-    return w->backend->launch_table && (ir_is_egm(&w->model->ir.regimes[r]) || !lcm_env_switch("LCM_NO_TABLES"));
+    return w->backend->launch_table && (ir_is_egm(&w->model->ir.regimes[r]) || !base_env_switch("LCM_NO_TABLES"));
 }
 
 /* The continuation table of each regime whose kernels read one, as large
  * as the largest of one launch (the worker's block of the sharded states,
  * a chunk of the splayed ones); none without backend support or with
  * LCM_NO_TABLES set. */
-long long lcm_worker_table_entries(const lcm_worker *s, int r)
+long long solve_worker_table_entries(const lcm_worker *s, int r)
 {
     lcm_assert(s && r >= 0 && r < s->model->ir.nregimes);
     int k = sizing_kernel(s, r);
     return makes_tables(s, r) && k >= 0 ? ir_pre_reals(&s->pre[k], s->shard_hi - s->shard_lo) : 0;
 }
 
-long long lcm_worker_ev_entries(const lcm_worker *w, int r, long long subjects)
+long long solve_worker_ev_entries(const lcm_worker *w, int r, long long subjects)
 {
     lcm_assert(w && r >= 0 && r < w->model->ir.nregimes);
     const ir_model *m = &w->model->ir;
@@ -265,7 +265,7 @@ long long lcm_worker_ev_entries(const lcm_worker *w, int r, long long subjects)
     return most;
 }
 
-long long lcm_worker_stage_entries(const lcm_worker *w, int r, int s)
+long long solve_worker_stage_entries(const lcm_worker *w, int r, int s)
 {
     lcm_assert(w && r >= 0 && r < w->model->ir.nregimes);
     lcm_assert(s >= 0 && s < LCM_MAX_STAGES);
@@ -280,13 +280,13 @@ long long lcm_worker_stage_entries(const lcm_worker *w, int r, int s)
     return most;
 }
 
-const char *lcm_worker_table_what(const lcm_worker *w, int r)
+const char *solve_worker_table_what(const lcm_worker *w, int r)
 {
     int k = sizing_kernel(w, r);
     return k >= 0 && w->pre[k].egm ? "the endogenous grid" : "the continuation table";
 }
 
-const char *lcm_worker_table_remedy(const lcm_worker *w, int r)
+const char *solve_worker_table_remedy(const lcm_worker *w, int r)
 {
     int k = sizing_kernel(w, r);
     if (k >= 0 && w->pre[k].egm) return "fewer savings points make it smaller";
@@ -297,26 +297,26 @@ static int make_tables(lcm_worker *s, lcm_err *err)
 {
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
-    size_t rb = lcm_real_bytes(be->precision);
+    size_t rb = core_real_bytes(be->precision);
     for (int r = 0; r < m->nregimes; ++r) {
-        long long ev = lcm_worker_ev_entries(s, r, -1);
+        long long ev = solve_worker_ev_entries(s, r, -1);
         if (ev > 0 && (ev > (long long)(SIZE_MAX / 2 / rb) || !(s->ev[r] = be->alloc(be, (size_t)ev * rb, err))))
-            return lcm_fail_prefix(err, "model '%s': the expected next V of regime '%s' needs %.1f MiB (LCM_NO_TABLES=1 "
+            return base_fail_prefix(err, "model '%s': the expected next V of regime '%s' needs %.1f MiB (LCM_NO_TABLES=1 "
                                    "sums over the next points inline instead)", m->name, m->regimes[r].name,
                                    (double)ev * (double)rb / 1048576.0);
         for (int k = 0; k < LCM_MAX_STAGES; ++k) {
-            double bytes = (double)(s->stage_cap[r][k] = lcm_worker_stage_entries(s, r, k)) * (double)(rb + 1);
+            double bytes = (double)(s->stage_cap[r][k] = solve_worker_stage_entries(s, r, k)) * (double)(rb + 1);
             if (bytes > 0 && (bytes > (double)SIZE_MAX / 2 || !(s->stages[r][k] = be->alloc(be, (size_t)bytes, err))))
-                return lcm_fail_prefix(err, "model '%s': the table of stage %d of regime '%s' needs %.1f MiB (splay a "
+                return base_fail_prefix(err, "model '%s': the table of stage %d of regime '%s' needs %.1f MiB (splay a "
                                        "state it reads with batch_size, or set LCM_NO_TABLES=1 to make a state's rows "
                                        "as it is solved)", m->name, k, m->regimes[r].name, bytes / 1048576.0);
         }
-        if (!(s->table_cap[r] = lcm_worker_table_entries(s, r))) continue;
+        if (!(s->table_cap[r] = solve_worker_table_entries(s, r))) continue;
         double bytes = (double)s->table_cap[r] * (double)(rb + 1);
         if (bytes > (double)SIZE_MAX / 2 || !(s->table[r] = be->alloc(be, (size_t)bytes, err)))
-            return lcm_fail_prefix(err, "model '%s': %s of regime '%s' needs %.1f MiB (%s)", m->name,
-                                   lcm_worker_table_what(s, r), m->regimes[r].name, bytes / 1048576.0,
-                                   lcm_worker_table_remedy(s, r));
+            return base_fail_prefix(err, "model '%s': %s of regime '%s' needs %.1f MiB (%s)", m->name,
+                                   solve_worker_table_what(s, r), m->regimes[r].name, bytes / 1048576.0,
+                                   solve_worker_table_remedy(s, r));
     }
     return 0;
 }
@@ -326,19 +326,19 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
     lcm_backend *be = s->backend;
     const ir_model *m = &s->model->ir;
     int R = m->nregimes, T = m->nperiods;
-    size_t rb = lcm_real_bytes(be->precision);
+    size_t rb = core_real_bytes(be->precision);
     size_t fbytes = (size_t)(T * R) * sizeof(lcm_flags);
     s->F_host = be->alloc_host(be, fbytes, err);
     s->F_init = s->F_host ? be->alloc_host(be, fbytes, err) : NULL;
     s->F = s->F_init ? be->alloc(be, fbytes, err) : NULL;
     if (!s->F) return err->code;
-    lcm_flags_clear(s->F_init, (size_t)(T * R));
+    core_flags_clear(s->F_init, (size_t)(T * R));
     int rc = make_tables(s, err);
     if (rc || be->host_memory) return rc;
     /* device: two V buffers per regime (and marginal values of EGM
      * regimes), and pinned staging for the results */
-    s->stage_off = lcm_xcalloc((size_t)(T * R) + 1, sizeof *s->stage_off);
-    s->mstage_off = lcm_xcalloc((size_t)(T * R) + 1, sizeof *s->mstage_off);
+    s->stage_off = base_xcalloc((size_t)(T * R) + 1, sizeof *s->stage_off);
+    s->mstage_off = base_xcalloc((size_t)(T * R) + 1, sizeof *s->mstage_off);
     size_t total = 0;
     for (int t = 0; t < T; ++t)
         for (int r = 0; r < R; ++r) {
@@ -358,7 +358,7 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
         for (int k = 0; k < 2; ++k)
             if (!(s->vbuf[k][r] = be->alloc(be, bytes, err)) ||
                 (ir_marginal_state(reg) >= 0 && !(s->mbuf[k][r] = be->alloc(be, bytes, err))))
-                return lcm_fail_prefix(err, "model '%s', period %d: V of regime '%s' needs 2 x %.1f MiB on the device "
+                return base_fail_prefix(err, "model '%s', period %d: V of regime '%s' needs 2 x %.1f MiB on the device "
                                        "(a coarser state grid or --precision 32 needs less)", m->name,
                                        first_active(reg, T), reg->name, (double)bytes / 1048576.0);
     }
@@ -374,7 +374,7 @@ static int make_buffers(lcm_worker *s, lcm_err *err)
 static int solve_buffers(lcm_worker *s, lcm_err *err)
 {
     if (s->buffers_ready) return 0;
-    lcm_sim_buffers_free(s);
+    sim_sim_buffers_free(s);
     int rc = make_buffers(s, err);
     if (rc) release_buffers(s);
     else s->buffers_ready = 1;
@@ -417,7 +417,7 @@ static int launch_one(lcm_worker *w, int table, int k, const lcm_kernel_args *a,
     return rc;
 }
 
-int lcm_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int first, int queue,
+int solve_worker_table(lcm_worker *w, int k, const lcm_kernel_args *a, long long states, int first, int queue,
                      lcm_err *err)
 {
     lcm_assert(w && a && k >= 0 && k < w->model->ir.nkernels);
@@ -450,9 +450,9 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
     const ir_pre *pre = &w->pre[k];
     int table = pre->active && w->table[r];
     a->cont = table ? w->table[r] : NULL;
-    a->cont_code = table ? (unsigned char *)w->table[r] + w->table_cap[r] * lcm_real_bytes(w->backend->precision) : NULL;
+    a->cont_code = table ? (unsigned char *)w->table[r] + w->table_cap[r] * core_real_bytes(w->backend->precision) : NULL;
     a->ev = pre->ev ? w->ev[r] : NULL;
-    size_t rb = lcm_real_bytes(w->backend->precision);
+    size_t rb = core_real_bytes(w->backend->precision);
     int stages = pre->elim.nstages > 0; /* every stage's table, or none (the body makes its rows) */
     for (int k = 0; k < pre->elim.nstages; ++k) stages &= w->stages[r][k] != NULL;
     for (int k = 0; k < LCM_MAX_STAGES; ++k) {
@@ -461,7 +461,7 @@ static int launch_regime(lcm_worker *w, lcm_kernel_args *a, int k, int r, lcm_er
     }
     for (long long tile = 0, tiles = ir_layout_tiles(L); tile < tiles; ++tile) {
         ir_layout_tile(L, tile, a->chunk);
-        int rc = lcm_worker_table(w, k, a, hi - lo, tile == 0, r, err);
+        int rc = solve_worker_table(w, k, a, hi - lo, tile == 0, r, err);
         if (!rc) rc = launch_one(w, 0, k, a, ir_layout_launch_size(L, hi - lo, a->chunk), r, err);
         if (rc) return rc;
     }
@@ -473,7 +473,7 @@ static void log_period(lcm_worker *w, int t)
 {
     const ir_model *m = &w->model->ir;
     int T = m->nperiods;
-    lcm_progress("solving '%s': period %d (age %g) in %.4f s", m->name, t, m->ages[t],
+    io_progress("solving '%s': period %d (age %g) in %.4f s", m->name, t, m->ages[t],
                  w->backend->stamp_seconds(w->backend, T - t - 1, T - t));
 }
 
@@ -483,7 +483,7 @@ static void log_period(lcm_worker *w, int t)
 static int tell_period(lcm_worker *w, int t, lcm_err *err)
 {
     int rc = w->backend->host_memory ? 0 : w->backend->finish(w->backend, err);
-    return rc ? rc : lcm_progress_tell(w->progress, t, err);
+    return rc ? rc : solve_progress_tell(w->progress, t, err);
 }
 
 /* Queues the whole solve (host backends: runs it, reporting each period's
@@ -494,7 +494,7 @@ static int queue_solve(lcm_worker *w, lcm_solution *sol, lcm_err *err)
     const ir_model *m = &w->model->ir;
     lcm_backend *be = w->backend;
     int R = m->nregimes, T = m->nperiods, root = R;
-    size_t rb = lcm_real_bytes(be->precision);
+    size_t rb = core_real_bytes(be->precision);
     int rc = be->upload(be, w->P, w->P_host, (m->params_size + 1) * rb, root, err);
     if (!rc) rc = be->upload(be, w->grids, w->grids_host, (w->layout.total + 1) * rb, root, err);
     if (!rc) rc = be->upload(be, w->F, w->F_init, (size_t)(T * R) * sizeof(lcm_flags), root, err);
@@ -547,7 +547,7 @@ static int run_device_solve(lcm_worker *w, lcm_err *err)
     if (w->captured && w->captured_checks == checks) return be->replay(be, err);
     w->captured = 0;
     w->captured_checks = checks;
-    if (be->capture_begin && w->stage_bytes <= GRAPH_STAGE_LIMIT && !lcm_env_switch("LCM_NO_GRAPHS")) {
+    if (be->capture_begin && w->stage_bytes <= GRAPH_STAGE_LIMIT && !base_env_switch("LCM_NO_GRAPHS")) {
         lcm_err graph_err = {0};
         int rc = be->capture_begin(be, &graph_err);
         if (!rc) rc = queue_solve(w, NULL, &graph_err);
@@ -556,33 +556,33 @@ static int run_device_solve(lcm_worker *w, lcm_err *err)
             w->captured = 1;
             return be->replay(be, err);
         }
-        lcm_debug("recording the solve as a graph failed (%s); running it without", graph_err.msg);
+        io_debug("recording the solve as a graph failed (%s); running it without", graph_err.msg);
     }
     return queue_solve(w, NULL, err);
 }
 
-int lcm_worker_load(lcm_worker *w, const double *params, lcm_err *err)
+int solve_worker_load(lcm_worker *w, const double *params, lcm_err *err)
 {
     lcm_assert(w && (params || !w->model->ir.params_size));
     const ir_model *m = &w->model->ir;
     char why[512];
     int bad = ir_grid_buffer_fill(m, &w->layout, params, w->backend->precision == 32, w->grids64, why, sizeof why);
-    if (bad) return lcm_fail(err, bad == 2 ? LCM_E_MODEL : LCM_E_PARAMS, "%s", why);
-    lcm_to_precision(params, m->params_size, w->backend->precision, w->P_host);
-    lcm_to_precision(w->grids64, w->layout.total, w->backend->precision, w->grids_host);
+    if (bad) return base_fail(err, bad == 2 ? LCM_E_MODEL : LCM_E_PARAMS, "%s", why);
+    solve_to_precision(params, m->params_size, w->backend->precision, w->P_host);
+    solve_to_precision(w->grids64, w->layout.total, w->backend->precision, w->grids_host);
     return 0;
 }
 
-int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **out, lcm_err *err)
+int solve_worker_start(lcm_worker *w, const double *params, lcm_solution **out, lcm_err *err)
 {
     lcm_assert(w && out && (params || !w->model->ir.params_size));
     const ir_model *m = &w->model->ir;
     lcm_backend *be = w->backend;
     *out = NULL;
     int rc = solve_buffers(w, err);
-    if (!rc) rc = lcm_worker_load(w, params, err);
+    if (!rc) rc = solve_worker_load(w, params, err);
     if (rc) return rc;
-    lcm_solution *sol = lcm_solution_alloc(m, be->precision, err);
+    lcm_solution *sol = core_solution_alloc(m, be->precision, err);
     if (!sol) return err->code;
     memcpy(sol->grids, w->grids64, w->layout.total * sizeof *sol->grids);
     memcpy(sol->params, params, m->params_size * sizeof *sol->params);
@@ -595,7 +595,7 @@ int lcm_worker_start(lcm_worker *w, const double *params, lcm_solution **out, lc
     return 0;
 }
 
-int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err)
+int solve_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err)
 {
     lcm_assert(w && sol);
     const ir_model *m = &w->model->ir;
@@ -604,7 +604,7 @@ int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err)
     if (!be->host_memory) {
         rc = be->download(be, w->F_host, w->F, (size_t)(T * R) * sizeof(lcm_flags), R, err);
         if (!rc) rc = be->finish(be, err);
-        size_t rb = lcm_real_bytes(be->precision);
+        size_t rb = core_real_bytes(be->precision);
         for (int t = 0; t < T && !rc; ++t)
             for (int r = 0; r < R; ++r) {
                 if (sol->V[t * R + r])
@@ -618,7 +618,7 @@ int lcm_worker_finish(lcm_worker *w, lcm_solution *sol, lcm_err *err)
 }
 
 /* Per-period times of a finished solve (what queue_solve printed live). */
-void lcm_worker_log_periods(lcm_worker *w)
+void solve_worker_log_periods(lcm_worker *w)
 {
     for (int t = w->model->ir.nperiods - 1; t >= 0; --t) log_period(w, t);
 }

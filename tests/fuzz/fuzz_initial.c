@@ -3,7 +3,7 @@
  * Input: one byte choosing the model (even: models/mortality.lua, with
  * Markov and fixed discrete states and three regimes; odd:
  * models/precautionary_savings.lua, with a shock process that may be left
- * out), then CSV text, parsed with lcm_initial_parse_csv.  The subjects of
+ * out), then CSV text, parsed with sim_initial_parse_csv.  The subjects of
  * a successful read must be what the simulation relies on. */
 #include "fuzz_support.h"
 
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_text(data + 1, size - 1);
     lcm_err err = {0};
     lcm_initial *ic = NULL;
-    int rc = lcm_initial_parse_csv(m, "fuzz.csv", text, &ic, &err);
+    int rc = sim_initial_parse_csv(m, "fuzz.csv", text, &ic, &err);
     if (rc) fuzz_check_error(rc, &err);
     else check_subjects(m, ic);
     lcm_initial_free(ic);

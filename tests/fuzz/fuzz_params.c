@@ -1,6 +1,6 @@
 /* fuzz_params.c - libFuzzer harness of the params reader.
  *
- * Input: the text of a params .lua file, read with lcm_params_read_lua and
+ * Input: the text of a params .lua file, read with cli_params_read_lua and
  * resolved against models/mortality.lua (arrays, labels, levels).  Lines
  * starting with "--set " (Lua comments, so the file stays a params file)
  * are also applied as `--set name=value` overrides, to the tree read or to
@@ -34,9 +34,9 @@ static void apply_sets(lcm_pvalue *root, const char *text)
         const char *end = strchr(line, '\n');
         if (!strncmp(line, mark, marklen)) {
             size_t len = end ? (size_t)(end - line) - marklen : strlen(line + marklen);
-            char *assignment = lcm_xstrndup(line + marklen, len);
+            char *assignment = base_xstrndup(line + marklen, len);
             lcm_err err = {0};
-            int rc = lcm_params_apply_set(root, assignment, &err);
+            int rc = cli_params_apply_set(root, assignment, &err);
             if (rc) fuzz_check_error(rc, &err);
             free(assignment);
             ++n;
@@ -50,15 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_write(params_path, data, size);
     lcm_err err = {0};
     lcm_pvalue *root = NULL;
-    int rc = lcm_params_read_lua(params_path, &root, NULL, NULL, &err);
+    int rc = cli_params_read_lua(params_path, &root, NULL, NULL, &err);
     if (rc) {
         fuzz_check_error(rc, &err);
         root = lcm_pv_table();
     }
     char *text = fuzz_text(data, size);
     apply_sets(root, text);
-    double *buf = lcm_xcalloc((size_t)mortality.model.params_size + 1, sizeof *buf);
-    rc = lcm_params_resolve(&mortality.model, root, buf, &err);
+    double *buf = base_xcalloc((size_t)mortality.model.params_size + 1, sizeof *buf);
+    rc = core_params_resolve(&mortality.model, root, buf, &err);
     if (rc) fuzz_check_error(rc, &err);
     free(buf), free(text);
     lcm_pv_free(root);

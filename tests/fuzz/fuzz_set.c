@@ -30,7 +30,7 @@ static lcm_pvalue *bundled_params(void)
 {
     lcm_err err = {0};
     lcm_pvalue *root = NULL;
-    if (lcm_params_read_lua(LCM_SOURCE_DIR "/models/mortality.params.lua", &root, NULL, NULL, &err))
+    if (cli_params_read_lua(LCM_SOURCE_DIR "/models/mortality.params.lua", &root, NULL, NULL, &err))
         fuzz_fail("cannot read models/mortality.params.lua", err.msg);
     return root;
 }
@@ -44,13 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *end = strchr(line, '\n');
         if (end) *end = 0;
         lcm_err err = {0};
-        int rc = lcm_params_apply_set(root, line, &err);
+        int rc = cli_params_apply_set(root, line, &err);
         if (rc) fuzz_check_error(rc, &err);
         line = end ? end + 1 : NULL;
     }
-    double *buf = lcm_xcalloc((size_t)mortality.model.params_size + 1, sizeof *buf);
+    double *buf = base_xcalloc((size_t)mortality.model.params_size + 1, sizeof *buf);
     lcm_err err = {0};
-    int rc = lcm_params_resolve(&mortality.model, root, buf, &err);
+    int rc = core_params_resolve(&mortality.model, root, buf, &err);
     if (rc) fuzz_check_error(rc, &err);
     free(buf), free(text);
     lcm_pv_free(root);

@@ -56,13 +56,13 @@ static void solve(int k)
     lcm_pvalue *params = NULL;
     lcm_solver *solver = NULL;
     lcm_solver_options o = {.backend = LCM_BACKEND_INTERP, .precision = 64, .checks = LCM_CHECKS_OFF}; /* as before 0.4.0 at level off */
-    char *relative = lcm_xasprintf("%.*s.params.lua", (int)strlen(model_files[k]) - 4, model_files[k]);
+    char *relative = base_xasprintf("%.*s.params.lua", (int)strlen(model_files[k]) - 4, model_files[k]);
     char *params_path = fuzz_source_path(relative);
     if (lcm_model_from_text(gen.manifest, gen.source, &model, &err) ||
-        lcm_params_read_lua(params_path, &params, NULL, NULL, &err) || lcm_solver_new(model, &o, &solver, &err) ||
+        cli_params_read_lua(params_path, &params, NULL, NULL, &err) || lcm_solver_new(model, &o, &solver, &err) ||
         lcm_solve(solver, params, &solutions[k], &err))
         fuzz_fail("cannot solve a fixed model", err.msg);
-    models[k] = lcm_model_ir(model); /* the model lives as long as the process */
+    models[k] = core_model_ir(model); /* the model lives as long as the process */
     lcm_solver_free(solver), lcm_pv_free(params), lcmgen_output_free(&gen);
     free(relative), free(params_path);
 }
@@ -73,7 +73,7 @@ static herr_t note_object(hid_t obj, const char *name, const H5O_info_t *info, v
     (void)obj, (void)info;
     if (strcmp(name, ".")) {
         o->name = realloc(o->name, (size_t)(o->n + 1) * sizeof *o->name);
-        o->name[o->n++] = lcm_xstrdup(name);
+        o->name[o->n++] = base_xstrdup(name);
     }
     return 0;
 }
@@ -276,7 +276,7 @@ static void poke(hid_t f, const char *name, cursor *c)
  * (to this file) to `target`. */
 static void relink(hid_t f, const char *name, const char *target, unsigned how)
 {
-    char *absolute = lcm_xasprintf("/%s", target);
+    char *absolute = base_xasprintf("/%s", target);
     H5Ldelete(f, name, H5P_DEFAULT);
     if (how == 0) {
         hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

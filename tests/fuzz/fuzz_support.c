@@ -32,7 +32,7 @@ char *fuzz_temp_path(const char *name)
 {
     if (!temp_dir) {
         const char *tmp = getenv("TMPDIR");
-        char *dir = lcm_xasprintf("%s/lcm-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        char *dir = base_xasprintf("%s/lcm-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(dir)) {
             perror(dir);
             abort();
@@ -41,7 +41,7 @@ char *fuzz_temp_path(const char *name)
         atexit(remove_temp);
     }
     if (ntemp_files == MAX_TEMP_FILES) fuzz_fail("too many temporary files", name);
-    return temp_files[ntemp_files++] = lcm_path_join(temp_dir, name);
+    return temp_files[ntemp_files++] = base_path_join(temp_dir, name);
 }
 
 void fuzz_write(const char *path, const uint8_t *data, size_t size)
@@ -55,7 +55,7 @@ void fuzz_write(const char *path, const uint8_t *data, size_t size)
 
 char *fuzz_text(const uint8_t *data, size_t size)
 {
-    char *s = lcm_xmalloc(size + 1);
+    char *s = base_xmalloc(size + 1);
     memcpy(s, data, size);
     s[size] = 0;
     return s;
@@ -67,7 +67,7 @@ static void generate(const char *path, lcmgen_output *out)
     if (lcmgen_generate(path, NULL, out, &err)) fuzz_fail("cannot generate a fixed model", err.msg);
 }
 
-char *fuzz_source_path(const char *relative) { return lcm_path_join(LCM_SOURCE_DIR, relative); }
+char *fuzz_source_path(const char *relative) { return base_path_join(LCM_SOURCE_DIR, relative); }
 
 void fuzz_generate(const char *relative, lcmgen_output *out)
 {
@@ -102,7 +102,7 @@ void fuzz_check_error(int rc, const lcm_err *err)
 static void check_solution(const ir_model *m, const lcm_solution *sol)
 {
     int precision = lcm_solution_precision(sol);
-    if (lcm_solution_model(sol) != m) fuzz_fail("a solution of another model", m->name);
+    if (core_solution_model(sol) != m) fuzz_fail("a solution of another model", m->name);
     if (precision != 64 && precision != 32) fuzz_fail("a precision neither 64 nor 32", m->name);
     for (int t = 0; t < m->nperiods; ++t)
         for (int r = 0; r < m->nregimes; ++r) {
@@ -124,7 +124,7 @@ lcm_solution *fuzz_read_solution(const char *path, const ir_model *const *models
     for (int k = 0; k < n; ++k) {
         lcm_err err = {0};
         lcm_solution *sol = NULL;
-        int rc = lcm_solution_read_h5_ir(models[k], path, &sol, &err);
+        int rc = core_solution_read_h5_ir(models[k], path, &sol, &err);
         if (verbose) fprintf(stderr, "fuzz: read as %s: %s\n", models[k]->name, rc ? err.msg : "a solution");
         if (rc) {
             fuzz_check_error(rc, &err);

@@ -8,7 +8,7 @@
 
 static void check_solution(const lcm_model *model, const lcm_solution *sol, double beta, double tol, const char *what)
 {
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     int T = m->nperiods;
     double *B = calloc((size_t)T, sizeof *B), *A = calloc((size_t)T, sizeof *A);
     B[T - 1] = 1, A[T - 1] = 0;

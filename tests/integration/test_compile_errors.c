@@ -30,32 +30,32 @@ int main(void)
     CHECK(strstr(src, "= lcm_pow(") != NULL);
     if (!strstr(src, "= lcm_pow(")) CHECK_DONE();
     lcm_sb broken;
-    lcm_sb_init(&broken);
+    base_sb_init(&broken);
     for (; (at = strstr(src, "= lcm_pow(")) != NULL; src = at + 10) {
-        lcm_sb_putn(&broken, src, (size_t)(at - src));
-        lcm_sb_puts(&broken, "= lcm_pow( @ ");
+        base_sb_putn(&broken, src, (size_t)(at - src));
+        base_sb_puts(&broken, "= lcm_pow( @ ");
     }
-    lcm_sb_puts(&broken, src);
+    base_sb_puts(&broken, src);
 
     char *dir = test_tmpdir("compile-errors");
     /* the kept sources go below the test's own folder, not into /tmp */
     setenv("TMPDIR", dir, 1);
     lcm_cache cache;
-    lcm_cache_open(&cache, dir);
+    be_cache_open(&cache, dir);
     lcm_backend *b = NULL;
-    int rc = lcm_backend_cpu_new(lcm_model_ir(model), broken.s, 64, &cache, 1, &b, &err);
+    int rc = be_backend_cpu_new(core_model_ir(model), broken.s, 64, &cache, 1, &b, &err);
     expect(rc, &err, "host compiler");
     if (!rc) b->destroy(b);
 
     lcm_cuda_image img;
     memset(&err, 0, sizeof err);
-    rc = lcm_cuda_compile(lcm_model_ir(model), broken.s, 90, 64, &cache, &img, &err);
+    rc = be_cuda_compile(core_model_ir(model), broken.s, 90, 64, &cache, &img, &err);
     if (rc == LCM_E_DEVICE) printf("NVRTC not available, host compiler only: %s\n", err.msg);
     else expect(rc, &err, "NVRTC");
-    lcm_cuda_image_free(&img);
+    be_cuda_image_free(&img);
 
-    lcm_cache_close(&cache);
-    lcm_sb_free(&broken);
+    be_cache_close(&cache);
+    base_sb_free(&broken);
     free(dir);
     lcm_model_free(model);
     CHECK_DONE();

@@ -114,7 +114,7 @@ static int rounds(const char *model) { return strstr(model, "grid_edges") != NUL
 
 static int solves_by_egm(const lcm_model *model)
 {
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     for (int r = 0; r < m->nregimes; ++r)
         if (ir_is_egm(&m->regimes[r])) return 1;
     return 0;
@@ -125,7 +125,7 @@ static int solves_by_egm(const lcm_model *model)
  * sum over the process nodes being associated differently. */
 static int reads_expected_v(const lcm_model *model)
 {
-    int n = lcm_model_ir(model)->nkernels, any = 0;
+    int n = core_model_ir(model)->nkernels, any = 0;
     ir_pre *plans = calloc((size_t)n + 1, sizeof *plans);
     test_pre_plans(model, plans);
     for (int k = 0; k < n; ++k) any |= plans[k].ev;
@@ -136,7 +136,7 @@ static int reads_expected_v(const lcm_model *model)
 /* Whether a kernel of the model solves in stages (ir/eliminate.h). */
 static int staged(const lcm_model *model)
 {
-    int n = lcm_model_ir(model)->nkernels, any = 0;
+    int n = core_model_ir(model)->nkernels, any = 0;
     ir_pre *plans = calloc((size_t)n + 1, sizeof *plans);
     test_pre_plans(model, plans);
     for (int k = 0; k < n; ++k) any |= plans[k].elim.nstages > 0;
@@ -203,7 +203,7 @@ int main(void)
         CHECK_OK(test_generate(cases[i].model, defines, &model, &err));
         if (!model) continue;
         CHECK_OK(test_params(cases[i].params, &p, &err));
-        if (p && cases[i].set) CHECK_OK(lcm_params_apply_set(p, cases[i].set, &err));
+        if (p && cases[i].set) CHECK_OK(cli_params_apply_set(p, cases[i].set, &err));
         enum { NRUNS = 5 };
         lcm_solution *sol[NRUNS] = {0};
         int egm = solves_by_egm(model);

@@ -83,7 +83,7 @@ static int stays_on_grid(const cake_form *f, int t, double w)
 static double cake_error(const lcm_model *model, const lcm_solution *sol, const cake_form *f)
 {
     double worst = 0;
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     int r = ir_find_regime(m, "eating");
     const ir_grid *g = &m->regimes[r].states[0].grid;
     double *w = calloc((size_t)g->n, sizeof *w);
@@ -174,13 +174,13 @@ static void cake_refined(double s, int exact, const char *initial)
 static void cake(void)
 {
     lcm_err err = {0};
-    char *dir = test_tmpdir("egm-cake"), *initial = lcm_path_join(dir, "initial.csv");
+    char *dir = test_tmpdir("egm-cake"), *initial = base_path_join(dir, "initial.csv");
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,wealth\n"); /* wealth between the grid points */
-    for (int i = 0; i < 40; ++i) lcm_sb_printf(&text, "eating,0,%.6f\n", 20.0 + 1.7371 * i);
-    CHECK_OK(lcm_write_file_atomic(initial, text.s, text.len, &err));
-    lcm_sb_free(&text);
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,wealth\n"); /* wealth between the grid points */
+    for (int i = 0; i < 40; ++i) base_sb_printf(&text, "eating,0,%.6f\n", 20.0 + 1.7371 * i);
+    CHECK_OK(sys_write_file_atomic(initial, text.s, text.len, &err));
+    base_sb_free(&text);
     cake_refined(1, 1, initial);
     cake_refined(2, 0, initial);
 
@@ -227,7 +227,7 @@ static void cake(void)
 static void against_fine(const lcm_model *mc, const lcm_solution *coarse, const lcm_model *mf, const lcm_solution *fine,
                          double *worst, double *mean)
 {
-    const ir_model *m = lcm_model_ir(mc), *M = lcm_model_ir(mf);
+    const ir_model *m = core_model_ir(mc), *M = core_model_ir(mf);
     int r = ir_find_regime(m, "alive");
     const ir_grid *gw = &m->regimes[r].states[1].grid, *Gw = &M->regimes[r].states[1].grid;
     int ny = m->regimes[r].states[0].grid.n, n = gw->n, N = Gw->n;
@@ -286,19 +286,19 @@ static void iskhakov(void)
     lcm_model *model;
     lcm_solution *sol = solve("models/iskhakov_2017.lua", defines, "models/iskhakov_2017.params.lua", 64, &model);
     if (!sol) return;
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     int work = ir_find_regime(m, "working_life"), ret = ir_find_regime(m, "retirement");
     /* subjects on grid points of both regimes at age 40 */
-    char *dir = test_tmpdir("egm-iskhakov"), *csv = lcm_path_join(dir, "initial.csv");
+    char *dir = test_tmpdir("egm-iskhakov"), *csv = base_path_join(dir, "initial.csv");
     double *x = calloc(400, sizeof *x);
     ir_grid_points(&m->regimes[work].states[0].grid, x);
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,wealth\n");
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,wealth\n");
     int starts = 0; /* from wealth 21 on: below, the optimal paths leave the grid (V extrapolated) */
     for (int i = 20; i < 400; i += 12, starts += 2)
-        lcm_sb_printf(&text, "working_life,40,%.17g\nretirement,40,%.17g\n", x[i], x[i]);
-    CHECK_OK(lcm_write_file_atomic(csv, text.s, text.len, &err));
+        base_sb_printf(&text, "working_life,40,%.17g\nretirement,40,%.17g\n", x[i], x[i]);
+    CHECK_OK(sys_write_file_atomic(csv, text.s, text.len, &err));
     lcm_initial *ic = NULL;
     lcm_solver *sv = NULL;
     lcm_panel *p = NULL, *again = NULL;
@@ -331,7 +331,7 @@ static void iskhakov(void)
         free(t), free(g), free(v), free(w);
     }
     /* a solution written to HDF5 (with its marginal values) and read back simulates the same panel */
-    char *h5 = lcm_path_join(dir, "solution.h5");
+    char *h5 = base_path_join(dir, "solution.h5");
     lcm_solution *back = NULL;
     CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
     CHECK_OK(lcm_solution_read_h5(model, h5, &back, &err));
@@ -371,7 +371,7 @@ static void iskhakov(void)
     lcm_solution_free(back);
     lcm_solver_free(sv);
     lcm_initial_free(ic);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     free(csv), free(h5), free(dir), free(x);
     lcm_solution_free(sol);
     lcm_model_free(model);
@@ -430,18 +430,18 @@ static lcm_panel *ccp_panel(const char *const *defines, const char *initial, lcm
 static void egm_choice_probabilities(void)
 {
     lcm_err err = {0};
-    char *dir = test_tmpdir("egm-ccp"), *initial = lcm_path_join(dir, "initial.csv");
+    char *dir = test_tmpdir("egm-ccp"), *initial = base_path_join(dir, "initial.csv");
     char *given = test_path("models/iskhakov_2017.initial.csv");
     size_t len = 0;
-    char *rows = lcm_read_file(given, &len, &err);
+    char *rows = sys_read_file(given, &len, &err);
     lcm_sb text;
-    lcm_sb_init(&text);
+    base_sb_init(&text);
     if (rows) { /* its 1,000 subjects, ten times over */
         const char *body = strchr(rows, '\n') + 1;
-        lcm_sb_putn(&text, rows, (size_t)(body - rows));
-        for (int k = 0; k < 10; ++k) lcm_sb_puts(&text, body);
+        base_sb_putn(&text, rows, (size_t)(body - rows));
+        for (int k = 0; k < 10; ++k) base_sb_puts(&text, body);
     }
-    CHECK_OK(lcm_write_file_atomic(initial, text.s, text.len, &err));
+    CHECK_OK(sys_write_file_atomic(initial, text.s, text.len, &err));
     const char *egm[] = {"solver=egm", "taste_shocks=true", NULL};
     lcm_model *models[4] = {NULL, NULL, NULL, NULL};
     lcm_panel *plain = NULL, *p = ccp_panel(egm, initial, 0, &plain, &models[0]);
@@ -481,8 +481,8 @@ static void egm_choice_probabilities(void)
     if (p && plain) CHECK_MSG(test_panel_diff(p, plain) == 0, "the targets change no other column");
     /* at the subjects' first period (the same states) against grid search on a fine grid */
     const char *grid[] = {"taste_shocks=true", "consumption_points=2000", NULL};
-    char *small = lcm_path_join(dir, "small.csv");
-    CHECK_OK(lcm_write_file_atomic(small, rows ? rows : "", rows ? len : 0, &err));
+    char *small = base_path_join(dir, "small.csv");
+    CHECK_OK(sys_write_file_atomic(small, rows ? rows : "", rows ? len : 0, &err));
     lcm_panel *pe = ccp_panel(egm, small, 0, NULL, &models[2]), *pg = ccp_panel(grid, small, 0, NULL, &models[3]);
     double *ce = pe ? column(pe, "ccp_retire") : NULL, *cg = pg ? column(pg, "ccp_retire") : NULL;
     double *te = pe ? column(pe, "period") : NULL, *tg = pg ? column(pg, "period") : NULL;
@@ -505,7 +505,7 @@ static void egm_choice_probabilities(void)
     free(work), free(retire), free(regime), free(labor);
     lcm_panel_free(p), lcm_panel_free(batched), lcm_panel_free(plain);
     for (int k = 0; k < 4; ++k) lcm_model_free(models[k]);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     free(rows), free(given), free(initial), free(small), free(dir);
 }
 

@@ -196,12 +196,12 @@ static void simulation(const lcm_model *ez)
     ez_params q = {.alpha = 20, .rho = 2, .beta = 0.95, .unit = 1, .survival = {0.9, 0.8, 0}, .stay = {0.8, 0.7}};
     lcm_solution *sol = solve(ez, &q, 1, LCM_BACKEND_CPU);
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,income,wealth\n");
-    for (int k = 0; k < 40; ++k) lcm_sb_printf(&text, "alive,0,%s,%g\n", k % 2 ? "high" : "low", 0.37 * k);
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,income,wealth\n");
+    for (int k = 0; k < 40; ++k) base_sb_printf(&text, "alive,0,%s,%g\n", k % 2 ? "high" : "low", 0.37 * k);
     lcm_initial *ic = NULL;
     lcm_err err = {0};
-    CHECK_OK(lcm_initial_parse_csv(lcm_model_ir(ez), "ez.csv", text.s, &ic, &err));
+    CHECK_OK(sim_initial_parse_csv(core_model_ir(ez), "ez.csv", text.s, &ic, &err));
     lcm_panel *p[3] = {NULL, NULL, NULL};
     lcm_backend_kind kinds[3] = {LCM_BACKEND_CPU, LCM_BACKEND_INTERP, LCM_BACKEND_CPU};
     for (int k = 0; k < 3 && ic; ++k) {
@@ -219,7 +219,7 @@ static void simulation(const lcm_model *ez)
     }
     for (int k = 0; k < 3; ++k) lcm_panel_free(p[k]);
     lcm_initial_free(ic);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     lcm_solution_free(sol);
 }
 
@@ -254,11 +254,11 @@ static void lottery_beyond_the_nodes(void)
     lcm_panel *pan[2] = {NULL, NULL};
     lcm_initial *ic = NULL;
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,income,wealth\n"); /* outer nodes at +-0.69 */
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,income,wealth\n"); /* outer nodes at +-0.69 */
     const double income[] = {-3, -1.2, 0.1, 1.2, 3};
-    for (int k = 0; k < 20; ++k) lcm_sb_printf(&text, "alive,0,%g,%g\n", income[k % 5], 0.45 * k);
-    CHECK_OK(lcm_initial_parse_csv(lcm_model_ir(ez), "ar1.csv", text.s, &ic, &err));
+    for (int k = 0; k < 20; ++k) base_sb_printf(&text, "alive,0,%g,%g\n", income[k % 5], 0.45 * k);
+    CHECK_OK(sim_initial_parse_csv(core_model_ir(ez), "ar1.csv", text.s, &ic, &err));
     for (int k = 0; k < 2 && ic; ++k) {
         lcm_solver_options o = {.backend = k ? LCM_BACKEND_INTERP : LCM_BACKEND_CPU, .precision = 64};
         lcm_sim_options so = {.seed = 3, .targets = "consumption"};
@@ -270,7 +270,7 @@ static void lottery_beyond_the_nodes(void)
     }
     if (pan[0] && pan[1]) {
         CHECK_MSG(test_panel_diff(pan[0], pan[1]) <= 1e-12, "cpu and interp differ by %.3g", test_panel_diff(pan[0], pan[1]));
-        const ir_model *m = lcm_model_ir(ez);
+        const ir_model *m = core_model_ir(ez);
         int alive = 0, is = m->regimes[0].states[0].grid.n == 3 ? 0 : 1; /* the income axis */
         lcm_index n = lcm_panel_rows(pan[0]);
         long long stride[2];
@@ -303,7 +303,7 @@ static void lottery_beyond_the_nodes(void)
     }
     lcm_panel_free(pan[0]), lcm_panel_free(pan[1]);
     lcm_initial_free(ic);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     lcm_solution_free(sol);
     lcm_pv_free(p);
     lcm_model_free(ez);

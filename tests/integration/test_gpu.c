@@ -178,7 +178,7 @@ static void check_nccl(void)
                         &cpu, &err));
     lcm_pvalue *p = NULL;
     CHECK_OK(test_params("tests/models/sharded.params.lua", &p, &err));
-    int gpus = lcm_cuda_device_count();
+    int gpus = be_cuda_device_count();
     for (int k = 0; k < 2 && cpu && p; ++k) {
         if (k) setenv("LCM_NO_NCCL", "1", 1);
         for (int devices = 1; devices <= gpus && devices <= 4; devices *= 2) {
@@ -202,7 +202,7 @@ static void check_nccl(void)
 
 int main(void)
 {
-    if (lcm_cuda_device_count() == 0) {
+    if (be_cuda_device_count() == 0) {
         printf("no usable GPU: skipped\n");
         return 77;
     }

@@ -30,11 +30,11 @@ static int tell(const lcm_progress_info *p, void *user)
 int main(int argc, char **argv)
 {
     lcm_err err = {0};
-    if (lcm_comm_init(&argc, &argv, &err)) {
+    if (core_comm_init(&argc, &argv, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    int devices = argc > 1 ? atoi(argv[1]) : 2, rank = lcm_comm_rank();
+    int devices = argc > 1 ? atoi(argv[1]) : 2, rank = core_comm_rank();
     lcm_set_log_level(LCM_LOG_WARNING);
     const char *defines[] = {"axes=1", NULL};
     lcm_model *m = NULL;
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
         return 1;
     }
     free(initial);
-    int T = lcm_model_periods(m), workers = devices * lcm_comm_size();
+    int T = lcm_model_periods(m), workers = devices * core_comm_size();
 
     lcm_solution *whole = NULL, *sol = NULL;
     CHECK(lcm_solve(sv, params, &whole, &err) == 0 && whole);
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
     lcm_pv_free(params);
     lcm_solver_free(sv);
     lcm_model_free(m);
-    if (!check_failures) printf("rank %d of %d (%d workers): cancelled and solved again\n", rank, lcm_comm_size(), workers);
-    lcm_comm_finalize();
+    if (!check_failures) printf("rank %d of %d (%d workers): cancelled and solved again\n", rank, core_comm_size(), workers);
+    core_comm_finalize();
     return check_failures != 0;
 }

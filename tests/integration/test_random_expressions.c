@@ -39,7 +39,7 @@ static void build_model(ir_model *m)
     m->params = calloc(4, sizeof *m->params);
     for (int i = 0; i < 4; ++i) {
         m->params[i].regime = strdup("r"), m->params[i].func = strdup("f");
-        m->params[i].name = lcm_xasprintf("p%d", i);
+        m->params[i].name = base_xasprintf("p%d", i);
     }
     m->params[3].ndims = 1, m->params[3].dims[0] = 3, m->params[3].dimnames[0] = strdup("d");
     m->nregimes = 1;
@@ -102,20 +102,20 @@ int main(void)
     CHECK_OK(ir_model_check(&m, &err));
 
     lcm_sb src;
-    lcm_sb_init(&src);
-    lcm_emit_prelude(&src);
+    base_sb_init(&src);
+    gen_emit_prelude(&src);
     for (int e = 0; e < NEXPR; ++e) {
         char name[32];
         snprintf(name, sizeof name, "expr%d", e);
-        CHECK_OK(lcm_emit_node_function(&m, r, roots[e], name, &src, &err));
+        CHECK_OK(gen_emit_node_function(&m, r, roots[e], name, &src, &err));
     }
     char *dir = test_tmpdir("random");
-    char *c = lcm_path_join(dir, "expr.c"), *so = lcm_path_join(dir, "expr.so");
-    CHECK_OK(lcm_write_file_atomic(c, src.s, src.len, &err));
+    char *c = base_path_join(dir, "expr.c"), *so = base_path_join(dir, "expr.so");
+    CHECK_OK(sys_write_file_atomic(c, src.s, src.len, &err));
     char *argv[] = {"cc", "-O3", "-march=native", "-std=c11", "-fPIC", "-shared", "-fno-trapping-math", "-DLCM_PRECISION=64",
                     "-o", so, c, "-lm", NULL};
     char *out;
-    int st = lcm_run_capture(argv, NULL, &out);
+    int st = be_run_capture(argv, NULL, &out);
     CHECK_MSG(st == 0, "compiling random expressions failed:\n%s", out);
     free(out);
     void *dl = st == 0 ? dlopen(so, RTLD_NOW) : NULL;
@@ -147,7 +147,7 @@ int main(void)
     if (dl) dlclose(dl);
     unlink(c), unlink(so), rmdir(dir);
     free(c), free(so), free(dir), free(vals);
-    lcm_sb_free(&src);
+    base_sb_free(&src);
     ir_model_free(&m);
     CHECK_DONE();
 }

@@ -194,7 +194,7 @@ static lcm_model *egm_cake(const char *const *defines)
  * wealth i, over every period and regime (both are eaten the same way). */
 static double type_scale_error(const lcm_model *typed, const lcm_solution *sol, const lcm_solution *plain)
 {
-    const ir_model *m = lcm_model_ir(typed);
+    const ir_model *m = core_model_ir(typed);
     double worst = 0;
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *reg = &m->regimes[r];

@@ -58,7 +58,7 @@ static lcm_initial *initial_from(const lcm_model *model, const char *text)
 {
     lcm_initial *ic = NULL;
     lcm_err err = {0};
-    if (lcm_initial_parse_csv(lcm_model_ir(model), "test.csv", text, &ic, &err)) {
+    if (sim_initial_parse_csv(core_model_ir(model), "test.csv", text, &ic, &err)) {
         fprintf(stderr, "initial conditions: %s\n", err.msg);
         exit(1);
     }
@@ -110,9 +110,9 @@ static lcm_panel *simulate(const sim_model *s, const lcm_solution *sol, lcm_back
 /* The panel's CSV text. */
 static char *csv_of(const lcm_panel *p)
 {
-    char *dir = test_tmpdir("sim"), *path = lcm_path_join(dir, "panel.csv");
+    char *dir = test_tmpdir("sim"), *path = base_path_join(dir, "panel.csv");
     lcm_err err = {0};
-    char *text = lcm_panel_write_csv(p, path, &err) ? NULL : lcm_read_file(path, NULL, &err);
+    char *text = lcm_panel_write_csv(p, path, &err) ? NULL : sys_read_file(path, NULL, &err);
     if (!text) fprintf(stderr, "%s\n", err.msg), exit(1);
     remove(path), remove(dir);
     free(path), free(dir);
@@ -121,7 +121,7 @@ static char *csv_of(const lcm_panel *p)
 
 static double *column(const lcm_panel *p, const char *name)
 {
-    double *c = lcm_xcalloc((size_t)lcm_panel_rows(p) + 1, sizeof *c);
+    double *c = base_xcalloc((size_t)lcm_panel_rows(p) + 1, sizeof *c);
     lcm_err err = {0};
     if (lcm_panel_column(p, name, c, &err)) fprintf(stderr, "%s\n", err.msg), exit(1);
     return c;
@@ -191,7 +191,7 @@ static void check_bundled(void)
         }
         CHECK(row == one_pass->n);
         /* a solution written to HDF5 and read back simulates the same panel */
-        char *dir = test_tmpdir("sol"), *path = lcm_path_join(dir, "solution.h5");
+        char *dir = test_tmpdir("sol"), *path = base_path_join(dir, "solution.h5");
         lcm_solution *back = NULL;
         lcm_err err = {0};
         CHECK(!lcm_solution_write_h5(s.sol, path, &err));
@@ -240,15 +240,15 @@ static double vnext_solution(const void *ctx, int regime, lcm_index i)
 static void check_policy(void)
 {
     sim_model s = solve("tests/models/cake_on_grid.lua", NULL, "tests/models/discount_only.params.lua");
-    const ir_model *m = lcm_model_ir(s.model);
+    const ir_model *m = core_model_ir(s.model);
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,wealth\n");
-    for (int w = 0; w <= 30; ++w) lcm_sb_printf(&text, "eating,0,%d\n", w);
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,wealth\n");
+    for (int w = 0; w <= 30; ++w) base_sb_printf(&text, "eating,0,%d\n", w);
     lcm_initial *ic = initial_from(s.model, text.s);
     lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 0, 0, "utility");
     const ir_regime *eating = &m->regimes[ir_find_regime(m, "eating")];
-    double *vals = lcm_xcalloc(eating->nnodes + 1, sizeof *vals);
+    double *vals = base_xcalloc(eating->nnodes + 1, sizeof *vals);
     int rows_checked = 0;
     for (lcm_index i = 0; i < p->n; ++i) {
         if (p->regime[i] != eating->id) continue;
@@ -268,8 +268,8 @@ static void check_policy(void)
         double best = -INFINITY;
         lcm_index best_a = -1;
         for (lcm_index a = 0; a < ir_action_space_size(eating); ++a) {
-            lcm_point_action(&pt, a);
-            lcm_point_eval(&pt);
+            ir_point_action(&pt, a);
+            ir_point_eval(&pt);
             if (pt.feasible && (pt.q > best || best_a < 0)) best = pt.q, best_a = a;
         }
         CHECK_MSG(c == (double)best_a, "period %d wealth %g: simulated consumption %g, policy %lld", t, w, c,
@@ -284,7 +284,7 @@ static void check_policy(void)
     free(vals);
     lcm_panel_free(p);
     lcm_initial_free(ic);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     release(&s);
 }
 
@@ -303,13 +303,13 @@ static void check_mortality_statistics(void)
 {
     sim_model s = solve("models/mortality.lua", NULL, "models/mortality.params.lua");
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,patience,health,wealth\n");
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,patience,health,wealth\n");
     for (int i = 0; i < N_SUBJECTS; ++i)
-        lcm_sb_printf(&text, "working,50,%s,%s,%d\n", i % 2 ? "patient" : "impatient", i % 3 ? "good" : "bad", 5 + i % 50);
+        base_sb_printf(&text, "working,50,%s,%s,%d\n", i % 2 ? "patient" : "impatient", i % 3 ? "good" : "bad", 5 + i % 50);
     lcm_initial *ic = initial_from(s.model, text.s);
     lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 2026, 0, NULL);
-    const ir_model *m = lcm_model_ir(s.model);
+    const ir_model *m = core_model_ir(s.model);
     int dead = ir_find_regime(m, "dead"), health = ir_vars_state(&p->vars, "health");
     /* counts[t][h]: living rows; died[t][h]: of them, dead next period;
      * moved[h][h2]: health transitions of survivors */
@@ -338,7 +338,7 @@ static void check_mortality_statistics(void)
     printf("mortality: %lld rows from %d subjects\n", (long long)p->n, N_SUBJECTS);
     lcm_panel_free(p);
     lcm_initial_free(ic);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     release(&s);
 }
 
@@ -366,21 +366,21 @@ static void check_income_statistics(const char *shock, double rho)
     lcm_solver_free(solver);
     lcm_pv_free(params);
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,wealth\n");
-    for (int i = 0; i < N_SUBJECTS; ++i) lcm_sb_printf(&text, "alive,20,%d\n", 1 + i % 19);
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,wealth\n");
+    for (int i = 0; i < N_SUBJECTS; ++i) base_sb_printf(&text, "alive,20,%d\n", 1 + i % 19);
     lcm_initial *ic = initial_from(s.model, text.s);
     lcm_panel *p = simulate(&s, s.sol, LCM_BACKEND_CPU, ic, 99, 0, NULL);
     double *income = column(p, "income"), *period = column(p, "period");
     /* the columns' names, in the order of the CSV header */
     lcm_sb names;
-    lcm_sb_init(&names);
-    for (int k = 0; k < lcm_panel_columns(p); ++k) lcm_sb_printf(&names, "%s%s", k ? "," : "", lcm_panel_column_name(p, k));
-    lcm_sb_putc(&names, '\n');
+    base_sb_init(&names);
+    for (int k = 0; k < lcm_panel_columns(p); ++k) base_sb_printf(&names, "%s%s", k ? "," : "", lcm_panel_column_name(p, k));
+    base_sb_putc(&names, '\n');
     char *csv = csv_of(p);
     CHECK(!strncmp(csv, names.s, names.len) && lcm_panel_column_name(p, -1) == NULL &&
           lcm_panel_column_name(p, lcm_panel_columns(p)) == NULL);
-    free(csv), lcm_sb_free(&names);
+    free(csv), base_sb_free(&names);
     /* the law: y' = mu + rho y + sigma e, started from its stationary law */
     double r = rho >= 0 ? rho : 0, mean = 0.1 / (1 - r), var = 0.04 / (1 - r * r);
     for (int t = 0; t + 1 < 7; ++t) {
@@ -406,7 +406,7 @@ static void check_income_statistics(const char *shock, double rho)
     free(income), free(period);
     lcm_panel_free(p);
     lcm_initial_free(ic);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     release(&s);
 }
 
@@ -429,7 +429,7 @@ static void check_float32_csv(void)
     lcm_panel *p = simulate_with(solver, sol, ic, 3, 0, NULL);
     char *csv = csv_of(p), *line = strchr(csv, '\n') + 1;
     int ncol = lcm_panel_columns(p);
-    double **cols = lcm_xcalloc((size_t)ncol, sizeof *cols);
+    double **cols = base_xcalloc((size_t)ncol, sizeof *cols);
     for (int k = 0; k < ncol; ++k) cols[k] = column(p, lcm_panel_column_name(p, k));
     long differ = 0, doubles = 0;
     for (lcm_index i = 0; i < lcm_panel_rows(p); ++i) {
@@ -494,15 +494,15 @@ static void check_hoisted_terms(const char *define, const char *params, const ch
 {
     sim_model s = solve("tests/models/hoisted_terms.lua", define, params);
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_printf(&text, "regime,age,wealth%s%s\n", discrete ? "," : "", discrete ? discrete : "");
+    base_sb_init(&text);
+    base_sb_printf(&text, "regime,age,wealth%s%s\n", discrete ? "," : "", discrete ? discrete : "");
     static const char *const codes[][2] = {{"bad", "good"}, {"unfit", "fit"}};
     int which = discrete && !strcmp(discrete, "fit");
     for (int i = 0; i <= 40; ++i)
-        lcm_sb_printf(&text, "working,0,%.17g%s%s\n", 0.5 + i * 0.2375, discrete ? "," : "",
+        base_sb_printf(&text, "working,0,%.17g%s%s\n", 0.5 + i * 0.2375, discrete ? "," : "",
                       discrete ? codes[which][i % 2] : "");
     same_as_interpreter(&s, text.s, define ? define : "hoisted_terms", 41 * 4);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
 }
 
 /* tests/models/epstein_zin.lua (risk aversion 20; also by wealth, and with
@@ -514,11 +514,11 @@ static void check_epstein_zin(const char *define)
 {
     sim_model s = solve("tests/models/epstein_zin.lua", define, "tests/models/epstein_zin.params.lua");
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,income,wealth\n");
-    for (int i = 0; i <= 40; ++i) lcm_sb_printf(&text, "alive,0,%s,%.17g\n", i % 2 ? "high" : "low", 0.1 + i * 0.2468);
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,income,wealth\n");
+    for (int i = 0; i <= 40; ++i) base_sb_printf(&text, "alive,0,%s,%.17g\n", i % 2 ? "high" : "low", 0.1 + i * 0.2468);
     same_as_interpreter(&s, text.s, define ? define : "epstein_zin", 0);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
 }
 
 int main(void)

@@ -12,7 +12,7 @@
 static int same_file(const char *a, const char *b)
 {
     size_t la, lb;
-    char *x = lcm_read_file(a, &la, NULL), *y = lcm_read_file(b, &lb, NULL);
+    char *x = sys_read_file(a, &la, NULL), *y = sys_read_file(b, &lb, NULL);
     int same = x && y && la == lb && !memcmp(x, y, la);
     free(x), free(y);
     return same;
@@ -26,10 +26,10 @@ int main(void)
     CHECK_OK(test_solve("models/mortality.lua", NULL, "models/mortality.params.lua", LCM_BACKEND_CPU, 64, &model,
                         &sol, &err));
     if (!sol) CHECK_DONE();
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     char *dir = test_tmpdir("files");
-    char *h5 = lcm_path_join(dir, "v.h5"), *h5b = lcm_path_join(dir, "v2.h5");
-    char *csv = lcm_path_join(dir, "v.csv"), *csvb = lcm_path_join(dir, "v2.csv");
+    char *h5 = base_path_join(dir, "v.h5"), *h5b = base_path_join(dir, "v2.h5");
+    char *csv = base_path_join(dir, "v.csv"), *csvb = base_path_join(dir, "v2.csv");
     CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
     CHECK_OK(lcm_solution_write_h5(sol, h5b, &err));
     CHECK_OK(lcm_solution_write_csv(sol, csv, &err));
@@ -110,7 +110,7 @@ int main(void)
     free(v);
 
     /* CSV: header, labels, one row per grid point */
-    char *text = lcm_read_file(csv, NULL, &err);
+    char *text = sys_read_file(csv, NULL, &err);
     CHECK(text && !strncmp(text, "period,age,regime,health,patience,wealth,V\n", 43));
     CHECK(text && strstr(text, "\n0,50,working,bad,patient,1,") != NULL);
     CHECK(text && strstr(text, "\n6,80,dead,,,,0\n") != NULL);
@@ -124,7 +124,7 @@ int main(void)
     free(text);
 
     /* a directory that does not exist: an error, and nothing written */
-    char *bad = lcm_path_join(dir, "missing/v.h5");
+    char *bad = base_path_join(dir, "missing/v.h5");
     CHECK(lcm_solution_write_h5(sol, bad, &err) == LCM_E_IO && strstr(err.msg, "cannot create"));
     free(bad);
     unlink(h5), unlink(h5b), unlink(csv), unlink(csvb), rmdir(dir);

@@ -93,7 +93,7 @@ static void check_axes(const char *path, const lcm_solution *sol)
 static int same_V(const lcm_solution *a, const lcm_solution *b)
 {
     const ir_model *m = a->m;
-    size_t bytes = lcm_real_bytes(a->precision);
+    size_t bytes = core_real_bytes(a->precision);
     for (int i = 0; i < m->nperiods * m->nregimes; ++i) {
         lcm_index n = a->n[i % m->nregimes];
         if (!a->V[i] != !b->V[i] || (a->V[i] && memcmp(a->V[i], b->V[i], (size_t)n * bytes))) return 0;
@@ -108,12 +108,12 @@ static void round_trip(const char *lua, const char *const *defines, const char *
     lcm_solution *sol = NULL, *back = NULL;
     CHECK_MSG(!test_solve(lua, defines, params, LCM_BACKEND_CPU, 64, &model, &sol, &err), "%s: %s", lua, err.msg);
     if (!sol) return;
-    char *h5 = lcm_path_join(dir, "round_trip.h5");
+    char *h5 = base_path_join(dir, "round_trip.h5");
     CHECK_MSG(!lcm_solution_write_h5(sol, h5, &err), "%s: %s", lua, err.msg);
     CHECK_MSG(!lcm_solution_read_h5(model, h5, &back, &err), "%s: %s", lua, err.msg);
     if (back) {
         CHECK_MSG(same_V(sol, back), "%s: V read back", lua);
-        CHECK(!memcmp(sol->params, back->params, lcm_model_ir(model)->params_size * sizeof *sol->params));
+        CHECK(!memcmp(sol->params, back->params, core_model_ir(model)->params_size * sizeof *sol->params));
     }
     check_axes(h5, sol);
     unlink(h5);
@@ -130,17 +130,17 @@ static void panel_labels(const char *dir)
     CHECK_OK(test_solve("tests/models/long_labels.lua", NULL, "tests/models/discount_only.params.lua",
                         LCM_BACKEND_CPU, 64, &model, &sol, &err));
     if (!sol) return;
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     lcm_initial *ic = NULL;
     const char *text = "regime,age,kind,wealth\nalive,0,household_type_4999_of_a_rather_long_list_of_categories,2\n";
-    CHECK_OK(lcm_initial_parse_csv(m, "initial.csv", text, &ic, &err));
+    CHECK_OK(sim_initial_parse_csv(m, "initial.csv", text, &ic, &err));
     lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .precision = 64};
     lcm_sim_options so = {0};
     lcm_solver *solver = NULL;
     lcm_panel *p = NULL;
     CHECK_OK(lcm_solver_new(model, &o, &solver, &err));
     if (solver && ic) CHECK_OK(lcm_simulate(solver, sol, ic, &so, &p, &err));
-    char *h5 = lcm_path_join(dir, "panel.h5");
+    char *h5 = base_path_join(dir, "panel.h5");
     if (p) CHECK_MSG(!lcm_panel_write_h5(p, h5, &err), "%s", err.msg);
     hid_t f = p ? H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
     CHECK(f >= 0);
@@ -170,7 +170,7 @@ static char *file_hash(const char *path)
     H5Tset_size(t, H5T_VARIABLE);
     H5Tset_cset(t, H5T_CSET_UTF8);
     char *v = NULL, *copy = NULL;
-    if (a >= 0 && H5Aread(a, t, &v) >= 0 && v) copy = lcm_xstrdup(v);
+    if (a >= 0 && H5Aread(a, t, &v) >= 0 && v) copy = base_xstrdup(v);
     if (v) H5free_memory(v);
     H5Tclose(t), H5Aclose(a), H5Fclose(f);
     return copy;
@@ -191,10 +191,10 @@ static void read_format_2(const char *name)
     CHECK_MSG(!test_solve(lua, NULL, params, LCM_BACKEND_CPU, 64, &model, &fresh, &err), "%s: %s", lua, err.msg);
     if (!fresh) return;
     char *path = test_path(fixture), *hash = file_hash(path);
-    ir_model *m = (ir_model *)lcm_model_ir(model);
+    ir_model *m = (ir_model *)core_model_ir(model);
     char *own = m->source_hash;
     m->source_hash = hash;
-    CHECK_MSG(hash && !lcm_solution_read_h5_ir(m, path, &old, &err), "%s: %s", fixture, err.msg);
+    CHECK_MSG(hash && !core_solution_read_h5_ir(m, path, &old, &err), "%s: %s", fixture, err.msg);
     m->source_hash = own;
     if (old) {
         CHECK_MSG(test_max_rel_diff(old, fresh) <= 1e-12, "%s: V differs from a fresh solve", fixture);
@@ -223,7 +223,7 @@ static void replace_V(hid_t f, const double *v, hid_t dcpl, int digest)
     H5Ldelete(f, "/V/period_0/alive", H5P_DEFAULT);
     d = H5Dcreate2(f, "/V/period_0/alive", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
-    if (digest) CHECK(!lcm_h5_attr_string(d, "sha256", sha));
+    if (digest) CHECK(!io_h5_attr_string(d, "sha256", sha));
     H5Dclose(d), H5Sclose(sp);
 }
 
@@ -240,7 +240,7 @@ static void change(const char *path, edit e, const char *outside)
     switch (e) {
     case NEWER_FORMAT:
         H5Adelete(f, "format_version");
-        CHECK(!lcm_h5_attr_int(f, "format_version", 5));
+        CHECK(!io_h5_attr_int(f, "format_version", 5));
         break;
     case NAN_IN_V:
         v[3] = NAN;
@@ -254,7 +254,7 @@ static void change(const char *path, edit e, const char *outside)
     case NUMBER_DIGEST: /* the attribute of another type */
         replace_V(f, v, dcpl, 0);
         d = H5Dopen2(f, "/V/period_0/alive", H5P_DEFAULT);
-        CHECK(d >= 0 && !lcm_h5_attr_int(d, "sha256", 7));
+        CHECK(d >= 0 && !io_h5_attr_int(d, "sha256", 7));
         H5Dclose(d);
         break;
     case NO_PARAMS: CHECK(H5Ldelete(f, "/params", H5P_DEFAULT) >= 0); break;
@@ -279,7 +279,7 @@ static void change(const char *path, edit e, const char *outside)
  * message in err. */
 static int read_changed(const lcm_model *model, const lcm_solution *sol, edit e, const char *dir, lcm_solution **back)
 {
-    char *h5 = lcm_path_join(dir, "changed.h5"), *outside = lcm_path_join(dir, "outside.bin");
+    char *h5 = base_path_join(dir, "changed.h5"), *outside = base_path_join(dir, "outside.bin");
     CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
     if (e == EXTERNAL_LINK) CHECK_OK(lcm_solution_write_h5(sol, outside, &err));
     change(h5, e, outside);
@@ -325,7 +325,7 @@ static void changed_marginal(const char *dir)
     lcm_solution *sol = NULL, *back = NULL;
     CHECK_OK(test_solve("tests/models/egm_cake.lua", defines, "tests/models/egm_cake.params.lua", LCM_BACKEND_CPU, 64,
                         &model, &sol, &err));
-    char *h5 = lcm_path_join(dir, "egm.h5");
+    char *h5 = base_path_join(dir, "egm.h5");
     if (sol) CHECK_OK(lcm_solution_write_h5(sol, h5, &err));
     double m[20];
     hid_t f = sol ? H5Fopen(h5, H5F_ACC_RDWR, H5P_DEFAULT) : -1;
@@ -350,13 +350,13 @@ static void changed_marginal(const char *dir)
  * buffers): a clean error. */
 static void damaged_heap(const char *dir)
 {
-    char *fixture = test_path("tests/fixtures/solution-v2/tiny.h5"), *copy = lcm_path_join(dir, "heap.h5");
+    char *fixture = test_path("tests/fixtures/solution-v2/tiny.h5"), *copy = base_path_join(dir, "heap.h5");
     size_t n;
-    char *bytes = lcm_read_file(fixture, &n, &err);
+    char *bytes = sys_read_file(fixture, &n, &err);
     char *heap = bytes ? memmem(bytes, n, "GCOL", 4) : NULL;
     CHECK(heap != NULL);
     if (heap && heap + 24 + 8 <= bytes + n) memset(heap + 16 + 8, 0x7f, 8); /* the first object's size */
-    CHECK_OK(bytes ? lcm_write_file_atomic(copy, bytes, n, &err) : 1);
+    CHECK_OK(bytes ? sys_write_file_atomic(copy, bytes, n, &err) : 1);
     lcm_model *model = NULL;
     CHECK_OK(test_generate("models/tiny.lua", NULL, &model, &err));
     lcm_solution *sol = NULL;
@@ -372,14 +372,14 @@ static void damaged_heap(const char *dir)
  * names HDF5's reason, and leaves no file. */
 static void hdf5_reason(const char *dir)
 {
-    char *path = lcm_path_join(dir, "twice.h5"), *tmp = NULL;
-    hid_t f = lcm_output_create_h5(path, &tmp, &err);
+    char *path = base_path_join(dir, "twice.h5"), *tmp = NULL;
+    hid_t f = io_output_create_h5(path, &tmp, &err);
     CHECK(f >= 0);
     if (f < 0) return;
-    lcm_h5_failure_reset();
-    int bad = lcm_h5_attr_int(f, "a", 1) || lcm_h5_attr_int(f, "a", 2);
+    io_h5_failure_reset();
+    int bad = io_h5_attr_int(f, "a", 1) || io_h5_attr_int(f, "a", 2);
     CHECK(bad);
-    CHECK(lcm_h5_finish(f, tmp, path, bad, &err) == LCM_E_IO);
+    CHECK(io_h5_finish(f, tmp, path, bad, &err) == LCM_E_IO);
     CHECK_MSG(strstr(err.msg, "twice.h5': HDF5 failed in H5Acreate2: ") && !strstr(err.msg, "disk full"), "%s",
               err.msg);
     CHECK(access(path, F_OK) != 0);

@@ -44,7 +44,7 @@ static lcm_pvalue *params_of(const char *variant)
                       : !strcmp(variant, "linked") ? "care_price=20"
                       : !strcmp(variant, "ez")     ? "alpha=3"
                                                    : NULL;
-    if (p && own) CHECK_OK(lcm_params_apply_set(p, own, &err));
+    if (p && own) CHECK_OK(cli_params_apply_set(p, own, &err));
     return p;
 }
 
@@ -63,7 +63,7 @@ static lcm_model *model_of(const char *const *defines, int brute)
 /* The staged solve of the model's first alive kernel. */
 static ir_elim plan_of(const lcm_model *model)
 {
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     ir_pre *plans = calloc((size_t)m->nkernels + 1, sizeof *plans);
     test_pre_plans(model, plans);
     ir_elim e = plans[0].elim;
@@ -78,7 +78,7 @@ static void expect_plan(const char *variant, int nstages, const char *first, con
     const char *defines[] = {option, NULL};
     lcm_model *model = model_of(defines, 0);
     if (!model) return;
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     const ir_regime *r = &m->regimes[m->kernels[0].regime];
     ir_elim e = plan_of(model);
     CHECK_MSG(e.nstages == nstages, "%s: %d stages (expected %d; %s)", variant, e.nstages, nstages, e.why);
@@ -118,21 +118,21 @@ static lcm_solution *solve(const lcm_model *model, const lcm_pvalue *p, lcm_back
 static lcm_initial *subjects(const lcm_model *model, int types)
 {
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_printf(&text, "regime,age,health,wealth%s\n", types > 1 ? ",kind" : "");
+    base_sb_init(&text);
+    base_sb_printf(&text, "regime,age,health,wealth%s\n", types > 1 ? ",kind" : "");
     for (int i = 0; i <= 40; ++i) {
-        lcm_sb_printf(&text, "alive,0,%s,%.17g", i % 2 ? "well" : "sick", 0.3 + i * 0.2371);
-        if (types > 1) lcm_sb_printf(&text, ",%d", i % types);
-        lcm_sb_putc(&text, '\n');
+        base_sb_printf(&text, "alive,0,%s,%.17g", i % 2 ? "well" : "sick", 0.3 + i * 0.2371);
+        if (types > 1) base_sb_printf(&text, ",%d", i % types);
+        base_sb_putc(&text, '\n');
     }
-    char *dir = test_tmpdir("staged"), *path = lcm_path_join(dir, "initial.csv");
+    char *dir = test_tmpdir("staged"), *path = base_path_join(dir, "initial.csv");
     lcm_err err = {0};
     lcm_initial *ic = NULL;
-    CHECK_OK(lcm_write_file_atomic(path, text.s, text.len, &err));
+    CHECK_OK(sys_write_file_atomic(path, text.s, text.len, &err));
     CHECK_OK(lcm_initial_read(model, path, &ic, &err));
     remove(path), remove(dir);
     free(path), free(dir);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     return ic;
 }
 
@@ -167,12 +167,12 @@ static double vnext_at(const void *ctx, int regime, lcm_index i)
 static double q_at(const lcm_model *model, const lcm_solution *sol, const lcm_pvalue *p, const lcm_panel *panel,
                    const lcm_panel *choice, lcm_index i)
 {
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     int t = panel->period[i], rid = panel->regime[i];
     const ir_regime *r = &m->regimes[rid];
     double *params = calloc(m->params_size + 1, sizeof *params);
     lcm_err err = {0};
-    CHECK_OK(lcm_params_resolve(m, p, params, &err));
+    CHECK_OK(core_params_resolve(m, p, params, &err));
     next_ctx ctx = {sol, t};
     lcm_point pt = {.m = m, .k = &m->kernels[m->period_kernel[rid * m->nperiods + t]], .r = r, .L = &sol->layout,
                     .G = sol->grids, .params = params, .vnext = vnext_at, .vnext_ctx = &ctx, .age = m->ages[t],
@@ -182,7 +182,7 @@ static double q_at(const lcm_model *model, const lcm_solution *sol, const lcm_pv
     ir_vars_build(m, &V);
     for (int s = 0; s < r->nstates; ++s) pt.x[s] = panel->x[V.state_slot[rid][s]][i];
     for (int j = 0; j < r->nactions; ++j) pt.act[j] = choice->act[V.action_slot[rid][j]][i];
-    lcm_point_eval(&pt);
+    ir_point_eval(&pt);
     double q = pt.feasible ? pt.q : -INFINITY;
     ir_vars_free(&V);
     free(pt.vals), free(params);

@@ -80,7 +80,7 @@ static lcm_panel *simulate(const solved *s, lcm_backend_kind backend, const lcm_
 
 static double *column(const lcm_panel *p, const char *name)
 {
-    double *c = lcm_xcalloc((size_t)lcm_panel_rows(p) + 1, sizeof *c);
+    double *c = base_xcalloc((size_t)lcm_panel_rows(p) + 1, sizeof *c);
     lcm_err err = {0};
     if (lcm_panel_column(p, name, c, &err)) fprintf(stderr, "%s\n", err.msg), exit(1);
     return c;
@@ -134,12 +134,12 @@ static void check_choices(void)
     solved m = solve("tests/models/taste_logit.lua", NULL, "tests/models/taste_logit.params.lua", s, LCM_BACKEND_CPU);
     const int n = 20000;
     lcm_sb text;
-    lcm_sb_init(&text);
-    lcm_sb_puts(&text, "regime,age,group\n");
-    for (int i = 0; i < n; ++i) lcm_sb_printf(&text, "choose,20,%s\n", i % 2 ? "b" : "a");
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,group\n");
+    for (int i = 0; i < n; ++i) base_sb_printf(&text, "choose,20,%s\n", i % 2 ? "b" : "a");
     lcm_initial *ic = NULL;
     lcm_err err = {0};
-    if (lcm_initial_parse_csv(lcm_model_ir(m.model), "test.csv", text.s, &ic, &err)) {
+    if (sim_initial_parse_csv(core_model_ir(m.model), "test.csv", text.s, &ic, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         exit(1);
     }
@@ -174,14 +174,14 @@ static void check_choices(void)
     lcm_panel_free(ip);
     lcm_panel_free(p);
     lcm_initial_free(ic);
-    lcm_sb_free(&text);
+    base_sb_free(&text);
     release(&m);
 }
 
 /* Largest |a - b| over one regime's V in all periods. */
 static double regime_diff(const solved *a, const solved *b, int r, double *lo)
 {
-    const ir_model *m = lcm_model_ir(a->model);
+    const ir_model *m = core_model_ir(a->model);
     double hi = 0;
     *lo = 0;
     for (int t = 0; t < m->nperiods; ++t) {
@@ -198,7 +198,7 @@ static double regime_diff(const solved *a, const solved *b, int r, double *lo)
 
 static int bitwise_equal(const solved *a, const solved *b)
 {
-    const ir_model *m = lcm_model_ir(a->model);
+    const ir_model *m = core_model_ir(a->model);
     for (int t = 0; t < m->nperiods; ++t)
         for (int r = 0; r < m->nregimes; ++r) {
             lcm_index n, n2;
@@ -214,12 +214,12 @@ static double worst_mse(const solved *s, int r, const char *table)
 {
     char *path = test_path(table);
     lcm_err err = {0};
-    char *text = lcm_read_file(path, NULL, &err);
+    char *text = sys_read_file(path, NULL, &err);
     free(path);
     if (!text) return INFINITY;
-    const ir_model *m = lcm_model_ir(s->model);
+    const ir_model *m = core_model_ir(s->model);
     int rows = m->nperiods - 1;
-    double *mse = lcm_xcalloc(100, sizeof *mse), worst = 0;
+    double *mse = base_xcalloc(100, sizeof *mse), worst = 0;
     char *at = text;
     for (int t = 0; t < rows; ++t)
         for (int i = 0; i < 100; ++i) {
@@ -237,7 +237,7 @@ static void check_iskhakov(void)
 {
     const char *lua = "models/iskhakov_2017.lua", *params = "models/iskhakov_2017.params.lua";
     solved plain = solve(lua, NULL, params, -1, LCM_BACKEND_CPU);
-    const ir_model *m = lcm_model_ir(plain.model);
+    const ir_model *m = core_model_ir(plain.model);
     int work = ir_find_regime(m, "working_life"), retired = ir_find_regime(m, "retirement");
     for (int b = 0; b < 2; ++b) {
         solved zero = solve(lua, "taste_shocks=true", params, 0, b ? LCM_BACKEND_INTERP : LCM_BACKEND_CPU);

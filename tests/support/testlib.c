@@ -20,7 +20,7 @@
 
 const char *test_source_dir(void) { return LCM_SOURCE_DIR; }
 
-char *test_path(const char *relative) { return lcm_path_join(LCM_SOURCE_DIR, relative); }
+char *test_path(const char *relative) { return base_path_join(LCM_SOURCE_DIR, relative); }
 
 int test_generate(const char *lua, const char *const *defines, lcm_model **out, lcm_err *err)
 {
@@ -45,7 +45,7 @@ int test_generate(const char *lua, const char *const *defines, lcm_model **out, 
 int test_params(const char *lua, lcm_pvalue **out, lcm_err *err)
 {
     char *path = test_path(lua);
-    int rc = lcm_params_read_lua(path, out, NULL, NULL, err);
+    int rc = cli_params_read_lua(path, out, NULL, NULL, err);
     free(path);
     return rc;
 }
@@ -70,7 +70,7 @@ int test_solve(const char *lua, const char *const *defines, const char *params, 
 
 double test_max_rel_diff(const lcm_solution *a, const lcm_solution *b)
 {
-    const ir_model *m = lcm_solution_model(a);
+    const ir_model *m = core_solution_model(a);
     double worst = 0;
     for (int t = 0; t < m->nperiods; ++t)
         for (int r = 0; r < m->nregimes; ++r) {
@@ -152,7 +152,7 @@ static void remove_tmpdirs(void)
 
 char *test_tmpdir(const char *tag)
 {
-    char *dir = lcm_xasprintf("%s/tmp-%s-XXXXXX", LCM_BINARY_DIR, tag);
+    char *dir = base_xasprintf("%s/tmp-%s-XXXXXX", LCM_BINARY_DIR, tag);
     if (!mkdtemp(dir)) {
         free(dir);
         return NULL;
@@ -161,16 +161,16 @@ char *test_tmpdir(const char *tag)
         tmpdirs_owner = getpid();
         atexit(remove_tmpdirs);
     }
-    tmpdirs = lcm_xrealloc(tmpdirs, (size_t)(ntmpdirs + 1) * sizeof *tmpdirs);
-    tmpdirs[ntmpdirs++] = lcm_xstrdup(dir);
+    tmpdirs = base_xrealloc(tmpdirs, (size_t)(ntmpdirs + 1) * sizeof *tmpdirs);
+    tmpdirs[ntmpdirs++] = base_xstrdup(dir);
     return dir;
 }
 
 int test_generate_text(const char *lua_text, lcm_model **out, lcm_err *err)
 {
     char *dir = test_tmpdir("model");
-    char *path = lcm_path_join(dir, "model.lua");
-    int rc = lcm_write_file_atomic(path, lua_text, strlen(lua_text), err);
+    char *path = base_path_join(dir, "model.lua");
+    int rc = sys_write_file_atomic(path, lua_text, strlen(lua_text), err);
     if (!rc) {
         lcmgen_output gen;
         rc = lcmgen_generate(path, NULL, &gen, err);
@@ -187,7 +187,7 @@ int test_generate_text(const char *lua_text, lcm_model **out, lcm_err *err)
 
 void test_pre_plans(const lcm_model *model, ir_pre *plans)
 {
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     ir_vars V;
     ir_shard S;
     ir_vars_build(m, &V);
@@ -203,7 +203,7 @@ char *test_dead_temp_name(const char *path)
     if (pipe(fds)) return NULL;
     pid_t pid = fork();
     if (pid == 0) { /* a child names it and ends */
-        char *n = lcm_temp_name(path);
+        char *n = sys_temp_name(path);
         ssize_t w = write(fds[1], n, strlen(n));
         _exit(w < 0);
     }
@@ -214,5 +214,5 @@ char *test_dead_temp_name(const char *path)
     close(fds[0]);
     int status;
     waitpid(pid, &status, 0); /* reaped: no process has its pid now (until one is given it again) */
-    return got ? lcm_xstrdup(name) : NULL;
+    return got ? base_xstrdup(name) : NULL;
 }

@@ -36,7 +36,7 @@ static void check_cost(const ir_model *m, const double *params, const expect *x,
     if (k == m->nkernels) return;
     lcm_kernel_cost c;
     lcm_err err = {0};
-    CHECK_OK(lcm_kernel_cost_of(m, k, 64, x->with_params ? params : NULL, tables, x->host, &c, &err));
+    CHECK_OK(gen_kernel_cost_of(m, k, 64, x->with_params ? params : NULL, tables, x->host, &c, &err));
     CHECK_MSG(close_rel(c.arith, x->arith, 1e-12) && close_rel(c.compare, x->compare, 1e-12) &&
                   close_rel(c.divide, x->divide, 1e-12) && close_rel(c.calls, x->calls, 1e-12) &&
                   close_rel(c.bytes, x->bytes, 1e-12) && c.footprint == x->footprint && c.table == x->table &&
@@ -85,8 +85,8 @@ static void check_middle_hoisted(void)
     CHECK_MSG(k < gen.model.nkernels, "no kernel lcm_k0_working");
     lcm_kernel_cost gpu, cpu;
     if (k < gen.model.nkernels) {
-        CHECK_OK(lcm_kernel_cost_of(&gen.model, k, 64, NULL, 1, 0, &gpu, &err));
-        CHECK_OK(lcm_kernel_cost_of(&gen.model, k, 64, NULL, 1, 1, &cpu, &err));
+        CHECK_OK(gen_kernel_cost_of(&gen.model, k, 64, NULL, 1, 0, &gpu, &err));
+        CHECK_OK(gen_kernel_cost_of(&gen.model, k, 64, NULL, 1, 1, &cpu, &err));
         CHECK_MSG(cpu.footprint - gpu.footprint == (2 * 40 + 3 * 3) * 8, "lcm_h: %g bytes, expected %d",
                   cpu.footprint - gpu.footprint, (2 * 40 + 3 * 3) * 8);
         CHECK_MSG(cpu.calls < gpu.calls, "the CPU's kernel makes %g calls per pair, the GPU's %g", cpu.calls,
@@ -110,7 +110,7 @@ static void check_profile(const char *lua, const char *params_lua, int tables)
     CHECK_OK(test_params(params_lua, &params, &err));
     CHECK_OK(lcm_solver_new(model, &o, &solver, &err));
     if (check_failures) return;
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     double *body = calloc((size_t)m->nkernels, sizeof *body), *table = calloc((size_t)m->nkernels, sizeof *table);
     CHECK_OK(lcm_solve(solver, params, &before, &err));
     CHECK_OK(lcm_solver_profile(solver, params, body, table, &err));

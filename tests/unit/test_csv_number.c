@@ -1,4 +1,4 @@
-/* lcm_csv_format (runtime/io/csv_number.c): its exact integer path gives
+/* io_csv_format (runtime/io/csv_number.c): its exact integer path gives
  * the text of the snprintf definition, byte for byte, on numbers drawn to
  * reach every branch: random bit patterns over the whole range and in the
  * path's range, values a hair from powers of ten (where the exponent
@@ -38,7 +38,7 @@ static long compared, failed;
 static void same(double x, int precision)
 {
     char fast[LCM_CSV_NUMBER_MAX], slow[LCM_CSV_NUMBER_MAX];
-    int nf = lcm_csv_format(fast, x, precision), ns = lcm_csv_format_printf(slow, x, precision);
+    int nf = io_csv_format(fast, x, precision), ns = io_csv_format_printf(slow, x, precision);
     ++compared;
     if (nf == ns && !strcmp(fast, slow) && (int)strlen(fast) == nf) return;
     if (++failed <= 20)
@@ -100,13 +100,13 @@ int main(void)
     const double not_floats[] = {-0.13745409961269137, 0.1, 4.166666666666666, 1e300, 1e-300};
     for (size_t i = 0; i < sizeof not_floats / sizeof *not_floats; ++i) {
         char a[LCM_CSV_NUMBER_MAX], b[LCM_CSV_NUMBER_MAX];
-        lcm_csv_format(a, not_floats[i], 32), lcm_csv_format(b, not_floats[i], 64);
+        io_csv_format(a, not_floats[i], 32), io_csv_format(b, not_floats[i], 64);
         CHECK_MSG(!strcmp(a, b) && strtod(a, NULL) == not_floats[i], "%.17g: '%s' at 32, '%s' at 64", not_floats[i], a,
                   b);
         same(not_floats[i], 32);
     }
     char f[LCM_CSV_NUMBER_MAX];
-    lcm_csv_format(f, (double)0.1f, 32);
+    io_csv_format(f, (double)0.1f, 32);
     CHECK_MSG(!strcmp(f, "0.1"), "float 0.1 at 32: '%s'", f);
 
     enum { N = 200000 };
@@ -115,9 +115,9 @@ int main(void)
     char buf[LCM_CSV_NUMBER_MAX];
     size_t sink = 0;
     double t0 = now();
-    for (int i = 0; i < N; ++i) sink += (size_t)lcm_csv_format(buf, xs[i], 64);
+    for (int i = 0; i < N; ++i) sink += (size_t)io_csv_format(buf, xs[i], 64);
     double t1 = now();
-    for (int i = 0; i < N; ++i) sink += (size_t)lcm_csv_format_printf(buf, xs[i], 64);
+    for (int i = 0; i < N; ++i) sink += (size_t)io_csv_format_printf(buf, xs[i], 64);
     double t2 = now();
     printf("random doubles: %.0f ns a number, snprintf definition %.0f ns (%zu bytes)\n", (t1 - t0) / N * 1e9,
            (t2 - t1) / N * 1e9, sink);

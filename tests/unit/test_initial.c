@@ -21,7 +21,7 @@ static const ir_model *load(const char *lua, const char *const *defines, lcm_mod
         fprintf(stderr, "cannot generate %s\n", lua);
         exit(1);
     }
-    return lcm_model_ir(*keep);
+    return core_model_ir(*keep);
 }
 
 static int slot_of(const ir_model *m, const char *state)
@@ -45,7 +45,7 @@ static lcm_initial *parse(const ir_model *m, const char *csv)
 {
     lcm_err err = {0};
     lcm_initial *ic = NULL;
-    int rc = lcm_initial_parse_csv(m, "initial.csv", csv, &ic, &err);
+    int rc = sim_initial_parse_csv(m, "initial.csv", csv, &ic, &err);
     CHECK_MSG(rc == 0 && ic, "[%s] failed (%d): %s", csv, rc, err.msg);
     return ic;
 }
@@ -54,7 +54,7 @@ static void fails(const ir_model *m, const char *csv, int code, const char *expe
 {
     lcm_err err = {0};
     lcm_initial *ic = (lcm_initial *)1;
-    int rc = lcm_initial_parse_csv(m, "initial.csv", csv, &ic, &err);
+    int rc = sim_initial_parse_csv(m, "initial.csv", csv, &ic, &err);
     CHECK_MSG(rc == code && err.code == code && strstr(err.msg, expect) && !ic,
               "[%s] expected %d '%s', got %d '%s'", csv, code, expect, rc, err.msg);
 }
@@ -63,7 +63,7 @@ static void read_fails(const ir_model *m, const char *path, int code, const char
 {
     lcm_err err = {0};
     lcm_initial *ic = (lcm_initial *)1;
-    int rc = lcm_initial_read_ir(m, path, &ic, &err);
+    int rc = sim_initial_read_ir(m, path, &ic, &err);
     CHECK_MSG(rc == code && err.code == code && strstr(err.msg, expect) && !ic,
               "[%s] expected %d '%s', got %d '%s'", path, code, expect, rc, err.msg);
 }
@@ -245,12 +245,12 @@ static void test_csv_syntax(const ir_model *m)
 static char *with_line_ends(const char *lf_text, const char *eol)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     for (const char *p = lf_text; *p; ++p) {
-        if (*p == '\n') lcm_sb_puts(&b, eol);
-        else lcm_sb_putc(&b, *p);
+        if (*p == '\n') base_sb_puts(&b, eol);
+        else base_sb_putc(&b, *p);
     }
-    return lcm_sb_take(&b);
+    return base_sb_take(&b);
 }
 
 static void test_line_ends(const ir_model *m)
@@ -382,8 +382,8 @@ static void test_files(const ir_model *m)
 {
     lcm_err err = {0};
     char *dir = test_tmpdir("initial");
-    char *h5 = lcm_path_join(dir, "initial.h5"), *csv_path = test_path("tests/initial/mortality.csv");
-    char *bad = lcm_path_join(dir, "bad.h5"), *binary = lcm_path_join(dir, "binary.csv");
+    char *h5 = base_path_join(dir, "initial.h5"), *csv_path = test_path("tests/initial/mortality.csv");
+    char *bad = base_path_join(dir, "bad.h5"), *binary = base_path_join(dir, "binary.csv");
 
     /* the fixture's subjects, as one dataset per column: labels as fixed- and
      * variable-length strings, codes and values as numbers */
@@ -401,8 +401,8 @@ static void test_files(const ir_model *m)
     H5Fclose(f);
 
     lcm_initial *from_csv = NULL, *from_h5 = NULL;
-    CHECK_OK(lcm_initial_read_ir(m, csv_path, &from_csv, &err));
-    CHECK_OK(lcm_initial_read_ir(m, h5, &from_h5, &err));
+    CHECK_OK(sim_initial_read_ir(m, csv_path, &from_csv, &err));
+    CHECK_OK(sim_initial_read_ir(m, h5, &from_h5, &err));
     CHECK(from_csv && from_csv->n == 4 && from_csv->regime[1] == 1 && from_csv->period[3] == 1);
     CHECK(from_csv && x_of(from_csv, 3, slot_of(m, "patience")) == 0 && x_of(from_csv, 1, slot_of(m, "wealth")) == 20.5);
     CHECK(same_initial(from_csv, from_h5));
@@ -471,7 +471,7 @@ static void test_files(const ir_model *m)
     /* data kept elsewhere is not read: an external link to the columns of a
      * good file, a column whose values are in another file (external
      * storage), a column declaring more values than memory holds */
-    char *outside = lcm_path_join(dir, "outside.bin");
+    char *outside = base_path_join(dir, "outside.bin");
     write_text(outside, "0123456789abcdef0123456789abcdef", 32);
     f = H5Fcreate(bad, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     h5_numbers(f, "regime", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, regime_ids, 4);
@@ -507,7 +507,7 @@ static void test_files(const ir_model *m)
     read_fails(m, "/nonexistent/initial.csv", LCM_E_IO, "cannot open '/nonexistent/initial.csv'");
     read_fails(m, "/nonexistent/initial.h5", LCM_E_IO, "cannot open '/nonexistent/initial.h5'");
     read_fails(m, dir, LCM_E_IO, "cannot read"); /* a directory */
-    char *renamed = lcm_path_join(dir, "text.hdf5");
+    char *renamed = base_path_join(dir, "text.hdf5");
     write_text(renamed, "regime,age\n", 11);
     read_fails(m, renamed, LCM_E_INPUT, "text.hdf5' is not an HDF5 file");
     write_text(binary, "regime,age\n\0\1\2", 14);

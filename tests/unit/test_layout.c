@@ -85,21 +85,21 @@ typedef long long (*state_fn)(const lcm_kernel_args *a, lcm_index l);
 static void *compile_states(const ir_state_layout *L, int n, state_fn *fn)
 {
     lcm_sb src;
-    lcm_sb_init(&src);
-    lcm_sb_puts(&src, lcm_embed_kernel_abi_h);
+    base_sb_init(&src);
+    base_sb_puts(&src, lcm_embed_kernel_abi_h);
     for (int r = 0; r < n; ++r) {
         lcm_sb order;
-        lcm_sb_init(&order);
-        lcm_sb_printf(&src, "\nlong long state%d(const lcm_kernel_args *a, lcm_index l)\n{\n    (void)a;\n", r);
+        base_sb_init(&order);
+        base_sb_printf(&src, "\nlong long state%d(const lcm_kernel_args *a, lcm_index l)\n{\n    (void)a;\n", r);
         ir_layout_print_state(&L[r], &src, &order);
-        lcm_sb_puts(&src, "\n}\n");
-        lcm_sb_free(&order);
+        base_sb_puts(&src, "\n}\n");
+        base_sb_free(&order);
     }
     lcm_err err = {0};
-    char *dir = test_tmpdir("layout"), *c = lcm_path_join(dir, "state.c"), *so = lcm_path_join(dir, "state.so");
-    CHECK_OK(lcm_write_file_atomic(c, src.s, src.len, &err));
+    char *dir = test_tmpdir("layout"), *c = base_path_join(dir, "state.c"), *so = base_path_join(dir, "state.so");
+    CHECK_OK(sys_write_file_atomic(c, src.s, src.len, &err));
     char *argv[] = {"cc", "-std=c11", "-Wall", "-Werror", "-fPIC", "-shared", "-o", so, c, NULL}, *out;
-    int st = lcm_run_capture(argv, NULL, &out);
+    int st = be_run_capture(argv, NULL, &out);
     CHECK_MSG(st == 0, "compiling the printed state maps failed:\n%s", out);
     void *dl = st == 0 ? dlopen(so, RTLD_NOW) : NULL;
     CHECK(dl != NULL);
@@ -109,7 +109,7 @@ static void *compile_states(const ir_state_layout *L, int n, state_fn *fn)
         *(void **)&fn[r] = dlsym(dl, name);
         CHECK(fn[r] != NULL);
     }
-    free(out), lcm_sb_free(&src), free(c), free(so), free(dir);
+    free(out), base_sb_free(&src), free(c), free(so), free(dir);
     return dl;
 }
 
@@ -177,10 +177,10 @@ static void test_model(const ir_model *m, const char *named, const char *order)
         for (int D = 1; D <= 5; ++D) check_sweep(m, &S, &L[r], r, fn[r], D);
         if (!named || strcmp(m->regimes[r].name, named)) continue;
         lcm_sb code, words;
-        lcm_sb_init(&code), lcm_sb_init(&words);
+        base_sb_init(&code), base_sb_init(&words);
         ir_layout_print_state(&L[r], &code, &words);
         CHECK_MSG(!strcmp(words.s, order), "regime '%s': '%s'", named, words.s);
-        lcm_sb_free(&code), lcm_sb_free(&words);
+        base_sb_free(&code), base_sb_free(&words);
     }
     if (dl) dlclose(dl);
     for (int r = 0; r < m->nregimes; ++r) ir_state_layout_free(&L[r]);
@@ -204,12 +204,12 @@ static void test_layouts(void)
     ir_layout_tile(&L, 5, chunk); /* health's chunk 1, wealth's last (one point) */
     CHECK(chunk[0] == 1 && chunk[1] == 2 && ir_layout_launch_size(&L, 4, chunk) == 4 * 1 * 1 * 5 * 4);
     lcm_sb code;
-    lcm_sb_init(&code);
+    base_sb_init(&code);
     ir_layout_print_chunk_start(&L, 3, &code);
-    lcm_sb_puts(&code, " | "), ir_layout_print_code(&L, 3, "p", &code);
-    lcm_sb_puts(&code, " | "), ir_layout_print_code(&L, 4, "p", &code);
+    base_sb_puts(&code, " | "), ir_layout_print_code(&L, 3, "p", &code);
+    base_sb_puts(&code, " | "), ir_layout_print_code(&L, 4, "p", &code);
     CHECK_MSG(!strcmp(code.s, "a->chunk[1] * 3 | (p / 20 % 7 - a->chunk[1] * 3) | p / 4 % 5"), "%s", code.s);
-    lcm_sb_free(&code);
+    base_sb_free(&code);
     ir_state_layout_free(&L);
     ir_vars_free(&V);
     test_model(&model, "work", "this launch's block of the sharded states, one chunk of the splayed states.");
@@ -224,7 +224,7 @@ typedef void (*decode_fn)(const lcm_kernel_args *a, lcm_index flat, int *code, l
 static void code_value(void *ctx, int i, lcm_sb *b)
 {
     (void)ctx;
-    lcm_sb_printf(b, "code[%d] = c;", i);
+    base_sb_printf(b, "code[%d] = c;", i);
 }
 
 /* A function `name(a, flat, code, point, ok)` around printed decode text
@@ -232,7 +232,7 @@ static void code_value(void *ctx, int i, lcm_sb *b)
  * the text returns early. */
 static void decode_function(lcm_sb *src, const char *name, const char *var, const char *text, int point)
 {
-    lcm_sb_printf(src, "\nvoid %s(const lcm_kernel_args *a, lcm_index flat, int *code, long long *pt, int *ok)\n{\n"
+    base_sb_printf(src, "\nvoid %s(const lcm_kernel_args *a, lcm_index flat, int *code, long long *pt, int *ok)\n{\n"
                   "    (void)a, (void)pt;\n    real x[80] = {0};\n    lcm_index %s = flat;\n    *ok = 0;\n%s"
                   "    for (int i = 0; i < 80; ++i) code[i] += (int)x[i];\n    (void)%s;\n"
                   "%s    *ok = 1;\n}\n", name, var, text, var, point ? "    *pt = point;\n" : "");
@@ -242,10 +242,10 @@ static void decode_function(lcm_sb *src, const char *name, const char *var, cons
 static void *compile_decodes(lcm_sb *src, int n, decode_fn *fn)
 {
     lcm_err err = {0};
-    char *dir = test_tmpdir("layout"), *c = lcm_path_join(dir, "decode.c"), *so = lcm_path_join(dir, "decode.so");
-    CHECK_OK(lcm_write_file_atomic(c, src->s, src->len, &err));
+    char *dir = test_tmpdir("layout"), *c = base_path_join(dir, "decode.c"), *so = base_path_join(dir, "decode.so");
+    CHECK_OK(sys_write_file_atomic(c, src->s, src->len, &err));
     char *argv[] = {"cc", "-std=c11", "-Wall", "-Werror", "-fPIC", "-shared", "-o", so, c, NULL}, *out;
-    int st = lcm_run_capture(argv, NULL, &out);
+    int st = be_run_capture(argv, NULL, &out);
     CHECK_MSG(st == 0, "compiling the printed decodes failed:\n%s\n%s", out, src->s);
     void *dl = st == 0 ? dlopen(so, RTLD_NOW) : NULL;
     CHECK(dl != NULL);
@@ -280,26 +280,26 @@ static void test_decode(void)
      * point; none but the sharded), then plain's (with point); combo0:
      * the printed combined index */
     lcm_sb src, text;
-    lcm_sb_init(&src), lcm_sb_init(&text);
-    lcm_sb_puts(&src, lcm_embed_kernel_abi_h);
-    lcm_sb_puts(&src, "\ntypedef double real;\n");
+    base_sb_init(&src), base_sb_init(&text);
+    base_sb_puts(&src, lcm_embed_kernel_abi_h);
+    base_sb_puts(&src, "\ntypedef double real;\n");
     const char *names[] = {"decode0", "decode1", "decode2", "decode3", "decode4", "decode5"};
     for (int skip = -1; skip <= 3; skip += 4) {
-        lcm_sb_free(&text), lcm_sb_init(&text);
+        base_sb_free(&text), base_sb_init(&text);
         ir_layout_print_decode(R, skip, "rem", 4, code_value, NULL, &text);
         decode_function(&src, names[skip < 0 ? 0 : 1], "rem", text.s, 0);
     }
     struct { int r; uint64_t states; int sharded, point; } entries[] = {
         {0, 0x3f, 1, 1}, {0, 0x2a, 0, 0}, {0, 0, 1, 0}, {2, 0x3, 0, 1}};
     for (int k = 0; k < 4; ++k) {
-        lcm_sb_free(&text), lcm_sb_init(&text);
+        base_sb_free(&text), base_sb_init(&text);
         ir_layout_print_entry(&L[entries[k].r], entries[k].states, entries[k].sharded, entries[k].point, "x", 4,
                               code_value, NULL, &text);
         decode_function(&src, names[2 + k], "rest", text.s, entries[k].point);
     }
-    lcm_sb_free(&text), lcm_sb_init(&text);
+    base_sb_free(&text), base_sb_init(&text);
     ir_layout_print_combo(&L[0], "code", &text);
-    lcm_sb_printf(&src, "\nlong long combo0(const int *code) { return %s; }\n", text.s);
+    base_sb_printf(&src, "\nlong long combo0(const int *code) { return %s; }\n", text.s);
     decode_fn fn[6] = {0};
     void *dl = compile_decodes(&src, 6, fn);
     long long (*combo_fn)(const int *) = NULL;
@@ -376,7 +376,7 @@ static void test_decode(void)
     }
     CHECK_MSG(!wrong && !differ, "entries: %lld points wrong, %lld where the printed entry differs", wrong, differ);
     if (dl) dlclose(dl);
-    lcm_sb_free(&src), lcm_sb_free(&text);
+    base_sb_free(&src), base_sb_free(&text);
     for (int r = 0; r < 4; ++r) ir_state_layout_free(&L[r]);
     ir_vars_free(&V);
 }
@@ -390,7 +390,7 @@ static void test_generated(void)
     lcm_model *m = NULL;
     const char *defines[] = {"axes=2", "splay=wealth", "wealth_points=11", NULL};
     CHECK_OK(test_generate("tests/models/sharded.lua", defines, &m, &err));
-    if (m) test_model(lcm_model_ir(m), NULL, NULL);
+    if (m) test_model(core_model_ir(m), NULL, NULL);
     lcm_model_free(m);
     m = NULL;
     const char *whole = "local lcm = require('lcm')\n"
@@ -401,7 +401,7 @@ static void test_generated(void)
                         "  functions = { utility = function(s1) return s1 end } }\n"
                         "return lcm.model{ ages = lcm.ages{ start = 0, stop = 1 }, regimes = { dead = dead } }\n";
     CHECK_OK(test_generate_text(whole, &m, &err));
-    if (m) test_model(lcm_model_ir(m), "dead", "l itself.");
+    if (m) test_model(core_model_ir(m), "dead", "l itself.");
     lcm_model_free(m);
 }
 

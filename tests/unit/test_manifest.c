@@ -18,10 +18,10 @@ static void round_trip(const char *lua)
     ir_model m = {0};
     CHECK_OK(ir_manifest_read(gen.manifest, &m, &err));
     lcm_sb b;
-    lcm_sb_init(&b);
+    base_sb_init(&b);
     ir_manifest_write(&m, &b);
     CHECK_MSG(!strcmp(b.s, gen.manifest), "%s: manifest does not round-trip", lua);
-    lcm_sb_free(&b);
+    base_sb_free(&b);
     ir_model_free(&m);
     lcmgen_output_free(&gen);
 }

@@ -22,7 +22,7 @@ static double room(const char *limit, char *what, size_t size, int *rc)
     lcm_err err = {0};
     double bytes = -1;
     int whole = -1;
-    *rc = lcm_host_memory_room(&bytes, &whole, what, size, &err);
+    *rc = solve_host_memory_room(&bytes, &whole, what, size, &err);
     CHECK(*rc || whole == (limit && *limit));
     return bytes;
 }
@@ -38,12 +38,12 @@ static void test_cgroup_used(void)
                        "total_inactive_file 1000000\n";
     CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
-    CHECK(lcm_cgroup_used(path, "inactive_file", 10000) == 10000 - 4096); /* not inactive_file_x */
-    CHECK(lcm_cgroup_used(path, "total_inactive_file", 2e6) == 1e6);     /* cgroup v1's key */
-    CHECK(lcm_cgroup_used(path, "total_inactive_file", 5e5) == 5e5);     /* never more than the usage */
-    CHECK(lcm_cgroup_used(path, "active", 10000) == 10000);             /* no such key */
+    CHECK(solve_cgroup_used(path, "inactive_file", 10000) == 10000 - 4096); /* not inactive_file_x */
+    CHECK(solve_cgroup_used(path, "total_inactive_file", 2e6) == 1e6);     /* cgroup v1's key */
+    CHECK(solve_cgroup_used(path, "total_inactive_file", 5e5) == 5e5);     /* never more than the usage */
+    CHECK(solve_cgroup_used(path, "active", 10000) == 10000);             /* no such key */
     unlink(path);
-    CHECK(lcm_cgroup_used(path, "inactive_file", 10000) == 10000);      /* no file */
+    CHECK(solve_cgroup_used(path, "inactive_file", 10000) == 10000);      /* no file */
 }
 
 static void test_room(void)
@@ -110,11 +110,11 @@ static void test_solver(void)
     CHECK_OK(lcm_solver_new(m, &o, &sv, &err));
     /* a panel of 200000 subjects x 3 periods: about 40 MB */
     lcm_sb csv;
-    lcm_sb_init(&csv);
-    lcm_sb_puts(&csv, "regime,age,wealth\n");
-    for (int i = 0; i < 200000; ++i) lcm_sb_puts(&csv, "only,0,5\n");
+    base_sb_init(&csv);
+    base_sb_puts(&csv, "regime,age,wealth\n");
+    for (int i = 0; i < 200000; ++i) base_sb_puts(&csv, "only,0,5\n");
     lcm_initial *ic = NULL;
-    CHECK_OK(lcm_initial_parse_csv(lcm_model_ir(m), "many.csv", csv.s, &ic, &err));
+    CHECK_OK(sim_initial_parse_csv(core_model_ir(m), "many.csv", csv.s, &ic, &err));
     lcm_sim_options so = {0};
     if (sv && ic) {
         CHECK_OK(lcm_simulate_fits(sv, ic, &so, &err));
@@ -140,7 +140,7 @@ static void test_solver(void)
         lcm_solution_free(sol);
     }
     unsetenv("LCM_MEMORY_LIMIT");
-    lcm_sb_free(&csv);
+    base_sb_free(&csv);
     lcm_initial_free(ic);
     lcm_solver_free(sv);
     lcm_model_free(m);

@@ -12,9 +12,9 @@
 static char *escaped(const char *s, int keep_layout)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
-    lcm_escape_text(&b, s, keep_layout);
-    return lcm_sb_take(&b);
+    base_sb_init(&b);
+    base_escape_text(&b, s, keep_layout);
+    return base_sb_take(&b);
 }
 
 #define CHECK_ESCAPE(in, keep, want)                                                   \
@@ -44,11 +44,11 @@ int main(void)
     CHECK_ESCAPE("\xc0\xaf", 1, "\\xc0\\xaf");     /* overlong '/' */
     CHECK_ESCAPE("\xed\xa0\x80", 1, "\\xed\\xa0\\x80"); /* a surrogate */
     CHECK_ESCAPE("\xf4\x90\x80\x80", 1, "\\xf4\\x90\\x80\\x80"); /* past U+10FFFF */
-    /* lcm_put_message formats, then escapes */
+    /* base_put_message formats, then escapes */
     FILE *f = tmpfile();
     CHECK(f != NULL);
     if (f) {
-        lcm_put_message(f, "lcm solve: error: %s\n", "model.lua:3: \x1b[2Jgone");
+        base_put_message(f, "lcm solve: error: %s\n", "model.lua:3: \x1b[2Jgone");
         rewind(f);
         char line[128] = {0};
         CHECK(fgets(line, sizeof line, f) != NULL);
@@ -63,8 +63,8 @@ int main(void)
     lcm_err err = {0};
     static const char MARK[] = " [message cut]";
     for (int prefixed = 0; prefixed < 2; ++prefixed) {
-        CHECK(lcm_fail(&err, LCM_E_MODEL, "%s", text) == LCM_E_MODEL && err.code == LCM_E_MODEL);
-        if (prefixed) lcm_fail_prefix(&err, "m.lua");
+        CHECK(base_fail(&err, LCM_E_MODEL, "%s", text) == LCM_E_MODEL && err.code == LCM_E_MODEL);
+        if (prefixed) base_fail_prefix(&err, "m.lua");
         size_t n = strlen(err.msg), m = sizeof MARK - 1;
         CHECK_MSG(n < sizeof err.msg && n > sizeof err.msg - 8 - m, "%zu bytes", n);
         CHECK_MSG(n > m && !strcmp(err.msg + n - m, MARK), "ends in '%s'", err.msg + (n > 20 ? n - 20 : 0));
@@ -72,7 +72,7 @@ int main(void)
         CHECK(!prefixed || !strncmp(err.msg, "m.lua: x\xc3\xa9", 9));
     }
     /* one that fits is kept as it is, with no mark */
-    lcm_fail(&err, LCM_E_MODEL, "%.4000s", text + 1);
+    base_fail(&err, LCM_E_MODEL, "%.4000s", text + 1);
     CHECK(strlen(err.msg) == 4000 && !strstr(err.msg, MARK));
     CHECK_DONE();
 }

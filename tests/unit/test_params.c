@@ -29,7 +29,7 @@ static lcm_pvalue *tree(const char *lua_fields)
     lcm_err err = {0};
     char *copy = strdup(lua_fields), *save = NULL;
     for (char *item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save))
-        CHECK_OK(lcm_params_apply_set(root, item, &err));
+        CHECK_OK(cli_params_apply_set(root, item, &err));
     free(copy);
     return root;
 }
@@ -38,7 +38,7 @@ static int resolve(const char *fields, lcm_err *err)
 {
     lcm_pvalue *t = tree(fields);
     memset(buf, 0, sizeof buf);
-    int rc = lcm_params_resolve(&model, t, buf, err);
+    int rc = core_params_resolve(&model, t, buf, err);
     lcm_pv_free(t);
     return rc;
 }
@@ -64,7 +64,7 @@ static void *resolve_often(void *arg)
     lcm_err err = {0};
     for (int i = 0; i < 20000; ++i) {
         double got[2] = {0, 0};
-        r->wrong += lcm_params_resolve(&r->m, r->p, got, &err) || got[0] != r->want[0] || got[1] != r->want[1];
+        r->wrong += core_params_resolve(&r->m, r->p, got, &err) || got[0] != r->want[0] || got[1] != r->want[1];
     }
     return NULL;
 }
@@ -152,12 +152,12 @@ int main(void)
 
     /* the template names every free parameter once */
     lcm_sb b;
-    lcm_sb_init(&b);
-    lcm_params_template(&model, &b);
+    base_sb_init(&b);
+    core_params_template(&model, &b);
     CHECK(strstr(b.s, "  a = nil, -- a number; used by r.f r.g\n") != NULL);
     CHECK(strstr(b.s, "arr = nil, -- 2 values by h") != NULL);
     CHECK(strstr(b.s, "baked") == NULL);
-    lcm_sb_free(&b);
+    base_sb_free(&b);
     ir_model_free(&model);
 
     /* a name that a state's grid (a shock process's sigma) and a function
@@ -167,12 +167,12 @@ int main(void)
                               "param r f a 0\nparam r g a 0\nregime r terminal 1\nactive 1 1\n"
                               "state h discrete n 2 labels \"lo\" \"hi\"\nendregime\n"
                               "dag r\nnode const 0\nutility 0\nq 0\nenddag\nend\n", &model, &err));
-    lcm_sb_init(&b);
-    lcm_params_template(&model, &b);
+    base_sb_init(&b);
+    core_params_template(&model, &b);
     CHECK_MSG(strstr(b.s, "  a = nil, -- a number; used by r.f r.g\n") && !strstr(b.s, "  sigma = nil, -- a number; used") &&
               strstr(b.s, "  r = {\n    h = {\n      sigma = nil, -- a number\n    },\n    f = {\n      sigma = nil,"),
               "%s", b.s);
-    lcm_sb_free(&b);
+    base_sb_free(&b);
     ir_model_free(&model);
     check_threads();
     CHECK_DONE();

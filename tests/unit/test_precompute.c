@@ -19,7 +19,7 @@ static int plan_of(const char *lua, const char *const *defines, const char *symb
     *model = NULL;
     CHECK_OK(test_generate(lua, defines, model, &err));
     if (!*model) return 0;
-    const ir_model *m = lcm_model_ir(*model);
+    const ir_model *m = core_model_ir(*model);
     ir_pre *plans = calloc((size_t)m->nkernels + 1, sizeof *plans);
     test_pre_plans(*model, plans);
     int k = 0;
@@ -64,7 +64,7 @@ static void expect_axes(const char *lua, const char *const *defines, const char 
     lcm_model *model = NULL;
     CHECK_OK(test_generate(lua, defines, &model, &err));
     if (!model) return;
-    const ir_model *m = lcm_model_ir(model);
+    const ir_model *m = core_model_ir(model);
     const ir_regime *r = NULL, *tr = NULL;
     for (int i = 0; i < m->nregimes; ++i) {
         if (!strcmp(m->regimes[i].name, regime)) r = &m->regimes[i];

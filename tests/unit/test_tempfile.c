@@ -49,7 +49,7 @@ static int temporaries_in(const char *dir)
 
 static int holds(const char *path, const char *text)
 {
-    char *s = lcm_read_file(path, NULL, NULL);
+    char *s = sys_read_file(path, NULL, NULL);
     int same = s && !strcmp(s, text);
     free(s);
     return same;
@@ -58,7 +58,7 @@ static int holds(const char *path, const char *text)
 static void put(const char *path, const char *text)
 {
     lcm_err err = {0};
-    CHECK_OK(lcm_write_file_atomic(path, text, strlen(text), &err));
+    CHECK_OK(sys_write_file_atomic(path, text, strlen(text), &err));
 }
 
 /* A child writes a temporary, then gets `sig`; returns its wait status. */
@@ -69,9 +69,9 @@ static int signalled_child(const char *path, int sig, int ignore)
         if (ignore) signal(sig, SIG_IGN);
         char *tmp;
         int fd;
-        if (lcm_temp_open(path, &tmp, &fd, NULL) || write(fd, "partial", 7) != 7) _exit(3);
+        if (sys_temp_open(path, &tmp, &fd, NULL) || write(fd, "partial", 7) != 7) _exit(3);
         raise(sig);
-        lcm_temp_discard(tmp); /* only reached when the signal is ignored */
+        sys_temp_discard(tmp); /* only reached when the signal is ignored */
         _exit(0);
     }
     int status = -1;
@@ -83,17 +83,17 @@ static int signalled_child(const char *path, int sig, int ignore)
 static int csv_output(const char *path, const char *text, int failed, lcm_err *err)
 {
     char *tmp;
-    FILE *f = lcm_output_open_csv(path, &tmp, err);
+    FILE *f = io_output_open_csv(path, &tmp, err);
     if (!f) return err->code;
     fputs(text, f);
-    return lcm_output_commit_csv(f, tmp, path, failed, err);
+    return io_output_commit_csv(f, tmp, path, failed, err);
 }
 
 /* dirname and stem as the shell's dirname and basename see them: a
  * trailing slash names the folder itself (lcm run gen/ is lcm run gen). */
 static void check_path(const char *path, const char *dir, const char *stem)
 {
-    char *d = lcm_path_dirname(path), *s = lcm_path_stem(path);
+    char *d = base_path_dirname(path), *s = base_path_stem(path);
     CHECK_MSG(!strcmp(d, dir) && !strcmp(s, stem), "'%s': dirname '%s' stem '%s', expected '%s' '%s'", path, d, s,
               dir, stem);
     free(d), free(s);
@@ -125,7 +125,7 @@ static char scratch[4096];
 static void *run_compiler(void *arg)
 {
     char *argv[] = {"/bin/sh", "-c", (char *)arg, NULL}, *out = NULL;
-    int st = lcm_run_capture(argv, scratch, &out);
+    int st = be_run_capture(argv, scratch, &out);
     fprintf(stderr, "the compiler's status came back: %d\n", st); /* never, when the signal works */
     free(out);
     _exit(3);
@@ -133,16 +133,16 @@ static void *run_compiler(void *arg)
 
 static void test_threaded_host(const char *dir)
 {
-    char *pidfile = lcm_path_join(dir, "cc1.pid");
+    char *pidfile = base_path_join(dir, "cc1.pid");
     unlink(pidfile);
-    char *script = lcm_xasprintf("sh -c 'trap \"sleep 0.3; echo left > \\\"$TMPDIR/ccLeft.s\\\"; exit 1\" TERM; "
+    char *script = base_xasprintf("sh -c 'trap \"sleep 0.3; echo left > \\\"$TMPDIR/ccLeft.s\\\"; exit 1\" TERM; "
                                  "echo $$ > %s; while :; do sleep 0.05; done'; echo finished",
                                  pidfile);
     snprintf(scratch, sizeof scratch, "%s/lcm-cc-XXXXXX", dir);
     CHECK(mkdtemp(scratch) != NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        lcm_temp_register_scratch(scratch);
+        sys_temp_register_scratch(scratch);
         pthread_t t;
         pthread_create(&t, NULL, run_compiler, script);
         pthread_join(t, NULL);
@@ -154,7 +154,7 @@ static void test_threaded_host(const char *dir)
     const struct timespec tick = {0, 10 * 1000 * 1000};
     int cc1 = 0;
     for (int i = 0; i < 1000 && cc1 <= 0; ++i) {
-        char *text = lcm_read_file(pidfile, NULL, NULL);
+        char *text = sys_read_file(pidfile, NULL, NULL);
         if (text && strchr(text, '\n')) cc1 = atoi(text);
         free(text);
         if (cc1 <= 0) nanosleep(&tick, NULL);
@@ -164,12 +164,12 @@ static void test_threaded_host(const char *dir)
     int status = 0;
     waitpid(pid, &status, 0);
     CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "the host ends by SIGTERM (status %d)", status);
-    char *stat = cc1 > 0 ? lcm_xasprintf("/proc/%d/stat", cc1) : NULL;
-    char *cc1_stat = stat ? lcm_read_file(stat, NULL, NULL) : NULL;
+    char *stat = cc1 > 0 ? base_xasprintf("/proc/%d/stat", cc1) : NULL;
+    char *cc1_stat = stat ? sys_read_file(stat, NULL, NULL) : NULL;
     const char *paren = cc1_stat ? strrchr(cc1_stat, ')') : NULL;
     int cc1_alive = paren && paren[2] != 'Z';
     CHECK_MSG(!cc1_alive, "the compiler's cc1 ended before the host did");
-    CHECK_MSG(!lcm_file_exists(scratch), "the compile folder %s is gone", scratch);
+    CHECK_MSG(!sys_file_exists(scratch), "the compile folder %s is gone", scratch);
     if (cc1_alive) kill(cc1, SIGKILL); /* only then: a pid that ended may be someone else's by now */
     free(cc1_stat), free(stat), free(script), free(pidfile);
 }
@@ -188,9 +188,9 @@ static void plant_file(const char *path)
  * folder or link under such a name, a name that is not lcm's. */
 static void test_stale(const char *dir)
 {
-    char *a = lcm_xasprintf("%s/stale.csv", dir), *other = lcm_xasprintf("%s/other.csv", dir);
+    char *a = base_xasprintf("%s/stale.csv", dir), *other = base_xasprintf("%s/other.csv", dir);
     char *dead = test_dead_temp_name(a), *dead_folder = test_dead_temp_name(a), *dead_link = test_dead_temp_name(a);
-    char *dead_other = test_dead_temp_name(other), *live = lcm_temp_name(a);
+    char *dead_other = test_dead_temp_name(other), *live = sys_temp_name(a);
     CHECK(dead && dead_folder && dead_link && dead_other);
     if (!dead || !dead_folder || !dead_link || !dead_other) return;
     const char *tag = live + strlen(a) + 5;
@@ -198,23 +198,23 @@ static void test_stale(const char *dir)
     long pid = 0;
     long long start = 0;
     CHECK(sscanf(tag, "%16[0-9a-f].%ld.%lld.%15s", host, &pid, &start, rnd) == 4);
-    char *reused = lcm_xasprintf("%s.tmp.%s.%ld.%lld.%s", a, host, pid, start + 1, rnd); /* our pid, earlier */
-    char *other_boot = lcm_xasprintf("%s.tmp.%c%s.%ld.%lld.%s", a, host[0] == 'f' ? 'e' : 'f', host + 1, pid,
+    char *reused = base_xasprintf("%s.tmp.%s.%ld.%lld.%s", a, host, pid, start + 1, rnd); /* our pid, earlier */
+    char *other_boot = base_xasprintf("%s.tmp.%c%s.%ld.%lld.%s", a, host[0] == 'f' ? 'e' : 'f', host + 1, pid,
                                      start + 1, rnd);
-    char *not_ours = lcm_xasprintf("%s.tmp.0123456789", a); /* an older lcm's name: its maker unknown */
+    char *not_ours = base_xasprintf("%s.tmp.0123456789", a); /* an older lcm's name: its maker unknown */
     plant_file(dead), plant_file(dead_other), plant_file(live), plant_file(reused), plant_file(other_boot);
     plant_file(not_ours);
     CHECK(mkdir(dead_folder, 0777) == 0 && symlink(live, dead_link) == 0);
     CHECK(temporaries_in(dir) == 8);
     put(a, "new");
-    CHECK(!lcm_file_exists(dead) && !lcm_file_exists(reused));
-    CHECK(lcm_file_exists(live) && lcm_file_exists(other_boot) && lcm_file_exists(not_ours) &&
-          lcm_file_exists(dead_other) && lcm_is_directory(dead_folder));
+    CHECK(!sys_file_exists(dead) && !sys_file_exists(reused));
+    CHECK(sys_file_exists(live) && sys_file_exists(other_boot) && sys_file_exists(not_ours) &&
+          sys_file_exists(dead_other) && sys_is_directory(dead_folder));
     struct stat st;
     CHECK(lstat(dead_link, &st) == 0 && S_ISLNK(st.st_mode));
     CHECK(temporaries_in(dir) == 6 && holds(a, "new"));
     put(other, "new"); /* its own name's */
-    CHECK(!lcm_file_exists(dead_other) && temporaries_in(dir) == 5);
+    CHECK(!sys_file_exists(dead_other) && temporaries_in(dir) == 5);
     unlink(live), unlink(other_boot), unlink(not_ours), unlink(dead_link), rmdir(dead_folder), unlink(a), unlink(other);
     CHECK(temporaries_in(dir) == 0);
     free(a), free(other), free(dead), free(dead_folder), free(dead_link), free(dead_other), free(live);
@@ -225,7 +225,7 @@ int main(void)
 {
     test_paths();
     char *dir = test_tmpdir("tempfile");
-    char *a = lcm_path_join(dir, "a.csv"), *b = lcm_path_join(dir, "b.csv"), *sub = lcm_path_join(dir, "sub");
+    char *a = base_path_join(dir, "a.csv"), *b = base_path_join(dir, "b.csv"), *sub = base_path_join(dir, "sub");
     lcm_err err = {0};
     char *tmp, *tmp2;
     int fd;
@@ -237,7 +237,7 @@ int main(void)
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     status = signalled_child(a, SIGINT, 0);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
-    CHECK(temporaries_in(dir) == 0 && !lcm_file_exists(a));
+    CHECK(temporaries_in(dir) == 0 && !sys_file_exists(a));
     status = signalled_child(a, SIGHUP, 1);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(temporaries_in(dir) == 0);
@@ -245,8 +245,8 @@ int main(void)
 
     /* the name: the target's, ".tmp.", the boot and pid namespace (16 hex
      * digits), the process's id and start time, ten random characters */
-    CHECK_OK(lcm_temp_open(a, &tmp, &fd, &err));
-    CHECK_OK(lcm_temp_open(a, &tmp2, &fd, &err));
+    CHECK_OK(sys_temp_open(a, &tmp, &fd, &err));
+    CHECK_OK(sys_temp_open(a, &tmp2, &fd, &err));
     size_t n = strlen(a);
     char host[17], rnd[16];
     long pid = 0;
@@ -254,57 +254,57 @@ int main(void)
     CHECK(!strncmp(tmp, a, n) && !strncmp(tmp + n, ".tmp.", 5) && strcmp(tmp, tmp2) &&
           sscanf(tmp + n + 5, "%16[0-9a-f].%ld.%lld.%15s", host, &pid, &start, rnd) == 4 && strlen(host) == 16 &&
           pid == (long)getpid() && start > 0 && strlen(rnd) == 10);
-    lcm_temp_discard(tmp), lcm_temp_discard(tmp2);
+    sys_temp_discard(tmp), sys_temp_discard(tmp2);
     CHECK(temporaries_in(dir) == 0);
     test_stale(dir);
 
     /* a taken name: another is tried, up to a point */
     taken = 3;
-    CHECK_OK(lcm_temp_create(a, busy_then_create, &fd, &tmp, &err));
-    close(fd), lcm_temp_discard(tmp);
+    CHECK_OK(sys_temp_create(a, busy_then_create, &fd, &tmp, &err));
+    close(fd), sys_temp_discard(tmp);
     taken = 1000;
-    CHECK(lcm_temp_create(a, busy_then_create, &fd, &tmp, &err) == LCM_E_IO && strstr(err.msg, "File exists") && !tmp);
+    CHECK(sys_temp_create(a, busy_then_create, &fd, &tmp, &err) == LCM_E_IO && strstr(err.msg, "File exists") && !tmp);
 
     /* commit: every temporary renamed ... */
     put(a, "old a"), put(b, "old b");
     char *tmps[2];
     const char *paths[2] = {a, b};
-    CHECK_OK(lcm_temp_open(a, &tmps[0], &fd, &err));
+    CHECK_OK(sys_temp_open(a, &tmps[0], &fd, &err));
     CHECK(write(fd, "new a", 5) == 5);
     close(fd);
-    CHECK_OK(lcm_temp_open(b, &tmps[1], &fd, &err));
+    CHECK_OK(sys_temp_open(b, &tmps[1], &fd, &err));
     CHECK(write(fd, "new b", 5) == 5);
     close(fd);
-    CHECK_OK(lcm_temp_commit(tmps, paths, 2, &err));
+    CHECK_OK(sys_temp_commit(tmps, paths, 2, &err));
     CHECK(holds(a, "new a") && holds(b, "new b") && temporaries_in(dir) == 0);
     /* ... or none, when one target cannot take it (a folder came in the way) */
     CHECK(mkdir(sub, 0777) == 0);
     paths[1] = sub;
-    CHECK_OK(lcm_temp_open(a, &tmps[0], &fd, &err));
+    CHECK_OK(sys_temp_open(a, &tmps[0], &fd, &err));
     close(fd);
-    CHECK_OK(lcm_temp_open(sub, &tmps[1], &fd, &err));
+    CHECK_OK(sys_temp_open(sub, &tmps[1], &fd, &err));
     close(fd);
-    CHECK(lcm_temp_commit(tmps, paths, 2, &err) == LCM_E_IO && strstr(err.msg, "sub"));
-    CHECK(holds(a, "new a") && lcm_is_directory(sub) && temporaries_in(dir) == 0);
+    CHECK(sys_temp_commit(tmps, paths, 2, &err) == LCM_E_IO && strstr(err.msg, "sub"));
+    CHECK(holds(a, "new a") && sys_is_directory(sub) && temporaries_in(dir) == 0);
 
     /* a batch of outputs: held back until its end, then all or none */
-    lcm_outputs_begin();
+    io_outputs_begin();
     CHECK_OK(csv_output(a, "batch a", 0, &err));
     CHECK(holds(a, "new a") && temporaries_in(dir) == 1);
     CHECK(csv_output(b, "batch b", 1, &err) == LCM_E_IO && strstr(err.msg, "b.csv"));
-    CHECK(lcm_outputs_end(err.code, &err) == LCM_E_IO);
+    CHECK(io_outputs_end(err.code, &err) == LCM_E_IO);
     CHECK(holds(a, "new a") && holds(b, "new b") && temporaries_in(dir) == 0);
-    lcm_outputs_begin();
+    io_outputs_begin();
     CHECK_OK(csv_output(a, "batch a", 0, &err));
     CHECK_OK(csv_output(b, "batch b", 0, &err));
     CHECK(holds(a, "new a"));
-    CHECK_OK(lcm_outputs_end(0, &err));
+    CHECK_OK(io_outputs_end(0, &err));
     CHECK(holds(a, "batch a") && holds(b, "batch b") && temporaries_in(dir) == 0);
     /* without a batch an output is in place at once */
     CHECK_OK(csv_output(a, "alone", 0, &err));
     CHECK(holds(a, "alone") && temporaries_in(dir) == 0);
     /* HDF5 cannot go to standard output */
-    CHECK(lcm_output_create_h5("-", &tmp, &err) < 0 && err.code == LCM_E_USAGE);
+    CHECK(io_output_create_h5("-", &tmp, &err) < 0 && err.code == LCM_E_USAGE);
 
     unlink(a), unlink(b), rmdir(sub);
     free(a), free(b), free(sub), free(dir);

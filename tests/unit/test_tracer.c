@@ -31,12 +31,12 @@ static int param_slot(const ir_model *m, const char *func, const char *name)
 static lcm_model *gen(const char *alive_and_fixed)
 {
     lcm_sb b;
-    lcm_sb_init(&b);
-    lcm_sb_printf(&b, "%s%s%s", HEADER, alive_and_fixed, FOOTER);
+    base_sb_init(&b);
+    base_sb_printf(&b, "%s%s%s", HEADER, alive_and_fixed, FOOTER);
     lcm_model *m = NULL;
     lcm_err err = {0};
     CHECK_OK(test_generate_text(b.s, &m, &err));
-    lcm_sb_free(&b);
+    base_sb_free(&b);
     return m;
 }
 
@@ -59,7 +59,7 @@ int main(void)
         "  transition = function(age) return lcm.where(age:ge(1), R.dead, R.alive) end,\n"
         "}\n");
     if (!m) CHECK_DONE();
-    const ir_model *ir = lcm_model_ir(m);
+    const ir_model *ir = core_model_ir(m);
     const ir_regime *alive = &ir->regimes[0];
     /* wealth * 2 appears once although two functions compute it (the other
      * product is discount_factor * E_next_V of the default H) */
@@ -102,7 +102,7 @@ int main(void)
             "  transition = function(age) return lcm.where(age:ge(1), R.dead, R.alive) end,\n"
             "}\n");
     if (m) {
-        ir = lcm_model_ir(m);
+        ir = core_model_ir(m);
         CHECK(count_op(&ir->regimes[0], OP_POW) == 0);
         CHECK(count_op(&ir->regimes[0], OP_DIV) == 1);
         src = lcm_model_source(m);
@@ -127,7 +127,7 @@ int main(void)
             "  transition = function(age) return lcm.where(age:ge(1), R.dead, R.alive) end,\n"
             "}\n");
     if (m) {
-        CHECK(count_op(&lcm_model_ir(m)->regimes[0], OP_DIV) == 3);
+        CHECK(count_op(&core_model_ir(m)->regimes[0], OP_DIV) == 3);
         lcm_model_free(m);
     }
 
@@ -139,7 +139,7 @@ int main(void)
             "  transition = function() return R.dead end,\n"
             "}\n");
     if (m) {
-        ir = lcm_model_ir(m);
+        ir = core_model_ir(m);
         CHECK(ir->regimes[0].rprob[0] < 0 && ir->regimes[0].rprob[1] >= 0 && ir->regimes[0].ntargets == 1);
         CHECK(param_slot(ir, "utility", "x") >= 0);
         lcm_model_free(m);
@@ -155,7 +155,7 @@ int main(void)
             "  transition = function(age) return lcm.where(age:ge(1), R.dead, R.alive) end,\n"
             "}\n");
     if (m) {
-        CHECK(param_slot(lcm_model_ir(m), "next_w__alive", "r") >= 0);
+        CHECK(param_slot(core_model_ir(m), "next_w__alive", "r") >= 0);
         lcm_model_free(m);
     }
 
@@ -172,7 +172,7 @@ int main(void)
             "  transition = lcm.markov(function(period, move) return move[period] end),\n"
             "}\n");
     if (m) {
-        ir = lcm_model_ir(m);
+        ir = core_model_ir(m);
         int move = param_slot(ir, "next_regime", "move"), shift = param_slot(ir, "next_h", "shift");
         CHECK(move >= 0 && ir->params[move].fixed && !strcmp(ir->params[move].dimnames[1], "next_regime"));
         CHECK(move >= 0 && ir->params[move].values[0] == 0.25 && ir->params[move].values[1] == 0.75 &&

@@ -1,7 +1,7 @@
 /* Small helpers of ir/base/text.c: sizes as the environment's limits are written
- * (lcm_parse_size), and folders made all or nothing (lcm_make_dirs: a
- * failure leaves none of those the call made; lcm_make_dirs_listed and
- * lcm_unmake_dirs, which remove them again when what was to go in them
+ * (base_parse_size), and folders made all or nothing (sys_make_dirs: a
+ * failure leaves none of those the call made; sys_make_dirs_listed and
+ * sys_unmake_dirs, which remove them again when what was to go in them
  * fails later). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -22,14 +22,14 @@ static void test_parse_size(void)
     };
     for (size_t i = 0; i < sizeof good / sizeof *good; ++i) {
         double b = -1;
-        int rc = lcm_parse_size(good[i].text, &b);
+        int rc = base_parse_size(good[i].text, &b);
         CHECK_MSG(rc == 0 && b == good[i].bytes, "'%s' gave %d, %g", good[i].text, rc, b);
     }
     const char *bad[] = {"", "abc", "-1G", "12X", "1GG", "64 G", "G", "inf", "nan", "1e400", "1e305P", "2G ",
                          " 1e6", "\t64G", "+64G", "0x10G", "0x1p40"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         double b = -1;
-        CHECK_MSG(lcm_parse_size(bad[i], &b) == -1 && b == -1, "'%s' accepted as %g", bad[i], b);
+        CHECK_MSG(base_parse_size(bad[i], &b) == -1 && b == -1, "'%s' accepted as %g", bad[i], b);
     }
 }
 
@@ -45,7 +45,7 @@ static int entries(const char *dir)
 
 static char *long_name(void)
 {
-    char *s = lcm_xcalloc(301, 1);
+    char *s = base_xcalloc(301, 1);
     memset(s, 'x', 300); /* over NAME_MAX: ENAMETOOLONG after the folders above it are made */
     return s;
 }
@@ -55,29 +55,29 @@ static void test_make_dirs(const char *base)
     lcm_err err = {0};
     char *x = long_name();
     /* a name too long below two new folders */
-    char *path = lcm_xasprintf("%s/a/b/%s/c", base, x);
-    CHECK(lcm_make_dirs(path, &err) == LCM_E_IO && strstr(err.msg, "cannot create directory"));
+    char *path = base_xasprintf("%s/a/b/%s/c", base, x);
+    CHECK(sys_make_dirs(path, &err) == LCM_E_IO && strstr(err.msg, "cannot create directory"));
     CHECK_MSG(entries(base) == 0, "%d entries left in %s", entries(base), base);
     free(path);
     /* a file in the way, reached through folders this call made */
-    char *file = lcm_xasprintf("%s/f", base);
-    CHECK_OK(lcm_write_file_atomic(file, "x", 1, &err));
-    path = lcm_xasprintf("%s/n1/n2/../../f/z", base);
+    char *file = base_xasprintf("%s/f", base);
+    CHECK_OK(sys_write_file_atomic(file, "x", 1, &err));
+    path = base_xasprintf("%s/n1/n2/../../f/z", base);
     err = (lcm_err){0};
-    CHECK(lcm_make_dirs(path, &err) == LCM_E_IO && strstr(err.msg, "Not a directory"));
+    CHECK(sys_make_dirs(path, &err) == LCM_E_IO && strstr(err.msg, "Not a directory"));
     CHECK_MSG(entries(base) == 1, "%d entries left in %s", entries(base), base);
     free(path);
     /* the last one a file */
     err = (lcm_err){0};
-    CHECK(lcm_make_dirs(file, &err) == LCM_E_IO && strstr(err.msg, "exists and is not a directory"));
+    CHECK(sys_make_dirs(file, &err) == LCM_E_IO && strstr(err.msg, "exists and is not a directory"));
     unlink(file);
     free(file);
     /* success, a trailing slash too; made again, it is there */
-    path = lcm_xasprintf("%s/s1/s2/", base);
-    CHECK_OK(lcm_make_dirs(path, &err));
-    CHECK_OK(lcm_make_dirs(path, &err));
-    CHECK(lcm_is_directory(path));
-    char *s1 = lcm_xasprintf("%s/s1", base), *s2 = lcm_xasprintf("%s/s1/s2", base);
+    path = base_xasprintf("%s/s1/s2/", base);
+    CHECK_OK(sys_make_dirs(path, &err));
+    CHECK_OK(sys_make_dirs(path, &err));
+    CHECK(sys_is_directory(path));
+    char *s1 = base_xasprintf("%s/s1", base), *s2 = base_xasprintf("%s/s1/s2", base);
     rmdir(s2), rmdir(s1);
     free(s1), free(s2), free(path);
     CHECK(entries(base) == 0);
@@ -88,31 +88,31 @@ static void test_made_dirs(const char *base)
 {
     lcm_err err = {0};
     lcm_made_dirs made = {0};
-    char *l2 = lcm_xasprintf("%s/l1/l2", base), *l3 = lcm_xasprintf("%s/l1/l2/l3", base);
-    CHECK_OK(lcm_make_dirs_listed(l2, &made, &err));
+    char *l2 = base_xasprintf("%s/l1/l2", base), *l3 = base_xasprintf("%s/l1/l2/l3", base);
+    CHECK_OK(sys_make_dirs_listed(l2, &made, &err));
     CHECK(made.n == 2 && !strcmp(made.paths[1], l2)); /* outermost first */
-    CHECK_OK(lcm_make_dirs_listed(l3, &made, &err));
+    CHECK_OK(sys_make_dirs_listed(l3, &made, &err));
     CHECK(made.n == 3 && !strcmp(made.paths[2], l3));
     /* a failing call removes what it made, and leaves the earlier ones listed */
-    char *x = long_name(), *bad = lcm_xasprintf("%s/l1/m/%s", base, x);
-    CHECK(lcm_make_dirs_listed(bad, &made, &err) == LCM_E_IO);
-    char *m = lcm_xasprintf("%s/l1/m", base);
-    CHECK(made.n == 3 && !lcm_file_exists(m) && lcm_is_directory(l3));
-    lcm_unmake_dirs(&made);
+    char *x = long_name(), *bad = base_xasprintf("%s/l1/m/%s", base, x);
+    CHECK(sys_make_dirs_listed(bad, &made, &err) == LCM_E_IO);
+    char *m = base_xasprintf("%s/l1/m", base);
+    CHECK(made.n == 3 && !sys_file_exists(m) && sys_is_directory(l3));
+    sys_unmake_dirs(&made);
     CHECK(made.n == 0 && !made.paths && entries(base) == 0);
     /* a folder something else put a file in stays, and those above it */
-    CHECK_OK(lcm_make_dirs_listed(l2, &made, &err));
-    char *file = lcm_xasprintf("%s/file", l2);
-    CHECK_OK(lcm_write_file_atomic(file, "x", 1, &err));
-    lcm_unmake_dirs(&made);
-    CHECK(lcm_file_exists(file));
+    CHECK_OK(sys_make_dirs_listed(l2, &made, &err));
+    char *file = base_xasprintf("%s/file", l2);
+    CHECK_OK(sys_write_file_atomic(file, "x", 1, &err));
+    sys_unmake_dirs(&made);
+    CHECK(sys_file_exists(file));
     unlink(file);
     /* kept: the list freed, the folders there */
-    CHECK_OK(lcm_make_dirs_listed(l3, &made, &err));
+    CHECK_OK(sys_make_dirs_listed(l3, &made, &err));
     CHECK(made.n == 1);
-    lcm_made_dirs_free(&made);
-    CHECK(made.n == 0 && lcm_is_directory(l3));
-    char *l1 = lcm_xasprintf("%s/l1", base);
+    sys_made_dirs_free(&made);
+    CHECK(made.n == 0 && sys_is_directory(l3));
+    char *l1 = base_xasprintf("%s/l1", base);
     rmdir(l3), rmdir(l2), rmdir(l1);
     CHECK(entries(base) == 0);
     free(l1), free(l2), free(l3), free(x), free(bad), free(m), free(file);
