@@ -142,6 +142,7 @@ static int get_bool(rd *r, int t, const char *key, int *out)
 /* Pushes t[key], which must be a list (a table) of at most max entries; *n its length. */
 static int get_list(rd *r, int t, const char *key, int max, int *n)
 {
+    *n = 0; /* on every path: callers' counts are never left unset */
     if (field(r, t, key) != LUA_TTABLE) {
         lua_pop(r->L, 1);
         return bad(r, "%s must be a table", key);
