@@ -547,7 +547,7 @@ static int read_dag(rd *r, int t, ir_model *m, ir_regime *g)
     list = lua_gettop(r->L);
     for (int i = 0; i < n && !rc; ++i) {
         if ((rc = get_entry(r, "rprob", i + 1))) break;
-        int id, node;
+        int id = -1, node = -1;
         if (!(rc = named_ref(r, lua_gettop(r->L), "regime", find_regime, m, &id, &node))) g->rprob[id] = node;
         lua_settop(r->L, list);
     }
