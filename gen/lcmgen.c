@@ -13,7 +13,7 @@
 #include "message.h"
 #include "plan.h"
 #include "sha256.h"
-#include "tempfile.h"
+#include "tempname.h"
 
 int lcmgen_parse_define(const char *arg, ir_option *out, lcm_err *err)
 {

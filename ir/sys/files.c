@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "mem.h"
 #include "tempfile.h"
+#include "tempname.h"
 
 void sys_hold_standard_fds(void)
 {

@@ -81,9 +81,4 @@ void sys_temp_wait_if_dying(void);
 void sys_temp_hold_signals(sigset_t *saved);
 void sys_temp_release_signals(const sigset_t *saved);
 
-/* Outputs are written to a temporary file and renamed onto their name, so
- * the name must be free or a regular file: renaming onto a device, a
- * directory or a symbolic link would replace it.  Checks that. */
-int sys_check_output_path(const char *path, lcm_err *err);
-
 #endif

@@ -145,3 +145,13 @@ int sys_temp_sweep(int dirfd, const char *base)
     closedir(d);
     return removed;
 }
+
+int sys_check_output_path(const char *path, lcm_err *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
+    return base_fail(err, LCM_E_IO, "'%s' exists and is not a regular file (%s); outputs are written to a "
+                    "temporary file and renamed onto their name, so give the path of a regular file",
+                    path, S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                              : "a device, pipe or socket");
+}

@@ -23,6 +23,8 @@
 #ifndef LCM_TEMPNAME_H
 #define LCM_TEMPNAME_H
 
+#include "fail.h"
+
 /* A new name for a temporary of `path` (a path or a bare file name),
  * malloc'd. */
 char *sys_temp_name(const char *path);
@@ -32,5 +34,10 @@ int sys_temp_stale(int dirfd, const char *name, const char *base);
 /* Removes the stale temporaries of `base` (NULL: of any file) from the
  * folder open as dirfd; the number removed. */
 int sys_temp_sweep(int dirfd, const char *base);
+
+/* Outputs are written to a temporary file and renamed onto their name, so
+ * the name must be free or a regular file: renaming onto a device, a
+ * directory or a symbolic link would replace it.  Checks that. */
+int sys_check_output_path(const char *path, lcm_err *err);
 
 #endif

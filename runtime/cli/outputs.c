@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "files.h"
 #include "log.h"
-#include "tempfile.h"
+#include "tempname.h"
 
 /* What a path names: an existing file by device and inode, a file still to
  * be created by the resolved path of its folder plus its name. */

@@ -10,6 +10,7 @@
 
 #include "files.h"
 #include "tempfile.h"
+#include "tempname.h"
 
 static herr_t h5_note_failure(hid_t stack, void *unused);
 

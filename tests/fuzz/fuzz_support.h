@@ -7,8 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "initial.h"
 #include "lcm_internal.h"
 #include "lcmgen.h"
+#include "log.h"
+#include "params.h"
 
 /* Once per process: logging off, and low Lua limits unless the environment
  * sets them (an endless loop in an input then costs a fraction of a second,
