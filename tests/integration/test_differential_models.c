@@ -89,6 +89,9 @@ static const struct {
      "models/mahler_yum_2024.params.lua", NULL},
     {"models/mahler_yum_2024.lua", "variant=paper wealth_points=4 effort_points=3 shock_points=2 cost_points=2",
      "models/mahler_yum_2024_paper.params.lua", NULL},
+    /* Druedahl (2021) at small grids (the paper's take hours) */
+    {"models/durables.lua", "n_periods=3 a_points=8 p_points=5 n_points=6 psi_points=3 xi_points=3 c_points=9",
+     "models/durables.params.lua", NULL},
     /* the endogenous grid method */
     {"tests/models/egm_cake.lua", "wealth_points=50", "tests/models/egm_cake.params.lua", NULL},
     {"models/iskhakov_2017.lua", "solver=egm wealth_points=60 savings_points=80", "models/iskhakov_2017.params.lua",

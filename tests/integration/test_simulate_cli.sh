@@ -9,9 +9,11 @@ work=$(mktemp -d "$BIN/sim-cli-XXXXXX")
 cd "$work"
 
 # (but the production-size mahler_yum_2024, minutes on two cores:
-# test_mahler_yum.sh runs it at reduced sizes, bench/mahler_yum.sh in full)
+# test_mahler_yum.sh runs it at reduced sizes, bench/mahler_yum.sh in full;
+# and durables at the paper's grids, hours: test_durables.sh runs it
+# at small sizes)
 for model in "$SRC"/models/*.lua; do
-  case $model in *.params.lua|*.initial.lua|*/mahler_yum_2024.lua) continue ;; esac
+  case $model in *.params.lua|*.initial.lua|*/mahler_yum_2024.lua|*/durables.lua) continue ;; esac
   name=$(basename "$model" .lua)
   "$LCM" run "$model" --out-dir "$work/results" > "$work/$name.out" 2> "$work/$name.err"
   rc=$?
