@@ -37,9 +37,12 @@ BATCH = 333  # subjects per batch: several batches, the last one partial
 
 # Options per model.  mahler_yum_2024 at the paper's size (1.6 million states,
 # 6,000 actions) takes minutes; it runs at the reduced sizes the integration
-# test uses (tests/integration/test_mahler_yum.sh), a few seconds.
+# test uses (tests/integration/test_mahler_yum.sh), a few seconds; durables
+# (hours at the paper's grids) at tests/integration/test_durables.sh's.
 OPTIONS = {
     "mahler_yum_2024": {"wealth_points": 6, "effort_points": 3, "shock_points": 3, "cost_points": 2},
+    "durables": {"n_periods": 3, "a_points": 8, "p_points": 5, "n_points": 6, "psi_points": 3, "xi_points": 3,
+                 "c_points": 9, "d_points": 7},
 }
 
 # Cases beyond X.lua + X.params.lua: bundled params files of a model's
@@ -348,7 +351,7 @@ def test_xarray_holds_V(case):
 # Bundled models whose panels draw nothing (no shocks, no stochastic regimes;
 # iskhakov_2017 without taste shocks), and those that draw.
 DETERMINISTIC = {"tiny", "iskhakov_2017"}
-STOCHASTIC = {"mahler_yum_2024", "mortality", "precautionary_savings", "precautionary_savings_health", "saving_choice", "fvv_2018",
+STOCHASTIC = {"mahler_yum_2024", "durables", "mortality", "precautionary_savings", "precautionary_savings_health", "saving_choice", "fvv_2018",
               "iskhakov_2017_taste_shocks"}
 
 
