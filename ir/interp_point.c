@@ -138,9 +138,7 @@ static double weight(const target_ctx *c, int s, int j)
  * per level) and the Epstein-Zin lottery take, which is the order of the
  * generated kernels' continuation loop, so a model with two random states
  * gets the same bits from both. */
-typedef void (*node_fn)(void *ctx, double w, double v);
-
-static void visit_from(target_ctx *c, int s, double w, node_fn node, void *ctx)
+static void visit_from(target_ctx *c, int s, double w, ir_node_fn node, void *ctx)
 {
     if (s == c->tr->nstates) {
         node(ctx, w, interp_from(c, 0, 0));
@@ -230,6 +228,13 @@ double ir_point_target(const lcm_point *p, int g, int *codes_ok)
     double E = 0;
     visit_from(&c, 0, 1.0, expect_node, &E);
     return E;
+}
+
+void ir_point_target_visit(const lcm_point *p, int g, ir_node_fn node, void *ctx, int *codes_ok)
+{
+    target_ctx c;
+    target_setup(p, g, &c, codes_ok);
+    visit_from(&c, 0, 1.0, node, ctx);
 }
 
 double ir_point_target_min(const lcm_point *p, int g)

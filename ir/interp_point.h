@@ -46,6 +46,12 @@ void ir_point_eval_values(lcm_point *p);
 /* Expected V of target regime g at the current pair (vals evaluated);
  * *codes_ok is cleared when a deterministic discrete next state is not a code. */
 double ir_point_target(const lcm_point *p, int g, int *codes_ok);
+/* Visits every next point of target regime g of positive probability w at
+ * the current pair (vals evaluated), the value v there interpolated from
+ * p->vnext: node(ctx, w, v), in the order of the kernels' continuation
+ * loop (ir_point_target sums w * v).  *codes_ok as for ir_point_target. */
+typedef void (*ir_node_fn)(void *ctx, double w, double v);
+void ir_point_target_visit(const lcm_point *p, int g, ir_node_fn node, void *ctx, int *codes_ok);
 /* The smallest V of target regime g read at the pair (a node of positive weight). */
 double ir_point_target_min(const lcm_point *p, int g);
 const ir_target *ir_find_target(const ir_regime *r, int g);

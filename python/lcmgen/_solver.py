@@ -69,6 +69,31 @@ class Solver:
             return out
         return Panel(core, self.model)
 
+    def euler_errors(self, solution, panel=None, *, cutoff=0.02):
+        """The Euler errors of a solution in its regimes with a consumption-saving
+        margin (docs/solvers.md, "Euler errors"): log10 |c - c~| / c at the
+        points whose savings exceed the borrowing limit by more than `cutoff`,
+        on the solution's grid, and along `panel` (a Panel simulated with it,
+        which gets the column euler_error) when given.  A DataFrame indexed by
+        (where, regime): where "grid" or "panel", regime "all" or a regime's
+        name; columns points, constrained, mean, p5, p50, p95."""
+        import pandas as pd
+
+        if not isinstance(solution, Solution):
+            raise UsageError(f"euler_errors: solution is a {type(solution).__name__}, not an lcmgen Solution")
+        if panel is not None and not isinstance(panel, Panel):
+            raise UsageError(f"euler_errors: panel is a {type(panel).__name__}, not an lcmgen Panel")
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float, np.integer, np.floating)):
+            raise UsageError(f"euler_errors: cutoff must be a number of 0 or more, not {cutoff!r}")
+        got = self._core.euler(solution._core, None if panel is None else panel._core, float(cutoff))
+        rows, index = [], []
+        for where in ("grid", "panel"):
+            for name, *stats in got.get(where, []):
+                index.append((where, name or "all"))
+                rows.append(stats)
+        return pd.DataFrame(rows, columns=["points", "constrained", "mean", "p5", "p50", "p95"],
+                            index=pd.MultiIndex.from_tuples(index, names=["where", "regime"]))
+
     def close(self):
         """Frees the compiled kernels now (also done when the solver is collected)."""
         self._core.close()

@@ -531,6 +531,47 @@ nb::object simulate(nb::object self, nb::object solution, nb::object initial, un
     return nb::cast(p, nb::rv_policy::take_ownership);
 }
 
+// Euler errors on the solution's grid, and along `panel` (which gets the
+// column euler_error) unless it is None: {"grid": [...], "panel": [...]}, each
+// a list of (regime name or "" for all, points, constrained, mean, p5, p50, p95).
+nb::dict euler(nb::object self, nb::object solution, nb::object panel, double cutoff)
+{
+    Solver &sv = nb::cast<Solver &>(self);
+    Claim claim(sv);
+    Solution &sol = nb::cast<Solution &>(solution);
+    Panel *p = panel.is_none() ? nullptr : &nb::cast<Panel &>(panel);
+    if (p && p->views)
+        raise_usage("panel: " + std::to_string(p->views.load()) + " column array(s) of it are alive, and its "
+                    "columns are about to grow by euler_error; let them go (del) first");
+    const lcm_model *model = nb::cast<Model &>(sv.model).m;
+    int n = lcm_model_regimes(model);
+    std::vector<lcm_euler_stats> by_grid(n + 1), by_panel(n + 1);
+    lcm_euler_stats grid{}, pan{};
+    lcm_err err{};
+    int rc;
+    {
+        nb::gil_scoped_release unlocked;
+        rc = lcm_euler_grid(sv.s, sol.s, cutoff, &grid, by_grid.data(), &err);
+        if (!rc && p) rc = lcm_euler_panel(sv.s, sol.s, p->p, cutoff, &pan, by_panel.data(), &err);
+    }
+    if (rc) raise_solver_err(sv, err);
+    auto rows = [&](const lcm_euler_stats &all, const std::vector<lcm_euler_stats> &by) {
+        nb::list out;
+        auto row = [&](const char *name, const lcm_euler_stats &st) {
+            out.append(nb::make_tuple(std::string(name), (long long)st.points, (long long)st.constrained, st.mean,
+                                      st.p5, st.p50, st.p95));
+        };
+        row("", all);
+        for (int r = 0; r < n; ++r)
+            if (by[r].points || by[r].constrained) row(lcm_model_regime_name(model, r), by[r]);
+        return out;
+    };
+    nb::dict d;
+    d["grid"] = rows(grid, by_grid);
+    if (p) d["panel"] = rows(pan, by_panel);
+    return d;
+}
+
 } // namespace
 
 NB_MODULE(_core, m)
@@ -581,7 +622,8 @@ NB_MODULE(_core, m)
         })
         .def("solve_tree", &solve_tree)
         .def("solve_resolved", &solve_resolved)
-        .def("simulate", &simulate, "solution"_a, "initial"_a, "seed"_a, "targets"_a, "batch"_a, "out"_a.none());
+        .def("simulate", &simulate, "solution"_a, "initial"_a, "seed"_a, "targets"_a, "batch"_a, "out"_a.none())
+        .def("euler", &euler, "solution"_a, "panel"_a.none(), "cutoff"_a);
     m.def("solver_new", &solver_new, "model"_a, "backend"_a, "precision"_a, "threads"_a, "device"_a, "devices"_a,
           "cache_dir"_a, "cache_required"_a, "progress"_a.none(), "checks"_a = "raise");
 

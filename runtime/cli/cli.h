@@ -99,6 +99,21 @@ int cmd_compile(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 
 int cli_die(const char *cmd, const lcm_err *err);
+
+/* --euler [--euler-cutoff X] of lcm solve, simulate and run (euler_report.c). */
+#define CLI_EULER_CUTOFF 0.02 /* Druedahl (2021)'s: savings below it count as at the limit */
+typedef struct cli_euler {
+    int on, cutoff_given;
+    double cutoff;
+} cli_euler;
+/* Consumes --euler or --euler-cutoff X (*matched). */
+int cli_euler_option(cli_args *a, cli_euler *e, int *matched, lcm_err *err);
+/* A usage error for a cutoff without --euler, or --euler in an MPI job. */
+int cli_euler_check(const cli_euler *e, lcm_err *err);
+/* With --euler: the Euler errors on the grid (and along the panel, which
+ * gets the column euler_error, unless NULL) as a table on `to`. */
+int cli_euler_report(const cli_euler *e, const lcm_model *model, lcm_solver *sv, const lcm_solution *sol,
+                     lcm_panel *panel, FILE *to, lcm_err *err);
 /* The line the default log level (info) prints when a command succeeded:
  * what was done, then where each output went (NULL entries are skipped;
  * "-" is standard output).  It takes the progress line's place. */

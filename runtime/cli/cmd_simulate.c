@@ -25,7 +25,7 @@ static const char simulate_usage[] =
     "                    [--devices N]\n"
     "                    [--threads N] [--checks raise|warn|off] [--log-level off|warning|info|progress|debug]\n"
     "                    [--log-path DIR [--log-keep N]]\n"
-    "                    [--progress|--no-progress] [--out PANEL.h5] [--csv PANEL.csv]\n"
+    "                    [--progress|--no-progress] [--out PANEL.h5] [--csv PANEL.csv] [--euler [--euler-cutoff A]]\n"
     "\n"
     "Simulates the subjects of the initial conditions (one row each: regime, age and\n"
     "the states of the regime; shock processes may be left out and are drawn) forward\n"
@@ -36,6 +36,8 @@ static const char simulate_usage[] =
     "  --seed                the draws' key (default 0): same seed, same panel\n"
     "  --subject-batch-size  subjects simulated at once (0 = all): bounds memory, never changes the panel\n"
     "  --targets             extra columns: the model's functions at each row's state and action\n"
+    "  --euler               the Euler errors on the solution's grid and along the panel (a column\n"
+    "                        euler_error), printed as a table: as for lcm solve --euler\n"
     "  --out / --csv         the panel: subject_id,period,age,regime,value,<states>,<actions>,<targets>\n"
     "                        (--csv -: to standard output); written all or none, never over an input\n"
     "  --checks, --log-level, --log-path, --log-keep  as for lcm solve (the checks cover the simulation too)\n"
@@ -62,6 +64,7 @@ typedef struct sim_cli {
     const char **sets;
     int nsets;
     long long subjects; /* --subjects, 0 when not given */
+    cli_euler euler;
 } sim_cli;
 
 static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err)
@@ -92,6 +95,7 @@ static int parse_args(int argc, char **argv, sim_cli *c, int *help, lcm_err *err
             if (!(rc = r < 0 ? err->code : cli_count("--subject-batch-size", v, 0, LLONG_MAX, &n, err)))
                 c->sim.subject_batch_size = (lcm_index)n;
         }
+        else if ((rc = cli_euler_option(&a, &c->euler, &matched, err)) || matched) continue;
         else if ((rc = cli_solver_option(&a, &c->so, &matched, err)) || matched) continue;
         else if (arg[0] == '-')
             rc = base_fail(err, LCM_E_USAGE, "unknown option '%s' (see lcm %s --help)", arg, a.cmd);
@@ -319,6 +323,7 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc && run) rc = run_defaults(&c, owned, &err);
     if (!rc && !c.initial) rc = base_fail(&err, LCM_E_USAGE, "give the initial conditions: --initial I.csv");
     if (!rc && !c.out && !c.csv) rc = base_fail(&err, LCM_E_USAGE, "nothing to write: give --out PANEL.h5 and/or --csv PANEL.csv");
+    if (!rc) rc = cli_euler_check(&c.euler, &err);
     if (!rc) cli_progress_attach(&c.so); /* after --log-level */
     cli_file files[SIM_FILES];
     sim_files(&c, owned[2], files);
@@ -343,6 +348,8 @@ static int simulate_main(int argc, char **argv, int run)
     if (!rc) rc = lcm_simulate_fits(solver, ic, &c.sim, &err); /* before solving */
     if (!rc && !sol) rc = lcm_solve_resolved(solver, buf, &sol, &err);
     if (!rc) rc = lcm_simulate(solver, sol, ic, &c.sim, &panel, &err);
+    FILE *report_to = c.csv && !strcmp(c.csv, "-") ? stderr : stdout; /* the CSV may be standard output */
+    if (!rc) rc = cli_euler_report(&c.euler, model, solver, sol, panel, report_to, &err);
     int writer = core_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V and panel */
     if (!rc && writer) rc = write_outputs(&c, sol, owned[2], panel, &err);
     rc = core_comm_agree(rc, &err);

@@ -39,7 +39,10 @@ static const char usage[] =
     "               which keeps the newest --log-keep (default 3)\n"
     "  --progress   a line that shows the period solved, the time taken and left, rewritten in\n"
     "               place while the solve runs longer than a second: shown by default when stderr\n"
-    "               is a terminal and the level is info or more; --no-progress: never\n";
+    "               is a terminal and the level is info or more; --no-progress: never\n"
+    "  --euler      prints the Euler errors of the solution on its grid, in the regimes with a\n"
+    "               consumption-saving margin: log10 |c - c~| / c where savings exceed the borrowing\n"
+    "               limit by more than --euler-cutoff (default 0.02) (docs/solvers.md)\n";
 
 /* Both outputs or neither (output.h); the CSV last, as it may be standard
  * output, which cannot be held back. */
@@ -59,6 +62,7 @@ int cmd_solve(int argc, char **argv)
     const char **sets = base_xcalloc((size_t)argc + 1, sizeof *sets);
     int nsets = 0;
     lcm_solver_options so = {.backend = LCM_BACKEND_AUTO, .precision = 64};
+    cli_euler euler = {0};
     lcm_err err = {0};
     int rc = 0, r;
     for (a.i = 1; a.i < argc && !rc; ++a.i) {
@@ -74,6 +78,7 @@ int cmd_solve(int argc, char **argv)
         else if ((r = cli_value(&a, "--out", &out, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_value(&a, "--csv", &csv, &err))) rc = r < 0 ? err.code : 0;
         else if ((r = cli_each_value(&a, "--set", &v, &err))) rc = r < 0 ? err.code : (sets[nsets++] = v, 0);
+        else if ((rc = cli_euler_option(&a, &euler, &matched, &err)) || matched) continue;
         else if ((rc = cli_solver_option(&a, &so, &matched, &err)) || matched) continue;
         else if (arg[0] == '-') {
             rc = base_fail(&err, LCM_E_USAGE, "unknown option '%s' (see lcm solve --help)", arg);
@@ -84,6 +89,7 @@ int cmd_solve(int argc, char **argv)
         }
     }
     if (!rc && !mo.model) rc = base_fail(&err, LCM_E_USAGE, "no model given\n%s", usage);
+    if (!rc) rc = cli_euler_check(&euler, &err);
     if (!rc && !out && !csv) rc = base_fail(&err, LCM_E_USAGE, "nothing to write: give --out SOLUTION.h5 and/or --csv V.csv");
     const cli_file files[] = {{"--out", out, 1, 0}, {"--csv", csv, 1, 1}, {"the model", mo.model, 0, 0},
                               {"--params", params_path, 0, 0}};
@@ -117,6 +123,8 @@ int cmd_solve(int argc, char **argv)
     if (!rc) rc = lcm_solver_new(model, &so, &solver, &err);
     if (!rc) rc = lcm_solve_resolved(solver, buf, &sol, &err);
     free(buf);
+    FILE *report_to = csv && !strcmp(csv, "-") ? stderr : stdout; /* the CSV may be standard output */
+    if (!rc) rc = cli_euler_report(&euler, model, solver, sol, NULL, report_to, &err);
     int writer = core_comm_rank() == 0; /* in an MPI job rank 0 holds the whole V */
     if (!rc && writer) rc = write_outputs(sol, out, csv, &err);
     rc = core_comm_agree(rc, &err);

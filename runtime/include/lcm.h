@@ -438,6 +438,34 @@ LCM_API int lcm_panel_write_h5(const lcm_panel *p, const char *path, lcm_err *er
 LCM_API int lcm_panel_write_csv(const lcm_panel *p, const char *path, lcm_err *err);
 LCM_API void lcm_panel_free(lcm_panel *p);
 
+/* ---- Euler errors ---------------------------------------------------------- */
+/* The accuracy of a solution where a regime has a consumption-saving
+ * margin (a liquid state x, a continuous action c paid from it, savings
+ * a = resources - c: what the endogenous grid method derives; docs/solvers.md,
+ * "Euler errors").  At a point of period t, with the action chosen there,
+ * c~ solves the Euler equation u_c(c~) = discount * E[dx'/da * M_{t+1}(x')]
+ * given the decisions of period t+1 (M = d V / d x = u_c * d resources / d x
+ * at the grid's points, between them interpolated in 1 / M), and the error is
+ * log10 |c - c~| / c (floored at -16).  A point counts where its savings
+ * exceed the borrowing limit (EGM's first savings point, 0 for grid search)
+ * by more than `cutoff` and x lives on in the period after; the others of
+ * regimes with a margin are `constrained`.  Not with taste shocks. */
+typedef struct lcm_euler_stats {
+    lcm_index points;          /* the errors summarised */
+    lcm_index constrained;     /* points of regimes with a margin that do not count */
+    double mean, p5, p50, p95; /* of the errors (log10); NaN without points */
+} lcm_euler_stats;
+/* At every grid point of every period but the last, of every regime with a
+ * margin (its decision there).  by_regime: NULL, or one per regime (those
+ * without a margin: no points). */
+LCM_API int lcm_euler_grid(lcm_solver *sv, const lcm_solution *sol, double cutoff, lcm_euler_stats *all,
+                           LCM_NULLABLE lcm_euler_stats *by_regime, lcm_err *err);
+/* At every row of a panel simulated with sol: adds the column
+ * `euler_error` (NaN where no error counts) and summarises it as
+ * lcm_euler_grid does. */
+LCM_API int lcm_euler_panel(lcm_solver *sv, const lcm_solution *sol, lcm_panel *panel, double cutoff,
+                            lcm_euler_stats *all, LCM_NULLABLE lcm_euler_stats *by_regime, lcm_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -72,6 +72,9 @@ size_t sim_panel_bytes(const lcm_panel *p);
  * and the choice probabilities it names: by the interpreter, or from the
  * hidden columns for a regime solved by EGM. */
 int sim_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spec, lcm_err *err);
+/* Appends a target column `name` (not one of p's) and returns its n cells,
+ * for the caller to fill (the Euler errors, euler.c). */
+double *sim_panel_add_column(lcm_panel *p, const char *name);
 /* The target columns `spec` asks for (its names, each once; "all": every
  * function and choice probability), 0 when it names none; and in
  * *choice_slots the hidden columns (lcm_panel.nchoice) a simulation asked

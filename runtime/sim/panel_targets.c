@@ -346,3 +346,15 @@ int sim_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
     free(ccp), free(plans);
     return 0;
 }
+
+double *sim_panel_add_column(lcm_panel *p, const char *name)
+{
+    size_t n = (size_t)p->n, need = (size_t)(p->ntargets + 1) * n + 1;
+    if (p->targets_held < need) { /* the columns keep their places: n apart */
+        p->targets = base_xrealloc(p->targets, need * sizeof *p->targets);
+        p->targets_held = need;
+    }
+    p->target_names = base_xrealloc(p->target_names, (size_t)(p->ntargets + 1) * sizeof *p->target_names);
+    p->target_names[p->ntargets] = base_xstrdup(name);
+    return p->targets + (size_t)p->ntargets++ * n;
+}

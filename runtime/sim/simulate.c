@@ -38,6 +38,7 @@
 #include "panel.h"
 #include "process.h"
 #include "random.h"
+#include "simulate.h"
 #include "solver_internal.h"
 
 /* the record, in both precisions of the batch (sim_record.h) */
@@ -70,6 +71,7 @@ typedef struct sim_run {
     int nstates;               /* the model's state slots (ir_vars), a subject's row of states */
     int nactions;              /* the actions' slots and the hidden choice slots (lcm_panel.nchoice) */
     int nperiods;              /* the model's periods */
+    int t_first, t_last;       /* the periods stepped (all, but for sim_simulate_span) */
     int nregimes;              /* the model's regimes */
     int choice_slots;
     size_t real_bytes;         /* bytes per real (the solve's precision) */
@@ -874,7 +876,7 @@ static int simulate_batches(sim_run *s, lcm_err *err)
         double lap0 = base_now_seconds();
         rc = batch_in(s, b0, bn, err);
         lap(s, LCM_SIM_STEPS, &lap0);
-        for (int t = 0; t < s->nperiods && !rc; ++t) rc = batch_period(s, b0, bn, t, err);
+        for (int t = s->t_first; t <= s->t_last && !rc; ++t) rc = batch_period(s, b0, bn, t, err);
         lap0 = base_now_seconds();
         if (!rc && s->failure.subject < 0) rc = batch_home(s, b0, bn, err);
         lap(s, LCM_SIM_HOME, &lap0);
@@ -1068,7 +1070,7 @@ int lcm_simulate_fits(const lcm_solver *sv, const lcm_initial *ic, const lcm_sim
 /* lcm_simulate (again = 0) or lcm_simulate_again, into the memory of
  * `reuse` (an earlier panel, NULL: none), which it frees whatever happens. */
 static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
-                    int again, lcm_panel *reuse, lcm_panel **out, lcm_err *err)
+                    int again, lcm_panel *reuse, int t_first, int t_last, lcm_panel **out, lcm_err *err)
 {
     lcm_assert(sv && sol && ic && out); /* lcm_simulate, lcm_simulate_again: LCM_NEEDS */
     lcm_sim_options o = {0};
@@ -1091,7 +1093,8 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     }
     double t0 = base_now_seconds();
     const ir_model *m = &sv->model->ir;
-    sim_run s = {.sv = sv, .sol = sol, .m = m, .nperiods = m->nperiods, .nregimes = m->nregimes,
+    sim_run s = {.sv = sv, .sol = sol, .m = m, .nperiods = m->nperiods, .t_first = t_first, .t_last = t_last,
+                 .nregimes = m->nregimes,
                  .real_bytes = core_real_bytes(lcm_solver_precision(sv)), .seed = o.seed, .n = ic->n};
     ir_vars_build(m, &s.V);
     sim_targets_shape(m, o.targets, &s.choice_slots);
@@ -1115,7 +1118,7 @@ static int simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *
     /* every worker of this process steps every batch (of its own subjects) through every period */
     long long batches = (long long)((s.n + s.batch - 1) / s.batch);
     solve_progress_begin(&s.progress, sv->progress, sv->progress_user, LCM_PROGRESS_SIMULATE, m,
-                       (long long)sv->nworkers * batches * s.nperiods);
+                       (long long)sv->nworkers * batches * (t_last - t_first + 1));
     s.progress.info.subjects = s.n;
     int *owner = base_xmalloc(((size_t)s.n + 1) * sizeof *owner);
     unsigned char *mine = base_xmalloc((size_t)s.n + 1);
@@ -1156,9 +1159,16 @@ int lcm_simulate(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic,
                  lcm_panel **out, lcm_err *err)
 {
     LCM_NEEDS(err, sv, sol, ic, out);
-    int rc = simulate(sv, sol, ic, opts, 0, NULL, out, err);
+    int rc = simulate(sv, sol, ic, opts, 0, NULL, 0, sv->model->ir.nperiods - 1, out, err);
     if (!rc) sim_panel_hold_model(*out, sv->model);
     return rc;
+}
+
+int sim_simulate_span(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, int t_first, int t_last,
+                      lcm_panel **out, lcm_err *err)
+{
+    lcm_assert(t_first >= 0 && t_first <= t_last && t_last < sv->model->ir.nperiods);
+    return simulate(sv, sol, ic, NULL, 0, NULL, t_first, t_last, out, err);
 }
 
 int lcm_simulate_again(lcm_solver *sv, const lcm_solution *sol, const lcm_initial *ic, const lcm_sim_options *opts,
@@ -1167,7 +1177,7 @@ int lcm_simulate_again(lcm_solver *sv, const lcm_solution *sol, const lcm_initia
     LCM_NEEDS(err, sv, sol, ic, panel);
     lcm_panel *earlier = *panel;
     *panel = NULL;
-    int rc = simulate(sv, sol, ic, opts, 1, earlier, panel, err);
+    int rc = simulate(sv, sol, ic, opts, 1, earlier, 0, sv->model->ir.nperiods - 1, panel, err);
     if (!rc) sim_panel_hold_model(*panel, sv->model);
     return rc;
 }
