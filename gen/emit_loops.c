@@ -287,10 +287,17 @@ static void best_update(emitter *e)
      * and its marginal utility (the marginal value of the liquid state), a
      * terminal regime's marginal value (emit_egm.c); with taste shocks the
      * same for the best of each discrete choice */
-    char best[160] = "", choice[160] = "";
+    char best[640] = "", choice[640] = "";
     if (emit_is_egm(e)) {
         int c = r->egm.action, d = ir_discrete_actions(r) - 1;
+        /* the marginal value of x: marginal utility times d resources / d x
+         * (the envelope theorem), the factor left out where it is 1 */
+        char scaled[256];
         const char *mu = emit_num(e, r->egm.marginal);
+        if (ir_margin_scaled(r)) {
+            snprintf(scaled, sizeof scaled, "(%s * %s)", mu, emit_num(e, r->egm.dresources));
+            mu = scaled;
+        }
         snprintf(best, sizeof best, " egm_best[0] = act%d; egm_best[1] = %s;", c, mu);
         if (r->taste_scale >= 0)
             snprintf(choice, sizeof choice, " egm_best[2 + ai%d] = act%d; egm_best[%d + ai%d] = %s;", d, c,

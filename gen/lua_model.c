@@ -3,12 +3,13 @@
  *   { name, file, options = { {name, value} }, ages = { x }, srcs = { "file:line (...)" },
  *     params = { {regime, func, name, dims = { n }, dimnames = { s }, fixed = { x } or nil} },
  *     regimes = { {name, terminal, active = { bool }, states = { {name, grid} }, actions = ...,
- *                  egm = {state, action, savings = grid} or nil, dag = DAG} } }
+ *                  egm = {state, action, savings = grid or nil (a grid-search margin)} or nil,
+ *                  margin_why = string or nil, dag = DAG} } }
  *   grid: {kind, n, batch, dist, category, labels, start, stop, runtime, points,
  *          pieces = { {lo, hi, lo_closed, hi_closed, n} }, process, gh, slots, periods = { grid }}
  *   DAG: {nodes = { {op, k or ref, args = { id }, src} }, utility, q, risk_aversion, taste,
  *         constraints = { {name, node} }, funcs = ..., rprob = { {regime, node} },
- *         marginal = {state, node}, egm = {resources, discount, marginal, policy},
+ *         marginal = {state, node}, egm = {resources, dresources, discount, marginal, policy}, margin_nodes,
  *         targets = { {regime, next = { {state, kind, node | src | probs} }, egm_next = {next, dnext}} }}
  *
  * Ids are 0-based, as in the manifest; names are the manifest's words. */
@@ -367,7 +368,12 @@ static int read_regime(rd *r, int t, ir_model *m, ir_regime *g)
     if (rc || (rc = read_vars(r, t, "states", "state", &g->states, &g->nstates)) ||
         (rc = read_vars(r, t, "actions", "action", &g->actions, &g->nactions)))
         return rc;
-    int type = field(r, t, "egm");
+    int type = field(r, t, "margin_why");
+    if (type == LUA_TSTRING) rc = get_str(r, t, "margin_why", 0, &g->margin_why);
+    else if (type != LUA_TNIL) rc = bad(r, "margin_why must be a string");
+    lua_pop(r->L, 1);
+    if (rc) return rc;
+    type = field(r, t, "egm");
     if (type == LUA_TNIL) {
         lua_pop(r->L, 1);
         return 0;
@@ -382,10 +388,13 @@ static int read_regime(rd *r, int t, ir_model *m, ir_regime *g)
     }
     free(state), free(action);
     g->egm.savings.name = base_xstrdup("savings");
-    g->egm.resources = g->egm.discount = g->egm.marginal = g->egm.policy = -1;
-    if (!rc && field(r, e, "savings") != LUA_TTABLE) rc = bad(r, "egm: savings must be a grid");
-    if (!rc) rc = read_grid(r, lua_gettop(r->L), &g->egm.savings.grid, 0);
-    if (!rc && !ir_is_egm(g)) rc = bad(r, "egm: savings must be a grid");
+    g->egm.resources = g->egm.dresources = g->egm.discount = g->egm.marginal = g->egm.policy = -1;
+    int savings = rc ? LUA_TNIL : field(r, e, "savings");
+    if (!rc && savings == LUA_TNIL) g->egm.margin = 1; /* grid search: the margin alone */
+    else if (!rc && savings != LUA_TTABLE) rc = bad(r, "egm: savings must be a grid");
+    else if (!rc) rc = read_grid(r, lua_gettop(r->L), &g->egm.savings.grid, 0);
+    if (!rc && !ir_has_margin(g)) rc = bad(r, "egm: savings must be a grid");
+    if (!rc && g->terminal) rc = bad(r, "egm: a terminal regime has no margin");
     lua_settop(r->L, e - 1);
     return rc;
 }
@@ -479,7 +488,7 @@ static int read_targets(rd *r, int t, ir_model *m, ir_regime *g)
     if (rc) return rc;
     int list = lua_gettop(r->L);
     g->targets = base_xcalloc((size_t)n + 1, sizeof *g->targets);
-    if (ir_is_egm(g)) {
+    if (ir_has_margin(g)) {
         g->egm.next = base_xmalloc(((size_t)n + 1) * sizeof *g->egm.next);
         g->egm.dnext = base_xmalloc(((size_t)n + 1) * sizeof *g->egm.dnext);
         for (int i = 0; i < n; ++i) g->egm.next[i] = g->egm.dnext[i] = -1;
@@ -511,7 +520,7 @@ static int read_targets(rd *r, int t, ir_model *m, ir_regime *g)
         lua_settop(r->L, e);
         int type = rc ? LUA_TNIL : field(r, e, "egm_next");
         if (type != LUA_TNIL) {
-            if (type != LUA_TTABLE || !ir_is_egm(g)) rc = bad(r, "bad egm_next");
+            if (type != LUA_TTABLE || !ir_has_margin(g)) rc = bad(r, "bad egm_next");
             else {
                 int x = lua_gettop(r->L);
                 if (!(rc = get_int(r, x, "next", INT_MIN + 1, INT_MAX, &g->egm.next[i])))
@@ -540,6 +549,7 @@ static int read_dag(rd *r, int t, ir_model *m, ir_regime *g)
         (rc = get_int(r, t, "q", INT_MIN + 1, INT_MAX, &g->q)) ||
         (rc = get_opt_int(r, t, "risk_aversion", INT_MIN + 1, INT_MAX, &g->risk_aversion)) ||
         (rc = get_opt_int(r, t, "taste", INT_MIN + 1, INT_MAX, &g->taste_scale)) ||
+        (rc = get_opt_int(r, t, "margin_nodes", 0, INT_MAX, &g->margin_nodes)) ||
         (rc = read_named(r, t, "constraints", &g->constraints, &g->nconstraints)) ||
         (rc = read_named(r, t, "funcs", &g->funcs, &g->nfuncs)))
         return rc;
@@ -561,9 +571,10 @@ static int read_dag(rd *r, int t, ir_model *m, ir_regime *g)
     lua_pop(r->L, 1);
     if (rc) return rc;
     type = field(r, t, "egm");
-    if (type == LUA_TTABLE && ir_is_egm(g)) {
+    if (type == LUA_TTABLE && ir_has_margin(g)) {
         int e = lua_gettop(r->L);
         if (!(rc = get_int(r, e, "resources", INT_MIN + 1, INT_MAX, &g->egm.resources)) &&
+            !(rc = get_int(r, e, "dresources", INT_MIN + 1, INT_MAX, &g->egm.dresources)) &&
             !(rc = get_int(r, e, "discount", INT_MIN + 1, INT_MAX, &g->egm.discount)) &&
             !(rc = get_int(r, e, "marginal", INT_MIN + 1, INT_MAX, &g->egm.marginal)))
             rc = get_int(r, e, "policy", INT_MIN + 1, INT_MAX, &g->egm.policy);

@@ -273,6 +273,7 @@ static void plan_body(kernel_plan *p)
     plan_levels(p, n);
     mark_nest(p, n);
     if (ir_is_egm(r)) mark_root(p, n, r->egm.resources), mark_root(p, n, r->egm.marginal);
+    if (ir_is_egm(r) && ir_margin_scaled(r)) mark_root(p, n, r->egm.dresources);
     if (r->terminal_marginal) mark_root(p, n, r->marginal);
     plan_action_terms(p);
     plan_hoisted_terms(p);
@@ -390,6 +391,7 @@ int gen_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, c
         lcm_assert(check.nstages == p->pre.elim.nstages);
         p->staged = *r;
         p->staged.nodes = p->dag.nodes, p->staged.nnodes = p->dag.nnodes;
+        p->staged.egm.margin = p->staged.margin_nodes = 0; /* a grid-search margin's nodes are left out (ir.h) */
         p->r = &p->staged;
     }
     emit_names_build(m, p->r, &p->names);

@@ -74,7 +74,7 @@ static void dag_of(const ir_model *m, const ir_regime *r, const ir_kernel *kn, d
     if (!kn->last) ir_continuation_reads(m, r, kn, sm, am, &cs, &ca);
     free(sm), free(am);
     memset(d, 0, sizeof *d);
-    for (size_t i = 0; i < r->nnodes; ++i) {
+    for (size_t i = 0; i < r->nnodes - (size_t)r->margin_nodes; ++i) { /* a margin's nodes: no kernel's (ir.h) */
         const ir_node *n = &r->nodes[i];
         uint64_t s = n->op == OP_STATE ? (uint64_t)1 << n->ref : n->op == OP_ENEXT ? cs : 0;
         uint64_t a = n->op == OP_ACTION ? (uint64_t)1 << n->ref : n->op == OP_ENEXT ? ca : 0;

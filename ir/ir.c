@@ -71,6 +71,7 @@ static void free_regime(ir_regime *r, const ir_model *m)
     free(r->targets);
     free(r->egm.savings.name), free_grid(&r->egm.savings.grid);
     free(r->egm.next), free(r->egm.dnext);
+    free(r->margin_why);
 }
 
 void ir_model_free(ir_model *m)
@@ -207,20 +208,22 @@ static int check_taste(const ir_regime *r, int nn, lcm_err *err)
     return 0;
 }
 
-/* The endogenous grid method's nodes and grid; the DSL checks what EGM
- * assumes of the model, with its lines (gen/dsl/egm_plan.lua). */
+/* The endogenous grid method's nodes and grid, or a grid-search regime's
+ * margin (no grid); the DSL checks what EGM assumes of the model, with its
+ * lines (gen/dsl/egm_plan.lua). */
 static int check_egm(const ir_model *m, const ir_regime *r, int nn, lcm_err *err)
 {
     const ir_egm *E = &r->egm;
     const ir_grid *g = &E->savings.grid;
-    int rc;
-    if (r->terminal || E->state >= r->nstates || E->action < 0 || E->action >= r->nactions ||
+    int rc, egm = ir_is_egm(r);
+    if (r->terminal || E->state < 0 || E->state >= r->nstates || E->action < 0 || E->action >= r->nactions ||
         grid_is_discrete(&r->states[E->state].grid) || grid_is_discrete(&r->actions[E->action].grid))
         return base_fail(err, LCM_E_MODEL, "regime '%s': bad endogenous grid method (state, action or terminal)", r->name);
-    if (g->kind == GRID_DISCRETE || g->kind == GRID_PROCESS || g->kind == GRID_AGE || (g->kind == GRID_IRREG && !g->points) ||
-        g->n < 2 || g->batch_size || g->distributed)
+    if (egm && (g->kind == GRID_DISCRETE || g->kind == GRID_PROCESS || g->kind == GRID_AGE || (g->kind == GRID_IRREG && !g->points) ||
+        g->n < 2 || g->batch_size || g->distributed))
         return base_fail(err, LCM_E_MODEL, "regime '%s': the savings grid must be continuous and fixed in the model", r->name);
     if ((rc = check_node_ref(r, E->resources, nn, "EGM's resources", err)) ||
+        (rc = check_node_ref(r, E->dresources, nn, "EGM's d resources / d x", err)) ||
         (rc = check_node_ref(r, E->discount, nn, "EGM's discount", err)) ||
         (rc = check_node_ref(r, E->marginal, nn, "EGM's marginal utility", err)) ||
         (rc = check_node_ref(r, E->policy, nn, "EGM's policy", err)))
@@ -235,7 +238,10 @@ static int check_egm(const ir_model *m, const ir_regime *r, int nn, lcm_err *err
             (rc = check_node_ref(r, E->dnext[t], nn, "EGM's next state's derivative", err)))
             return rc;
         int s = ir_find_state(tr, r->states[E->state].name);
-        if (s < 0 || ir_marginal_state(tr) != s)
+        if (!egm && (!ir_has_margin(tr) || tr->egm.state != s))
+            return base_fail(err, LCM_E_MODEL, "regime '%s': its target '%s' has no margin for '%s'", r->name, tr->name,
+                            r->states[E->state].name);
+        if (egm && (s < 0 || ir_marginal_state(tr) != s))
             return base_fail(err, LCM_E_MODEL, "regime '%s': its EGM target '%s' keeps no marginal value of '%s'", r->name,
                             tr->name, r->states[E->state].name);
     }
@@ -300,7 +306,10 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
     for (int f = 0; f < r->nfuncs; ++f)
         if ((rc = check_node_ref(r, r->funcs[f].node, nn, "a function", err))) return rc;
     if (r->taste_scale >= 0 && (rc = check_taste(r, nn, err))) return rc;
-    if (ir_is_egm(r) && (rc = check_egm(m, r, nn, err))) return rc;
+    if (ir_has_margin(r) && (rc = check_egm(m, r, nn, err))) return rc;
+    if (r->margin_nodes < 0 || r->margin_nodes > nn || (r->margin_nodes && (ir_is_egm(r) || !ir_has_margin(r))))
+        return base_fail(err, LCM_E_MODEL, "regime '%s': %d margin nodes of %d, %s", r->name, r->margin_nodes, nn,
+                        ir_has_margin(r) ? "with EGM" : "without a margin");
     if (r->terminal_marginal && (!r->terminal || r->nactions || r->marginal_state >= r->nstates ||
                                    grid_is_discrete(&r->states[r->marginal_state].grid) ||
                                    (rc = check_node_ref(r, r->marginal, nn, "the marginal value", err))))

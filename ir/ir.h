@@ -153,11 +153,19 @@ typedef struct ir_named {
  * liquid state x and the action c paid from it, savings a = R - c on their
  * own grid, and the nodes EGM reads.  The leaves egm_savings (a) and
  * egm_marginal (the right side of the Euler equation) appear only under
- * these roots. */
+ * these roots.
+ *
+ * A regime that solves by grid search has the same consumption-saving
+ * margin where the plan's checks hold (its probe, egm_plan.lua): then
+ * `margin` is set and every field but the savings grid is filled (the
+ * Euler errors of its solution read them; no kernel does).  ir_has_margin
+ * tells either; ir_regime.margin_why says why a regime has none. */
 typedef struct ir_egm {
+    int margin;        /* a grid-search regime's margin (ir_has_margin); 0 for EGM regimes and those without */
     int state, action; /* the liquid state and the continuous action */
     ir_var savings;    /* the savings grid, its first point the borrowing limit; no points: grid search */
     int resources;     /* node: R, of the states (savings = R - c) */
+    int dresources;    /* node: d R / d x; the marginal value of x is marginal(c*) * dresources (envelope) */
     int discount;      /* node: delta of Q = utility + delta * E_next_V */
     int marginal;      /* node: d utility / d c */
     int policy;        /* node: the c whose marginal utility is the leaf egm_marginal */
@@ -193,6 +201,15 @@ typedef struct ir_regime {
      * that regime's liquid state, its state marginal_state: node `marginal`,
      * d utility / d x (terminal_marginal set) */
     int terminal_marginal, marginal_state, marginal;
+    /* why a non-terminal regime has no margin (ir_has_margin false): the
+     * check of gen/dsl/egm_plan.lua it fails; NULL where it has one, and
+     * for terminal regimes */
+    char *margin_why;
+    /* a grid-search regime's margin: the last margin_nodes of `nodes` are
+     * read by its roots only (no kernel reads them: ir/eliminate.c leaves
+     * them out of a staged solve's DAG, so its nodes' ids are those of the
+     * model without the margin); 0 for all other regimes */
+    int margin_nodes;
 } ir_regime;
 
 /* ---- parameters --------------------------------------------------------- */
@@ -278,6 +295,17 @@ long long ir_taste_inner(const ir_regime *r);
 const char *ir_src(const ir_model *m, int src);
 /* Whether regime r solves by the endogenous grid method. */
 static inline int ir_is_egm(const ir_regime *r) { return r->egm.savings.grid.n > 0; }
+/* Whether regime r has a consumption-saving margin (ir_egm: state, action,
+ * resources, dresources, discount, marginal, policy, next/dnext): EGM
+ * regimes, and grid-search ones whose functions pass EGM's checks. */
+static inline int ir_has_margin(const ir_regime *r) { return ir_is_egm(r) || r->egm.margin; }
+/* Whether the marginal value of the liquid state, marginal(c*) * dresources,
+ * needs the factor: dresources is not the constant 1 (resources = x). */
+static inline int ir_margin_scaled(const ir_regime *r)
+{
+    int d = r->egm.dresources;
+    return d >= 0 && !(r->nodes[d].op == OP_CONST && r->nodes[d].k == 1.0);
+}
 /* The state whose marginal value d V / d x regime r keeps (an EGM regime's
  * liquid state, or a terminal regime's that an EGM regime reads), or -1. */
 static inline int ir_marginal_state(const ir_regime *r)

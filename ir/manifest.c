@@ -135,7 +135,11 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
             base_sb_printf(b, "egm %s %s savings ", r->states[r->egm.state].name, r->actions[r->egm.action].name);
             put_grid(b, &r->egm.savings.grid);
             base_sb_putc(b, '\n');
+        } else if (ir_has_margin(r)) { /* grid search with the margin (gen/dsl/egm_plan.lua's probe) */
+            base_sb_printf(b, "margin %s %s nodes %d\n", r->states[r->egm.state].name, r->actions[r->egm.action].name,
+                          r->margin_nodes);
         }
+        if (r->margin_why) base_sb_puts(b, "margin_why "), put_str(b, r->margin_why), base_sb_putc(b, '\n');
         base_sb_puts(b, "endregime\n");
     }
     for (int i = 0; i < m->nregimes; ++i) {
@@ -151,9 +155,9 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
         if (r->taste_scale >= 0) base_sb_printf(b, "taste %d\n", r->taste_scale);
         for (int g = 0; g < m->nregimes; ++g)
             if (r->rprob[g] >= 0) base_sb_printf(b, "rprob %s %d\n", m->regimes[g].name, r->rprob[g]);
-        if (ir_is_egm(r))
-            base_sb_printf(b, "egm resources %d discount %d marginal %d policy %d\n", r->egm.resources,
-                          r->egm.discount, r->egm.marginal, r->egm.policy);
+        if (ir_has_margin(r))
+            base_sb_printf(b, "egm resources %d dresources %d discount %d marginal %d policy %d\n", r->egm.resources,
+                          r->egm.dresources, r->egm.discount, r->egm.marginal, r->egm.policy);
         if (r->terminal_marginal)
             base_sb_printf(b, "marginal %s %d\n", r->states[r->marginal_state].name, r->marginal);
         for (int t = 0; t < r->ntargets; ++t) {
@@ -170,7 +174,7 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
                     base_sb_putc(b, '\n');
                 }
             }
-            if (ir_is_egm(r) && r->egm.next[t] >= 0)
+            if (ir_has_margin(r) && r->egm.next[t] >= 0)
                 base_sb_printf(b, "egm_next %d %d\n", r->egm.next[t], r->egm.dnext[t]);
         }
         base_sb_puts(b, "enddag\n");
@@ -415,17 +419,25 @@ static int read_var(reader *rd, ir_var **vars, int *n)
     return read_grid(rd, 2, rd->tk.n, &v->grid);
 }
 
-/* `egm STATE ACTION savings GRID`, after the regime's states and actions. */
-static int read_egm(reader *rd, ir_regime *r)
+/* `egm STATE ACTION savings GRID`, or a grid-search regime's `margin STATE
+ * ACTION`, after the regime's states and actions. */
+static int read_egm(reader *rd, ir_regime *r, int margin)
 {
-    if (ir_is_egm(r)) return bad(rd, "a second egm line");
-    if (rd->tk.n < 6) return bad(rd, "bad egm line");
-    if (!tok(rd, 1) || !tok(rd, 2) || !tok(rd, 3) || strcmp(tok(rd, 3), "savings")) return bad(rd, "bad egm line");
+    if (ir_has_margin(r)) return bad(rd, "a second egm or margin line");
+    if (r->terminal) return bad(rd, "a terminal regime has no margin");
+    if (margin ? rd->tk.n != 5 || strcmp(tok(rd, 3), "nodes") : rd->tk.n < 6)
+        return bad(rd, margin ? "bad margin line" : "bad egm line");
+    if (!tok(rd, 1) || !tok(rd, 2) || (!margin && (!tok(rd, 3) || strcmp(tok(rd, 3), "savings"))))
+        return bad(rd, "bad egm line");
     r->egm.state = ir_find_state(r, tok(rd, 1));
     r->egm.action = ir_find_action(r, tok(rd, 2));
     if (r->egm.state < 0 || r->egm.action < 0) return bad(rd, "egm names no state or action of the regime");
+    r->egm.resources = r->egm.dresources = r->egm.discount = r->egm.marginal = r->egm.policy = -1;
+    if (margin) {
+        int rc = get_int(rd, 4, &r->margin_nodes);
+        return rc ? rc : (r->egm.margin = 1, 0);
+    }
     r->egm.savings.name = base_xstrdup("savings");
-    r->egm.resources = r->egm.discount = r->egm.marginal = r->egm.policy = -1;
     return read_grid(rd, 4, rd->tk.n, &r->egm.savings.grid);
 }
 
@@ -462,8 +474,11 @@ static int read_header(reader *rd, ir_model *m)
                 if ((rc = read_var(rd, &r->states, &r->nstates))) return rc;
             } else if (!strcmp(kk, "action")) {
                 if ((rc = read_var(rd, &r->actions, &r->nactions))) return rc;
-            } else if (!strcmp(kk, "egm")) {
-                if ((rc = read_egm(rd, r))) return rc;
+            } else if (!strcmp(kk, "egm") || !strcmp(kk, "margin")) {
+                if ((rc = read_egm(rd, r, kk[0] == 'm'))) return rc;
+            } else if (!strcmp(kk, "margin_why")) {
+                if (rd->tk.n != 2 || r->margin_why) return bad(rd, "bad margin_why line");
+                r->margin_why = base_xstrdup(tok(rd, 1));
             } else return bad(rd, "unexpected line in regime");
         }
         return bad(rd, "regime without endregime");
@@ -551,18 +566,20 @@ static int read_dag(reader *rd, ir_model *m)
             if (g < 0) return rd->err->code;
             if ((rc = get_int(rd, 2, &r->rprob[g]))) return rc;
         } else if (!strcmp(k, "egm")) {
-            if (!ir_is_egm(r) || rd->tk.n != 9 || strcmp(tok(rd, 1), "resources") || strcmp(tok(rd, 3), "discount") ||
-                strcmp(tok(rd, 5), "marginal") || strcmp(tok(rd, 7), "policy"))
+            if (!ir_has_margin(r) || rd->tk.n != 11 || strcmp(tok(rd, 1), "resources") ||
+                strcmp(tok(rd, 3), "dresources") || strcmp(tok(rd, 5), "discount") || strcmp(tok(rd, 7), "marginal") ||
+                strcmp(tok(rd, 9), "policy"))
                 return bad(rd, "bad egm line");
-            if ((rc = get_int(rd, 2, &r->egm.resources)) || (rc = get_int(rd, 4, &r->egm.discount)) ||
-                (rc = get_int(rd, 6, &r->egm.marginal)) || (rc = get_int(rd, 8, &r->egm.policy)))
+            if ((rc = get_int(rd, 2, &r->egm.resources)) || (rc = get_int(rd, 4, &r->egm.dresources)) ||
+                (rc = get_int(rd, 6, &r->egm.discount)) || (rc = get_int(rd, 8, &r->egm.marginal)) ||
+                (rc = get_int(rd, 10, &r->egm.policy)))
                 return rc;
         } else if (!strcmp(k, "marginal")) {
             if (rd->tk.n != 3 || (r->marginal_state = ir_find_state(r, tok(rd, 1))) < 0) return bad(rd, "bad marginal line");
             if ((rc = get_int(rd, 2, &r->marginal))) return rc;
             r->terminal_marginal = 1;
         } else if (!strcmp(k, "egm_next")) {
-            if (!cur || !ir_is_egm(r) || rd->tk.n != 3) return bad(rd, "bad egm_next line");
+            if (!cur || !ir_has_margin(r) || rd->tk.n != 3) return bad(rd, "bad egm_next line");
             if ((rc = get_int(rd, 1, &r->egm.next[r->ntargets - 1])) || (rc = get_int(rd, 2, &r->egm.dnext[r->ntargets - 1])))
                 return rc;
         } else if (!strcmp(k, "target")) {
@@ -570,7 +587,7 @@ static int read_dag(reader *rd, ir_model *m)
             int g = regime_arg(rd, m, 1);
             if (g < 0) return rd->err->code;
             r->targets = base_xrealloc(r->targets, (size_t)(r->ntargets + 1) * sizeof *r->targets);
-            if (ir_is_egm(r)) {
+            if (ir_has_margin(r)) {
                 r->egm.next = base_xrealloc(r->egm.next, (size_t)(r->ntargets + 1) * sizeof *r->egm.next);
                 r->egm.dnext = base_xrealloc(r->egm.dnext, (size_t)(r->ntargets + 1) * sizeof *r->egm.dnext);
                 r->egm.next[r->ntargets] = r->egm.dnext[r->ntargets] = -1;

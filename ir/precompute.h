@@ -200,6 +200,6 @@ long long ir_pre_ev_offset(const ir_model *m, const ir_kernel *kn, const ir_pre 
 static inline int ir_pre_ev_target(const ir_pre *p, int t) { return p->ev && t < IR_SET_BITS && (p->ev_targets >> t & 1); }
 /* Whether target t of EGM regime r carries its liquid state (the endogenous
  * grid reads that target's marginal value). */
-static inline int ir_egm_target(const ir_regime *r, int t) { return r->egm.next && r->egm.next[t] >= 0; }
+static inline int ir_egm_target(const ir_regime *r, int t) { return ir_is_egm(r) && r->egm.next && r->egm.next[t] >= 0; }
 
 #endif

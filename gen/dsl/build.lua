@@ -1153,7 +1153,20 @@ local function trace_regime(R, M)
     D.q = ctx.value("H", R.functions.H or default_H)
     if R.spec.risk_aversion then D.risk_aversion = risk_aversion(ctx, R.spec.risk_aversion) end
   end
-  if R.spec.solver then D.egm = EgmPlan.plan(R, D, M, fn_where, fail_at) end
+  if R.spec.solver then D.egm = EgmPlan.plan(R, D, M, fn_where, fail_at)
+  elseif not R.terminal then
+    -- grid search: its margin (for the Euler errors) if EGM's checks hold;
+    -- undone here and planned again after the regime's other nodes
+    -- (dag_data), so that the kernels' node ids are those without it
+    local mark = T.mark()
+    local P, why = EgmPlan.plan(R, D, M, fn_where, fail_at, true)
+    T.rollback(mark)
+    D.margin_why = why
+    if P then
+      D.margin = { state_name = P.state_name, action_name = P.action_name, requires = P.requires,
+        plan = function() return EgmPlan.plan(R, D, M, fn_where, fail_at, true) end }
+    end
+  end
   if R.marginal_of then D.marginal = EgmPlan.terminal_marginal(R, D) end
   D.graph = g
   T.set_graph(nil)
@@ -1216,10 +1229,10 @@ local function dag_data(R, D)
   if D.taste ~= nil then out.taste = id(D.taste) end
   for i, p in ipairs(D.rprob) do out.rprob[i] = { regime = p[1], node = id(p[2]) } end
   if D.marginal ~= nil then out.marginal = { state = R.marginal_of, node = id(D.marginal) } end
-  if D.egm then
-    local P = D.egm
-    out.egm = { resources = id(P.resources), discount = id(P.discount), marginal = id(P.marginal), policy = id(P.policy) }
+  local function egm_roots(P)
+    return { resources = id(P.resources), discount = id(P.discount), marginal = id(P.marginal), policy = id(P.policy) }
   end
+  if D.egm then out.egm = egm_roots(D.egm) end
   for i, tg in ipairs(D.targets) do
     local target = { regime = tg.regime, next = {} }
     for j, nx in ipairs(tg.next) do
@@ -1242,6 +1255,28 @@ local function dag_data(R, D)
     fail_at(R.where, "regime '" .. R.name .. "': its functions make " .. #g.nodes .. " operations, more than " ..
       MAX_NODES .. " (a loop in a model function is unrolled into the solver, which would take the C compiler " ..
       "hours or exhaust it)")
+  end
+  -- the nodes of d resources / d x, and a grid-search margin's, after the
+  -- others: the kernels' node ids stay those of the model without them
+  -- (a grid-search regime's kernels read none of its margin_nodes, the last
+  -- ones; ir/eliminate.c leaves them out of a staged solve's DAG)
+  if D.egm then out.egm.dresources = id(EgmPlan.dresources(D.egm, fail_at)) end
+  if D.margin then
+    local mark = #g.nodes
+    local P = D.margin.plan()
+    out.egm = egm_roots(P)
+    out.egm.dresources = id(P.dresources)
+    for i, tg in ipairs(D.targets) do
+      local en = P.next[tg.regime]
+      if en then out.targets[i].egm_next = { next = id(en[1]), dnext = id(en[2]) } end
+    end
+    out.margin_nodes = #g.nodes - mark
+    if #g.nodes > MAX_NODES then -- no margin rather than no model
+      T.rollback(mark)
+      out.egm, out.margin_nodes, D.margin = nil, nil, nil
+      for _, target in ipairs(out.targets) do target.egm_next = nil end
+      D.margin_why = "its margin's operations would make the regime's more than " .. MAX_NODES
+    end
   end
   out.nodes = {}
   for i, n in ipairs(g.nodes) do
@@ -1426,6 +1461,27 @@ function B.model(model, file, stem)
     dags[i] = trace_regime(R, M)
     moves[i] = dags[i].moves
   end
+  -- a grid-search margin needs one for the same state in every target
+  -- carrying it (gen/dsl/egm_plan.lua): drop the others', until none is
+  local index = {}
+  for i, R in ipairs(M.regimes) do index[R.name] = i end
+  local dropped = true
+  while dropped do
+    dropped = false
+    for _, D in ipairs(dags) do
+      local P = D.margin
+      for _, name in ipairs(P and P.requires or {}) do
+        local TD = dags[index[name]]
+        local TP = TD.egm or TD.margin
+        if not TP or TP.state_name ~= P.state_name then
+          D.margin, dropped = nil, true
+          D.margin_why = "it can move to regime '" .. name .. "', which carries '" .. P.state_name .. "' but has " ..
+            (TP and "its margin for '" .. TP.state_name .. "'" or "no margin for it (" .. TD.margin_why .. ")")
+          break
+        end
+      end
+    end
+  end
   local reach = Reach.graph(M, moves)
   Reach.warnings(reach, T.warn)
   check_fixed_used(M)
@@ -1460,6 +1516,9 @@ function B.model(model, file, stem)
     for j, v in ipairs(R.actions) do r.actions[j] = var_data(v, R) end
     local P = dags[i].egm
     if P then r.egm = { state = P.state_name, action = P.action_name, savings = grid_data(P.savings, R, "savings") } end
+    local G = dags[i].margin
+    if G then r.egm = { state = G.state_name, action = G.action_name } end
+    r.margin_why = dags[i].margin_why
     data.regimes[i] = r
   end
   return data, Reach.text(reach)

@@ -28,6 +28,16 @@
 -- block only (gen/emit_egm.c), a launch's chunk reads its rows of the
 -- table made once per period, and the marginal values travel with V
 -- (runtime/solve/solver.c).
+--
+-- The same analysis, as a probe (E.plan's last argument), gives a regime
+-- that solves by grid search its consumption-saving margin, for the Euler
+-- errors of its solution: the checks are the same but the savings grid's
+-- (it has none), a target carrying x must be a non-terminal regime with a
+-- margin for x itself (E.plan returns their names in `requires`; build.lua
+-- drops the margins whose targets lack one), and nothing is warned.  Where
+-- a check fails the probe returns nil and the reason.  Both modes add
+-- dresources = d resources / d x: the marginal value of x at the optimum is
+-- marginal(c*) * dresources (the envelope theorem).
 
 local T = require("lcm.trace")
 local lcm = require("lcm")
@@ -51,7 +61,7 @@ end
 
 -- The regime's liquid state and action: named by the solver, or the one
 -- continuous state (not a process) and the one continuous action.
-local function margin(R, S, fail)
+local function margin(R, S, fail, probe)
   local function pick(list, index, kind, given) -- kind: "state" or "action"
     if given then
       local i = index[given]
@@ -72,8 +82,10 @@ local function margin(R, S, fail)
     if not found then fail("the regime has no continuous " .. kind .. " for the endogenous grid method") end
     return found
   end
+  -- a probe names the action first: the continuous actions are what rule out most regimes
+  local ai = probe and pick(R.actions, R.action_index, "action", S.action)
   local si = pick(R.states, R.state_index, "state", S.state)
-  local ai = pick(R.actions, R.action_index, "action", S.action)
+  ai = ai or pick(R.actions, R.action_index, "action", S.action)
   local sg, ag = R.states[si].grid, R.actions[ai].grid
   if not is_continuous(sg) or sg.kind == "by_age" then
     fail("the liquid state '" .. R.states[si].name .. "' must be a continuous grid fixed over ages (not " ..
@@ -174,15 +186,33 @@ local function warn_jumps(nx, a, xn, regime, ctx, where)
   return false
 end
 
+-- The error a probe's checks raise: its reason, caught in E.plan.
+local Refused = {}
+
 -- R: the regime being built (build.lua's), D: its trace, M: the model,
--- where(fn): a function's source location, fail_at(where, msg).
-function E.plan(R, D, M, where_of, fail_at)
-  local S = R.spec.solver
-  local ctx = "regime '" .. R.name .. "', solver = lcm.egm"
+-- where(fn): a function's source location, fail_at(where, msg).  With
+-- probe (a regime without solver): the margin, or nil and the reason why
+-- the regime has none.
+function E.plan(R, D, M, where_of, fail_at, probe)
+  if not probe then return E.analyse(R, D, M, where_of, fail_at) end
+  local ctx = "regime '" .. R.name .. "': "
+  local ok, P = pcall(E.analyse, R, D, M, where_of, function(_, msg)
+    if msg:sub(1, #ctx) == ctx then msg = msg:sub(#ctx + 1) end
+    error(setmetatable({ reason = msg }, Refused), 0)
+  end, true)
+  if ok then return P end
+  if getmetatable(P) == Refused then return nil, P.reason end
+  error(P, 0)
+end
+
+-- E.plan's analysis; probe as there (fail_at then raises a Refused).
+function E.analyse(R, D, M, where_of, fail_at, probe)
+  local S = R.spec.solver or {}
+  local ctx = "regime '" .. R.name .. "'" .. (probe and "" or ", solver = lcm.egm")
   local function fail(msg) fail_at(S.where, ctx .. ": " .. msg) end
   if R.terminal then fail("a terminal regime has no continuation to solve by EGM") end
   if R.spec.risk_aversion then fail("Epstein-Zin preferences (risk_aversion) are not yet supported with EGM") end
-  local si, ai = margin(R, S, fail)
+  local si, ai = margin(R, S, fail, probe)
   local xv, cv = R.states[si], R.actions[ai]
   local x = T.var("state", si - 1, { name = xv.name })
   local c = T.var("action", ai - 1, { name = cv.name })
@@ -199,7 +229,7 @@ function E.plan(R, D, M, where_of, fail_at)
       "parameters, age or the other states)")
   end
   -- the next value of x in every target that carries it: through one savings node
-  local sav, carriers = nil, {}
+  local sav, carriers, requires = nil, {}, {}
   for _, tg in ipairs(D.targets) do
     local TR = M.regime_by_name[tg.regime]
     for _, nx in ipairs(tg.next) do
@@ -207,7 +237,10 @@ function E.plan(R, D, M, where_of, fail_at)
       local what = "the next " .. (name == xv.name and xn or "'" .. name .. "'") .. " in regime '" .. tg.regime .. "'"
       if name == xv.name then
         local TS = TR.spec.solver
-        if TR.terminal and TR.marginal_of ~= xv.name then
+        if probe then -- a target's margin for x: build.lua checks it once all regimes are traced
+          if TR.terminal then fail("it can move to the terminal regime '" .. tg.regime .. "', which carries " .. xn) end
+          requires[#requires + 1] = tg.regime
+        elseif TR.terminal and TR.marginal_of ~= xv.name then
           fail("it can move to the terminal regime '" .. tg.regime .. "', which carries " .. xn .. " and has " ..
             "actions: EGM needs the marginal value of " .. xn .. " there, which a terminal regime keeps only " ..
             "without actions")
@@ -271,7 +304,8 @@ function E.plan(R, D, M, where_of, fail_at)
       budget = true
     end
   end
-  local first = S.savings.kind == "irregular" and S.savings.points[1] or S.savings.start or S.savings.pieces[1].lo
+  local first = probe and 0 or
+    (S.savings.kind == "irregular" and S.savings.points[1] or S.savings.start or S.savings.pieces[1].lo)
   if budget and first ~= 0 then
     fail("a budget constraint makes savings >= 0, so the savings grid must start at 0 (it starts at " ..
       lcm._num(first) .. ")")
@@ -306,7 +340,7 @@ function E.plan(R, D, M, where_of, fail_at)
       fail("the next " .. xn .. " in regime '" .. cr.regime .. "' reads " .. xn .. " or " .. cn ..
         " besides savings = resources - " .. cv.name)
     end
-    warned = warned or warn_jumps(nx, a, xn, cr.regime, ctx, S.where)
+    warned = warned or probe or warn_jumps(nx, a, xn, cr.regime, ctx, S.where)
     local d = Diff.derivative(nx.id, a.id, fail)
     local k = type(d) == "number" and d or (T.node(d.id).op == "const" and T.node(d.id).k)
     if k and not (k > 0) then
@@ -315,8 +349,21 @@ function E.plan(R, D, M, where_of, fail_at)
     end
     next[cr.regime] = { nx, d }
   end
-  return { state = si - 1, action = ai - 1, state_name = xv.name, action_name = cv.name, savings = S.savings,
-    resources = resources, discount = delta, marginal = mu, policy = policy, next = next }
+  local P = { where = S.where, ctx = ctx, state = si - 1, action = ai - 1, state_name = xv.name, action_name = cv.name, savings = S.savings,
+    resources = resources, discount = delta, marginal = mu, policy = policy, next = next, requires = requires }
+  -- a probe's checks include it; EGM's, where its regime's nodes are written (E.dresources)
+  if probe then P.dresources = E.dresources(P, fail_at) end
+  return P
+end
+
+-- d resources / d x of plan P (a traced value or a number): the nodes it
+-- adds come after the regime's others, so that the kernels' node ids stay
+-- those of the model without it (build.lua's dag_data calls it last).
+function E.dresources(P, fail_at)
+  local x = T.var("state", P.state, { name = P.state_name })
+  return Diff.derivative(P.resources.id, x.id, function(msg)
+    fail_at(P.where, P.ctx .. ": d resources / d '" .. P.state_name .. "': " .. msg)
+  end)
 end
 
 return E

@@ -93,6 +93,19 @@ end
 function T.set_graph(g) graph = g end
 function T.get_graph() return graph end
 
+-- The graph's size, and its undoing to a size: what a trial traced after
+-- T.mark() leaves no trace of after T.rollback(mark) (the margin probe of
+-- gen/dsl/egm_plan.lua; source locations it added stay, unused).
+function T.mark() return #graph.nodes end
+function T.rollback(mark)
+  for key, id in pairs(graph.index) do
+    if id > mark then graph.index[key] = nil end
+  end
+  for id = #graph.nodes, mark + 1, -1 do
+    graph.nodes[id], graph.syms[id] = nil, nil
+  end
+end
+
 local function src_id(where)
   if not graph.srcs or where == "?" then return nil end
   local label = where

@@ -1,0 +1,2 @@
+-- Parameters of tests/models/egm_lagged.lua.
+return { discount_factor = 0.95 }
