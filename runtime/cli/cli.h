@@ -2,6 +2,8 @@
 #ifndef LCM_CLI_H
 #define LCM_CLI_H
 
+#include <stdio.h>
+
 #include "lcm_internal.h"
 
 /* A file that an input read: outputs must not replace it. */

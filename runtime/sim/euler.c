@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_args.h"
 #include "eval.h"
 #include "initial.h"
 #include "interp_point.h"

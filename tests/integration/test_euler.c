@@ -5,7 +5,10 @@
  *   the Euler equation holds to rounding (errors below 1e-12).
  * - Iskhakov et al. (2017) and precautionary savings, grid search against
  *   EGM on the same wealth grids: EGM's interior errors are at least 100
- *   times smaller (2 in log10), on the grid and along the bundled panels.
+ *   times smaller (2 in log10) on the grid, and along the bundled panels
+ *   for Iskhakov et al.; precautionary savings draws its AR(1) income
+ *   between the process's nodes, where both solvers blend the nodes'
+ *   decisions, and EGM's panel errors are that blend's: 10 times smaller.
  * - The panel's column euler_error: NaN exactly where no error counts,
  *   the same values on every batch size; the stats are its own.
  * - Refusals: a model without a margin names each regime and why, taste
@@ -84,7 +87,8 @@ static void closed_form(void)
 /* Grid search and EGM on the same wealth grid: EGM at least 100 times
  * closer on the grid and along the panel. */
 static void grid_against_egm(const char *name, const char *lua, const char *const *grid_defs,
-                             const char *const *egm_defs, const char *params, const char *initial, double cutoff)
+                             const char *const *egm_defs, const char *params, const char *initial, double cutoff,
+                             double panel_gap)
 {
     solved gs, eg;
     lcm_err err = {0};
@@ -104,8 +108,12 @@ static void grid_against_egm(const char *name, const char *lua, const char *cons
               "%s: too few interior points", name);
     CHECK_MSG(g_egm.mean <= g_grid.mean - 2, "%s: on the grid EGM's mean %.3f is not 2 below grid search's %.3f", name,
               g_egm.mean, g_grid.mean);
-    CHECK_MSG(p_egm.mean <= p_grid.mean - 2, "%s: along the panel EGM's mean %.3f is not 2 below grid search's %.3f",
-              name, p_egm.mean, p_grid.mean);
+    /* along a panel whose income process is drawn between its nodes, the
+     * decisions there blend the nodes' (both solvers): an error of the
+     * process's spacing that EGM's panel errors show (panel_gap: the least
+     * gap asserted there) */
+    CHECK_MSG(p_egm.mean <= p_grid.mean - panel_gap, "%s: along the panel EGM's mean %.3f is not %g below grid "
+              "search's %.3f", name, p_egm.mean, panel_gap, p_grid.mean);
     lcm_panel_free(pg), lcm_panel_free(pe);
     done(&gs), done(&eg);
 }
@@ -179,11 +187,12 @@ int main(void)
     closed_form();
     const char *isk_grid[] = {"wealth_points=100", NULL}, *isk_egm[] = {"wealth_points=100", "solver=egm", NULL};
     grid_against_egm("Iskhakov et al. (2017)", "models/iskhakov_2017.lua", isk_grid, isk_egm,
-                     "models/iskhakov_2017.params.lua", "models/iskhakov_2017.initial.csv", 1.0);
+                     "models/iskhakov_2017.params.lua", "models/iskhakov_2017.initial.csv", 1.0, 2);
     const char *ps_grid[] = {"wealth_points=200", "consumption_points=500", "consumption_stop=20", NULL},
                *ps_egm[] = {"wealth_points=200", "solver=egm", NULL};
     grid_against_egm("precautionary savings", "models/precautionary_savings.lua", ps_grid, ps_egm,
-                     "models/precautionary_savings.params.lua", "models/precautionary_savings.initial.csv", 0.02);
+                     "models/precautionary_savings.params.lua", "models/precautionary_savings.initial.csv", 0.02,
+                     1);
     panel_column();
     refusals();
     CHECK_DONE();
