@@ -33,9 +33,25 @@
 -- paper's initial conditions (simulate: p0, d0, a0 before the period-0 shocks)
 -- are exactly these states.
 --
--- Choices by shares so that every grid point is feasible: keep
--- c = c_share m; adjust d = d_share x, c = c_share (x - d).  In the last
--- period c takes everything left and d <= n_max (the paper's closed form).
+-- Three ways to solve it (option solver):
+--   vfi         (default) grid search over shares, so that every grid point
+--               is feasible: keep c = c_share m; adjust d = d_share x,
+--               c = c_share (x - d).  In the last period c takes everything
+--               left and d <= n_max.
+--   negm        the nested endogenous grid method: the actions are levels,
+--               d_new (the adjuster's durable, on nonlinspace(0, n_max,
+--               d_points, 1.1); a keeper uses its first point) and c (last,
+--               by EGM on savings_points savings from 0 to a_max), so c is
+--               solved by the Euler equation for each durable (the keeper's
+--               problem with d = n; the adjuster's for each d_new, chosen
+--               over those by the same Q: DC-EGM's upper envelope over keep,
+--               adjust and the durables).  The last period is its closed
+--               form: keep u(m, n), or adjust with d = clip((1 - alpha) x -
+--               alpha d_ubar, 0, n_max) (the Cobb-Douglas optimum), c = x - d.
+--   vfi_levels  grid search over negm's actions, c on nonlinspace(1e-6, m_max
+--               + 1, c_points, 1.1) with the budget c <= resources, the same last
+--               period: negm's grid-search twin, whose Euler errors and V
+--               converge to negm's as c_points grows.
 --
 -- Options (lcmgen / lcm -D name=value), the paper's values as defaults:
 --   n_periods   5     T
@@ -45,7 +61,9 @@
 --   psi_points  5     Npsi, Gauss-Hermite nodes (odd)
 --   xi_points   5     Nxi,  Gauss-Hermite nodes (odd)
 --   c_points    100   c_share on linspace(1/c_points, 1, c_points)
---   d_points    100   d_share on linspace(0, 1 - 1/d_points, d_points)
+--   d_points    100   d_share on linspace(0, 1 - 1/d_points, d_points) (negm: d_new's points)
+--   savings_points 100 negm: the savings grid, nonlinspace(0, a_max, savings_points, 1.1)
+--   solver      vfi   vfi | negm | vfi_levels (above)
 -- (nonlinspace is consav.grids.nonlinspace: y_0 = lo,
 --  y_i = y_{i-1} + (hi - y_{i-1}) / (n - i)^phi.)
 -- Parameters (models/durables.params.lua): discount_factor (beta), rho, alpha,
@@ -60,7 +78,12 @@ local Npsi = lcm.option("psi_points", 5)
 local Nxi = lcm.option("xi_points", 5)
 local Nc = lcm.option("c_points", 100)
 local Nd = lcm.option("d_points", 100)
+local Nsav = lcm.option("savings_points", 100)
+local solver = lcm.option("solver", "vfi")
 if T < 2 then error("option n_periods must be at least 2", 0) end
+if solver ~= "vfi" and solver ~= "negm" and solver ~= "vfi_levels" then
+  error("option solver must be vfi, negm or vfi_levels, not '" .. solver .. "'", 0)
+end
 
 -- the bounds of the grids (DurableConsumptionModel.py, setup)
 local p_min, p_max = 1e-4, 3.0
@@ -140,6 +163,60 @@ local last = lcm.regime{
     function(adjust, d_share, x, n) return lcm.where(adjust:eq("adjust"), lcm.min(d_share * x, n_max), n) end),
   constraints = { keep_once = keep_once },
 }
+
+if solver ~= "vfi" then
+  -- the levels: the adjuster's durable d_new and consumption c (negm, vfi_levels)
+  local function u(c, d, alpha, rho, d_ubar)
+    return (c ^ alpha * (d + d_ubar) ^ (1 - alpha)) ^ (1 - rho) / (1 - rho)
+  end
+  local function level_functions()
+    return {
+      p = function(p_lag, psi) return lcm.clip(psi * p_lag, p_min, p_max) end,
+      m = function(a_lag, p, xi, R) return R * a_lag + xi * p end,
+      x = function(m, n, tau) return m + (1 - tau) * n end,
+      d = function(adjust, d_new, n) return lcm.where(adjust:eq("adjust"), d_new, n) end,
+      resources = function(adjust, x, d_new, m) return lcm.where(adjust:eq("adjust"), x - d_new, m) end,
+      utility = u,
+    }
+  end
+  alive = lcm.regime{
+    active = function(age) return age < T - 1 end,
+    states = states(),
+    actions = {
+      { "adjust", lcm.discrete(Adjust) },
+      { "d_new", lcm.irregular{ points = nonlinspace(0, n_max, Nd, 1.1) } },
+      -- by EGM the grid only names the action (its points are not used)
+      { "c", lcm.irregular{ points = nonlinspace(1e-6, m_max + 1, Nc, 1.1) } },
+    },
+    functions = level_functions(),
+    constraints = {
+      keep_once = function(adjust, d_new) return lcm.any(adjust:eq("adjust"), d_new:le(0)) end,
+      budget = function(c, resources) return c:le(resources) end,
+    },
+    state_transitions = {
+      a_lag = function(resources, c) return resources - c end,
+      p_lag = function(p) return p end,
+      n = function(d, delta) return lcm.min((1 - delta) * d, n_max) end,
+    },
+    transition = function(age) return lcm.where(age:ge(T - 2), Regime.last, Regime.alive) end,
+    solver = solver == "negm" and lcm.egm{
+      savings = lcm.irregular{ points = nonlinspace(0, a_max, Nsav, 1.1) }, state = "a_lag", action = "c",
+    } or nil,
+  }
+  -- the last period in closed form: keep, or adjust to the Cobb-Douglas optimum
+  local closed = level_functions()
+  closed.d, closed.resources = nil, nil
+  closed.d_adjusted = function(x, alpha, d_ubar) return lcm.clip((1 - alpha) * x - alpha * d_ubar, 0, n_max) end
+  closed.utility = function(m, n, x, d_adjusted, alpha, rho, d_ubar)
+    return lcm.max(u(m, n, alpha, rho, d_ubar), u(x - d_adjusted, d_adjusted, alpha, rho, d_ubar))
+  end
+  last = lcm.regime{
+    terminal = true,
+    active = function(age) return age == T - 1 end,
+    states = states(),
+    functions = closed,
+  }
+end
 
 return lcm.model{
   name = "durables",

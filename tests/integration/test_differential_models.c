@@ -94,6 +94,10 @@ static const struct {
      "models/durables.params.lua", NULL},
     /* the endogenous grid method */
     {"tests/models/egm_cake.lua", "wealth_points=50", "tests/models/egm_cake.params.lua", NULL},
+    /* resources of a lagged asset: the marginal value times d resources / d x */
+    {"tests/models/egm_lagged.lua", "a_points=40 n_periods=3", "tests/models/egm_lagged.params.lua", NULL},
+    {"tests/models/egm_lagged.lua", "solver=grid a_points=30 consumption_points=300 n_periods=3",
+     "tests/models/egm_lagged.params.lua", NULL},
     {"models/iskhakov_2017.lua", "solver=egm wealth_points=60 savings_points=80", "models/iskhakov_2017.params.lua",
      NULL},
     {"models/iskhakov_2017.lua", "solver=egm wealth_points=60 savings_points=80 taste_shocks=true",
