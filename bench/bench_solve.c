@@ -355,7 +355,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < m->nregimes; ++r) {
             const ir_regime *R = &m->regimes[r];
             if (R->active[t] && ir_is_egm(R))
-                egm_points += (double)ir_state_space_size(R) / R->states[R->egm.state].grid.n * ir_taste_choices(R) *
+                egm_points += (double)ir_state_space_size(R) / R->states[R->egm.state].grid.n * (double)ir_egm_choices(R) *
                               R->egm.savings.grid.n;
         }
     for (int t = 0; t < m->nperiods; ++t)

@@ -3,8 +3,9 @@
  * gen/dsl/egm_plan.lua).
  *
  * Two pieces per kernel of an EGM regime.  The table entry computes, for a
- * row of the states but the liquid one x, a combination d of the discrete
- * actions and a savings point a_j, the action c_j at which a_j is optimal:
+ * row of the states but the liquid one x, a combination d of the actions
+ * it enumerates (the discrete ones, and with nested EGM the continuous ones
+ * besides c, on their grids: ir_egm_enumerated) and a savings point a_j, the action c_j at which a_j is optimal:
  * the Euler equation
  *
  *     u_c(c) = delta * sum_g P_g * dx'_g/da * E[ M_{t+1,g}(x'_g(a_j), z') ]
@@ -96,11 +97,14 @@ void emit_egm_choice(emitter *e)
 {
     const ir_regime *r = e->r;
     if (!e->p->pre.egm) return;
-    int cont[IR_SET_BITS], corners = 1 << other_continuous(r, cont), nd = ir_discrete_actions(r);
+    /* the choice: the combination of the enumerated actions, which come first
+     * (ai<nd-1> counts them in the loops around the candidates') */
+    int cont[IR_SET_BITS], corners = 1 << other_continuous(r, cont), nd = ir_egm_enumerated(r);
     char d[32] = "0";
     if (nd) snprintf(d, sizeof d, "ai%d", nd - 1);
-    emit_line(e, "lcm_index egm_off[%d]; /* the rows of this discrete choice */", corners);
-    emit_line(e, "for (int k = 0; k < %d; ++k) egm_off[k] = (egm_at[k] * %d + %s) * %d;", corners, ir_taste_choices(r),
+    emit_line(e, "lcm_index egm_off[%d]; /* the rows of this %schoice */", corners,
+              nd == ir_discrete_actions(r) ? "discrete " : "");
+    emit_line(e, "for (int k = 0; k < %d; ++k) egm_off[k] = (egm_at[k] * %lld + %s) * %d;", corners, ir_egm_choices(r),
               d, r->egm.savings.grid.n);
 }
 
@@ -142,12 +146,13 @@ static void table_value(void *ctx, int i, lcm_sb *b)
     }
 }
 
-/* Entry j -> savings point egm_j, discrete actions act<k>, states x[] but
- * the liquid one (the layout of ir/precompute.h), and the savings. */
+/* Entry j -> savings point egm_j, enumerated actions act<k> (discrete,
+ * and continuous ones besides the EGM action: ir_egm_enumerated), states
+ * x[] but the liquid one (the layout of ir/precompute.h), and the savings. */
 static void table_decode(emitter *f)
 {
     const ir_regime *r = f->r;
-    int J = r->egm.savings.grid.n, nd = ir_discrete_actions(r);
+    int J = r->egm.savings.grid.n, nd = ir_egm_enumerated(r);
     emit_line(f, "const int egm_j = (int)(rest %% %d);", J);
     emit_line(f, "rest /= %d;", J);
     for (int j = nd - 1; j >= 0; --j) {
@@ -219,9 +224,9 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
     base_sb_puts(&store, "    real *LCM_RESTRICT T = (real *)a->cont;\n    T[j] = egm_R;\n");
     base_sb_printf(&store, "    T[%lld + j] = egm_C;", table_entries(&f));
     base_sb_printf(&what, "The endogenous grid of %s (the endogenous grid method, ir/precompute.h): entry\n"
-                         " * j = (row * %d + choice) * %d + savings point, the resources R (T[j]) and the\n"
+                         " * j = (row * %lld + choice) * %d + savings point, the resources R (T[j]) and the\n"
                          " * action C (T[%lld + j]) at which that saving is optimal, from the Euler equation.",
-                  f.k->symbol, ir_taste_choices(r), r->egm.savings.grid.n, table_entries(&f));
+                  f.k->symbol, ir_egm_choices(r), r->egm.savings.grid.n, table_entries(&f));
     char pass[16], bounds[16];
     emit_pass_suffix(p, IR_PASS_TABLE, pass, sizeof pass);
     emit_pass_suffix(p, IR_PASS_EGM_BOUNDS, bounds, sizeof bounds);

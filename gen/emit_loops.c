@@ -289,7 +289,7 @@ static void best_update(emitter *e)
      * same for the best of each discrete choice */
     char best[640] = "", choice[640] = "";
     if (emit_is_egm(e)) {
-        int c = r->egm.action, d = ir_discrete_actions(r) - 1;
+        int c = r->egm.action, d = ir_discrete_actions(r) - 1; /* with taste shocks nothing else is enumerated */
         /* the marginal value of x: marginal utility times d resources / d x
          * (the envelope theorem), the factor left out where it is 1 */
         char scaled[256];

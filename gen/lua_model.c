@@ -9,7 +9,7 @@
  *          pieces = { {lo, hi, lo_closed, hi_closed, n} }, process, gh, slots, periods = { grid }}
  *   DAG: {nodes = { {op, k or ref, args = { id }, src} }, utility, q, risk_aversion, taste,
  *         constraints = { {name, node} }, funcs = ..., rprob = { {regime, node} },
- *         marginal = {state, node}, egm = {resources, dresources, discount, marginal, policy}, margin_nodes,
+ *         marginal = {state, node}, euler_marginal = {state, node}, egm = {resources, dresources, discount, marginal, policy}, margin_nodes,
  *         targets = { {regime, next = { {state, kind, node | src | probs} }, egm_next = {next, dnext}} }}
  *
  * Ids are 0-based, as in the manifest; names are the manifest's words. */
@@ -568,6 +568,13 @@ static int read_dag(rd *r, int t, ir_model *m, ir_regime *g)
         rc = named_ref(r, lua_gettop(r->L), "state", find_state, g, &g->marginal_state, &g->marginal);
         g->terminal_marginal = 1;
     } else if (type != LUA_TNIL) rc = bad(r, "bad marginal");
+    lua_pop(r->L, 1);
+    if (rc) return rc;
+    type = field(r, t, "euler_marginal"); /* d utility / d x for the Euler errors alone (ir.h) */
+    if (type == LUA_TTABLE && !g->terminal_marginal) {
+        rc = named_ref(r, lua_gettop(r->L), "state", find_state, g, &g->marginal_state, &g->marginal);
+        g->euler_marginal = 1;
+    } else if (type != LUA_TNIL) rc = bad(r, "bad euler_marginal");
     lua_pop(r->L, 1);
     if (rc) return rc;
     type = field(r, t, "egm");

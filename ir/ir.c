@@ -137,6 +137,10 @@ int ir_discrete_actions(const ir_regime *r)
 
 int ir_taste_choices(const ir_regime *r) { return (int)space_size(r->actions, ir_discrete_actions(r)); }
 
+int ir_egm_enumerated(const ir_regime *r) { return ir_has_margin(r) ? r->egm.action : 0; }
+
+long long ir_egm_choices(const ir_regime *r) { return space_size(r->actions, ir_egm_enumerated(r)); }
+
 long long ir_taste_inner(const ir_regime *r)
 {
     int nd = ir_discrete_actions(r);
@@ -219,6 +223,13 @@ static int check_egm(const ir_model *m, const ir_regime *r, int nn, lcm_err *err
     if (r->terminal || E->state < 0 || E->state >= r->nstates || E->action < 0 || E->action >= r->nactions ||
         grid_is_discrete(&r->states[E->state].grid) || grid_is_discrete(&r->actions[E->action].grid))
         return base_fail(err, LCM_E_MODEL, "regime '%s': bad endogenous grid method (state, action or terminal)", r->name);
+    /* the actions before c are enumerated (ir_egm_choices): c is the last */
+    if (E->action != r->nactions - 1)
+        return base_fail(err, LCM_E_MODEL, "regime '%s': the action '%s' of the endogenous grid method is not the last",
+                        r->name, r->actions[E->action].name);
+    if (r->taste_scale >= 0 && ir_egm_enumerated(r) != ir_discrete_actions(r))
+        return base_fail(err, LCM_E_MODEL, "regime '%s': taste shocks with a continuous action enumerated beside '%s'",
+                        r->name, r->actions[E->action].name);
     if (egm && (g->kind == GRID_DISCRETE || g->kind == GRID_PROCESS || g->kind == GRID_AGE || (g->kind == GRID_IRREG && !g->points) ||
         g->n < 2 || g->batch_size || g->distributed))
         return base_fail(err, LCM_E_MODEL, "regime '%s': the savings grid must be continuous and fixed in the model", r->name);
@@ -238,7 +249,9 @@ static int check_egm(const ir_model *m, const ir_regime *r, int nn, lcm_err *err
             (rc = check_node_ref(r, E->dnext[t], nn, "EGM's next state's derivative", err)))
             return rc;
         int s = ir_find_state(tr, r->states[E->state].name);
-        if (!egm && (!ir_has_margin(tr) || tr->egm.state != s))
+        /* a grid-search margin's target: a margin for x, or a terminal regime with d utility / d x */
+        if (!egm && (tr->terminal ? !ir_has_terminal_marginal(tr) || tr->marginal_state != s
+                                  : !ir_has_margin(tr) || tr->egm.state != s))
             return base_fail(err, LCM_E_MODEL, "regime '%s': its target '%s' has no margin for '%s'", r->name, tr->name,
                             r->states[E->state].name);
         if (egm && (s < 0 || ir_marginal_state(tr) != s))
@@ -310,7 +323,10 @@ static int check_regime(ir_model *m, ir_regime *r, lcm_err *err)
     if (r->margin_nodes < 0 || r->margin_nodes > nn || (r->margin_nodes && (ir_is_egm(r) || !ir_has_margin(r))))
         return base_fail(err, LCM_E_MODEL, "regime '%s': %d margin nodes of %d, %s", r->name, r->margin_nodes, nn,
                         ir_has_margin(r) ? "with EGM" : "without a margin");
-    if (r->terminal_marginal && (!r->terminal || r->nactions || r->marginal_state >= r->nstates ||
+    if (r->terminal_marginal && r->euler_marginal)
+        return base_fail(err, LCM_E_MODEL, "regime '%s': a marginal value both kept and for the Euler errors alone",
+                        r->name);
+    if (ir_has_terminal_marginal(r) && (!r->terminal || r->nactions || r->marginal_state >= r->nstates ||
                                    grid_is_discrete(&r->states[r->marginal_state].grid) ||
                                    (rc = check_node_ref(r, r->marginal, nn, "the marginal value", err))))
         return rc ? rc : base_fail(err, LCM_E_MODEL, "regime '%s': a marginal value needs a terminal regime without "

@@ -199,8 +199,13 @@ typedef struct ir_regime {
     ir_egm egm;
     /* a terminal regime an EGM regime moves into keeps the marginal value of
      * that regime's liquid state, its state marginal_state: node `marginal`,
-     * d utility / d x (terminal_marginal set) */
-    int terminal_marginal, marginal_state, marginal;
+     * d utility / d x (terminal_marginal set).  A terminal regime without
+     * actions that only grid-search regimes with a margin move into has the
+     * same node for their Euler errors alone (euler_marginal set): no kernel
+     * reads it or stores a marginal value (ir_marginal_state is -1), its
+     * nodes come after the kernel's (their ids those of the model without
+     * it).  At most one of the two flags is set. */
+    int terminal_marginal, euler_marginal, marginal_state, marginal;
     /* why a non-terminal regime has no margin (ir_has_margin false): the
      * check of gen/dsl/egm_plan.lua it fails; NULL where it has one, and
      * for terminal regimes */
@@ -291,6 +296,16 @@ long long ir_action_space_size(const ir_regime *r);
 int ir_taste_choices(const ir_regime *r);
 /* The number of discrete actions (those before the first continuous one). */
 int ir_discrete_actions(const ir_regime *r);
+/* A regime with a margin (EGM or grid search, ir_has_margin): the actions
+ * EGM enumerates on their grids, those before its action c, which is the
+ * regime's last (ir_model_check): the discrete ones and any continuous ones
+ * besides c (nested EGM: the endogenous grid has a row per combination of
+ * them).  ir_egm_choices is the number of their combinations, the
+ * endogenous grid's choices (1 without); with taste shocks it is
+ * ir_taste_choices (gen/dsl/egm_plan.lua refuses taste shocks with a
+ * continuous action enumerated).  0 and 1 for a regime without a margin. */
+int ir_egm_enumerated(const ir_regime *r);
+long long ir_egm_choices(const ir_regime *r);
 long long ir_taste_inner(const ir_regime *r);
 const char *ir_src(const ir_model *m, int src);
 /* Whether regime r solves by the endogenous grid method. */
@@ -299,6 +314,10 @@ static inline int ir_is_egm(const ir_regime *r) { return r->egm.savings.grid.n >
  * resources, dresources, discount, marginal, policy, next/dnext): EGM
  * regimes, and grid-search ones whose functions pass EGM's checks. */
 static inline int ir_has_margin(const ir_regime *r) { return ir_is_egm(r) || r->egm.margin; }
+/* Whether the terminal regime r has the node `marginal`, d utility / d x of
+ * its state marginal_state: kept as its marginal value (terminal_marginal)
+ * or for the Euler errors alone (euler_marginal). */
+static inline int ir_has_terminal_marginal(const ir_regime *r) { return r->terminal_marginal || r->euler_marginal; }
 /* Whether the marginal value of the liquid state, marginal(c*) * dresources,
  * needs the factor: dresources is not the constant 1 (resources = x). */
 static inline int ir_margin_scaled(const ir_regime *r)

@@ -158,8 +158,9 @@ void ir_manifest_write(const ir_model *m, lcm_sb *b)
         if (ir_has_margin(r))
             base_sb_printf(b, "egm resources %d dresources %d discount %d marginal %d policy %d\n", r->egm.resources,
                           r->egm.dresources, r->egm.discount, r->egm.marginal, r->egm.policy);
-        if (r->terminal_marginal)
-            base_sb_printf(b, "marginal %s %d\n", r->states[r->marginal_state].name, r->marginal);
+        if (ir_has_terminal_marginal(r))
+            base_sb_printf(b, "%s %s %d\n", r->terminal_marginal ? "marginal" : "euler_marginal",
+                          r->states[r->marginal_state].name, r->marginal);
         for (int t = 0; t < r->ntargets; ++t) {
             const ir_target *tg = &r->targets[t];
             const ir_regime *tr = &m->regimes[tg->regime];
@@ -574,10 +575,12 @@ static int read_dag(reader *rd, ir_model *m)
                 (rc = get_int(rd, 6, &r->egm.discount)) || (rc = get_int(rd, 8, &r->egm.marginal)) ||
                 (rc = get_int(rd, 10, &r->egm.policy)))
                 return rc;
-        } else if (!strcmp(k, "marginal")) {
-            if (rd->tk.n != 3 || (r->marginal_state = ir_find_state(r, tok(rd, 1))) < 0) return bad(rd, "bad marginal line");
+        } else if (!strcmp(k, "marginal") || !strcmp(k, "euler_marginal")) {
+            if (rd->tk.n != 3 || ir_has_terminal_marginal(r) || (r->marginal_state = ir_find_state(r, tok(rd, 1))) < 0)
+                return bad(rd, k[0] == 'm' ? "bad marginal line" : "bad euler_marginal line");
             if ((rc = get_int(rd, 2, &r->marginal))) return rc;
-            r->terminal_marginal = 1;
+            if (k[0] == 'm') r->terminal_marginal = 1;
+            else r->euler_marginal = 1;
         } else if (!strcmp(k, "egm_next")) {
             if (!cur || !ir_has_margin(r) || rd->tk.n != 3) return bad(rd, "bad egm_next line");
             if ((rc = get_int(rd, 1, &r->egm.next[r->ntargets - 1])) || (rc = get_int(rd, 2, &r->egm.dnext[r->ntargets - 1])))

@@ -11,7 +11,7 @@
 
 #include "ir.h"
 
-#define LCM_MANIFEST_VERSION 4 /* 4: the margin of grid-search regimes, dresources, margin_why */
+#define LCM_MANIFEST_VERSION 5 /* 4: the margin of grid-search regimes, dresources, margin_why; 5: euler_marginal */
 
 /* Parses text into m (zeroed by the caller) and runs ir_model_check. */
 int ir_manifest_read(const char *text, ir_model *m, lcm_err *err);

@@ -88,8 +88,8 @@ static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
     p->reals = 2;
     p->rows = ir_state_space_size(r) / r->states[r->egm.state].grid.n;
     int J = r->egm.savings.grid.n;
-    p->acts = (long long)ir_taste_choices(r) * J;
-    p->blocks = p->rows * ir_taste_choices(r) * LCM_EGM_BLOCKS(J);
+    p->acts = ir_egm_choices(r) * J; /* the combinations of the enumerated actions (nested EGM: continuous ones too) */
+    p->blocks = p->rows * ir_egm_choices(r) * LCM_EGM_BLOCKS(J);
 }
 
 /* ir_pre_ev_axes for one state, before sources are shared out (sm, am:

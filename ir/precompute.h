@@ -26,7 +26,9 @@
  * ir_egm) has its endogenous grid in the table instead, whenever a target
  * of the kernel carries the liquid state: entry ((row * choices + d) * J +
  * j), row the regime's states but the liquid one (row-major, every point),
- * d the combination of its discrete actions, j the savings point; two reals
+ * d the combination of the actions it enumerates (ir_egm_choices: its
+ * discrete actions, and with nested EGM its continuous ones besides the
+ * EGM action, on their grids), j the savings point; two reals
  * each, the resources R (entries [0, n)) and the action C (entries [n, 2n))
  * at which savings j is optimal.  A second pass of the table then bounds
  * blocks of LCM_EGM_BLOCK segments of each row and choice: the least and the

@@ -1278,6 +1278,12 @@ local function dag_data(R, D)
       D.margin_why = "its margin's operations would make the regime's more than " .. MAX_NODES
     end
   end
+  -- a terminal regime's d utility / d x for the Euler errors alone, after
+  -- the others: no kernel reads it (build checked above that it can be)
+  if D.euler_marginal_of then
+    local d = EgmPlan.terminal_marginal(R, D, D.euler_marginal_of, function(msg) fail_at(R.where, msg) end)
+    out.euler_marginal = { state = D.euler_marginal_of, node = id(d) }
+  end
   out.nodes = {}
   for i, n in ipairs(g.nodes) do
     local node = { op = n.op, src = n.src, args = {} }
@@ -1462,24 +1468,66 @@ function B.model(model, file, stem)
     moves[i] = dags[i].moves
   end
   -- a grid-search margin needs one for the same state in every target
-  -- carrying it (gen/dsl/egm_plan.lua): drop the others', until none is
+  -- carrying it (gen/dsl/egm_plan.lua), or there d utility / d x of a
+  -- terminal regime without actions: drop the others', until none is
   local index = {}
   for i, R in ipairs(M.regimes) do index[R.name] = i end
+  -- why terminal regime TR has no d utility / d x (nil: it has; memoised)
+  local terminal_why = {}
+  local function terminal_margin(TR, TD, x)
+    local key = TR.name .. "\0" .. x
+    if terminal_why[key] == nil then
+      local why = false
+      if TR.marginal_of and TR.marginal_of ~= x then
+        why = "it keeps the marginal value of '" .. TR.marginal_of .. "' for the endogenous grid method"
+      elseif not TR.marginal_of then -- traced once here to see that it can be; dag_data adds it
+        T.set_graph(TD.graph)
+        local mark = T.mark()
+        local ok, err = pcall(EgmPlan.terminal_marginal, TR, TD, x, function(msg) error({ reason = msg }, 0) end)
+        T.rollback(mark)
+        T.set_graph(nil)
+        if not ok then
+          if type(err) ~= "table" then error(err, 0) end
+          why = "d utility / d '" .. x .. "': " .. err.reason
+        end
+      end
+      terminal_why[key] = why
+    end
+    return terminal_why[key] or nil
+  end
   local dropped = true
   while dropped do
     dropped = false
     for _, D in ipairs(dags) do
       local P = D.margin
       for _, name in ipairs(P and P.requires or {}) do
-        local TD = dags[index[name]]
-        local TP = TD.egm or TD.margin
-        if not TP or TP.state_name ~= P.state_name then
-          D.margin, dropped = nil, true
-          D.margin_why = "it can move to regime '" .. name .. "', which carries '" .. P.state_name .. "' but has " ..
-            (TP and "its margin for '" .. TP.state_name .. "'" or "no margin for it (" .. TD.margin_why .. ")")
-          break
+        local TR, TD = M.regimes[index[name]], dags[index[name]]
+        if TR.terminal then -- without actions (egm_plan.lua): d utility / d x there
+          local why = terminal_margin(TR, TD, P.state_name)
+          if why then
+            D.margin, dropped = nil, true
+            D.margin_why = "it can move to the terminal regime '" .. name .. "', which carries '" .. P.state_name ..
+              "' but has no marginal value of it (" .. why .. ")"
+            break
+          end
+        else
+          local TP = TD.egm or TD.margin
+          if not TP or TP.state_name ~= P.state_name then
+            D.margin, dropped = nil, true
+            D.margin_why = "it can move to regime '" .. name .. "', which carries '" .. P.state_name .. "' but has " ..
+              (TP and "its margin for '" .. TP.state_name .. "'" or "no margin for it (" .. TD.margin_why .. ")")
+            break
+          end
         end
       end
+    end
+  end
+  -- the terminal regimes the margins left need d utility / d x of: for
+  -- the Euler errors alone where no EGM regime's kernel reads it (ir.h)
+  for _, D in ipairs(dags) do
+    for _, name in ipairs(D.margin and D.margin.requires or {}) do
+      local TR = M.regimes[index[name]]
+      if TR.terminal and not TR.marginal_of then dags[index[name]].euler_marginal_of = D.margin.state_name end
     end
   end
   local reach = Reach.graph(M, moves)

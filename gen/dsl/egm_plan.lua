@@ -9,6 +9,9 @@
 -- With discrete actions (DC-EGM, Iskhakov, Jorgensen, Rust & Schjerning
 -- 2017) this is done per discrete choice, and the kernel takes the best of
 -- the candidates the endogenous grid offers at each state, by the exact Q.
+-- Other continuous actions before c (nested EGM, Druedahl 2021: a durable
+-- chosen beside consumption) are enumerated on their grids as the discrete
+-- ones are: a row of the endogenous grid per combination of them all.
 --
 -- From the trace this module finds, or refuses with the reason:
 --   savings    the node R - c every next x goes through (next x = f(savings));
@@ -33,8 +36,11 @@
 -- that solves by grid search its consumption-saving margin, for the Euler
 -- errors of its solution: the checks are the same but the savings grid's
 -- (it has none), a target carrying x must be a non-terminal regime with a
--- margin for x itself (E.plan returns their names in `requires`; build.lua
--- drops the margins whose targets lack one), and nothing is warned.  Where
+-- margin for x itself or a terminal one without actions whose utility has
+-- a derivative by x (E.plan returns their names in `requires`; build.lua
+-- drops the margins whose targets lack one, and gives such a terminal
+-- regime the node d utility / d x for the Euler errors alone, which no
+-- kernel reads), and nothing is warned.  Where
 -- a check fails the probe returns nil and the reason.  Both modes add
 -- dresources = d resources / d x: the marginal value of x at the optimum is
 -- marginal(c*) * dresources (the envelope theorem).
@@ -60,7 +66,11 @@ local function reaches(leaves)
 end
 
 -- The regime's liquid state and action: named by the solver, or the one
--- continuous state (not a process) and the one continuous action.
+-- continuous state (not a process) and the last continuous action.  The
+-- action is the regime's last: the actions before it, discrete or
+-- continuous, EGM enumerates on their grids (nested EGM, Druedahl 2021:
+-- the endogenous grid has a row per combination of them, and the kernel
+-- loops over them as grid search does).
 local function margin(R, S, fail, probe)
   local function pick(list, index, kind, given) -- kind: "state" or "action"
     if given then
@@ -72,11 +82,11 @@ local function margin(R, S, fail, probe)
     local found
     for i, v in ipairs(list) do
       if is_continuous(v.grid) then
-        if found then
+        if found and kind == "state" then
           fail("the regime has more than one continuous " .. kind .. " ('" .. list[found].name .. "', '" .. v.name ..
             "'): name the one EGM solves for (" .. kind .. " = \"...\")")
         end
-        found = i
+        found = i -- the actions: the last continuous one
       end
     end
     if not found then fail("the regime has no continuous " .. kind .. " for the endogenous grid method") end
@@ -92,10 +102,17 @@ local function margin(R, S, fail, probe)
       (sg.kind == "by_age" and "lcm.by_age" or "a " .. sg.kind .. " grid") .. ")")
   end
   if not is_continuous(ag) then fail("the action '" .. R.actions[ai].name .. "' is discrete; EGM solves for a continuous one") end
+  local an = R.actions[ai].name
+  if ai ~= #R.actions then
+    fail("the action '" .. an .. "' EGM solves for is not the regime's last action ('" .. R.actions[#R.actions].name ..
+      "' is): EGM enumerates the actions before it on their grids, so list '" .. an .. "' last among the actions " ..
+      "(actions = { {\"name\", grid}, ... } keeps their order, discrete ones first; a table keyed by names orders " ..
+      "them alphabetically)")
+  end
   for i, v in ipairs(R.actions) do
-    if i ~= ai and is_continuous(v.grid) then
-      fail("the regime has a second continuous action '" .. v.name .. "'; EGM solves for one continuous action " ..
-        "(the others must be discrete)")
+    if i ~= ai and is_continuous(v.grid) and R.taste then
+      fail("taste shocks with the continuous action '" .. v.name .. "' enumerated beside '" .. an .. "' (nested " ..
+        "EGM) are not supported yet: the taste shocks' logit is over the discrete choices")
     end
   end
   local others = 0 -- continuous states besides x: the endogenous grid's rows between their points, 2^others
@@ -156,12 +173,15 @@ end
 
 -- A terminal regime without actions that carries the liquid state keeps its
 -- marginal value, d utility / d x (the EGM regimes that move into it read
--- it); build.lua marks it with marginal_of before tracing.
-function E.terminal_marginal(R, D)
-  local si = R.state_index[R.marginal_of]
-  local x = T.var("state", si - 1, { name = R.marginal_of })
+-- it); build.lua marks it with marginal_of before tracing.  With name (the
+-- state) and fail(msg) given, the same for the Euler errors of grid-search
+-- regimes that move into it (build.lua, after tracing: euler_marginal_of).
+function E.terminal_marginal(R, D, name, fail)
+  name = name or R.marginal_of
+  local si = R.state_index[name]
+  local x = T.var("state", si - 1, { name = name })
   local u = T.is_sym(D.utility) and D.utility.id or T.const_id(D.utility)
-  return Diff.derivative(u, x.id, function(msg)
+  return Diff.derivative(u, x.id, fail or function(msg)
     error(R.where .. ": regime '" .. R.name .. "': the marginal utility of '" .. R.marginal_of .. "' (for the " ..
       "endogenous grid method of a regime moving here): " .. msg, 0)
   end)
@@ -238,8 +258,13 @@ function E.analyse(R, D, M, where_of, fail_at, probe)
       if name == xv.name then
         local TS = TR.spec.solver
         if probe then -- a target's margin for x: build.lua checks it once all regimes are traced
-          if TR.terminal then fail("it can move to the terminal regime '" .. tg.regime .. "', which carries " .. xn) end
-          requires[#requires + 1] = tg.regime
+          if TR.terminal and #TR.actions > 0 then
+            fail("it can move to the terminal regime '" .. tg.regime .. "', which carries " .. xn .. " and has " ..
+              "actions (the marginal value of " .. xn .. " there is d utility / d " .. xn .. " only without actions)")
+          elseif TR.terminal and not is_continuous(TR.states[TR.state_index[xv.name]].grid) then
+            fail("it can move to the terminal regime '" .. tg.regime .. "', where " .. xn .. " is not continuous")
+          end
+          requires[#requires + 1] = tg.regime -- a terminal one: d utility / d x there (build.lua)
         elseif TR.terminal and TR.marginal_of ~= xv.name then
           fail("it can move to the terminal regime '" .. tg.regime .. "', which carries " .. xn .. " and has " ..
             "actions: EGM needs the marginal value of " .. xn .. " there, which a terminal regime keeps only " ..

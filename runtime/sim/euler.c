@@ -21,7 +21,9 @@
  * EGM's candidates from its endogenous grid), taken by simulating the
  * grid's points for one period (sim_simulate_span); between the points it
  * is interpolated in 1 / M, as EGM's table reads it.  A terminal regime
- * that keeps a marginal value (a bequest) gives d utility / d x there.
+ * without actions that carries x (a bequest) gives d utility / d x there,
+ * the node `marginal` an EGM regime's kernel stores or that the Euler
+ * errors of grid-search regimes alone read (ir.h, euler_marginal).
  *
  * A point counts (is interior) where its savings exceed the borrowing limit
  * (EGM's first savings point, 0 for grid search: the budget c <= R) by more
@@ -101,8 +103,10 @@ static int taste_refused(const ir_model *m, int refused, lcm_err *err)
 
 /* ---- the decisions at the grid's points ------------------------------------ */
 
-/* Whether M of regime r is needed: it has a margin, or keeps a marginal value. */
-static int keeps_m(const ir_regime *r) { return ir_has_margin(r) || r->terminal_marginal; }
+/* Whether M of regime r is needed: it has a margin, or is terminal with
+ * d utility / d x (kept as its marginal value, or for the Euler errors
+ * alone: ir_has_terminal_marginal). */
+static int keeps_m(const ir_regime *r) { return ir_has_margin(r) || ir_has_terminal_marginal(r); }
 
 /* 1 / M at every point of a terminal regime that keeps d utility / d x. */
 static int terminal_inv_m(euler_ctx *e, const ir_regime *r, int t, double *out)

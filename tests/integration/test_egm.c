@@ -18,7 +18,10 @@
  *     simulation's own choice-specific values): they sum to 1, the
  *     simulated choices follow them, they agree with grid search's at the
  *     same states to grid accuracy, and neither the batches nor a
- *     simulation into an earlier panel change them.
+ *     simulation into an earlier panel change them;
+ *   - nested EGM (tests/models/negm_cake.lua: a durable chosen on its grid
+ *     beside consumption by EGM) against grid search as its consumption
+ *     grid is refined, solved and simulated.
  * The published tables of Iskhakov et al. are test_iskhakov.c's. */
 #include <math.h>
 #include <stdlib.h>
@@ -509,8 +512,135 @@ static void egm_choice_probabilities(void)
     free(rows), free(given), free(initial), free(small), free(dir);
 }
 
+/* ---- nested EGM: a durable beside consumption (tests/models/negm_cake.lua) ---- */
+/* The largest |difference| of V in regime 'alive' (NaN: infinite). */
+static double negm_diff(const lcm_model *model, const lcm_solution *a, const lcm_solution *b)
+{
+    const ir_model *m = core_model_ir(model);
+    int r = ir_find_regime(m, "alive");
+    lcm_index n = ir_state_space_size(&m->regimes[r]);
+    double worst = 0;
+    for (int t = 0; t < m->nperiods; ++t)
+        for (lcm_index i = 0; m->regimes[r].active[t] && i < n; ++i) {
+            double d = fabs(lcm_solution_value(a, t, r, i) - lcm_solution_value(b, t, r, i));
+            worst = d == d ? fmax(worst, d) : INFINITY;
+        }
+    return worst;
+}
+
+static lcm_panel *negm_panel(const lcm_model *model, const lcm_solution *sol, const char *initial)
+{
+    lcm_err err = {0};
+    lcm_initial *ic = NULL;
+    lcm_solver *sv = NULL;
+    lcm_panel *p = NULL;
+    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    CHECK_OK(lcm_initial_read(model, initial, &ic, &err));
+    if (ic) CHECK_OK(lcm_solver_new(model, &o, &sv, &err));
+    if (sv) CHECK_OK(lcm_simulate(sv, sol, ic, NULL, &p, &err));
+    lcm_solver_free(sv);
+    lcm_initial_free(ic);
+    return p;
+}
+
+/* Two continuous choices, the durable d enumerated on its grid beside the
+ * discrete keep/adjust and consumption c solved by EGM at each of their
+ * combinations (nested EGM): V against grid search, whose difference falls
+ * as grid search's consumption grid is refined (500 and 4000 points; its
+ * error falls like h^2, EGM's own is interpolation's on the wealth grid),
+ * and subjects simulated from between the grid points against grid
+ * search's (the same value to grid accuracy; keepers on d's first point). */
+static void negm(void)
+{
+    const char *params = "tests/models/negm_cake.params.lua", *lua = "tests/models/negm_cake.lua";
+    const char *egm[] = {"wealth_points=200", NULL};
+    const char *coarse[] = {"wealth_points=200", "solver=grid", "c_points=500", NULL};
+    const char *fine[] = {"wealth_points=200", "solver=grid", "c_points=4000", NULL};
+    lcm_model *me = NULL, *mc = NULL, *mf = NULL;
+    lcm_solution *se = solve(lua, egm, params, 64, &me), *sc = solve(lua, coarse, params, 64, &mc),
+                 *sf = solve(lua, fine, params, 64, &mf);
+    if (se && sc && sf) {
+        double dc = negm_diff(me, se, sc), df = negm_diff(me, se, sf);
+        printf("nested EGM (a durable beside consumption) against grid search: largest |V difference| %.3e at 500 "
+               "consumption points, %.3e at 4000 (%.1fx)\n", dc, df, dc / df);
+        CHECK_MSG(dc >= 4 * df, "the difference falls %.2fx from 500 to 4000 consumption points, not 4x", dc / df);
+        CHECK_MSG(df < 3e-3, "EGM and grid search at 4000 points differ by %.3e", df);
+    }
+    lcm_err err = {0};
+    char *dir = test_tmpdir("egm-negm"), *initial = base_path_join(dir, "initial.csv");
+    lcm_sb text;
+    base_sb_init(&text);
+    base_sb_puts(&text, "regime,age,wealth,n\n");
+    for (int i = 0; i < 60; ++i) base_sb_printf(&text, "alive,0,%.6f,%.6f\n", 0.61 + 0.1737 * i, 0.037 + 0.0491 * i);
+    CHECK_OK(sys_write_file_atomic(initial, text.s, text.len, &err));
+    base_sb_free(&text);
+    lcm_panel *pe = se ? negm_panel(me, se, initial) : NULL, *pf = sf ? negm_panel(mf, sf, initial) : NULL;
+    double *t = pe ? column(pe, "period") : NULL, *adj = pe ? column(pe, "adjust") : NULL, *d = pe ? column(pe, "d") : NULL;
+    double *c = pe ? column(pe, "c") : NULL, *ve = pe ? column(pe, "value") : NULL, *vf = pf ? column(pf, "value") : NULL;
+    double *tf = pf ? column(pf, "period") : NULL;
+    if (t && adj && d && c && ve && vf && tf && lcm_panel_rows(pe) == lcm_panel_rows(pf)) {
+        int keep = 0, adjust = 0, odd = 0;
+        double worst = 0;
+        for (lcm_index i = 0; i < lcm_panel_rows(pe); ++i) {
+            if (t[i] != tf[i] || t[i] >= 3) continue; /* the last period has no actions */
+            keep += adj[i] == 0, adjust += adj[i] == 1;
+            odd += !(c[i] > 0) || (adj[i] == 0 && d[i] != 0);
+            if (t[i] == 0) worst = fmax(worst, fabs(ve[i] - vf[i])); /* the same states (later: their own paths) */
+        }
+        printf("nested EGM, 60 subjects simulated from between the grid points: %d keep, %d adjust; largest |value "
+               "difference| from grid search at their first period %.3e\n", keep, adjust, worst);
+        CHECK_MSG(keep > 0 && adjust > 0, "both choices taken (keep %d, adjust %d)", keep, adjust);
+        CHECK_MSG(odd == 0, "%d rows with c <= 0 or a keeper off d's first point", odd);
+        CHECK_MSG(worst < 5e-3, "simulated values differ from grid search's by %.3e", worst);
+    } else {
+        CHECK_MSG(0, "the simulated panels of nested EGM and grid search");
+    }
+    free(t), free(adj), free(d), free(c), free(ve), free(vf), free(tf);
+    lcm_panel_free(pe), lcm_panel_free(pf);
+    lcm_solution_free(se), lcm_solution_free(sc), lcm_solution_free(sf);
+    lcm_model_free(me), lcm_model_free(mc), lcm_model_free(mf);
+    free(initial), free(dir);
+}
+
+/* The Euler errors of nested EGM (tests/models/negm_cake.lua), and of
+ * grid search on the cake whose last period is a terminal regime without
+ * actions (its d utility / d wealth there for the Euler errors alone: no
+ * kernel keeps it): grid search's at grid accuracy, EGM's far below. */
+static double euler_mean(const char *lua, const char *const *defines, const char *params, lcm_index *points)
+{
+    lcm_err err = {0};
+    lcm_model *model = NULL;
+    lcm_solution *sol = solve(lua, defines, params, 64, &model);
+    lcm_solver *sv = NULL;
+    lcm_solver_options o = {.backend = LCM_BACKEND_CPU, .precision = 64};
+    lcm_euler_stats all = {.mean = NAN};
+    if (sol) CHECK_OK(lcm_solver_new(model, &o, &sv, &err));
+    if (sv) CHECK_OK(lcm_euler_grid(sv, sol, 0.02, &all, NULL, &err));
+    *points = all.points;
+    lcm_solver_free(sv);
+    lcm_solution_free(sol);
+    lcm_model_free(model);
+    return all.mean;
+}
+
+static void negm_euler(void)
+{
+    const char *grid[] = {"solver=grid", "consumption_points=4000", NULL};
+    lcm_index ng = 0, ne = 0, nn = 0;
+    double g = euler_mean("tests/models/egm_cake.lua", grid, "tests/models/egm_cake.params.lua", &ng);
+    double e = euler_mean("tests/models/egm_cake.lua", NULL, "tests/models/egm_cake.params.lua", &ne);
+    double n = euler_mean("tests/models/negm_cake.lua", NULL, "tests/models/negm_cake.params.lua", &nn);
+    printf("Euler errors (mean log10): cake by grid search into a terminal regime %.2f (%lld points), by EGM %.2f "
+           "(%lld); nested EGM %.2f (%lld)\n", g, (long long)ng, e, (long long)ne, n, (long long)nn);
+    CHECK_MSG(ng > 700 && g < -2 && g > -4, "grid search's Euler errors: %.2f over %lld points", g, (long long)ng);
+    CHECK_MSG(ne > 700 && e < -12, "EGM's Euler errors: %.2f over %lld points", e, (long long)ne);
+    CHECK_MSG(nn > 1000 && n < -3.5, "nested EGM's Euler errors: %.2f over %lld points", n, (long long)nn);
+}
+
 int main(void)
 {
+    negm();
+    negm_euler();
     cake();
     precautionary_savings();
     iskhakov();

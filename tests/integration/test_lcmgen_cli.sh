@@ -7,7 +7,7 @@ work_dir lcmgen-cli
 
 "$LCMGEN" "$SRC/models/tiny.lua" -o "$work/gen" -M "$work/gen.d"
 check "kernels.c written" "[ -s '$work/gen/kernels.c' ]"
-check "manifest written" "head -1 '$work/gen/manifest.lcm' | grep -q '^lcm-manifest 4'"
+check "manifest written" "head -1 '$work/gen/manifest.lcm' | grep -q '^lcm-manifest 5'"
 check "depfile names the outputs and the model" "grep -q 'kernels.c:' '$work/gen.d' && grep -q 'models/tiny.lua' '$work/gen.d'"
 before=$(stat -c %Y.%N "$work/gen/kernels.c" "$work/gen/manifest.lcm" | md5sum)
 sleep 1

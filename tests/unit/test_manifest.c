@@ -35,11 +35,11 @@ static void rejects(const char *text, const char *expect)
     ir_model_free(&m);
 }
 
-#define CHOICE "lcm-manifest 4\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\n" \
+#define CHOICE "lcm-manifest 5\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\n" \
                "action c discrete n 2 labels \"a\" \"b\"\nendregime\n"
-#define HEAD_ALIVE(term, rest) "lcm-manifest 4\nmodel \"x\"\nages 2 0 1\nregime r terminal " term "\nactive 2 1 1\n" \
+#define HEAD_ALIVE(term, rest) "lcm-manifest 5\nmodel \"x\"\nages 2 0 1\nregime r terminal " term "\nactive 2 1 1\n" \
     "state w lin n 2 start 0 stop 1\naction c lin n 2 start 0 stop 1\n" rest "endregime\nend\n"
-#define HEAD "lcm-manifest 4\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\nendregime\n"
+#define HEAD "lcm-manifest 5\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\nendregime\n"
 
 int main(void)
 {
@@ -56,6 +56,7 @@ int main(void)
     round_trip("models/durables.lua");
     round_trip("tests/models/egm_lagged.lua");
     round_trip("tests/models/expected_v.lua");
+    round_trip("tests/models/negm_cake.lua"); /* nested EGM: a continuous action enumerated */
 
     rejects("lcm-manifest 99\n", "manifest version 99");
     rejects("hello\n", "not an lcm manifest");
@@ -66,7 +67,7 @@ int main(void)
     rejects(HEAD "dag r\nnode const 1\nutility 5\nq 0\nenddag\nend\n", "utility refers to node 5");
     rejects(HEAD "dag r\nnode const 1\nutility 0\nq 0\nrisk_aversion 0\nenddag\nend\n", "is terminal and has a risk aversion");
     rejects(HEAD "dag r\nnode const 1\nutility 0\nq 0\nenddag\n", "without 'end'");
-    rejects("lcm-manifest 4\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 3 1 1 1\nendregime\nend\n",
+    rejects("lcm-manifest 5\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 3 1 1 1\nendregime\nend\n",
             "one flag per period");
     /* taste shocks: on discrete actions, a number known before the choice */
     rejects(HEAD "dag r\nnode const 1\nutility 0\nq 0\ntaste 0\nenddag\nend\n",
@@ -77,7 +78,7 @@ int main(void)
     rejects(CHOICE "dag r\nnode const 1\nnode gt 0 0\nutility 0\nq 0\ntaste 1\nenddag\nend\n",
             "the taste-shock scale is a condition");
     /* grids by age: one fixed continuous grid of n points per period */
-#define AGE_STATE(g) "lcm-manifest 4\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\nstate w " g "\nendregime\n" \
+#define AGE_STATE(g) "lcm-manifest 5\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\nstate w " g "\nendregime\n" \
                      "dag r\nnode const 1\nutility 0\nq 0\nenddag\nend\n"
     rejects(AGE_STATE("by_age n 2 periods 2 | lin n 2 start 0 stop 1"), "a grid by age needs '|' before each period's grid");
     rejects(AGE_STATE("by_age n 2 periods 2 | lin n 2 start 0 stop 1 | lin n 3 start 0 stop 1"),
@@ -100,6 +101,13 @@ int main(void)
     rejects(HEAD_ALIVE("1", "margin w c nodes 0\n"), "a terminal regime has no margin");
     rejects(HEAD_ALIVE("0", "margin w c\n"), "bad margin line");
     rejects(HEAD_ALIVE("0", "margin_why 1 2\n"), "bad margin_why line");
+    /* d utility / d x of a terminal regime: kept (marginal) or for the Euler errors alone, one of them */
+#define TERMINAL_DAG(lines) "lcm-manifest 5\nmodel \"x\"\nages 2 0 1\nregime r terminal 1\nactive 2 1 1\n" \
+    "state w lin n 2 start 0 stop 1\nendregime\ndag r\nnode state 0\nutility 0\nq 0\n" lines "enddag\nend\n"
+    rejects(TERMINAL_DAG("marginal w 0\neuler_marginal w 0\n"), "bad euler_marginal line");
+    rejects(TERMINAL_DAG("euler_marginal v 0\n"), "bad euler_marginal line");
+    rejects(TERMINAL_DAG("euler_marginal w 7\n"), "the marginal value refers to node 7");
+#undef TERMINAL_DAG
 #undef KERNEL
     CHECK_DONE();
 }

@@ -1,8 +1,12 @@
 /* The consumption-saving margin of a regime (ir.h, ir_egm; gen/dsl/egm_plan.lua):
  *   - grid-search regimes get it where EGM's checks hold (precautionary
  *     savings, Iskhakov et al. 2017 by default), with d resources / d x the
- *     constant 1, and keep in margin_why why not (durables: two continuous
- *     actions); their kernels read none of it;
+ *     constant 1, and keep in margin_why why not (durables: three
+ *     continuous states); their kernels read none of it; a terminal regime
+ *     without actions that only they move into has d utility / d x for
+ *     the Euler errors alone (euler_marginal), which no kernel reads;
+ *   - nested EGM: a continuous action before the EGM action is enumerated
+ *     as discrete ones are (ir_egm_enumerated, ir_egm_choices);
  *   - the manifest carries it (round trip);
  *   - an EGM regime whose resources are not its liquid state
  *     (tests/models/egm_lagged.lua: resources = gross * a_lag) keeps the
@@ -18,20 +22,36 @@
 #include "manifest.h"
 #include "testlib.h"
 
-static void generate(const char *lua, ir_model *m)
+/* The model generated with option `define` (NAME=VALUE, or NULL), its
+ * kernels' source in *source where given (else they must read no margin:
+ * a grid-search model). */
+static void generate_with(const char *lua, const char *define, ir_model *m, char **source)
 {
     lcm_err err = {0};
     char *path = test_path(lua);
     lcmgen_output gen;
     memset(m, 0, sizeof *m);
-    CHECK_OK(lcmgen_generate(path, NULL, &gen, &err));
+    char name[64] = "", *eq = define ? strchr(define, '=') : NULL;
+    if (eq) snprintf(name, sizeof name, "%.*s", (int)(eq - define), define);
+    ir_option opt = {.name = name, .value = eq ? eq + 1 : NULL};
+    const lcmgen_inputs in = {.defines = &opt, .ndefines = 1};
+    CHECK_OK(lcmgen_generate(path, eq ? &in : NULL, &gen, &err));
     free(path);
     if (check_failures) return;
     CHECK_OK(ir_manifest_read(gen.manifest, m, &err));
-    CHECK_MSG(!strstr(gen.source, "egm_marginal") && !strstr(gen.source, "egm_savings"),
-              "%s: a grid-search kernel reads the margin", lua);
+    lcm_sb back; /* the manifest round-trips (euler_marginal included) */
+    base_sb_init(&back);
+    ir_manifest_write(m, &back);
+    CHECK_MSG(back.s && !strcmp(back.s, gen.manifest), "%s: the manifest does not round-trip", lua);
+    base_sb_free(&back);
+    if (source) *source = base_xstrdup(gen.source);
+    else
+        CHECK_MSG(!strstr(gen.source, "egm_marginal") && !strstr(gen.source, "egm_savings"),
+                  "%s: a grid-search kernel reads the margin", lua);
     lcmgen_output_free(&gen);
 }
+
+static void generate(const char *lua, ir_model *m) { generate_with(lua, NULL, m, NULL); }
 
 static const ir_regime *regime(const ir_model *m, const char *name)
 {
@@ -75,9 +95,55 @@ static void grid_search_margins(void)
     generate("models/durables.lua", &m);
     const ir_regime *r = regime(&m, "alive");
     CHECK(r && !ir_has_margin(r));
-    CHECK_MSG(r && r->margin_why && strstr(r->margin_why, "more than one continuous action") &&
-                  strstr(r->margin_why, "'c_share'"),
+    /* its two continuous actions are fine (d_share enumerated beside c_share, the last); its three
+     * continuous states are not: a grid-search regime names no liquid state */
+    CHECK_MSG(r && r->margin_why && strstr(r->margin_why, "more than one continuous state") &&
+                  strstr(r->margin_why, "'a_lag'"),
               "durables: margin_why '%s'", r && r->margin_why ? r->margin_why : "(null)");
+    ir_model_free(&m);
+    /* a terminal regime without actions carrying x that only grid search
+     * moves into: d utility / d x for the Euler errors alone, which no
+     * kernel reads (no marginal value kept: LCM_MARGINAL 0 everywhere) */
+    char *source = NULL;
+    generate_with("tests/models/egm_cake.lua", "solver=grid", &m, &source);
+    has_margin(&m, "eating", "wealth", "consumption");
+    const ir_regime *last = regime(&m, "last_bite");
+    CHECK(last && last->euler_marginal && !last->terminal_marginal && ir_has_terminal_marginal(last) &&
+          ir_marginal_state(last) < 0 && !strcmp(last->states[last->marginal_state].name, "wealth") &&
+          last->marginal >= 0 && (size_t)last->marginal < last->nnodes);
+    CHECK_MSG(source && !strstr(source, "egm_marginal") && !strstr(source, "#define LCM_MARGINAL 2"),
+              "egm_cake by grid search: a kernel reads or keeps a marginal value");
+    free(source);
+    ir_model_free(&m);
+    /* the same solved by EGM: the kernel keeps it */
+    generate_with("tests/models/egm_cake.lua", NULL, &m, &source);
+    last = regime(&m, "last_bite");
+    CHECK(last && last->terminal_marginal && !last->euler_marginal && ir_marginal_state(last) == 0);
+    CHECK(source && strstr(source, "#define LCM_MARGINAL 2"));
+    free(source);
+    ir_model_free(&m);
+}
+
+/* Nested EGM (tests/models/negm_cake.lua): the durable d, continuous,
+ * enumerated beside the discrete adjust, consumption c the EGM action and
+ * the last; the endogenous grid's choices are their combinations. */
+static void nested(void)
+{
+    ir_model m;
+    char *source = NULL;
+    generate_with("tests/models/negm_cake.lua", NULL, &m, &source);
+    const ir_regime *r = regime(&m, "alive");
+    if (r) {
+        CHECK(ir_is_egm(r) && r->egm.action == r->nactions - 1 && !strcmp(r->actions[r->egm.action].name, "c"));
+        CHECK_MSG(ir_egm_enumerated(r) == 2 && ir_discrete_actions(r) == 1, "enumerated %d, discrete %d",
+                  ir_egm_enumerated(r), ir_discrete_actions(r));
+        CHECK_MSG(ir_egm_choices(r) == 2 * 8 && ir_taste_choices(r) == 2, "choices %lld", ir_egm_choices(r));
+    }
+    const ir_regime *last = regime(&m, "last");
+    CHECK(last && last->terminal_marginal && !last->euler_marginal);
+    /* the table's rows: (row * 16 + choice) * 120 savings points */
+    CHECK_MSG(source && strstr(source, "j = (row * 16 + choice) * 120 + savings point"), "negm_cake: the table's layout");
+    free(source);
     ir_model_free(&m);
 }
 
@@ -121,6 +187,7 @@ static void lagged_resources(void)
 int main(void)
 {
     grid_search_margins();
+    nested();
     lagged_resources();
     CHECK_DONE();
 }

@@ -10,7 +10,7 @@
 #include "params_lua.h"
 
 static const char *MANIFEST =
-    "lcm-manifest 4\nmodel \"p\"\nages 3 0 1 2\n"
+    "lcm-manifest 5\nmodel \"p\"\nages 3 0 1 2\n"
     "param r f a 0\n"
     "param r g a 0\n"
     "param r f arr 1 2 h\n"
@@ -47,7 +47,7 @@ static int resolve(const char *fields, lcm_err *err)
  * regime: resolved by two threads at once, each buffer as one thread alone
  * makes it (the regimes' names once lived in one static array). */
 #define REGIMES(first, second)                                                                                  \
-    "lcm-manifest 4\nmodel \"" first second "\"\nages 1 0\nparam a f tr 1 2 next_regime\n"                 \
+    "lcm-manifest 5\nmodel \"" first second "\"\nages 1 0\nparam a f tr 1 2 next_regime\n"                 \
     "regime " first " terminal 1\nactive 1 1\nendregime\nregime " second " terminal 1\nactive 1 1\nendregime\n" \
     "dag a\nnode const 0\nutility 0\nq 0\nenddag\ndag b\nnode const 0\nutility 0\nq 0\nenddag\nend\n"
 
@@ -163,7 +163,7 @@ int main(void)
     /* a name that a state's grid (a shock process's sigma) and a function
      * (a CRRA sigma) both take is listed per function, not once at the
      * top, where one value would set both */
-    CHECK_OK(ir_manifest_read("lcm-manifest 4\nmodel \"c\"\nages 1 0\nparam r h sigma 0\nparam r f sigma 0\n"
+    CHECK_OK(ir_manifest_read("lcm-manifest 5\nmodel \"c\"\nages 1 0\nparam r h sigma 0\nparam r f sigma 0\n"
                               "param r f a 0\nparam r g a 0\nregime r terminal 1\nactive 1 1\n"
                               "state h discrete n 2 labels \"lo\" \"hi\"\nendregime\n"
                               "dag r\nnode const 0\nutility 0\nq 0\nenddag\nend\n", &model, &err));

@@ -1,0 +1,80 @@
+-- negm_cake.lua - a small durable-goods model in the spirit of Druedahl
+-- (2021)'s (models/durables.lua) with two continuous choices, for nested
+-- EGM (NEGM): the liquid wealth and the durable stock n are the states;
+-- the actions are adjust (keep or adjust the durable), the new durable d
+-- (keeping uses only its first point, by a constraint) and consumption c,
+-- listed last: EGM solves c at each combination of adjust and d, which it
+-- enumerates on their grids (tests/integration/test_egm.c).
+--   resources = wealth + (1 - tau) n - d   when adjusting,   wealth when keeping
+--   durable   = d when adjusting, n when keeping
+--   u(c, durable) = (c^alpha (durable + d_ubar)^(1 - alpha))^(1 - rho) / (1 - rho)
+--   wealth' = (1 + r) (resources - c) + y,   n' = (1 - delta) durable,   c <= resources
+-- In the last period (a terminal regime without actions) the agent keeps
+-- the durable and consumes the wealth: u(wealth, n).
+--
+-- Options: n_periods (4), wealth_points (60) on [y, 12], n_points (8) and
+-- d_points (8) on [0, 3], savings_points (2 * wealth_points) on [0, 12],
+-- solver (egm, or grid: grid search over c_points (1000) of consumption on
+-- [0.005, 15], budget c <= resources).
+local lcm = require("lcm")
+
+local T = lcm.option("n_periods", 4)
+local Nw = lcm.option("wealth_points", 60)
+local Nn = lcm.option("n_points", 8)
+local Nd = lcm.option("d_points", 8)
+local solver = lcm.option("solver", "egm")
+local y = 0.5 -- income each period: wealth >= y
+
+local Regime = lcm.categorical{ "alive", "last", name = "Regime" }
+local Adjust = lcm.categorical{ "keep", "adjust", name = "Adjust" }
+
+local states = {
+  { "wealth", lcm.linspace{ start = y, stop = 12, n_points = Nw } },
+  { "n", lcm.linspace{ start = 0, stop = 3, n_points = Nn } },
+}
+
+local function u(c, durable, alpha, rho, d_ubar)
+  return c ^ (alpha * (1 - rho)) * (durable + d_ubar) ^ ((1 - alpha) * (1 - rho)) / (1 - rho)
+end
+
+local alive = lcm.regime{
+  active = function(age) return age < T - 1 end,
+  states = states,
+  actions = {
+    { "adjust", lcm.discrete(Adjust) },
+    { "d", lcm.linspace{ start = 0, stop = 3, n_points = Nd } },
+    { "c", lcm.linspace{ start = 0.005, stop = 15, n_points = lcm.option("c_points", 1000) } },
+  },
+  functions = {
+    durable = function(adjust, d, n) return lcm.where(adjust:eq("adjust"), d, n) end,
+    resources = function(adjust, wealth, n, d, tau)
+      return lcm.where(adjust:eq("adjust"), wealth + (1 - tau) * n - d, wealth)
+    end,
+    utility = u,
+  },
+  constraints = {
+    budget = function(c, resources) return c:le(resources) end,
+    keep_once = function(adjust, d) return lcm.any(adjust:eq("adjust"), d:le(0)) end,
+  },
+  state_transitions = {
+    wealth = function(resources, c, r) return (1 + r) * (resources - c) + y end,
+    n = function(durable, delta) return (1 - delta) * durable end,
+  },
+  transition = function(age) return lcm.where(age:ge(T - 2), Regime.last, Regime.alive) end,
+  solver = solver == "egm" and lcm.egm{ state = "wealth", action = "c",
+    savings = lcm.linspace{ start = 0, stop = 12, n_points = lcm.option("savings_points", 2 * Nw) } } or nil,
+}
+
+local last = lcm.regime{
+  terminal = true,
+  active = function(age) return age == T - 1 end,
+  states = states,
+  functions = { utility = function(wealth, n, alpha, rho, d_ubar) return u(wealth, n, alpha, rho, d_ubar) end },
+}
+
+return lcm.model{
+  name = "negm_cake",
+  ages = lcm.ages{ start = 0, n_periods = T },
+  regime_ids = Regime,
+  regimes = { alive = alive, last = last },
+}
