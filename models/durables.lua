@@ -166,8 +166,10 @@ local last = lcm.regime{
 
 if solver ~= "vfi" then
   -- the levels: the adjuster's durable d_new and consumption c (negm, vfi_levels)
+  -- the same utility with each good's power apart, so that c enters once:
+  -- the marginal utility then has a closed-form inverse (EGM needs one)
   local function u(c, d, alpha, rho, d_ubar)
-    return (c ^ alpha * (d + d_ubar) ^ (1 - alpha)) ^ (1 - rho) / (1 - rho)
+    return c ^ (alpha * (1 - rho)) * (d + d_ubar) ^ ((1 - alpha) * (1 - rho)) / (1 - rho)
   end
   local function level_functions()
     return {

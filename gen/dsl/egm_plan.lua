@@ -71,7 +71,21 @@ end
 -- continuous, EGM enumerates on their grids (nested EGM, Druedahl 2021:
 -- the endogenous grid has a row per combination of them, and the kernel
 -- loops over them as grid search does).
-local function margin(R, S, fail, probe)
+-- The continuous states whose next value reads action ai in some target:
+-- a probe's liquid state among several (the one savings feed).
+local function fed_by(R, D, ai)
+  local on_c = reaches({ [T.var("action", ai - 1, { name = R.actions[ai].name }).id] = true })
+  local fed = {}
+  for _, tg in ipairs(D.targets) do
+    for _, nx in ipairs(tg.next) do
+      local si = R.state_index[nx[1]]
+      if si and is_continuous(R.states[si].grid) and nx[2].kind == "det" and on_c(nx[2].value) then fed[si] = true end
+    end
+  end
+  return fed
+end
+
+local function margin(R, S, fail, probe, D)
   local function pick(list, index, kind, given) -- kind: "state" or "action"
     if given then
       local i = index[given]
@@ -94,7 +108,25 @@ local function margin(R, S, fail, probe)
   end
   -- a probe names the action first: the continuous actions are what rule out most regimes
   local ai = probe and pick(R.actions, R.action_index, "action", S.action)
-  local si = pick(R.states, R.state_index, "state", S.state)
+  local si
+  if probe and not S.state then -- among several continuous states, the one the action's savings feed
+    local fed, names = fed_by(R, D, ai), {}
+    for i, v in ipairs(R.states) do
+      if is_continuous(v.grid) then
+        names[#names + 1] = "'" .. v.name .. "'"
+        if fed[i] then
+          if si then fail("the next values of '" .. R.states[si].name .. "' and '" .. v.name .. "' both read '" ..
+            R.actions[ai].name .. "': there is no one liquid state") end
+          si = i
+        end
+      end
+    end
+    if not si and #names > 1 then
+      fail("no continuous state (" .. table.concat(names, ", ") .. ") has a next value that reads '" ..
+        R.actions[ai].name .. "'")
+    end
+  end
+  si = si or pick(R.states, R.state_index, "state", S.state)
   ai = ai or pick(R.actions, R.action_index, "action", S.action)
   local sg, ag = R.states[si].grid, R.actions[ai].grid
   if not is_continuous(sg) or sg.kind == "by_age" then
@@ -232,7 +264,7 @@ function E.analyse(R, D, M, where_of, fail_at, probe)
   local function fail(msg) fail_at(S.where, ctx .. ": " .. msg) end
   if R.terminal then fail("a terminal regime has no continuation to solve by EGM") end
   if R.spec.risk_aversion then fail("Epstein-Zin preferences (risk_aversion) are not yet supported with EGM") end
-  local si, ai = margin(R, S, fail, probe)
+  local si, ai = margin(R, S, fail, probe, D)
   local xv, cv = R.states[si], R.actions[ai]
   local x = T.var("state", si - 1, { name = xv.name })
   local c = T.var("action", ai - 1, { name = cv.name })

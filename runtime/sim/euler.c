@@ -27,8 +27,9 @@
  *
  * A point counts (is interior) where its savings exceed the borrowing limit
  * (EGM's first savings point, 0 for grid search: the budget c <= R) by more
- * than the cutoff and x lives on in the period after (the right side is
- * positive).  Taste shocks are refused: the choice-weighted marginal value
+ * than the cutoff, x lives on in the period after (the right side is
+ * positive), and, for grid search, the next point of c's grid is feasible
+ * (grid_binds: else the budget binds between the two).  Taste shocks are refused: the choice-weighted marginal value
  * of a grid-search regime is not kept.
  */
 #include <math.h>
@@ -219,6 +220,29 @@ static void euler_grid_free(euler_grid *g)
 
 static void harmonic_node(void *acc, double w, double inv) { *(double *)acc += w / inv; }
 
+/* Whether grid search's c at pt is at its limit: the last point of its grid,
+ * or the next point is infeasible (the budget binds between the two, where
+ * the savings that are left say nothing of the Euler equation).  pt->vals
+ * evaluated at pt on return. */
+static int grid_binds(lcm_point *pt)
+{
+    const ir_regime *r = pt->r;
+    int k = r->egm.action;
+    const ir_grid *g = &r->actions[k].grid;
+    const double *pts = pt->G + ir_grid_at(g, pt->L->action_off[r->id][k], (int)pt->period);
+    double c = pt->act[k];
+    int j = 0;
+    while (j + 1 < g->n && pts[j] < c) ++j;
+    if (pts[j] != c || j + 1 >= g->n) return 1; /* off the grid (not grid search's), or its last point */
+    pt->act[k] = pts[j + 1];
+    ir_point_eval_values(pt);
+    int feasible = 1;
+    for (int i = 0; i < r->nconstraints; ++i) feasible &= pt->vals[r->constraints[i].node] != 0;
+    pt->act[k] = c;
+    ir_point_eval_values(pt);
+    return !feasible;
+}
+
 /* The Euler error at pt (regime r, period t < the last, state and action
  * set): log10 |c - c~| / c, or NaN where the point is not interior
  * (*refused = r's id + 1 where its taste shocks are on). */
@@ -234,7 +258,7 @@ static double error_at(const euler_ctx *e, lcm_point *pt, int *refused)
     }
     double c = pt->act[E->action], a = vals[E->resources] - c;
     double limit = ir_is_egm(r) ? pt->G[pt->L->savings_off[r->id][0]] : 0;
-    if (!(a > limit + e->cutoff) || !(c > 0)) return NAN;
+    if (!(a > limit + e->cutoff) || !(c > 0) || (!ir_is_egm(r) && grid_binds(pt))) return NAN;
     ir_env env = leaf_env(pt, a, NAN);
     ir_eval(e->m, r, &env, vals, r->nnodes); /* dx'/da at these savings */
     double rhs = 0;
