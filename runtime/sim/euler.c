@@ -341,7 +341,7 @@ static int euler_begin(euler_ctx *e, lcm_solver *sv, const lcm_solution *sol, do
     }
     if (!any) {
         int rc = base_fail(err, LCM_E_USAGE, "Euler errors: model '%s' has no regime with a consumption-saving margin "
-                           "(one liquid state, one continuous action paid from it: docs/solvers.md)%s", m->name,
+                           "(a liquid state and a continuous action paid from it: docs/solvers.md)%s", m->name,
                            why.s ? why.s : "");
         base_sb_free(&why);
         return rc;

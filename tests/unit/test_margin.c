@@ -1,8 +1,10 @@
 /* The consumption-saving margin of a regime (ir.h, ir_egm; gen/dsl/egm_plan.lua):
  *   - grid-search regimes get it where EGM's checks hold (precautionary
  *     savings, Iskhakov et al. 2017 by default), with d resources / d x the
- *     constant 1, and keep in margin_why why not (durables: three
- *     continuous states); their kernels read none of it; a terminal regime
+ *     constant 1, and keep in margin_why why not (durables by shares: its
+ *     utility reads the durable d = d_share x, so the liquid state); the
+ *     liquid state among several continuous ones is the one the action's
+ *     savings feed (durables by levels: a_lag); their kernels read none of it; a terminal regime
  *     without actions that only they move into has d utility / d x for
  *     the Euler errors alone (euler_marginal), which no kernel reads;
  *   - nested EGM: a continuous action before the EGM action is enumerated
@@ -95,11 +97,18 @@ static void grid_search_margins(void)
     generate("models/durables.lua", &m);
     const ir_regime *r = regime(&m, "alive");
     CHECK(r && !ir_has_margin(r));
-    /* its two continuous actions are fine (d_share enumerated beside c_share, the last); its three
-     * continuous states are not: a grid-search regime names no liquid state */
-    CHECK_MSG(r && r->margin_why && strstr(r->margin_why, "more than one continuous state") &&
-                  strstr(r->margin_why, "'a_lag'"),
+    /* its two continuous actions are fine (d_share enumerated beside c_share, the last), and the
+     * liquid state among three is a_lag, which c_share's savings feed; but the durable d = d_share x
+     * puts it into utility */
+    CHECK_MSG(r && r->margin_why && strstr(r->margin_why, "utility depends on the liquid state 'a_lag'"),
               "durables: margin_why '%s'", r && r->margin_why ? r->margin_why : "(null)");
+    ir_model_free(&m);
+    /* by levels (grid search over negm's actions): a margin with a_lag among three continuous states */
+    generate_with("models/durables.lua", "solver=vfi_levels", &m, NULL);
+    r = regime(&m, "alive");
+    CHECK_MSG(r && ir_has_margin(r) && !strcmp(r->states[r->egm.state].name, "a_lag") &&
+                  !strcmp(r->actions[r->egm.action].name, "c") && ir_margin_scaled(r),
+              "durables by levels: no margin on a_lag and c (%s)", r && r->margin_why ? r->margin_why : "");
     ir_model_free(&m);
     /* a terminal regime without actions carrying x that only grid search
      * moves into: d utility / d x for the Euler errors alone, which no
