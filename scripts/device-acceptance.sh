@@ -50,6 +50,9 @@
 #                 (SANITIZER_MODELS, default "tiny precautionary_savings";
 #                 SANITIZER_PRECISIONS, default 64; the whole list is
 #                 scripts/compute-sanitizer.sh without them, a call of its own)
+#   durables      issue 44: Druedahl's durable model by grid search (shares,
+#                 levels) and nested EGM (bench/durables.sh): solve times and
+#                 Euler errors on the backend (the cpu's: solvers.md)
 #   mahler_yum    Mahler & Yum at full size (bench/mahler_yum.sh): solve,
 #                 V against pylcm's, simulate; issue 40: the staged solve in
 #                 float64 under 50 ms on an H200 ("solved ... in"), 20,000
@@ -84,7 +87,7 @@ done
 for p in $SANITIZER_PRECISIONS; do
   case $p in 64|32) ;; *) die "SANITIZER_PRECISIONS must be 64 and/or 32, not '$p'" ;; esac
 done
-ALL_STEPS="device gpu_tests sim_ps10 sim_ps200 start_tiny ps4000 fvv15000 sanitizer mahler_yum suite"
+ALL_STEPS="device gpu_tests sim_ps10 sim_ps200 start_tiny ps4000 fvv15000 sanitizer durables mahler_yum suite"
 STEPS=${STEPS-$ALL_STEPS}
 set -f # the names are words, not file patterns
 seen=" "
@@ -123,8 +126,11 @@ PS_SIM="$PS --initial '$M/precautionary_savings.initial.csv'"
 # the sizes: the issues' cases, or QUICK's
 if [ "$QUICK" = 1 ]; then
   SUBJ_10=2000 SUBJ_200=1000 GRID_200=20 GRID_4000=200 FVV_NX=100 REPEAT=2
+  DURABLES="-D n_periods=3 -D a_points=6 -D p_points=4 -D n_points=4 -D psi_points=3 -D xi_points=3 -D d_points=5 \
+    -D c_points=20 -D savings_points=20"
 else
   SUBJ_10=1000000 SUBJ_200=500000 GRID_200=200 GRID_4000=4000 FVV_NX=15000 REPEAT=5
+  DURABLES="-D a_points=20 -D p_points=10 -D n_points=10 -D d_points=20 -D c_points=100"
 fi
 
 failed=0
@@ -225,6 +231,8 @@ for s in $STEPS; do
     if [ "$BACKEND" = cpu ]; then skipped sanitizer "$NEEDS_GPU"; continue; fi
     step sanitizer 150 '^(ok|FAILED|no GPU|compute-sanitizer)|^=========' \
       "MODELS='$SANITIZER_MODELS' PRECISIONS='$SANITIZER_PRECISIONS' bash '$SRC/scripts/compute-sanitizer.sh' '$BUILD'" ;;
+  durables)
+    step durables 150 '^(==|solver|vfi|negm)' "BACKEND=$BACKEND sh '$SRC/bench/durables.sh' '$BUILD' 3 $DURABLES" ;;
   mahler_yum)
     if [ "$QUICK" = 1 ]; then skipped mahler_yum "QUICK: the full model takes minutes on a cpu"; continue; fi
     step mahler_yum 240 '^(==|compile|whole process|period|lcm:|\(no )|largest \|z\|' \

@@ -94,10 +94,8 @@ static const struct {
      "models/durables.params.lua", NULL},
     /* the endogenous grid method */
     {"tests/models/egm_cake.lua", "wealth_points=50", "tests/models/egm_cake.params.lua", NULL},
-    /* nested EGM: a durable enumerated beside consumption, and its grid-search twin */
+    /* nested EGM: a durable enumerated beside consumption (and the durables' by levels, by grid search) */
     {"tests/models/negm_cake.lua", "wealth_points=30", "tests/models/negm_cake.params.lua", NULL},
-    {"tests/models/negm_cake.lua", "solver=grid wealth_points=20 consumption_points=100",
-     "tests/models/negm_cake.params.lua", NULL},
     {"models/durables.lua", "solver=negm n_periods=3 a_points=6 p_points=4 n_points=4 psi_points=3 xi_points=3 "
      "d_points=5 savings_points=40", "models/durables.params.lua", NULL},
     {"models/durables.lua", "solver=vfi_levels n_periods=3 a_points=6 p_points=4 n_points=4 psi_points=3 xi_points=3 "
