@@ -41,6 +41,8 @@ models/precautionary_savings.lua solver=egm shock=tauchen
 models/precautionary_savings_health.lua solver=egm
 tests/models/egm_cake.lua risk_aversion=2
 tests/models/egm_cake.lua types=3 shard=true wealth_batch=30
+models/durables.lua solver=negm
+models/durables.lua solver=vfi_levels
 EOF
 entries=$(ls "$LCM_CACHE_DIR/cuda" | wc -l)
 check "one cache entry per compile ($n compiles, $entries entries)" "[ $entries -eq $n ]"
