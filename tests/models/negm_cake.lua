@@ -15,7 +15,9 @@
 -- Options: n_periods (4), wealth_points (60) on [y, 12], n_points (8) and
 -- d_points (8) on [0, 3], savings_points (2 * wealth_points) on [0, 12],
 -- solver (egm, or grid: grid search over c_points (1000) of consumption on
--- [0.005, 15], budget c <= resources).
+-- [0.005, 15], budget c <= resources); wealth_batch and n_batch (0): splay
+-- (tests/integration/test_sharding.c: V and panels the same; subjects:
+-- negm_cake.initial.csv).
 local lcm = require("lcm")
 
 local T = lcm.option("n_periods", 4)
@@ -29,8 +31,8 @@ local Regime = lcm.categorical{ "alive", "last", name = "Regime" }
 local Adjust = lcm.categorical{ "keep", "adjust", name = "Adjust" }
 
 local states = {
-  { "wealth", lcm.linspace{ start = y, stop = 12, n_points = Nw } },
-  { "n", lcm.linspace{ start = 0, stop = 3, n_points = Nn } },
+  { "wealth", lcm.linspace{ start = y, stop = 12, n_points = Nw, batch_size = lcm.option("wealth_batch", 0) } },
+  { "n", lcm.linspace{ start = 0, stop = 3, n_points = Nn, batch_size = lcm.option("n_batch", 0) } },
 }
 
 local function u(c, durable, alpha, rho, d_ubar)
