@@ -412,3 +412,11 @@ const ir_target *ir_target_of(const ir_regime *r, int g)
         if (r->targets[i].regime == g) return &r->targets[i];
     return NULL;
 }
+
+size_t ir_most_nodes(const ir_model *m)
+{
+    size_t most = 1;
+    for (int r = 0; r < m->nregimes; ++r)
+        if (m->regimes[r].nnodes > most) most = m->regimes[r].nnodes;
+    return most;
+}

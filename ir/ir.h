@@ -283,6 +283,8 @@ int ir_find_state(const ir_regime *r, const char *name);
 int ir_find_action(const ir_regime *r, const char *name);
 /* Number of grid points of the regime's state space (1 without states). */
 long long ir_state_space_size(const ir_regime *r);
+/* The most DAG nodes of any regime (at least 1): a buffer of values for any regime's point. */
+size_t ir_most_nodes(const ir_model *m);
 /* How regime r reaches target regime g, or NULL when it cannot. */
 const ir_target *ir_target_of(const ir_regime *r, int g);
 long long ir_action_space_size(const ir_regime *r);

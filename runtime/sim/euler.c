@@ -149,10 +149,7 @@ static int decide_on_grid(euler_ctx *e, int t, lcm_err *err)
     ic.period = base_xmalloc(((size_t)n + 1) * sizeof *ic.period);
     ic.x = base_xmalloc(((size_t)n * ns + 1) * sizeof *ic.x);
     ic.given = base_xcalloc((size_t)n * ns + 1, 1);
-    size_t most = 1;
-    for (int r = 0; r < m->nregimes; ++r)
-        if (m->regimes[r].nnodes > most) most = m->regimes[r].nnodes;
-    double *vals = base_xcalloc(most + 1, sizeof *vals);
+    double *vals = base_xcalloc(ir_most_nodes(m) + 1, sizeof *vals);
     lcm_index k = 0;
     for (int r = 0; r < m->nregimes; ++r) {
         const ir_regime *reg = &m->regimes[r];
@@ -318,9 +315,9 @@ static void summarise(const double *errs, const unsigned char *counted, lcm_inde
 /* ---- the entry points -------------------------------------------------------------- */
 
 /* The checks both entry points make, and the decisions on the grid of
- * every period (periods 1 .. T-1 for M; the grid's errors also read
- * period 0's decisions). */
-static int euler_begin(euler_ctx *e, lcm_solver *sv, const lcm_solution *sol, double cutoff, lcm_err *err)
+ * periods first .. T-1 (M needs 1 .. T-1; the grid's errors also read
+ * period 0's decisions, a panel's its own). */
+static int euler_begin(euler_ctx *e, lcm_solver *sv, const lcm_solution *sol, double cutoff, int first, lcm_err *err)
 {
     const ir_model *m = &sv->model->ir;
     *e = (euler_ctx){.sv = sv, .sol = sol, .m = m, .cutoff = cutoff, .g = {.m = m}};
@@ -351,16 +348,8 @@ static int euler_begin(euler_ctx *e, lcm_solver *sv, const lcm_solution *sol, do
     e->g.act = base_xcalloc(cells, sizeof *e->g.act);
     e->g.inv_m = base_xcalloc(cells, sizeof *e->g.inv_m);
     int rc = 0;
-    for (int t = 0; t < m->nperiods && !rc; ++t) rc = decide_on_grid(e, t, err);
+    for (int t = first; t < m->nperiods && !rc; ++t) rc = decide_on_grid(e, t, err);
     return rc;
-}
-
-static size_t most_nodes(const ir_model *m)
-{
-    size_t most = 1;
-    for (int r = 0; r < m->nregimes; ++r)
-        if (m->regimes[r].nnodes > most) most = m->regimes[r].nnodes;
-    return most;
 }
 
 /* by_regime[r] from the points of regime r (regime[i]), all from all. */
@@ -382,7 +371,7 @@ int lcm_euler_grid(lcm_solver *sv, const lcm_solution *sol, double cutoff, lcm_e
 {
     LCM_NEEDS(err, sv, sol, all);
     euler_ctx e;
-    int rc = euler_begin(&e, sv, sol, cutoff, err);
+    int rc = euler_begin(&e, sv, sol, cutoff, 0, err);
     const ir_model *m = e.m;
     lcm_index n = 0;
     for (int t = 0; t + 1 < m->nperiods && !rc; ++t)
@@ -433,11 +422,11 @@ int lcm_euler_panel(lcm_solver *sv, const lcm_solution *sol, lcm_panel *panel, d
         if (!strcmp(panel->target_names[i], "euler_error"))
             return base_fail(err, LCM_E_USAGE, "the panel has a column 'euler_error' already");
     euler_ctx e;
-    int rc = euler_begin(&e, sv, sol, cutoff, err);
+    int rc = euler_begin(&e, sv, sol, cutoff, 1, err); /* the panel's own decisions in each period: M from 1 on */
     lcm_index n = panel->n;
     double *errs = rc ? NULL : sim_panel_add_column(panel, "euler_error");
     int *regime = base_xmalloc(((size_t)n + 1) * sizeof *regime), refused = 0;
-    size_t most = most_nodes(m);
+    size_t most = ir_most_nodes(m);
 #pragma omp parallel num_threads(base_host_threads(sv->threads)) reduction(max : refused) if (!rc)
     {
         double *vals = base_xcalloc(most + 1, sizeof *vals);

@@ -330,9 +330,7 @@ int sim_panel_add_targets(lcm_panel *p, const lcm_solution *sol, const char *spe
         p->targets = base_xmalloc_large(need * sizeof *p->targets);
         p->targets_held = need;
     }
-    size_t most = 1;
-    for (int r = 0; r < p->m->nregimes; ++r)
-        if (p->m->regimes[r].nnodes > most) most = p->m->regimes[r].nnodes;
+    size_t most = ir_most_nodes(p->m);
     int **ccp = ccp_columns(p);
     row_plan *plans = row_plans(p, ccp);
 #pragma omp parallel num_threads(base_host_threads(p->threads))
