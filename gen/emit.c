@@ -96,7 +96,7 @@ static void state_decode(emitter *e)
     }
     if (reads_grid(r)) emit_line(e, "const real *LCM_RESTRICT G = (const real *)a->grids;");
     emit_line(e, "lcm_index rem = s;");
-    ir_layout_print_decode(r, -1, "rem", 4 * e->depth, decoded_value, e, e->b);
+    ir_layout_print_decode(r, 0, "rem", 4 * e->depth, decoded_value, e, e->b);
 }
 
 /* Simulation: a subject's state values from its slots. */

@@ -3,9 +3,11 @@
  * gen/dsl/egm_plan.lua).
  *
  * Two pieces per kernel of an EGM regime.  The table entry computes, for a
- * row of the states but the liquid one x, a combination d of the actions
- * it enumerates (the discrete ones, and with nested EGM the continuous ones
- * besides c, on their grids: ir_egm_enumerated) and a savings point a_j, the action c_j at which a_j is optimal:
+ * row of the states the entry reads (never the liquid one x:
+ * ir_pre_egm_row_state), a combination d of the actions it enumerates (the
+ * discrete ones, and with nested EGM the continuous ones besides c, on
+ * their grids: ir_egm_enumerated) and a savings point a_j, the action c_j
+ * at which a_j is optimal:
  * the Euler equation
  *
  *     u_c(c) = delta * sum_g P_g * dx'_g/da * E[ M_{t+1,g}(x'_g(a_j), z') ]
@@ -31,14 +33,16 @@
 #include "emit_internal.h"
 #include "template.h"
 
-/* The continuous states of the regime but the liquid one: their count, and
- * their indices into `out` (at most IR_SET_BITS: a regime of more has no
- * EGM plan; gen/dsl/egm_plan.lua allows 6). */
-static int other_continuous(const ir_regime *r, int *out)
+/* The continuous states of the table's rows (ir_pre_egm_row_state: never
+ * the liquid one): their count, and their indices into `out` (at most
+ * IR_SET_BITS: a regime of more has no EGM plan; gen/dsl/egm_plan.lua
+ * allows 6). */
+static int other_continuous(const emitter *e, int *out)
 {
+    const ir_regime *r = e->r;
     int n = 0;
     for (int s = 0; s < r->nstates; ++s)
-        if (s != r->egm.state && !grid_is_discrete(&r->states[s].grid)) {
+        if (ir_pre_egm_row_state(&e->p->pre, s) && !grid_is_discrete(&r->states[s].grid)) {
             lcm_assert(n < IR_SET_BITS);
             out[n++] = s;
         }
@@ -61,9 +65,9 @@ void emit_egm_rows(emitter *e)
 {
     const ir_regime *r = e->r;
     if (!e->p->pre.egm) return; /* no target carries the liquid state: only the corner */
-    int cont[IR_SET_BITS], nc = other_continuous(r, cont), corners = 1 << nc;
-    emit_line(e, "/* the endogenous grid's rows of this state: its states but '%s', each continuous one between its "
-                 "two nearest points */", r->states[r->egm.state].name);
+    int cont[IR_SET_BITS], nc = other_continuous(e, cont), corners = 1 << nc;
+    emit_line(e, "/* the endogenous grid's rows of this state: the states its entries read, each continuous one between "
+                 "its two nearest points */");
     emit_line(e, "const real *LCM_RESTRICT egm_T = (const real *)a->cont;");
     emit_line(e, "lcm_index egm_at[%d];", corners);
     emit_line(e, "real egm_w[%d];", corners);
@@ -79,7 +83,7 @@ void emit_egm_rows(emitter *e)
     emit_line(e, "real w = 1;");
     for (int s = 0, bit = 0; s < r->nstates; ++s) {
         const ir_var *v = &r->states[s];
-        if (s == r->egm.state) continue;
+        if (!ir_pre_egm_row_state(&e->p->pre, s)) continue;
         if (grid_is_discrete(&v->grid)) {
             emit_line(e, "row = row * %d + (lcm_index)x[%d]; /* %s */", v->grid.n, s, v->name);
             continue;
@@ -99,7 +103,7 @@ void emit_egm_choice(emitter *e)
     if (!e->p->pre.egm) return;
     /* the choice: the combination of the enumerated actions, which come first
      * (ai<nd-1> counts them in the loops around the candidates') */
-    int cont[IR_SET_BITS], corners = 1 << other_continuous(r, cont), nd = ir_egm_enumerated(r);
+    int cont[IR_SET_BITS], corners = 1 << other_continuous(e, cont), nd = ir_egm_enumerated(r);
     char d[32] = "0";
     if (nd) snprintf(d, sizeof d, "ai%d", nd - 1);
     emit_line(e, "lcm_index egm_off[%d]; /* the rows of this %schoice */", corners,
@@ -111,7 +115,7 @@ void emit_egm_choice(emitter *e)
 void emit_egm_candidates(emitter *e, int j)
 {
     const ir_regime *r = e->r;
-    int J = e->p->pre.egm ? r->egm.savings.grid.n : 1, cont[IR_SET_BITS], corners = 1 << other_continuous(r, cont);
+    int J = e->p->pre.egm ? r->egm.savings.grid.n : 1, cont[IR_SET_BITS], corners = 1 << other_continuous(e, cont);
     char next[512]; /* lcm_egm_next(..., i<j>, &act<j>) after its `i` argument */
     if (e->p->pre.egm)
         snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, %d, %d, %s, G[%zu], ", table_entries(e),
@@ -160,7 +164,7 @@ static void table_decode(emitter *f)
         emit_line(f, "rest /= %d;", r->actions[j].grid.n);
         emit_action_value(f, j, 'i');
     }
-    ir_layout_print_decode(r, r->egm.state, "rest", 4 * f->depth, table_value, f, f->b);
+    ir_layout_print_decode(r, ~f->p->pre.states, "rest", 4 * f->depth, table_value, f, f->b);
     emit_line(f, "const real egm_savings = G[%zu + egm_j]; /* savings */", f->L->savings_off[r->id][0]);
     if (!(&f->p->lay)->sharded) return;
     /* a sharded regime: this worker makes the rows of its block only, as
@@ -198,9 +202,24 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
         after[i] = n->op == OP_MARGINAL;
         for (int a = 0; a < n->nargs; ++a) after[i] |= after[n->args[a]];
     }
+    if (r->nstates <= IR_SET_BITS && r->nactions <= IR_SET_BITS) { /* the entry reads its rows' states only */
+        uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am);
+        ir_node_masks(r, sm, am);
+        for (size_t i = 0; i < r->nnodes; ++i) lcm_assert(!f.n->needed[i] || !(sm[i] & ~p->pre.states));
+        free(sm), free(am);
+    }
     table_decode(&f);
     f.b = &body;
     declare(&f, after, 0);
+    uint64_t tested = ir_egm_entry_constraints(r, &p->pre);
+    for (int c = 0; c < r->nconstraints; ++c) {
+        if (!(tested >> c & 1)) continue;
+        emit_open(&f, "if (!%s) { /* constraint %s rules the choice out: the kernel never reads the entry */",
+                  emit_cond(&f, r->constraints[c].node), r->constraints[c].name);
+        emit_line(&f, "((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN;", table_entries(&f));
+        emit_line(&f, "return;");
+        emit_close(&f);
+    }
     emit_stochastic_weights(&f, -1);
     for (int t = 0; t < f.k->ntargets; ++t) {
         const ir_target *tg = ir_target_of(r, f.k->targets[t]);

@@ -350,32 +350,29 @@ static void plan_ev_entries(kernel_plan *p)
     }
 }
 
-/* An EGM regime's endogenous grid: for each target of the kernel that
- * carries the liquid state its regime probability, its next states (the
- * liquid one as a function of savings, with its derivative) and their
- * weights; the discount and the policy. */
+/* An EGM regime's endogenous grid: the roots its entry evaluates
+ * (ir_egm_entry_roots, whose states are the rows') and the constraints it
+ * tests (ir_egm_entry_constraints). */
+typedef struct egm_marks {
+    const ir_regime *r;
+    char *needed;
+} egm_marks;
+
+static void mark_egm_root(void *ctx, int id)
+{
+    egm_marks *mk = ctx;
+    plan_mark(mk->r, mk->needed, id);
+}
+
 static void plan_egm_entry(kernel_plan *p)
 {
-    const ir_regime *r = p->r;
     plan_nest *n = &p->egm;
     flat_nest(p, n, NEST_EGM);
-    for (int t = 0; t < p->k->ntargets; ++t) {
-        const ir_target *tg = ir_target_of(r, p->k->targets[t]);
-        int ti = (int)(tg - r->targets);
-        if (!ir_egm_target(r, ti)) continue;
-        const ir_regime *tr = &p->m->regimes[tg->regime];
-        plan_mark(r, n->needed, r->rprob[tg->regime]);
-        for (int s = 0; s < tr->nstates; ++s) {
-            const ir_next *nx = &tg->next[s];
-            if (s == ir_marginal_state(tr))
-                plan_mark(r, n->needed, r->egm.next[ti]), plan_mark(r, n->needed, r->egm.dnext[ti]);
-            else if (nx->kind == NEXT_DET) plan_mark(r, n->needed, nx->node);
-            else if (nx->kind == NEXT_MARKOV)
-                for (int j = 0; j < nx->nprobs; ++j) plan_mark(r, n->needed, nx->probs[j]);
-        }
-    }
-    plan_mark(r, n->needed, r->egm.discount);
-    plan_mark(r, n->needed, r->egm.policy);
+    egm_marks mk = {p->r, n->needed};
+    ir_egm_entry_roots(p->m, p->r, p->k, mark_egm_root, &mk);
+    uint64_t tested = ir_egm_entry_constraints(p->r, &p->pre);
+    for (int c = 0; c < p->r->nconstraints; ++c)
+        if (tested >> c & 1) plan_mark(p->r, n->needed, p->r->constraints[c].node);
 }
 
 int gen_plan_kernel(kernel_plan *p, const ir_model *m, const emit_layouts *lo, const ir_kernel *k, int tables,

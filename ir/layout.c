@@ -243,12 +243,12 @@ static void print_digit(const ir_regime *r, int i, int indent, ir_print_value *v
     base_sb_printf(b, " } /* %s */\n", r->states[i].name);
 }
 
-void ir_layout_print_decode(const ir_regime *r, int skip, const char *var, int indent, ir_print_value *value,
+void ir_layout_print_decode(const ir_regime *r, uint64_t skip, const char *var, int indent, ir_print_value *value,
                             void *ctx, lcm_sb *b)
 {
     for (int i = r->nstates - 1; i >= 0; --i) {
         int n = r->states[i].grid.n;
-        if (i != skip) print_digit(r, i, indent, value, ctx, b, "(int)(%s %% %d); %s /= %d; ", var, n, var, n);
+        if (i >= IR_SET_BITS || !(skip >> i & 1)) print_digit(r, i, indent, value, ctx, b, "(int)(%s %% %d); %s /= %d; ", var, n, var, n);
     }
 }
 

@@ -106,9 +106,10 @@ int ir_layout_entry(const ir_state_layout *L, uint64_t states, int sharded, long
  *     { const int c = <the code>; <value> } <a comment naming the state>
  * where `value(ctx, i, b)` prints what state i's code c gives. */
 typedef void ir_print_value(void *ctx, int i, lcm_sb *b);
-/* ir_layout_decode over r's states: `var` (an lcm_index variable holding
- * the flat index) taken apart in place, the last state first. */
-void ir_layout_print_decode(const ir_regime *r, int skip, const char *var, int indent, ir_print_value *value,
+/* ir_layout_decode over r's states but those in `skip` (a set; states past
+ * IR_SET_BITS are never skipped): `var` (an lcm_index variable holding the
+ * flat index over the others) taken apart in place, the last state first. */
+void ir_layout_print_decode(const ir_regime *r, uint64_t skip, const char *var, int indent, ir_print_value *value,
                             void *ctx, lcm_sb *b);
 /* ir_layout_entry from the variable `rest`: with `point` the variable
  * `point` declared first; the sharded states' values into x[i] (type real). */

@@ -76,9 +76,50 @@ void ir_continuation_reads(const ir_model *m, const ir_regime *r, const ir_kerne
     }
 }
 
+uint64_t ir_egm_entry_roots(const ir_model *m, const ir_regime *r, const ir_kernel *kn, void (*root)(void *, int),
+                            void *ctx)
+{
+    lcm_assert(m && r && kn && root && ir_is_egm(r));
+    uint64_t direct = 0;
+    for (int t = 0; t < kn->ntargets; ++t) {
+        const ir_target *tg = ir_target_of(r, kn->targets[t]);
+        int ti = (int)(tg - r->targets);
+        if (!ir_egm_target(r, ti)) continue;
+        const ir_regime *tr = &m->regimes[tg->regime];
+        root(ctx, r->rprob[tg->regime]);
+        for (int s = 0; s < tr->nstates; ++s) {
+            const ir_next *nx = &tg->next[s];
+            if (s == ir_marginal_state(tr)) root(ctx, r->egm.next[ti]), root(ctx, r->egm.dnext[ti]);
+            else if (nx->kind == NEXT_DET) root(ctx, nx->node);
+            else if (nx->kind == NEXT_MARKOV)
+                for (int j = 0; j < nx->nprobs; ++j) root(ctx, nx->probs[j]);
+            else if (nx->kind == NEXT_PROCESS && nx->src >= 0 && nx->src < IR_SET_BITS)
+                direct |= (uint64_t)1 << nx->src;
+        }
+    }
+    root(ctx, r->egm.discount);
+    root(ctx, r->egm.policy);
+    return direct;
+}
+
+typedef struct reads {
+    const uint64_t *sm;
+    uint64_t states;
+} reads;
+
+static void read_root(void *ctx, int id)
+{
+    reads *rd = ctx;
+    if (id >= 0) rd->states |= rd->sm[id];
+}
+
 /* An EGM kernel's endogenous grid: when one of its targets carries the
- * liquid state (else only the corner of the budget is a candidate). */
-static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
+ * liquid state (else only the corner of the budget is a candidate).  Its
+ * rows are the states the entry reads (and the sharded ones: a worker
+ * makes its block's rows), the others left out: the shocks that only
+ * this period's resources read (durables.lua: the transitory income xi)
+ * would multiply the rows and not change an entry. */
+static void egm_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r, ir_pre *p)
 {
     int any = 0;
     for (int t = 0; t < kn->ntargets; ++t)
@@ -86,10 +127,39 @@ static void egm_plan(const ir_kernel *kn, const ir_regime *r, ir_pre *p)
     if (!any) return;
     p->active = p->egm = 1;
     p->reals = 2;
-    p->rows = ir_state_space_size(r) / r->states[r->egm.state].grid.n;
+    p->states = ~(uint64_t)0; /* beyond the masks: every state */
+    if (r->nstates <= IR_SET_BITS && r->nactions <= IR_SET_BITS) {
+        uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am);
+        ir_node_masks(r, sm, am);
+        reads rd = {sm, 0};
+        uint64_t direct = ir_egm_entry_roots(m, r, kn, read_root, &rd);
+        rd.states |= direct;
+        for (int s = 0; s < r->nstates; ++s)
+            if (r->states[s].grid.distributed) rd.states |= (uint64_t)1 << s;
+        p->states = rd.states;
+        free(sm), free(am);
+    }
+    if (r->egm.state < IR_SET_BITS) p->states &= ~((uint64_t)1 << r->egm.state);
+    p->rows = 1;
+    for (int s = 0; s < r->nstates; ++s)
+        if (ir_pre_egm_row_state(p, s)) p->rows *= r->states[s].grid.n;
     int J = r->egm.savings.grid.n;
     p->acts = ir_egm_choices(r) * J; /* the combinations of the enumerated actions (nested EGM: continuous ones too) */
     p->blocks = p->rows * ir_egm_choices(r) * LCM_EGM_BLOCKS(J);
+}
+
+uint64_t ir_egm_entry_constraints(const ir_regime *r, const ir_pre *p)
+{
+    lcm_assert(r && p && ir_is_egm(r));
+    if (!p->egm || r->nstates > IR_SET_BITS || r->nactions > IR_SET_BITS || r->nconstraints > IR_SET_BITS) return 0;
+    uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am), out = 0;
+    ir_node_masks(r, sm, am);
+    for (int c = 0; c < r->nconstraints; ++c) {
+        int id = r->constraints[c].node;
+        if (!(sm[id] & ~p->states) && !(am[id] >> r->egm.action & 1)) out |= (uint64_t)1 << c;
+    }
+    free(sm), free(am);
+    return out;
 }
 
 /* ir_pre_ev_axes for one state, before sources are shared out (sm, am:
@@ -221,7 +291,12 @@ int ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p)
     const ir_kernel *kn = &m->kernels[k];
     const ir_regime *r = &m->regimes[kn->regime];
     if (ir_is_egm(r)) {
-        if (!kn->last) egm_plan(kn, r, p);
+        if (kn->last) return 0;
+        egm_plan(m, kn, r, p);
+        /* the kernel's exact Q at each candidate reads the expected V (the
+         * endogenous grid reads the marginal values, inverted before they
+         * are summed: no expectation of them is linear) */
+        if (r->risk_aversion < 0 && r->nstates <= IR_SET_BITS && r->nactions <= IR_SET_BITS) ev_plan(m, kn, r, p);
         return 0;
     }
     if (r->nstates > IR_SET_BITS || r->nactions > IR_SET_BITS) return 0;

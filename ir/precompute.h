@@ -25,7 +25,9 @@
  * A kernel of a regime that solves by the endogenous grid method (ir.h,
  * ir_egm) has its endogenous grid in the table instead, whenever a target
  * of the kernel carries the liquid state: entry ((row * choices + d) * J +
- * j), row the regime's states but the liquid one (row-major, every point),
+ * j), row the states the entry reads (ir_pre.states: those the Euler
+ * equation's right side and the policy read, and the sharded ones; never
+ * the liquid one; row-major, every point),
  * d the combination of the actions it enumerates (ir_egm_choices: its
  * discrete actions, and with nested EGM its continuous ones besides the
  * EGM action, on their grids), j the savings point; two reals
@@ -129,14 +131,14 @@ typedef struct ir_elim {
 
 typedef struct ir_pre {
     int active;         /* the kernel reads a continuation table (or an EGM regime's endogenous grid) */
-    uint64_t states;    /* bit i: the continuation reads state i */
+    uint64_t states;    /* bit i: the continuation reads state i (EGM: ir_pre_egm_row_state) */
     uint64_t actions;   /* bit j: ... action j */
     int sharded;        /* a read state is sharded: the table has a combo dimension */
     int splayed;        /* a read state is splayed: each chunk needs its own table */
     long long rows;     /* product over the read non-sharded states (ir_chunk_width: a chunk when splayed) */
     long long acts;     /* product over the read actions */
     long long item_acts; /* the entries of one launch item of its pass: acts over the first read action's points */
-    int egm;            /* the endogenous grid of an EGM regime (rows: its states but the liquid one) */
+    int egm;            /* the endogenous grid of an EGM regime (rows: the states it reads) */
     int reals;          /* reals per entry: 1, EGM 2 */
     long long blocks;   /* EGM: the bounded blocks (the second pass's launch) */
     int ev;             /* the expected next V of targets with shock processes */
@@ -145,6 +147,28 @@ typedef struct ir_pre {
     ir_elim elim;       /* the staged solve (ir/eliminate.h) */
 } ir_pre;
 
+/* Whether state i of an EGM regime is an axis of its endogenous grid's
+ * rows (a regime of more than IR_SET_BITS states keeps those beyond). */
+static inline int ir_pre_egm_row_state(const ir_pre *p, int i) { return i >= IR_SET_BITS || (p->states >> i & 1); }
+/* The roots an entry of the endogenous grid of kernel kn of EGM regime r
+ * evaluates, each passed to root(ctx, id) (id may be -1): for each target
+ * of the kernel that carries the liquid state its regime probability, its
+ * next states (the liquid one as a function of savings, with its
+ * derivative) and its Markov probabilities; the discount and the policy.
+ * Returns the states it reads besides (an AR(1) process's current value,
+ * which weighs its next nodes).  gen/plan.c marks these nodes, egm_plan
+ * counts the states they read: one list for both. */
+uint64_t ir_egm_entry_roots(const ir_model *m, const ir_regime *r, const ir_kernel *kn, void (*root)(void *ctx, int id),
+                            void *ctx);
+
+/* The constraints of EGM regime r (bit c) that an entry of its endogenous
+ * grid (plan p) tests: those that read only its rows' states and the
+ * enumerated actions (never the liquid state, nor the EGM action).  The
+ * kernel tests them before it seeks the choice's candidates, so an entry
+ * that one rules out is never read: it is left NaN (no segment), and its
+ * Euler equation is not computed (durables.lua: a keeper's durables past
+ * the first point, half the entries). */
+uint64_t ir_egm_entry_constraints(const ir_regime *r, const ir_pre *p);
 /* The tables of kernel k; 1 when its actions may also be staged (not an
  * EGM regime, at most IR_SET_BITS states and actions: ir_elim_plan_kernel). */
 int ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);

@@ -286,7 +286,7 @@ static void test_decode(void)
     const char *names[] = {"decode0", "decode1", "decode2", "decode3", "decode4", "decode5"};
     for (int skip = -1; skip <= 3; skip += 4) {
         base_sb_free(&text), base_sb_init(&text);
-        ir_layout_print_decode(R, skip, "rem", 4, code_value, NULL, &text);
+        ir_layout_print_decode(R, skip < 0 ? 0 : (uint64_t)1 << skip, "rem", 4, code_value, NULL, &text);
         decode_function(&src, names[skip < 0 ? 0 : 1], "rem", text.s, 0);
     }
     struct { int r; uint64_t states; int sharded, point; } entries[] = {
