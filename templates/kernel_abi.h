@@ -10,7 +10,7 @@
 #define LCM_ABI_VERSION 15
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
-#define LCM_EGM_BLOCK 32  /* segments of an EGM table's bounded block (ir/precompute.h) */
+#define LCM_EGM_BLOCK 16  /* segments of an EGM table's bounded block (ir/precompute.h) */
 /* The bounded blocks of a row of an EGM table on `points` savings points. */
 #define LCM_EGM_BLOCKS(points) (((points) - 1 + LCM_EGM_BLOCK - 1) / LCM_EGM_BLOCK)
 #define LCM_EV_AXES 8 /* the axes an expected-V table sums over in one target (ir/precompute.h) */
