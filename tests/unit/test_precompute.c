@@ -4,7 +4,11 @@
  * where no continuation table applies and under one (its entries read the
  * expected V) where it is no larger than that table, and not beyond
  * LCM_EV_AXES processes or where it would outgrow the regime (16 entries
- * per state, or 2^16 in all). */
+ * per state, or 2^16 in all).  And the endogenous grid of an EGM regime:
+ * its rows the states its entries read (durables.lua: not the transitory
+ * shock, which only this period's resources read), the constraint on the
+ * enumerated actions alone tested in the entry, its kernel's Q reading the
+ * expected V. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +154,29 @@ int main(void)
         CHECK_MSG(p.active && ir_pre_entries(&p, 1) == 2 * 3 * 3 * 16 * 15 && p.ev &&
                   p.ev_entries == 2 * 3 * 3 * 2 * 16 * 5, "mahler_yum small: table %lld entries, ev %d of %lld",
                   ir_pre_entries(&p, 1), p.ev, p.ev_entries);
+    lcm_model_free(model);
+    /* durables by NEGM (states a_lag 4, p_lag 3, n 5, psi 3, xi 3; actions
+     * adjust 2, d_new 4, c by EGM on 6 savings points): rows p_lag x n x psi,
+     * xi left out (3 times fewer), the constraint keep_once (adjust and
+     * d_new only) tested in the entry, budget (reads c) not; Q reads the
+     * expected V of alive over psi and xi (V's size) */
+    const char *negm[] = {"solver=negm", "a_points=4", "p_points=3", "n_points=5", "psi_points=3", "xi_points=3",
+                          "d_points=4", "savings_points=6", NULL};
+    if (plan_of("models/durables.lua", negm, "lcm_k0_alive", &p, &model)) {
+        const ir_model *m = core_model_ir(model);
+        const ir_regime *r = &m->regimes[m->kernels[0].regime];
+        uint64_t tested = ir_egm_entry_constraints(r, &p);
+        int keep_once = -1, budget = -1;
+        for (int c = 0; c < r->nconstraints; ++c) {
+            if (!strcmp(r->constraints[c].name, "keep_once")) keep_once = c;
+            if (!strcmp(r->constraints[c].name, "budget")) budget = c;
+        }
+        CHECK_MSG(p.egm && p.rows == 3 * 5 * 3 && ir_pre_entries(&p, 1) == 3 * 5 * 3 * 2 * 4 * 6,
+                  "durables negm: %lld rows, %lld entries", p.rows, ir_pre_entries(&p, 1));
+        CHECK(keep_once >= 0 && budget >= 0 && (tested >> keep_once & 1) && !(tested >> budget & 1));
+        CHECK_MSG(p.ev && p.ev_entries == 4 * 3 * 5 * 3 * 3, "durables negm: ev %d of %lld entries", p.ev,
+                  p.ev_entries);
+    }
     lcm_model_free(model);
     CHECK_DONE();
 }
