@@ -7,7 +7,9 @@
 # - lcm run simulates the bundled initial conditions: every subject in every
 #   period, keepers with d = n and no durable share, end-of-period assets
 #   >= 0, and in the last period the value is the closed form at the
-#   subject's own state.
+#   subject's own state;
+# - bench/durables.initial.lua draws its subjects from the authors' initial
+#   distribution, the same on every run.
 . "${BASH_SOURCE%/*}/common.sh"
 work_dir durables
 model=$SRC/models/durables.lua
@@ -94,6 +96,23 @@ awk -F, $par "$closed_form"'
   $c["adjust"] == "adjust" { ++adjusters }
   END { printf "%d subjects in the last period, %d adjustments\n", last, adjusters; exit bad || last == 0 }' "$panel"
 check "the panel's choices are feasible and its last values the closed form" "[ $? -eq 0 ]"
+
+# bench/durables.initial.lua draws the authors' initial distribution: at age
+# 0, a_lag = 0.2 LN(0, 0.1^2) (mean 0.201), p_lag = LN(0, 0.2^2) (mean 1.020)
+# and n = 0.85 * 0.8 LN(0, 0.2^2) (mean 0.694), the same on every run
+draws() { "$LCM" simulate "$model" $small --params "$params" --initial "$SRC/bench/durables.initial.lua" --subjects 2000 \
+          --csv - --log-level warning; }
+draws > "$work/draws1.csv" && draws > "$work/draws2.csv"
+check "bench/durables.initial.lua gives the same subjects on every run" "cmp -s '$work/draws1.csv' '$work/draws2.csv'"
+awk -F, '
+  NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+  $c["period"] == 0 { ++k; a += $c["a_lag"]; p += $c["p_lag"]; n += $c["n"] }
+  END {
+    a /= k; p /= k; n /= k
+    printf "%d subjects: means a_lag %.4f, p_lag %.4f, n %.4f\n", k, a, p, n
+    exit !(k == 2000 && a > 0.195 && a < 0.207 && p > 1.0 && p < 1.04 && n > 0.68 && n < 0.71)
+  }' "$work/draws1.csv"
+check "its subjects have the authors' initial means" "[ $? -eq 0 ]"
 
 rm -rf "$work"
 exit $fail
