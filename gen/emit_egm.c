@@ -151,8 +151,9 @@ static void table_value(void *ctx, int i, lcm_sb *b)
 }
 
 /* Entry j -> savings point egm_j, enumerated actions act<k> (discrete,
- * and continuous ones besides the EGM action: ir_egm_enumerated), states
- * x[] but the liquid one (the layout of ir/precompute.h), and the savings. */
+ * and continuous ones besides the EGM action: ir_egm_enumerated), the
+ * rows' states x[] (ir_pre_egm_row_state; the layout of ir/precompute.h),
+ * and the savings. */
 static void table_decode(emitter *f)
 {
     const ir_regime *r = f->r;

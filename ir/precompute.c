@@ -152,11 +152,17 @@ uint64_t ir_egm_entry_constraints(const ir_regime *r, const ir_pre *p)
 {
     lcm_assert(r && p && ir_is_egm(r));
     if (!p->egm || r->nstates > IR_SET_BITS || r->nactions > IR_SET_BITS || r->nconstraints > IR_SET_BITS) return 0;
-    uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am), out = 0;
+    uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am), out = 0,
+             discrete = 0;
     ir_node_masks(r, sm, am);
+    /* its discrete row states only: a state between two rows of a
+     * continuous one blends them, and the constraint can hold at the state
+     * and fail at a row it reads */
+    for (int s = 0; s < r->nstates; ++s)
+        if (grid_is_discrete(&r->states[s].grid)) discrete |= (uint64_t)1 << s;
     for (int c = 0; c < r->nconstraints; ++c) {
         int id = r->constraints[c].node;
-        if (!(sm[id] & ~p->states) && !(am[id] >> r->egm.action & 1)) out |= (uint64_t)1 << c;
+        if (!(sm[id] & ~(p->states & discrete)) && !(am[id] >> r->egm.action & 1)) out |= (uint64_t)1 << c;
     }
     free(sm), free(am);
     return out;

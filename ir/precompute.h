@@ -58,7 +58,9 @@
  * index 0 (the other entries 0, never read).  It is read wherever the
  * continuation is computed: by the continuation table's entries when the
  * kernel has that table too (the table is then cheap to make), by the body
- * when it has none (it reads every state) and by the simulation, which
+ * when it has none (it reads every state; an EGM regime's body, at its
+ * candidates, beside the endogenous grid, whose entries sum the marginal
+ * values inline) and by the simulation, which
  * makes the expected V of each period (it is small: V's size).  The sum is
  * associated differently from the inline one (LCM_NO_TABLES=1), so the two
  * agree to rounding, not to the bit.  One more difference: the inline sum
@@ -162,10 +164,11 @@ uint64_t ir_egm_entry_roots(const ir_model *m, const ir_regime *r, const ir_kern
                             void *ctx);
 
 /* The constraints of EGM regime r (bit c) that an entry of its endogenous
- * grid (plan p) tests: those that read only its rows' states and the
- * enumerated actions (never the liquid state, nor the EGM action).  The
- * kernel tests them before it seeks the choice's candidates, so an entry
- * that one rules out is never read: it is left NaN (no segment), and its
+ * grid (plan p) tests: those that read only its rows' discrete states and
+ * the enumerated actions (never a continuous state, whose rows a state
+ * between them blends, nor the EGM action).  The kernel tests them before
+ * it seeks the choice's candidates, so an entry that one rules out is never
+ * read: it is left NaN (no segment), and its
  * Euler equation is not computed (durables.lua: a keeper's durables past
  * the first point, half the entries). */
 uint64_t ir_egm_entry_constraints(const ir_regime *r, const ir_pre *p);

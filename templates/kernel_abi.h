@@ -7,7 +7,7 @@
 #ifndef LCM_KERNEL_ABI_H
 #define LCM_KERNEL_ABI_H
 
-#define LCM_ABI_VERSION 15
+#define LCM_ABI_VERSION 16
 #define LCM_MAX_REGIMES 64
 #define LCM_MAX_SPLAYED 8 /* splayed states per regime (ir/shard.h) */
 #define LCM_EGM_BLOCK 16  /* segments of an EGM table's bounded block (ir/precompute.h) */
