@@ -212,7 +212,7 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
     table_decode(&f);
     f.b = &body;
     declare(&f, after, 0);
-    uint64_t tested = ir_egm_entry_constraints(r, &p->pre);
+    uint64_t tested = p->pre.egm_tests;
     for (int c = 0; c < r->nconstraints; ++c) {
         if (!(tested >> c & 1)) continue;
         emit_open(&f, "if (!%s) { /* constraint %s rules the choice out: the kernel never reads the entry */",

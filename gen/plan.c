@@ -352,7 +352,7 @@ static void plan_ev_entries(kernel_plan *p)
 
 /* An EGM regime's endogenous grid: the roots its entry evaluates
  * (ir_egm_entry_roots, whose states are the rows') and the constraints it
- * tests (ir_egm_entry_constraints). */
+ * tests (ir_pre.egm_tests). */
 typedef struct egm_marks {
     const ir_regime *r;
     char *needed;
@@ -370,7 +370,7 @@ static void plan_egm_entry(kernel_plan *p)
     flat_nest(p, n, NEST_EGM);
     egm_marks mk = {p->r, n->needed};
     ir_egm_entry_roots(p->m, p->r, p->k, mark_egm_root, &mk);
-    uint64_t tested = ir_egm_entry_constraints(p->r, &p->pre);
+    uint64_t tested = p->pre.egm_tests;
     for (int c = 0; c < p->r->nconstraints; ++c)
         if (tested >> c & 1) plan_mark(p->r, n->needed, p->r->constraints[c].node);
 }

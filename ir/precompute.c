@@ -132,40 +132,30 @@ static void egm_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r,
         uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am);
         ir_node_masks(r, sm, am);
         reads rd = {sm, 0};
-        uint64_t direct = ir_egm_entry_roots(m, r, kn, read_root, &rd);
+        uint64_t direct = ir_egm_entry_roots(m, r, kn, read_root, &rd), discrete = 0;
         rd.states |= direct;
-        for (int s = 0; s < r->nstates; ++s)
+        for (int s = 0; s < r->nstates; ++s) {
             if (r->states[s].grid.distributed) rd.states |= (uint64_t)1 << s;
-        p->states = rd.states;
+            if (grid_is_discrete(&r->states[s].grid)) discrete |= (uint64_t)1 << s;
+        }
+        p->states = rd.states & ~((uint64_t)1 << r->egm.state);
+        /* the constraints its entries test: of its discrete row states only (a
+         * state between two rows of a continuous one blends them, and the
+         * constraint can hold at the state and fail at a row it reads) */
+        for (int c = 0; r->nconstraints <= IR_SET_BITS && c < r->nconstraints; ++c) {
+            int id = r->constraints[c].node;
+            if (!(sm[id] & ~(p->states & discrete)) && !(am[id] >> r->egm.action & 1)) p->egm_tests |= (uint64_t)1 << c;
+        }
         free(sm), free(am);
+    } else if (r->egm.state < IR_SET_BITS) {
+        p->states &= ~((uint64_t)1 << r->egm.state);
     }
-    if (r->egm.state < IR_SET_BITS) p->states &= ~((uint64_t)1 << r->egm.state);
     p->rows = 1;
     for (int s = 0; s < r->nstates; ++s)
         if (ir_pre_egm_row_state(p, s)) p->rows *= r->states[s].grid.n;
     int J = r->egm.savings.grid.n;
     p->acts = ir_egm_choices(r) * J; /* the combinations of the enumerated actions (nested EGM: continuous ones too) */
     p->blocks = p->rows * ir_egm_choices(r) * LCM_EGM_BLOCKS(J);
-}
-
-uint64_t ir_egm_entry_constraints(const ir_regime *r, const ir_pre *p)
-{
-    lcm_assert(r && p && ir_is_egm(r));
-    if (!p->egm || r->nstates > IR_SET_BITS || r->nactions > IR_SET_BITS || r->nconstraints > IR_SET_BITS) return 0;
-    uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am), out = 0,
-             discrete = 0;
-    ir_node_masks(r, sm, am);
-    /* its discrete row states only: a state between two rows of a
-     * continuous one blends them, and the constraint can hold at the state
-     * and fail at a row it reads */
-    for (int s = 0; s < r->nstates; ++s)
-        if (grid_is_discrete(&r->states[s].grid)) discrete |= (uint64_t)1 << s;
-    for (int c = 0; c < r->nconstraints; ++c) {
-        int id = r->constraints[c].node;
-        if (!(sm[id] & ~(p->states & discrete)) && !(am[id] >> r->egm.action & 1)) out |= (uint64_t)1 << c;
-    }
-    free(sm), free(am);
-    return out;
 }
 
 /* ir_pre_ev_axes for one state, before sources are shared out (sm, am:

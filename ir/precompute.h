@@ -143,6 +143,15 @@ typedef struct ir_pre {
     int egm;            /* the endogenous grid of an EGM regime (rows: the states it reads) */
     int reals;          /* reals per entry: 1, EGM 2 */
     long long blocks;   /* EGM: the bounded blocks (the second pass's launch) */
+    /* EGM: the constraints (bit c) its entries test, those that read only
+     * its rows' discrete states and the enumerated actions (never a
+     * continuous state, whose rows a state between them blends, nor the EGM
+     * action).  The kernel tests them before it seeks the choice's
+     * candidates, so an entry that one rules out is never read: it is left
+     * NaN (no segment), and its Euler equation is not computed
+     * (durables.lua: a keeper's durables past the first point, half the
+     * entries) */
+    uint64_t egm_tests;
     int ev;             /* the expected next V of targets with shock processes */
     uint64_t ev_targets; /* bit t: the kernel's target t is read from it */
     long long ev_entries; /* its reals: the targets' V sizes */
@@ -163,15 +172,6 @@ static inline int ir_pre_egm_row_state(const ir_pre *p, int i) { return i >= IR_
 uint64_t ir_egm_entry_roots(const ir_model *m, const ir_regime *r, const ir_kernel *kn, void (*root)(void *ctx, int id),
                             void *ctx);
 
-/* The constraints of EGM regime r (bit c) that an entry of its endogenous
- * grid (plan p) tests: those that read only its rows' discrete states and
- * the enumerated actions (never a continuous state, whose rows a state
- * between them blends, nor the EGM action).  The kernel tests them before
- * it seeks the choice's candidates, so an entry that one rules out is never
- * read: it is left NaN (no segment), and its
- * Euler equation is not computed (durables.lua: a keeper's durables past
- * the first point, half the entries). */
-uint64_t ir_egm_entry_constraints(const ir_regime *r, const ir_pre *p);
 /* The tables of kernel k; 1 when its actions may also be staged (not an
  * EGM regime, at most IR_SET_BITS states and actions: ir_elim_plan_kernel). */
 int ir_pre_plan(const ir_model *m, const ir_shard *S, int k, ir_pre *p);

@@ -165,7 +165,7 @@ int main(void)
     if (plan_of("models/durables.lua", negm, "lcm_k0_alive", &p, &model)) {
         const ir_model *m = core_model_ir(model);
         const ir_regime *r = &m->regimes[m->kernels[0].regime];
-        uint64_t tested = ir_egm_entry_constraints(r, &p);
+        uint64_t tested = p.egm_tests;
         int keep_once = -1, budget = -1;
         for (int c = 0; c < r->nconstraints; ++c) {
             if (!strcmp(r->constraints[c].name, "keep_once")) keep_once = c;
