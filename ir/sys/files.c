@@ -100,25 +100,30 @@ int sys_write_file_atomic(const char *path, const void *data, size_t len, lcm_er
 int sys_write_files_if_changed(int n, const char *const *path, const char *const *data, const size_t *len,
                                lcm_err *err)
 {
-    char **tmp = base_xcalloc((size_t)n + 1, sizeof *tmp);
-    const char **changed = base_xcalloc((size_t)n + 1, sizeof *changed);
-    int k = 0, bad = 0;
+    /* a quick look first, without the lock: all already as they should be
+     * (each file equal when read, so the last set committed is this one, or
+     * one committed after it) needs nothing written */
+    int bad = 0, changed = 0;
     for (int i = 0; i < n && !bad; ++i) {
         bad = sys_check_output_path(path[i], err); /* before reading it: a FIFO would block */
-        if (bad) break;
+        if (bad || changed) continue;
         size_t old_len;
         char *old = sys_file_exists(path[i]) ? sys_read_file(path[i], &old_len, NULL) : NULL;
-        int same = old && old_len == len[i] && memcmp(old, data[i], len[i]) == 0;
+        changed = !(old && old_len == len[i] && memcmp(old, data[i], len[i]) == 0);
         free(old);
-        if (same) continue;
-        bad = write_temp(path[i], data[i], len[i], &tmp[k], err);
-        if (!bad) changed[k++] = path[i];
     }
+    if (bad || !changed) return bad;
+    /* otherwise all are written, and which to move into place is decided
+     * under the commit's lock: a file that matched here may have been
+     * replaced by another writer since */
+    char **tmp = base_xcalloc((size_t)n + 1, sizeof *tmp);
+    int k = 0;
+    while (k < n && !bad)
+        if (!(bad = write_temp(path[k], data[k], len[k], &tmp[k], err))) ++k;
     if (bad)
         for (int i = 0; i < k; ++i) sys_temp_discard(tmp[i]);
-    else if (k) bad = sys_temp_commit(tmp, changed, k, err);
+    else bad = sys_temp_commit_changed(tmp, path, n, err);
     free(tmp);
-    free(changed);
     return bad;
 }
 

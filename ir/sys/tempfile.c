@@ -436,7 +436,27 @@ static void unlock_folders(folder_lock *l, int k)
     free(l);
 }
 
-int sys_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
+/* Whether files a and b hold the same bytes (a missing or unreadable one:
+ * no). */
+static int same_content(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
+    int same = fa && fb;
+    char x[1 << 14], y[1 << 14];
+    while (same) {
+        size_t na = fread(x, 1, sizeof x, fa), nb = fread(y, 1, sizeof y, fb);
+        same = na == nb && memcmp(x, y, na) == 0 && !ferror(fa) && !ferror(fb);
+        if (na < sizeof x) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+/* temp_commit and temp_commit_changed: with keep_same, a path that holds
+ * its temporary's bytes already is left as it is (the temporary removed),
+ * decided under the lock, so that the set of paths is one writer's. */
+static int commit(char **tmp, const char *const *path, int n, int keep_same, lcm_err *err)
 {
     int rc = 0;
     folder_lock *locks = NULL;
@@ -447,10 +467,11 @@ int sys_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
     atomic_fetch_add(&renaming, 1);
     if (!rc && n && atomic_load(&dying)) rc = base_fail(err, LCM_E_IO, "interrupted before '%s' was written", path[0]);
     for (int i = 0; i < n; ++i) {
-        if (!rc && rename(tmp[i], path[i]) != 0)
+        int keep = !rc && keep_same && same_content(tmp[i], path[i]);
+        if (!rc && !keep && rename(tmp[i], path[i]) != 0)
             rc = base_fail(err, LCM_E_IO, "cannot move '%s' onto '%s': %s%s", tmp[i], path[i], strerror(errno),
                           i ? " (the outputs before it were replaced already)" : "");
-        if (rc) {
+        if (rc || keep) {
             sys_temp_discard(tmp[i]);
         } else {
             untrack(tmp[i]);
@@ -462,6 +483,16 @@ int sys_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
     unlock_folders(locks, nlocks);
     for (int i = 0; i < n && !rc; ++i) sync_folder(path[i]);
     return rc;
+}
+
+int sys_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err)
+{
+    return commit(tmp, path, n, 0, err);
+}
+
+int sys_temp_commit_changed(char **tmp, const char *const *path, int n, lcm_err *err)
+{
+    return commit(tmp, path, n, 1, err);
 }
 
 /* ---- what the cpu compile leaves while it runs ----------------------------- */

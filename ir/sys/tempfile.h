@@ -53,6 +53,10 @@ void sys_temp_discard(char *tmp);
  * new, never partial.  On a failure the temporaries not yet renamed are
  * removed and the error names the path. */
 int sys_temp_commit(char **tmp, const char *const *path, int n, lcm_err *err);
+/* The same, leaving each path whose file holds its temporary's bytes
+ * already untouched (its mtime too), compared under the lock: two
+ * processes that write the same set at once still leave one's set. */
+int sys_temp_commit_changed(char **tmp, const char *const *path, int n, lcm_err *err);
 
 /* Registers a folder of our own (mkdtemp's) that a helper program works
  * in, for the handler to remove with what it holds (one level: the
