@@ -29,7 +29,8 @@ static const char usage[] =
     "(docs/model-language.md, section 10); -o is then optional.\n"
     "--plan prints how each kernel solves: which actions are maximised first\n"
     "into tables (the staged solve) and the work saved, or why it searches the\n"
-    "grid (docs/tuning.md, \"Write models the staged solve applies to\").\n";
+    "grid (docs/tuning.md, \"Write models the staged solve applies to\"); for\n"
+    "an EGM regime its method and the endogenous grid's size.\n";
 
 typedef struct args {
     const char *model, *dir, *depfile;

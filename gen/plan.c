@@ -438,6 +438,33 @@ static void put_count(lcm_sb *b, double x)
     }
 }
 
+/* An EGM regime's line: which method, and the endogenous grid's size. */
+static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
+{
+    int ne = ir_egm_enumerated(r), continuous = 0;
+    for (int a = 0; a < ne; ++a) continuous |= !grid_is_discrete(&r->actions[a].grid);
+    base_sb_printf(out, "%s on '%s' for '%s'", continuous ? "nested EGM" : ne ? "DC-EGM" : "EGM",
+                   r->states[r->egm.state].name, r->actions[r->egm.action].name);
+    for (int a = 0; a < ne; ++a) base_sb_printf(out, "%s'%s'", a ? ", " : ", each choice of ", r->actions[a].name);
+    if (!pre->egm) { /* emit_egm.c: the budget's corner alone */
+        base_sb_printf(out, ": no next period carries '%s', so only the budget's corner\n", r->states[r->egm.state].name);
+        return;
+    }
+    base_sb_puts(out, ": an endogenous grid of ");
+    put_count(out, (double)pre->rows * (double)pre->acts);
+    base_sb_puts(out, " entries (");
+    put_count(out, (double)pre->rows);
+    base_sb_puts(out, pre->rows == 1 ? " row x " : " rows x ");
+    put_count(out, (double)ir_egm_choices(r));
+    base_sb_puts(out, ne ? " choices x " : " choice x ");
+    put_count(out, (double)r->egm.savings.grid.n);
+    base_sb_puts(out, " savings points)");
+    for (int c = 0; c < r->nconstraints; ++c)
+        if (pre->egm_tests >> c & 1) base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
+    if (pre->ev) base_sb_puts(out, ", the expected next V precomputed");
+    base_sb_putc(out, '\n');
+}
+
 void gen_plan_describe(const ir_model *m, lcm_sb *out)
 {
     emit_layouts lo;
@@ -449,7 +476,12 @@ void gen_plan_describe(const ir_model *m, lcm_sb *out)
         ir_elim_plan_kernel(m, &lo.S, k, &pre);
         const ir_elim *el = &pre.elim;
         base_sb_printf(out, "%s (regime '%s'): ", kn->symbol, r->name);
-        if (!el->nstages) base_sb_printf(out, "grid search%s%s", *el->why ? ", " : "", el->why);
+        if (ir_is_egm(r)) {
+            describe_egm(r, &pre, out);
+            continue;
+        }
+        if (!r->nactions) base_sb_puts(out, "no actions");
+        else if (!el->nstages) base_sb_printf(out, "grid search%s%s", *el->why ? ", " : "", el->why);
         for (int s = 0; s < el->nstages; ++s) {
             const ir_stage *st = &el->stage[s];
             base_sb_printf(out, "%s'%s' maximised %s into a table of ", s ? ", then " : "staged solve: ",

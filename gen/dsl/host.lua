@@ -24,7 +24,6 @@ function H.run(model_path, given_options, given_fixes, box)
   -- Lua shortens long file names in its messages ("...s/models/x.lua:3:");
   -- put the full name of the file back.
   local function full_paths(msg)
-    msg = type(msg) == "string" and msg or tostring(msg)
     -- on the message's head: the sandbox bounds a pattern's cost by the
     -- length of its subject (gen/lua_sandbox.c), and a model may raise a
     -- long message
@@ -38,13 +37,26 @@ function H.run(model_path, given_options, given_fixes, box)
     return msg
   end
 
+  -- A failure's message: one without a file's position (the model's
+  -- error(msg, 0)) is given the model's name; an error value that is no
+  -- message (a table) is named by its type, not by its address, so that the
+  -- same model fails with the same words on every run.
+  local function failed(msg)
+    if type(msg) ~= "string" and type(msg) ~= "number" then
+      error(model_path .. ": raised an error whose value is not a string (a " .. type(msg) .. ")", 0)
+    end
+    msg = full_paths(tostring(msg))
+    if not msg:sub(1, 2000):match("^.-%.lua:%d+[:,]") then msg = model_path .. ": " .. msg end
+    error(msg, 0)
+  end
+
   local chunk, err = box.load_file(model_path)
-  if not chunk then error(full_paths(err), 0) end
+  if not chunk then failed(err) end
   local ok, model = pcall(chunk)
-  if not ok then error(full_paths(model), 0) end
+  if not ok then failed(model) end
   local stem = model_path:match("([^/]+)$"):gsub("%.lua$", "")
   local built, data, reachability = pcall(require("lcm.build").model, model, model_path, stem)
-  if not built then error(full_paths(data), 0) end
+  if not built then failed(data) end
   return data, deps(), require("lcm.trace").take_warnings(), reachability
 end
 

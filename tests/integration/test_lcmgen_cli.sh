@@ -125,6 +125,14 @@ check "lcmgen --plan says why not staged" \
   "grep -q \"^lcm_k0_alive (regime 'alive'): grid search, 'care' not maximised first: its constraints read wealth too\" '$work/plan.linked'"
 LCM_NO_ELIMINATION=1 "$LCMGEN" "$SRC/models/mahler_yum_2024.lua" --plan > "$work/plan.off"
 check "lcmgen --plan under LCM_NO_ELIMINATION=1" "grep -q 'grid search, not staged: switched off (LCM_NO_ELIMINATION=1' '$work/plan.off'"
+"$LCMGEN" "$SRC/models/iskhakov_2017.lua" -D solver=egm --plan > "$work/plan.egm"
+check "lcmgen --plan: DC-EGM with its endogenous grid" \
+  "grep -q \"^lcm_k0_working_life (regime 'working_life'): DC-EGM on 'wealth' for 'consumption', each choice of 'labor_supply': an endogenous grid of 4,000 entries (1 row x 2 choices x 2,000 savings points)\$\" '$work/plan.egm'"
+check "lcmgen --plan: EGM where no next period carries wealth" \
+  "grep -q \"^lcm_k3_retirement (regime 'retirement'): EGM on 'wealth' for 'consumption': no next period carries 'wealth', so only the budget's corner\$\" '$work/plan.egm'"
+"$LCMGEN" "$SRC/models/durables.lua" -D solver=negm -D a_points=20 -D p_points=10 -D n_points=10 -D d_points=20 --plan > "$work/plan.negm"
+check "lcmgen --plan: nested EGM, its rows, the entries a constraint rules out, the expected V" \
+  "grep -q \"^lcm_k0_alive (regime 'alive'): nested EGM on 'a_lag' for 'c', each choice of 'adjust', 'd_new': an endogenous grid of 2,000,000 entries (500 rows x 40 choices x 100 savings points), its entries ruled out by 'keep_once' left empty, the expected next V precomputed\$\" '$work/plan.negm'"
 "$LCMGEN" "$SRC/models/mahler_yum_2024.lua" -o "$work/my" > "$work/my.out" 2>&1
 check "lcmgen -o says nothing on success" "[ ! -s '$work/my.out' ]"
 
