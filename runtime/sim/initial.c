@@ -16,6 +16,7 @@
 #include "memory.h"
 #include "message.h"
 #include "output.h"
+#include "process.h"
 #include "sha256.h"
 
 #include <errno.h>
@@ -345,13 +346,18 @@ static int read_code(const reader *rd, const cell *c, const ir_regime *R, const 
     return rc;
 }
 
-/* A finite number; off the grid is fine (the simulation interpolates). */
+/* A finite number; off the grid is fine (the simulation interpolates), but
+ * not a value the state's law cannot take (a lognormal shock is positive). */
 static int read_value(const reader *rd, const cell *c, const ir_var *v, double *x, lcm_err *err)
 {
     int numeric = cell_number(c, x);
-    if (numeric && isfinite(*x)) return 0;
+    int lognormal = v->grid.kind == GRID_PROCESS && v->grid.process == PROC_LOGNORMAL_IID;
+    if (numeric && isfinite(*x) && (!lognormal || *x > 0)) return 0;
     char *shown = show_cell(c);
-    int rc = fail_at(rd, v->name, 1, err, numeric ? ": %s is not a finite number" : ": %s is not a number", shown);
+    int rc = !numeric            ? fail_at(rd, v->name, 1, err, ": %s is not a number", shown)
+             : !isfinite(*x)     ? fail_at(rd, v->name, 1, err, ": %s is not a finite number", shown)
+                                 : fail_at(rd, v->name, 1, err, ": %s is not a value of a lognormal shock (it is "
+                                           "positive)", shown);
     free(shown);
     return rc;
 }
