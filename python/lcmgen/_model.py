@@ -1,5 +1,6 @@
 """Models: lcmgen.load opens a .lua model (generated in this process, as
 ``lcm`` does) or a directory written by ``lcmgen -o``."""
+import hashlib
 import html
 import os
 import warnings
@@ -71,6 +72,17 @@ class Model:
     def periods(self):
         return len(self.ages)
 
+    def same_as(self, other):
+        """Whether `other` is this model: the same object, or one generated
+        to the same kernels (lcm's test, a digest of kernels.c: another
+        version, other grids or options make another model)."""
+        return other is self or isinstance(other, Model) and other._identity() == self._identity()
+
+    def _identity(self):
+        if getattr(self, "_digest", None) is None:
+            self._digest = hashlib.sha256(self._core.source.encode()).hexdigest()
+        return self._digest
+
     def regime_index(self, regime):
         """The index of a regime given by name or index."""
         if isinstance(regime, str):
@@ -116,7 +128,7 @@ class Model:
         """The whole parameter buffer the kernels read, from a params tree."""
         if isinstance(params, Resolved):
             return params
-        return np.asarray(self._core.resolve(to_tree(params)), dtype=np.float64).view(Resolved)
+        return Resolved.of(self, self._core.resolve(to_tree(params)))
 
     def param_space(self, names, base):
         """A flat vector of the parameters `names` (paths), the rest from

@@ -1,9 +1,10 @@
 """Panels: simulated subjects, one row per subject and period, columnar."""
 import os
+import tempfile
 
 import numpy as np
 
-from ._errors import UsageError
+from ._errors import LcmIOError, UsageError
 
 
 def output_kind(path, what, other=""):
@@ -15,6 +16,19 @@ def output_kind(path, what, other=""):
     if ext in (".csv", ".h5", ".hdf5"):
         return "csv" if ext == ".csv" else "h5"
     raise UsageError(f"{what} file '{path}': name it .csv, .h5 or .hdf5{'; ' + other if other else ''}")
+
+def _umask():
+    """The process's umask, read without changing it (os.umask would, for a
+    moment, in every thread); 0o022 where /proc does not say."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    return 0o022
+
 
 # columns the panel keeps as integers (copied out as doubles by the library)
 _INTEGER_COLUMNS = {"subject_id": np.int64, "period": np.int64}
@@ -113,8 +127,35 @@ class Panel:
         return self.to_arrow().__arrow_c_stream__(requested_schema)
 
     def to_parquet(self, path):
+        """Writes the panel as Parquet: into a temporary file beside `path`,
+        renamed onto it when whole, so that a failed write leaves an earlier
+        file as it was (as save does)."""
         import pyarrow.parquet as pq
-        pq.write_table(self.to_arrow(), os.fspath(path))
+        self._check()
+        path = os.fspath(path)
+        if "\0" in path:
+            raise UsageError(f"panel file name {path!r}: holds a NUL character")
+        if os.path.isdir(path):
+            raise LcmIOError(f"cannot write '{path}': it is a folder")
+        table = self.to_arrow()
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + "-", suffix=".tmp", dir=folder)
+        except OSError as e:
+            raise LcmIOError(f"cannot write '{path}': {e.strerror}") from None
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())  # a new file's mode, as open() would give it (mkstemp's is 0600)
+            with os.fdopen(fd, "wb") as f:
+                pq.write_table(table, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except OSError as e:
+            os.unlink(tmp)
+            raise LcmIOError(f"cannot write '{path}': {e.strerror or e}") from None
+        except BaseException:
+            os.unlink(tmp)
+            raise
 
     def save(self, path):
         """Writes the panel as `lcm simulate -o` does: .h5 / .hdf5 or .csv."""

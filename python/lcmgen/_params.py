@@ -77,7 +77,18 @@ def _label_keys(label):
 class Resolved(np.ndarray):
     """The model's whole parameter buffer (what the kernels read), made by
     :meth:`ParamSpace.from_vector` or :meth:`Model.resolve`: solving it
-    builds no tree."""
+    builds no tree.  It knows its model (``model``; copies and views keep
+    it, a pickle does not): another model's solver refuses it, since its
+    numbers would land in other parameters' places."""
+
+    @classmethod
+    def of(cls, model, values):
+        out = np.asarray(values, dtype=np.float64).view(cls)
+        out.model = model
+        return out
+
+    def __array_finalize__(self, obj):
+        self.model = getattr(obj, "model", None)
 
 
 class ParamSpace:

@@ -707,8 +707,11 @@ def make_report(model, solution, panel=None, out_path="report.html", *, picks=No
         model = load(model, options=options, fix=fix)
     if not isinstance(solution, Solution):
         solution = load_solution(model, solution)
-    elif solution.model is not model and solution.model.name != model.name:
-        raise UsageError(f"the solution is of model '{solution.model.name}', not '{model.name}'")
+    elif not model.same_as(solution.model):
+        raise UsageError(f"the solution is of model '{solution.model.name}' ({solution.model.path}), not of "
+                         f"'{model.name}' ({model.path}): another model, or the same with other grids or options")
+    if solver is not None and not (hasattr(solver, "model") and model.same_as(solver.model)):
+        raise UsageError(f"solver: not a Solver of model '{model.name}' ({model.path})")
     discrete = [discrete] if isinstance(discrete, str) else list(discrete or [])
     picks = _parse_picks(picks)
     if ages is not None:
@@ -733,6 +736,10 @@ def make_report(model, solution, panel=None, out_path="report.html", *, picks=No
         from ._panel import Panel
         labels_of = None
         if isinstance(panel, Panel):
+            if not model.same_as(panel.model):
+                raise UsageError(f"panel: simulated with model '{panel.model.name}' ({panel.model.path}), not "
+                                 f"'{model.name}' ({model.path}): another model, or the same with other grids or "
+                                 "options")
             panel_source = "an lcmgen Panel"
             labels_of = {c: panel.labels(c) for c in panel.columns}
             raw = panel.to_pandas()

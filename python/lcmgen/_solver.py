@@ -32,6 +32,10 @@ class Solver:
         (as a params file), a pandas Series labelled by parameter paths, or
         a vector from ParamSpace.from_vector / Model.resolve."""
         if isinstance(params, Resolved):
+            if params.model is not None and not self.model.same_as(params.model):
+                raise UsageError(f"solve: a parameter vector of model '{params.model.name}' ({params.model.path}), "
+                                 f"not of this solver's model '{self.model.name}' ({self.model.path}); resolve it "
+                                 "with this model (Model.resolve, Model.param_space)")
             core = self._core.solve_resolved(np.ascontiguousarray(params, dtype=np.float64))
         elif isinstance(params, np.ndarray):
             raise UsageError("solve: a bare numpy array; make parameter vectors with Model.param_space(names, "
@@ -128,7 +132,7 @@ class Solution:
     @property
     def params(self):
         """The parameter buffer it was solved with (Model.resolve's layout): solve() takes it again."""
-        return self._core.params().view(Resolved)
+        return Resolved.of(self.model, self._core.params())
 
     def V(self, period, regime):
         """V of a regime at a period, shaped by the regime's states (Model.states),

@@ -52,6 +52,16 @@ void check(int rc, const lcm_err &err)
     if (rc) raise_err(err);
 }
 
+// A Python string as C's: one that holds a NUL would end there, and the
+// rest of it would be dropped in silence ("alive\0junk" read as "alive").
+const char *text(const std::string &s)
+{
+    size_t at = s.find('\0');
+    if (at == std::string::npos) return s.c_str();
+    std::string shown = s.substr(0, at) + "\\0" + s.substr(at + 1, 40);
+    raise_usage("'" + shown + "': a name, label or path with a NUL character, which lcm cannot take");
+}
+
 // ---- parameters: Python values <-> lcm_pvalue trees ------------------------
 // lcmgen/_params.py hands over plain values: dicts of str, lists, floats.
 lcm_pvalue *to_pvalue(nb::handle v, const std::string &path)
@@ -60,7 +70,7 @@ lcm_pvalue *to_pvalue(nb::handle v, const std::string &path)
         lcm_pvalue *t = lcm_pv_table();
         for (auto [key, item] : nb::borrow<nb::dict>(v)) {
             std::string k = nb::cast<std::string>(key);
-            lcm_pv_put(t, k.c_str(), to_pvalue(item, path.empty() ? k : path + "." + k));
+            lcm_pv_put(t, text(k), to_pvalue(item, path.empty() ? k : path + "." + k));
         }
         return t;
     }
@@ -97,7 +107,7 @@ nb::object read_params(const std::string &path)
 {
     lcm_err err{};
     lcm_pvalue *root = nullptr;
-    check(cli_params_read_lua(path.c_str(), &root, nullptr, nullptr, &err), err);
+    check(cli_params_read_lua(text(path), &root, nullptr, nullptr, &err), err);
     pvalue_holder hold{root};
     return from_pvalue(root);
 }
@@ -109,29 +119,46 @@ struct Model {
     ~Model() { lcm_model_free(m); }
 };
 
-std::vector<ir_option> options_of(const std::vector<std::pair<std::string, std::string>> &in)
-{
-    std::vector<ir_option> out;
-    for (auto &[k, v] : in) out.push_back({const_cast<char *>(k.c_str()), const_cast<char *>(v.c_str())});
-    return out;
-}
+// Options (-D) or fixed parameters (--fix), checked as lcmgen's command line
+// checks them (lcmgen.c: names, parameter paths, values): one owner of the rules.
+struct Options {
+    std::vector<ir_option> v;
+    Options(const std::vector<std::pair<std::string, std::string>> &in, bool fix)
+    {
+        for (auto &[k, val] : in) {
+            std::string arg = std::string(text(k)) + "=" + text(val);
+            ir_option o;
+            lcm_err err{};
+            if ((fix ? lcmgen_parse_fix : lcmgen_parse_define)(arg.c_str(), &o, &err)) raise_err(err);
+            v.push_back(o);
+        }
+    }
+    ~Options()
+    {
+        for (auto &o : v) free(o.name), free(o.value);
+    }
+    Options(const Options &) = delete;
+    Options &operator=(const Options &) = delete;
+};
 
 Model *open_model(const std::string &path, bool is_dir, const std::vector<std::pair<std::string, std::string>> &defines,
                   const std::vector<std::pair<std::string, std::string>> &fixes, bool trusted)
 {
+    // the strings first, before anything is allocated: they may raise
+    const char *file = text(path);
+    Options d(defines, false), f(fixes, true);
     auto *model = new Model;
     lcm_err err{};
     int rc;
     if (is_dir) {
-        rc = lcm_model_open_dir(path.c_str(), &model->m, &err);
+        rc = lcm_model_open_dir(file, &model->m, &err);
     } else {
-        std::vector<ir_option> d = options_of(defines), f = options_of(fixes);
-        lcmgen_inputs in = {d.data(), (int)d.size(), f.data(), (int)f.size()};
+        lcmgen_inputs in = {d.v.data(), (int)d.v.size(), f.v.data(), (int)f.v.size()};
         lcmgen_output gen;
         // with the GIL held throughout: the sandbox's trust is one switch for the process, and another
         // thread's load must not find it on while an untrusted model runs
         gen_sandbox_set_trusted(trusted);
-        rc = lcmgen_generate(path.c_str(), &in, &gen, &err);
+        rc = lcmgen_generate(file, &in, &gen, &err);
         gen_sandbox_set_trusted(0);
         if (!rc) {
             for (int i = 0; i < gen.nwarnings; ++i) model->warnings.emplace_back(gen.warnings[i]);
@@ -244,7 +271,7 @@ Initial *initial_from_columns(const Model &m, const std::string &source, nb::lis
     for (size_t i = 0; i < ncols; ++i) {
         nb::tuple t = nb::borrow<nb::tuple>(columns[i]);
         names[i] = nb::cast<std::string>(t[0]);
-        name_ptrs[i] = names[i].c_str();
+        name_ptrs[i] = text(names[i]);
         if (!t[1].is_none()) { // the Python caller holds the array through the call
             auto a = nb::cast<nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>>(t[1]);
             if (a.shape(0) != n) raise_usage(source + ": column '" + names[i] + "' has a different length");
@@ -256,13 +283,13 @@ Initial *initial_from_columns(const Model &m, const std::string &source, nb::lis
         texts[i].reserve(n); // no reallocation: the cells point into these strings
         for (nb::handle cell : l) {
             if (cell.is_none()) cells[i].push_back(nullptr);
-            else cells[i].push_back(texts[i].emplace_back(nb::cast<std::string>(cell)).c_str());
+            else cells[i].push_back(text(texts[i].emplace_back(nb::cast<std::string>(cell))));
         }
         text_cols[i] = cells[i].data();
     }
     auto *init = new Initial;
     lcm_err err{};
-    if (lcm_initial_from_arrays(m.m, source.c_str(), (int)ncols, name_ptrs.data(), nums.data(), text_cols.data(),
+    if (lcm_initial_from_arrays(m.m, text(source), (int)ncols, name_ptrs.data(), nums.data(), text_cols.data(),
                                 (lcm_index)n, &init->ic, &err)) {
         delete init;
         raise_err(err);
@@ -272,9 +299,10 @@ Initial *initial_from_columns(const Model &m, const std::string &source, nb::lis
 
 Initial *initial_read(const Model &m, const std::string &path)
 {
+    const char *file = text(path); // before anything is allocated: it may raise
     auto *init = new Initial;
     lcm_err err{};
-    if (lcm_initial_read(m.m, path.c_str(), &init->ic, &err)) {
+    if (lcm_initial_read(m.m, file, &init->ic, &err)) {
         delete init;
         raise_err(err);
     }
@@ -292,15 +320,42 @@ struct Panel {
 // The panel's handle for reading, or an exception while another thread refills it.
 const lcm_panel *readable(const Panel &panel)
 {
-    if (panel.renewing) raise_usage("the panel is being refilled by simulate(out=) in another thread");
+    if (panel.renewing) raise_usage("the panel is being refilled (simulate(out=)) or extended (euler_errors) in "
+                                    "another thread");
     return panel.p;
 }
+
+// A panel taken for writing (simulate(out=) refills it, euler_errors adds a
+// column) while the GIL is released: one writer at a time, and no column
+// views alive, whose memory the writer may move.  `what` names the argument.
+struct PanelClaim {
+    Panel *p;
+    PanelClaim(Panel *panel, const char *what, const char *grows) : p(nullptr)
+    {
+        if (!panel) return;
+        if (panel->views)
+            raise_usage(std::string(what) + ": " + std::to_string(panel->views.load()) + " column array(s) of that "
+                        "panel are still alive (its column() views, or an Arrow table, polars or duckdb frame made "
+                        "from it), and " + grows + "; let them go (del) first");
+        bool idle = false;
+        if (!panel->renewing.compare_exchange_strong(idle, true))
+            raise_usage(std::string(what) + ": another thread is simulating into that panel or computing its Euler "
+                        "errors");
+        p = panel;
+    }
+    ~PanelClaim()
+    {
+        if (p) p->renewing = false;
+    }
+    PanelClaim(const PanelClaim &) = delete;
+    PanelClaim &operator=(const PanelClaim &) = delete;
+};
 
 // A column in the panel's memory (value, states, actions, targets), or None.
 nb::object panel_view(nb::handle self, const std::string &name)
 {
     Panel &panel = nb::cast<Panel &>(self);
-    const double *col = lcm_panel_column_data(readable(panel), name.c_str());
+    const double *col = lcm_panel_column_data(readable(panel), text(name));
     if (!col) return nb::none();
     // the owner counts the view: a capsule holding the Panel, which it lets go when the array goes
     panel.views++;
@@ -320,7 +375,7 @@ nb::ndarray<nb::numpy, double> panel_column(const Panel &panel, const std::strin
     double *out = new double[n ? n : 1];
     nb::capsule owner(out, [](void *p) noexcept { delete[] static_cast<double *>(p); });
     lcm_err err{};
-    if (lcm_panel_column(panel.p, name.c_str(), out, &err)) raise_err(err); // the capsule frees out
+    if (lcm_panel_column(panel.p, text(name), out, &err)) raise_err(err); // the capsule frees out
     return nb::ndarray<nb::numpy, double>(out, {n}, owner);
 }
 
@@ -333,9 +388,9 @@ nb::list panel_columns(const Panel &panel)
 
 nb::object panel_labels(const Panel &panel, const std::string &name)
 {
-    if (!lcm_panel_column_label(readable(panel), name.c_str(), 0)) return nb::none();
+    if (!lcm_panel_column_label(readable(panel), text(name), 0)) return nb::none();
     nb::list out;
-    for (int c = 0; const char *l = lcm_panel_column_label(panel.p, name.c_str(), c); ++c) out.append(l);
+    for (int c = 0; const char *l = lcm_panel_column_label(panel.p, text(name), c); ++c) out.append(l);
     return out;
 }
 
@@ -420,14 +475,14 @@ Solver *solver_new(nb::object model, const std::string &backend, int precision, 
                    const std::string &cache_dir, bool cache_required, nb::object progress, const std::string &checks)
 {
     Model &m = nb::cast<Model &>(model);
-    int kind = lcm_backend_by_name(backend.c_str());
+    int kind = lcm_backend_by_name(text(backend));
     if (kind < 0) raise_usage("backend '" + backend + "': not one of auto, cpu, cuda, interp");
-    int policy = lcm_check_policy_by_name(checks.c_str());
+    int policy = lcm_check_policy_by_name(text(checks));
     if (policy < 0) raise_usage("checks '" + checks + "': not one of raise, warn, off");
     lcm_solver_options o = {};
     o.backend = (lcm_backend_kind)kind;
     o.precision = precision, o.threads = threads, o.device = device, o.devices = devices;
-    o.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
+    o.cache_dir = cache_dir.empty() ? nullptr : text(cache_dir);
     o.cache_required = cache_required;
     o.checks = (lcm_check_policy)policy;
     auto *sv = new Solver; // on the heap, where the callback finds it (progress_user)
@@ -497,25 +552,20 @@ nb::object simulate(nb::object self, nb::object solution, nb::object initial, un
     Claim claim(sv);
     Solution &sol = nb::cast<Solution &>(solution);
     Initial &ic = nb::cast<Initial &>(initial);
-    lcm_sim_options o = {seed, (lcm_index)batch, targets.empty() ? nullptr : targets.c_str()};
+    lcm_sim_options o = {seed, (lcm_index)batch, targets.empty() ? nullptr : text(targets)};
     lcm_err err{};
     int rc;
     if (!out.is_none()) {
         Panel &p = nb::cast<Panel &>(out);
-        if (p.views)
-            raise_usage("out: " + std::to_string(p.views.load()) + " column array(s) of that panel are still alive "
-                        "(its column() views, or an Arrow table, polars or duckdb frame made from it), and its memory "
-                        "is about to hold the new panel; let them go (del) or simulate without out=");
-        bool idle = false;
-        if (!p.renewing.compare_exchange_strong(idle, true))
-            raise_usage("out: another thread is simulating into that panel");
-        lcm_panel *renewed = p.p; // readers see p.p as it was (and `renewing`) until the GIL is back
         {
-            nb::gil_scoped_release unlocked;
-            rc = lcm_simulate_again(sv.s, sol.s, ic.ic, &o, &renewed, &err);
+            PanelClaim claimed(&p, "out", "its memory is about to hold the new panel (or simulate without out=)");
+            lcm_panel *renewed = p.p; // readers see p.p as it was (and `renewing`) until the GIL is back
+            {
+                nb::gil_scoped_release unlocked;
+                rc = lcm_simulate_again(sv.s, sol.s, ic.ic, &o, &renewed, &err);
+            }
+            p.p = renewed;
         }
-        p.p = renewed;
-        p.renewing = false;
         if (rc) raise_solver_err(sv, err); // p.p is NULL now: the panel holds nothing, its columns say so
         return out;
     }
@@ -540,9 +590,8 @@ nb::dict euler(nb::object self, nb::object solution, nb::object panel, double cu
     Claim claim(sv);
     Solution &sol = nb::cast<Solution &>(solution);
     Panel *p = panel.is_none() ? nullptr : &nb::cast<Panel &>(panel);
-    if (p && p->views)
-        raise_usage("panel: " + std::to_string(p->views.load()) + " column array(s) of it are alive, and its "
-                    "columns are about to grow by euler_error; let them go (del) first");
+    PanelClaim claimed(p, "panel", "its columns are about to grow by euler_error");
+    if (p && !p->p) raise_usage("panel: it holds no panel (the simulate(out=) that refilled it failed)");
     const lcm_model *model = nb::cast<Model &>(sv.model).m;
     int n = lcm_model_regimes(model);
     std::vector<lcm_euler_stats> by_grid(n + 1), by_panel(n + 1);
@@ -579,7 +628,7 @@ NB_MODULE(_core, m)
     m.doc() = "liblcm for Python (lcmgen's private layer: use the lcmgen package)";
     m.def("version", [] { return std::string(lcm_version()); });
     m.def("set_log_level", [](const std::string &name) {
-        int level = lcm_log_level_by_name(name.c_str());
+        int level = lcm_log_level_by_name(text(name));
         if (level < 0) raise_usage("log level '" + name + "': not one of off, warning, info, progress, debug");
         lcm_set_log_level((lcm_log_level)level);
     });
@@ -587,6 +636,7 @@ NB_MODULE(_core, m)
 
     nb::class_<Model>(m, "Model")
         .def_prop_ro("name", [](const Model &s) { return std::string(lcm_model_name(s.m)); })
+        .def_prop_ro("source", [](const Model &s) { return std::string(lcm_model_source(s.m)); })
         .def_prop_ro("ages", [](const Model &s) {
             std::vector<double> a;
             for (int t = 0; t < lcm_model_periods(s.m); ++t) a.push_back(lcm_model_age(s.m, t));
@@ -641,17 +691,18 @@ NB_MODULE(_core, m)
         })
         .def("write_h5", [](const Solution &s, const std::string &path) {
             lcm_err err{};
-            check(lcm_solution_write_h5(s.s, path.c_str(), &err), err);
+            check(lcm_solution_write_h5(s.s, text(path), &err), err);
         })
         .def("write_csv", [](const Solution &s, const std::string &path) {
             lcm_err err{};
-            check(lcm_solution_write_csv(s.s, path.c_str(), &err), err);
+            check(lcm_solution_write_csv(s.s, text(path), &err), err);
         });
     m.def("solution_read", [](nb::object model, const std::string &path) {
+        const char *file = text(path); // before anything is allocated: it may raise
         auto *sol = new Solution;
         sol->model = model;
         lcm_err err{};
-        if (lcm_solution_read_h5(nb::cast<Model &>(model).m, path.c_str(), &sol->s, &err)) {
+        if (lcm_solution_read_h5(nb::cast<Model &>(model).m, file, &sol->s, &err)) {
             delete sol;
             raise_err(err);
         }
@@ -672,10 +723,10 @@ NB_MODULE(_core, m)
         .def("labels", &panel_labels)
         .def("write_h5", [](const Panel &p, const std::string &path) {
             lcm_err err{};
-            check(lcm_panel_write_h5(readable(p), path.c_str(), &err), err);
+            check(lcm_panel_write_h5(readable(p), text(path), &err), err);
         })
         .def("write_csv", [](const Panel &p, const std::string &path) {
             lcm_err err{};
-            check(lcm_panel_write_csv(readable(p), path.c_str(), &err), err);
+            check(lcm_panel_write_csv(readable(p), text(path), &err), err);
         });
 }
