@@ -626,6 +626,10 @@ nb::dict euler(nb::object self, nb::object solution, nb::object panel, double cu
 NB_MODULE(_core, m)
 {
     m.doc() = "liblcm for Python (lcmgen's private layer: use the lcmgen package)";
+    // an Arrow table or a column view alive when the interpreter exits holds
+    // its Panel (the capsules keep it): nanobind would print a leak report
+    // for what is the user's to drop, not a leak of this module
+    nb::set_leak_warnings(false);
     m.def("version", [] { return std::string(lcm_version()); });
     m.def("set_log_level", [](const std::string &name) {
         int level = lcm_log_level_by_name(text(name));
