@@ -464,14 +464,15 @@ static int commit(char **tmp, const char *const *path, int n, int keep_same, lcm
     /* what makes a rename fail -- a directory or the like come in the way
      * since the run began -- is looked for before the first one */
     for (int i = 0; i < n && !rc; ++i) rc = sys_check_output_path(path[i], err);
+    unsigned char *keep = base_xcalloc((size_t)n + 1, 1); /* compared before the renames: their window stays short */
+    for (int i = 0; i < n && !rc && keep_same; ++i) keep[i] = (unsigned char)same_content(tmp[i], path[i]);
     atomic_fetch_add(&renaming, 1);
     if (!rc && n && atomic_load(&dying)) rc = base_fail(err, LCM_E_IO, "interrupted before '%s' was written", path[0]);
     for (int i = 0; i < n; ++i) {
-        int keep = !rc && keep_same && same_content(tmp[i], path[i]);
-        if (!rc && !keep && rename(tmp[i], path[i]) != 0)
+        if (!rc && !keep[i] && rename(tmp[i], path[i]) != 0)
             rc = base_fail(err, LCM_E_IO, "cannot move '%s' onto '%s': %s%s", tmp[i], path[i], strerror(errno),
                           i ? " (the outputs before it were replaced already)" : "");
-        if (rc || keep) {
+        if (rc || keep[i]) {
             sys_temp_discard(tmp[i]);
         } else {
             untrack(tmp[i]);
@@ -481,6 +482,7 @@ static int commit(char **tmp, const char *const *path, int n, int keep_same, lcm
     }
     end_renaming();
     unlock_folders(locks, nlocks);
+    free(keep);
     for (int i = 0; i < n && !rc; ++i) sync_folder(path[i]);
     return rc;
 }

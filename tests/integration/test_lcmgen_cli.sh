@@ -14,6 +14,12 @@ sleep 1
 "$LCMGEN" "$SRC/models/tiny.lua" -o "$work/gen"
 after=$(stat -c %Y.%N "$work/gen/kernels.c" "$work/gen/manifest.lcm" | md5sum)
 check "regenerating an unchanged model leaves the files alone" "[ '$before' = '$after' ]"
+# a new depfile beside unchanged outputs: the one file written, the others
+# compared under the commit's lock and left as they were
+"$LCMGEN" "$SRC/models/tiny.lua" -o "$work/gen" -M "$work/other.d"
+after=$(stat -c %Y.%N "$work/gen/kernels.c" "$work/gen/manifest.lcm" | md5sum)
+check "a new depfile alone leaves unchanged outputs alone" "[ -s '$work/other.d' ] && [ '$before' = '$after' ]"
+check "no temporary left in the output folder" "[ \$(ls -A '$work/gen' | wc -l) = 2 ]"
 
 # a model split over files: require and dofile are in the depfile
 mkdir -p "$work/split"
