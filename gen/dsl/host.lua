@@ -37,8 +37,8 @@ function H.run(model_path, given_options, given_fixes, box)
     return msg
   end
 
-  -- A failure's message: one without a file's position (the model's
-  -- error(msg, 0)) is given the model's name; an error value that is no
+  -- A failure's message: one that names no file (the model's error(msg,
+  -- 0)) is given the model's name; an error value that is no
   -- message (a table) is named by its type, not by its address, so that the
   -- same model fails with the same words on every run.
   local function failed(msg)
@@ -46,8 +46,8 @@ function H.run(model_path, given_options, given_fixes, box)
       error(model_path .. ": raised an error whose value is not a string (a " .. type(msg) .. ")", 0)
     end
     msg = full_paths(tostring(msg))
-    if not msg:sub(1, 2000):match("^.-%.lua:%d+[:,]") then msg = model_path .. ": " .. msg end
-    error(msg, 0)
+    local named = msg:sub(1, #model_path + 1) == model_path .. ":" or msg:sub(1, 2000):match("^.-%.lua:%d+[:,]")
+    error(named and msg or model_path .. ": " .. msg, 0)
   end
 
   local chunk, err = box.load_file(model_path)
