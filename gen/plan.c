@@ -460,7 +460,8 @@ static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
     put_count(out, (double)r->egm.savings.grid.n);
     base_sb_puts(out, " savings points)");
     for (int c = 0; c < r->nconstraints; ++c)
-        if (pre->egm_tests >> c & 1) base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
+        if (pre->egm_tests >> c & 1)
+            base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
     if (pre->ev) base_sb_puts(out, ", the expected next V precomputed");
     base_sb_putc(out, '\n');
 }

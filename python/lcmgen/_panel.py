@@ -7,15 +7,22 @@ import numpy as np
 from ._errors import LcmIOError, UsageError
 
 
-def output_kind(path, what, other=""):
-    """'csv' or 'h5' by a file name's extension (.csv, .h5, .hdf5), else UsageError."""
+def _output_path(path, what):
+    """An output file's name as text; one with a NUL character is refused (UsageError)."""
     path = os.fspath(path)
     if "\0" in path:
         raise UsageError(f"{what} file name {path!r}: holds a NUL character")
+    return path
+
+
+def output_kind(path, what, other=""):
+    """'csv' or 'h5' by a file name's extension (.csv, .h5, .hdf5), else UsageError."""
+    path = _output_path(path, what)
     ext = os.path.splitext(path)[1].lower()
     if ext in (".csv", ".h5", ".hdf5"):
         return "csv" if ext == ".csv" else "h5"
     raise UsageError(f"{what} file '{path}': name it .csv, .h5 or .hdf5{'; ' + other if other else ''}")
+
 
 def _umask():
     """The process's umask, read without changing it (os.umask would, for a
@@ -132,9 +139,7 @@ class Panel:
         file as it was (as save does)."""
         import pyarrow.parquet as pq
         self._check()
-        path = os.fspath(path)
-        if "\0" in path:
-            raise UsageError(f"panel file name {path!r}: holds a NUL character")
+        path = _output_path(path, "panel")
         if os.path.isdir(path):
             raise LcmIOError(f"cannot write '{path}': it is a folder")
         table = self.to_arrow()

@@ -21,8 +21,8 @@ int cli_euler_option(cli_args *a, cli_euler *e, int *matched, lcm_err *err)
     char *end;
     e->cutoff = base_strtod_decimal(v, &end), e->cutoff_given = 1; /* a decimal number: no sign, no hex */
     if (end == v || *end || !(e->cutoff >= 0 && e->cutoff < INFINITY))
-        return base_fail(err, LCM_E_USAGE, "--euler-cutoff '%s': give savings of 0 or more, a decimal number (default %g)", v,
-                         CLI_EULER_CUTOFF);
+        return base_fail(err, LCM_E_USAGE, "--euler-cutoff '%s': give savings of 0 or more, a decimal number (default %g)",
+                         v, CLI_EULER_CUTOFF);
     return 0;
 }
 

@@ -259,7 +259,8 @@ long long solve_worker_ev_entries(const lcm_worker *w, int r, long long subjects
     long long most = 0;
     /* LCM_NO_TABLES sums inline in an EGM regime too, whose endogenous grid
      * is made regardless (the body reads the expected V where it is given) */
-    for (int k = 0; k < m->nkernels && makes_tables(w, r) && !base_env_switch("LCM_NO_TABLES"); ++k) {
+    if (!w->backend->launch_table || base_env_switch("LCM_NO_TABLES")) return 0;
+    for (int k = 0; k < m->nkernels; ++k) {
         const ir_pre *p = &w->pre[k];
         int reads = subjects < 0 || ir_pre_sim_reads_ev(p, subjects);
         if (m->kernels[k].regime == r && reads && p->ev_entries > most) most = p->ev_entries;
