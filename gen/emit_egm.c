@@ -61,6 +61,33 @@ static void state_points(const emitter *e, int s, char *buf, size_t len)
     else snprintf(buf, len, "G + %zu", off);
 }
 
+/* The distinct non-empty sets of shared row states of the plan's discrete
+ * combinations (ir_pre.egm_shared) into sets[], their count returned;
+ * set_of[dc]: combination dc's set, -1 for none. */
+static int shared_sets(const emitter *e, uint64_t *sets, int *set_of)
+{
+    const ir_pre *p = &e->p->pre;
+    int n = 0;
+    for (int dc = 0; dc < p->egm_combos; ++dc) {
+        set_of[dc] = -1;
+        if (!p->egm_shared[dc]) continue;
+        for (int i = 0; i < n && set_of[dc] < 0; ++i)
+            if (sets[i] == p->egm_shared[dc]) set_of[dc] = i;
+        if (set_of[dc] < 0) sets[n] = p->egm_shared[dc], set_of[dc] = n++;
+    }
+    return n;
+}
+
+/* A combination of the discrete actions whose entries share the points of
+ * state s (its entries are made at point 0 alone): the condition on the
+ * combination's index `dc`, "" for none. */
+static void shared_condition(const emitter *e, int s, const char *dc, lcm_sb *b)
+{
+    const ir_pre *p = &e->p->pre;
+    for (int c = 0; c < p->egm_combos; ++c)
+        if (s < IR_SET_BITS && (p->egm_shared[c] >> s & 1)) base_sb_printf(b, "%s%s == %d", b->len ? " || " : "", dc, c);
+}
+
 void emit_egm_rows(emitter *e)
 {
     const ir_regime *r = e->r;
@@ -71,6 +98,11 @@ void emit_egm_rows(emitter *e)
     emit_line(e, "const real *LCM_RESTRICT egm_T = (const real *)a->cont;");
     emit_line(e, "lcm_index egm_at[%d];", corners);
     emit_line(e, "real egm_w[%d];", corners);
+    emit_line(e, "int egm_n = 0; /* the corners of non-zero weight, first in egm_at and egm_w */");
+    uint64_t sets[IR_EGM_COMBOS];
+    int set_of[IR_EGM_COMBOS], nsets = shared_sets(e, sets, set_of);
+    for (int i = 0; i < nsets; ++i) /* shared points read as point 0 */
+        emit_line(e, "lcm_index egm_at%d[%d]; /* the rows of the choices that share points (ir_pre.egm_shared) */", i, corners);
     emit_open(e, "{");
     for (int k = 0; k < nc; ++k) {
         char pts[96];
@@ -80,19 +112,29 @@ void emit_egm_rows(emitter *e)
     }
     emit_open(e, "for (int k = 0; k < %d; ++k) {", corners);
     emit_line(e, "lcm_index row = 0;");
+    for (int i = 0; i < nsets; ++i) emit_line(e, "lcm_index row%d = 0;", i);
     emit_line(e, "real w = 1;");
     for (int s = 0, bit = 0; s < r->nstates; ++s) {
         const ir_var *v = &r->states[s];
         if (!ir_pre_egm_row_state(&e->p->pre, s)) continue;
+        emit_open(e, "{ /* %s */", v->name);
         if (grid_is_discrete(&v->grid)) {
-            emit_line(e, "row = row * %d + (lcm_index)x[%d]; /* %s */", v->grid.n, s, v->name);
-            continue;
+            emit_line(e, "const lcm_index at = (lcm_index)x[%d];", s);
+        } else {
+            emit_line(e, "const int up = k >> %d & 1;", bit++);
+            emit_line(e, "const lcm_index at = ec%d + up;", s);
+            emit_line(e, "w *= up ? et%d : (real)1 - et%d;", s, s);
         }
-        emit_line(e, "{ const int up = k >> %d & 1; row = row * %d + ec%d + up; w *= up ? et%d : (real)1 - et%d; } /* %s */",
-                  bit++, v->grid.n, s, s, s, v->name);
+        emit_line(e, "row = row * %d + at;", v->grid.n);
+        for (int i = 0; i < nsets; ++i)
+            emit_line(e, "row%d = row%d * %d%s;", i, i, v->grid.n, s < IR_SET_BITS && (sets[i] >> s & 1) ? " /* shared: point 0 */" : " + at");
+        emit_close(e);
     }
-    emit_line(e, "egm_at[k] = row;");
-    emit_line(e, "egm_w[k] = w;");
+    emit_open(e, "if (w != 0) { /* a corner of weight 0 adds nothing: kept out of every search */");
+    emit_line(e, "egm_at[egm_n] = row;");
+    for (int i = 0; i < nsets; ++i) emit_line(e, "egm_at%d[egm_n] = row%d;", i, i);
+    emit_line(e, "egm_w[egm_n++] = w;");
+    emit_close(e);
     emit_close(e);
     emit_close(e);
 }
@@ -108,18 +150,31 @@ void emit_egm_choice(emitter *e)
     if (nd) snprintf(d, sizeof d, "ai%d", nd - 1);
     emit_line(e, "lcm_index egm_off[%d]; /* the rows of this %schoice */", corners,
               nd == ir_discrete_actions(r) ? "discrete " : "");
-    emit_line(e, "for (int k = 0; k < %d; ++k) egm_off[k] = (egm_at[k] * %lld + %s) * %d;", corners, ir_egm_choices(r),
-              d, r->egm.savings.grid.n);
+    uint64_t sets[IR_EGM_COMBOS];
+    int set_of[IR_EGM_COMBOS], nsets = shared_sets(e, sets, set_of);
+    lcm_sb rows;
+    base_sb_init(&rows);
+    if (nsets) { /* the combination of the discrete actions picks its rows */
+        long long inner = ir_egm_choices(r) / e->p->pre.egm_combos;
+        emit_line(e, "const lcm_index egm_dc = %s / %lld; /* the discrete actions' combination */", d, inner);
+        for (int dc = 0; dc < e->p->pre.egm_combos; ++dc)
+            if (set_of[dc] >= 0) base_sb_printf(&rows, "egm_dc == %d ? egm_at%d : ", dc, set_of[dc]);
+    }
+    base_sb_puts(&rows, "egm_at");
+    emit_line(e, "const lcm_index *LCM_RESTRICT egm_rows = %s;", rows.s);
+    base_sb_free(&rows);
+    emit_line(e, "for (int k = 0; k < egm_n; ++k) egm_off[k] = (egm_rows[k] * %lld + %s) * %d;", ir_egm_choices(r), d,
+              r->egm.savings.grid.n);
 }
 
 void emit_egm_candidates(emitter *e, int j)
 {
     const ir_regime *r = e->r;
-    int J = e->p->pre.egm ? r->egm.savings.grid.n : 1, cont[IR_SET_BITS], corners = 1 << other_continuous(e, cont);
+    int J = e->p->pre.egm ? r->egm.savings.grid.n : 1;
     char next[512]; /* lcm_egm_next(..., i<j>, &act<j>) after its `i` argument */
     if (e->p->pre.egm)
-        snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, %d, %d, %s, G[%zu], ", table_entries(e),
-                 corners, J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
+        snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, egm_n, %d, %s, G[%zu], ", table_entries(e),
+                 J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
     else /* no target carries the liquid state: the corner alone */
         snprintf(next, sizeof next, "lcm_egm_next((const real *)0, 0, (const lcm_index *)0, (const real *)0, 0, %d, %s, "
                  "G[%zu], ", J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
@@ -148,6 +203,13 @@ static void table_value(void *ctx, int i, lcm_sb *b)
         state_points(f, i, pts, sizeof pts);
         base_sb_printf(b, "x[%d] = (%s)[c];", i, pts);
     }
+    lcm_sb cond;
+    base_sb_init(&cond);
+    shared_condition(f, i, "egm_dc", &cond);
+    if (cond.len) /* the entry at point 0 serves all of the state's points: none other is made or read */
+        base_sb_printf(b, " if (c != 0 && (%s)) { ((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN; return; }",
+                       cond.s, table_entries(f));
+    base_sb_free(&cond);
 }
 
 /* Entry j -> savings point egm_j, enumerated actions act<k> (discrete,
@@ -164,6 +226,10 @@ static void table_decode(emitter *f)
         emit_line(f, "const int i%d = (int)(rest %% %d);", j, r->actions[j].grid.n);
         emit_line(f, "rest /= %d;", r->actions[j].grid.n);
         emit_action_value(f, j, 'i');
+    }
+    if (f->p->pre.egm_combos) { /* the combination of the discrete actions: its shared row states (egm_shared) */
+        emit_line(f, "int egm_dc = 0;");
+        for (int j = 0; j < ir_discrete_actions(r); ++j) emit_line(f, "egm_dc = egm_dc * %d + i%d;", r->actions[j].grid.n, j);
     }
     ir_layout_print_decode(r, ~f->p->pre.states, "rest", 4 * f->depth, table_value, f, f->b);
     emit_line(f, "const real egm_savings = G[%zu + egm_j]; /* savings */", f->L->savings_off[r->id][0]);

@@ -228,6 +228,7 @@ static void declare_level(emitter *e, int level, int enext, const char *part, in
     for (size_t i = 0; i < e->r->nnodes; ++i) {
         if (!e->n->needed[i] || e->n->lvl[i] != level || e->n->has_enext[i] != enext || (part && part[i] != in_part)) continue;
         if ((e->n->terms_only && e->n->terms_only[i]) || (e->n->next_only && e->n->next_only[i] && e->staged > 0)) continue;
+        if (e->n->best_only && e->n->best_only[i]) continue; /* best_update's */
         int only = e->n->hoist_only && e->n->hoist_only[i];
         if (only && e->staged > 0) continue;
         if (only != gpu_only) base_sb_puts(e->b, only ? "#if defined(__CUDACC__)\n" : "#endif\n");
@@ -257,6 +258,13 @@ static void constraints(emitter *e, int level)
         base_sb_putc(e->b, '\n');
         free(what);
     }
+}
+
+static int any_best_only(const emitter *e)
+{
+    for (size_t i = 0; e->n->best_only && i < e->r->nnodes; ++i)
+        if (e->n->best_only[i]) return 1;
+    return 0;
 }
 
 /* Q of a feasible pair: the running max and its first argmax; with taste
@@ -312,6 +320,14 @@ static void best_update(emitter *e)
         emit_open(e, "else {");
         emit_line(e, "if (q > best || best_a < 0) { best = q; best_a = %s;%s }", index, best);
         emit_line(e, "if (q > vd[ai%d] || ad[ai%d] < 0) { vd[ai%d] = q; ad[ai%d] = %s;%s }", d, d, d, d, index, choice);
+        emit_close(e);
+    } else if (any_best_only(e)) { /* the nodes only the best keeps (the marginal value), computed for it */
+        emit_open(e, "else if (q > best || best_a < 0) {");
+        emit_line(e, "best = q;");
+        emit_line(e, "best_a = %s;", index);
+        for (size_t i = 0; i < r->nnodes; ++i)
+            if (e->n->best_only[i]) emit_node_decl(e, (int)i);
+        emit_line(e, "%s", best + 1);
         emit_close(e);
     } else {
         emit_line(e, "else if (q > best || best_a < 0) { best = q; best_a = %s;%s }", index, best);

@@ -60,6 +60,7 @@ static void nest_init(const kernel_plan *p, plan_nest *n, plan_nest_kind kind, i
     n->hoisted = base_xcalloc(r->nnodes + 1, 1);
     n->hoist_only = base_xcalloc(r->nnodes + 1, 1);
     n->hoist_level = base_xcalloc(r->nnodes + 1, sizeof *n->hoist_level);
+    n->best_only = base_xcalloc(r->nnodes + 1, 1);
 }
 
 /* The nest's objective q and constraints: the regime's of mask `own` (bit
@@ -81,7 +82,7 @@ static void nest_free(plan_nest *n)
 {
     free(n->lvl), free(n->needed), free(n->action_level), free(n->loop), free(n->view.constraints);
     free(n->root), free(n->tabled), free(n->terms_only), free(n->at_off), free(n->next_only), free(n->hoisted);
-    free(n->hoist_only), free(n->hoist_level);
+    free(n->hoist_only), free(n->hoist_level), free(n->best_only);
     memset(n, 0, sizeof *n);
 }
 
@@ -272,8 +273,16 @@ static void plan_body(kernel_plan *p)
     }
     plan_levels(p, n);
     mark_nest(p, n);
-    if (ir_is_egm(r)) mark_root(p, n, r->egm.resources), mark_root(p, n, r->egm.marginal);
+    if (ir_is_egm(r)) mark_root(p, n, r->egm.resources);
+    char *before = ir_is_egm(r) && r->taste_scale < 0 ? base_xmalloc(r->nnodes + 1) : NULL;
+    if (before) memcpy(before, n->needed, r->nnodes);
+    if (ir_is_egm(r)) mark_root(p, n, r->egm.marginal);
     if (ir_is_egm(r) && ir_margin_scaled(r)) mark_root(p, n, r->egm.dresources);
+    /* the marginal value is kept for the best candidate alone: what only it
+     * reads in the candidates' loop (a pow of the action, say) waits for one */
+    for (size_t i = 0; before && i < r->nnodes; ++i)
+        n->best_only[i] = n->needed[i] && !before[i] && n->lvl[i] == n->innermost && n->innermost > LVL_STATE;
+    free(before);
     if (r->terminal_marginal) mark_root(p, n, r->marginal);
     plan_action_terms(p);
     plan_hoisted_terms(p);
@@ -438,6 +447,24 @@ static void put_count(lcm_sb *b, double x)
     }
 }
 
+/* The row states whose points one entry serves, for each combination of
+ * the discrete actions that has some (ir_pre.egm_shared): ", the entries
+ * of adjust=adjust made once for all points of 'n'". */
+static void describe_shared(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
+{
+    int nd = ir_discrete_actions(r), code[IR_SET_BITS];
+    for (int dc = 0; dc < pre->egm_combos && nd <= IR_SET_BITS; ++dc) {
+        if (!pre->egm_shared[dc]) continue;
+        ir_layout_decode(r->actions, nd, -1, dc, code);
+        base_sb_puts(out, ", the entries of ");
+        for (int a = 0; a < nd; ++a)
+            base_sb_printf(out, "%s%s=%s", a ? ", " : "", r->actions[a].name, r->actions[a].grid.labels[code[a]]);
+        base_sb_puts(out, " made once for all points of ");
+        for (int s = 0, first = 1; s < r->nstates; ++s)
+            if (pre->egm_shared[dc] >> s & 1) base_sb_printf(out, "%s'%s'", first ? "" : " and ", r->states[s].name), first = 0;
+    }
+}
+
 /* An EGM regime's line: which method, and the endogenous grid's size. */
 static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
 {
@@ -462,6 +489,7 @@ static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
     for (int c = 0; c < r->nconstraints; ++c)
         if (pre->egm_tests >> c & 1)
             base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
+    describe_shared(r, pre, out);
     if (pre->ev) base_sb_puts(out, ", the expected next V precomputed");
     base_sb_putc(out, '\n');
 }

@@ -96,6 +96,8 @@ typedef struct plan_nest {
     char *hoisted;    /* a term built into lcm_h<id>[] at hoist_level[id] on the CPU */
     char *hoist_only; /* a node of an action loop that only hoisted terms of that loop read */
     int *hoist_level;
+    char *best_only;  /* an EGM body's (without taste shocks): a node of the innermost loop that only the
+                       * best update reads (the marginal value), computed there, when a candidate is the best */
 } plan_nest;
 
 /* The action of loop level `level` of nest n, and the level of action j. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fold.h"
 #include "layout.h"
 
 void ir_node_masks(const ir_regime *r, uint64_t *sm, uint64_t *am)
@@ -104,13 +105,37 @@ uint64_t ir_egm_entry_roots(const ir_model *m, const ir_regime *r, const ir_kern
 
 typedef struct reads {
     const uint64_t *sm;
+    ir_fold *fold; /* else sm */
     uint64_t states;
 } reads;
 
 static void read_root(void *ctx, int id)
 {
     reads *rd = ctx;
-    if (id >= 0) rd->states |= rd->sm[id];
+    if (id >= 0) rd->states |= rd->fold ? ir_fold_reads(rd->fold, id) : rd->sm[id];
+}
+
+/* egm_plan's egm_shared: for each combination of the discrete actions,
+ * the row states that neither its entry's roots nor the constraints it
+ * tests read (sharded: the states no worker may leave to another). */
+static void egm_share(const ir_model *m, const ir_kernel *kn, const ir_regime *r, uint64_t sharded, ir_pre *p)
+{
+    long long combos = 1;
+    for (int a = 0; a < ir_discrete_actions(r); ++a) combos *= r->actions[a].grid.n;
+    if (combos > IR_EGM_COMBOS || r->nconstraints > IR_SET_BITS) return;
+    int any = 0;
+    for (long long dc = 0; dc < combos; ++dc) {
+        ir_fold fold;
+        ir_fold_init(&fold, m, r, dc);
+        reads rd = {NULL, &fold, 0};
+        rd.states |= ir_egm_entry_roots(m, r, kn, read_root, &rd);
+        for (int c = 0; c < r->nconstraints; ++c)
+            if (p->egm_tests >> c & 1) read_root(&rd, r->constraints[c].node);
+        ir_fold_free(&fold);
+        p->egm_shared[dc] = p->states & ~rd.states & ~sharded;
+        any |= p->egm_shared[dc] != 0;
+    }
+    p->egm_combos = any ? (int)combos : 0;
 }
 
 /* An EGM kernel's endogenous grid: when one of its targets carries the
@@ -131,13 +156,14 @@ static void egm_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r,
     if (r->nstates <= IR_SET_BITS && r->nactions <= IR_SET_BITS) {
         uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am);
         ir_node_masks(r, sm, am);
-        reads rd = {sm, 0};
-        uint64_t direct = ir_egm_entry_roots(m, r, kn, read_root, &rd), discrete = 0;
+        reads rd = {sm, NULL, 0};
+        uint64_t direct = ir_egm_entry_roots(m, r, kn, read_root, &rd), discrete = 0, sharded = 0;
         rd.states |= direct;
         for (int s = 0; s < r->nstates; ++s) {
-            if (r->states[s].grid.distributed) rd.states |= (uint64_t)1 << s;
+            if (r->states[s].grid.distributed) sharded |= (uint64_t)1 << s;
             if (grid_is_discrete(&r->states[s].grid)) discrete |= (uint64_t)1 << s;
         }
+        rd.states |= sharded;
         p->states = rd.states & ~((uint64_t)1 << r->egm.state);
         /* the constraints its entries test: of its discrete row states only (a
          * state between two rows of a continuous one blends them, and the
@@ -147,6 +173,7 @@ static void egm_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r,
             if (!(sm[id] & ~(p->states & discrete)) && !(am[id] >> r->egm.action & 1)) p->egm_tests |= (uint64_t)1 << c;
         }
         free(sm), free(am);
+        egm_share(m, kn, r, sharded, p);
     } else if (r->egm.state < IR_SET_BITS) {
         p->states &= ~((uint64_t)1 << r->egm.state);
     }

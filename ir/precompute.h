@@ -131,6 +131,8 @@ typedef struct ir_elim {
     char why[256];        /* without a stage: why, where an action would have saved work (else "") */
 } ir_elim;
 
+#define IR_EGM_COMBOS 64 /* the most discrete combinations whose shared row states an EGM plan tells */
+
 typedef struct ir_pre {
     int active;         /* the kernel reads a continuation table (or an EGM regime's endogenous grid) */
     uint64_t states;    /* bit i: the continuation reads state i (EGM: ir_pre_egm_row_state) */
@@ -152,6 +154,17 @@ typedef struct ir_pre {
      * (durables.lua: a keeper's durables past the first point, half the
      * entries) */
     uint64_t egm_tests;
+    /* EGM: for each combination dc of the discrete actions (egm_combos of
+     * them; 0 where no combination shares, or more than IR_EGM_COMBOS), the
+     * row states whose points share one entry: those its entries do not
+     * read, the where()s the discrete actions decide followed to their
+     * taken branch (ir/fold.h; never a sharded state, whose points other
+     * workers make).  Only the entries at point 0 of those states are
+     * made; the kernel reads them for every point (durables.lua: an
+     * adjuster's entries do not read the durable it holds, n, so they are
+     * made once, not once per n) */
+    int egm_combos;
+    uint64_t egm_shared[IR_EGM_COMBOS];
     int ev;             /* the expected next V of targets with shock processes */
     uint64_t ev_targets; /* bit t: the kernel's target t is read from it */
     long long ev_entries; /* its reals: the targets' V sizes */

@@ -553,7 +553,9 @@ end
 local edit_distance = lcm._edit_distance
 
 -- An argument that names nothing becomes a parameter; when it is a near
--- miss of a state, action or function, it is most likely a typo.
+-- miss of a state, action or function, it is most likely a typo.  Near is
+-- one edit, or two where both names have at least 6 characters: two edits
+-- turn many a short parameter name into another name ('dbar' into 'dur').
 local function warn_near_miss(R, fname, pname, where)
   if #pname < 4 then return end
   local candidates = {}
@@ -562,7 +564,7 @@ local function warn_near_miss(R, fname, pname, where)
   for n in pairs(R.functions) do candidates[#candidates + 1] = { n, "function" } end
   table.sort(candidates, function(x, y) return x[1] < y[1] end)
   for _, c in ipairs(candidates) do
-    if edit_distance(pname, c[1]) <= 2 then
+    if edit_distance(pname, c[1]) <= ((#pname >= 6 and #c[1] >= 6) and 2 or 1) then
       T.warn(string.format("%s: regime '%s', function '%s': '%s' is not a state, action or function, so it " ..
         "is a parameter; did you mean the %s '%s'?", where, R.name, fname, pname, c[2], c[1]))
       return

@@ -182,10 +182,15 @@ class Model:
         returning False (lcmgen._progress)."""
         from ._progress import make_callback
         from ._solver import Solver
-        for name, value in (("precision", precision), ("threads", threads), ("device", device),
-                            ("devices", devices)):
+        # device and devices: the lcm command's ranges (runtime/cli/cli.c, devices 0 the default);
+        # precision and threads: a C int here, their values the library's to check
+        c_int = (-2 ** 31, 2 ** 31 - 1)
+        for name, value, lo, hi in (("precision", precision, *c_int), ("threads", threads, *c_int),
+                                    ("device", device, 0, 1023), ("devices", devices, 0, 4096)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise UsageError(f"solver: {name} must be an integer, not {value!r}")
+            if not lo <= value <= hi:
+                raise UsageError(f"solver: {name} must be from {lo} to {hi}, not {value}")
         if checks not in ("raise", "warn", "off"):
             raise UsageError(f"solver: checks must be 'raise', 'warn' or 'off', not {checks!r}")
         if log_level is not None:

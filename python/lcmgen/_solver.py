@@ -57,7 +57,8 @@ class Solver:
             raise UsageError(f"simulate: out is a {type(out).__name__}, not an lcmgen Panel")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 64:
             raise UsageError(f"simulate: seed must be an integer from 0 to 2**64-1, not {seed!r}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 0:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or \
+                not 0 <= batch_size < 2 ** 63:
             raise UsageError(f"simulate: batch_size must be a positive number of subjects, or 0 for all, not "
                              f"{batch_size!r}")
         if isinstance(targets, (list, tuple)) and all(isinstance(t, str) for t in targets):

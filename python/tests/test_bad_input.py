@@ -227,6 +227,12 @@ CATALOGUE = [
      "threads must be 0 (all cores) to 4096, not -1"),
     ("threads-too-many", lambda e: e.m.solver(threads=100000), lcmgen.UsageError, "threads must be 0 (all cores)"),
     ("threads-a-bool", lambda e: e.m.solver(threads=True), lcmgen.UsageError, "threads must be an integer"),
+    ("threads-past-a-c-int", lambda e: e.m.solver(threads=2 ** 70), lcmgen.UsageError,
+     f"solver: threads must be from {-2 ** 31} to {2 ** 31 - 1}, not {2 ** 70}"),
+    ("device-past-the-cli-range", lambda e: e.m.solver(device=5000), lcmgen.UsageError,
+     "solver: device must be from 0 to 1023, not 5000"),
+    ("devices-negative", lambda e: e.m.solver(devices=-1), lcmgen.UsageError,
+     "solver: devices must be from 0 to 4096, not -1"),
     ("backend-unknown", lambda e: e.m.solver(backend="tpu"), lcmgen.UsageError,
      "backend 'tpu': not one of auto, cpu, cuda, interp"),
     ("backend-uppercase", lambda e: e.m.solver(backend="CPU"), lcmgen.UsageError, "backend 'CPU'"),
@@ -533,6 +539,16 @@ def test_fixed_negative_batch_size_is_refused(env):
         assert "batch" in str(exc)
         return
     raise AssertionError("batch_size=-1 was accepted")
+
+
+def test_fixed_huge_batch_size_is_refused(env):
+    # past a C long long: lcm's UsageError, not nanobind's TypeError
+    try:
+        env.s.simulate(env.sol, env.ic, batch_size=2 ** 70)
+    except lcmgen.UsageError as exc:
+        assert "batch_size must be a positive number of subjects" in str(exc)
+        return
+    raise AssertionError("batch_size=2**70 was accepted")
 
 
 def test_fixed_close_is_idempotent(env):

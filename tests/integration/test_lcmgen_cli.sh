@@ -137,8 +137,8 @@ check "lcmgen --plan: DC-EGM with its endogenous grid" \
 check "lcmgen --plan: EGM where no next period carries wealth" \
   "grep -q \"^lcm_k3_retirement (regime 'retirement'): EGM on 'wealth' for 'consumption': no next period carries 'wealth', so only the budget's corner\$\" '$work/plan.egm'"
 "$LCMGEN" "$SRC/models/durables.lua" -D solver=negm -D a_points=20 -D p_points=10 -D n_points=10 -D d_points=20 --plan > "$work/plan.negm"
-check "lcmgen --plan: nested EGM, its rows, the entries a constraint rules out, the expected V" \
-  "grep -q \"^lcm_k0_alive (regime 'alive'): nested EGM on 'a_lag' for 'c', each choice of 'adjust', 'd_new': an endogenous grid of 2,000,000 entries (500 rows x 40 choices x 100 savings points), its entries ruled out by 'keep_once' left empty, the expected next V precomputed\$\" '$work/plan.negm'"
+check "lcmgen --plan: nested EGM, its rows, the entries a constraint rules out, the shared ones, the expected V" \
+  "grep -q \"^lcm_k0_alive (regime 'alive'): nested EGM on 'a_lag' for 'c', each choice of 'adjust', 'd_new': an endogenous grid of 2,000,000 entries (500 rows x 40 choices x 100 savings points), its entries ruled out by 'keep_once' left empty, the entries of adjust=adjust made once for all points of 'n', the expected next V precomputed\$\" '$work/plan.negm'"
 "$LCMGEN" "$SRC/models/mahler_yum_2024.lua" -o "$work/my" > "$work/my.out" 2>&1
 check "lcmgen -o says nothing on success" "[ ! -s '$work/my.out' ]"
 
@@ -150,6 +150,19 @@ check "lcmgen prints warnings" "grep -q \"^lcmgen: warning: .*batch_size on the 
 check "lcm logs them" "grep -q '^lcm: warning: .*batch_size' '$work/warn2'"
 "$LCM" solve "$work/splayed.lua" --params "$SRC/models/tiny.params.lua" --csv "$work/s.csv" --log-level off 2> "$work/warn3"
 check "--log-level off silences them" "[ ! -s '$work/warn3' ]"
+
+# a parameter near a state, action or function name: a warning for a likely
+# typo (two edits of a long name, one of a short one), none for a short name
+# two edits away ('dbar' beside the function 'dur')
+sed 's/return consumption ^ (1 - risk_aversion) \/ (1 - risk_aversion)/return consumptoin ^ 0 * consumption ^ (1 - risk_aversion) \/ (1 - risk_aversion)/; s/utility = function(consumption, risk_aversion)/utility = function(consumption, consumptoin, risk_aversion)/' \
+  "$SRC/models/tiny.lua" > "$work/typo.lua"
+"$LCMGEN" "$work/typo.lua" -o "$work/typo" 2> "$work/warn.typo"
+check "a parameter two edits from an action warns" \
+  "grep -q \"'consumptoin' is not a state, action or function, so it is a parameter; did you mean the action 'consumption'?\" '$work/warn.typo'"
+sed 's/utility = function(consumption, risk_aversion)/dur = function(consumption) return consumption end,\n    utility = function(consumption, dbar, risk_aversion)/; s/return consumption ^ (1 - risk_aversion) \/ (1 - risk_aversion)/return dbar * consumption ^ (1 - risk_aversion) \/ (1 - risk_aversion)/' \
+  "$SRC/models/tiny.lua" > "$work/dbar.lua"
+"$LCMGEN" "$work/dbar.lua" -o "$work/dbar" 2> "$work/warn.dbar"
+check "a short parameter two edits from a function does not" "[ -s '$work/dbar/kernels.c' ] && [ ! -s '$work/warn.dbar' ]"
 
 # warnings carry text from outside (here the model's file name, which holds
 # an escape sequence): both commands print its control characters escaped

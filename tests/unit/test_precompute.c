@@ -7,7 +7,8 @@
  * per state, or 2^16 in all).  And the endogenous grid of an EGM regime:
  * its rows the states its entries read (durables.lua: not the transitory
  * shock, which only this period's resources read), the constraint on the
- * enumerated actions alone tested in the entry, its kernel's Q reading the
+ * enumerated actions alone tested in the entry, an adjuster's entries
+ * shared across the durable it does not read, its kernel's Q reading the
  * expected V. */
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,12 @@ int main(void)
         CHECK_MSG(p.egm && p.rows == 3 * 5 * 3 && ir_pre_entries(&p, 1) == 3 * 5 * 3 * 2 * 4 * 6,
                   "durables negm: %lld rows, %lld entries", p.rows, ir_pre_entries(&p, 1));
         CHECK(keep_once >= 0 && budget >= 0 && (tested >> keep_once & 1) && !(tested >> budget & 1));
+        /* an adjuster's entries read d_new, not the durable n it holds: they
+         * are made at n's point 0 and shared; a keeper's read n */
+        int n = ir_find_state(r, "n");
+        CHECK_MSG(n >= 0 && p.egm_combos == 2 && p.egm_shared[0] == 0 && p.egm_shared[1] == (uint64_t)1 << n,
+                  "durables negm: %d combinations, shared %#llx (keep) %#llx (adjust)", p.egm_combos,
+                  (unsigned long long)p.egm_shared[0], (unsigned long long)p.egm_shared[1]);
         CHECK_MSG(p.ev && p.ev_entries == 4 * 3 * 5 * 3 * 3, "durables negm: ev %d of %lld entries", p.ev,
                   p.ev_entries);
     }

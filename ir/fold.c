@@ -1,0 +1,72 @@
+/* fold.c - see fold.h. */
+#include "fold.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "eval.h"
+#include "layout.h"
+
+void ir_fold_init(ir_fold *f, const ir_model *m, const ir_regime *r, long long dc)
+{
+    lcm_assert(f && m && r && r->nstates <= IR_SET_BITS);
+    int nd = ir_discrete_actions(r);
+    size_t n = r->nnodes;
+    f->r = r;
+    f->known = base_xcalloc(n + 1, 1);
+    f->val = base_xcalloc(n + 1, sizeof *f->val);
+    f->seen = base_xcalloc(n + 1, 1);
+    f->stack = base_xcalloc(n + 1, sizeof *f->stack);
+    /* every value ir_eval reads: the discrete actions' codes at dc, NaN for
+     * the rest (the nodes that read them are not known, whatever their
+     * value), zeros for the parameters (likewise) */
+    double *states = base_xcalloc((size_t)r->nstates + 1, sizeof *states);
+    double *actions = base_xcalloc((size_t)r->nactions + 1, sizeof *actions);
+    double *params = base_xcalloc(m->params_size + 1, sizeof *params);
+    int *code = base_xcalloc((size_t)nd + 1, sizeof *code);
+    ir_layout_decode(r->actions, nd, -1, (lcm_index)dc, code);
+    for (int s = 0; s < r->nstates; ++s) states[s] = NAN;
+    for (int a = 0; a < r->nactions; ++a) actions[a] = a < nd ? code[a] : NAN;
+    ir_env env = {.states = states, .actions = actions, .age = NAN, .period = NAN, .enext = NAN, .savings = NAN,
+                  .marginal = NAN, .params = params};
+    ir_eval(m, r, &env, f->val, n);
+    for (size_t i = 0; i < n; ++i) {
+        const ir_node *nd_ = &r->nodes[i];
+        if (nd_->op == OP_CONST) f->known[i] = 1;
+        else if (nd_->op == OP_ACTION) f->known[i] = nd_->ref < nd;
+        else if (nd_->nargs > 0 && nd_->op != OP_PIDX) {
+            f->known[i] = 1;
+            for (int a = 0; a < nd_->nargs; ++a) f->known[i] &= f->known[nd_->args[a]];
+        }
+    }
+    free(states), free(actions), free(params), free(code);
+}
+
+void ir_fold_free(ir_fold *f)
+{
+    free(f->known), free(f->val), free(f->seen), free(f->stack);
+    *f = (ir_fold){0};
+}
+
+uint64_t ir_fold_reads(ir_fold *f, int root)
+{
+    if (root < 0) return 0;
+    const ir_regime *r = f->r;
+    for (size_t i = 0; i < r->nnodes; ++i) f->seen[i] = 0;
+    uint64_t states = 0;
+    int top = 0;
+    f->stack[top++] = root;
+    f->seen[root] = 1;
+    while (top) {
+        const ir_node *n = &r->nodes[f->stack[--top]];
+        if (n->op == OP_STATE) states |= (uint64_t)1 << n->ref;
+        int first = 0, last = n->nargs;
+        if (n->op == OP_WHERE && f->known[n->args[0]]) /* only the branch taken */
+            first = f->val[n->args[0]] != 0 ? 1 : 2, last = first + 1;
+        for (int a = first; a < last; ++a) {
+            int id = n->args[a];
+            if (!f->seen[id]) f->seen[id] = 1, f->stack[top++] = id;
+        }
+    }
+    return states;
+}
