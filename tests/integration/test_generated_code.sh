@@ -125,6 +125,8 @@ models/iskhakov_2017.lua solver=egm taste_shocks=true
 models/precautionary_savings.lua solver=egm
 models/precautionary_savings.lua solver=egm shock=tauchen wealth_grid=log
 models/precautionary_savings_health.lua solver=egm
+tests/models/negm_cake.lua
+models/durables.lua solver=negm a_points=6 p_points=4 n_points=4 d_points=5 savings_points=20
 EOF
 echo "$n models generated and compiled"
 
