@@ -31,12 +31,12 @@ void ir_fold_init(ir_fold *f, const ir_model *m, const ir_regime *r, long long d
                   .marginal = NAN, .params = params};
     ir_eval(m, r, &env, f->val, n);
     for (size_t i = 0; i < n; ++i) {
-        const ir_node *nd_ = &r->nodes[i];
-        if (nd_->op == OP_CONST) f->known[i] = 1;
-        else if (nd_->op == OP_ACTION) f->known[i] = nd_->ref < nd;
-        else if (nd_->nargs > 0 && nd_->op != OP_PIDX) {
+        const ir_node *node = &r->nodes[i];
+        if (node->op == OP_CONST) f->known[i] = 1;
+        else if (node->op == OP_ACTION) f->known[i] = node->ref < nd;
+        else if (node->nargs > 0 && node->op != OP_PIDX) {
             f->known[i] = 1;
-            for (int a = 0; a < nd_->nargs; ++a) f->known[i] &= f->known[nd_->args[a]];
+            for (int a = 0; a < node->nargs; ++a) f->known[i] &= f->known[node->args[a]];
         }
     }
     free(states), free(actions), free(params), free(code);
