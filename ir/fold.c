@@ -7,6 +7,22 @@
 #include "eval.h"
 #include "layout.h"
 
+/* The fold must decide a where() as every kernel does, in float32 and on a
+ * GPU that fuses a * b + c: so a known value is an integer of at most
+ * 2^24 in magnitude, made by ops that give such integers exactly in any
+ * precision (0.1 + 0.2 == 0.3 holds in float32 alone, and is not folded). */
+static int small_integer(double v) { return v == floor(v) && fabs(v) <= 16777216.0; }
+
+static int exact_op(ir_op op)
+{
+    switch (op) {
+    case OP_NEG: case OP_NOT: case OP_ABS: case OP_FLOOR: case OP_CEIL: case OP_ADD: case OP_SUB: case OP_MUL:
+    case OP_DIV: case OP_MIN: case OP_MAX: case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_EQ: case OP_NE:
+    case OP_AND: case OP_OR: case OP_WHERE: return 1;
+    default: return 0;
+    }
+}
+
 void ir_fold_init(ir_fold *f, const ir_model *m, const ir_regime *r, long long dc)
 {
     lcm_assert(f && m && r && r->nstates <= IR_SET_BITS);
@@ -32,10 +48,9 @@ void ir_fold_init(ir_fold *f, const ir_model *m, const ir_regime *r, long long d
     ir_eval(m, r, &env, f->val, n);
     for (size_t i = 0; i < n; ++i) {
         const ir_node *node = &r->nodes[i];
-        if (node->op == OP_CONST) f->known[i] = 1;
-        else if (node->op == OP_ACTION) f->known[i] = node->ref < nd;
-        else if (node->nargs > 0 && node->op != OP_PIDX) {
-            f->known[i] = 1;
+        if (node->op == OP_ACTION) f->known[i] = node->ref < nd;
+        else if (node->op == OP_CONST || exact_op(node->op)) {
+            f->known[i] = small_integer(f->val[i]);
             for (int a = 0; a < node->nargs; ++a) f->known[i] &= f->known[node->args[a]];
         }
     }

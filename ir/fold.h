@@ -2,7 +2,8 @@
  *
  * A node such as where(adjust == "adjust", d_new, n) reads the state n for
  * a keeper only: with the discrete actions known, a where() whose condition
- * they alone decide (and constants) follows its taken branch.  The
+ * they alone decide (and constants: integers, by exact ops) follows its
+ * taken branch.  The
  * endogenous grid's plan (ir/precompute.c, egm_plan) asks this for each
  * combination of the discrete actions, so that a choice's entries are
  * made once for all the points of a row state it does not read. */
