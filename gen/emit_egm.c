@@ -192,6 +192,12 @@ void emit_egm_defines(const ir_regime *r, lcm_sb *out)
     base_sb_printf(out, "#define LCM_EGM_ACTION %d\n", ir_is_egm(r)); /* a terminal regime's: no step takes an action */
 }
 
+/* An entry the kernel never reads: NaN (no segment), and the entry ends. */
+static void empty_entry(const emitter *f, lcm_sb *b)
+{
+    base_sb_printf(b, "((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN; return;", table_entries(f));
+}
+
 /* State i's value from its code c, in the table's decode (ir/layout.h). */
 static void table_value(void *ctx, int i, lcm_sb *b)
 {
@@ -206,9 +212,11 @@ static void table_value(void *ctx, int i, lcm_sb *b)
     lcm_sb cond;
     base_sb_init(&cond);
     shared_condition(f, i, "egm_dc", &cond);
-    if (cond.len) /* the entry at point 0 serves all of the state's points: none other is made or read */
-        base_sb_printf(b, " if (c != 0 && (%s)) { ((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN; return; }",
-                       cond.s, table_entries(f));
+    if (cond.len) { /* the entry at point 0 serves all of the state's points: none other is made or read */
+        base_sb_printf(b, " if (c != 0 && (%s)) { ", cond.s);
+        empty_entry(f, b);
+        base_sb_puts(b, " }");
+    }
     base_sb_free(&cond);
 }
 
@@ -243,8 +251,9 @@ static void table_decode(emitter *f)
     emit_line(f, "const lcm_index combo = %s; /* the sharded states' combined index */", combo.s);
     base_sb_free(&combo);
     emit_open(f, "if (combo < a->shard_lo || combo >= a->shard_hi) {");
-    emit_line(f, "((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN;", table_entries(f));
-    emit_line(f, "return;");
+    emit_start(f);
+    empty_entry(f, f->b);
+    base_sb_putc(f->b, '\n');
     emit_close(f);
 }
 
@@ -283,8 +292,9 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
         if (!(tested >> c & 1)) continue;
         emit_open(&f, "if (!%s) { /* constraint %s rules the choice out: the kernel never reads the entry */",
                   emit_cond(&f, r->constraints[c].node), r->constraints[c].name);
-        emit_line(&f, "((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN;", table_entries(&f));
-        emit_line(&f, "return;");
+        emit_start(&f);
+        empty_entry(&f, f.b);
+        base_sb_putc(f.b, '\n');
         emit_close(&f);
     }
     emit_stochastic_weights(&f, -1);

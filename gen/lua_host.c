@@ -53,9 +53,15 @@ static int layout_edit_distance(lua_State *L)
     return 1;
 }
 
+static int layout_near_miss(lua_State *L)
+{
+    lua_pushboolean(L, base_near_miss(luaL_checkstring(L, 1), luaL_checkstring(L, 2)));
+    return 1;
+}
+
 static int open_layout(lua_State *L)
 {
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     lua_pushinteger(L, IR_MAX_TASTE_CHOICES);
     lua_setfield(L, -2, "max_taste_choices");
     lua_pushinteger(L, LCM_MAX_SPLAYED);
@@ -66,6 +72,8 @@ static int open_layout(lua_State *L)
     lua_setfield(L, -2, "splays");
     lua_pushcfunction(L, layout_edit_distance);
     lua_setfield(L, -2, "edit_distance");
+    lua_pushcfunction(L, layout_near_miss);
+    lua_setfield(L, -2, "near_miss");
     return 1;
 }
 

@@ -29,6 +29,7 @@ void ir_fold_init(ir_fold *f, const ir_model *m, const ir_regime *r, long long d
     int nd = ir_discrete_actions(r);
     size_t n = r->nnodes;
     f->r = r;
+    f->states = 0;
     f->known = base_xcalloc(n + 1, 1);
     f->val = base_xcalloc(n + 1, sizeof *f->val);
     f->seen = base_xcalloc(n + 1, 1);
@@ -65,16 +66,14 @@ void ir_fold_free(ir_fold *f)
 
 uint64_t ir_fold_reads(ir_fold *f, int root)
 {
-    if (root < 0) return 0;
+    if (root < 0 || f->seen[root]) return f->states;
     const ir_regime *r = f->r;
-    for (size_t i = 0; i < r->nnodes; ++i) f->seen[i] = 0;
-    uint64_t states = 0;
     int top = 0;
     f->stack[top++] = root;
     f->seen[root] = 1;
     while (top) {
         const ir_node *n = &r->nodes[f->stack[--top]];
-        if (n->op == OP_STATE) states |= (uint64_t)1 << n->ref;
+        if (n->op == OP_STATE) f->states |= (uint64_t)1 << n->ref;
         int first = 0, last = n->nargs;
         if (n->op == OP_WHERE && f->known[n->args[0]]) /* only the branch taken */
             first = f->val[n->args[0]] != 0 ? 1 : 2, last = first + 1;
@@ -83,5 +82,5 @@ uint64_t ir_fold_reads(ir_fold *f, int root)
             if (!f->seen[id]) f->seen[id] = 1, f->stack[top++] = id;
         }
     }
-    return states;
+    return f->states;
 }

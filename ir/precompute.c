@@ -120,8 +120,7 @@ static void read_root(void *ctx, int id)
  * tests read (sharded: the states no worker may leave to another). */
 static void egm_share(const ir_model *m, const ir_kernel *kn, const ir_regime *r, uint64_t sharded, ir_pre *p)
 {
-    long long combos = 1;
-    for (int a = 0; a < ir_discrete_actions(r); ++a) combos *= r->actions[a].grid.n;
+    long long combos = ir_taste_choices(r); /* the discrete actions' combinations */
     if (combos > IR_EGM_COMBOS || r->nconstraints > IR_SET_BITS) return;
     int any = 0;
     for (long long dc = 0; dc < combos; ++dc) {

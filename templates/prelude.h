@@ -477,8 +477,9 @@ LCM_DEVICE void lcm_keep_choices(const lcm_sim_args *sim, int row, const real *v
  * R_j and at T[n + at + j] the action C_j at which savings point j is
  * optimal, NaN where the Euler equation has no solution; a state reads the
  * rows `corners` of its continuous states (besides the liquid one) at
- * offsets off[], blended by weights w[] (a zero weight skipped, so that a
- * NaN there stays out). */
+ * offsets off[], blended by weights w[] (the kernel passes the corners of
+ * non-zero weight only, egm_n; a zero weight is skipped all the same, so
+ * that a NaN there stays out). */
 LCM_DEVICE void lcm_egm_point(const real *T, lcm_index n, const lcm_index *off, const real *w, int corners, int j,
                               real *R, real *C)
 {

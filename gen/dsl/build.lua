@@ -39,7 +39,7 @@ end
 
 -- The first of names (sorted, so that the hint does not depend on table
 -- order) within two edits of name, as lcm's own "did you mean" hints
--- (runtime/solve/params.c), or nil.
+-- (runtime/core/params.c), or nil.
 local function near_name(name, names)
   if #name < 4 then return nil end
   for _, other in ipairs(names) do
@@ -550,21 +550,17 @@ local function flatten(value, slot, M)
   return out
 end
 
-local edit_distance = lcm._edit_distance
-
 -- An argument that names nothing becomes a parameter; when it is a near
--- miss of a state, action or function, it is most likely a typo.  Near is
--- one edit, or two where both names have at least 6 characters: two edits
--- turn many a short parameter name into another name ('dbar' into 'dur').
+-- miss of a state, action or function (layout.near_miss: base_near_miss,
+-- whose rule the missing-parameter error shares), it is most likely a typo.
 local function warn_near_miss(R, fname, pname, where)
-  if #pname < 4 then return end
   local candidates = {}
   for _, v in ipairs(R.states) do candidates[#candidates + 1] = { v.name, "state" } end
   for _, v in ipairs(R.actions) do candidates[#candidates + 1] = { v.name, "action" } end
   for n in pairs(R.functions) do candidates[#candidates + 1] = { n, "function" } end
   table.sort(candidates, function(x, y) return x[1] < y[1] end)
   for _, c in ipairs(candidates) do
-    if edit_distance(pname, c[1]) <= ((#pname >= 6 and #c[1] >= 6) and 2 or 1) then
+    if layout.near_miss(pname, c[1]) then
       T.warn(string.format("%s: regime '%s', function '%s': '%s' is not a state, action or function, so it " ..
         "is a parameter; did you mean the %s '%s'?", where, R.name, fname, pname, c[2], c[1]))
       return

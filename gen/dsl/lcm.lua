@@ -22,19 +22,7 @@ local function num(x)
 end
 
 -- Rejects unknown fields: a typo like `n_point` must not pass silently.
-local function edit_distance(a, b)
-  local prev = {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    local cur = { [0] = i }
-    for j = 1, #b do
-      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a:sub(i, i) == b:sub(j, j) and 0 or 1))
-    end
-    prev = cur
-  end
-  return prev[#b]
-end
-lcm._edit_distance = edit_distance
+local edit_distance = require("lcm.layout").edit_distance -- base_edit_distance (gen/lua_host.c)
 
 local function check_fields(spec, allowed, ctor)
   if type(spec) ~= "table" then fail(ctor .. " expects a table of fields") end

@@ -54,3 +54,10 @@ unsigned base_edit_distance(const char *a, const char *b)
         }
     return d[la][lb];
 }
+
+int base_near_miss(const char *typed, const char *name)
+{
+    size_t lt = strlen(typed), ln = strlen(name);
+    if (lt < 4 || !strcmp(typed, name)) return 0;
+    return base_edit_distance(typed, name) <= (lt >= 6 && ln >= 6 ? 2u : 1u);
+}

@@ -20,5 +20,11 @@ int base_is_identifier(const char *s);
  * characters), for "did you mean" suggestions. */
 #define LCM_EDIT_MAX_CHARS 64
 unsigned base_edit_distance(const char *a, const char *b);
+/* Whether `typed` (a name that names nothing, which became a parameter) is
+ * most likely a misspelling of `name`: at least 4 characters, and within one
+ * edit, or two where both have at least 6 (two edits turn many a short name
+ * into another: 'dbar' into 'dur').  The one rule of lcmgen's warning and of
+ * the missing-parameter error that repeats it. */
+int base_near_miss(const char *typed, const char *name);
 
 #endif

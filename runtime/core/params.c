@@ -486,20 +486,20 @@ static void hint_unknown(const ir_model *m, const char *regime, const char *name
 static void suggest_variable(const ir_model *m, const ir_param *p, lcm_sb *b)
 {
     int r = ir_find_regime(m, p->regime);
-    if (r < 0 || strlen(p->name) < 4) return;
+    if (r < 0) return;
     const ir_regime *R = &m->regimes[r];
     for (int i = 0; i < R->nstates; ++i)
-        if (base_edit_distance(p->name, R->states[i].name) <= 2) {
+        if (base_near_miss(p->name, R->states[i].name)) {
             base_sb_printf(b, " - a misspelling of the state '%s'?", R->states[i].name);
             return;
         }
     for (int i = 0; i < R->nactions; ++i)
-        if (base_edit_distance(p->name, R->actions[i].name) <= 2) {
+        if (base_near_miss(p->name, R->actions[i].name)) {
             base_sb_printf(b, " - a misspelling of the action '%s'?", R->actions[i].name);
             return;
         }
     for (int i = 0; i < R->nfuncs; ++i)
-        if (base_edit_distance(p->name, R->funcs[i].name) <= 2) {
+        if (base_near_miss(p->name, R->funcs[i].name)) {
             base_sb_printf(b, " - a misspelling of the function '%s'?", R->funcs[i].name);
             return;
         }

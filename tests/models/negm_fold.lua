@@ -9,6 +9,7 @@
 --   condition = "decimal"  (adjust * 0.1 + 0.2) ~= 0.3: true in float64,
 --                          false in float32 (where an adjuster reads n), so
 --                          the plan may not decide it and nothing is shared
+-- Parameters: tests/models/negm_cake.params.lua.
 local lcm = require("lcm")
 
 local T = 3

@@ -1,5 +1,6 @@
 /* Small helpers of ir/base/text.c: sizes as the environment's limits are written
- * (base_parse_size), and folders made all or nothing (sys_make_dirs: a
+ * (base_parse_size), which names are likely misspellings of which
+ * (base_near_miss), and folders made all or nothing (sys_make_dirs: a
  * failure leaves none of those the call made; sys_make_dirs_listed and
  * sys_unmake_dirs, which remove them again when what was to go in them
  * fails later). */
@@ -118,9 +119,24 @@ static void test_made_dirs(const char *base)
     free(l1), free(l2), free(l3), free(x), free(bad), free(m), free(file);
 }
 
+/* One edit, or two between names of 6 or more characters; never a name
+ * shorter than 4, nor the name itself. */
+static void test_near_miss(void)
+{
+    const struct { const char *typed, *name; int near; } cases[] = {
+        {"welth", "wealth", 1}, {"consumptoin", "consumption", 1}, {"wealht", "wealth", 1}, {"dbar", "dur", 0},
+        {"beta", "bet", 1}, {"alpha", "aleph", 0}, {"age", "ages", 0}, {"wealth", "wealth", 0},
+        {"incme", "income", 1}, {"incm", "income", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i)
+        CHECK_MSG(base_near_miss(cases[i].typed, cases[i].name) == cases[i].near, "'%s' near '%s': %d", cases[i].typed,
+                  cases[i].name, base_near_miss(cases[i].typed, cases[i].name));
+}
+
 int main(void)
 {
     test_parse_size();
+    test_near_miss();
     char *base = test_tmpdir("util");
     CHECK(base != NULL);
     if (base) {
