@@ -96,9 +96,9 @@ static const struct {
     {"tests/models/egm_cake.lua", "wealth_points=50", "tests/models/egm_cake.params.lua", NULL},
     /* nested EGM: a durable enumerated beside consumption (and the durables' by levels, by grid search) */
     {"tests/models/negm_cake.lua", "wealth_points=30", "tests/models/negm_cake.params.lua", NULL},
-    /* its adjusters' entries shared across the stock (condition=decimal, which
-     * float32 decides otherwise by design, is unit_precompute's) */
-    {"tests/models/negm_fold.lua", "condition=code", "tests/models/negm_cake.params.lua", NULL},
+    /* its adjusters' durable by integers, their entries still shared (durable_rule=decimal,
+     * which float32 decides otherwise by design, is unit_precompute's) */
+    {"tests/models/negm_cake.lua", "wealth_points=30 durable_rule=code", "tests/models/negm_cake.params.lua", NULL},
     {"models/durables.lua", "solver=negm n_periods=3 a_points=6 p_points=4 n_points=4 psi_points=3 xi_points=3 "
      "d_points=5 savings_points=40", "models/durables.params.lua", NULL},
     {"models/durables.lua", "solver=vfi_levels n_periods=3 a_points=6 p_points=4 n_points=4 psi_points=3 xi_points=3 "

@@ -17,7 +17,16 @@
 -- solver (egm, or grid: grid search over c_points (1000) of consumption on
 -- [0.005, 15], budget c <= resources); wealth_batch and n_batch (0): splay
 -- (tests/integration/test_sharding.c: V and panels the same; subjects:
--- negm_cake.initial.csv).
+-- negm_cake.initial.csv); durable_rule: which where()s the endogenous
+-- grid's plan may decide from the discrete action alone (ir/fold.h,
+-- tests/unit/test_precompute.c), the adjuster's durable written as
+--   plain    (default) d
+--   code     d where (adjust * 2 + 1) == 3, else n: integers, true for an
+--            adjuster in every precision, the same model as plain (its
+--            entries do not read n and are shared across n's points)
+--   decimal  d where (adjust * 0.1 + 0.2) ~= 0.3, else n: true in float64,
+--            false in float32 (where an adjuster reads n), so the plan may
+--            not decide it and nothing is shared.
 local lcm = require("lcm")
 
 local T = lcm.option("n_periods", 4)
@@ -25,6 +34,10 @@ local Nw = lcm.option("wealth_points", 60)
 local Nn = lcm.option("n_points", 8)
 local Nd = lcm.option("d_points", 8)
 local solver = lcm.option("solver", "egm")
+local durable_rule = lcm.option("durable_rule", "plain")
+if durable_rule ~= "plain" and durable_rule ~= "code" and durable_rule ~= "decimal" then
+  error("option durable_rule must be plain, code or decimal, not '" .. durable_rule .. "'", 0)
+end
 local y = 0.5 -- income each period: wealth >= y
 
 local Regime = lcm.categorical{ "alive", "last", name = "Regime" }
@@ -34,6 +47,13 @@ local states = {
   { "wealth", lcm.linspace{ start = y, stop = 12, n_points = Nw, batch_size = lcm.option("wealth_batch", 0) } },
   { "n", lcm.linspace{ start = 0, stop = 3, n_points = Nn, batch_size = lcm.option("n_batch", 0) } },
 }
+
+-- an adjuster's durable (durable_rule above)
+local function adjusted(adjust, d, n)
+  if durable_rule == "plain" then return d end
+  local uses_d = durable_rule == "code" and (adjust * 2 + 1):eq(3) or (adjust * 0.1 + 0.2):ne(0.3)
+  return lcm.where(uses_d, d, n)
+end
 
 local function u(c, durable, alpha, rho, d_ubar)
   return c ^ (alpha * (1 - rho)) * (durable + d_ubar) ^ ((1 - alpha) * (1 - rho)) / (1 - rho)
@@ -48,7 +68,7 @@ local alive = lcm.regime{
     { "c", lcm.linspace{ start = 0.005, stop = 15, n_points = lcm.option("c_points", 1000) } },
   },
   functions = {
-    durable = function(adjust, d, n) return lcm.where(adjust:eq("adjust"), d, n) end,
+    durable = function(adjust, d, n) return lcm.where(adjust:eq("adjust"), adjusted(adjust, d, n), n) end,
     resources = function(adjust, wealth, n, d, tau)
       return lcm.where(adjust:eq("adjust"), wealth + (1 - tau) * n - d, wealth)
     end,

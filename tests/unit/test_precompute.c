@@ -186,18 +186,18 @@ int main(void)
     }
     lcm_model_free(model);
     /* the plan decides a where() from the discrete actions only where every
-     * precision does (tests/models/negm_fold.lua): integer arithmetic on the
+     * precision does (tests/models/negm_cake.lua, durable_rule): integer arithmetic on the
      * action's code, yes; adjust * 0.1 + 0.2 != 0.3 (false in float32 alone), no */
-    const char *code[] = {"condition=code", NULL}, *decimal[] = {"condition=decimal", NULL};
-    if (plan_of("tests/models/negm_fold.lua", code, "lcm_k0_alive", &p, &model)) {
+    const char *code[] = {"durable_rule=code", NULL}, *decimal[] = {"durable_rule=decimal", NULL};
+    if (plan_of("tests/models/negm_cake.lua", code, "lcm_k0_alive", &p, &model)) {
         const ir_model *m = core_model_ir(model);
         int n = ir_find_state(&m->regimes[m->kernels[0].regime], "n");
         CHECK_MSG(p.egm_combos == 2 && !p.egm_shared[0] && p.egm_shared[1] == (uint64_t)1 << n,
-                  "negm_fold, integers: %d combinations", p.egm_combos);
+                  "negm_cake, durable_rule=code: %d combinations", p.egm_combos);
     }
     lcm_model_free(model);
-    if (plan_of("tests/models/negm_fold.lua", decimal, "lcm_k0_alive", &p, &model))
-        CHECK_MSG(p.egm && p.egm_combos == 0, "negm_fold, decimals: %d combinations share", p.egm_combos);
+    if (plan_of("tests/models/negm_cake.lua", decimal, "lcm_k0_alive", &p, &model))
+        CHECK_MSG(p.egm && p.egm_combos == 0, "negm_cake, durable_rule=decimal: %d combinations share", p.egm_combos);
     lcm_model_free(model);
     CHECK_DONE();
 }
