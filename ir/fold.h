@@ -3,10 +3,10 @@
  * A node such as where(adjust == "adjust", d_new, n) reads the state n for
  * a keeper only: with the discrete actions known, a where() whose condition
  * they alone decide (and constants: integers, by exact ops) follows its
- * taken branch.  The
- * endogenous grid's plan (ir/precompute.c, egm_share) asks this for each
- * combination of the discrete actions, so that a choice's entries are
- * made once for all the points of a row state it does not read. */
+ * taken branch.  The endogenous grid's plan (ir/precompute.c, egm_share)
+ * asks this for each combination of the discrete actions, so that a
+ * choice's entries are made once for all the points of a row state it does
+ * not read. */
 #ifndef LCM_FOLD_H
 #define LCM_FOLD_H
 
