@@ -37,7 +37,6 @@ static void piece_cell(emitter *e, const ir_grid *gr, int node)
         if (k + 1 < gr->npieces) base_sb_puts(b, " : ");
     }
     for (int k = 0; k + 1 < gr->npieces; ++k) base_sb_putc(b, ')');
-    base_sb_putc(b, ';');
 }
 
 /* The weight of node k of process state s of target g at the current
@@ -141,16 +140,82 @@ static int interpolated(const emitter *e, const ir_target *tg, int s)
     return nx->kind == NEXT_DET && !grid_is_discrete(gr) && !(e->n->kind != NEST_EGM && emit_on_own_grid(e, nx->node, gr) >= 0);
 }
 
-/* The deterministic next value of state s of target regime g: a discrete
- * one moves the base of V; a continuous one gives its cell, fraction and
- * stride (number kc of the interpolated axes), on next period's grid (a
- * grid by age: its row a->period + 1). */
-static void next_cell(emitter *e, int g, int s, int node, int kc, long long stride)
+/* The points of continuous state s of target regime g on next period's
+ * grid (a grid by age: its row a->period + 1), as C. */
+static void next_points(const emitter *e, int g, int s, char *pts, size_t len)
 {
+    const ir_grid *gr = &e->m->regimes[g].states[s].grid;
+    size_t off = e->L->state_off[g][s];
+    if (gr->kind == GRID_AGE) snprintf(pts, len, "G + %zu + (lcm_index)(a->period + 1) * %d", off, gr->n);
+    else snprintf(pts, len, "G + %zu", off);
+}
+
+/* The cell of value `node` on the grid of continuous state s of target
+ * regime g, as an expression. */
+static void cell_of(emitter *e, int g, int s, int node)
+{
+    const ir_grid *gr = &e->m->regimes[g].states[s].grid;
+    const char *x = emit_num(e, node);
+    char pts[96];
+    next_points(e, g, s, pts, sizeof pts);
+    switch (gr->kind) {
+    case GRID_LIN:
+        base_sb_printf(e->b, "lcm_cell_lin(%s, %s, %s, %d)", x, emit_literal(gr->start).s,
+                       emit_literal((gr->n - 1) / (gr->stop - gr->start)).s, gr->n);
+        break;
+    case GRID_LOG:
+        base_sb_printf(e->b, "lcm_cell_log(%s, %s, %s, %s, %d)", x, emit_literal(gr->start).s,
+                       emit_literal(log(gr->start)).s, emit_literal((gr->n - 1) / (log(gr->stop) - log(gr->start))).s,
+                       gr->n);
+        break;
+    case GRID_PWLIN:
+    case GRID_PWLOG: piece_cell(e, gr, node); break;
+    default: base_sb_printf(e->b, "lcm_cell_search(%s, %s, %d)", x, pts, gr->n); break; /* irregular, by age */
+    }
+}
+
+/* Whether the cell of next state s of target tg is sought where its value
+ * is known, once, rather than in every continuation block of the loops
+ * inside (emit_next_cells: Druedahl's p' at the state, n' at the durable,
+ * not at each consumption).  On the CPU alone: a GPU thread would keep the
+ * cells in registers through those loops (the reason process_weights keeps
+ * an AR(1) row's weights on the CPU alone). */
+static int cell_hoisted(const emitter *e, const ir_target *tg, int s)
+{
+    return !e->n->flat && interpolated(e, tg, s) && e->n->lvl[tg->next[s].node] < emit_target_level(e, tg);
+}
+
+void emit_next_cells(emitter *e, int level)
+{
+    for (int t = 0; t < e->k->ntargets && e->n->cont; ++t) {
+        const ir_target *tg = ir_target_of(e->r, e->k->targets[t]);
+        if (emit_target_level(e, tg) <= level) continue;
+        const ir_regime *tr = &e->m->regimes[tg->regime];
+        for (int s = 0; s < tr->nstates; ++s) {
+            int g = tg->regime, node = tg->next[s].node;
+            if (!cell_hoisted(e, tg, s) || e->n->lvl[node] != level) continue;
+            char pts[96];
+            next_points(e, g, s, pts, sizeof pts);
+            base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+            emit_start(e);
+            base_sb_printf(e->b, "const int nc%d_%d = ", g, s);
+            cell_of(e, g, s, node);
+            base_sb_printf(e->b, "; /* %s.%s: its cell, for the continuations below */\n", tr->name, tr->states[s].name);
+            emit_line(e, "const real nt%d_%d = lcm_frac(%s, %s, nc%d_%d);", g, s, emit_num(e, node), pts, g, s);
+            base_sb_puts(e->b, "#endif\n");
+        }
+    }
+}
+
+/* The deterministic next value of state s of target tg: a discrete one
+ * moves the base of V; a continuous one gives its cell, fraction and
+ * stride (number kc of the interpolated axes), on next period's grid. */
+static void next_cell(emitter *e, const ir_target *tg, int s, int node, int kc, long long stride)
+{
+    int g = tg->regime;
     const ir_regime *tr = &e->m->regimes[g];
     const ir_grid *gr = &tr->states[s].grid;
     const char *x = emit_num(e, node);
-    lcm_sb *b = e->b;
     if (grid_is_discrete(gr)) {
         if (e->staged > 0) /* the same base and verdict, by selects (the staged loop has no branch) */
             emit_line(e, "{ const int c = lcm_code(%s, %d); code_ok%d &= c >= 0; base += (lcm_index)(c < 0 ? 0 : c) * %lld; } "
@@ -160,34 +225,27 @@ static void next_cell(emitter *e, int g, int s, int node, int kc, long long stri
                          "/* %s.%s */", x, gr->n, g, stride, tr->name, tr->states[s].name);
         return;
     }
-    size_t off = e->L->state_off[g][s];
     int j = emit_on_own_grid(e, node, gr);
     if (j >= 0) { /* an action's point: read there, as a code (interpolation at a point gives the point's V, exactly) */
         emit_line(e, "base += (lcm_index)i%d * %lld; /* %s.%s: %s's point */", j, stride, tr->name, tr->states[s].name,
                   e->r->actions[j].name);
         return;
     }
-    char pts[96]; /* the points, as C */
-    if (gr->kind == GRID_AGE)
-        snprintf(pts, sizeof pts, "G + %zu + (lcm_index)(a->period + 1) * %d", off, gr->n);
-    else snprintf(pts, sizeof pts, "G + %zu", off);
-    emit_start(e);
-    base_sb_printf(b, "cell[%d] = ", kc);
-    switch (gr->kind) {
-    case GRID_LIN:
-        base_sb_printf(b, "lcm_cell_lin(%s, %s, %s, %d);", x, emit_literal(gr->start).s,
-                  emit_literal((gr->n - 1) / (gr->stop - gr->start)).s, gr->n);
-        break;
-    case GRID_LOG:
-        base_sb_printf(b, "lcm_cell_log(%s, %s, %s, %s, %d);", x, emit_literal(gr->start).s, emit_literal(log(gr->start)).s,
-                  emit_literal((gr->n - 1) / (log(gr->stop) - log(gr->start))).s, gr->n);
-        break;
-    case GRID_PWLIN:
-    case GRID_PWLOG: piece_cell(e, gr, node); break;
-    default: base_sb_printf(b, "lcm_cell_search(%s, %s, %d);", x, pts, gr->n); break; /* irregular, by age */
+    int hoisted = cell_hoisted(e, tg, s) && node == tg->next[s].node;
+    if (hoisted) {
+        base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
+        emit_line(e, "cell[%d] = nc%d_%d; t[%d] = nt%d_%d; st[%d] = %lld; /* %s.%s */", kc, g, s, kc, g, s, kc, stride,
+                  tr->name, tr->states[s].name);
+        base_sb_puts(e->b, "#else\n");
     }
-    base_sb_printf(b, " t[%d] = lcm_frac(%s, %s, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, pts, kc, kc, stride,
-              tr->name, tr->states[s].name);
+    char pts[96];
+    next_points(e, g, s, pts, sizeof pts);
+    emit_start(e);
+    base_sb_printf(e->b, "cell[%d] = ", kc);
+    cell_of(e, g, s, node);
+    base_sb_printf(e->b, "; t[%d] = lcm_frac(%s, %s, cell[%d]); st[%d] = %lld; /* %s.%s */\n", kc, x, pts, kc, kc, stride,
+                   tr->name, tr->states[s].name);
+    if (hoisted) base_sb_puts(e->b, "#endif\n");
 }
 
 /* The loop over the points of stochastic next state s (a Markov state's
@@ -372,7 +430,7 @@ void emit_target_block(emitter *e, const ir_target *tg, int level)
         /* the EGM table reads next period's marginal values, at the next
          * liquid state as a function of savings (gen/emit_egm.c) */
         int liquid = (e->n->kind == NEST_EGM) && s == ir_marginal_state(tr);
-        next_cell(e, g, s, liquid ? e->r->egm.next[tg - e->r->targets] : nx->node, kc, stride[s]);
+        next_cell(e, tg, s, liquid ? e->r->egm.next[tg - e->r->targets] : nx->node, kc, stride[s]);
         kc += interpolated(e, tg, s);
     }
     int *axis = emit_ev_axes(e, tg); /* NULL: the target's V is summed inline, always */

@@ -61,31 +61,39 @@ static void state_points(const emitter *e, int s, char *buf, size_t len)
     else snprintf(buf, len, "G + %zu", off);
 }
 
-/* The distinct non-empty sets of shared row states of the plan's discrete
- * combinations (ir_pre.egm_shared) into sets[], their count returned;
- * set_of[dc]: combination dc's set, -1 for none. */
+/* The distinct non-empty sets of shared row states of the plan's groups
+ * (ir_pre.egm_shared) into sets[], their count returned; set_of[g]: group
+ * g's set, -1 for none. */
 static int shared_sets(const emitter *e, uint64_t *sets, int *set_of)
 {
     const ir_pre *p = &e->p->pre;
     int n = 0;
-    for (int dc = 0; dc < p->egm_combos; ++dc) {
-        set_of[dc] = -1;
-        if (!p->egm_shared[dc]) continue;
-        for (int i = 0; i < n && set_of[dc] < 0; ++i)
-            if (sets[i] == p->egm_shared[dc]) set_of[dc] = i;
-        if (set_of[dc] < 0) sets[n] = p->egm_shared[dc], set_of[dc] = n++;
+    for (int g = 0; g < p->egm_groups; ++g) {
+        set_of[g] = -1;
+        if (!p->egm_shared[g]) continue;
+        for (int i = 0; i < n && set_of[g] < 0; ++i)
+            if (sets[i] == p->egm_shared[g]) set_of[g] = i;
+        if (set_of[g] < 0) sets[n] = p->egm_shared[g], set_of[g] = n++;
     }
     return n;
 }
 
-/* A combination of the discrete actions whose entries share the points of
- * state s (its entries are made at point 0 alone): the condition on the
- * combination's index `dc`, "" for none. */
-static void shared_condition(const emitter *e, int s, const char *dc, lcm_sb *b)
+/* The groups whose entries share the points of state s (their rows leave
+ * it out): the condition on the group's index `g`, "" for none. */
+static void shared_condition(const emitter *e, int s, const char *g, lcm_sb *b)
 {
     const ir_pre *p = &e->p->pre;
-    for (int c = 0; c < p->egm_combos; ++c)
-        if (s < IR_SET_BITS && (p->egm_shared[c] >> s & 1)) base_sb_printf(b, "%s%s == %d", b->len ? " || " : "", dc, c);
+    for (int c = 0; c < p->egm_groups; ++c)
+        if (s < IR_SET_BITS && (p->egm_shared[c] >> s & 1)) base_sb_printf(b, "%s%s == %d", b->len ? " || " : "", g, c);
+}
+
+/* A value of each group, vals[g], chosen by the group's index `g`. */
+static void group_select(const emitter *e, const long long *vals, const char *g, lcm_sb *b)
+{
+    int last = e->p->pre.egm_groups - 1;
+    for (int c = 0; c < last; ++c)
+        if (vals[c] != vals[last]) base_sb_printf(b, "%s == %d ? (lcm_index)%lld : ", g, c, vals[c]);
+    base_sb_printf(b, "(lcm_index)%lld", vals[last]);
 }
 
 void emit_egm_rows(emitter *e)
@@ -99,10 +107,10 @@ void emit_egm_rows(emitter *e)
     emit_line(e, "lcm_index egm_at[%d];", corners);
     emit_line(e, "real egm_w[%d];", corners);
     emit_line(e, "int egm_n = 0; /* the corners of non-zero weight, first in egm_at and egm_w */");
-    uint64_t sets[IR_EGM_COMBOS];
-    int set_of[IR_EGM_COMBOS], nsets = shared_sets(e, sets, set_of);
+    uint64_t sets[IR_EGM_GROUPS];
+    int set_of[IR_EGM_GROUPS], nsets = shared_sets(e, sets, set_of);
     for (int i = 0; i < nsets; ++i) /* shared points read as point 0 */
-        emit_line(e, "lcm_index egm_at%d[%d]; /* the rows of the choices that share points (ir_pre.egm_shared) */", i, corners);
+        emit_line(e, "lcm_index egm_at%d[%d]; /* the rows of the groups that share points (ir_pre.egm_shared) */", i, corners);
     emit_open(e, "{");
     for (int k = 0; k < nc; ++k) {
         char pts[96];
@@ -126,8 +134,8 @@ void emit_egm_rows(emitter *e)
             emit_line(e, "w *= up ? et%d : (real)1 - et%d;", s, s);
         }
         emit_line(e, "row = row * %d + at;", v->grid.n);
-        for (int i = 0; i < nsets; ++i)
-            emit_line(e, "row%d = row%d * %d%s;", i, i, v->grid.n, s < IR_SET_BITS && (sets[i] >> s & 1) ? " /* shared: point 0 */" : " + at");
+        for (int i = 0; i < nsets; ++i) /* a shared state is not an axis of the rows */
+            if (!(s < IR_SET_BITS && (sets[i] >> s & 1))) emit_line(e, "row%d = row%d * %d + at;", i, i, v->grid.n);
         emit_close(e);
     }
     emit_open(e, "if (w != 0) { /* a corner of weight 0 adds nothing: kept out of every search */");
@@ -142,29 +150,34 @@ void emit_egm_rows(emitter *e)
 void emit_egm_choice(emitter *e)
 {
     const ir_regime *r = e->r;
-    if (!e->p->pre.egm) return;
+    const ir_pre *p = &e->p->pre;
+    if (!p->egm) return;
     /* the choice: the combination of the enumerated actions, which come first
-     * (ai<nd-1> counts them in the loops around the candidates') */
+     * (ai<nd-1> counts them in the loops around the candidates'); its group
+     * and its index there pick its curves (ir/precompute.h) */
     int cont[IR_SET_BITS], corners = 1 << other_continuous(e, cont), nd = ir_egm_enumerated(r);
     char d[32] = "0";
     if (nd) snprintf(d, sizeof d, "ai%d", nd - 1);
-    emit_line(e, "lcm_index egm_off[%d]; /* the rows of this %schoice */", corners,
-              nd == ir_discrete_actions(r) ? "discrete " : "");
-    uint64_t sets[IR_EGM_COMBOS];
-    int set_of[IR_EGM_COMBOS], nsets = shared_sets(e, sets, set_of);
-    lcm_sb rows;
-    base_sb_init(&rows);
-    if (nsets) { /* the combination of the discrete actions picks its rows */
-        long long inner = ir_egm_choices(r) / e->p->pre.egm_combos;
-        emit_line(e, "const lcm_index egm_dc = %s / %lld; /* the discrete actions' combination */", d, inner);
-        for (int dc = 0; dc < e->p->pre.egm_combos; ++dc)
-            if (set_of[dc] >= 0) base_sb_printf(&rows, "egm_dc == %d ? egm_at%d : ", dc, set_of[dc]);
-    }
+    emit_line(e, "LCM_UNUSED const lcm_index egm_g = %s / %lld, egm_i = %s %% %lld; /* its group, and its index there */",
+              d, p->egm_inner, d, p->egm_inner);
+    uint64_t sets[IR_EGM_GROUPS];
+    int set_of[IR_EGM_GROUPS];
+    shared_sets(e, sets, set_of);
+    lcm_sb rows, first, per, kept;
+    base_sb_init(&rows), base_sb_init(&first), base_sb_init(&per), base_sb_init(&kept);
+    for (int g = 0; g < p->egm_groups; ++g)
+        if (set_of[g] >= 0) base_sb_printf(&rows, "egm_g == %d ? egm_at%d : ", g, set_of[g]);
     base_sb_puts(&rows, "egm_at");
+    group_select(e, p->egm_first, "egm_g", &first);
+    group_select(e, p->egm_rows, "egm_g", &per);
+    group_select(e, p->egm_kept, "egm_g", &kept);
     emit_line(e, "const lcm_index *LCM_RESTRICT egm_rows = %s;", rows.s);
-    base_sb_free(&rows);
-    emit_line(e, "for (int k = 0; k < egm_n; ++k) egm_off[k] = (egm_rows[k] * %lld + %s) * %d;", ir_egm_choices(r), d,
-              r->egm.savings.grid.n);
+    emit_line(e, "lcm_index egm_off[%d]; /* the curves of this choice */", corners);
+    emit_line(e, "const lcm_index egm_curve = (%s) + egm_i * (%s);", first.s, per.s);
+    emit_line(e, "const int egm_m = egm_i < (%s) ? egm_n : 0; /* a choice a constraint rules out has none: the corner "
+                 "alone */", kept.s);
+    emit_line(e, "for (int k = 0; k < egm_m; ++k) egm_off[k] = (egm_curve + egm_rows[k]) * %d;", r->egm.savings.grid.n);
+    base_sb_free(&rows), base_sb_free(&first), base_sb_free(&per), base_sb_free(&kept);
 }
 
 void emit_egm_candidates(emitter *e, int j)
@@ -173,7 +186,7 @@ void emit_egm_candidates(emitter *e, int j)
     int J = e->p->pre.egm ? r->egm.savings.grid.n : 1;
     char next[512]; /* lcm_egm_next(..., i<j>, &act<j>) after its `i` argument */
     if (e->p->pre.egm)
-        snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, egm_n, %d, %s, G[%zu], ", table_entries(e),
+        snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, egm_m, %d, %s, G[%zu], ", table_entries(e),
                  J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
     else /* no target carries the liquid state: the corner alone */
         snprintf(next, sizeof next, "lcm_egm_next((const real *)0, 0, (const lcm_index *)0, (const real *)0, 0, %d, %s, "
@@ -198,48 +211,55 @@ static void empty_entry(const emitter *f, lcm_sb *b)
     base_sb_printf(b, "((real *)a->cont)[j] = ((real *)a->cont)[%lld + j] = LCM_NAN; return;", table_entries(f));
 }
 
-/* State i's value from its code c, in the table's decode (ir/layout.h). */
-static void table_value(void *ctx, int i, lcm_sb *b)
-{
-    const emitter *f = ctx;
-    if (grid_is_discrete(&f->r->states[i].grid)) {
-        base_sb_printf(b, "x[%d] = (real)c;", i);
-    } else {
-        char pts[96];
-        state_points(f, i, pts, sizeof pts);
-        base_sb_printf(b, "x[%d] = (%s)[c];", i, pts);
-    }
-    lcm_sb cond;
-    base_sb_init(&cond);
-    shared_condition(f, i, "egm_dc", &cond);
-    if (cond.len) { /* the entry at point 0 serves all of the state's points: none other is made or read */
-        base_sb_printf(b, " if (c != 0 && (%s)) { ", cond.s);
-        empty_entry(f, b);
-        base_sb_puts(b, " }");
-    }
-    base_sb_free(&cond);
-}
-
-/* Entry j -> savings point egm_j, enumerated actions act<k> (discrete,
- * and continuous ones besides the EGM action: ir_egm_enumerated), the
- * rows' states x[] (ir_pre_egm_row_state; the layout of ir/precompute.h),
- * and the savings. */
+/* Entry j -> savings point egm_j, the curve's group egm_g, the
+ * enumerated actions act<k> (discrete, and continuous ones besides the EGM
+ * action: ir_egm_enumerated), the rows' states x[] (ir_pre_egm_row_state,
+ * the shared ones at point 0; the layout of ir/precompute.h), and the
+ * savings. */
 static void table_decode(emitter *f)
 {
     const ir_regime *r = f->r;
+    const ir_pre *p = &f->p->pre;
     int J = r->egm.savings.grid.n, nd = ir_egm_enumerated(r);
     emit_line(f, "const int egm_j = (int)(rest %% %d);", J);
-    emit_line(f, "rest /= %d;", J);
+    emit_line(f, "rest /= %d; /* the curve */", J);
+    emit_line(f, "LCM_UNUSED int egm_g = 0; /* its group */");
+    for (int g = 1; g < p->egm_groups; ++g)
+        if (p->egm_first[g] < p->rows) emit_line(f, "if (rest >= %lld) egm_g = %d;", p->egm_first[g], g);
+    lcm_sb first, per;
+    base_sb_init(&first), base_sb_init(&per);
+    group_select(f, p->egm_first, "egm_g", &first);
+    group_select(f, p->egm_rows, "egm_g", &per);
+    emit_line(f, "rest -= %s;", first.s);
+    emit_line(f, "const lcm_index egm_per = %s;", per.s);
+    emit_line(f, "LCM_UNUSED lcm_index egm_row = rest %% egm_per; /* the row */");
+    emit_line(f, "rest = egm_g * %lld + rest / egm_per; /* the choice */", p->egm_inner);
+    base_sb_free(&first), base_sb_free(&per);
     for (int j = nd - 1; j >= 0; --j) {
         emit_line(f, "const int i%d = (int)(rest %% %d);", j, r->actions[j].grid.n);
         emit_line(f, "rest /= %d;", r->actions[j].grid.n);
         emit_action_value(f, j, 'i');
     }
-    if (f->p->pre.egm_combos) { /* the combination of the discrete actions: its shared row states (egm_shared) */
-        emit_line(f, "int egm_dc = 0;");
-        for (int j = 0; j < ir_discrete_actions(r); ++j) emit_line(f, "egm_dc = egm_dc * %d + i%d;", r->actions[j].grid.n, j);
+    for (int s = r->nstates - 1; s >= 0; --s) {
+        if (!ir_pre_egm_row_state(p, s)) continue;
+        const ir_grid *g = &r->states[s].grid;
+        lcm_sb cond;
+        base_sb_init(&cond);
+        shared_condition(f, s, "egm_g", &cond);
+        if (cond.len) emit_line(f, "const int egm_c%d = %s ? 0 : (int)(egm_row %% %d); /* %s: shared, point 0 */", s, cond.s,
+                                g->n, r->states[s].name);
+        else emit_line(f, "const int egm_c%d = (int)(egm_row %% %d); /* %s */", s, g->n, r->states[s].name);
+        if (cond.len) emit_line(f, "if (!(%s)) egm_row /= %d;", cond.s, g->n);
+        else emit_line(f, "egm_row /= %d;", g->n);
+        base_sb_free(&cond);
+        if (grid_is_discrete(g)) {
+            emit_line(f, "x[%d] = (real)egm_c%d;", s, s);
+        } else {
+            char pts[96];
+            state_points(f, s, pts, sizeof pts);
+            emit_line(f, "x[%d] = (%s)[egm_c%d];", s, pts, s);
+        }
     }
-    ir_layout_print_decode(r, ~f->p->pre.states, "rest", 4 * f->depth, table_value, f, f->b);
     emit_line(f, "const real egm_savings = G[%zu + egm_j]; /* savings */", f->L->savings_off[r->id][0]);
     if (!(&f->p->lay)->sharded) return;
     /* a sharded regime: this worker makes the rows of its block only, as
@@ -320,9 +340,10 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
     base_sb_puts(&store, "    real *LCM_RESTRICT T = (real *)a->cont;\n    T[j] = egm_R;\n");
     base_sb_printf(&store, "    T[%lld + j] = egm_C;", table_entries(&f));
     base_sb_printf(&what, "The endogenous grid of %s (the endogenous grid method, ir/precompute.h): entry\n"
-                         " * j = (row * %lld + choice) * %d + savings point, the resources R (T[j]) and the\n"
-                         " * action C (T[%lld + j]) at which that saving is optimal, from the Euler equation.",
-                  f.k->symbol, ir_egm_choices(r), r->egm.savings.grid.n, table_entries(&f));
+                         " * j = curve * %d + savings point, a curve for each row and choice, the resources\n"
+                         " * R (T[j]) and the action C (T[%lld + j]) at which that saving is optimal, from the\n"
+                         " * Euler equation.",
+                  f.k->symbol, r->egm.savings.grid.n, table_entries(&f));
     char pass[16], bounds[16];
     emit_pass_suffix(p, IR_PASS_TABLE, pass, sizeof pass);
     emit_pass_suffix(p, IR_PASS_EGM_BOUNDS, bounds, sizeof bounds);

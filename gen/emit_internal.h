@@ -216,6 +216,10 @@ const char *emit_fragment(lcm_sb *b);
 void emit_target_block(emitter *e, const ir_target *tg, int level);
 /* The weights of the targets' stochastic next states known at `level`. */
 void emit_stochastic_weights(emitter *e, int level);
+/* The cells of the targets' continuous next states whose values are known
+ * at this level, where the continuation is computed in a loop inside it:
+ * sought here once, on the CPU (gen/emit_continuation.c, cell_hoisted). */
+void emit_next_cells(emitter *e, int level);
 /* The axes the expected V of target tg sums over (ir_pre_ev_axes, one per
  * state of the target), or NULL when the kernel does not read the
  * target's expected V (ir/precompute.h, "ev"); the caller frees. */

@@ -669,6 +669,7 @@ void emit_level(emitter *e, int level)
     declare_level(e, level, 1, NULL, 0);
     if (emit_is_egm(e) && level == LVL_STATE) emit_egm_rows(e);
     if (emit_is_egm(e) && emit_egm_level(e, level + 1)) emit_egm_choice(e);
+    if (level < e->n->innermost) emit_next_cells(e, level);
     if (level == e->n->innermost) best_update(e);
     else emit_level(e, level + 1);
     if (level >= LVL_ACTION0) emit_close(e);

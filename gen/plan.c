@@ -447,25 +447,34 @@ static void put_count(lcm_sb *b, double x)
     }
 }
 
-/* The row states whose points one entry serves, for each combination of
- * the discrete actions that has some (ir_pre.egm_shared): ", the entries
- * of adjust=adjust made once for all points of 'n'". */
+/* The row states whose points one entry serves, for each group of choices
+ * that has some (ir_pre.egm_shared): " and the points of 'n' adjust=adjust
+ * shares" (a group is a combination of the discrete actions, or all the
+ * choices where there are none). */
 static void describe_shared(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
 {
     int nd = ir_discrete_actions(r), code[IR_SET_BITS];
-    for (int dc = 0; dc < pre->egm_combos && nd <= IR_SET_BITS; ++dc) {
-        if (!pre->egm_shared[dc]) continue;
-        ir_layout_decode(r->actions, nd, -1, dc, code);
-        base_sb_puts(out, ", the entries of ");
-        for (int a = 0; a < nd; ++a)
-            base_sb_printf(out, "%s%s=%s", a ? ", " : "", r->actions[a].name, r->actions[a].grid.labels[code[a]]);
-        base_sb_puts(out, " made once for all points of ");
+    for (int g = 0; g < pre->egm_groups && nd <= IR_SET_BITS; ++g) {
+        if (!pre->egm_shared[g]) continue;
+        base_sb_printf(out, "%sthe points of ", out->len ? " and " : "");
         for (int s = 0, first = 1; s < r->nstates; ++s)
-            if (pre->egm_shared[dc] >> s & 1) base_sb_printf(out, "%s'%s'", first ? "" : " and ", r->states[s].name), first = 0;
+            if (pre->egm_shared[g] >> s & 1) base_sb_printf(out, "%s'%s'", first ? "" : " and ", r->states[s].name), first = 0;
+        if (!nd) {
+            base_sb_puts(out, " its entries share");
+            continue;
+        }
+        ir_layout_decode(r->actions, nd, -1, g, code);
+        for (int a = 0; a < nd; ++a)
+            base_sb_printf(out, "%s%s=%s", a ? ", " : " ", r->actions[a].name, r->actions[a].grid.labels[code[a]]);
+        base_sb_puts(out, " shares");
     }
 }
 
-/* An EGM regime's line: which method, and the endogenous grid's size. */
+/* An EGM regime's line: which method, and the endogenous grid's size: the
+ * rows, choices and savings points, less the choices a constraint rules
+ * out and the points a group shares (ir/precompute.h): "(500 rows x 40
+ * choices x 100 savings points, less the choices 'keep_once' rules out and
+ * the points of 'n' adjust=adjust shares)". */
 static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
 {
     int ne = ir_egm_enumerated(r), continuous = 0;
@@ -477,19 +486,37 @@ static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
         base_sb_printf(out, ": no next period carries '%s', so only the budget's corner\n", r->states[r->egm.state].name);
         return;
     }
+    double rows = 1, kept = 0;
+    for (int s = 0; s < r->nstates; ++s)
+        if (ir_pre_egm_row_state(pre, s)) rows *= r->states[s].grid.n;
+    for (int g = 0; g < pre->egm_groups; ++g) kept += (double)pre->egm_kept[g];
+    int left_out = kept < (double)ir_egm_choices(r);
     base_sb_puts(out, ": an endogenous grid of ");
     put_count(out, (double)pre->rows * (double)pre->acts);
     base_sb_puts(out, " entries (");
-    put_count(out, (double)pre->rows);
-    base_sb_puts(out, pre->rows == 1 ? " row x " : " rows x ");
+    put_count(out, rows);
+    base_sb_puts(out, rows == 1 ? " row x " : " rows x ");
     put_count(out, (double)ir_egm_choices(r));
     base_sb_puts(out, ne ? " choices x " : " choice x ");
     put_count(out, (double)r->egm.savings.grid.n);
-    base_sb_puts(out, " savings points)");
-    for (int c = 0; c < r->nconstraints; ++c)
+    base_sb_puts(out, " savings points");
+    lcm_sb less;
+    base_sb_init(&less);
+    int rulers = 0;
+    for (int c = 0; left_out && c < r->nconstraints; ++c)
         if (pre->egm_tests >> c & 1)
-            base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
-    describe_shared(r, pre, out);
+            base_sb_printf(&less, "%s'%s'", rulers++ ? " or " : "the choices ", r->constraints[c].name);
+    if (rulers) base_sb_puts(&less, rulers > 1 ? " rule out" : " rules out");
+    lcm_sb shared;
+    base_sb_init(&shared);
+    describe_shared(r, pre, &shared);
+    if (less.len && shared.len) base_sb_puts(&less, " and ");
+    base_sb_puts(&less, shared.len ? shared.s : "");
+    if (less.len) base_sb_printf(out, ", less %s", less.s);
+    base_sb_free(&less), base_sb_free(&shared);
+    base_sb_putc(out, ')');
+    for (int c = 0; !left_out && c < r->nconstraints; ++c)
+        if (pre->egm_tests >> c & 1) base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
     if (pre->ev) base_sb_puts(out, ", the expected next V precomputed");
     base_sb_putc(out, '\n');
 }

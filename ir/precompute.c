@@ -115,26 +115,70 @@ static void read_root(void *ctx, int id)
     if (id >= 0) rd->states |= rd->fold ? ir_fold_reads(rd->fold, id) : rd->sm[id];
 }
 
+/* The groups of an endogenous grid's choices: one per combination of the
+ * discrete actions, or one for all beyond IR_EGM_GROUPS of them. */
+static int group_count(const ir_regime *r)
+{
+    long long combos = ir_taste_choices(r);
+    return combos <= IR_EGM_GROUPS ? (int)combos : 1;
+}
+
 /* egm_plan's egm_shared: for each combination of the discrete actions,
  * the row states that neither its entry's roots nor the constraints it
  * tests read (sharded: the states no worker may leave to another). */
 static void egm_share(const ir_model *m, const ir_kernel *kn, const ir_regime *r, uint64_t sharded, ir_pre *p)
 {
-    long long combos = ir_taste_choices(r); /* the discrete actions' combinations */
-    if (combos > IR_EGM_COMBOS || r->nconstraints > IR_SET_BITS) return;
-    int any = 0;
-    for (long long dc = 0; dc < combos; ++dc) {
+    if (p->egm_groups != ir_taste_choices(r) || r->nconstraints > IR_SET_BITS) return; /* no group per combination */
+    for (int dc = 0; dc < p->egm_groups; ++dc) {
         ir_fold fold;
-        ir_fold_init(&fold, m, r, dc);
+        ir_fold_init(&fold, m, r, dc, ir_discrete_actions(r));
         reads rd = {NULL, &fold, 0};
         rd.states |= ir_egm_entry_roots(m, r, kn, read_root, &rd);
         for (int c = 0; c < r->nconstraints; ++c)
             if (p->egm_tests >> c & 1) read_root(&rd, r->constraints[c].node);
         ir_fold_free(&fold);
         p->egm_shared[dc] = p->states & ~rd.states & ~sharded;
-        any |= p->egm_shared[dc] != 0;
     }
-    p->egm_combos = any ? (int)combos : 0;
+}
+
+/* The most choices whose constraints the plan folds, one by one
+ * (egm_kept): beyond, every choice of a group keeps its entries. */
+#define EGM_FOLDED_CHOICES 65536
+
+/* egm_plan's egm_kept of group g: 1 + the last of its choices that no
+ * constraint its entries test rules out in every precision (ir/fold.h). */
+static long long egm_kept(const ir_model *m, const ir_regime *r, const ir_pre *p, int g)
+{
+    long long inner = p->egm_inner;
+    if (!p->egm_tests || ir_egm_choices(r) > EGM_FOLDED_CHOICES || r->nstates > IR_SET_BITS) return inner;
+    for (long long ic = inner - 1; ic >= 0; --ic) {
+        ir_fold fold;
+        ir_fold_init(&fold, m, r, g * inner + ic, ir_egm_enumerated(r));
+        int out = 0;
+        for (int c = 0; c < r->nconstraints && !out; ++c)
+            out = (p->egm_tests >> c & 1) && ir_fold_false(&fold, r->constraints[c].node);
+        ir_fold_free(&fold);
+        if (!out) return ic + 1;
+    }
+    return 0;
+}
+
+/* egm_plan's groups: the curves (a row and a choice, J entries) each
+ * group makes, from egm_first on: its kept choices, each over the points of
+ * its row states but the shared ones. */
+static void egm_curves(const ir_model *m, const ir_regime *r, ir_pre *p)
+{
+    long long curves = 0;
+    for (int g = 0; g < p->egm_groups; ++g) {
+        long long rows = 1;
+        for (int s = 0; s < r->nstates; ++s)
+            if (ir_pre_egm_row_state(p, s) && !(s < IR_SET_BITS && (p->egm_shared[g] >> s & 1))) rows *= r->states[s].grid.n;
+        p->egm_rows[g] = rows;
+        p->egm_kept[g] = egm_kept(m, r, p, g);
+        p->egm_first[g] = curves;
+        curves += p->egm_kept[g] * rows;
+    }
+    p->rows = curves;
 }
 
 /* An EGM kernel's endogenous grid: when one of its targets carries the
@@ -151,6 +195,8 @@ static void egm_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r,
     if (!any) return;
     p->active = p->egm = 1;
     p->reals = 2;
+    p->egm_groups = group_count(r);
+    p->egm_inner = ir_egm_choices(r) / p->egm_groups;
     p->states = ~(uint64_t)0; /* beyond the masks: every state */
     if (r->nstates <= IR_SET_BITS && r->nactions <= IR_SET_BITS) {
         uint64_t *sm = base_xcalloc(r->nnodes + 1, sizeof *sm), *am = base_xcalloc(r->nnodes + 1, sizeof *am);
@@ -176,12 +222,10 @@ static void egm_plan(const ir_model *m, const ir_kernel *kn, const ir_regime *r,
     } else if (r->egm.state < IR_SET_BITS) {
         p->states &= ~((uint64_t)1 << r->egm.state);
     }
-    p->rows = 1;
-    for (int s = 0; s < r->nstates; ++s)
-        if (ir_pre_egm_row_state(p, s)) p->rows *= r->states[s].grid.n;
+    egm_curves(m, r, p);
     int J = r->egm.savings.grid.n;
-    p->acts = ir_egm_choices(r) * J; /* the combinations of the enumerated actions (nested EGM: continuous ones too) */
-    p->blocks = p->rows * ir_egm_choices(r) * LCM_EGM_BLOCKS(J);
+    p->acts = J;
+    p->blocks = p->rows * LCM_EGM_BLOCKS(J);
 }
 
 /* ir_pre_ev_axes for one state, before sources are shared out (sm, am:

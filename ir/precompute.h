@@ -24,18 +24,25 @@
  *
  * A kernel of a regime that solves by the endogenous grid method (ir.h,
  * ir_egm) has its endogenous grid in the table instead, whenever a target
- * of the kernel carries the liquid state: entry ((row * choices + d) * J +
- * j), row the states the entry reads (ir_pre.states: those the Euler
- * equation's right side and the policy read, and the sharded ones; never
- * the liquid one; row-major, every point),
- * d the combination of the actions it enumerates (ir_egm_choices: its
- * discrete actions, and with nested EGM its continuous ones besides the
- * EGM action, on their grids), j the savings point; two reals
- * each, the resources R (entries [0, n)) and the action C (entries [n, 2n))
- * at which savings j is optimal.  A second pass of the table then bounds
- * blocks of LCM_EGM_BLOCK segments of each row and choice: the least and the
+ * of the kernel carries the liquid state: curves of J entries, J the
+ * savings points, each for a row of the states the entry reads
+ * (ir_pre.states: those the Euler equation's right side and the policy
+ * read, and the sharded ones; never the liquid one) and a combination d of
+ * the actions it enumerates (ir_egm_choices: its discrete actions, and with
+ * nested EGM its continuous ones besides the EGM action, on their grids).
+ * The choices fall into groups (egm_groups: one per combination of the
+ * discrete actions, or one for all), d = g * egm_inner + i; group g's
+ * curve of its choice i < egm_kept[g] and row r is egm_first[g] + i *
+ * egm_rows[g] + r, its row over the row states' points, row-major, but
+ * those of the states the group shares (egm_shared[g]), whose points its
+ * entries serve alike.  The choices from egm_kept[g] on, which a
+ * constraint rules out, have none.  Entry (curve * J + j) holds two
+ * reals, the resources R (entries [0, n)) and the action C (entries [n,
+ * 2n)) at which savings j is optimal.  A second pass of the table then
+ * bounds blocks of LCM_EGM_BLOCK segments of each curve (a segment joins
+ * points j and j + 1): the least and the
  * greatest R of their points (reals 2n + 2q and 2n + 2q + 1 for block q =
- * (row * choices + d) * blocks per row + b; the last block reaches to +inf,
+ * curve * blocks per curve + b; the last block reaches to +inf,
  * where its last segment extrapolates), so that a state seeks its
  * candidates only in the blocks that hold its resources.  Simulation reads
  * the table too: the table of a period is made from that period's V_{t+1}
@@ -131,7 +138,7 @@ typedef struct ir_elim {
     char why[256];        /* without a stage: why, where an action would have saved work (else "") */
 } ir_elim;
 
-#define IR_EGM_COMBOS 64 /* the most discrete combinations whose shared row states an EGM plan tells */
+#define IR_EGM_GROUPS 64 /* the most groups of an endogenous grid's choices, each a combination of the discrete actions */
 
 typedef struct ir_pre {
     int active;         /* the kernel reads a continuation table (or an EGM regime's endogenous grid) */
@@ -142,7 +149,7 @@ typedef struct ir_pre {
     long long rows;     /* product over the read non-sharded states (ir_chunk_width: a chunk when splayed) */
     long long acts;     /* product over the read actions */
     long long item_acts; /* the entries of one launch item of its pass: acts over the first read action's points */
-    int egm;            /* the endogenous grid of an EGM regime (rows: the states it reads) */
+    int egm;            /* the endogenous grid of an EGM regime (rows: its curves, acts: the savings points) */
     int reals;          /* reals per entry: 1, EGM 2 */
     long long blocks;   /* EGM: the bounded blocks (the second pass's launch) */
     /* EGM: the constraints (bit c) its entries test, those that read only
@@ -150,21 +157,24 @@ typedef struct ir_pre {
      * continuous state, whose rows a state between them blends, nor the EGM
      * action).  The kernel tests them before it seeks the choice's
      * candidates, so an entry that one rules out is never read: it is left
-     * NaN (no segment), and its Euler equation is not computed
-     * (durables.lua: a keeper's durables past the first point, half the
-     * entries) */
+     * NaN (no segment), and its Euler equation is not computed; where one
+     * rules out a group's last choices in every precision (ir/fold.h), they
+     * take no room (egm_kept: durables.lua, a keeper's durables past the
+     * first point, half the choices) */
     uint64_t egm_tests;
-    /* EGM: for each combination dc of the discrete actions (egm_combos of
-     * them; 0 where no combination shares, or more than IR_EGM_COMBOS), the
-     * row states whose points share one entry: those its entries do not
-     * read, the where()s the discrete actions decide followed to their
-     * taken branch (ir/fold.h; never a sharded state, whose points other
-     * workers make).  Only the entries at point 0 of those states are
-     * made; the kernel reads them for every point (durables.lua: an
-     * adjuster's entries do not read the durable it holds, n, so they are
-     * made once, not once per n) */
-    int egm_combos;
-    uint64_t egm_shared[IR_EGM_COMBOS];
+    int egm_groups;       /* EGM: the groups of its choices (above) */
+    long long egm_inner;  /* EGM: the choices of a group */
+    /* EGM, for each group g: the row states whose points share one entry
+     * (only when a group is a combination of the discrete actions): those
+     * its entries do not read, the where()s the discrete actions decide
+     * followed to their taken branch (ir/fold.h; never a sharded state,
+     * whose points other workers make).  The kernel reads that entry at
+     * every point (durables.lua: an adjuster's entries do not read the
+     * durable it holds, n, so they are made once, not once per n) */
+    uint64_t egm_shared[IR_EGM_GROUPS];
+    long long egm_kept[IR_EGM_GROUPS];  /* its first choices, which have curves (the others are ruled out) */
+    long long egm_rows[IR_EGM_GROUPS];  /* the rows of each of its choices */
+    long long egm_first[IR_EGM_GROUPS]; /* its first curve */
     int ev;             /* the expected next V of targets with shock processes */
     uint64_t ev_targets; /* bit t: the kernel's target t is read from it */
     long long ev_entries; /* its reals: the targets' V sizes */

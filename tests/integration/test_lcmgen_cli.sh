@@ -137,8 +137,8 @@ check "lcmgen --plan: DC-EGM with its endogenous grid" \
 check "lcmgen --plan: EGM where no next period carries wealth" \
   "grep -q \"^lcm_k3_retirement (regime 'retirement'): EGM on 'wealth' for 'consumption': no next period carries 'wealth', so only the budget's corner\$\" '$work/plan.egm'"
 "$LCMGEN" "$SRC/models/durables.lua" -D solver=negm -D a_points=20 -D p_points=10 -D n_points=10 -D d_points=20 --plan > "$work/plan.negm"
-check "lcmgen --plan: nested EGM, its rows, the entries a constraint rules out, the shared ones, the expected V" \
-  "grep -q \"^lcm_k0_alive (regime 'alive'): nested EGM on 'a_lag' for 'c', each choice of 'adjust', 'd_new': an endogenous grid of 2,000,000 entries (500 rows x 40 choices x 100 savings points), its entries ruled out by 'keep_once' left empty, the entries of adjust=adjust made once for all points of 'n', the expected next V precomputed\$\" '$work/plan.negm'"
+check "lcmgen --plan: nested EGM, its rows, less the choices a constraint rules out and the shared points, the expected V" \
+  "grep -q \"^lcm_k0_alive (regime 'alive'): nested EGM on 'a_lag' for 'c', each choice of 'adjust', 'd_new': an endogenous grid of 150,000 entries (500 rows x 40 choices x 100 savings points, less the choices 'keep_once' rules out and the points of 'n' adjust=adjust shares), the expected next V precomputed\$\" '$work/plan.negm'"
 "$LCMGEN" "$SRC/models/mahler_yum_2024.lua" -o "$work/my" > "$work/my.out" 2>&1
 check "lcmgen -o says nothing on success" "[ ! -s '$work/my.out' ]"
 

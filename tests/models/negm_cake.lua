@@ -26,7 +26,13 @@
 --            entries do not read n and are shared across n's points)
 --   decimal  d where (adjust * 0.1 + 0.2) ~= 0.3, else n: true in float64,
 --            false in float32 (where an adjuster reads n), so the plan may
---            not decide it and nothing is shared.
+--            not decide it and nothing is shared;
+-- keep_rule: which durables a keeper's constraint keep_once leaves, which the
+-- plan folds to leave the others' entries out of the endogenous grid:
+--   plain    (default) d <= 0: the first point alone
+--   near     d <= 3/7 less one ulp: also the first alone in float64, but the
+--            first two in float32 (d's second point 3/7 and the bound are
+--            one float there), so the plan keeps the second point's entries.
 local lcm = require("lcm")
 
 local T = lcm.option("n_periods", 4)
@@ -38,6 +44,11 @@ local durable_rule = lcm.option("durable_rule", "plain")
 if durable_rule ~= "plain" and durable_rule ~= "code" and durable_rule ~= "decimal" then
   error("option durable_rule must be plain, code or decimal, not '" .. durable_rule .. "'", 0)
 end
+local keep_rule = lcm.option("keep_rule", "plain")
+if keep_rule ~= "plain" and keep_rule ~= "near" then
+  error("option keep_rule must be plain or near, not '" .. keep_rule .. "'", 0)
+end
+local keep_bound = keep_rule == "near" and 3 / 7 - 2 ^ -54 or 0
 local y = 0.5 -- income each period: wealth >= y
 
 local Regime = lcm.categorical{ "alive", "last", name = "Regime" }
@@ -76,7 +87,7 @@ local alive = lcm.regime{
   },
   constraints = {
     budget = function(c, resources) return c:le(resources) end,
-    keep_once = function(adjust, d) return lcm.any(adjust:eq("adjust"), d:le(0)) end,
+    keep_once = function(adjust, d) return lcm.any(adjust:eq("adjust"), d:le(keep_bound)) end,
   },
   state_transitions = {
     wealth = function(resources, c, r) return (1 + r) * (resources - c) + y end,

@@ -7,8 +7,9 @@
  * per state, or 2^16 in all).  And the endogenous grid of an EGM regime:
  * its rows the states its entries read (durables.lua: not the transitory
  * shock, which only this period's resources read), the constraint on the
- * enumerated actions alone tested in the entry, an adjuster's entries
- * shared across the durable it does not read, its kernel's Q reading the
+ * enumerated actions alone tested in the entry, the choices it rules out
+ * in every precision left out of the table, an adjuster's entries shared
+ * across the durable it does not read, its kernel's Q reading the
  * expected V. */
 #include <stdlib.h>
 #include <string.h>
@@ -172,14 +173,21 @@ int main(void)
             if (!strcmp(r->constraints[c].name, "keep_once")) keep_once = c;
             if (!strcmp(r->constraints[c].name, "budget")) budget = c;
         }
-        CHECK_MSG(p.egm && p.rows == 3 * 5 * 3 && ir_pre_entries(&p, 1) == 3 * 5 * 3 * 2 * 4 * 6,
-                  "durables negm: %lld rows, %lld entries", p.rows, ir_pre_entries(&p, 1));
+        /* curves: a keeper's first durable alone (keep_once rules out the
+         * others in every precision) over its rows, an adjuster's 4 over
+         * p_lag x psi (below) */
+        CHECK_MSG(p.egm && p.rows == 3 * 5 * 3 + 4 * 3 * 3 && ir_pre_entries(&p, 1) == (3 * 5 * 3 + 4 * 3 * 3) * 6,
+                  "durables negm: %lld curves, %lld entries", p.rows, ir_pre_entries(&p, 1));
+        CHECK_MSG(p.egm_groups == 2 && p.egm_inner == 4 && p.egm_kept[0] == 1 && p.egm_kept[1] == 4 &&
+                      p.egm_rows[0] == 45 && p.egm_rows[1] == 9 && p.egm_first[0] == 0 && p.egm_first[1] == 45,
+                  "durables negm: groups %d of %lld choices, kept %lld %lld, rows %lld %lld", p.egm_groups, p.egm_inner,
+                  p.egm_kept[0], p.egm_kept[1], p.egm_rows[0], p.egm_rows[1]);
         CHECK(keep_once >= 0 && budget >= 0 && (tested >> keep_once & 1) && !(tested >> budget & 1));
         /* an adjuster's entries read d_new, not the durable n it holds: they
          * are made at n's point 0 and shared; a keeper's read n */
         int n = ir_find_state(r, "n");
-        CHECK_MSG(n >= 0 && p.egm_combos == 2 && p.egm_shared[0] == 0 && p.egm_shared[1] == (uint64_t)1 << n,
-                  "durables negm: %d combinations, shared %#llx (keep) %#llx (adjust)", p.egm_combos,
+        CHECK_MSG(n >= 0 && p.egm_shared[0] == 0 && p.egm_shared[1] == (uint64_t)1 << n,
+                  "durables negm: %d groups, shared %#llx (keep) %#llx (adjust)", p.egm_groups,
                   (unsigned long long)p.egm_shared[0], (unsigned long long)p.egm_shared[1]);
         CHECK_MSG(p.ev && p.ev_entries == 4 * 3 * 5 * 3 * 3, "durables negm: ev %d of %lld entries", p.ev,
                   p.ev_entries);
@@ -192,12 +200,28 @@ int main(void)
     if (plan_of("tests/models/negm_cake.lua", code, "lcm_k0_alive", &p, &model)) {
         const ir_model *m = core_model_ir(model);
         int n = ir_find_state(&m->regimes[m->kernels[0].regime], "n");
-        CHECK_MSG(p.egm_combos == 2 && !p.egm_shared[0] && p.egm_shared[1] == (uint64_t)1 << n,
-                  "negm_cake, durable_rule=code: %d combinations", p.egm_combos);
+        CHECK_MSG(p.egm_groups == 2 && !p.egm_shared[0] && p.egm_shared[1] == (uint64_t)1 << n,
+                  "negm_cake, durable_rule=code: %d groups", p.egm_groups);
     }
     lcm_model_free(model);
     if (plan_of("tests/models/negm_cake.lua", decimal, "lcm_k0_alive", &p, &model))
-        CHECK_MSG(p.egm && p.egm_combos == 0, "negm_cake, durable_rule=decimal: %d combinations share", p.egm_combos);
+        CHECK_MSG(p.egm && p.egm_groups == 2 && !p.egm_shared[0] && !p.egm_shared[1],
+                  "negm_cake, durable_rule=decimal: %d groups, shared %#llx", p.egm_groups,
+                  (unsigned long long)p.egm_shared[1]);
+    lcm_model_free(model);
+    /* the choices keep_once rules out in every precision take no room: a
+     * keeper's durables past the first (d <= 0); with keep_rule=near (d <=
+     * 3/7 less one ulp) its second point 3/7 is ruled out in float64 but
+     * not in float32, so its entries are kept */
+    const char *plain[] = {NULL}, *near[] = {"keep_rule=near", NULL};
+    if (plan_of("tests/models/negm_cake.lua", plain, "lcm_k0_alive", &p, &model))
+        CHECK_MSG(p.egm_groups == 2 && p.egm_inner == 8 && p.egm_kept[0] == 1 && p.egm_kept[1] == 8 && p.rows == 8 + 8,
+                  "negm_cake: kept %lld (keep) %lld (adjust), %lld curves", p.egm_kept[0], p.egm_kept[1], p.rows);
+    lcm_model_free(model);
+    if (plan_of("tests/models/negm_cake.lua", near, "lcm_k0_alive", &p, &model))
+        CHECK_MSG(p.egm_kept[0] == 2 && p.egm_kept[1] == 8 && p.rows == 2 * 8 + 8,
+                  "negm_cake, keep_rule=near: kept %lld (keep) %lld (adjust), %lld curves", p.egm_kept[0],
+                  p.egm_kept[1], p.rows);
     lcm_model_free(model);
     CHECK_DONE();
 }
