@@ -177,12 +177,14 @@ static void cell_of(emitter *e, int g, int s, int node)
 /* Whether the cell of next state s of target tg is sought where its value
  * is known, once, rather than in every continuation block of the loops
  * inside (emit_next_cells: Druedahl's p' at the state, n' at the durable,
- * not at each consumption).  On the CPU alone: a GPU thread would keep the
+ * not at each consumption).  Not where a continuation table makes those
+ * blocks the rare path, and on the CPU alone: a GPU thread would keep the
  * cells in registers through those loops (the reason process_weights keeps
  * an AR(1) row's weights on the CPU alone). */
 static int cell_hoisted(const emitter *e, const ir_target *tg, int s)
 {
-    return !e->n->flat && interpolated(e, tg, s) && e->n->lvl[tg->next[s].node] < emit_target_level(e, tg);
+    return !e->n->flat && !emit_reads_table(e) && interpolated(e, tg, s) &&
+           e->n->lvl[tg->next[s].node] < emit_target_level(e, tg);
 }
 
 void emit_next_cells(emitter *e, int level)

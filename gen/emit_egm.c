@@ -49,7 +49,7 @@ static int other_continuous(const emitter *e, int *out)
     return n;
 }
 
-/* The table's entries: rows x choices x savings points. */
+/* The table's entries: curves x savings points (ir/precompute.h). */
 static long long table_entries(const emitter *e) { return e->p->pre.rows * e->p->pre.acts; }
 
 /* The points of state s of the regime at the kernel's period, as C. */
@@ -340,9 +340,9 @@ int emit_egm_table(const kernel_plan *p, int lines, const char *nx, lcm_sb *out,
     base_sb_puts(&store, "    real *LCM_RESTRICT T = (real *)a->cont;\n    T[j] = egm_R;\n");
     base_sb_printf(&store, "    T[%lld + j] = egm_C;", table_entries(&f));
     base_sb_printf(&what, "The endogenous grid of %s (the endogenous grid method, ir/precompute.h): entry\n"
-                         " * j = curve * %d + savings point, a curve for each row and choice, the resources\n"
-                         " * R (T[j]) and the action C (T[%lld + j]) at which that saving is optimal, from the\n"
-                         " * Euler equation.",
+                         " * j = curve * %d + savings point, a curve for each row and choice it may read, the\n"
+                         " * resources R (T[j]) and the action C (T[%lld + j]) at which that saving is optimal,\n"
+                         " * from the Euler equation.",
                   f.k->symbol, r->egm.savings.grid.n, table_entries(&f));
     char pass[16], bounds[16];
     emit_pass_suffix(p, IR_PASS_TABLE, pass, sizeof pass);

@@ -503,7 +503,7 @@ static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
     lcm_sb less;
     base_sb_init(&less);
     int rulers = 0;
-    for (int c = 0; left_out && c < r->nconstraints; ++c)
+    for (int c = 0; left_out && c < r->nconstraints && c < IR_SET_BITS; ++c)
         if (pre->egm_tests >> c & 1)
             base_sb_printf(&less, "%s'%s'", rulers++ ? " or " : "the choices ", r->constraints[c].name);
     if (rulers) base_sb_puts(&less, rulers > 1 ? " rule out" : " rules out");
@@ -515,7 +515,7 @@ static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
     if (less.len) base_sb_printf(out, ", less %s", less.s);
     base_sb_free(&less), base_sb_free(&shared);
     base_sb_putc(out, ')');
-    for (int c = 0; !left_out && c < r->nconstraints; ++c)
+    for (int c = 0; !left_out && c < r->nconstraints && c < IR_SET_BITS; ++c)
         if (pre->egm_tests >> c & 1) base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
     if (pre->ev) base_sb_puts(out, ", the expected next V precomputed");
     base_sb_putc(out, '\n');

@@ -16,7 +16,7 @@
  *               give such integers exactly in any precision (0.1 + 0.2 ==
  *               0.3 holds in float32 alone, and is not folded), or
  *   FOLD_POINT  a value the kernel reads as stored, a literal or a fixed
- *               action's grid point, whose only folded use is a comparison
+ *               action's grid point (exact_points), whose only folded use is a comparison
  *               that comes out alike in double, in float32 and with
  *               float32's subnormals flushed (d_new <= 0). */
 enum { FOLD_UNKNOWN = 0, FOLD_EXACT, FOLD_POINT };
@@ -100,6 +100,16 @@ static void fold_node(ir_fold *f, size_t i, int fixed)
     f->val32[i] = (float)f->val[i];
 }
 
+/* Whether a grid's points are the same wherever they are computed: given
+ * in the model, or made by IEEE arithmetic alone.  The runtime plans its
+ * tables again from the manifest, perhaps on another machine, and must
+ * fold as lcmgen did (the table's size depends on it), so a logspace's
+ * points, which come from the machine's exp and log, are not known. */
+static int exact_points(const ir_grid *g)
+{
+    return (g->kind == GRID_IRREG && g->points) || g->kind == GRID_LIN || g->kind == GRID_PWLIN;
+}
+
 void ir_fold_init(ir_fold *f, const ir_model *m, const ir_regime *r, long long d, int fixed)
 {
     lcm_assert(f && m && r && r->nstates <= IR_SET_BITS);
@@ -128,7 +138,7 @@ void ir_fold_init(ir_fold *f, const ir_model *m, const ir_regime *r, long long d
         if (a >= fixed) continue;
         if (grid_is_discrete(g)) {
             actions[a] = code[a];
-        } else if (g->kind != GRID_AGE && g->kind != GRID_PROCESS && !ir_grid_is_runtime(g)) {
+        } else if (exact_points(g)) {
             double *points = base_xcalloc((size_t)g->n, sizeof *points);
             ir_grid_points(g, points);
             actions[a] = points[code[a]];

@@ -32,7 +32,8 @@ typedef struct ir_fold {
  * EGM enumerates: ir_egm_enumerated) at their combination d (their flat
  * index, the first action slowest, as ir_layout_decode; 0 <= d < the
  * product of their points).  A continuous one is known at its point where
- * the model fixes its grid.  r has at most IR_SET_BITS states. */
+ * the model fixes its grid's points and every machine computes them alike
+ * (given points, a linspace; not a logspace, made by the machine's libm).  r has at most IR_SET_BITS states. */
 void ir_fold_init(ir_fold *f, const ir_model *m, const ir_regime *r, long long d, int fixed);
 void ir_fold_free(ir_fold *f);
 /* The states (bit i: state i) the nodes under root (-1: none) and under

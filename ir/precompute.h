@@ -146,8 +146,9 @@ typedef struct ir_pre {
     uint64_t actions;   /* bit j: ... action j */
     int sharded;        /* a read state is sharded: the table has a combo dimension */
     int splayed;        /* a read state is splayed: each chunk needs its own table */
-    long long rows;     /* product over the read non-sharded states (ir_chunk_width: a chunk when splayed) */
-    long long acts;     /* product over the read actions */
+    long long rows;     /* product over the read non-sharded states (ir_chunk_width: a chunk when splayed);
+                         * EGM: the curves */
+    long long acts;     /* product over the read actions; EGM: the savings points */
     long long item_acts; /* the entries of one launch item of its pass: acts over the first read action's points */
     int egm;            /* the endogenous grid of an EGM regime (rows: its curves, acts: the savings points) */
     int reals;          /* reals per entry: 1, EGM 2 */
