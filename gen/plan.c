@@ -447,26 +447,31 @@ static void put_count(lcm_sb *b, double x)
     }
 }
 
-/* The row states whose points one entry serves, for each group of choices
- * that has some (ir_pre.egm_shared): " and the points of 'n' adjust=adjust
- * shares" (a group is a combination of the discrete actions, or all the
- * choices where there are none). */
+/* The row states whose points one entry serves, for each distinct set of
+ * them that groups of choices share (ir_pre.egm_shared): " and the points
+ * of 'n' adjust=adjust shares" (a group is a combination of the discrete
+ * actions, or all the choices where there are none; several are counted). */
 static void describe_shared(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
 {
     int nd = ir_discrete_actions(r), code[IR_SET_BITS];
     for (int g = 0; g < pre->egm_groups && nd <= IR_SET_BITS; ++g) {
-        if (!pre->egm_shared[g]) continue;
+        uint64_t set = pre->egm_shared[g];
+        int seen = 0, groups = 0;
+        for (int h = 0; h < pre->egm_groups; ++h) seen |= h < g && pre->egm_shared[h] == set, groups += pre->egm_shared[h] == set;
+        if (!set || seen) continue;
         base_sb_printf(out, "%sthe points of ", out->len ? " and " : "");
         for (int s = 0, first = 1; s < r->nstates; ++s)
-            if (pre->egm_shared[g] >> s & 1) base_sb_printf(out, "%s'%s'", first ? "" : " and ", r->states[s].name), first = 0;
+            if (set >> s & 1) base_sb_printf(out, "%s'%s'", first ? "" : " and ", r->states[s].name), first = 0;
         if (!nd) {
             base_sb_puts(out, " its entries share");
-            continue;
+        } else if (groups > 1) {
+            base_sb_printf(out, " %d discrete choices share", groups);
+        } else {
+            ir_layout_decode(r->actions, nd, -1, g, code);
+            for (int a = 0; a < nd; ++a)
+                base_sb_printf(out, "%s%s=%s", a ? ", " : " ", r->actions[a].name, r->actions[a].grid.labels[code[a]]);
+            base_sb_puts(out, " shares");
         }
-        ir_layout_decode(r->actions, nd, -1, g, code);
-        for (int a = 0; a < nd; ++a)
-            base_sb_printf(out, "%s%s=%s", a ? ", " : " ", r->actions[a].name, r->actions[a].grid.labels[code[a]]);
-        base_sb_puts(out, " shares");
     }
 }
 
@@ -486,11 +491,9 @@ static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
         base_sb_printf(out, ": no next period carries '%s', so only the budget's corner\n", r->states[r->egm.state].name);
         return;
     }
-    double rows = 1, kept = 0;
+    double rows = 1;
     for (int s = 0; s < r->nstates; ++s)
         if (ir_pre_egm_row_state(pre, s)) rows *= r->states[s].grid.n;
-    for (int g = 0; g < pre->egm_groups; ++g) kept += (double)pre->egm_kept[g];
-    int left_out = kept < (double)ir_egm_choices(r);
     base_sb_puts(out, ": an endogenous grid of ");
     put_count(out, (double)pre->rows * (double)pre->acts);
     base_sb_puts(out, " entries (");
@@ -502,11 +505,11 @@ static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
     base_sb_puts(out, " savings points");
     lcm_sb less;
     base_sb_init(&less);
-    int rulers = 0;
-    for (int c = 0; left_out && c < r->nconstraints && c < IR_SET_BITS; ++c)
-        if (pre->egm_tests >> c & 1)
-            base_sb_printf(&less, "%s'%s'", rulers++ ? " or " : "the choices ", r->constraints[c].name);
-    if (rulers) base_sb_puts(&less, rulers > 1 ? " rule out" : " rules out");
+    int cutters = 0;
+    for (int c = 0; c < r->nconstraints && c < IR_SET_BITS; ++c)
+        if (pre->egm_cuts >> c & 1)
+            base_sb_printf(&less, "%s'%s'", cutters++ ? " or " : "the choices ", r->constraints[c].name);
+    if (cutters) base_sb_puts(&less, cutters > 1 ? " rule out" : " rules out");
     lcm_sb shared;
     base_sb_init(&shared);
     describe_shared(r, pre, &shared);
@@ -515,8 +518,9 @@ static void describe_egm(const ir_regime *r, const ir_pre *pre, lcm_sb *out)
     if (less.len) base_sb_printf(out, ", less %s", less.s);
     base_sb_free(&less), base_sb_free(&shared);
     base_sb_putc(out, ')');
-    for (int c = 0; !left_out && c < r->nconstraints && c < IR_SET_BITS; ++c)
-        if (pre->egm_tests >> c & 1) base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
+    for (int c = 0; c < r->nconstraints && c < IR_SET_BITS; ++c) /* what they rule out and the table keeps */
+        if ((pre->egm_tests & ~pre->egm_cuts) >> c & 1)
+            base_sb_printf(out, ", its entries ruled out by '%s' left empty", r->constraints[c].name);
     if (pre->ev) base_sb_puts(out, ", the expected next V precomputed");
     base_sb_putc(out, '\n');
 }

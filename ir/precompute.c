@@ -146,19 +146,21 @@ static void egm_share(const ir_model *m, const ir_kernel *kn, const ir_regime *r
 #define EGM_FOLDED_CHOICES 65536
 
 /* egm_plan's egm_kept of group g: 1 + the last of its choices that no
- * constraint its entries test rules out in every precision (ir/fold.h). */
-static long long egm_kept(const ir_model *m, const ir_regime *r, const ir_pre *p, int g)
+ * constraint its entries test rules out in every precision (ir/fold.h);
+ * the constraints that rule out the others into egm_cuts. */
+static long long egm_kept(const ir_model *m, const ir_regime *r, ir_pre *p, int g)
 {
     long long inner = p->egm_inner;
     if (!p->egm_tests || ir_egm_choices(r) > EGM_FOLDED_CHOICES || r->nstates > IR_SET_BITS) return inner;
     for (long long ic = inner - 1; ic >= 0; --ic) {
         ir_fold fold;
         ir_fold_init(&fold, m, r, g * inner + ic, ir_egm_enumerated(r));
-        int out = 0;
-        for (int c = 0; c < r->nconstraints && !out; ++c)
-            out = (p->egm_tests >> c & 1) && ir_fold_false(&fold, r->constraints[c].node);
+        uint64_t cuts = 0;
+        for (int c = 0; c < r->nconstraints && !cuts; ++c)
+            if ((p->egm_tests >> c & 1) && ir_fold_false(&fold, r->constraints[c].node)) cuts = (uint64_t)1 << c;
         ir_fold_free(&fold);
-        if (!out) return ic + 1;
+        if (!cuts) return ic + 1;
+        p->egm_cuts |= cuts;
     }
     return 0;
 }

@@ -163,6 +163,7 @@ typedef struct ir_pre {
      * take no room (egm_kept: durables.lua, a keeper's durables past the
      * first point, half the choices) */
     uint64_t egm_tests;
+    uint64_t egm_cuts;    /* EGM: those of them that rule out a group's last choices (egm_kept) */
     int egm_groups;       /* EGM: the groups of its choices (above) */
     long long egm_inner;  /* EGM: the choices of a group */
     /* EGM, for each group g: the row states whose points share one entry

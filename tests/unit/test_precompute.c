@@ -183,6 +183,7 @@ int main(void)
                   "durables negm: groups %d of %lld choices, kept %lld %lld, rows %lld %lld", p.egm_groups, p.egm_inner,
                   p.egm_kept[0], p.egm_kept[1], p.egm_rows[0], p.egm_rows[1]);
         CHECK(keep_once >= 0 && budget >= 0 && (tested >> keep_once & 1) && !(tested >> budget & 1));
+        CHECK_MSG(p.egm_cuts == (uint64_t)1 << keep_once, "durables negm: cuts %#llx", (unsigned long long)p.egm_cuts);
         /* an adjuster's entries read d_new, not the durable n it holds: they
          * are made at n's point 0 and shared; a keeper's read n */
         int n = ir_find_state(r, "n");
