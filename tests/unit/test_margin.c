@@ -150,8 +150,12 @@ static void nested(void)
     }
     const ir_regime *last = regime(&m, "last");
     CHECK(last && last->terminal_marginal && !last->euler_marginal);
-    /* the table's rows: (row * 16 + choice) * 120 savings points */
-    CHECK_MSG(source && strstr(source, "j = (row * 16 + choice) * 120 + savings point"), "negm_cake: the table's layout");
+    /* the table's curves of 120 savings points, a choice's index in its
+     * group of 8 (ir/precompute.h): 16 curves, a keeper's first durable at
+     * each of the 8 points of n and an adjuster's 8 durables once for all */
+    CHECK_MSG(source && strstr(source, "j = curve * 120 + savings point") &&
+                  strstr(source, "rest = egm_g * 8 + rest / egm_per; /* the choice */") && strstr(source, "T[1920 + j]"),
+              "negm_cake: the table's layout");
     free(source);
     ir_model_free(&m);
 }
