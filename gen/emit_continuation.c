@@ -140,16 +140,6 @@ static int interpolated(const emitter *e, const ir_target *tg, int s)
     return nx->kind == NEXT_DET && !grid_is_discrete(gr) && !(e->n->kind != NEST_EGM && emit_on_own_grid(e, nx->node, gr) >= 0);
 }
 
-/* The points of continuous state s of target regime g on next period's
- * grid (a grid by age: its row a->period + 1), as C. */
-static void next_points(const emitter *e, int g, int s, char *pts, size_t len)
-{
-    const ir_grid *gr = &e->m->regimes[g].states[s].grid;
-    size_t off = e->L->state_off[g][s];
-    if (gr->kind == GRID_AGE) snprintf(pts, len, "G + %zu + (lcm_index)(a->period + 1) * %d", off, gr->n);
-    else snprintf(pts, len, "G + %zu", off);
-}
-
 /* The cell of value `node` on the grid of continuous state s of target
  * regime g, as an expression. */
 static void cell_of(emitter *e, int g, int s, int node)
@@ -157,7 +147,7 @@ static void cell_of(emitter *e, int g, int s, int node)
     const ir_grid *gr = &e->m->regimes[g].states[s].grid;
     const char *x = emit_num(e, node);
     char pts[96];
-    next_points(e, g, s, pts, sizeof pts);
+    emit_state_points(e, g, s, "a->period + 1", pts, sizeof pts);
     switch (gr->kind) {
     case GRID_LIN:
         base_sb_printf(e->b, "lcm_cell_lin(%s, %s, %s, %d)", x, emit_literal(gr->start).s,
@@ -197,7 +187,7 @@ void emit_next_cells(emitter *e, int level)
             int g = tg->regime, node = tg->next[s].node;
             if (!cell_hoisted(e, tg, s) || e->n->lvl[node] != level) continue;
             char pts[96];
-            next_points(e, g, s, pts, sizeof pts);
+            emit_state_points(e, g, s, "a->period + 1", pts, sizeof pts);
             base_sb_puts(e->b, "#if !defined(__CUDACC__)\n");
             emit_start(e);
             base_sb_printf(e->b, "const int nc%d_%d = ", g, s);
@@ -241,7 +231,7 @@ static void next_cell(emitter *e, const ir_target *tg, int s, int node, int kc, 
         base_sb_puts(e->b, "#else\n");
     }
     char pts[96];
-    next_points(e, g, s, pts, sizeof pts);
+    emit_state_points(e, g, s, "a->period + 1", pts, sizeof pts);
     emit_start(e);
     base_sb_printf(e->b, "cell[%d] = ", kc);
     cell_of(e, g, s, node);

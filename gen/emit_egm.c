@@ -52,15 +52,6 @@ static int other_continuous(const emitter *e, int *out)
 /* The table's entries: curves x savings points (ir/precompute.h). */
 static long long table_entries(const emitter *e) { return e->p->pre.rows * e->p->pre.acts; }
 
-/* The points of state s of the regime at the kernel's period, as C. */
-static void state_points(const emitter *e, int s, char *buf, size_t len)
-{
-    const ir_grid *g = &e->r->states[s].grid;
-    size_t off = e->L->state_off[e->r->id][s];
-    if (g->kind == GRID_AGE) snprintf(buf, len, "G + %zu + (lcm_index)a->period * %d", off, g->n);
-    else snprintf(buf, len, "G + %zu", off);
-}
-
 /* The distinct non-empty sets of shared row states of the plan's groups
  * (ir_pre.egm_shared) into sets[], their count returned; set_of[g]: group
  * g's set, -1 for none. */
@@ -114,7 +105,7 @@ void emit_egm_rows(emitter *e)
     emit_open(e, "{");
     for (int k = 0; k < nc; ++k) {
         char pts[96];
-        state_points(e, cont[k], pts, sizeof pts);
+        emit_state_points(e, e->r->id, cont[k], "a->period", pts, sizeof pts);
         emit_line(e, "const int ec%d = lcm_cell_search(x[%d], %s, %d);", cont[k], cont[k], pts, r->states[cont[k]].grid.n);
         emit_line(e, "const real et%d = lcm_frac(x[%d], %s, ec%d);", cont[k], cont[k], pts, cont[k]);
     }
@@ -174,9 +165,9 @@ void emit_egm_choice(emitter *e)
     emit_line(e, "const lcm_index *LCM_RESTRICT egm_rows = %s;", rows.s);
     emit_line(e, "lcm_index egm_off[%d]; /* the curves of this choice */", corners);
     emit_line(e, "const lcm_index egm_curve = (%s) + egm_i * (%s);", first.s, per.s);
-    emit_line(e, "const int egm_m = egm_i < (%s) ? egm_n : 0; /* a choice a constraint rules out has none: the corner "
+    emit_line(e, "const int egm_live = egm_i < (%s) ? egm_n : 0; /* a choice a constraint rules out has none: the corner "
                  "alone */", kept.s);
-    emit_line(e, "for (int k = 0; k < egm_m; ++k) egm_off[k] = (egm_curve + egm_rows[k]) * %d;", r->egm.savings.grid.n);
+    emit_line(e, "for (int k = 0; k < egm_live; ++k) egm_off[k] = (egm_curve + egm_rows[k]) * %d;", r->egm.savings.grid.n);
     base_sb_free(&rows), base_sb_free(&first), base_sb_free(&per), base_sb_free(&kept);
 }
 
@@ -186,7 +177,7 @@ void emit_egm_candidates(emitter *e, int j)
     int J = e->p->pre.egm ? r->egm.savings.grid.n : 1;
     char next[512]; /* lcm_egm_next(..., i<j>, &act<j>) after its `i` argument */
     if (e->p->pre.egm)
-        snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, egm_m, %d, %s, G[%zu], ", table_entries(e),
+        snprintf(next, sizeof next, "lcm_egm_next(egm_T, %lld, egm_off, egm_w, egm_live, %d, %s, G[%zu], ", table_entries(e),
                  J, emit_num(e, r->egm.resources), e->L->savings_off[r->id][0]);
     else /* no target carries the liquid state: the corner alone */
         snprintf(next, sizeof next, "lcm_egm_next((const real *)0, 0, (const lcm_index *)0, (const real *)0, 0, %d, %s, "
@@ -256,7 +247,7 @@ static void table_decode(emitter *f)
             emit_line(f, "x[%d] = (real)egm_c%d;", s, s);
         } else {
             char pts[96];
-            state_points(f, s, pts, sizeof pts);
+            emit_state_points(f, r->id, s, "a->period", pts, sizeof pts);
             emit_line(f, "x[%d] = (%s)[egm_c%d];", s, pts, s);
         }
     }

@@ -202,6 +202,10 @@ void emit_line_returns(const char *src, lcm_sb *out);
 const char *emit_base_name(const char *path);
 /* `const real act<j> = ...;`: the value of action j at its code, the
  * variable <index><j> (the loop's i<j>, the step's c<j>). */
+/* The points of state s of regime g, as C: G + its offset, for a grid by
+ * age the row of period `period` (a C expression: "a->period", "a->period
+ * + 1" for next period's grid). */
+void emit_state_points(const emitter *e, int g, int s, const char *period, char *buf, size_t len);
 void emit_action_value(emitter *e, int j, char index);
 /* The state names of a regime, for comments: "health, wealth" or "no states". */
 void emit_state_names(const ir_regime *r, lcm_sb *b);

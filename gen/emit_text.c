@@ -421,6 +421,14 @@ void emit_line_returns(const char *src, lcm_sb *out)
  * (emit_step.c), which both build on this file and not on each other ---- */
 
 /* The value act<j> of action j at loop index <index><j>. */
+void emit_state_points(const emitter *e, int g, int s, const char *period, char *buf, size_t len)
+{
+    const ir_grid *gr = &e->m->regimes[g].states[s].grid;
+    size_t off = e->L->state_off[g][s];
+    if (gr->kind == GRID_AGE) snprintf(buf, len, "G + %zu + (lcm_index)(%s) * %d", off, period, gr->n);
+    else snprintf(buf, len, "G + %zu", off);
+}
+
 void emit_action_value(emitter *e, int j, char index)
 {
     const ir_var *v = &e->r->actions[j];
